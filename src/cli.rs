@@ -1,0 +1,213 @@
+//! Command-line definitions (clap derive) and nothing else.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use jiff::Timestamp;
+
+use crate::diagnose::finding::FailOn;
+use crate::render::OutputFormat;
+
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  healthy / no differences / repair done and verified
+  1  findings at or above --fail-on remain (diff found differences; plan not applied; user declined)
+  2  usage error or refused request (e.g. --fix without a TTY and without --yes, --fix on a dump)
+  3  could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)
+  4  a repair was attempted but not completed or not verified";
+
+const LEASES_EXAMPLES: &str = "\
+Examples:
+  # Who holds k3s and k3s-etcd on the current kubectl context
+  k3sdoctor leases
+
+  # The same from a dump, with the other elections and acquire times
+  k3sdoctor --from-file cluster-dump/ leases -o wide
+
+  # For monitoring: JSON, and a non-zero exit on warnings too
+  k3sdoctor leases -o json --fail-on warning";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "k3sdoctor",
+    version,
+    about = "Find and safely repair k3s/RKE2 leader-lock splits and etcd snapshot ConfigMap drift",
+    long_about = "k3sdoctor reads a k3s or RKE2 cluster (or a dump of one) and reports who holds the \
+                  k3s/k3s-etcd (rke2/rke2-etcd) leader locks, whether they are fresh, whether they are split \
+                  across servers, and whether that split breaks etcd snapshot bookkeeping on this version \
+                  (k3s-io/k3s#10046). Nothing is ever written without --fix.",
+    after_long_help = EXIT_CODES,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags accepted before or after the subcommand, spelled as kubectl spells them.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// How long to wait for one API request (e.g. 30s, 1m; 0 = no limit).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = parse_request_timeout)]
+    pub request_timeout: RequestTimeout,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", global = true, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+
+    /// Which product runs the cluster (auto: from the lock names, then the node versions).
+    #[arg(long, global = true, value_enum, default_value_t = DistroChoice::Auto)]
+    pub distro: DistroChoice,
+
+    /// Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable.
+    #[arg(long = "from-file", global = true, value_name = "PATH")]
+    pub from_file: Vec<PathBuf>,
+
+    /// The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp).
+    #[arg(long, global = true, value_name = "TIME", value_parser = parse_now)]
+    pub now: Option<Timestamp>,
+
+    /// More detail on stderr: -v request trace and error causes, -vv more.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+
+    /// Print nothing for table output; rely on the exit code.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// When to use colours (NO_COLOR is honoured with auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DistroChoice {
+    Auto,
+    K3s,
+    Rke2,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `--request-timeout`; `None` means no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestTimeout(pub Option<Duration>);
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here.
+    #[command(after_long_help = LEASES_EXAMPLES)]
+    Leases(LeasesArgs),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or write all man pages into a directory.
+    Man {
+        /// Write k3sdoctor.1 and one page per subcommand into this directory.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LeasesArgs {
+    /// Exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+/// kubectl's forms: a bare number of seconds, or a duration such as `500ms`, `30s`, `1m30s`, `2h`.
+pub fn parse_request_timeout(text: &str) -> Result<RequestTimeout, String> {
+    let text = text.trim();
+    let invalid = || format!("{text:?} is not a duration; use e.g. 30s, 1m or 0 for no limit");
+    let millis: u64 = if let Ok(secs) = text.parse::<u64>() {
+        secs.checked_mul(1000).ok_or_else(invalid)?
+    } else {
+        let mut total: u64 = 0;
+        let mut rest = text;
+        if rest.is_empty() {
+            return Err(invalid());
+        }
+        while !rest.is_empty() {
+            let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(invalid)?;
+            if digits == 0 {
+                return Err(invalid());
+            }
+            let value: u64 = rest[..digits].parse().map_err(|_| invalid())?;
+            rest = &rest[digits..];
+            let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+            let factor = match &rest[..unit_len] {
+                "ms" => 1,
+                "s" => 1000,
+                "m" => 60_000,
+                "h" => 3_600_000,
+                _ => return Err(invalid()),
+            };
+            rest = &rest[unit_len..];
+            total = value
+                .checked_mul(factor)
+                .and_then(|v| total.checked_add(v))
+                .ok_or_else(invalid)?;
+        }
+        total
+    };
+    Ok(RequestTimeout((millis > 0).then(|| Duration::from_millis(millis))))
+}
+
+fn parse_now(text: &str) -> Result<Timestamp, String> {
+    text.trim()
+        .parse::<Timestamp>()
+        .map_err(|e| format!("{text:?} is not an RFC 3339 time such as 2024-05-31T12:10:40Z: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn request_timeouts_like_kubectl() {
+        let ms = |t: &str| parse_request_timeout(t).unwrap().0.map(|d| d.as_millis());
+        assert_eq!(ms("0"), None);
+        assert_eq!(ms("5"), Some(5000));
+        assert_eq!(ms("30s"), Some(30_000));
+        assert_eq!(ms("1m30s"), Some(90_000));
+        assert_eq!(ms("250ms"), Some(250));
+        assert_eq!(ms("2h"), Some(7_200_000));
+        for bad in ["", "s", "1x", "-1s", "1.5s", "99999999999999999999"] {
+            assert!(parse_request_timeout(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn global_flags_go_before_or_after_the_subcommand() {
+        let a = Cli::try_parse_from(["k3sdoctor", "-o", "json", "leases"]).unwrap();
+        let b = Cli::try_parse_from(["k3sdoctor", "leases", "-o", "json"]).unwrap();
+        assert_eq!(a.global.output, OutputFormat::Json);
+        assert_eq!(b.global.output, OutputFormat::Json);
+    }
+}

@@ -1,0 +1,310 @@
+//! Reading `--from-file` dumps: files or directories of what `kubectl get ... -o yaml|json`
+//! prints — single objects, `List`s, multi-document YAML, or concatenated JSON.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{ClusterState, Origin, ReadError};
+use crate::distro::LOCK_NAMESPACE;
+use crate::model::configmap::ConfigMapFacts;
+use crate::model::lease::LeaseFacts;
+use crate::model::node::NodeFacts;
+
+const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
+
+/// One API object found in a dump, with where it came from.
+struct Found {
+    value: Value,
+    file: PathBuf,
+}
+
+pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect_files(path, &mut files)?;
+    }
+    let mut objects: BTreeMap<(String, String, String), Found> = BTreeMap::new();
+    let mut notes = Vec::new();
+    let mut ignored = 0usize;
+    let mut newest: Option<Timestamp> = None;
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            ReadError::new(format!(
+                "cannot read dump file {}: {e}; pass a readable UTF-8 file ({DUMP_HINT})",
+                file.display()
+            ))
+        })?;
+        for value in parse_documents(&text, file)? {
+            for object in flatten(value) {
+                let Some(key) = object_key(&object) else {
+                    ignored += 1;
+                    continue;
+                };
+                if !is_relevant(&key) {
+                    ignored += 1;
+                    continue;
+                }
+                newest = newest.max(newest_timestamp(&object));
+                let found = Found { value: object, file: file.clone() };
+                keep_newer(&mut objects, key, found, &mut notes);
+            }
+        }
+    }
+    if ignored > 0 {
+        notes.push(format!("{ignored} object(s) in the dump are not used by k3sdoctor and were skipped"));
+    }
+    let mut state = ClusterState {
+        origin: Origin::Dump { paths: paths.to_vec() },
+        newest_timestamp: newest,
+        notes,
+        ..ClusterState::default()
+    };
+    for ((kind, _, _), found) in &objects {
+        match kind.as_str() {
+            "Node" => push(&mut state.nodes, NodeFacts::from_api(&typed::<Node>(found)?)),
+            "Lease" => push(&mut state.leases, LeaseFacts::from_api(&typed::<Lease>(found)?)),
+            "ConfigMap" => push(&mut state.configmaps, ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?)),
+            _ => {}
+        }
+    }
+    Ok(state)
+}
+
+fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
+    collection.get_or_insert_with(Vec::new).push(item);
+}
+
+fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), ReadError> {
+    let meta = std::fs::metadata(path).map_err(|e| {
+        ReadError::new(format!(
+            "cannot read dump {}: {e}; pass an existing file or directory to --from-file",
+            path.display()
+        ))
+    })?;
+    if meta.is_file() {
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
+        .map_err(|e| ReadError::new(format!("cannot list dump directory {}: {e}", path.display())))?;
+    entries.sort();
+    let before = files.len();
+    for entry in entries {
+        if entry.is_dir() {
+            collect_files(&entry, files)?;
+        } else if has_dump_extension(&entry) {
+            files.push(entry);
+        }
+    }
+    if files.len() == before {
+        return Err(ReadError::new(format!(
+            "dump directory {} holds no .yaml, .yml or .json files; {DUMP_HINT}",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn has_dump_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
+}
+
+fn parse_documents(text: &str, file: &Path) -> Result<Vec<Value>, ReadError> {
+    let bad = |e: &dyn std::fmt::Display| {
+        ReadError::new(format!("cannot parse dump file {}: {e}; {DUMP_HINT}", file.display()))
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let mut docs = Vec::new();
+        for doc in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
+            match doc.map_err(|e| bad(&e))? {
+                Value::Array(items) => docs.extend(items),
+                other => docs.push(other),
+            }
+        }
+        return Ok(docs);
+    }
+    let mut docs = Vec::new();
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        let value = Value::deserialize(doc).map_err(|e| bad(&e))?;
+        if !value.is_null() {
+            docs.push(value);
+        }
+    }
+    if docs.is_empty() && !text.trim().is_empty() {
+        return Err(bad(&"no documents found"));
+    }
+    Ok(docs)
+}
+
+/// Expands `List`s (`kind: List` from kubectl, `LeaseList` from the API) into their items; API
+/// lists leave `kind`/`apiVersion` off their items, so they are filled in from the list.
+fn flatten(value: Value) -> Vec<Value> {
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
+    let Some(items) = value.get("items").and_then(Value::as_array).filter(|_| kind.ends_with("List")) else {
+        return vec![value];
+    };
+    let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty()).map(str::to_string);
+    let api_version = value.get("apiVersion").cloned();
+    items
+        .iter()
+        .cloned()
+        .flat_map(|mut item| {
+            if let (Some(obj), Some(k)) = (item.as_object_mut(), &item_kind) {
+                obj.entry("kind").or_insert_with(|| Value::String(k.clone()));
+                if let Some(v) = &api_version {
+                    obj.entry("apiVersion").or_insert_with(|| v.clone());
+                }
+            }
+            flatten(item)
+        })
+        .collect()
+}
+
+/// (kind, namespace, name) of an object, if it has them.
+fn object_key(object: &Value) -> Option<(String, String, String)> {
+    let kind = object.get("kind")?.as_str()?;
+    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let meta = object.get("metadata")?;
+    let name = meta.get("name")?.as_str()?;
+    let namespace = meta.get("namespace").and_then(Value::as_str).unwrap_or_default();
+    let known = matches!(
+        (api_version, kind),
+        ("v1", "Node") | ("v1", "ConfigMap") | ("coordination.k8s.io/v1", "Lease")
+    );
+    Some((
+        if known { kind.to_string() } else { format!("{api_version}/{kind}") },
+        namespace.to_string(),
+        name.to_string(),
+    ))
+}
+
+fn is_relevant((kind, namespace, _): &(String, String, String)) -> bool {
+    match kind.as_str() {
+        "Node" => true,
+        "Lease" | "ConfigMap" => namespace == LOCK_NAMESPACE,
+        _ => false,
+    }
+}
+
+/// The same object in two files (dumps pasted together): the newer resourceVersion wins.
+fn keep_newer(
+    objects: &mut BTreeMap<(String, String, String), Found>,
+    key: (String, String, String),
+    found: Found,
+    notes: &mut Vec<String>,
+) {
+    let rv = |v: &Value| -> u64 {
+        v.pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    };
+    let Some(existing) = objects.get(&key) else {
+        objects.insert(key, found);
+        return;
+    };
+    let (kind, ns, name) = &key;
+    let shown = if ns.is_empty() { format!("{kind} {name}") } else { format!("{kind} {ns}/{name}") };
+    let (old_rv, new_rv) = (rv(&existing.value), rv(&found.value));
+    let (kept, kept_rv) = if new_rv > old_rv { (&found.file, new_rv) } else { (&existing.file, old_rv) };
+    notes.push(format!(
+        "{shown} appears more than once in the dump; kept resourceVersion {kept_rv} from {}",
+        kept.display()
+    ));
+    if new_rv > old_rv {
+        objects.insert(key, found);
+    }
+}
+
+fn typed<T: DeserializeOwned>(found: &Found) -> Result<T, ReadError> {
+    serde_json::from_value(found.value.clone()).map_err(|e| {
+        let kind = found.value.get("kind").and_then(Value::as_str).unwrap_or("object");
+        let name = found.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+        ReadError::new(format!(
+            "dump file {}: {kind} {name} is malformed: {e}; re-create it with kubectl get -o yaml",
+            found.file.display()
+        ))
+    })
+}
+
+/// The newest time an object carries; the newest over a dump stands in for "when the dump
+/// was taken". apiserver identity leases renew every 10 s, so with kube-system Leases in the
+/// dump this is within seconds of the real time.
+fn newest_timestamp(object: &Value) -> Option<Timestamp> {
+    let list = |pointer: &str, field: &'static str| {
+        object
+            .pointer(pointer)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(move |entry| entry.get(field))
+    };
+    [object.pointer("/metadata/creationTimestamp"), object.pointer("/spec/renewTime")]
+        .into_iter()
+        .flatten()
+        .chain(list("/metadata/managedFields", "time"))
+        .chain(list("/status/conditions", "lastHeartbeatTime"))
+        .filter_map(Value::as_str)
+        .filter_map(|t| t.parse::<Timestamp>().ok())
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(text: &str) -> Vec<Value> {
+        parse_documents(text, Path::new("test.yaml")).unwrap().into_iter().flat_map(flatten).collect()
+    }
+
+    #[test]
+    fn reads_kubectl_lists_and_multi_document_yaml() {
+        let yaml = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n---\n\
+                    apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: k3s, namespace: kube-system}\n";
+        let found = docs(yaml);
+        assert_eq!(found.len(), 2);
+        assert_eq!(object_key(&found[1]).unwrap().0, "Lease");
+    }
+
+    #[test]
+    fn api_lists_give_their_items_a_kind() {
+        let json = r#"{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","items":[{"metadata":{"name":"k3s","namespace":"kube-system"}}]}"#;
+        let found = docs(json);
+        assert_eq!(object_key(&found[0]).unwrap(), ("Lease".into(), "kube-system".into(), "k3s".into()));
+    }
+
+    #[test]
+    fn crlf_and_single_quoted_json_values_parse() {
+        let yaml = "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: k3s\r\n  namespace: kube-system\r\n  annotations:\r\n    control-plane.alpha.kubernetes.io/leader: '{\"holderIdentity\":\"a\"}'\r\n";
+        let found = docs(yaml);
+        assert_eq!(found[0].pointer("/metadata/annotations/control-plane.alpha.kubernetes.io~1leader").unwrap(), r#"{"holderIdentity":"a"}"#);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(parse_documents("{not json", Path::new("x.json")).is_err());
+        assert!(parse_documents("a: [unclosed", Path::new("x.yaml")).is_err());
+        assert!(parse_documents("", Path::new("x.yaml")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn newest_timestamp_looks_at_renewals_and_heartbeats() {
+        let v: Value = serde_json::json!({
+            "metadata": {"creationTimestamp": "2024-05-01T00:00:00Z"},
+            "spec": {"renewTime": "2024-05-31T12:10:33.918204Z"},
+        });
+        assert_eq!(newest_timestamp(&v).unwrap().to_string(), "2024-05-31T12:10:33.918204Z");
+    }
+}

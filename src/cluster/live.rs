@@ -1,0 +1,112 @@
+//! Reading a live cluster. The only module (with the apply half of repairs) that talks to
+//! the network.
+
+use std::fmt::Debug;
+use std::time::Instant;
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use kube::api::{Api, ListParams};
+use serde::de::DeserializeOwned;
+
+use super::connect::Connection;
+use super::{ClusterState, Origin, ReadError};
+use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::model::configmap::ConfigMapFacts;
+use crate::model::lease::LeaseFacts;
+use crate::model::node::NodeFacts;
+
+/// Page size for lists, as kubectl uses.
+const PAGE_SIZE: u32 = 500;
+
+/// Where request traces go (`-v`); the caller decides how to show them.
+pub type Trace<'a> = &'a (dyn Fn(&str) + Sync);
+
+/// Reads what the lease checks need: kube-system Leases, Nodes, and the lock ConfigMaps of
+/// the distro (`explicit`, or detected from what was read).
+pub async fn read_lease_state(
+    conn: &Connection,
+    explicit: Option<Distro>,
+    trace: Trace<'_>,
+) -> Result<(ClusterState, Option<Distro>), ReadError> {
+    let leases_api: Api<Lease> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+    let nodes_api: Api<Node> = Api::all(conn.client.clone());
+    let (leases, nodes) = tokio::try_join!(
+        list_all(&leases_api, "list leases in kube-system", conn, trace),
+        list_all(&nodes_api, "list nodes", conn, trace),
+    )?;
+    let mut state = ClusterState {
+        origin: Origin::Live { server: conn.server.clone() },
+        leases: Some(leases.iter().map(LeaseFacts::from_api).collect()),
+        nodes: Some(nodes.iter().map(NodeFacts::from_api).collect()),
+        ..ClusterState::default()
+    };
+    let distro = explicit.or_else(|| state.detect_distro());
+    let mut configmaps = Vec::new();
+    let candidates: Vec<Distro> = match distro {
+        Some(d) => vec![d],
+        None => Distro::ALL.to_vec(),
+    };
+    let cm_api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+    for d in candidates {
+        let (core_name, etcd_name) = (d.core_lock(), d.etcd_lock());
+        let (core, etcd) = tokio::try_join!(
+            get_opt(&cm_api, &core_name, "configmap", conn, trace),
+            get_opt(&cm_api, &etcd_name, "configmap", conn, trace),
+        )?;
+        configmaps.extend(core.iter().chain(etcd.iter()).map(ConfigMapFacts::from_api));
+    }
+    state.configmaps = Some(configmaps);
+    let distro = distro.or_else(|| state.detect_distro());
+    Ok((state, distro))
+}
+
+async fn list_all<K>(api: &Api<K>, action: &str, conn: &Connection, trace: Trace<'_>) -> Result<Vec<K>, ReadError>
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
+    let mut items = Vec::new();
+    let mut params = ListParams::default().limit(PAGE_SIZE);
+    loop {
+        let started = Instant::now();
+        let page = api
+            .list(&params)
+            .await
+            .map_err(|e| ReadError::from_kube(&e, action, &conn.server))?;
+        trace(&format!(
+            "{action}: {} items in {} ms",
+            page.items.len(),
+            started.elapsed().as_millis()
+        ));
+        items.extend(page.items);
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(items),
+        }
+    }
+}
+
+/// GET that treats 404 as "absent".
+async fn get_opt<K>(
+    api: &Api<K>,
+    name: &str,
+    kind: &str,
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<Option<K>, ReadError>
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
+    let action = format!("get {kind} kube-system/{name}");
+    let started = Instant::now();
+    let result = api
+        .get_opt(name)
+        .await
+        .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
+    trace(&format!(
+        "{action}: {} in {} ms",
+        if result.is_some() { "found" } else { "not found" },
+        started.elapsed().as_millis()
+    ));
+    Ok(result)
+}

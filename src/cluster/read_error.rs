@@ -1,0 +1,150 @@
+//! Turning what went wrong while reading into one line that says what failed, on which
+//! object and verb, and what to do.
+
+use std::error::Error as StdError;
+
+/// A failure to read the cluster or the input; exit code 3.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ReadError {
+    pub message: String,
+    /// The full cause chain, shown with `-v`.
+    pub detail: Option<String>,
+}
+
+impl ReadError {
+    pub fn new(message: impl Into<String>) -> ReadError {
+        ReadError { message: message.into(), detail: None }
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> ReadError {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// `action` says what we were doing, e.g. `list leases in kube-system`.
+    pub fn from_kube(err: &kube::Error, action: &str, server: &str) -> ReadError {
+        let chain = cause_chain(err);
+        let message = match err {
+            kube::Error::Api(status) => api_status_message(status, action, server),
+            _ => transport_message(err, &chain, action, server),
+        };
+        ReadError::new(message).with_detail(chain)
+    }
+}
+
+fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -> String {
+    let text = status.message.lines().next().unwrap_or_default().trim();
+    match status.code {
+        401 => format!(
+            "cannot {action}: the API server at {server} rejected the credentials (401 Unauthorized); \
+             refresh the token or client certificate in the kubeconfig"
+        ),
+        403 => format!(
+            "cannot {action}: forbidden (403): {text}; grant the read-only ClusterRole shown in the \
+             README (\"RBAC\") or use a kubeconfig with more rights"
+        ),
+        404 if status.reason.is_empty() || status.reason == "Failed to parse error data" => format!(
+            "cannot {action}: the API server at {server} does not serve this resource (404 {text}); \
+             check that the kubeconfig points at the k3s/RKE2 API server"
+        ),
+        408 | 504 => format!("cannot {action}: the API server timed out ({} {text}); retry, or raise --request-timeout", status.code),
+        code @ 500..=599 => format!(
+            "cannot {action}: the API server at {server} failed ({code} {}); retry when the control plane is healthy",
+            if text.is_empty() { status.reason.as_str() } else { text }
+        ),
+        code => format!("cannot {action}: the API server answered {code} {}: {text}", status.reason),
+    }
+}
+
+fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str) -> String {
+    let lower = chain.to_lowercase();
+    if let Some(kind) = io_error_kind(err) {
+        use std::io::ErrorKind::*;
+        match kind {
+            ConnectionRefused => {
+                return format!(
+                    "cannot {action}: connection refused by {server}; is the API server running, and is the \
+                     kubeconfig's server address right?"
+                );
+            }
+            TimedOut => {
+                return format!(
+                    "cannot {action}: no answer from {server} within the request timeout; check the network \
+                     path to the API server, or raise --request-timeout"
+                );
+            }
+            ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe
+                if !looks_like_tls(&lower) =>
+            {
+                return format!(
+                    "cannot {action}: {server} closed the connection before answering; retry, and check any \
+                     load balancer or proxy in front of the API server"
+                );
+            }
+            _ => {}
+        }
+    }
+    if looks_like_tls(&lower) {
+        return format!(
+            "cannot {action}: TLS handshake with {server} failed ({}); check the kubeconfig's server address \
+             (https to the right port) and certificate-authority-data",
+            last_cause(err)
+        );
+    }
+    if lower.contains("timed out") || lower.contains("timeout") || lower.contains("elapsed") {
+        return format!(
+            "cannot {action}: no answer from {server} within the request timeout; check the network path \
+             to the API server, or raise --request-timeout"
+        );
+    }
+    if matches!(err, kube::Error::SerdeError(_)) {
+        return format!(
+            "cannot {action}: {server} answered with a body that is not the expected JSON ({}); is the \
+             kubeconfig pointing at a Kubernetes API server (and not a proxy's error page)?",
+            last_cause(err)
+        );
+    }
+    if lower.contains("dns error") || lower.contains("failed to lookup") || lower.contains("name or service not known") {
+        return format!("cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address");
+    }
+    format!("cannot {action} at {server}: {}", last_cause(err))
+}
+
+fn looks_like_tls(lower: &str) -> bool {
+    ["tls", "certificate", "handshake", "corrupt message", "invalidcontenttype", "unknownissuer"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+fn io_error_kind(err: &(dyn StdError + 'static)) -> Option<std::io::ErrorKind> {
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        cur = e.source();
+    }
+    None
+}
+
+fn last_cause(err: &(dyn StdError + 'static)) -> String {
+    let mut cur: &(dyn StdError + 'static) = err;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+pub(crate) fn cause_chain(err: &(dyn StdError + 'static)) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut cur = err.source();
+    while let Some(e) = cur {
+        let text = e.to_string();
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        cur = e.source();
+    }
+    parts.join(": ")
+}

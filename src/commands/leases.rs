@@ -1,0 +1,21 @@
+//! `k3sdoctor leases`.
+
+use super::Ui;
+use super::load::load_lease_state;
+use crate::cli::{GlobalArgs, LeasesArgs};
+use crate::diagnose::leases::analyse_leases;
+use crate::exit::Exit;
+use crate::render::{self, OutputFormat};
+use crate::report::LeaseReport;
+
+pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let loaded = load_lease_state(global, ui)?;
+    let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
+    let report = LeaseReport::new(loaded.now, analysis);
+    match global.output {
+        format if format.is_structured() => render::write_structured(&mut ui.out, format, &report)?,
+        _ if ui.quiet => {}
+        format => render::leases::write_table(&mut ui.out, &report, format == OutputFormat::Wide, ui.style)?,
+    }
+    Ok(if args.fail_on.is_failure(&report.analysis.findings) { Exit::Findings } else { Exit::Healthy })
+}

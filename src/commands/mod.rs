@@ -1,0 +1,48 @@
+//! One file per subcommand: load → diagnose/plan → render (→ apply). The only layer that
+//! prints, through `Ui`.
+
+pub mod completions;
+pub mod leases;
+pub mod load;
+pub mod man;
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use crate::render::style::Style;
+
+/// Where output goes and how it should look.
+pub struct Ui {
+    pub out: Box<dyn Write + Send + Sync>,
+    err: Mutex<Box<dyn Write + Send>>,
+    pub style: Style,
+    pub verbose: u8,
+    pub quiet: bool,
+}
+
+impl Ui {
+    pub fn new(out: Box<dyn Write + Send + Sync>, err: Box<dyn Write + Send>, style: Style, verbose: u8, quiet: bool) -> Ui {
+        Ui { out, err: Mutex::new(err), style, verbose, quiet }
+    }
+
+    /// A line on stderr unless `-q`.
+    pub fn note(&self, line: &str) {
+        if !self.quiet {
+            self.err_line(line);
+        }
+    }
+
+    /// A line on stderr with `-v`.
+    pub fn trace(&self, line: &str) {
+        if self.verbose > 0 {
+            self.err_line(line);
+        }
+    }
+
+    pub fn err_line(&self, line: &str) {
+        if let Ok(mut err) = self.err.lock() {
+            // stderr going away is no reason to fail the command.
+            let _ = writeln!(err, "{line}");
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Who is in the cluster: node counts by role, versions, and the lock style they imply.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::cluster::ClusterState;
+use crate::distro::Distro;
+use crate::version::{LockStyle, ProductVersion};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterSummary {
+    pub distro: Distro,
+    /// False when the state has no Nodes (a dump without them).
+    pub nodes_known: bool,
+    pub servers: usize,
+    pub agents: usize,
+    pub etcd_members: usize,
+    /// Kubelet versions, oldest first, with the nodes that run each.
+    pub versions: Vec<VersionGroup>,
+    /// How the oldest server writes its locks; `None` when no server version is known.
+    pub lock_style: Option<LockStyle>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionGroup {
+    pub version: String,
+    pub nodes: Vec<String>,
+    pub servers: usize,
+}
+
+impl ClusterSummary {
+    pub fn build(state: &ClusterState, distro: Distro) -> ClusterSummary {
+        let nodes = state.nodes();
+        let mut groups: BTreeMap<(Option<ProductVersion>, String), VersionGroup> = BTreeMap::new();
+        for node in nodes {
+            let group = groups
+                .entry((node.version.clone(), node.kubelet_version.clone()))
+                .or_insert_with(|| VersionGroup {
+                    version: if node.kubelet_version.is_empty() {
+                        "(unknown)".to_string()
+                    } else {
+                        node.kubelet_version.clone()
+                    },
+                    nodes: Vec::new(),
+                    servers: 0,
+                });
+            group.nodes.push(node.name.clone());
+            group.servers += usize::from(node.is_server());
+        }
+        let servers = nodes.iter().filter(|n| n.is_server()).count();
+        ClusterSummary {
+            distro,
+            nodes_known: state.nodes.is_some(),
+            servers,
+            agents: nodes.len() - servers,
+            etcd_members: nodes.iter().filter(|n| n.is_etcd_member()).count(),
+            versions: groups.into_values().collect(),
+            lock_style: oldest_server_version(state).map(|v| v.lock_style()),
+        }
+    }
+
+    /// Distinct versions among servers; more than one means an upgrade is under way.
+    pub fn server_versions(&self) -> Vec<&VersionGroup> {
+        self.versions.iter().filter(|g| g.servers > 0).collect()
+    }
+}
+
+/// The oldest version a server runs: older participants still read the older lock objects.
+pub fn oldest_server_version(state: &ClusterState) -> Option<ProductVersion> {
+    state
+        .nodes()
+        .iter()
+        .filter(|n| n.is_server())
+        .filter_map(|n| n.version.clone())
+        .min()
+}

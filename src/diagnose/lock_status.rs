@@ -1,0 +1,390 @@
+//! The state of one k3s/RKE2 leader lock: which copies count on this version, who holds it,
+//! whether that holder is fresh and is a live server.
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::finding::{Finding, FindingCode, Severity};
+use crate::cluster::ClusterState;
+use crate::distro::Distro;
+use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
+use crate::model::node::{IdentityMatch, Readiness, node_for_identity};
+use crate::version::LockStyle;
+
+/// How far a holder's clock may run behind ours before a lock counts as expired.
+pub const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockPurpose {
+    /// `<prog>`: core controllers (node, helm, ... and the informer start).
+    Core,
+    /// `<prog>-etcd`: snapshot ConfigMap, member removal, apiserver addresses.
+    Etcd,
+}
+
+/// Which objects hold the record that counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockKind {
+    Lease,
+    ConfigMap,
+    Both,
+    None,
+}
+
+impl LockKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            LockKind::Lease => "Lease",
+            LockKind::ConfigMap => "ConfigMap",
+            LockKind::Both => "Lease+ConfigMap",
+            LockKind::None => "-",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockState {
+    Held,
+    Expired,
+    Released,
+    /// MultiLock copies name different holders.
+    Disagreeing,
+    Missing,
+    /// Not used on this cluster (no managed etcd) or not knowable (not in the dump).
+    NotApplicable,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HolderNode {
+    pub name: String,
+    pub matched_by: IdentityMatch,
+    pub readiness: Readiness,
+    pub roles: Vec<String>,
+    pub server: bool,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LockCopies {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LockRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<LockRecord>,
+    /// A ConfigMap copy left behind by an upgrade past 1.27; nothing reads it any more.
+    pub config_map_ignored: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LockStatus {
+    pub name: String,
+    pub purpose: LockPurpose,
+    pub kind: LockKind,
+    pub state: LockState,
+    /// The holder that counts (the Lease's when MultiLock copies disagree).
+    pub holder: Option<String>,
+    pub node: Option<HolderNode>,
+    pub acquire_time: Option<Timestamp>,
+    pub renew_time: Option<Timestamp>,
+    pub renewed_seconds_ago: Option<i64>,
+    pub lease_duration_seconds: Option<i64>,
+    pub transitions: Option<i64>,
+    pub copies: LockCopies,
+}
+
+impl LockStatus {
+    /// The holder, when it is held and both copies agree: what a split compares.
+    pub fn settled_holder(&self) -> Option<&str> {
+        match self.state {
+            LockState::Held | LockState::Expired => self.holder.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+pub struct LockInputs<'a> {
+    pub state: &'a ClusterState,
+    pub distro: Distro,
+    pub now: Timestamp,
+    pub style: Option<LockStyle>,
+}
+
+/// Reads one lock and returns its status and what is wrong with it. `expected` says whether
+/// this cluster should have the lock at all (the `-etcd` lock needs managed etcd).
+pub fn examine_lock(
+    input: &LockInputs<'_>,
+    name: &str,
+    purpose: LockPurpose,
+    expected: bool,
+    findings: &mut Vec<Finding>,
+) -> LockStatus {
+    let object = format!("Lease kube-system/{name}");
+    let lease = input.state.lease(name).map(|l| l.record.clone());
+    let cm_record = input.state.configmap(name).and_then(|c| c.leader_record());
+    let config_map = match cm_record {
+        Some(Ok(record)) => Some(record),
+        Some(Err(why)) => {
+            if input.style.is_none_or(LockStyle::uses_configmap) {
+                findings.push(
+                    Finding::new(
+                        Severity::Error,
+                        FindingCode::LeaseRecordMalformed,
+                        format!("ConfigMap kube-system/{name}"),
+                        format!("the leader annotation of ConfigMap {name} is not a valid leader record: {why}"),
+                    )
+                    .fix(format!(
+                        "the next renewal rewrites it; if it persists, restart the {} service on the holder",
+                        input.distro.server_unit()
+                    )),
+                );
+            }
+            None
+        }
+        None => None,
+    };
+    let uses_lease = input.style.is_none_or(LockStyle::uses_lease);
+    let uses_cm = input.style.is_none_or(LockStyle::uses_configmap);
+    let counted_lease = lease.clone().filter(|_| uses_lease);
+    let counted_cm = config_map.clone().filter(|_| uses_cm);
+    let copies = LockCopies {
+        config_map_ignored: config_map.is_some() && !uses_cm,
+        lease,
+        config_map,
+    };
+    let kind = match (&counted_lease, &counted_cm) {
+        (Some(_), Some(_)) => LockKind::Both,
+        (Some(_), None) => LockKind::Lease,
+        (None, Some(_)) => LockKind::ConfigMap,
+        (None, None) => LockKind::None,
+    };
+    let mut status = LockStatus {
+        name: name.to_string(),
+        purpose,
+        kind,
+        state: LockState::Held,
+        holder: None,
+        node: None,
+        acquire_time: None,
+        renew_time: None,
+        renewed_seconds_ago: None,
+        lease_duration_seconds: None,
+        transitions: None,
+        copies,
+    };
+    let Some(record) = counted_lease.clone().or_else(|| counted_cm.clone()) else {
+        status.state = missing_state(input, name, expected, &object, findings);
+        return status;
+    };
+    status.holder = Some(record.holder_identity.clone());
+    status.acquire_time = record.acquire_time;
+    status.renew_time = record.renew_time;
+    status.renewed_seconds_ago = record.renew_time.map(|t| input.now.duration_since(t).as_secs());
+    status.lease_duration_seconds = record.lease_duration_seconds;
+    status.transitions = record.transitions;
+
+    if let (Some(l), Some(c)) = (&counted_lease, &counted_cm) {
+        if l.holder_identity != c.holder_identity {
+            status.state = LockState::Disagreeing;
+            findings.push(
+                Finding::new(
+                    Severity::Error,
+                    FindingCode::LeaseCopiesDisagree,
+                    &object,
+                    format!(
+                        "the ConfigMap copy of {name} names {} but the Lease copy names {}; client-go's multilock then \
+                         reports the holder as leaderelection.k8s.io/unknown, the current leader exits and the next \
+                         one is left to chance",
+                        shown(&c.holder_identity),
+                        shown(&l.holder_identity)
+                    ),
+                )
+                .fix(format!(
+                    "set holderIdentity to the same server in both Lease kube-system/{name} and the \
+                     control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{name}"
+                )),
+            );
+        }
+    }
+    if record.is_released() {
+        status.state = LockState::Released;
+        findings.push(released_finding(input, name, &object, &record));
+        return status;
+    }
+    if is_expired(&record, input.now) && status.state == LockState::Held {
+        status.state = LockState::Expired;
+        let ago = status
+            .renewed_seconds_ago
+            .map(|s| crate::age::short(SignedDuration::from_secs(s)))
+            .unwrap_or_default();
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::LeaseExpired,
+                &object,
+                format!(
+                    "{name} was last renewed by {} {ago} ago, longer than its {}s duration (+{}s skew allowance): \
+                     its holder has stopped renewing and no other server has taken over",
+                    record.holder_identity,
+                    record.duration().as_secs(),
+                    CLOCK_SKEW_ALLOWANCE.as_secs()
+                ),
+            )
+            .fix(format!(
+                "check the {} service on {} (journalctl -u {}) and that the other servers reach the API server",
+                input.distro.server_unit(),
+                record.holder_identity,
+                input.distro.server_unit()
+            )),
+        );
+    }
+    if input.state.nodes.is_some() {
+        status.node = holder_node(input, name, &object, &record.holder_identity, findings);
+    }
+    status
+}
+
+fn is_expired(record: &LockRecord, now: Timestamp) -> bool {
+    record
+        .expires_at()
+        .and_then(|t| t.checked_add(CLOCK_SKEW_ALLOWANCE).ok())
+        .is_some_and(|deadline| deadline < now)
+}
+
+fn shown(holder: &str) -> String {
+    if holder.is_empty() { "nobody (released)".to_string() } else { holder.to_string() }
+}
+
+fn missing_state(
+    input: &LockInputs<'_>,
+    name: &str,
+    expected: bool,
+    object: &str,
+    findings: &mut Vec<Finding>,
+) -> LockState {
+    let state = input.state;
+    let not_in_dump = match input.style {
+        Some(LockStyle::Lease) => state.leases.is_none(),
+        Some(LockStyle::ConfigMap) => state.configmaps.is_none(),
+        _ => state.leases.is_none() && state.configmaps.is_none(),
+    };
+    if not_in_dump {
+        // Reported once for the whole dump by the caller.
+        return LockState::NotApplicable;
+    }
+    if !expected {
+        return LockState::NotApplicable;
+    }
+    findings.push(
+        Finding::new(
+            Severity::Error,
+            FindingCode::LeaseMissing,
+            object,
+            format!(
+                "there is no {name} lock in kube-system although this cluster should have one: no server is \
+                 campaigning for it, so its controllers run nowhere"
+            ),
+        )
+        .fix(format!(
+            "check that the {} service runs on the servers (journalctl -u {})",
+            input.distro.server_unit(),
+            input.distro.server_unit()
+        )),
+    );
+    LockState::Missing
+}
+
+fn released_finding(input: &LockInputs<'_>, name: &str, object: &str, record: &LockRecord) -> Finding {
+    // A released lock is normal for a moment during a graceful restart; it is a problem once
+    // candidates have had a full lease duration to take it.
+    let since = record.renew_time.map(|t| input.now.duration_since(t));
+    let stuck = since.is_none_or(|d| d > WRANGLER_LEASE_DURATION + CLOCK_SKEW_ALLOWANCE);
+    let when = since
+        .map(|d| format!(" {} ago", crate::age::short(d)))
+        .unwrap_or_default();
+    let (severity, message) = if stuck {
+        (
+            Severity::Error,
+            format!("{name} was released{when} and no server has taken it since: its controllers run nowhere"),
+        )
+    } else {
+        (
+            Severity::Warning,
+            format!("{name} was released{when} (a graceful restart); a server should take it within seconds"),
+        )
+    };
+    Finding::new(severity, FindingCode::LeaseReleased, object, message).fix(format!(
+        "check that the {} service runs on the servers (journalctl -u {})",
+        input.distro.server_unit(),
+        input.distro.server_unit()
+    ))
+}
+
+fn holder_node(
+    input: &LockInputs<'_>,
+    name: &str,
+    object: &str,
+    holder: &str,
+    findings: &mut Vec<Finding>,
+) -> Option<HolderNode> {
+    let distro = input.distro;
+    let Some((node, matched_by)) = node_for_identity(input.state.nodes(), distro, holder) else {
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::LeaseHolderUnknown,
+                object,
+                format!(
+                    "{name} is held by {holder:?}, which matches no Node by the {} annotation, node name or \
+                     kubernetes.io/hostname label: the holder is gone or was never a server of this cluster",
+                    distro.hostname_annotation()
+                ),
+            )
+            .fix(format!(
+                "if that machine is gone, its lock expires within 45s and another server takes over; if it \
+                 persists, check the {} service on the servers",
+                distro.server_unit()
+            )),
+        );
+        return None;
+    };
+    let problem = if node.deleting {
+        Some("is being deleted")
+    } else if node.readiness != crate::model::node::Readiness::Ready {
+        Some(match node.readiness {
+            crate::model::node::Readiness::NotReady => "is NotReady",
+            _ => "has an Unknown Ready condition (the kubelet stopped reporting)",
+        })
+    } else if !node.runs_control_plane() {
+        Some("is not a server with an API server (no control-plane role)")
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::LeaseHolderNotReady,
+                object,
+                format!("{name} is held by {holder}, whose Node {} {problem}", node.name),
+            )
+            .fix(format!(
+                "check the {} service on {}; another server takes over once the lock expires",
+                distro.server_unit(),
+                node.name
+            )),
+        );
+    }
+    Some(HolderNode {
+        name: node.name.clone(),
+        matched_by,
+        readiness: node.readiness,
+        roles: node.roles(),
+        server: node.is_server(),
+        version: node.kubelet_version.clone(),
+    })
+}

@@ -1,0 +1,8 @@
+//! Pure diagnosis: `ClusterState` + `now` → findings. Nothing here touches the network, the
+//! clock or the terminal, so every verdict is a unit test.
+
+pub mod cluster_summary;
+pub mod finding;
+pub mod lease_split;
+pub mod leases;
+pub mod lock_status;

@@ -1,0 +1,48 @@
+//! The one place outcomes become process exit codes (design.md §3).
+
+/// Every exit code k3sdoctor documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Healthy, no differences, or a repair done and verified.
+    Healthy = 0,
+    /// Findings at or above `--fail-on` remain.
+    Findings = 1,
+    /// Usage error or refused request.
+    Refused = 2,
+    /// Could not read the cluster or the input.
+    ReadFailed = 3,
+    /// A repair was attempted but not completed or not verified.
+    RepairIncomplete = 4,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// A failure that ends the run, with the exit code it maps to.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    #[error(transparent)]
+    Read(#[from] crate::cluster::ReadError),
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl Failure {
+    pub fn exit(&self) -> Exit {
+        match self {
+            Failure::Read(_) => Exit::ReadFailed,
+            Failure::Refused(_) => Exit::Refused,
+        }
+    }
+
+    /// The cause chain, for `-v`.
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            Failure::Read(e) => e.detail.as_deref(),
+            Failure::Refused(_) => None,
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The kube-system ConfigMaps k3sdoctor reads: lock copies (≤ 1.27) and, later, snapshot data.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+
+use super::lock::{LEADER_ANNOTATION, LockRecord};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigMapFacts {
+    pub name: String,
+    pub namespace: String,
+    pub resource_version: Option<String>,
+    pub annotations: BTreeMap<String, String>,
+    pub data: BTreeMap<String, String>,
+}
+
+impl ConfigMapFacts {
+    pub fn from_api(cm: &ConfigMap) -> ConfigMapFacts {
+        ConfigMapFacts {
+            name: cm.metadata.name.clone().unwrap_or_default(),
+            namespace: cm.metadata.namespace.clone().unwrap_or_default(),
+            resource_version: cm.metadata.resource_version.clone(),
+            annotations: cm.metadata.annotations.clone().unwrap_or_default(),
+            data: cm.data.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The leader record kept in the annotation, if this ConfigMap is a lock.
+    pub fn leader_record(&self) -> Option<Result<LockRecord, String>> {
+        self.annotations
+            .get(LEADER_ANNOTATION)
+            .map(|v| LockRecord::from_annotation(v))
+    }
+}

@@ -1,0 +1,232 @@
+//! What k3sdoctor needs to know about a Node: identity, role, readiness, version.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use k8s_openapi::api::core::v1::Node;
+use serde::Serialize;
+
+use crate::distro::Distro;
+use crate::version::ProductVersion;
+
+const ROLE_PREFIX: &str = "node-role.kubernetes.io/";
+const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeFacts {
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub finalizers: Vec<String>,
+    pub deleting: bool,
+    pub readiness: Readiness,
+    /// `status.nodeInfo.kubeletVersion` as reported.
+    pub kubelet_version: String,
+    /// The parsed version; `None` when the kubelet reports something unparseable.
+    pub version: Option<ProductVersion>,
+    /// Conditions by type (`Ready`, `EtcdIsVoter`, ...).
+    pub conditions: BTreeMap<String, Condition>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Condition {
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub last_heartbeat: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Readiness {
+    Ready,
+    NotReady,
+    /// The node controller lost contact (`Ready=Unknown`) or there is no Ready condition.
+    Unknown,
+}
+
+impl Readiness {
+    pub fn label(self) -> &'static str {
+        match self {
+            Readiness::Ready => "Ready",
+            Readiness::NotReady => "NotReady",
+            Readiness::Unknown => "Unknown",
+        }
+    }
+}
+
+/// How a lock holder identity was matched to a Node (facts §1.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IdentityMatch {
+    /// `<prog>.io/hostname` annotation — what the server really uses.
+    HostnameAnnotation,
+    NodeName,
+    /// `kubernetes.io/hostname` label.
+    HostnameLabel,
+}
+
+impl NodeFacts {
+    pub fn from_api(node: &Node) -> NodeFacts {
+        let status = node.status.clone().unwrap_or_default();
+        let conditions: BTreeMap<String, Condition> = status
+            .conditions
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| {
+                (
+                    c.type_,
+                    Condition {
+                        status: c.status,
+                        reason: c.reason,
+                        message: c.message,
+                        last_heartbeat: c.last_heartbeat_time.map(|t| t.0),
+                    },
+                )
+            })
+            .collect();
+        let readiness = match conditions.get("Ready").map(|c| c.status.as_str()) {
+            Some("True") => Readiness::Ready,
+            Some("False") => Readiness::NotReady,
+            _ => Readiness::Unknown,
+        };
+        let kubelet_version = status
+            .node_info
+            .map(|i| i.kubelet_version)
+            .unwrap_or_default();
+        NodeFacts {
+            name: node.metadata.name.clone().unwrap_or_default(),
+            labels: node.metadata.labels.clone().unwrap_or_default(),
+            annotations: node.metadata.annotations.clone().unwrap_or_default(),
+            finalizers: node.metadata.finalizers.clone().unwrap_or_default(),
+            deleting: node.metadata.deletion_timestamp.is_some(),
+            readiness,
+            version: ProductVersion::parse(&kubelet_version).ok(),
+            kubelet_version,
+            conditions,
+        }
+    }
+
+    fn has_role(&self, role: &str) -> bool {
+        self.labels
+            .get(&format!("{ROLE_PREFIX}{role}"))
+            .is_some_and(|v| v == "true")
+    }
+
+    /// A server runs an apiserver and so campaigns for the k3s locks. k3s labels such nodes
+    /// `control-plane` (and `master` until PR #12395); etcd-only servers carry just `etcd`
+    /// and are never candidates (facts §6).
+    pub fn runs_control_plane(&self) -> bool {
+        self.has_role("control-plane") || self.has_role("master")
+    }
+
+    pub fn is_etcd_member(&self) -> bool {
+        self.has_role("etcd")
+    }
+
+    pub fn is_server(&self) -> bool {
+        self.runs_control_plane() || self.is_etcd_member()
+    }
+
+    /// Role names from `node-role.kubernetes.io/*` labels, sorted, as kubectl shows them.
+    pub fn roles(&self) -> Vec<String> {
+        self.labels
+            .iter()
+            .filter_map(|(k, v)| {
+                let role = k.strip_prefix(ROLE_PREFIX)?;
+                (v == "true" || v.is_empty()).then(|| role.to_string())
+            })
+            .collect()
+    }
+
+    pub fn hostname_annotation(&self, distro: Distro) -> Option<&str> {
+        self.annotations
+            .get(&distro.hostname_annotation())
+            .map(String::as_str)
+    }
+
+    fn hostname_label(&self) -> Option<&str> {
+        self.labels.get(HOSTNAME_LABEL).map(String::as_str)
+    }
+
+    /// The identity this node's server process campaigns with: its `os.Hostname()`.
+    pub fn lock_identity(&self, distro: Distro) -> &str {
+        self.hostname_annotation(distro).unwrap_or(&self.name)
+    }
+}
+
+/// Finds the Node a holder identity belongs to: `<prog>.io/hostname` first, then the node
+/// name, then `kubernetes.io/hostname`; exact and case-sensitive (facts §1.5). The order
+/// matters when a node's name equals another node's hostname.
+pub fn node_for_identity<'a>(
+    nodes: &'a [NodeFacts],
+    distro: Distro,
+    identity: &str,
+) -> Option<(&'a NodeFacts, IdentityMatch)> {
+    if identity.is_empty() {
+        return None;
+    }
+    let by = |m: IdentityMatch, f: &dyn Fn(&NodeFacts) -> bool| {
+        nodes.iter().find(|n| f(n)).map(|n| (n, m))
+    };
+    by(IdentityMatch::HostnameAnnotation, &|n| {
+        n.hostname_annotation(distro) == Some(identity)
+    })
+    .or_else(|| by(IdentityMatch::NodeName, &|n| n.name == identity))
+    .or_else(|| by(IdentityMatch::HostnameLabel, &|n| n.hostname_label() == Some(identity)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn node(name: &str, hostname: Option<&str>, label: Option<&str>) -> NodeFacts {
+        let mut annotations = serde_json::Map::new();
+        if let Some(h) = hostname {
+            annotations.insert("k3s.io/hostname".into(), json!(h));
+        }
+        let mut labels = serde_json::Map::new();
+        labels.insert("node-role.kubernetes.io/control-plane".into(), json!("true"));
+        if let Some(l) = label {
+            labels.insert("kubernetes.io/hostname".into(), json!(l));
+        }
+        let api: Node = serde_json::from_value(json!({
+            "metadata": {"name": name, "annotations": annotations, "labels": labels},
+            "status": {"nodeInfo": {"kubeletVersion": "v1.29.4+k3s1", "architecture": "", "bootID": "",
+                "containerRuntimeVersion": "", "kernelVersion": "", "kubeProxyVersion": "", "machineID": "",
+                "operatingSystem": "", "osImage": "", "systemUUID": ""},
+                "conditions": [{"type": "Ready", "status": "True"}]}
+        }))
+        .unwrap();
+        NodeFacts::from_api(&api)
+    }
+
+    #[test]
+    fn hostname_annotation_beats_node_name() {
+        // Node "b" is called "a" by its kernel; node "a" has hostname "c".
+        let nodes = [node("a", Some("c"), None), node("b", Some("a"), None)];
+        let (n, how) = node_for_identity(&nodes, Distro::K3s, "a").unwrap();
+        assert_eq!((n.name.as_str(), how), ("b", IdentityMatch::HostnameAnnotation));
+    }
+
+    #[test]
+    fn falls_back_to_name_then_label() {
+        let nodes = [node("srv-1", None, Some("srv-1.lan")), node("srv-2", None, None)];
+        assert_eq!(node_for_identity(&nodes, Distro::K3s, "srv-2").unwrap().1, IdentityMatch::NodeName);
+        let (n, how) = node_for_identity(&nodes, Distro::K3s, "srv-1.lan").unwrap();
+        assert_eq!((n.name.as_str(), how), ("srv-1", IdentityMatch::HostnameLabel));
+        assert!(node_for_identity(&nodes, Distro::K3s, "SRV-2").is_none());
+        assert!(node_for_identity(&nodes, Distro::K3s, "").is_none());
+    }
+
+    #[test]
+    fn reads_roles_readiness_and_version() {
+        let n = node("a", None, None);
+        assert!(n.runs_control_plane() && !n.is_etcd_member());
+        assert_eq!(n.roles(), ["control-plane"]);
+        assert_eq!(n.readiness, Readiness::Ready);
+        assert_eq!(n.version.as_ref().unwrap().as_str(), "v1.29.4+k3s1");
+        assert_eq!(n.lock_identity(Distro::K3s), "a");
+    }
+}

@@ -1,0 +1,37 @@
+//! Writers for reports: tables for people, JSON/YAML for programs. Each takes `impl Write`
+//! so a report is built once and rendered anywhere, including into a test's buffer.
+
+pub mod findings;
+pub mod leases;
+pub mod style;
+mod table;
+
+use std::io::Write;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+impl OutputFormat {
+    pub fn is_structured(self) -> bool {
+        matches!(self, OutputFormat::Json | OutputFormat::Yaml)
+    }
+}
+
+/// JSON (pretty, newline-terminated) or YAML of a report.
+pub fn write_structured<T: Serialize>(out: &mut dyn Write, format: OutputFormat, report: &T) -> anyhow::Result<()> {
+    match format {
+        OutputFormat::Yaml => out.write_all(serde_yaml_ng::to_string(report)?.as_bytes())?,
+        _ => {
+            serde_json::to_writer_pretty(&mut *out, report)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}

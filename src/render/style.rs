@@ -1,0 +1,27 @@
+//! Colour, only when asked for or when stdout is a terminal.
+
+use crate::diagnose::finding::Severity;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    pub fn severity(self, severity: Severity) -> String {
+        let label = format!("{:<7}", severity.label());
+        if !self.color {
+            return label;
+        }
+        let code = match severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Info => "36",
+        };
+        format!("\x1b[{code}m{label}\x1b[0m")
+    }
+
+    pub fn bold(self, text: &str) -> String {
+        if self.color { format!("\x1b[1m{text}\x1b[0m") } else { text.to_string() }
+    }
+}

@@ -1,0 +1,78 @@
+//! The documented output envelope (`apiVersion: k3sdoctor.io/v1`). Field names never change
+//! within v1; new fields may be added.
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::diagnose::finding::{Finding, Severity};
+use crate::diagnose::leases::LeaseAnalysis;
+
+pub const API_VERSION: &str = "k3sdoctor.io/v1";
+
+/// Which `now` freshness was judged against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NowSource {
+    /// `--now`.
+    Flag,
+    LocalClock,
+    /// The newest timestamp in a dump: close to when it was taken.
+    NewestInDump,
+}
+
+impl NowSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            NowSource::Flag => "from --now",
+            NowSource::LocalClock => "local clock",
+            NowSource::NewestInDump => "newest timestamp in the dump; override with --now",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Now {
+    pub time: Timestamp,
+    pub source: NowSource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Summary {
+    pub fn of(findings: &[Finding]) -> Summary {
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        Summary {
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            infos: count(Severity::Info),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub now: Now,
+    #[serde(flatten)]
+    pub analysis: LeaseAnalysis,
+    pub summary: Summary,
+}
+
+impl LeaseReport {
+    pub fn new(now: Now, analysis: LeaseAnalysis) -> LeaseReport {
+        LeaseReport {
+            api_version: API_VERSION,
+            kind: "LeaseReport",
+            now,
+            summary: Summary::of(&analysis.findings),
+            analysis,
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! k3s / RKE2 product versions as kubelets report them, and what each version implies:
+//! which leader-lock objects it writes and whether a `<prog>` / `<prog>-etcd` split hurts it.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::distro::Distro;
+
+/// A version from `status.nodeInfo.kubeletVersion`, e.g. `v1.29.4+k3s1`, `v1.31.2-rc2+k3s1`,
+/// `v1.29.5+k3s-da2625d1` (an untagged commit build) or `v1.29.6+rke2r1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductVersion {
+    raw: String,
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    /// `rc2` in `v1.31.2-rc2+k3s1`; empty for a release.
+    pub pre: String,
+    pub build: Build,
+}
+
+/// The build metadata after `+`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Build {
+    /// `k3s1`, `k3s2`: a tagged k3s release.
+    K3sRelease(u32),
+    /// `k3s-da2625d1`: built from an untagged commit; the Kubernetes patch is the branch's, not a release's.
+    K3sCommit(String),
+    /// `rke2r1`: a tagged RKE2 release.
+    Rke2Release(u32),
+    /// Anything else (a kubelet that is not k3s or RKE2).
+    Other(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{input:?} is not a Kubernetes version (expected e.g. v1.29.4+k3s1): {reason}")]
+pub struct VersionError {
+    input: String,
+    reason: String,
+}
+
+impl ProductVersion {
+    pub fn parse(input: &str) -> Result<ProductVersion, VersionError> {
+        let err = |reason: &str| VersionError {
+            input: input.to_string(),
+            reason: reason.to_string(),
+        };
+        let trimmed = input.trim();
+        let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
+        let parsed = semver::Version::parse(bare).map_err(|e| err(&e.to_string()))?;
+        let build_text = parsed.build.as_str();
+        let build = if let Some(n) = build_text.strip_prefix("rke2r").and_then(|n| n.parse().ok()) {
+            Build::Rke2Release(n)
+        } else if let Some(commit) = build_text.strip_prefix("k3s-") {
+            Build::K3sCommit(commit.to_string())
+        } else if let Some(n) = build_text.strip_prefix("k3s").and_then(|n| n.parse().ok()) {
+            Build::K3sRelease(n)
+        } else {
+            Build::Other(build_text.to_string())
+        };
+        Ok(ProductVersion {
+            raw: trimmed.to_string(),
+            major: parsed.major,
+            minor: parsed.minor,
+            patch: parsed.patch,
+            pre: parsed.pre.as_str().to_string(),
+            build,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.raw
+    }
+
+    pub fn distro(&self) -> Option<Distro> {
+        match self.build {
+            Build::K3sRelease(_) | Build::K3sCommit(_) => Some(Distro::K3s),
+            Build::Rke2Release(_) => Some(Distro::Rke2),
+            Build::Other(_) => None,
+        }
+    }
+
+    /// Which objects this version's wrangler writes for a leader lock (facts §1.2).
+    pub fn lock_style(&self) -> LockStyle {
+        LockStyle::for_minor(self.major, self.minor)
+    }
+
+    /// Whether this version runs the `<prog>-etcd` election when etcd is embedded. `None`
+    /// when we cannot tell: the lock came with k3s commit 0c302f43 (Feb 2023, first in
+    /// v1.26.2) and was backported to older lines in releases we have not pinned down.
+    pub fn has_etcd_lock(&self) -> Option<bool> {
+        if self.major != 1 {
+            return None;
+        }
+        match self.minor {
+            m if m >= 27 => Some(true),
+            26 if self.patch >= 2 => Some(true),
+            25 if self.patch >= 15 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// What a `<prog>` / `<prog>-etcd` split means on this version (facts §2.5).
+    pub fn split_impact(&self) -> SplitImpact {
+        let Some(line) = affected_line(self.major, self.minor) else {
+            return if self.major == 1 && self.minor > LAST_AFFECTED_MINOR {
+                SplitImpact::Unaffected
+            } else {
+                SplitImpact::PredatesSnapshotCrs
+            };
+        };
+        let advice = line.advice(self.distro().unwrap_or(Distro::K3s));
+        if let Build::K3sCommit(_) = self.build {
+            // A commit build carries the branch's Kubernetes patch, which moves to P+1 only at
+            // the release commit: `v1.29.5+k3s-…` may be anything from before v1.29.5+k3s1 up to
+            // just before v1.29.6+k3s1. Only patches clear of both boundaries are certain.
+            let p = self.patch;
+            return match line.fixed {
+                Some(fixed) if p >= fixed => SplitImpact::Fixed,
+                Some(fixed) if p + 1 == fixed => SplitImpact::Undetermined { advice },
+                _ if p + 1 == line.first_affected => SplitImpact::Undetermined { advice },
+                _ if p + 1 < line.first_affected => SplitImpact::PredatesSnapshotCrs,
+                _ => SplitImpact::Affected { advice },
+            };
+        }
+        // A release candidate is cut from the branch that becomes that release, with the
+        // same backports, so `-rcN` is judged as the release it precedes.
+        if self.patch < line.first_affected {
+            SplitImpact::PredatesSnapshotCrs
+        } else if line.fixed.is_some_and(|fixed| self.patch >= fixed) {
+            SplitImpact::Fixed
+        } else {
+            SplitImpact::Affected { advice }
+        }
+    }
+
+    fn order_key(&self) -> (u64, u64, u64, bool, &str, u32) {
+        let release = match self.build {
+            Build::K3sRelease(n) | Build::Rke2Release(n) => n,
+            _ => 0,
+        };
+        (
+            self.major,
+            self.minor,
+            self.patch,
+            self.pre.is_empty(),
+            self.pre.as_str(),
+            release,
+        )
+    }
+}
+
+impl Ord for ProductVersion {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.order_key()
+            .cmp(&other.order_key())
+            .then_with(|| self.raw.cmp(&other.raw))
+    }
+}
+
+impl PartialOrd for ProductVersion {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for ProductVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+impl Serialize for ProductVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.raw)
+    }
+}
+
+/// Which objects a leader lock lives in (wrangler `pkg/leader/leader.go`, facts §1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockStyle {
+    /// ≤ 1.23: annotation `control-plane.alpha.kubernetes.io/leader` on a ConfigMap.
+    ConfigMap,
+    /// 1.24–1.27: client-go MultiLock, ConfigMap first and Lease second, both kept in step.
+    ConfigMapAndLease,
+    /// ≥ 1.28: a Lease only; a ConfigMap left over from an upgrade is stale and ignored.
+    Lease,
+}
+
+impl LockStyle {
+    pub fn for_minor(major: u64, minor: u64) -> LockStyle {
+        match (major, minor) {
+            (1, m) if m <= 23 => LockStyle::ConfigMap,
+            (1, m) if m <= 27 => LockStyle::ConfigMapAndLease,
+            _ => LockStyle::Lease,
+        }
+    }
+
+    pub fn uses_lease(self) -> bool {
+        !matches!(self, LockStyle::ConfigMap)
+    }
+
+    pub fn uses_configmap(self) -> bool {
+        !matches!(self, LockStyle::Lease)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            LockStyle::ConfigMap => "ConfigMap annotation (1.23 and older)",
+            LockStyle::ConfigMapAndLease => "ConfigMap + Lease multilock (1.24-1.27)",
+            LockStyle::Lease => "Lease (1.28 and newer)",
+        }
+    }
+}
+
+/// What a split between `<prog>` and `<prog>-etcd` does on a version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitImpact {
+    /// Before ETCDSnapshotFile resources (Oct 2023) the split had no known visible effect.
+    PredatesSnapshotCrs,
+    /// The `-etcd` informers never start: the snapshot ConfigMap stops following the CRs.
+    Affected { advice: UpgradeAdvice },
+    /// The fix (k3s-io/k3s#10047) starts the informers from the `-etcd` callback too.
+    Fixed,
+    /// Lines after 1.30 were released with the fix.
+    Unaffected,
+    /// An untagged commit build whose base version cannot tell whether it has the fix.
+    Undetermined { advice: UpgradeAdvice },
+}
+
+/// Where to go to get the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpgradeAdvice {
+    /// The first fixed release on the same minor line.
+    SameLine(String),
+    /// The line never got the fix; the nearest line that did.
+    LaterLine(String),
+}
+
+impl fmt::Display for UpgradeAdvice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UpgradeAdvice::SameLine(v) => write!(f, "upgrade to {v} or later"),
+            UpgradeAdvice::LaterLine(v) => write!(
+                f,
+                "this minor line never got the fix; upgrade (one minor at a time) to {v} or later"
+            ),
+        }
+    }
+}
+
+impl UpgradeAdvice {
+    pub fn target(&self) -> &str {
+        match self {
+            UpgradeAdvice::SameLine(v) | UpgradeAdvice::LaterLine(v) => v,
+        }
+    }
+}
+
+/// One row of facts §2.5: the first release with ETCDSnapshotFile resources (and so with a
+/// visible symptom) and the first release with k3s-io/k3s#10047. k3s and RKE2 share patch numbers.
+#[derive(Debug, Clone, Copy)]
+struct AffectedLine {
+    minor: u64,
+    first_affected: u64,
+    fixed: Option<u64>,
+}
+
+const AFFECTED_LINES: [AffectedLine; 6] = [
+    AffectedLine { minor: 25, first_affected: 15, fixed: None },
+    AffectedLine { minor: 26, first_affected: 10, fixed: None },
+    // v1.27.15+k3s1 is inferred from the backport issue k3s-io/k3s#10232 (facts §2.5).
+    AffectedLine { minor: 27, first_affected: 7, fixed: Some(15) },
+    AffectedLine { minor: 28, first_affected: 3, fixed: Some(11) },
+    AffectedLine { minor: 29, first_affected: 0, fixed: Some(6) },
+    AffectedLine { minor: 30, first_affected: 0, fixed: Some(2) },
+];
+const LAST_AFFECTED_MINOR: u64 = 30;
+
+fn affected_line(major: u64, minor: u64) -> Option<AffectedLine> {
+    if major != 1 {
+        return None;
+    }
+    AFFECTED_LINES.iter().copied().find(|l| l.minor == minor)
+}
+
+fn release_name(distro: Distro, minor: u64, patch: u64) -> String {
+    match distro {
+        Distro::K3s => format!("v1.{minor}.{patch}+k3s1"),
+        Distro::Rke2 => format!("v1.{minor}.{patch}+rke2r1"),
+    }
+}
+
+impl AffectedLine {
+    fn advice(self, distro: Distro) -> UpgradeAdvice {
+        if let Some(fixed) = self.fixed {
+            return UpgradeAdvice::SameLine(release_name(distro, self.minor, fixed));
+        }
+        let nearest = AFFECTED_LINES
+            .iter()
+            .find_map(|l| (l.minor > self.minor).then_some(l.fixed.map(|f| (l.minor, f))).flatten());
+        match nearest {
+            Some((minor, fixed)) => UpgradeAdvice::LaterLine(release_name(distro, minor, fixed)),
+            None => UpgradeAdvice::LaterLine(release_name(distro, LAST_AFFECTED_MINOR + 1, 0)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> ProductVersion {
+        ProductVersion::parse(s).unwrap()
+    }
+
+    fn impact(s: &str) -> SplitImpact {
+        v(s).split_impact()
+    }
+
+    fn same_line(s: &str) -> SplitImpact {
+        SplitImpact::Affected { advice: UpgradeAdvice::SameLine(s.to_string()) }
+    }
+
+    #[test]
+    fn parses_every_observed_build_form() {
+        assert_eq!(v("v1.29.4+k3s1").build, Build::K3sRelease(1));
+        let rc = v("v1.31.2-rc2+k3s1");
+        assert_eq!((rc.minor, rc.patch, rc.pre.as_str()), (31, 2, "rc2"));
+        assert_eq!(v("v1.29.5+k3s-da2625d1").build, Build::K3sCommit("da2625d1".into()));
+        assert_eq!(v("v1.29.6+rke2r1").build, Build::Rke2Release(1));
+        assert_eq!(v("v1.25.16-rc1+rke2r1").distro(), Some(Distro::Rke2));
+        assert_eq!(v("v1.30.1").build, Build::Other(String::new()));
+        assert_eq!(v("v1.29.4+k3s1").to_string(), "v1.29.4+k3s1");
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_version() {
+        for bad in ["", "v", "1.29", "v1.29.x+k3s1", "latest", "v1.29.4+"] {
+            assert!(ProductVersion::parse(bad).is_err(), "{bad} should not parse");
+        }
+    }
+
+    #[test]
+    fn every_row_of_the_affected_table() {
+        // 1.25 and 1.26 never got the fix: nearest fixed line is 1.27.
+        let later = |v: &str| SplitImpact::Affected { advice: UpgradeAdvice::LaterLine(v.into()) };
+        assert_eq!(impact("v1.25.14+k3s1"), SplitImpact::PredatesSnapshotCrs);
+        assert_eq!(impact("v1.25.15+k3s1"), later("v1.27.15+k3s1"));
+        assert_eq!(impact("v1.25.16+rke2r1"), later("v1.27.15+rke2r1"));
+        assert_eq!(impact("v1.26.9+k3s1"), SplitImpact::PredatesSnapshotCrs);
+        assert_eq!(impact("v1.26.10+k3s1"), later("v1.27.15+k3s1"));
+        assert_eq!(impact("v1.26.15+k3s1"), later("v1.27.15+k3s1"));
+        assert_eq!(impact("v1.27.6+k3s1"), SplitImpact::PredatesSnapshotCrs);
+        assert_eq!(impact("v1.27.7+k3s1"), same_line("v1.27.15+k3s1"));
+        assert_eq!(impact("v1.27.14+rke2r1"), SplitImpact::Affected {
+            advice: UpgradeAdvice::SameLine("v1.27.15+rke2r1".into())
+        });
+        assert_eq!(impact("v1.27.15+k3s1"), SplitImpact::Fixed);
+        assert_eq!(impact("v1.28.2+k3s1"), SplitImpact::PredatesSnapshotCrs);
+        assert_eq!(impact("v1.28.3+k3s1"), same_line("v1.28.11+k3s1"));
+        assert_eq!(impact("v1.28.10+k3s1"), same_line("v1.28.11+k3s1"));
+        assert_eq!(impact("v1.28.11+k3s1"), SplitImpact::Fixed);
+        assert_eq!(impact("v1.29.0+k3s1"), same_line("v1.29.6+k3s1"));
+        assert_eq!(impact("v1.29.4+k3s1"), same_line("v1.29.6+k3s1"));
+        assert_eq!(impact("v1.29.5+k3s1"), same_line("v1.29.6+k3s1"));
+        assert_eq!(impact("v1.29.6+k3s1"), SplitImpact::Fixed);
+        assert_eq!(impact("v1.29.6+rke2r1"), SplitImpact::Fixed);
+        assert_eq!(impact("v1.30.0+k3s1"), same_line("v1.30.2+k3s1"));
+        assert_eq!(impact("v1.30.1+rke2r1"), SplitImpact::Affected {
+            advice: UpgradeAdvice::SameLine("v1.30.2+rke2r1".into())
+        });
+        assert_eq!(impact("v1.30.2+k3s1"), SplitImpact::Fixed);
+        assert_eq!(impact("v1.31.0+k3s1"), SplitImpact::Unaffected);
+        assert_eq!(impact("v1.33.1+rke2r1"), SplitImpact::Unaffected);
+        assert_eq!(impact("v1.24.17+k3s1"), SplitImpact::PredatesSnapshotCrs);
+    }
+
+    #[test]
+    fn release_candidates_are_judged_as_the_release_they_precede() {
+        assert_eq!(impact("v1.31.2-rc2+k3s1"), SplitImpact::Unaffected);
+        assert_eq!(impact("v1.29.6-rc1+k3s1"), SplitImpact::Fixed);
+        assert_eq!(impact("v1.28.3-rc1+k3s1"), same_line("v1.28.11+k3s1"));
+        assert_eq!(impact("v1.25.16-rc1+rke2r1"), SplitImpact::Affected {
+            advice: UpgradeAdvice::LaterLine("v1.27.15+rke2r1".into())
+        });
+    }
+
+    #[test]
+    fn commit_builds_near_a_boundary_are_undetermined() {
+        // The build QA used to validate the 1.29 backport (k3s-io/k3s#10230) had the fix, but
+        // its version alone cannot say so.
+        assert_eq!(impact("v1.29.5+k3s-da2625d1"), SplitImpact::Undetermined {
+            advice: UpgradeAdvice::SameLine("v1.29.6+k3s1".into())
+        });
+        assert_eq!(impact("v1.29.3+k3s-0123abcd"), same_line("v1.29.6+k3s1"));
+        assert_eq!(impact("v1.29.6+k3s-0123abcd"), SplitImpact::Fixed);
+        assert!(matches!(impact("v1.28.2+k3s-0123abcd"), SplitImpact::Undetermined { .. }));
+        assert_eq!(impact("v1.28.1+k3s-0123abcd"), SplitImpact::PredatesSnapshotCrs);
+    }
+
+    #[test]
+    fn lock_style_per_minor() {
+        assert_eq!(v("v1.23.17+k3s1").lock_style(), LockStyle::ConfigMap);
+        assert_eq!(v("v1.24.0+k3s1").lock_style(), LockStyle::ConfigMapAndLease);
+        assert_eq!(v("v1.27.16+rke2r1").lock_style(), LockStyle::ConfigMapAndLease);
+        assert_eq!(v("v1.28.0+k3s1").lock_style(), LockStyle::Lease);
+        assert_eq!(v("v1.33.0+k3s1").lock_style(), LockStyle::Lease);
+    }
+
+    #[test]
+    fn etcd_lock_expectation() {
+        assert_eq!(v("v1.26.1+k3s1").has_etcd_lock(), None);
+        assert_eq!(v("v1.26.2+k3s1").has_etcd_lock(), Some(true));
+        assert_eq!(v("v1.29.4+k3s1").has_etcd_lock(), Some(true));
+        assert_eq!(v("v1.24.17+k3s1").has_etcd_lock(), None);
+    }
+
+    #[test]
+    fn ordering_puts_candidates_before_releases() {
+        let mut vs = vec![v("v1.29.6+k3s1"), v("v1.29.6-rc1+k3s1"), v("v1.29.4+k3s2"), v("v1.29.4+k3s1")];
+        vs.sort();
+        let names: Vec<_> = vs.iter().map(|v| v.as_str()).collect();
+        assert_eq!(names, ["v1.29.4+k3s1", "v1.29.4+k3s2", "v1.29.6-rc1+k3s1", "v1.29.6+k3s1"]);
+    }
+}
