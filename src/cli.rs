@@ -148,13 +148,17 @@ pub fn parse_request_timeout(text: &str) -> Result<RequestTimeout, String> {
             return Err(invalid());
         }
         while !rest.is_empty() {
-            let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(invalid)?;
+            let digits = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .ok_or_else(invalid)?;
             if digits == 0 {
                 return Err(invalid());
             }
             let value: u64 = rest[..digits].parse().map_err(|_| invalid())?;
             rest = &rest[digits..];
-            let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+            let unit_len = rest
+                .find(|c: char| c.is_ascii_digit())
+                .unwrap_or(rest.len());
             let factor = match &rest[..unit_len] {
                 "ms" => 1,
                 "s" => 1000,
@@ -170,7 +174,9 @@ pub fn parse_request_timeout(text: &str) -> Result<RequestTimeout, String> {
         }
         total
     };
-    Ok(RequestTimeout((millis > 0).then(|| Duration::from_millis(millis))))
+    Ok(RequestTimeout(
+        (millis > 0).then(|| Duration::from_millis(millis)),
+    ))
 }
 
 fn parse_now(text: &str) -> Result<Timestamp, String> {

@@ -27,7 +27,8 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
     let mut ui = Ui::new(
@@ -65,9 +66,17 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             Ok(Exit::Healthy)
         }
         Command::Man { out_dir: Some(dir) } => {
-            let written = commands::man::write_dir(dir)
-                .map_err(|e| Failure::Refused(format!("cannot write man pages into {}: {e}", dir.display())))?;
-            ui.note(&format!("wrote {} man pages into {}", written.len(), dir.display()));
+            let written = commands::man::write_dir(dir).map_err(|e| {
+                Failure::Refused(format!(
+                    "cannot write man pages into {}: {e}",
+                    dir.display()
+                ))
+            })?;
+            ui.note(&format!(
+                "wrote {} man pages into {}",
+                written.len(),
+                dir.display()
+            ));
             Ok(Exit::Healthy)
         }
     }

@@ -51,7 +51,10 @@ impl ProductVersion {
         let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
         let parsed = semver::Version::parse(bare).map_err(|e| err(&e.to_string()))?;
         let build_text = parsed.build.as_str();
-        let build = if let Some(n) = build_text.strip_prefix("rke2r").and_then(|n| n.parse().ok()) {
+        let build = if let Some(n) = build_text
+            .strip_prefix("rke2r")
+            .and_then(|n| n.parse().ok())
+        {
             Build::Rke2Release(n)
         } else if let Some(commit) = build_text.strip_prefix("k3s-") {
             Build::K3sCommit(commit.to_string())
@@ -270,13 +273,37 @@ struct AffectedLine {
 }
 
 const AFFECTED_LINES: [AffectedLine; 6] = [
-    AffectedLine { minor: 25, first_affected: 15, fixed: None },
-    AffectedLine { minor: 26, first_affected: 10, fixed: None },
+    AffectedLine {
+        minor: 25,
+        first_affected: 15,
+        fixed: None,
+    },
+    AffectedLine {
+        minor: 26,
+        first_affected: 10,
+        fixed: None,
+    },
     // v1.27.15+k3s1 is inferred from the backport issue k3s-io/k3s#10232 (facts §2.5).
-    AffectedLine { minor: 27, first_affected: 7, fixed: Some(15) },
-    AffectedLine { minor: 28, first_affected: 3, fixed: Some(11) },
-    AffectedLine { minor: 29, first_affected: 0, fixed: Some(6) },
-    AffectedLine { minor: 30, first_affected: 0, fixed: Some(2) },
+    AffectedLine {
+        minor: 27,
+        first_affected: 7,
+        fixed: Some(15),
+    },
+    AffectedLine {
+        minor: 28,
+        first_affected: 3,
+        fixed: Some(11),
+    },
+    AffectedLine {
+        minor: 29,
+        first_affected: 0,
+        fixed: Some(6),
+    },
+    AffectedLine {
+        minor: 30,
+        first_affected: 0,
+        fixed: Some(2),
+    },
 ];
 const LAST_AFFECTED_MINOR: u64 = 30;
 
@@ -299,9 +326,11 @@ impl AffectedLine {
         if let Some(fixed) = self.fixed {
             return UpgradeAdvice::SameLine(release_name(distro, self.minor, fixed));
         }
-        let nearest = AFFECTED_LINES
-            .iter()
-            .find_map(|l| (l.minor > self.minor).then_some(l.fixed.map(|f| (l.minor, f))).flatten());
+        let nearest = AFFECTED_LINES.iter().find_map(|l| {
+            (l.minor > self.minor)
+                .then_some(l.fixed.map(|f| (l.minor, f)))
+                .flatten()
+        });
         match nearest {
             Some((minor, fixed)) => UpgradeAdvice::LaterLine(release_name(distro, minor, fixed)),
             None => UpgradeAdvice::LaterLine(release_name(distro, LAST_AFFECTED_MINOR + 1, 0)),
@@ -322,7 +351,9 @@ mod tests {
     }
 
     fn same_line(s: &str) -> SplitImpact {
-        SplitImpact::Affected { advice: UpgradeAdvice::SameLine(s.to_string()) }
+        SplitImpact::Affected {
+            advice: UpgradeAdvice::SameLine(s.to_string()),
+        }
     }
 
     #[test]
@@ -330,7 +361,10 @@ mod tests {
         assert_eq!(v("v1.29.4+k3s1").build, Build::K3sRelease(1));
         let rc = v("v1.31.2-rc2+k3s1");
         assert_eq!((rc.minor, rc.patch, rc.pre.as_str()), (31, 2, "rc2"));
-        assert_eq!(v("v1.29.5+k3s-da2625d1").build, Build::K3sCommit("da2625d1".into()));
+        assert_eq!(
+            v("v1.29.5+k3s-da2625d1").build,
+            Build::K3sCommit("da2625d1".into())
+        );
         assert_eq!(v("v1.29.6+rke2r1").build, Build::Rke2Release(1));
         assert_eq!(v("v1.25.16-rc1+rke2r1").distro(), Some(Distro::Rke2));
         assert_eq!(v("v1.30.1").build, Build::Other(String::new()));
@@ -340,14 +374,19 @@ mod tests {
     #[test]
     fn rejects_what_is_not_a_version() {
         for bad in ["", "v", "1.29", "v1.29.x+k3s1", "latest", "v1.29.4+"] {
-            assert!(ProductVersion::parse(bad).is_err(), "{bad} should not parse");
+            assert!(
+                ProductVersion::parse(bad).is_err(),
+                "{bad} should not parse"
+            );
         }
     }
 
     #[test]
     fn every_row_of_the_affected_table() {
         // 1.25 and 1.26 never got the fix: nearest fixed line is 1.27.
-        let later = |v: &str| SplitImpact::Affected { advice: UpgradeAdvice::LaterLine(v.into()) };
+        let later = |v: &str| SplitImpact::Affected {
+            advice: UpgradeAdvice::LaterLine(v.into()),
+        };
         assert_eq!(impact("v1.25.14+k3s1"), SplitImpact::PredatesSnapshotCrs);
         assert_eq!(impact("v1.25.15+k3s1"), later("v1.27.15+k3s1"));
         assert_eq!(impact("v1.25.16+rke2r1"), later("v1.27.15+rke2r1"));
@@ -356,9 +395,12 @@ mod tests {
         assert_eq!(impact("v1.26.15+k3s1"), later("v1.27.15+k3s1"));
         assert_eq!(impact("v1.27.6+k3s1"), SplitImpact::PredatesSnapshotCrs);
         assert_eq!(impact("v1.27.7+k3s1"), same_line("v1.27.15+k3s1"));
-        assert_eq!(impact("v1.27.14+rke2r1"), SplitImpact::Affected {
-            advice: UpgradeAdvice::SameLine("v1.27.15+rke2r1".into())
-        });
+        assert_eq!(
+            impact("v1.27.14+rke2r1"),
+            SplitImpact::Affected {
+                advice: UpgradeAdvice::SameLine("v1.27.15+rke2r1".into())
+            }
+        );
         assert_eq!(impact("v1.27.15+k3s1"), SplitImpact::Fixed);
         assert_eq!(impact("v1.28.2+k3s1"), SplitImpact::PredatesSnapshotCrs);
         assert_eq!(impact("v1.28.3+k3s1"), same_line("v1.28.11+k3s1"));
@@ -370,9 +412,12 @@ mod tests {
         assert_eq!(impact("v1.29.6+k3s1"), SplitImpact::Fixed);
         assert_eq!(impact("v1.29.6+rke2r1"), SplitImpact::Fixed);
         assert_eq!(impact("v1.30.0+k3s1"), same_line("v1.30.2+k3s1"));
-        assert_eq!(impact("v1.30.1+rke2r1"), SplitImpact::Affected {
-            advice: UpgradeAdvice::SameLine("v1.30.2+rke2r1".into())
-        });
+        assert_eq!(
+            impact("v1.30.1+rke2r1"),
+            SplitImpact::Affected {
+                advice: UpgradeAdvice::SameLine("v1.30.2+rke2r1".into())
+            }
+        );
         assert_eq!(impact("v1.30.2+k3s1"), SplitImpact::Fixed);
         assert_eq!(impact("v1.31.0+k3s1"), SplitImpact::Unaffected);
         assert_eq!(impact("v1.33.1+rke2r1"), SplitImpact::Unaffected);
@@ -384,29 +429,44 @@ mod tests {
         assert_eq!(impact("v1.31.2-rc2+k3s1"), SplitImpact::Unaffected);
         assert_eq!(impact("v1.29.6-rc1+k3s1"), SplitImpact::Fixed);
         assert_eq!(impact("v1.28.3-rc1+k3s1"), same_line("v1.28.11+k3s1"));
-        assert_eq!(impact("v1.25.16-rc1+rke2r1"), SplitImpact::Affected {
-            advice: UpgradeAdvice::LaterLine("v1.27.15+rke2r1".into())
-        });
+        assert_eq!(
+            impact("v1.25.16-rc1+rke2r1"),
+            SplitImpact::Affected {
+                advice: UpgradeAdvice::LaterLine("v1.27.15+rke2r1".into())
+            }
+        );
     }
 
     #[test]
     fn commit_builds_near_a_boundary_are_undetermined() {
         // The build QA used to validate the 1.29 backport (k3s-io/k3s#10230) had the fix, but
         // its version alone cannot say so.
-        assert_eq!(impact("v1.29.5+k3s-da2625d1"), SplitImpact::Undetermined {
-            advice: UpgradeAdvice::SameLine("v1.29.6+k3s1".into())
-        });
+        assert_eq!(
+            impact("v1.29.5+k3s-da2625d1"),
+            SplitImpact::Undetermined {
+                advice: UpgradeAdvice::SameLine("v1.29.6+k3s1".into())
+            }
+        );
         assert_eq!(impact("v1.29.3+k3s-0123abcd"), same_line("v1.29.6+k3s1"));
         assert_eq!(impact("v1.29.6+k3s-0123abcd"), SplitImpact::Fixed);
-        assert!(matches!(impact("v1.28.2+k3s-0123abcd"), SplitImpact::Undetermined { .. }));
-        assert_eq!(impact("v1.28.1+k3s-0123abcd"), SplitImpact::PredatesSnapshotCrs);
+        assert!(matches!(
+            impact("v1.28.2+k3s-0123abcd"),
+            SplitImpact::Undetermined { .. }
+        ));
+        assert_eq!(
+            impact("v1.28.1+k3s-0123abcd"),
+            SplitImpact::PredatesSnapshotCrs
+        );
     }
 
     #[test]
     fn lock_style_per_minor() {
         assert_eq!(v("v1.23.17+k3s1").lock_style(), LockStyle::ConfigMap);
         assert_eq!(v("v1.24.0+k3s1").lock_style(), LockStyle::ConfigMapAndLease);
-        assert_eq!(v("v1.27.16+rke2r1").lock_style(), LockStyle::ConfigMapAndLease);
+        assert_eq!(
+            v("v1.27.16+rke2r1").lock_style(),
+            LockStyle::ConfigMapAndLease
+        );
         assert_eq!(v("v1.28.0+k3s1").lock_style(), LockStyle::Lease);
         assert_eq!(v("v1.33.0+k3s1").lock_style(), LockStyle::Lease);
     }
@@ -421,9 +481,22 @@ mod tests {
 
     #[test]
     fn ordering_puts_candidates_before_releases() {
-        let mut vs = vec![v("v1.29.6+k3s1"), v("v1.29.6-rc1+k3s1"), v("v1.29.4+k3s2"), v("v1.29.4+k3s1")];
+        let mut vs = vec![
+            v("v1.29.6+k3s1"),
+            v("v1.29.6-rc1+k3s1"),
+            v("v1.29.4+k3s2"),
+            v("v1.29.4+k3s1"),
+        ];
         vs.sort();
         let names: Vec<_> = vs.iter().map(|v| v.as_str()).collect();
-        assert_eq!(names, ["v1.29.4+k3s1", "v1.29.4+k3s2", "v1.29.6-rc1+k3s1", "v1.29.6+k3s1"]);
+        assert_eq!(
+            names,
+            [
+                "v1.29.4+k3s1",
+                "v1.29.4+k3s2",
+                "v1.29.6-rc1+k3s1",
+                "v1.29.6+k3s1"
+            ]
+        );
     }
 }

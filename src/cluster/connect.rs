@@ -41,13 +41,16 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
     // Retries are ours to decide: a repair must never be sent twice behind our back.
     config.default_retry = false;
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
-        config
-            .headers
-            .push((http::header::USER_AGENT, value));
+        config.headers.push((http::header::USER_AGENT, value));
     }
-    let server = config.cluster_url.to_string().trim_end_matches('/').to_string();
+    let server = config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_string();
     let client = kube::Client::try_from(config).map_err(|e| {
-        ReadError::new(format!("cannot set up a client for {server}: {e}")).with_detail(cause_chain(&e))
+        ReadError::new(format!("cannot set up a client for {server}: {e}"))
+            .with_detail(cause_chain(&e))
     })?;
     Ok(Connection { client, server })
 }
@@ -123,7 +126,9 @@ fn find_kubeconfig(opts: &ConnectOptions) -> Result<Option<(Kubeconfig, String)>
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     match home.map(|h| h.join(".kube").join("config")) {
-        Some(path) if path.exists() => read_one(&path).map(|kc| Some((kc, path.display().to_string()))),
+        Some(path) if path.exists() => {
+            read_one(&path).map(|kc| Some((kc, path.display().to_string())))
+        }
         _ => Ok(None),
     }
 }

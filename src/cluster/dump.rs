@@ -52,25 +52,41 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
                     continue;
                 }
                 newest = newest.max(newest_timestamp(&object));
-                let found = Found { value: object, file: file.clone() };
+                let found = Found {
+                    value: object,
+                    file: file.clone(),
+                };
                 keep_newer(&mut objects, key, found, &mut notes);
             }
         }
     }
     if ignored > 0 {
-        notes.push(format!("{ignored} object(s) in the dump are not used by k3sdoctor and were skipped"));
+        notes.push(format!(
+            "{ignored} object(s) in the dump are not used by k3sdoctor and were skipped"
+        ));
     }
     let mut state = ClusterState {
-        origin: Origin::Dump { paths: paths.to_vec() },
+        origin: Origin::Dump {
+            paths: paths.to_vec(),
+        },
         newest_timestamp: newest,
         notes,
         ..ClusterState::default()
     };
     for ((kind, _, _), found) in &objects {
         match kind.as_str() {
-            "Node" => push(&mut state.nodes, NodeFacts::from_api(&typed::<Node>(found)?)),
-            "Lease" => push(&mut state.leases, LeaseFacts::from_api(&typed::<Lease>(found)?)),
-            "ConfigMap" => push(&mut state.configmaps, ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?)),
+            "Node" => push(
+                &mut state.nodes,
+                NodeFacts::from_api(&typed::<Node>(found)?),
+            ),
+            "Lease" => push(
+                &mut state.leases,
+                LeaseFacts::from_api(&typed::<Lease>(found)?),
+            ),
+            "ConfigMap" => push(
+                &mut state.configmaps,
+                ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
+            ),
             _ => {}
         }
     }
@@ -94,7 +110,12 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), ReadError>
     }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
         .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
-        .map_err(|e| ReadError::new(format!("cannot list dump directory {}: {e}", path.display())))?;
+        .map_err(|e| {
+            ReadError::new(format!(
+                "cannot list dump directory {}: {e}",
+                path.display()
+            ))
+        })?;
     entries.sort();
     let before = files.len();
     for entry in entries {
@@ -121,7 +142,10 @@ fn has_dump_extension(path: &Path) -> bool {
 
 fn parse_documents(text: &str, file: &Path) -> Result<Vec<Value>, ReadError> {
     let bad = |e: &dyn std::fmt::Display| {
-        ReadError::new(format!("cannot parse dump file {}: {e}; {DUMP_HINT}", file.display()))
+        ReadError::new(format!(
+            "cannot parse dump file {}: {e}; {DUMP_HINT}",
+            file.display()
+        ))
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
@@ -151,18 +175,30 @@ fn parse_documents(text: &str, file: &Path) -> Result<Vec<Value>, ReadError> {
 /// Expands `List`s (`kind: List` from kubectl, `LeaseList` from the API) into their items; API
 /// lists leave `kind`/`apiVersion` off their items, so they are filled in from the list.
 fn flatten(value: Value) -> Vec<Value> {
-    let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
-    let Some(items) = value.get("items").and_then(Value::as_array).filter(|_| kind.ends_with("List")) else {
+    let kind = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let Some(items) = value
+        .get("items")
+        .and_then(Value::as_array)
+        .filter(|_| kind.ends_with("List"))
+    else {
         return vec![value];
     };
-    let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty()).map(str::to_string);
+    let item_kind = kind
+        .strip_suffix("List")
+        .filter(|k| !k.is_empty())
+        .map(str::to_string);
     let api_version = value.get("apiVersion").cloned();
     items
         .iter()
         .cloned()
         .flat_map(|mut item| {
             if let (Some(obj), Some(k)) = (item.as_object_mut(), &item_kind) {
-                obj.entry("kind").or_insert_with(|| Value::String(k.clone()));
+                obj.entry("kind")
+                    .or_insert_with(|| Value::String(k.clone()));
                 if let Some(v) = &api_version {
                     obj.entry("apiVersion").or_insert_with(|| v.clone());
                 }
@@ -175,16 +211,26 @@ fn flatten(value: Value) -> Vec<Value> {
 /// (kind, namespace, name) of an object, if it has them.
 fn object_key(object: &Value) -> Option<(String, String, String)> {
     let kind = object.get("kind")?.as_str()?;
-    let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let meta = object.get("metadata")?;
     let name = meta.get("name")?.as_str()?;
-    let namespace = meta.get("namespace").and_then(Value::as_str).unwrap_or_default();
+    let namespace = meta
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let known = matches!(
         (api_version, kind),
         ("v1", "Node") | ("v1", "ConfigMap") | ("coordination.k8s.io/v1", "Lease")
     );
     Some((
-        if known { kind.to_string() } else { format!("{api_version}/{kind}") },
+        if known {
+            kind.to_string()
+        } else {
+            format!("{api_version}/{kind}")
+        },
         namespace.to_string(),
         name.to_string(),
     ))
@@ -216,9 +262,17 @@ fn keep_newer(
         return;
     };
     let (kind, ns, name) = &key;
-    let shown = if ns.is_empty() { format!("{kind} {name}") } else { format!("{kind} {ns}/{name}") };
+    let shown = if ns.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {ns}/{name}")
+    };
     let (old_rv, new_rv) = (rv(&existing.value), rv(&found.value));
-    let (kept, kept_rv) = if new_rv > old_rv { (&found.file, new_rv) } else { (&existing.file, old_rv) };
+    let (kept, kept_rv) = if new_rv > old_rv {
+        (&found.file, new_rv)
+    } else {
+        (&existing.file, old_rv)
+    };
     notes.push(format!(
         "{shown} appears more than once in the dump; kept resourceVersion {kept_rv} from {}",
         kept.display()
@@ -230,8 +284,16 @@ fn keep_newer(
 
 fn typed<T: DeserializeOwned>(found: &Found) -> Result<T, ReadError> {
     serde_json::from_value(found.value.clone()).map_err(|e| {
-        let kind = found.value.get("kind").and_then(Value::as_str).unwrap_or("object");
-        let name = found.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+        let kind = found
+            .value
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("object");
+        let name = found
+            .value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
         ReadError::new(format!(
             "dump file {}: {kind} {name} is malformed: {e}; re-create it with kubectl get -o yaml",
             found.file.display()
@@ -251,14 +313,17 @@ fn newest_timestamp(object: &Value) -> Option<Timestamp> {
             .flatten()
             .filter_map(move |entry| entry.get(field))
     };
-    [object.pointer("/metadata/creationTimestamp"), object.pointer("/spec/renewTime")]
-        .into_iter()
-        .flatten()
-        .chain(list("/metadata/managedFields", "time"))
-        .chain(list("/status/conditions", "lastHeartbeatTime"))
-        .filter_map(Value::as_str)
-        .filter_map(|t| t.parse::<Timestamp>().ok())
-        .max()
+    [
+        object.pointer("/metadata/creationTimestamp"),
+        object.pointer("/spec/renewTime"),
+    ]
+    .into_iter()
+    .flatten()
+    .chain(list("/metadata/managedFields", "time"))
+    .chain(list("/status/conditions", "lastHeartbeatTime"))
+    .filter_map(Value::as_str)
+    .filter_map(|t| t.parse::<Timestamp>().ok())
+    .max()
 }
 
 #[cfg(test)]
@@ -266,7 +331,11 @@ mod tests {
     use super::*;
 
     fn docs(text: &str) -> Vec<Value> {
-        parse_documents(text, Path::new("test.yaml")).unwrap().into_iter().flat_map(flatten).collect()
+        parse_documents(text, Path::new("test.yaml"))
+            .unwrap()
+            .into_iter()
+            .flat_map(flatten)
+            .collect()
     }
 
     #[test]
@@ -282,14 +351,22 @@ mod tests {
     fn api_lists_give_their_items_a_kind() {
         let json = r#"{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","items":[{"metadata":{"name":"k3s","namespace":"kube-system"}}]}"#;
         let found = docs(json);
-        assert_eq!(object_key(&found[0]).unwrap(), ("Lease".into(), "kube-system".into(), "k3s".into()));
+        assert_eq!(
+            object_key(&found[0]).unwrap(),
+            ("Lease".into(), "kube-system".into(), "k3s".into())
+        );
     }
 
     #[test]
     fn crlf_and_single_quoted_json_values_parse() {
         let yaml = "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: k3s\r\n  namespace: kube-system\r\n  annotations:\r\n    control-plane.alpha.kubernetes.io/leader: '{\"holderIdentity\":\"a\"}'\r\n";
         let found = docs(yaml);
-        assert_eq!(found[0].pointer("/metadata/annotations/control-plane.alpha.kubernetes.io~1leader").unwrap(), r#"{"holderIdentity":"a"}"#);
+        assert_eq!(
+            found[0]
+                .pointer("/metadata/annotations/control-plane.alpha.kubernetes.io~1leader")
+                .unwrap(),
+            r#"{"holderIdentity":"a"}"#
+        );
     }
 
     #[test]
@@ -305,6 +382,9 @@ mod tests {
             "metadata": {"creationTimestamp": "2024-05-01T00:00:00Z"},
             "spec": {"renewTime": "2024-05-31T12:10:33.918204Z"},
         });
-        assert_eq!(newest_timestamp(&v).unwrap().to_string(), "2024-05-31T12:10:33.918204Z");
+        assert_eq!(
+            newest_timestamp(&v).unwrap().to_string(),
+            "2024-05-31T12:10:33.918204Z"
+        );
     }
 }

@@ -36,7 +36,9 @@ pub async fn read_lease_state(
         list_all(&nodes_api, "list nodes", conn, trace),
     )?;
     let mut state = ClusterState {
-        origin: Origin::Live { server: conn.server.clone() },
+        origin: Origin::Live {
+            server: conn.server.clone(),
+        },
         leases: Some(leases.iter().map(LeaseFacts::from_api).collect()),
         nodes: Some(nodes.iter().map(NodeFacts::from_api).collect()),
         ..ClusterState::default()
@@ -61,7 +63,12 @@ pub async fn read_lease_state(
     Ok((state, distro))
 }
 
-async fn list_all<K>(api: &Api<K>, action: &str, conn: &Connection, trace: Trace<'_>) -> Result<Vec<K>, ReadError>
+async fn list_all<K>(
+    api: &Api<K>,
+    action: &str,
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<Vec<K>, ReadError>
 where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
@@ -105,7 +112,11 @@ where
         .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
     trace(&format!(
         "{action}: {} in {} ms",
-        if result.is_some() { "found" } else { "not found" },
+        if result.is_some() {
+            "found"
+        } else {
+            "not found"
+        },
         started.elapsed().as_millis()
     ));
     Ok(result)

@@ -14,7 +14,10 @@ pub struct ReadError {
 
 impl ReadError {
     pub fn new(message: impl Into<String>) -> ReadError {
-        ReadError { message: message.into(), detail: None }
+        ReadError {
+            message: message.into(),
+            detail: None,
+        }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> ReadError {
@@ -44,16 +47,28 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
             "cannot {action}: forbidden (403): {text}; grant the read-only ClusterRole shown in the \
              README (\"RBAC\") or use a kubeconfig with more rights"
         ),
-        404 if status.reason.is_empty() || status.reason == "Failed to parse error data" => format!(
-            "cannot {action}: the API server at {server} does not serve this resource (404 {text}); \
+        404 if status.reason.is_empty() || status.reason == "Failed to parse error data" => {
+            format!(
+                "cannot {action}: the API server at {server} does not serve this resource (404 {text}); \
              check that the kubeconfig points at the k3s/RKE2 API server"
+            )
+        }
+        408 | 504 => format!(
+            "cannot {action}: the API server timed out ({} {text}); retry, or raise --request-timeout",
+            status.code
         ),
-        408 | 504 => format!("cannot {action}: the API server timed out ({} {text}); retry, or raise --request-timeout", status.code),
         code @ 500..=599 => format!(
             "cannot {action}: the API server at {server} failed ({code} {}); retry when the control plane is healthy",
-            if text.is_empty() { status.reason.as_str() } else { text }
+            if text.is_empty() {
+                status.reason.as_str()
+            } else {
+                text
+            }
         ),
-        code => format!("cannot {action}: the API server answered {code} {}: {text}", status.reason),
+        code => format!(
+            "cannot {action}: the API server answered {code} {}: {text}",
+            status.reason
+        ),
     }
 }
 
@@ -105,16 +120,28 @@ fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str)
             last_cause(err)
         );
     }
-    if lower.contains("dns error") || lower.contains("failed to lookup") || lower.contains("name or service not known") {
-        return format!("cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address");
+    if lower.contains("dns error")
+        || lower.contains("failed to lookup")
+        || lower.contains("name or service not known")
+    {
+        return format!(
+            "cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address"
+        );
     }
     format!("cannot {action} at {server}: {}", last_cause(err))
 }
 
 fn looks_like_tls(lower: &str) -> bool {
-    ["tls", "certificate", "handshake", "corrupt message", "invalidcontenttype", "unknownissuer"]
-        .iter()
-        .any(|needle| lower.contains(needle))
+    [
+        "tls",
+        "certificate",
+        "handshake",
+        "corrupt message",
+        "invalidcontenttype",
+        "unknownissuer",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle))
 }
 
 fn io_error_kind(err: &(dyn StdError + 'static)) -> Option<std::io::ErrorKind> {

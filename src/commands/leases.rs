@@ -15,7 +15,16 @@ pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Resul
     match global.output {
         format if format.is_structured() => render::write_structured(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}
-        format => render::leases::write_table(&mut ui.out, &report, format == OutputFormat::Wide, ui.style)?,
+        format => render::leases::write_table(
+            &mut ui.out,
+            &report,
+            format == OutputFormat::Wide,
+            ui.style,
+        )?,
     }
-    Ok(if args.fail_on.is_failure(&report.analysis.findings) { Exit::Findings } else { Exit::Healthy })
+    Ok(if args.fail_on.is_failure(&report.analysis.findings) {
+        Exit::Findings
+    } else {
+        Exit::Healthy
+    })
 }

@@ -38,9 +38,18 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
         Distro::K3s
     });
     let now = match (global.now, state.origin.is_dump(), state.newest_timestamp) {
-        (Some(time), _, _) => Now { time, source: NowSource::Flag },
-        (None, true, Some(time)) => Now { time, source: NowSource::NewestInDump },
-        _ => Now { time: Timestamp::now(), source: NowSource::LocalClock },
+        (Some(time), _, _) => Now {
+            time,
+            source: NowSource::Flag,
+        },
+        (None, true, Some(time)) => Now {
+            time,
+            source: NowSource::NewestInDump,
+        },
+        _ => Now {
+            time: Timestamp::now(),
+            source: NowSource::LocalClock,
+        },
     };
     Ok(Loaded { state, distro, now })
 }

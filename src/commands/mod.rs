@@ -21,8 +21,20 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn new(out: Box<dyn Write + Send + Sync>, err: Box<dyn Write + Send>, style: Style, verbose: u8, quiet: bool) -> Ui {
-        Ui { out, err: Mutex::new(err), style, verbose, quiet }
+    pub fn new(
+        out: Box<dyn Write + Send + Sync>,
+        err: Box<dyn Write + Send>,
+        style: Style,
+        verbose: u8,
+        quiet: bool,
+    ) -> Ui {
+        Ui {
+            out,
+            err: Mutex::new(err),
+            style,
+            verbose,
+            quiet,
+        }
     }
 
     /// A line on stderr unless `-q`.

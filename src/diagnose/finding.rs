@@ -66,7 +66,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(severity: Severity, code: FindingCode, object: impl Into<String>, message: impl Into<String>) -> Finding {
+    pub fn new(
+        severity: Severity,
+        code: FindingCode,
+        object: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Finding {
         Finding {
             severity,
             code,
@@ -112,14 +117,23 @@ mod tests {
 
     #[test]
     fn codes_serialise_as_their_stable_names() {
-        for code in [FindingCode::LeaseSplit, FindingCode::LeaseCopiesDisagree, FindingCode::DumpIncomplete] {
+        for code in [
+            FindingCode::LeaseSplit,
+            FindingCode::LeaseCopiesDisagree,
+            FindingCode::DumpIncomplete,
+        ] {
             assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
         }
     }
 
     #[test]
     fn fail_on_thresholds() {
-        let warn = [Finding::new(Severity::Warning, FindingCode::MixedVersions, "x", "y")];
+        let warn = [Finding::new(
+            Severity::Warning,
+            FindingCode::MixedVersions,
+            "x",
+            "y",
+        )];
         assert!(!FailOn::Error.is_failure(&warn));
         assert!(FailOn::Warning.is_failure(&warn));
         assert!(!FailOn::Never.is_failure(&warn));

@@ -19,7 +19,12 @@ pub struct VerdictVersion {
 /// The fix lives in the `-etcd` leader's callback (k3s-io/k3s#10047 starts the informers
 /// there), so the `-etcd` holder's version decides; then the `<prog>` holder's; then the
 /// oldest server's.
-pub fn verdict_version(state: &ClusterState, distro: Distro, core: &LockStatus, etcd: &LockStatus) -> Option<VerdictVersion> {
+pub fn verdict_version(
+    state: &ClusterState,
+    distro: Distro,
+    core: &LockStatus,
+    etcd: &LockStatus,
+) -> Option<VerdictVersion> {
     let holder_version = |lock: &LockStatus| {
         let holder = lock.holder.as_deref()?;
         let (node, _) = node_for_identity(state.nodes(), distro, holder)?;
@@ -119,11 +124,20 @@ pub fn split_finding(
 
 /// The manual repair: move `<prog>` onto the `-etcd` holder (facts §1.9). On MultiLock
 /// versions both copies must change together (facts §1.8).
-fn move_command(distro: Distro, style: Option<LockStyle>, lock: &str, to: &str, from: &str) -> String {
+fn move_command(
+    distro: Distro,
+    style: Option<LockStyle>,
+    lock: &str,
+    to: &str,
+    from: &str,
+) -> String {
     let patch = format!(
         "kubectl -n kube-system patch lease {lock} --type merge -p '{{\"spec\":{{\"holderIdentity\":\"{to}\"}}}}'"
     );
-    let restart = format!("the {} service on {from} then restarts once", distro.server_unit());
+    let restart = format!(
+        "the {} service on {from} then restarts once",
+        distro.server_unit()
+    );
     match style {
         Some(LockStyle::ConfigMapAndLease) => format!(
             "move {lock} to {to}: {patch}, and set holderIdentity to {to:?} in the \

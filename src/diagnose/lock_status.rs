@@ -183,7 +183,9 @@ pub fn examine_lock(
     status.holder = Some(record.holder_identity.clone());
     status.acquire_time = record.acquire_time;
     status.renew_time = record.renew_time;
-    status.renewed_seconds_ago = record.renew_time.map(|t| input.now.duration_since(t).as_secs());
+    status.renewed_seconds_ago = record
+        .renew_time
+        .map(|t| input.now.duration_since(t).as_secs());
     status.lease_duration_seconds = record.lease_duration_seconds;
     status.transitions = record.transitions;
 
@@ -256,7 +258,11 @@ fn is_expired(record: &LockRecord, now: Timestamp) -> bool {
 }
 
 fn shown(holder: &str) -> String {
-    if holder.is_empty() { "nobody (released)".to_string() } else { holder.to_string() }
+    if holder.is_empty() {
+        "nobody (released)".to_string()
+    } else {
+        holder.to_string()
+    }
 }
 
 fn missing_state(
@@ -298,7 +304,12 @@ fn missing_state(
     LockState::Missing
 }
 
-fn released_finding(input: &LockInputs<'_>, name: &str, object: &str, record: &LockRecord) -> Finding {
+fn released_finding(
+    input: &LockInputs<'_>,
+    name: &str,
+    object: &str,
+    record: &LockRecord,
+) -> Finding {
     // A released lock is normal for a moment during a graceful restart; it is a problem once
     // candidates have had a full lease duration to take it.
     let since = record.renew_time.map(|t| input.now.duration_since(t));
@@ -309,12 +320,16 @@ fn released_finding(input: &LockInputs<'_>, name: &str, object: &str, record: &L
     let (severity, message) = if stuck {
         (
             Severity::Error,
-            format!("{name} was released{when} and no server has taken it since: its controllers run nowhere"),
+            format!(
+                "{name} was released{when} and no server has taken it since: its controllers run nowhere"
+            ),
         )
     } else {
         (
             Severity::Warning,
-            format!("{name} was released{when} (a graceful restart); a server should take it within seconds"),
+            format!(
+                "{name} was released{when} (a graceful restart); a server should take it within seconds"
+            ),
         )
     };
     Finding::new(severity, FindingCode::LeaseReleased, object, message).fix(format!(
@@ -370,7 +385,10 @@ fn holder_node(
                 Severity::Error,
                 FindingCode::LeaseHolderNotReady,
                 object,
-                format!("{name} is held by {holder}, whose Node {} {problem}", node.name),
+                format!(
+                    "{name} is held by {holder}, whose Node {} {problem}",
+                    node.name
+                ),
             )
             .fix(format!(
                 "check the {} service on {}; another server takes over once the lock expires",

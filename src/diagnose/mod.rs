@@ -6,3 +6,6 @@ pub mod finding;
 pub mod lease_split;
 pub mod leases;
 pub mod lock_status;
+
+#[cfg(test)]
+pub mod test_cluster;

@@ -173,7 +173,11 @@ pub fn node_for_identity<'a>(
         n.hostname_annotation(distro) == Some(identity)
     })
     .or_else(|| by(IdentityMatch::NodeName, &|n| n.name == identity))
-    .or_else(|| by(IdentityMatch::HostnameLabel, &|n| n.hostname_label() == Some(identity)))
+    .or_else(|| {
+        by(IdentityMatch::HostnameLabel, &|n| {
+            n.hostname_label() == Some(identity)
+        })
+    })
 }
 
 #[cfg(test)]
@@ -187,7 +191,10 @@ mod tests {
             annotations.insert("k3s.io/hostname".into(), json!(h));
         }
         let mut labels = serde_json::Map::new();
-        labels.insert("node-role.kubernetes.io/control-plane".into(), json!("true"));
+        labels.insert(
+            "node-role.kubernetes.io/control-plane".into(),
+            json!("true"),
+        );
         if let Some(l) = label {
             labels.insert("kubernetes.io/hostname".into(), json!(l));
         }
@@ -207,15 +214,27 @@ mod tests {
         // Node "b" is called "a" by its kernel; node "a" has hostname "c".
         let nodes = [node("a", Some("c"), None), node("b", Some("a"), None)];
         let (n, how) = node_for_identity(&nodes, Distro::K3s, "a").unwrap();
-        assert_eq!((n.name.as_str(), how), ("b", IdentityMatch::HostnameAnnotation));
+        assert_eq!(
+            (n.name.as_str(), how),
+            ("b", IdentityMatch::HostnameAnnotation)
+        );
     }
 
     #[test]
     fn falls_back_to_name_then_label() {
-        let nodes = [node("srv-1", None, Some("srv-1.lan")), node("srv-2", None, None)];
-        assert_eq!(node_for_identity(&nodes, Distro::K3s, "srv-2").unwrap().1, IdentityMatch::NodeName);
+        let nodes = [
+            node("srv-1", None, Some("srv-1.lan")),
+            node("srv-2", None, None),
+        ];
+        assert_eq!(
+            node_for_identity(&nodes, Distro::K3s, "srv-2").unwrap().1,
+            IdentityMatch::NodeName
+        );
         let (n, how) = node_for_identity(&nodes, Distro::K3s, "srv-1.lan").unwrap();
-        assert_eq!((n.name.as_str(), how), ("srv-1", IdentityMatch::HostnameLabel));
+        assert_eq!(
+            (n.name.as_str(), how),
+            ("srv-1", IdentityMatch::HostnameLabel)
+        );
         assert!(node_for_identity(&nodes, Distro::K3s, "SRV-2").is_none());
         assert!(node_for_identity(&nodes, Distro::K3s, "").is_none());
     }

@@ -5,9 +5,19 @@ use std::io::Write;
 use super::style::Style;
 use crate::diagnose::finding::{Finding, Severity};
 
-pub fn write_findings(out: &mut dyn Write, findings: &[Finding], style: Style) -> std::io::Result<()> {
+pub fn write_findings(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    style: Style,
+) -> std::io::Result<()> {
     for f in findings {
-        writeln!(out, "{} {}  {}", style.severity(f.severity), style.bold(f.code.as_str()), f.object)?;
+        writeln!(
+            out,
+            "{} {}  {}",
+            style.severity(f.severity),
+            style.bold(f.code.as_str()),
+            f.object
+        )?;
         writeln!(out, "        {}", f.message)?;
         if !f.remediation.is_empty() {
             writeln!(out, "        fix: {}", f.remediation)?;
@@ -19,7 +29,11 @@ pub fn write_findings(out: &mut dyn Write, findings: &[Finding], style: Style) -
 
 pub fn summary_line(findings: &[Finding]) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-    let (errors, warnings, infos) = (count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+    let (errors, warnings, infos) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
     if findings.is_empty() {
         return "healthy: no findings".to_string();
     }

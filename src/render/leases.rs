@@ -12,7 +12,12 @@ use crate::diagnose::cluster_summary::ClusterSummary;
 use crate::diagnose::lock_status::{LockState, LockStatus};
 use crate::report::LeaseReport;
 
-pub fn write_table(out: &mut dyn Write, report: &LeaseReport, wide: bool, style: Style) -> std::io::Result<()> {
+pub fn write_table(
+    out: &mut dyn Write,
+    report: &LeaseReport,
+    wide: bool,
+    style: Style,
+) -> std::io::Result<()> {
     let a = &report.analysis;
     writeln!(out, "{}", cluster_line(&a.cluster))?;
     let verdict = match (&a.verdict_version, &a.verdict_version_from) {
@@ -27,7 +32,18 @@ pub fn write_table(out: &mut dyn Write, report: &LeaseReport, wide: bool, style:
     )?;
     writeln!(out)?;
 
-    let mut header = vec!["LOCK", "HOLDER", "NODE", "KIND", "STATE", "RENEWED", "DURATION", "TRANSITIONS", "NODE STATUS", "ROLES"];
+    let mut header = vec![
+        "LOCK",
+        "HOLDER",
+        "NODE",
+        "KIND",
+        "STATE",
+        "RENEWED",
+        "DURATION",
+        "TRANSITIONS",
+        "NODE STATUS",
+        "ROLES",
+    ];
     if wide {
         header.extend(["ACQUIRED", "VERSION", "MATCHED BY"]);
     }
@@ -41,7 +57,15 @@ pub fn write_table(out: &mut dyn Write, report: &LeaseReport, wide: bool, style:
 
     if wide && !a.other_elections.is_empty() {
         writeln!(out)?;
-        let mut table = plain_table(&["OTHER ELECTION", "HOLDER", "NODE", "RENEWED", "DURATION", "TRANSITIONS", "ACQUIRED"]);
+        let mut table = plain_table(&[
+            "OTHER ELECTION",
+            "HOLDER",
+            "NODE",
+            "RENEWED",
+            "DURATION",
+            "TRANSITIONS",
+            "ACQUIRED",
+        ]);
         for e in &a.other_elections {
             table.add_row(vec![
                 e.name.clone(),
@@ -63,15 +87,25 @@ pub fn write_table(out: &mut dyn Write, report: &LeaseReport, wide: bool, style:
 
 fn cluster_line(c: &ClusterSummary) -> String {
     if !c.nodes_known {
-        return format!("{} cluster: nodes unknown (none in the input)", c.distro.product());
+        return format!(
+            "{} cluster: nodes unknown (none in the input)",
+            c.distro.product()
+        );
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let versions = match c.versions.as_slice() {
         [] => "no nodes".to_string(),
         [only] => format!("{} on all nodes", only.version),
-        many => many.iter().map(|g| format!("{} ({})", g.version, g.nodes.len())).collect::<Vec<_>>().join(", "),
+        many => many
+            .iter()
+            .map(|g| format!("{} ({})", g.version, g.nodes.len()))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
-    let style = c.lock_style.map(|s| s.describe()).unwrap_or("unknown (no server version)");
+    let style = c
+        .lock_style
+        .map(|s| s.describe())
+        .unwrap_or("unknown (no server version)");
     format!(
         "{} cluster: {} ({} etcd), {}; {versions}; locks: {style}",
         c.distro.product(),
@@ -98,7 +132,9 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
     let node = lock.node.as_ref();
     let node_name = match (node, &lock.holder) {
         (Some(n), _) => n.name.clone(),
-        (None, Some(h)) if !h.is_empty() && lock.state != LockState::NotApplicable => "(no such node)".to_string(),
+        (None, Some(h)) if !h.is_empty() && lock.state != LockState::NotApplicable => {
+            "(no such node)".to_string()
+        }
         _ => "-".to_string(),
     };
     let mut row = vec![
@@ -110,14 +146,22 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
         ago(lock.renewed_seconds_ago),
         secs(lock.lease_duration_seconds),
         num(lock.transitions),
-        node.map(|n| n.readiness.label().to_string()).unwrap_or_else(|| "-".into()),
-        node.map(|n| if n.roles.is_empty() { "<none>".to_string() } else { n.roles.join(",") })
+        node.map(|n| n.readiness.label().to_string())
             .unwrap_or_else(|| "-".into()),
+        node.map(|n| {
+            if n.roles.is_empty() {
+                "<none>".to_string()
+            } else {
+                n.roles.join(",")
+            }
+        })
+        .unwrap_or_else(|| "-".into()),
     ];
     if wide {
         row.extend([
             time(lock.acquire_time),
-            node.map(|n| n.version.clone()).unwrap_or_else(|| "-".into()),
+            node.map(|n| n.version.clone())
+                .unwrap_or_else(|| "-".into()),
             node.map(|n| {
                 serde_json::to_value(n.matched_by)
                     .ok()
@@ -137,7 +181,9 @@ fn ago(seconds: Option<i64>) -> String {
 }
 
 fn secs(seconds: Option<i64>) -> String {
-    seconds.map(|s| format!("{s}s")).unwrap_or_else(|| "-".into())
+    seconds
+        .map(|s| format!("{s}s"))
+        .unwrap_or_else(|| "-".into())
 }
 
 fn num(n: Option<i64>) -> String {
@@ -145,5 +191,6 @@ fn num(n: Option<i64>) -> String {
 }
 
 fn time(t: Option<jiff::Timestamp>) -> String {
-    t.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()).unwrap_or_else(|| "-".into())
+    t.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|| "-".into())
 }

@@ -25,7 +25,11 @@ impl OutputFormat {
 }
 
 /// JSON (pretty, newline-terminated) or YAML of a report.
-pub fn write_structured<T: Serialize>(out: &mut dyn Write, format: OutputFormat, report: &T) -> anyhow::Result<()> {
+pub fn write_structured<T: Serialize>(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    report: &T,
+) -> anyhow::Result<()> {
     match format {
         OutputFormat::Yaml => out.write_all(serde_yaml_ng::to_string(report)?.as_bytes())?,
         _ => {

@@ -22,6 +22,10 @@ impl Style {
     }
 
     pub fn bold(self, text: &str) -> String {
-        if self.color { format!("\x1b[1m{text}\x1b[0m") } else { text.to_string() }
+        if self.color {
+            format!("\x1b[1m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
     }
 }

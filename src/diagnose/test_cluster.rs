@@ -1,0 +1,175 @@
+//! Builds `ClusterState`s for unit tests, the way a real k3s/RKE2 cluster shapes its objects.
+
+use jiff::{SignedDuration, Timestamp};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use serde_json::{Value, json};
+
+use crate::cluster::{ClusterState, Origin};
+use crate::distro::Distro;
+use crate::model::configmap::ConfigMapFacts;
+use crate::model::lease::LeaseFacts;
+use crate::model::node::NodeFacts;
+
+pub const NOW: &str = "2024-05-31T12:10:40Z";
+
+pub fn now() -> Timestamp {
+    NOW.parse().unwrap()
+}
+
+fn ago(secs: i64) -> Timestamp {
+    now() - SignedDuration::from_secs(secs)
+}
+
+pub struct TestCluster {
+    distro: Distro,
+    state: ClusterState,
+}
+
+impl TestCluster {
+    pub fn new(distro: Distro) -> TestCluster {
+        TestCluster {
+            distro,
+            state: ClusterState {
+                origin: Origin::Live {
+                    server: "https://test".into(),
+                },
+                nodes: Some(Vec::new()),
+                leases: Some(Vec::new()),
+                configmaps: Some(Vec::new()),
+                ..ClusterState::default()
+            },
+        }
+    }
+
+    pub fn k3s() -> TestCluster {
+        TestCluster::new(Distro::K3s)
+    }
+
+    fn node(&mut self, name: &str, hostname: &str, version: &str, roles: &[&str], ready: &str) {
+        let mut labels = serde_json::Map::new();
+        labels.insert("kubernetes.io/hostname".into(), json!(name));
+        for role in roles {
+            labels.insert(format!("node-role.kubernetes.io/{role}"), json!("true"));
+        }
+        let node: Node = serde_json::from_value(json!({
+            "metadata": {"name": name, "labels": labels,
+                         "annotations": {self.distro.hostname_annotation(): hostname}},
+            "status": {
+                "conditions": [{"type": "Ready", "status": ready}],
+                "nodeInfo": {"kubeletVersion": version, "architecture": "amd64", "bootID": "", "containerRuntimeVersion": "",
+                             "kernelVersion": "", "kubeProxyVersion": version, "machineID": "", "operatingSystem": "linux",
+                             "osImage": "", "systemUUID": ""}
+            }
+        }))
+        .unwrap();
+        self.state
+            .nodes
+            .get_or_insert_with(Vec::new)
+            .push(NodeFacts::from_api(&node));
+    }
+
+    /// A Ready server (control-plane, etcd, master) whose hostname is its node name.
+    pub fn server(mut self, name: &str, version: &str) -> Self {
+        self.node(
+            name,
+            name,
+            version,
+            &["control-plane", "etcd", "master"],
+            "True",
+        );
+        self
+    }
+
+    /// A server whose kernel hostname differs from its node name (`--node-name`, cloud names).
+    pub fn server_named(mut self, node: &str, hostname: &str, version: &str) -> Self {
+        self.node(
+            node,
+            hostname,
+            version,
+            &["control-plane", "etcd", "master"],
+            "True",
+        );
+        self
+    }
+
+    pub fn not_ready_server(mut self, name: &str, version: &str) -> Self {
+        self.node(
+            name,
+            name,
+            version,
+            &["control-plane", "etcd", "master"],
+            "False",
+        );
+        self
+    }
+
+    pub fn agent(mut self, name: &str, version: &str) -> Self {
+        self.node(name, name, version, &[], "True");
+        self
+    }
+
+    /// A Lease renewed `secs_ago` seconds before `NOW`.
+    pub fn lease(mut self, name: &str, holder: &str, secs_ago: i64) -> Self {
+        let lease: Lease = serde_json::from_value(lease_json(name, holder, secs_ago)).unwrap();
+        self.state
+            .leases
+            .get_or_insert_with(Vec::new)
+            .push(LeaseFacts::from_api(&lease));
+        self
+    }
+
+    /// A ConfigMap lock copy (annotation) renewed `secs_ago` seconds before `NOW`.
+    pub fn configmap_lock(self, name: &str, holder: &str, secs_ago: i64) -> Self {
+        let record = json!({
+            "holderIdentity": holder, "leaseDurationSeconds": if holder.is_empty() { 1 } else { 45 },
+            "acquireTime": ago(3600).strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            "renewTime": ago(secs_ago).strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            "leaderTransitions": 1
+        });
+        self.configmap_annotation(name, &record.to_string())
+    }
+
+    pub fn configmap_annotation(mut self, name: &str, value: &str) -> Self {
+        let cm: ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": "kube-system",
+                         "annotations": {"control-plane.alpha.kubernetes.io/leader": value}}
+        }))
+        .unwrap();
+        self.state
+            .configmaps
+            .get_or_insert_with(Vec::new)
+            .push(ConfigMapFacts::from_api(&cm));
+        self
+    }
+
+    pub fn as_dump(mut self) -> Self {
+        self.state.origin = Origin::Dump {
+            paths: vec!["dump".into()],
+        };
+        self
+    }
+
+    pub fn without_nodes(mut self) -> Self {
+        self.state.nodes = None;
+        self
+    }
+
+    pub fn build(self) -> ClusterState {
+        self.state
+    }
+}
+
+pub fn lease_json(name: &str, holder: &str, secs_ago: i64) -> Value {
+    let micro = |t: Timestamp| t.strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string();
+    json!({
+        "metadata": {"name": name, "namespace": "kube-system"},
+        "spec": {
+            "holderIdentity": holder,
+            "leaseDurationSeconds": if holder.is_empty() { 1 } else { 45 },
+            "acquireTime": micro(ago(3600)),
+            "renewTime": micro(ago(secs_ago)),
+            "leaseTransitions": 1
+        }
+    })
+}
