@@ -481,7 +481,7 @@ mod tests {
 
     #[test]
     fn ordering_puts_candidates_before_releases() {
-        let mut vs = vec![
+        let mut vs = [
             v("v1.29.6+k3s1"),
             v("v1.29.6-rc1+k3s1"),
             v("v1.29.4+k3s2"),

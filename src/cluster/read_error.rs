@@ -100,6 +100,14 @@ fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str)
             _ => {}
         }
     }
+    if lower.contains("connection closed before message completed")
+        || lower.contains("incomplete message")
+    {
+        return format!(
+            "cannot {action}: {server} closed the connection before answering; retry, and check any load \
+             balancer or proxy in front of the API server"
+        );
+    }
     if looks_like_tls(&lower) {
         return format!(
             "cannot {action}: TLS handshake with {server} failed ({}); check the kubeconfig's server address \

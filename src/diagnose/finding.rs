@@ -89,7 +89,7 @@ impl Finding {
 
 /// Most severe first; stable otherwise, so related findings stay together.
 pub fn rank(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 
 /// The threshold of `--fail-on`.

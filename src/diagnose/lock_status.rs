@@ -189,10 +189,11 @@ pub fn examine_lock(
     status.lease_duration_seconds = record.lease_duration_seconds;
     status.transitions = record.transitions;
 
-    if let (Some(l), Some(c)) = (&counted_lease, &counted_cm) {
-        if l.holder_identity != c.holder_identity {
-            status.state = LockState::Disagreeing;
-            findings.push(
+    if let (Some(l), Some(c)) = (&counted_lease, &counted_cm)
+        && l.holder_identity != c.holder_identity
+    {
+        status.state = LockState::Disagreeing;
+        findings.push(
                 Finding::new(
                     Severity::Error,
                     FindingCode::LeaseCopiesDisagree,
@@ -210,7 +211,6 @@ pub fn examine_lock(
                      control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{name}"
                 )),
             );
-        }
     }
     if record.is_released() {
         status.state = LockState::Released;

@@ -39,3 +39,22 @@ pub fn write_structured<T: Serialize>(
     }
     Ok(())
 }
+
+/// `k3sdoctor ... | head` closes stdout early; that is the reader's choice, not an error,
+/// and the exit code still reports what was found.
+pub fn tolerate_closed_pipe(result: anyhow::Result<()>) -> anyhow::Result<()> {
+    match result {
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+                    || c.downcast_ref::<serde_json::Error>()
+                        .and_then(|j| j.io_error_kind())
+                        == Some(std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}

@@ -1,0 +1,214 @@
+//! Every way reading can fail: one line on stderr naming what failed and what to do, exit 3.
+
+use std::time::Duration;
+
+use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{lease, server};
+
+fn small_cluster() -> FakeApi {
+    let fake = FakeApi::start();
+    for o in [
+        server("s1", "v1.29.4+k3s1"),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ] {
+        fake.put(o);
+    }
+    fake
+}
+
+#[test]
+fn unreachable_server() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    k3sdoctor(["leases"])
+        .kubeconfig_for(&format!("http://127.0.0.1:{port}"), "admin-token")
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("cannot list")
+        .stderr_has("connection refused");
+}
+
+#[test]
+fn tls_failure() {
+    let fake = small_cluster();
+    let https = fake.url().replace("http://", "https://");
+    k3sdoctor(["leases"])
+        .kubeconfig_for(&https, "admin-token")
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("TLS handshake with https://127.0.0.1");
+}
+
+#[test]
+fn bad_token_is_401() {
+    let fake = small_cluster();
+    k3sdoctor(["leases"])
+        .kubeconfig_for(&fake.url(), "stolen-token")
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("401 Unauthorized")
+        .stderr_has("refresh the token");
+}
+
+#[test]
+fn no_rights_is_403_naming_the_permission() {
+    let fake = small_cluster();
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::Nobody)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("forbidden (403)")
+        .stderr_has("cannot list resource")
+        .stderr_has("read-only ClusterRole");
+}
+
+#[test]
+fn missing_kubeconfig_file() {
+    k3sdoctor(["leases", "--kubeconfig", "/nonexistent/k3s.yaml"])
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("cannot read kubeconfig /nonexistent/k3s.yaml");
+}
+
+#[test]
+fn no_kubeconfig_anywhere_names_the_k3s_and_rke2_paths() {
+    k3sdoctor(["leases"])
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("no kubeconfig found")
+        .stderr_has("/etc/rancher/k3s/k3s.yaml")
+        .stderr_has("/etc/rancher/rke2/rke2.yaml");
+}
+
+#[test]
+fn kubeconfig_variable_naming_nothing() {
+    k3sdoctor(["leases"])
+        .env("KUBECONFIG", "/nope/a:/nope/b")
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("KUBECONFIG names no file that exists");
+}
+
+#[test]
+fn unknown_context() {
+    let fake = small_cluster();
+    k3sdoctor(["leases", "--context", "prod"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("context \"prod\"");
+}
+
+#[test]
+fn unreadable_dump() {
+    k3sdoctor(["leases", "--from-file", "/nonexistent/dump.yaml"])
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("cannot read dump /nonexistent/dump.yaml");
+}
+
+#[test]
+fn malformed_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: [List\n").unwrap();
+    k3sdoctor(["leases", "--from-file"])
+        .arg(bad.display().to_string())
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("cannot parse dump file");
+
+    let object = dir.path().join("object.yaml");
+    std::fs::write(
+        &object,
+        "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: k3s, namespace: kube-system}\nspec: {renewTime: yesterday}\n",
+    )
+    .unwrap();
+    k3sdoctor(["leases", "--from-file"])
+        .arg(object.display().to_string())
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("Lease k3s is malformed");
+}
+
+#[test]
+fn verbose_adds_the_cause_chain() {
+    let fake = small_cluster();
+    let out = k3sdoctor(["leases", "-v"])
+        .kubeconfig_for(&fake.url(), "stolen-token")
+        .run();
+    out.code(3).stderr_has("  cause: ");
+}
+
+#[test]
+fn slow_answer_hits_the_request_timeout() {
+    let fake = small_cluster();
+    fake.inject(Fault::new(
+        Some("GET"),
+        "/leases",
+        FaultAction::Delay(Duration::from_secs(5)),
+    ));
+    k3sdoctor(["leases", "--request-timeout", "300ms"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("request timeout");
+}
+
+#[test]
+fn server_errors_and_garbage_bodies() {
+    let fake = small_cluster();
+    fake.inject(Fault::new(Some("GET"), "/leases", FaultAction::Status(503)));
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("503");
+
+    let fake = small_cluster();
+    fake.inject(Fault::new(
+        Some("GET"),
+        "/api/v1/nodes",
+        FaultAction::Raw {
+            status: 200,
+            content_type: "text/html".into(),
+            body: b"<html>login</html>".to_vec(),
+        },
+    ));
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("not the expected JSON");
+
+    let fake = small_cluster();
+    fake.inject(Fault::new(
+        Some("GET"),
+        "/api/v1/nodes",
+        FaultAction::DropConnection,
+    ));
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("closed the connection");
+}

@@ -1,0 +1,11 @@
+//! End-to-end tests: the built binary over real HTTP against the in-repo fake API server,
+//! with a generated kubeconfig, and against dumps.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod dump_vs_live;
+mod errors;
+mod generated_files;
+mod leases;
+mod report;

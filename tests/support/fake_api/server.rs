@@ -1,0 +1,207 @@
+//! The HTTP/1.1 server: an accept loop with hyper's `serve_connection` per socket, so a fault can
+//! drop a connection mid-request. Bodies up to 2048 bytes carry `Content-Length`, larger ones are
+//! chunked, like the apiserver (README "Other").
+
+use super::RequestRecord;
+use super::faults::{self, FaultAction};
+use super::handlers::{self, MAX_BODY_BYTES, Query, Request};
+use super::resources;
+use super::state::State;
+use super::status::{self, Reply};
+use super::store::new_uid;
+use http_body_util::BodyExt;
+use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use tokio::sync::Notify;
+
+/// A response body sent in one piece, with or without a known length.
+pub(crate) struct OneShotBody {
+    data: Option<Bytes>,
+    chunked: bool,
+}
+
+impl Body for OneShotBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(self.get_mut().data.take().map(|d| Ok(Frame::data(d))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.data.is_none()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match (&self.data, self.chunked) {
+            (_, true) => SizeHint::default(),
+            (Some(d), false) => SizeHint::with_exact(d.len() as u64),
+            (None, false) => SizeHint::with_exact(0),
+        }
+    }
+}
+
+/// Accept connections until `shutdown` is notified.
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    state: Arc<Mutex<State>>,
+    shutdown: Arc<Notify>,
+) {
+    loop {
+        let accepted = tokio::select! {
+            _ = shutdown.notified() => break,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((stream, _)) = accepted else { continue };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let kill = Arc::new(Notify::new());
+            let kill_from_service = kill.clone();
+            let service = service_fn(move |req| {
+                let state = state.clone();
+                let kill = kill_from_service.clone();
+                async move { Ok::<_, Infallible>(respond(req, state, kill).await) }
+            });
+            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = connection => {}
+                // Dropping the connection future closes the socket without an answer.
+                _ = kill.notified() => {}
+            }
+        });
+    }
+}
+
+async fn read_body(mut body: Incoming) -> (Vec<u8>, bool) {
+    let mut data = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { break };
+        if let Ok(chunk) = frame.into_data() {
+            data.extend_from_slice(&chunk);
+            if data.len() > MAX_BODY_BYTES {
+                return (data, true);
+            }
+        }
+    }
+    (data, false)
+}
+
+fn header(req: &hyper::Request<Incoming>, name: &str) -> Option<String> {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+async fn respond(
+    req: hyper::Request<Incoming>,
+    state: Arc<Mutex<State>>,
+    kill: Arc<Notify>,
+) -> hyper::Response<OneShotBody> {
+    let method = req.method().as_str().to_string();
+    let path = req.uri().path().to_string();
+    let raw_query = req.uri().query().unwrap_or("").to_string();
+    let user_agent = header(&req, "user-agent");
+    let authorization = header(&req, "authorization");
+    let content_type = header(&req, "content-type");
+    let (body, body_too_large) = read_body(req.into_body()).await;
+    let request = Request {
+        method: method.clone(),
+        path: path.clone(),
+        query: Query::parse(&raw_query),
+        user_agent: user_agent.clone(),
+        authorization: authorization.clone(),
+        content_type,
+        body,
+        body_too_large,
+    };
+    let target = if raw_query.is_empty() {
+        path.clone()
+    } else {
+        format!("{path}?{raw_query}")
+    };
+    let (index, fault) = {
+        let mut st = state.lock().expect("fake api state");
+        st.requests.push(RequestRecord {
+            method: method.clone(),
+            path: path.clone(),
+            query: raw_query.clone(),
+            user_agent,
+            authorization: authorization.clone(),
+            body: String::from_utf8_lossy(&request.body).into_owned(),
+            status: 0,
+        });
+        let index = st.requests.len() - 1;
+        let fault = faults::take_matching(&mut st.faults, &method, &target);
+        (index, fault)
+    };
+    let reply = match fault {
+        Some(FaultAction::DropConnection) => {
+            kill.notify_one();
+            // Never answers: the connection task drops the socket.
+            std::future::pending::<Reply>().await
+        }
+        Some(FaultAction::Status(code)) => {
+            let info = resources::request_info(&method, &path, &request.query);
+            let def = resources::by_plural(&info.api_group, &info.api_version, &info.resource);
+            status::for_code(code, def.map(|d| (d, info.name.as_str())))
+        }
+        Some(FaultAction::Raw {
+            status,
+            content_type,
+            body,
+        }) => Reply::raw(status, &content_type, body),
+        Some(FaultAction::Delay(delay)) => {
+            tokio::time::sleep(delay).await;
+            handlers::handle(&mut state.lock().expect("fake api state"), &request)
+        }
+        None => handlers::handle(&mut state.lock().expect("fake api state"), &request),
+    };
+    state.lock().expect("fake api state").requests[index].status = reply.status;
+    into_response(reply, authorization.is_none())
+}
+
+fn into_response(reply: Reply, anonymous: bool) -> hyper::Response<OneShotBody> {
+    let mut builder = hyper::Response::builder()
+        .status(reply.status)
+        .header("Audit-Id", new_uid())
+        .header("Cache-Control", "no-cache, private")
+        .header("Content-Type", reply.content_type.as_str());
+    for (name, value) in &reply.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    if !reply.no_flow_headers {
+        let (flow_schema, priority_level) = if anonymous {
+            (
+                "29d5c78e-e8c4-4efe-a40b-547adb145945",
+                "5acc88ba-6d7c-485e-a694-1905149ccddf",
+            )
+        } else {
+            (
+                "3013996f-e5d6-4e4d-a719-e780ee64d31c",
+                "fdcf479a-9933-42a2-bf25-d405d777b4c8",
+            )
+        };
+        builder = builder
+            .header("X-Kubernetes-Pf-Flowschema-Uid", flow_schema)
+            .header("X-Kubernetes-Pf-Prioritylevel-Uid", priority_level);
+    }
+    if reply.close {
+        builder = builder.header("Connection", "close");
+    }
+    let chunked = reply.body.len() > 2048;
+    let body = OneShotBody {
+        data: Some(Bytes::from(reply.body)),
+        chunked,
+    };
+    builder.body(body).expect("valid response")
+}

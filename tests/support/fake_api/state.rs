@@ -1,0 +1,33 @@
+//! Everything the server shares between connections, behind one mutex.
+
+use super::RequestRecord;
+use super::faults::Fault;
+use super::store::Store;
+
+/// The first resourceVersion handed out is `FIRST_RESOURCE_VERSION + 1`.
+pub(crate) const FIRST_RESOURCE_VERSION: u64 = 1000;
+
+pub(crate) struct State {
+    pub store: Store,
+    pub requests: Vec<RequestRecord>,
+    pub faults: Vec<Fault>,
+    /// Whether the ETCDSnapshotFile CRD is established (otherwise `k3s.cattle.io` is not served).
+    pub crd_installed: bool,
+    /// `/version` gitVersion.
+    pub git_version: String,
+    /// `host:port` the server listens on.
+    pub address: String,
+}
+
+impl State {
+    pub fn new(address: String) -> State {
+        State {
+            store: Store::new(FIRST_RESOURCE_VERSION),
+            requests: Vec::new(),
+            faults: Vec::new(),
+            crd_installed: true,
+            git_version: "v1.29.4+k3s1".to_string(),
+            address,
+        }
+    }
+}

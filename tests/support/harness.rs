@@ -1,0 +1,157 @@
+//! Runs the real `k3sdoctor` binary hermetically: its own HOME, no KUBECONFIG, no colour
+//! variables, so it never sees the developer's cluster.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::de::DeserializeOwned;
+
+use super::fake_api::{FakeApi, Role};
+
+pub struct Run {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    home: tempfile::TempDir,
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    command: String,
+}
+
+pub fn k3sdoctor<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    Run {
+        args: args.into_iter().map(|a| a.as_ref().to_string()).collect(),
+        env: Vec::new(),
+        home: tempfile::tempdir().expect("temp HOME"),
+    }
+}
+
+/// The repository root, for fixtures.
+pub fn repo_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+impl Run {
+    /// Point the run at a fake API server with the given role's token.
+    pub fn cluster(mut self, fake: &FakeApi, role: Role) -> Self {
+        let path = fake.write_kubeconfig(self.home.path(), role);
+        self.args.push("--kubeconfig".into());
+        self.args.push(path.display().to_string());
+        self
+    }
+
+    pub fn kubeconfig_for(mut self, server: &str, token: &str) -> Self {
+        let path = FakeApi::write_kubeconfig_for(self.home.path(), server, token);
+        self.args.push("--kubeconfig".into());
+        self.args.push(path.display().to_string());
+        self
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<str>) -> Self {
+        self.args.push(arg.as_ref().to_string());
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    pub fn run(self) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_k3sdoctor"));
+        cmd.args(&self.args)
+            .env_clear()
+            .env("HOME", self.home.path())
+            .stdin(Stdio::null());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run k3sdoctor");
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            command: format!("k3sdoctor {}", self.args.join(" ")),
+        }
+    }
+}
+
+impl Output {
+    /// Asserts the exit code, showing everything the run printed when it differs.
+    #[track_caller]
+    pub fn code(&self, expected: i32) -> &Self {
+        assert_eq!(
+            self.code, expected,
+            "exit code of `{}`\n--- stdout\n{}\n--- stderr\n{}",
+            self.command, self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stdout_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout of `{}` lacks {needle:?}:\n{}",
+            self.command,
+            self.stdout
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_has(&self, needle: &str) -> &Self {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr of `{}` lacks {needle:?}:\n{}",
+            self.command,
+            self.stderr
+        );
+        self
+    }
+
+    /// Errors are one line, never a panic or a backtrace.
+    #[track_caller]
+    pub fn one_line_error(&self) -> &Self {
+        let lines: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|l| !l.starts_with("note:"))
+            .collect();
+        assert_eq!(
+            lines.len(),
+            1,
+            "expected one error line from `{}`, got:\n{}",
+            self.command,
+            self.stderr
+        );
+        assert!(
+            lines[0].starts_with("k3sdoctor: error: "),
+            "{}",
+            self.stderr
+        );
+        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+        self
+    }
+
+    #[track_caller]
+    pub fn json<T: DeserializeOwned>(&self) -> T {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout of `{}` is not the expected JSON ({e}):\n{}",
+                self.command, self.stdout
+            )
+        })
+    }
+}

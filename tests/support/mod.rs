@@ -1,0 +1,7 @@
+//! Shared test support, included by each integration test crate with
+//! `#[path = "../support/mod.rs"] mod support;`.
+#![allow(dead_code)]
+
+pub mod fake_api;
+pub mod harness;
+pub mod objects;

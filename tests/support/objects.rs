@@ -1,0 +1,156 @@
+//! API objects shaped like a real k3s/RKE2 cluster's, for seeding the fake API server or
+//! writing dumps.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+/// Fixed reference time for tests that pass `--now`.
+pub const NOW: &str = "2024-05-31T12:10:40Z";
+
+/// `NOW` minus `secs`, in the Lease MicroTime format (exactly 6 fractional digits).
+pub fn micro_ago(secs: i64) -> String {
+    let t: jiff::Timestamp = NOW.parse().unwrap();
+    (t - jiff::SignedDuration::from_secs(secs))
+        .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")
+        .to_string()
+}
+
+fn seconds_ago(secs: i64) -> String {
+    let t: jiff::Timestamp = NOW.parse().unwrap();
+    (t - jiff::SignedDuration::from_secs(secs))
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+pub struct NodeSpec<'a> {
+    pub name: &'a str,
+    pub hostname: &'a str,
+    pub version: &'a str,
+    pub prog: &'a str,
+    pub server: bool,
+    pub ready: bool,
+}
+
+pub fn server(name: &str, version: &str) -> Value {
+    node(&NodeSpec {
+        name,
+        hostname: name,
+        version,
+        prog: prog_of(version),
+        server: true,
+        ready: true,
+    })
+}
+
+pub fn agent(name: &str, version: &str) -> Value {
+    node(&NodeSpec {
+        name,
+        hostname: name,
+        version,
+        prog: prog_of(version),
+        server: false,
+        ready: true,
+    })
+}
+
+fn prog_of(version: &str) -> &'static str {
+    if version.contains("rke2") {
+        "rke2"
+    } else {
+        "k3s"
+    }
+}
+
+pub fn node(spec: &NodeSpec<'_>) -> Value {
+    let mut labels = json!({
+        "kubernetes.io/hostname": spec.name,
+        "kubernetes.io/os": "linux",
+        "node.kubernetes.io/instance-type": spec.prog,
+    });
+    if spec.server {
+        for role in ["control-plane", "etcd", "master"] {
+            labels[format!("node-role.kubernetes.io/{role}")] = json!("true");
+        }
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": spec.name,
+            "labels": labels,
+            "annotations": { format!("{}.io/hostname", spec.prog): spec.hostname },
+        },
+        "status": {
+            "conditions": [{"type": "Ready", "status": if spec.ready { "True" } else { "False" },
+                            "reason": "KubeletReady", "lastHeartbeatTime": seconds_ago(30)}],
+            "nodeInfo": {"kubeletVersion": spec.version, "kubeProxyVersion": spec.version, "architecture": "amd64",
+                         "bootID": "b", "containerRuntimeVersion": "containerd://1.7.15-k3s1", "kernelVersion": "6.1.0",
+                         "machineID": "m", "operatingSystem": "linux", "osImage": "Debian GNU/Linux 12", "systemUUID": "u"}
+        }
+    })
+}
+
+/// A Lease renewed `secs_ago` seconds before `NOW` (`holder` "" = released).
+pub fn lease(name: &str, holder: &str, secs_ago: i64) -> Value {
+    json!({
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": name, "namespace": "kube-system"},
+        "spec": {
+            "holderIdentity": holder,
+            "leaseDurationSeconds": if holder.is_empty() { 1 } else { 45 },
+            "acquireTime": micro_ago(3600),
+            "renewTime": micro_ago(secs_ago),
+            "leaseTransitions": 2
+        }
+    })
+}
+
+/// The ConfigMap copy of a lock (≤ 1.27), with client-go's annotation.
+pub fn configmap_lock(name: &str, holder: &str, secs_ago: i64) -> Value {
+    let record = json!({
+        "holderIdentity": holder, "leaseDurationSeconds": 45, "acquireTime": seconds_ago(3600),
+        "renewTime": seconds_ago(secs_ago), "leaderTransitions": 2
+    });
+    json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "kube-system",
+                     "annotations": {"control-plane.alpha.kubernetes.io/leader": record.to_string()}}
+    })
+}
+
+/// Every object in a dump file or directory (Lists flattened), as the fixtures hold them.
+pub fn read_dump_objects(path: &Path) -> Vec<Value> {
+    let mut files = Vec::new();
+    if path.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        files.extend(entries);
+    } else {
+        files.push(path.to_path_buf());
+    }
+    let mut objects = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for doc in serde_yaml_ng::Deserializer::from_str(&text) {
+            let value: Value = serde::Deserialize::deserialize(doc).unwrap();
+            match value.get("items").and_then(Value::as_array) {
+                Some(items) => objects.extend(items.iter().cloned()),
+                None if !value.is_null() => objects.push(value),
+                None => {}
+            }
+        }
+    }
+    objects
+}
+
+/// Writes objects as one `kind: List` YAML file, as `kubectl get -o yaml` prints it.
+pub fn write_dump(path: &Path, objects: &[Value]) {
+    let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects});
+    std::fs::write(path, serde_yaml_ng::to_string(&list).unwrap()).unwrap();
+}
