@@ -59,6 +59,43 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
+            cand follow 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'k3sdoctor;leases;follow'= {
+            cand --to 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)'
+            cand --lease 'The lock to move: <prog> (default) or <prog>-etcd'
+            cand --timeout 'How long to wait for the takeover'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand --fix 'Write the change (after a server-side dry run and confirmation); without it only the plan is shown'
+            cand -y 'Do not ask for confirmation (needed without a terminal)'
+            cand --yes 'Do not ask for confirmation (needed without a terminal)'
+            cand --no-wait 'Do not wait for the target to take the lock over'
+            cand --force 'Skip the target and etcd-quorum checks (never the permission check)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'k3sdoctor;leases;help'= {
+            cand follow 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'k3sdoctor;leases;help;follow'= {
+        }
+        &'k3sdoctor;leases;help;help'= {
         }
         &'k3sdoctor;completions'= {
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
@@ -106,6 +143,9 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'k3sdoctor;help;leases'= {
+            cand follow 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
+        }
+        &'k3sdoctor;help;leases;follow'= {
         }
         &'k3sdoctor;help;completions'= {
         }

@@ -17,6 +17,17 @@ Exit codes:
   3  could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)
   4  a repair was attempted but not completed or not verified";
 
+const FOLLOW_EXAMPLES: &str = "\
+Examples:
+  # Show what would move, its impact and the safety checks; writes nothing
+  k3sdoctor leases follow
+
+  # Move k3s onto the k3s-etcd holder, after a dry run and a confirmation, and verify the takeover
+  k3sdoctor leases follow --fix
+
+  # Non-interactive, onto a named server
+  k3sdoctor leases follow --fix --yes --to prod-k3s-2";
+
 const LEASES_EXAMPLES: &str = "\
 Examples:
   # Who holds k3s and k3s-etcd on the current kubectl context
@@ -26,7 +37,10 @@ Examples:
   k3sdoctor --from-file cluster-dump/ leases -o wide
 
   # For monitoring: JSON, and a non-zero exit on warnings too
-  k3sdoctor leases -o json --fail-on warning";
+  k3sdoctor leases -o json --fail-on warning
+
+  # Repair a split: see `k3sdoctor leases follow --help`
+  k3sdoctor leases follow --fix";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -130,9 +144,50 @@ pub enum Command {
 
 #[derive(Debug, Clone, Args)]
 pub struct LeasesArgs {
+    #[command(subcommand)]
+    pub action: Option<LeasesAction>,
+
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum LeasesAction {
+    /// Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover.
+    #[command(after_long_help = FOLLOW_EXAMPLES)]
+    Follow(FollowArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct FollowArgs {
+    /// Write the change (after a server-side dry run and confirmation); without it only the plan is shown.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock).
+    #[arg(long, value_name = "NODE|HOSTNAME")]
+    pub to: Option<String>,
+
+    /// The lock to move: <prog> (default) or <prog>-etcd.
+    #[arg(long, value_name = "NAME")]
+    pub lease: Option<String>,
+
+    /// Do not ask for confirmation (needed without a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
+
+    /// Do not wait for the target to take the lock over.
+    #[arg(long)]
+    pub no_wait: bool,
+
+    /// How long to wait for the takeover.
+    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_wait)]
+    pub timeout: Duration,
+
+    /// Skip the target and etcd-quorum checks (never the permission check).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// kubectl's forms: a bare number of seconds, or a duration such as `500ms`, `30s`, `1m30s`, `2h`.
@@ -177,6 +232,13 @@ pub fn parse_request_timeout(text: &str) -> Result<RequestTimeout, String> {
     Ok(RequestTimeout(
         (millis > 0).then(|| Duration::from_millis(millis)),
     ))
+}
+
+/// `--timeout`: like `--request-timeout`, but it must be a real wait.
+fn parse_wait(text: &str) -> Result<Duration, String> {
+    parse_request_timeout(text)?.0.ok_or_else(|| {
+        format!("{text:?}: the timeout must be longer than 0; use --no-wait not to wait")
+    })
 }
 
 fn parse_now(text: &str) -> Result<Timestamp, String> {

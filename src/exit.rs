@@ -28,6 +28,9 @@ pub enum Failure {
     Read(#[from] crate::cluster::ReadError),
     #[error("{0}")]
     Refused(String),
+    /// A repair was attempted but not completed or not verified.
+    #[error("{0}")]
+    Incomplete(String),
 }
 
 impl Failure {
@@ -35,6 +38,7 @@ impl Failure {
         match self {
             Failure::Read(_) => Exit::ReadFailed,
             Failure::Refused(_) => Exit::Refused,
+            Failure::Incomplete(_) => Exit::RepairIncomplete,
         }
     }
 
@@ -42,7 +46,7 @@ impl Failure {
     pub fn detail(&self) -> Option<&str> {
         match self {
             Failure::Read(e) => e.detail.as_deref(),
-            Failure::Refused(_) => None,
+            Failure::Refused(_) | Failure::Incomplete(_) => None,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod distro;
 pub mod exit;
 pub mod model;
 pub mod render;
+pub mod repair;
 pub mod report;
 pub mod version;
 
@@ -56,7 +57,12 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
 
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     match &cli.command {
-        Command::Leases(args) => commands::leases::run(&cli.global, args, ui),
+        Command::Leases(args) => match &args.action {
+            Some(cli::LeasesAction::Follow(follow)) => {
+                commands::leases_follow::run(&cli.global, follow, ui)
+            }
+            None => commands::leases::run(&cli.global, args, ui),
+        },
         Command::Completions { shell } => {
             commands::completions::write(*shell, bin_name, &mut ui.out);
             Ok(Exit::Healthy)

@@ -76,3 +76,51 @@ impl LeaseReport {
         }
     }
 }
+
+/// What `leases follow` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepairOutcome {
+    /// Nothing to do.
+    Aligned,
+    /// The plan was shown; nothing written (no `--fix`).
+    Planned,
+    /// The user said no; nothing written.
+    Declined,
+    /// Written, not waited for (`--no-wait`).
+    Written,
+    /// Written, and the target renewed the lock itself.
+    Verified,
+    /// Written, but the takeover was not seen.
+    NotVerified,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepairResult {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub outcome: RepairOutcome,
+    pub plan: crate::repair::follow_plan::FollowOutcome,
+    pub written: Vec<crate::repair::follow_apply::WrittenCopy>,
+    pub verification: Option<crate::repair::follow_apply::Verification>,
+    /// The `leases` verdict read after the repair.
+    pub after: Option<LeaseAnalysis>,
+}
+
+impl RepairResult {
+    pub fn new(
+        outcome: RepairOutcome,
+        plan: crate::repair::follow_plan::FollowOutcome,
+    ) -> RepairResult {
+        RepairResult {
+            api_version: API_VERSION,
+            kind: "RepairResult",
+            outcome,
+            plan,
+            written: Vec::new(),
+            verification: None,
+            after: None,
+        }
+    }
+}

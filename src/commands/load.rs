@@ -5,7 +5,7 @@ use jiff::Timestamp;
 
 use super::Ui;
 use crate::cli::{DistroChoice, GlobalArgs};
-use crate::cluster::connect::{ConnectOptions, connect};
+use crate::cluster::connect::{ConnectOptions, Connection, connect};
 use crate::cluster::{ClusterState, ReadError, dump, live};
 use crate::distro::Distro;
 use crate::exit::Failure;
@@ -18,23 +18,64 @@ pub struct Loaded {
 }
 
 pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
-    let explicit = match global.distro {
+    if !global.from_file.is_empty() {
+        let state = dump::read_dump(&global.from_file)?;
+        let distro = explicit_distro(global).or_else(|| state.detect_distro());
+        return Ok(finish(global, state, distro, ui));
+    }
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let conn = connect_live(global, ui).await?;
+        read_live(&conn, global, ui).await
+    })
+}
+
+/// A single-threaded runtime: k3sdoctor makes a handful of requests, mostly concurrently.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Failure::Read(ReadError::new(format!(
+                "cannot start the async runtime: {e}"
+            )))
+        })
+}
+
+pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Failure> {
+    let opts = ConnectOptions {
+        kubeconfig: global.kubeconfig.clone(),
+        context: global.context.clone(),
+        request_timeout: global.request_timeout.0,
+    };
+    let conn = connect(&opts).await?;
+    ui.trace(&format!("reading from {}", conn.server));
+    Ok(conn)
+}
+
+pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
+    let trace = |line: &str| ui.trace(line);
+    let (state, distro) = live::read_lease_state(conn, explicit_distro(global), &trace).await?;
+    Ok(finish(global, state, distro, ui))
+}
+
+fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
+    match global.distro {
         DistroChoice::Auto => None,
         DistroChoice::K3s => Some(Distro::K3s),
         DistroChoice::Rke2 => Some(Distro::Rke2),
-    };
-    let (state, distro) = if global.from_file.is_empty() {
-        read_live(global, explicit, ui)?
-    } else {
-        let state = dump::read_dump(&global.from_file)?;
-        let distro = explicit.or_else(|| state.detect_distro());
-        (state, distro)
-    };
+    }
+}
+
+fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: &Ui) -> Loaded {
     for note in &state.notes {
         ui.note(&format!("note: {note}"));
     }
     let distro = distro.unwrap_or_else(|| {
-        ui.note("note: could not tell k3s from RKE2 (no k3s/rke2 locks, no k3s/RKE2 node versions); assuming k3s, use --distro to choose");
+        ui.note(
+            "note: could not tell k3s from RKE2 (no k3s/rke2 locks, no k3s/RKE2 node versions); assuming k3s, \
+             use --distro to choose",
+        );
         Distro::K3s
     });
     let now = match (global.now, state.origin.is_dump(), state.newest_timestamp) {
@@ -51,28 +92,5 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
             source: NowSource::LocalClock,
         },
     };
-    Ok(Loaded { state, distro, now })
-}
-
-fn read_live(
-    global: &GlobalArgs,
-    explicit: Option<Distro>,
-    ui: &Ui,
-) -> Result<(ClusterState, Option<Distro>), Failure> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| ReadError::new(format!("cannot start the async runtime: {e}")))?;
-    let opts = ConnectOptions {
-        kubeconfig: global.kubeconfig.clone(),
-        context: global.context.clone(),
-        request_timeout: global.request_timeout.0,
-    };
-    let trace = |line: &str| ui.trace(line);
-    let result = runtime.block_on(async {
-        let conn = connect(&opts).await?;
-        ui.trace(&format!("reading from {}", conn.server));
-        live::read_lease_state(&conn, explicit, &trace).await
-    })?;
-    Ok(result)
+    Loaded { state, distro, now }
 }

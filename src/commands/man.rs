@@ -14,13 +14,24 @@ pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut buf = Vec::new();
     clap_mangen::Man::new(top.clone()).render(&mut buf)?;
     pages.push(("k3sdoctor.1".to_string(), buf));
-    for sub in top.get_subcommands() {
-        let name = format!("k3sdoctor-{}", sub.get_name());
+    add_subcommand_pages(&top, "k3sdoctor", &mut pages)?;
+    Ok(pages)
+}
+
+/// `k3sdoctor-leases.1`, `k3sdoctor-leases-follow.1`, ...: one page per command, nested ones too.
+fn add_subcommand_pages(
+    cmd: &clap::Command,
+    prefix: &str,
+    pages: &mut Vec<(String, Vec<u8>)>,
+) -> std::io::Result<()> {
+    for sub in cmd.get_subcommands() {
+        let name = format!("{prefix}-{}", sub.get_name());
         let mut buf = Vec::new();
         clap_mangen::Man::new(sub.clone().name(name.clone())).render(&mut buf)?;
         pages.push((format!("{name}.1"), buf));
+        add_subcommand_pages(sub, &name, pages)?;
     }
-    Ok(pages)
+    Ok(())
 }
 
 pub fn write_main(out: &mut dyn Write) -> std::io::Result<()> {

@@ -3,6 +3,7 @@
 
 pub mod completions;
 pub mod leases;
+pub mod leases_follow;
 pub mod load;
 pub mod man;
 

@@ -122,8 +122,8 @@ pub fn split_finding(
     Some(finding)
 }
 
-/// The manual repair: move `<prog>` onto the `-etcd` holder (facts §1.9). On MultiLock
-/// versions both copies must change together (facts §1.8).
+/// The repair: move `<prog>` onto the `-etcd` holder (facts §1.9); `leases follow` writes both
+/// copies on MultiLock versions (facts §1.8).
 fn move_command(
     distro: Distro,
     style: Option<LockStyle>,
@@ -131,23 +131,14 @@ fn move_command(
     to: &str,
     from: &str,
 ) -> String {
-    let patch = format!(
-        "kubectl -n kube-system patch lease {lock} --type merge -p '{{\"spec\":{{\"holderIdentity\":\"{to}\"}}}}'"
-    );
-    let restart = format!(
-        "the {} service on {from} then restarts once",
+    let copies = match style {
+        Some(LockStyle::ConfigMapAndLease) => "its Lease and ConfigMap copies",
+        Some(LockStyle::ConfigMap) => "its ConfigMap annotation",
+        _ => "its Lease",
+    };
+    format!(
+        "k3sdoctor leases follow --fix (moves {lock} to {to} by editing {copies}; the {} service on {from} \
+         restarts once)",
         distro.server_unit()
-    );
-    match style {
-        Some(LockStyle::ConfigMapAndLease) => format!(
-            "move {lock} to {to}: {patch}, and set holderIdentity to {to:?} in the \
-             control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{lock} at the same time \
-             ({restart})"
-        ),
-        Some(LockStyle::ConfigMap) => format!(
-            "move {lock} to {to}: set holderIdentity to {to:?} in the control-plane.alpha.kubernetes.io/leader \
-             annotation of ConfigMap kube-system/{lock} ({restart})"
-        ),
-        _ => format!("move {lock} to {to}: {patch} ({restart})"),
-    }
+    )
 }

@@ -254,7 +254,8 @@ mod tests {
         );
         assert!(f.remediation.contains("v1.29.6+k3s1"), "{}", f.remediation);
         assert!(
-            f.remediation.contains("\"holderIdentity\":\"s2\""),
+            f.remediation
+                .starts_with("k3sdoctor leases follow --fix (moves k3s to s2"),
             "{}",
             f.remediation
         );
@@ -478,7 +479,7 @@ mod tests {
         assert!(
             a.findings[0]
                 .remediation
-                .contains("annotation of ConfigMap kube-system/k3s")
+                .contains("its Lease and ConfigMap copies")
         );
     }
 

@@ -2,6 +2,7 @@
 //! so a report is built once and rendered anywhere, including into a test's buffer.
 
 pub mod findings;
+pub mod follow;
 pub mod leases;
 pub mod style;
 mod table;

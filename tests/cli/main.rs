@@ -6,6 +6,7 @@ mod support;
 
 mod dump_vs_live;
 mod errors;
+mod follow;
 mod generated_files;
 mod leases;
 mod report;

@@ -4,4 +4,5 @@
 
 pub mod fake_api;
 pub mod harness;
+pub mod k3s_sim;
 pub mod objects;

@@ -154,3 +154,28 @@ pub fn write_dump(path: &Path, objects: &[Value]) {
     let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects});
     std::fs::write(path, serde_yaml_ng::to_string(&list).unwrap()).unwrap();
 }
+
+/// A local ETCDSnapshotFile as k3s creates it for a snapshot taken on `node` at unix time `ts`.
+pub fn snapshot_cr(node: &str, ts: i64, with_metadata: bool) -> Value {
+    let file = format!("on-demand-{node}-{ts}");
+    let mut cr = json!({
+        "apiVersion": "k3s.cattle.io/v1",
+        "kind": "ETCDSnapshotFile",
+        "metadata": {
+            "name": format!("local-{file}-0a1b2c"),
+            "labels": {"etcd.k3s.cattle.io/snapshot-storage-node": node},
+        },
+        "spec": {
+            "snapshotName": file,
+            "nodeName": node,
+            "location": format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}"),
+        },
+        "status": {"readyToUse": true, "size": "8417312",
+                   "creationTime": jiff::Timestamp::from_second(ts).unwrap().to_string()}
+    });
+    if with_metadata {
+        cr["spec"]["metadata"] =
+            json!({"provisioning-cluster-spec": "H4sIAAAAAAAA/6quVkrLz1eyUkpKLFKqBQQAAP//"});
+    }
+    cr
+}

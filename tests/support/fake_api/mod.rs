@@ -147,7 +147,36 @@ impl FakeApi {
     /// given) choose the resource; a namespaced object without namespace goes to `default`.
     /// Fills `metadata.uid` and `creationTimestamp` when absent (and `generation` for custom
     /// resources) and always assigns a fresh resourceVersion. Returns the stored object.
-    pub fn put(&self, mut obj: Value) -> Value {
+    pub fn put(&self, obj: Value) -> Value {
+        let (key, obj) = Self::prepare(obj);
+        self.state().store.write(key, obj)
+    }
+
+    /// Compare-and-swap, as a client's PUT with a resourceVersion precondition: stores `obj` only
+    /// if the stored object's resourceVersion equals `obj`'s (an object without resourceVersion
+    /// is created only if absent). For in-process actors such as the k3s simulator, which must
+    /// lose races exactly like real clients do.
+    pub fn replace(&self, obj: Value) -> Result<Value, String> {
+        let expected = obj["metadata"]["resourceVersion"]
+            .as_str()
+            .map(str::to_string);
+        let (key, obj) = Self::prepare(obj);
+        let mut state = self.state();
+        let current = state.store.get(&key).and_then(|o| {
+            o["metadata"]["resourceVersion"]
+                .as_str()
+                .map(str::to_string)
+        });
+        if current != expected {
+            return Err(format!(
+                "conflict on {}/{}: stored resourceVersion {current:?}, expected {expected:?}",
+                key.resource, key.name
+            ));
+        }
+        Ok(state.store.write(key, obj))
+    }
+
+    fn prepare(mut obj: Value) -> (store::Key, Value) {
         let kind = obj["kind"]
             .as_str()
             .unwrap_or_else(|| panic!("FakeApi::put: object without kind: {obj}"))
@@ -194,7 +223,7 @@ impl FakeApi {
             namespace,
             name,
         };
-        self.state().store.write(key, obj)
+        (key, obj)
     }
 
     fn key(kind: &str, namespace: Option<&str>, name: &str) -> store::Key {

@@ -1,0 +1,364 @@
+//! `k3sdoctor leases follow`: plan → (with `--fix`) permission check, server-side dry run,
+//! confirmation, preconditioned write → verify the takeover → the `leases` verdict again.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use super::Ui;
+use super::load::{Loaded, connect_live, load_lease_state, read_live, runtime};
+use crate::cli::{FollowArgs, GlobalArgs};
+use crate::cluster::connect::Connection;
+use crate::diagnose::leases::analyse_leases;
+use crate::exit::{Exit, Failure};
+use crate::render::{self, OutputFormat};
+use crate::repair::follow_apply::{
+    WriteError, WrittenCopy, check_permissions, read_lock_objects, verify_takeover, write_copy,
+};
+use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
+use crate::report::{LeaseReport, RepairOutcome, RepairResult};
+
+/// Re-plans after a 409 at most this many times before giving up.
+const MAX_ATTEMPTS: usize = 5;
+
+pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let request = FollowRequest {
+        lease: args.lease.clone(),
+        to: args.to.clone(),
+        force: args.force,
+    };
+    if !global.from_file.is_empty() {
+        if args.fix {
+            return Err(Failure::Refused(
+                "--fix needs a live cluster: a dump cannot be repaired; drop --from-file and point --kubeconfig at the cluster"
+                    .into(),
+            )
+            .into());
+        }
+        let loaded = load_lease_state(global, ui)?;
+        let outcome = plan(&loaded, &request)?;
+        if matches!(outcome, FollowOutcome::Move(_)) {
+            ui.note("plan only: a dump is never written to; run against the cluster with --fix to apply");
+        }
+        let exit = if matches!(outcome, FollowOutcome::Move(_)) {
+            Exit::Findings
+        } else {
+            Exit::Healthy
+        };
+        let status = if exit == Exit::Findings {
+            RepairOutcome::Planned
+        } else {
+            RepairOutcome::Aligned
+        };
+        emit(global, ui, &RepairResult::new(status, outcome))?;
+        return Ok(exit);
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    runtime()?.block_on(follow_live(global, args, &request, ui, interactive))
+}
+
+fn plan(loaded: &Loaded, request: &FollowRequest) -> Result<FollowOutcome, Failure> {
+    plan_follow(&loaded.state, loaded.distro, loaded.now.time, request)
+        .map_err(|r| Failure::Refused(r.0))
+}
+
+async fn follow_live(
+    global: &GlobalArgs,
+    args: &FollowArgs,
+    request: &FollowRequest,
+    ui: &mut Ui,
+    interactive: bool,
+) -> anyhow::Result<Exit> {
+    let conn = connect_live(global, ui).await?;
+    let loaded = read_live(&conn, global, ui).await?;
+    let outcome = plan(&loaded, request)?;
+    let FollowOutcome::Move(planned) = outcome.clone() else {
+        emit(
+            global,
+            ui,
+            &RepairResult::new(RepairOutcome::Aligned, outcome),
+        )?;
+        return Ok(Exit::Healthy);
+    };
+    let mut result = RepairResult::new(RepairOutcome::Planned, outcome);
+    if !global.output.is_structured() && !ui.quiet {
+        render::tolerate_closed_pipe(
+            render::follow::write_plan(&mut ui.out, &result.plan, ui.style).map_err(Into::into),
+        )?;
+    }
+    if !args.fix {
+        ui.note("dry run: nothing was written; re-run with --fix to apply this plan");
+        emit_structured(global, ui, &result)?;
+        return Ok(Exit::Findings);
+    }
+    if !args.yes && !interactive {
+        return Err(Failure::Refused(
+            "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
+                .into(),
+        )
+        .into());
+    }
+    check_permissions(&conn, &planned.lock, &planned.writes).await?;
+    dry_run(&conn, &planned).await?;
+    ui.note("server-side dry run: accepted");
+    if !args.yes && !confirm(&planned) {
+        ui.note("declined: nothing was written");
+        result.outcome = RepairOutcome::Declined;
+        emit_structured(global, ui, &result)?;
+        return Ok(Exit::Findings);
+    }
+
+    let written = match apply(&conn, global, &planned, request, ui).await? {
+        Applied::Written(written) => written,
+        Applied::AlreadyAligned => {
+            ui.note(&format!(
+                "{} already names {} now: nothing to write",
+                planned.lock, planned.to_identity
+            ));
+            result.outcome = RepairOutcome::Aligned;
+            emit_structured(global, ui, &result)?;
+            return Ok(Exit::Healthy);
+        }
+    };
+    result.written = written.iter().map(|(_, w)| w.clone()).collect();
+    result.outcome = RepairOutcome::Written;
+    if args.no_wait {
+        ui.note("not waiting for the takeover (--no-wait); check with `k3sdoctor leases`");
+        emit_structured(global, ui, &result)?;
+        return Ok(Exit::Healthy);
+    }
+
+    let verification = {
+        let spinner = Spinner::new(ui);
+        let phase = |line: &str| spinner.set(line);
+        verify_takeover(
+            &conn,
+            &planned.lock,
+            &written,
+            &planned.from_holder,
+            &planned.to_identity,
+            args.timeout,
+            &phase,
+        )
+        .await
+    };
+    ui.note(&verification.message);
+    let verified = verification.verified;
+    result.outcome = if verified {
+        RepairOutcome::Verified
+    } else {
+        RepairOutcome::NotVerified
+    };
+    result.verification = Some(verification.clone());
+
+    match read_live(&conn, global, ui).await {
+        Ok(after) => {
+            let analysis = analyse_leases(&after.state, after.distro, after.now.time);
+            if !global.output.is_structured() && !ui.quiet {
+                let report = LeaseReport::new(after.now, analysis.clone());
+                let mut out = Vec::new();
+                render::leases::write_table(
+                    &mut out,
+                    &report,
+                    global.output == OutputFormat::Wide,
+                    ui.style,
+                )?;
+                render::tolerate_closed_pipe(
+                    ui.out
+                        .write_all(b"\n")
+                        .and_then(|_| ui.out.write_all(&out))
+                        .map_err(Into::into),
+                )?;
+            }
+            result.after = Some(analysis);
+        }
+        Err(e) => ui.note(&format!("could not read the leases after the repair: {e}")),
+    }
+    emit_structured(global, ui, &result)?;
+    if verified {
+        Ok(Exit::Healthy)
+    } else {
+        Err(Failure::Incomplete(verification.message).into())
+    }
+}
+
+/// The server-side dry run of every write, on freshly read objects; a conflict here only
+/// means the holder renewed, which the real write handles.
+async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
+    let objects = read_lock_objects(conn, &plan.lock, &plan.writes).await?;
+    for copy in &plan.writes {
+        match write_copy(conn, &plan.lock, *copy, &objects, &plan.to_identity, true).await {
+            Ok(_) | Err(WriteError::Conflict) => {}
+            Err(WriteError::Other(e)) => return Err(Failure::Read(e)),
+        }
+    }
+    Ok(())
+}
+
+fn confirm(plan: &FollowPlan) -> bool {
+    dialoguer::Confirm::new()
+        .with_prompt(format!(
+            "Move {} to {} (node {})?",
+            plan.lock, plan.to_identity, plan.to_node
+        ))
+        .default(false)
+        .interact()
+        .unwrap_or(false)
+}
+
+enum Applied {
+    Written(Vec<(LockCopy, WrittenCopy)>),
+    AlreadyAligned,
+}
+
+/// Writes every copy with the resourceVersion just read. A 409 on the first copy means the
+/// lock moved on (usually a renewal): re-read, re-plan, and go on only if the plan is the same
+/// change. A failure after the first copy leaves the copies disagreeing: say exactly that.
+async fn apply(
+    conn: &Connection,
+    global: &GlobalArgs,
+    planned: &FollowPlan,
+    request: &FollowRequest,
+    ui: &Ui,
+) -> Result<Applied, Failure> {
+    'attempt: for attempt in 1..=MAX_ATTEMPTS {
+        let fresh = read_live(conn, global, ui).await?;
+        match plan(&fresh, request)? {
+            FollowOutcome::Aligned { .. } => return Ok(Applied::AlreadyAligned),
+            FollowOutcome::Move(p) if !same_change(&p, planned) => {
+                return Err(Failure::Incomplete(format!(
+                    "the lock changed since the plan: now {} would move from {:?} to {:?} (planned: from {:?} to {:?}); \
+                     nothing was written; run the command again to plan from the new state",
+                    p.lock, p.from_holder, p.to_identity, planned.from_holder, planned.to_identity
+                )));
+            }
+            FollowOutcome::Move(_) => {}
+        }
+        let objects = read_lock_objects(conn, &planned.lock, &planned.writes).await?;
+        let mut written = Vec::new();
+        for (i, copy) in planned.writes.iter().enumerate() {
+            match write_copy(
+                conn,
+                &planned.lock,
+                *copy,
+                &objects,
+                &planned.to_identity,
+                false,
+            )
+            .await
+            {
+                Ok(w) => {
+                    ui.note(&format!(
+                        "wrote {} (resourceVersion {})",
+                        w.object, w.resource_version
+                    ));
+                    written.push((*copy, w));
+                }
+                Err(WriteError::Conflict) if i == 0 => {
+                    ui.trace(&format!(
+                        "conflict writing {} (attempt {attempt}); re-reading",
+                        copy.object(&planned.lock)
+                    ));
+                    continue 'attempt;
+                }
+                Err(e) if i == 0 => {
+                    let why = match e {
+                        WriteError::Other(e) => e.message,
+                        WriteError::Conflict => "conflict".into(),
+                    };
+                    return Err(Failure::Incomplete(format!("{why}; nothing was written")));
+                }
+                Err(e) => {
+                    return Err(Failure::Incomplete(partial_write(
+                        planned, &written, *copy, e,
+                    )));
+                }
+            }
+        }
+        return Ok(Applied::Written(written));
+    }
+    Err(Failure::Incomplete(format!(
+        "{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run the command again",
+        planned.lock
+    )))
+}
+
+fn same_change(a: &FollowPlan, b: &FollowPlan) -> bool {
+    a.lock == b.lock
+        && a.from_holder == b.from_holder
+        && a.to_identity == b.to_identity
+        && a.writes == b.writes
+}
+
+fn partial_write(
+    plan: &FollowPlan,
+    written: &[(LockCopy, WrittenCopy)],
+    failed: LockCopy,
+    e: WriteError,
+) -> String {
+    let done: Vec<String> = written.iter().map(|(_, w)| w.object.clone()).collect();
+    let why = match e {
+        WriteError::Conflict => "it changed since it was read (409)".to_string(),
+        WriteError::Other(e) => e.message,
+    };
+    let finish = match failed {
+        LockCopy::Lease => format!(
+            "kubectl -n kube-system patch lease {} --type merge -p '{{\"spec\":{{\"holderIdentity\":\"{}\"}}}}'",
+            plan.lock, plan.to_identity
+        ),
+        LockCopy::ConfigMap => format!(
+            "set holderIdentity to {:?} in the control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{}",
+            plan.to_identity, plan.lock
+        ),
+    };
+    format!(
+        "{} now names {} but writing {} failed: {why}. The two copies disagree, so the current leader exits and the \
+         next one is left to chance; finish now with: {finish} (or re-run k3sdoctor leases follow --fix)",
+        done.join(" and "),
+        plan.to_identity,
+        failed.object(&plan.lock)
+    )
+}
+
+fn emit(global: &GlobalArgs, ui: &mut Ui, result: &RepairResult) -> anyhow::Result<()> {
+    if !global.output.is_structured() && !ui.quiet {
+        render::tolerate_closed_pipe(
+            render::follow::write_plan(&mut ui.out, &result.plan, ui.style).map_err(Into::into),
+        )?;
+    }
+    emit_structured(global, ui, result)
+}
+
+fn emit_structured(global: &GlobalArgs, ui: &mut Ui, result: &RepairResult) -> anyhow::Result<()> {
+    if global.output.is_structured() {
+        render::tolerate_closed_pipe(render::write_structured(&mut ui.out, global.output, result))?;
+    }
+    Ok(())
+}
+
+/// The current phase on stderr while waiting, only on a terminal.
+struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    fn new(ui: &Ui) -> Spinner {
+        if ui.quiet || !std::io::stderr().is_terminal() {
+            return Spinner(None);
+        }
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Spinner(Some(bar))
+    }
+
+    fn set(&self, line: &str) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(line.to_string());
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

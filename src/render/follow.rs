@@ -1,0 +1,71 @@
+//! `k3sdoctor leases follow` for people: the plan, then what happened.
+
+use std::io::Write;
+
+use super::style::Style;
+use crate::repair::follow_plan::{FollowOutcome, FollowPlan};
+
+pub fn write_plan(
+    out: &mut dyn Write,
+    outcome: &FollowOutcome,
+    style: Style,
+) -> std::io::Result<()> {
+    let plan = match outcome {
+        FollowOutcome::Aligned { lock, holder } => {
+            return writeln!(out, "{lock} is already held by {holder}: nothing to do.");
+        }
+        FollowOutcome::Move(plan) => plan,
+    };
+    writeln!(
+        out,
+        "{} move {} from {} to {} (node {})",
+        style.bold("Plan:"),
+        plan.lock,
+        from(plan),
+        plan.to_identity,
+        plan.to_node
+    )?;
+    writeln!(out, "  why:     {}", plan.why)?;
+    for (i, copy) in plan.writes.iter().enumerate() {
+        let label = if i == 0 { "  writes: " } else { "          " };
+        let field = match copy {
+            crate::repair::follow_plan::LockCopy::Lease => "spec.holderIdentity",
+            crate::repair::follow_plan::LockCopy::ConfigMap => {
+                "holderIdentity in annotation control-plane.alpha.kubernetes.io/leader"
+            }
+        };
+        writeln!(
+            out,
+            "{label} {}: {field} {} -> {}",
+            copy.object(&plan.lock),
+            from(plan),
+            plan.to_identity
+        )?;
+    }
+    for (i, line) in plan.impact.iter().enumerate() {
+        writeln!(
+            out,
+            "{} - {line}",
+            if i == 0 { "  impact: " } else { "          " }
+        )?;
+    }
+    if plan.quorum.applies() && plan.overridden.is_empty() {
+        writeln!(
+            out,
+            "  checks:   target is a Ready server; etcd quorum holds ({})",
+            plan.quorum.describe()
+        )?;
+    }
+    for line in &plan.overridden {
+        writeln!(out, "  {}   {line}", style.bold("FORCED:"))?;
+    }
+    Ok(())
+}
+
+fn from(plan: &FollowPlan) -> String {
+    match (&plan.from_holder, &plan.from_node) {
+        (h, _) if h.is_empty() => "(released)".to_string(),
+        (h, Some(node)) if node != h => format!("{h} (node {node})"),
+        (h, _) => h.clone(),
+    }
+}

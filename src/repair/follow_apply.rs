@@ -1,0 +1,316 @@
+//! The I/O half of `leases follow`: permission check, dry run, the preconditioned writes and
+//! the takeover verification. Every write carries the resourceVersion that was read and
+//! `fieldManager=k3sdoctor`; nothing is retried blindly.
+
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, PostParams};
+use serde::Serialize;
+
+use super::follow_plan::LockCopy;
+use super::lock_edit::{configmap_record, configmap_with_holder, lease_record, lease_with_holder};
+use crate::cluster::ReadError;
+use crate::cluster::connect::Connection;
+use crate::distro::LOCK_NAMESPACE;
+use crate::model::lock::LockRecord;
+
+pub const FIELD_MANAGER: &str = "k3sdoctor";
+
+/// The objects behind a lock, as read (with their resourceVersions).
+#[derive(Debug, Clone, Default)]
+pub struct LockObjects {
+    pub lease: Option<Lease>,
+    pub configmap: Option<ConfigMap>,
+}
+
+impl LockObjects {
+    pub fn record(&self, copy: LockCopy) -> Option<LockRecord> {
+        match copy {
+            LockCopy::Lease => self.lease.as_ref().map(lease_record),
+            LockCopy::ConfigMap => self.configmap.as_ref().and_then(configmap_record),
+        }
+    }
+
+    pub fn resource_version(&self, copy: LockCopy) -> Option<String> {
+        match copy {
+            LockCopy::Lease => self.lease.as_ref()?.metadata.resource_version.clone(),
+            LockCopy::ConfigMap => self.configmap.as_ref()?.metadata.resource_version.clone(),
+        }
+    }
+}
+
+/// A write that went through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WrittenCopy {
+    pub object: String,
+    pub resource_version: String,
+    /// `renewTime` in what we wrote; the target must renew past it.
+    pub renew_time: Option<Timestamp>,
+}
+
+/// Why a write did not go through.
+#[derive(Debug)]
+pub enum WriteError {
+    /// 409: the lock changed since it was read.
+    Conflict,
+    Other(ReadError),
+}
+
+pub async fn read_lock_objects(
+    conn: &Connection,
+    lock: &str,
+    copies: &[LockCopy],
+) -> Result<LockObjects, ReadError> {
+    let mut objects = LockObjects::default();
+    for copy in copies {
+        match copy {
+            LockCopy::Lease => {
+                let api: Api<Lease> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+                objects.lease = api.get_opt(lock).await.map_err(|e| {
+                    ReadError::from_kube(&e, &format!("get lease kube-system/{lock}"), &conn.server)
+                })?;
+            }
+            LockCopy::ConfigMap => {
+                let api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+                objects.configmap = api.get_opt(lock).await.map_err(|e| {
+                    ReadError::from_kube(
+                        &e,
+                        &format!("get configmap kube-system/{lock}"),
+                        &conn.server,
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(objects)
+}
+
+/// Asks the API server (SelfSubjectAccessReview) whether this user may update every copy;
+/// the error names the permission that is missing.
+pub async fn check_permissions(
+    conn: &Connection,
+    lock: &str,
+    copies: &[LockCopy],
+) -> Result<(), ReadError> {
+    let api: Api<SelfSubjectAccessReview> = Api::all(conn.client.clone());
+    for copy in copies {
+        let (group, resource) = match copy {
+            LockCopy::Lease => ("coordination.k8s.io", "leases"),
+            LockCopy::ConfigMap => ("", "configmaps"),
+        };
+        let review = SelfSubjectAccessReview {
+            spec: SelfSubjectAccessReviewSpec {
+                resource_attributes: Some(ResourceAttributes {
+                    group: Some(group.to_string()),
+                    resource: Some(resource.to_string()),
+                    verb: Some("update".to_string()),
+                    namespace: Some(LOCK_NAMESPACE.to_string()),
+                    name: Some(lock.to_string()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let shown = if group.is_empty() {
+            resource.to_string()
+        } else {
+            format!("{resource}.{group}")
+        };
+        let answer = api
+            .create(&PostParams::default(), &review)
+            .await
+            .map_err(|e| {
+                ReadError::from_kube(
+                    &e,
+                    &format!("check permission to update {shown} {lock}"),
+                    &conn.server,
+                )
+            })?;
+        if !answer.status.is_some_and(|s| s.allowed) {
+            return Err(ReadError::new(format!(
+                "not allowed to update {shown} \"{lock}\" in kube-system (SelfSubjectAccessReview denied); nothing \
+                 was written; use a kubeconfig bound to the repair role shown in the README"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// PUTs one copy with `holder`, preconditioned on the resourceVersion in `objects`.
+pub async fn write_copy(
+    conn: &Connection,
+    lock: &str,
+    copy: LockCopy,
+    objects: &LockObjects,
+    holder: &str,
+    dry_run: bool,
+) -> Result<WrittenCopy, WriteError> {
+    let params = PostParams {
+        dry_run,
+        field_manager: Some(FIELD_MANAGER.to_string()),
+    };
+    let verb = if dry_run { "dry-run update" } else { "update" };
+    let object = copy.object(lock);
+    let fail = |e: kube::Error| match &e {
+        kube::Error::Api(status) if status.code == 409 => WriteError::Conflict,
+        _ => WriteError::Other(ReadError::from_kube(
+            &e,
+            &format!("{verb} {object}"),
+            &conn.server,
+        )),
+    };
+    let missing = || {
+        WriteError::Other(ReadError::new(format!(
+            "{object} disappeared before it could be written; nothing was written to it"
+        )))
+    };
+    let (resource_version, renew_time) = match copy {
+        LockCopy::Lease => {
+            let current = objects.lease.as_ref().ok_or_else(missing)?;
+            let api: Api<Lease> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+            let written = api
+                .replace(lock, &params, &lease_with_holder(current, holder))
+                .await
+                .map_err(fail)?;
+            (
+                written.metadata.resource_version.clone(),
+                lease_record(&written).renew_time,
+            )
+        }
+        LockCopy::ConfigMap => {
+            let current = objects.configmap.as_ref().ok_or_else(missing)?;
+            let next = configmap_with_holder(current, holder)
+                .map_err(|m| WriteError::Other(ReadError::new(m)))?;
+            let api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+            let written = api.replace(lock, &params, &next).await.map_err(fail)?;
+            (
+                written.metadata.resource_version.clone(),
+                configmap_record(&written).and_then(|r| r.renew_time),
+            )
+        }
+    };
+    Ok(WrittenCopy {
+        object,
+        resource_version: resource_version.unwrap_or_default(),
+        renew_time,
+    })
+}
+
+/// What verification saw.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verification {
+    pub verified: bool,
+    /// Seconds from the write until the target's own renewal was seen.
+    pub seconds: Option<f64>,
+    /// Distinct holders in the order they were seen, starting with the one we replaced.
+    pub observed_holders: Vec<String>,
+    pub message: String,
+}
+
+/// Polls the written copies until the target renews the lock itself (`renewTime` moves past
+/// what we wrote while the holder stays the target), another server takes it, or time runs out.
+pub async fn verify_takeover(
+    conn: &Connection,
+    lock: &str,
+    written: &[(LockCopy, WrittenCopy)],
+    from_holder: &str,
+    target: &str,
+    timeout: Duration,
+    phase: &(dyn Fn(&str) + Sync),
+) -> Verification {
+    let started = Instant::now();
+    let copies: Vec<LockCopy> = written.iter().map(|(c, _)| *c).collect();
+    let mut holders = vec![shown(from_holder)];
+    loop {
+        let last_error = match read_lock_objects(conn, lock, &copies).await {
+            Ok(objects) => {
+                let records: Vec<Option<LockRecord>> =
+                    copies.iter().map(|c| objects.record(*c)).collect();
+                for r in records.iter().flatten() {
+                    if holders.last() != Some(&shown(&r.holder_identity)) {
+                        holders.push(shown(&r.holder_identity));
+                    }
+                }
+                let all_target = records
+                    .iter()
+                    .all(|r| r.as_ref().is_some_and(|r| r.holder_identity == target));
+                let renewed = written.iter().zip(&records).any(|((_, w), r)| {
+                    r.as_ref()
+                        .and_then(|r| r.renew_time)
+                        .is_some_and(|t| w.renew_time.is_none_or(|old| t > old))
+                });
+                if all_target && renewed {
+                    let secs = started.elapsed().as_secs_f64();
+                    return Verification {
+                        verified: true,
+                        seconds: Some(secs),
+                        observed_holders: holders,
+                        message: format!(
+                            "{target} renewed {lock} itself {secs:.1}s after the write"
+                        ),
+                    };
+                }
+                if let Some(other) = records
+                    .iter()
+                    .flatten()
+                    .find(|r| r.holder_identity != target)
+                {
+                    return Verification {
+                        verified: false,
+                        seconds: None,
+                        message: format!(
+                            "{} took {lock} instead of {target}; holders seen: {}",
+                            shown(&other.holder_identity),
+                            holders.join(" -> ")
+                        ),
+                        observed_holders: holders,
+                    };
+                }
+                phase(&format!(
+                    "waiting for {target} to renew {lock} ({:.0}s)",
+                    started.elapsed().as_secs_f64()
+                ));
+                None
+            }
+            Err(e) => {
+                // The API server may be briefly unreachable while the old holder restarts.
+                phase(&format!("cannot read {lock} ({}); retrying", e.message));
+                Some(e.message)
+            }
+        };
+        if started.elapsed() >= timeout {
+            let why = match last_error {
+                Some(e) => format!("could not read the lock at the end: {e}"),
+                None => format!("{target} did not renew it"),
+            };
+            return Verification {
+                verified: false,
+                seconds: None,
+                message: format!(
+                    "takeover of {lock} not verified within {}s: {why}; holders seen: {}",
+                    timeout.as_secs(),
+                    holders.join(" -> ")
+                ),
+                observed_holders: holders,
+            };
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+fn shown(holder: &str) -> String {
+    if holder.is_empty() {
+        "(released)".to_string()
+    } else {
+        holder.to_string()
+    }
+}

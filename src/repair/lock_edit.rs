@@ -1,0 +1,111 @@
+//! The edit itself: the same object with only the holder identity changed, so nothing else a
+//! server relies on (duration, times, transitions) moves.
+
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
+use serde_json::Value;
+
+use crate::model::lock::{LEADER_ANNOTATION, LockRecord};
+
+/// The Lease with `spec.holderIdentity` set; managedFields are left to the server.
+pub fn lease_with_holder(lease: &Lease, holder: &str) -> Lease {
+    let mut next = lease.clone();
+    next.metadata.managed_fields = None;
+    next.spec
+        .get_or_insert_with(Default::default)
+        .holder_identity = Some(holder.to_string());
+    next
+}
+
+/// The ConfigMap with `holderIdentity` set inside its leader annotation; every other field of
+/// the record is kept as it was.
+pub fn configmap_with_holder(cm: &ConfigMap, holder: &str) -> Result<ConfigMap, String> {
+    let name = cm.metadata.name.as_deref().unwrap_or_default();
+    let raw = cm
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(LEADER_ANNOTATION))
+        .ok_or_else(|| {
+            format!("ConfigMap kube-system/{name} has no {LEADER_ANNOTATION} annotation")
+        })?;
+    let mut record: Value = serde_json::from_str(raw).map_err(|e| {
+        format!(
+            "the {LEADER_ANNOTATION} annotation of ConfigMap kube-system/{name} is not JSON: {e}"
+        )
+    })?;
+    let object = record.as_object_mut().ok_or_else(|| {
+        format!(
+            "the {LEADER_ANNOTATION} annotation of ConfigMap kube-system/{name} is not an object"
+        )
+    })?;
+    object.insert("holderIdentity".into(), Value::String(holder.to_string()));
+    let mut next = cm.clone();
+    next.metadata.managed_fields = None;
+    next.metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(LEADER_ANNOTATION.to_string(), record.to_string());
+    Ok(next)
+}
+
+/// The record a copy holds, for comparing before and after.
+pub fn lease_record(lease: &Lease) -> LockRecord {
+    LockRecord::from_lease(lease)
+}
+
+pub fn configmap_record(cm: &ConfigMap) -> Option<LockRecord> {
+    cm.metadata
+        .annotations
+        .as_ref()?
+        .get(LEADER_ANNOTATION)
+        .and_then(|v| LockRecord::from_annotation(v).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_holder_changes_in_a_lease() {
+        let lease: Lease = serde_json::from_value(json!({
+            "metadata": {"name": "k3s", "namespace": "kube-system", "resourceVersion": "42",
+                         "managedFields": [{"manager": "k3s"}]},
+            "spec": {"holderIdentity": "a", "leaseDurationSeconds": 45, "leaseTransitions": 3,
+                     "renewTime": "2024-05-31T12:10:33.918204Z"}
+        }))
+        .unwrap();
+        let next = lease_with_holder(&lease, "b");
+        let spec = next.spec.as_ref().unwrap();
+        assert_eq!(spec.holder_identity.as_deref(), Some("b"));
+        assert_eq!(spec.lease_transitions, Some(3));
+        assert_eq!(spec.renew_time, lease.spec.as_ref().unwrap().renew_time);
+        assert_eq!(next.metadata.resource_version.as_deref(), Some("42"));
+        assert!(next.metadata.managed_fields.is_none());
+    }
+
+    #[test]
+    fn only_the_holder_changes_in_an_annotation() {
+        let cm: ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": "k3s", "annotations": {LEADER_ANNOTATION:
+                r#"{"holderIdentity":"a","leaseDurationSeconds":45,"acquireTime":"2024-05-31T11:58:01Z","renewTime":"2024-05-31T12:10:33Z","leaderTransitions":2}"#}}
+        }))
+        .unwrap();
+        let next = configmap_with_holder(&cm, "b").unwrap();
+        let record = configmap_record(&next).unwrap();
+        assert_eq!(record.holder_identity, "b");
+        assert_eq!(record.transitions, Some(2));
+        assert_eq!(record.renew_time, configmap_record(&cm).unwrap().renew_time);
+    }
+
+    #[test]
+    fn a_configmap_without_a_record_is_an_error() {
+        let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "k3s"}})).unwrap();
+        assert!(
+            configmap_with_holder(&cm, "b")
+                .unwrap_err()
+                .contains("has no")
+        );
+    }
+}

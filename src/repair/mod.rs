@@ -1,0 +1,7 @@
+//! Repairs: pure planning (`*_plan`, `quorum`, `lock_edit`) and the apply/verify steps that
+//! talk to the cluster (`*_apply`).
+
+pub mod follow_apply;
+pub mod follow_plan;
+pub mod lock_edit;
+pub mod quorum;

@@ -1,0 +1,358 @@
+//! `leases follow` end to end: the built binary, the fake API server, and simulated k3s/RKE2
+//! servers that campaign for the locks like client-go and wrangler do.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder, wait_for};
+use crate::support::objects::{NOW, NodeSpec, agent, lease, node, server, snapshot_cr};
+
+const AFFECTED: &str = "v1.29.4+k3s1";
+const WAIT: Duration = Duration::from_secs(20);
+
+fn writes(fake: &FakeApi) -> Vec<String> {
+    fake.requests()
+        .into_iter()
+        .filter(|r| r.method != "GET" && !r.path.contains("selfsubjectaccessreviews"))
+        .map(|r| format!("{} {}?{} -> {}", r.method, r.path, r.query, r.status))
+        .collect()
+}
+
+fn snapshot_entries(fake: &FakeApi, prog: &str) -> usize {
+    fake.get(
+        "ConfigMap",
+        Some("kube-system"),
+        &format!("{prog}-etcd-snapshots"),
+    )
+    .and_then(|cm| cm["data"].as_object().map(|d| d.len()))
+    .unwrap_or(0)
+}
+
+/// Three simulated servers with `k3s` on s1 and `k3s-etcd` on s2, settled.
+fn split_cluster(
+    prog: &'static str,
+    version: &str,
+    style: LockStyle,
+) -> (Arc<FakeApi>, SimConfig, K3sSim) {
+    let fake = Arc::new(FakeApi::start());
+    let config = SimConfig::new(prog, version, style, true, &["s1", "s2", "s3"]);
+    K3sSim::seed_holders(&fake, &config, "s1", "s2");
+    fake.put(agent("w1", version));
+    let sim = K3sSim::start(fake.clone(), config.clone());
+    let settled = wait_for(WAIT, || {
+        let log = sim.log();
+        log.contains(&format!("s1 acquired {prog}"))
+            && log.contains(&format!("s2 acquired {prog}-etcd"))
+    });
+    assert!(settled, "simulated servers did not settle: {:?}", sim.log());
+    (fake, config, sim)
+}
+
+fn split_then_follow(prog: &'static str, version: &str, style: LockStyle) {
+    let (fake, config, sim) = split_cluster(prog, version, style);
+    let core = config.core_lock();
+
+    let before = k3sdoctor(["leases", "-o", "json"])
+        .cluster(&fake, Role::Admin)
+        .run();
+    before.code(1);
+    let report: Value = before.json();
+    assert_eq!(report["findings"][0]["code"], "lease-split", "{report:#}");
+
+    // The snapshot controller on s2 is registered but idle: the CR never reaches the ConfigMap.
+    fake.put(snapshot_cr("s2", 1_717_156_805, true));
+    assert!(!wait_for(Duration::from_millis(1500), || snapshot_entries(
+        &fake, prog
+    ) > 0));
+
+    let fix = k3sdoctor(["leases", "follow", "--fix", "--yes", "--timeout", "30s"])
+        .cluster(&fake, Role::Admin)
+        .run();
+    fix.code(0)
+        .stdout_has(&format!("Plan: move {core} from s1 to s2"))
+        .stderr_has("server-side dry run: accepted")
+        .stderr_has(&format!("s2 renewed {core} itself"))
+        .stdout_has("healthy: no findings");
+    for copy in if style == LockStyle::MultiLock {
+        vec!["configmaps", "leases"]
+    } else {
+        vec!["leases"]
+    } {
+        assert!(
+            writes(&fake).iter().any(|w| w.starts_with("PUT /")
+                && w.contains(&format!("/{copy}/{core}?"))
+                && w.contains("fieldManager=k3sdoctor")
+                && w.ends_with("-> 200")),
+            "no write of {copy}: {:?}",
+            writes(&fake)
+        );
+    }
+
+    assert!(
+        wait_for(WAIT, || sim.restarts("s1") >= 1),
+        "s1 did not exit: {:?}",
+        sim.log()
+    );
+    assert_eq!(holder(&fake, &config, &core).as_deref(), Some("s2"));
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(0);
+    assert!(
+        wait_for(WAIT, || snapshot_entries(&fake, prog) == 1),
+        "ConfigMap did not catch up: {:?}",
+        sim.log()
+    );
+}
+
+#[test]
+fn split_is_repaired_and_verified_on_a_lease_version() {
+    split_then_follow("k3s", AFFECTED, LockStyle::Lease);
+}
+
+#[test]
+fn split_is_repaired_on_a_multilock_version_with_both_copies_written() {
+    split_then_follow("k3s", "v1.27.10+k3s2", LockStyle::MultiLock);
+}
+
+#[test]
+fn split_is_repaired_on_rke2() {
+    split_then_follow("rke2", "v1.29.5+rke2r1", LockStyle::Lease);
+}
+
+#[test]
+fn takeover_that_never_happens_reports_the_observed_holders() {
+    let (fake, _config, _sim) = split_cluster("k3s", AFFECTED, LockStyle::Lease);
+    let out = k3sdoctor([
+        "leases",
+        "follow",
+        "--fix",
+        "--yes",
+        "--force",
+        "--to",
+        "w1",
+        "--timeout",
+        "30s",
+    ])
+    .cluster(&fake, Role::Admin)
+    .run();
+    out.code(4)
+        .stderr_has("took k3s instead of w1")
+        .stderr_has("holders seen: s1 -> w1 -> s");
+}
+
+fn static_split(extra: Vec<Value>) -> FakeApi {
+    let fake = FakeApi::start();
+    for o in [
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        server("s3", AFFECTED),
+        agent("w1", AFFECTED),
+    ]
+    .into_iter()
+    .chain([lease("k3s", "s1", 1), lease("k3s-etcd", "s2", 1)])
+    .chain(extra)
+    {
+        fake.put(o);
+    }
+    fake
+}
+
+#[test]
+fn without_fix_only_the_plan_is_shown() {
+    let fake = static_split(vec![]);
+    k3sdoctor(["leases", "follow", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(1)
+        .stdout_has("Plan: move k3s from s1 to s2 (node s2)")
+        .stdout_has("the k3s process on s1")
+        .stderr_has("nothing was written");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn aligned_locks_need_nothing() {
+    let fake = FakeApi::start();
+    for o in [
+        server("s1", AFFECTED),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ] {
+        fake.put(o);
+    }
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(0)
+        .stdout_has("already held by s1");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn a_target_that_is_not_a_live_server_is_refused() {
+    let fake = static_split(vec![]);
+    k3sdoctor([
+        "leases", "follow", "--fix", "--yes", "--to", "w1", "--now", NOW,
+    ])
+    .cluster(&fake, Role::Admin)
+    .run()
+    .code(2)
+    .one_line_error()
+    .stderr_has("target w1 is not a server");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn quorum_at_risk_is_refused_unless_forced() {
+    let down = node(&NodeSpec {
+        name: "s3",
+        hostname: "s3",
+        version: AFFECTED,
+        prog: "k3s",
+        server: true,
+        ready: false,
+    });
+    let fake = static_split(vec![down]);
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("etcd would lose quorum while s1 restarts (3 etcd members, 2 Ready, 1 Ready during the restart, quorum 2)");
+    assert!(writes(&fake).is_empty());
+
+    k3sdoctor([
+        "leases",
+        "follow",
+        "--fix",
+        "--yes",
+        "--force",
+        "--no-wait",
+        "--now",
+        NOW,
+    ])
+    .cluster(&fake, Role::Admin)
+    .run()
+    .code(0)
+    .stdout_has("FORCED:");
+    assert_eq!(
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
+        "s2"
+    );
+}
+
+#[test]
+fn a_read_only_token_is_stopped_before_any_write() {
+    let fake = static_split(vec![]);
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("not allowed to update leases.coordination.k8s.io \"k3s\" in kube-system");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn no_terminal_and_no_yes_writes_nothing() {
+    let fake = static_split(vec![]);
+    k3sdoctor(["leases", "follow", "--fix", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("re-run with --yes");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn a_dump_cannot_be_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump.yaml");
+    crate::support::objects::write_dump(
+        &dump,
+        &[
+            server("s1", AFFECTED),
+            lease("k3s", "s1", 1),
+            lease("k3s-etcd", "s1", 1),
+        ],
+    );
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--from-file"])
+        .arg(dump.display().to_string())
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("a dump cannot be repaired");
+}
+
+#[test]
+fn a_conflict_is_re_read_and_the_same_change_retried() {
+    let fake = static_split(vec![]);
+    // Only the real write: the dry run carries dryRun=All before fieldManager.
+    fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 409).times(1));
+    let out = k3sdoctor([
+        "leases",
+        "follow",
+        "--fix",
+        "--yes",
+        "--no-wait",
+        "--now",
+        NOW,
+        "-v",
+    ])
+    .cluster(&fake, Role::Admin)
+    .run();
+    out.code(0)
+        .stderr_has("conflict writing Lease kube-system/k3s");
+    assert_eq!(
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
+        "s2"
+    );
+}
+
+#[test]
+fn a_lock_that_moves_during_the_run_stops_the_repair() {
+    let fake = Arc::new(static_split(vec![]));
+    // Hold the dry run long enough for another server to take the lock meanwhile.
+    fake.inject(Fault::new(
+        Some("PUT"),
+        "dryRun=All",
+        FaultAction::Delay(Duration::from_millis(800)),
+    ));
+    let mover = {
+        let fake = fake.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            fake.put(lease("k3s", "s3", 0));
+        })
+    };
+    let out = k3sdoctor([
+        "leases",
+        "follow",
+        "--fix",
+        "--yes",
+        "--no-wait",
+        "--now",
+        NOW,
+    ])
+    .cluster(&fake, Role::Admin)
+    .run();
+    mover.join().unwrap();
+    out.code(4)
+        .stderr_has("the lock changed since the plan")
+        .stderr_has("nothing was written");
+    assert_eq!(
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
+        "s3"
+    );
+    assert!(
+        writes(&fake).iter().all(|w| w.contains("dryRun=All")),
+        "{:?}",
+        writes(&fake)
+    );
+}
