@@ -36,20 +36,16 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
         }
         let loaded = load_lease_state(global, ui)?;
         let outcome = plan(&loaded, &request)?;
-        if matches!(outcome, FollowOutcome::Move(_)) {
-            ui.note("plan only: a dump is never written to; run against the cluster with --fix to apply");
-        }
-        let exit = if matches!(outcome, FollowOutcome::Move(_)) {
-            Exit::Findings
+        let moves = matches!(outcome, FollowOutcome::Move(_));
+        let (exit, status) = if moves {
+            (Exit::Findings, RepairOutcome::Planned)
         } else {
-            Exit::Healthy
-        };
-        let status = if exit == Exit::Findings {
-            RepairOutcome::Planned
-        } else {
-            RepairOutcome::Aligned
+            (Exit::Healthy, RepairOutcome::Aligned)
         };
         emit(global, ui, &RepairResult::new(status, outcome))?;
+        if moves {
+            ui.note("plan only: a dump is never written to; run against the cluster with --fix to apply");
+        }
         return Ok(exit);
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();

@@ -52,12 +52,12 @@ pub fn write_plan(
     if plan.quorum.applies() && plan.overridden.is_empty() {
         writeln!(
             out,
-            "  checks:   target is a Ready server; etcd quorum holds ({})",
+            "  checks:  target is a Ready server; etcd quorum holds ({})",
             plan.quorum.describe()
         )?;
     }
     for line in &plan.overridden {
-        writeln!(out, "  {}   {line}", style.bold("FORCED:"))?;
+        writeln!(out, "  {}  {line}", style.bold("FORCED:"))?;
     }
     Ok(())
 }

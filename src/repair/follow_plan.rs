@@ -288,9 +288,10 @@ fn impact(
                 Distro::K3s => "its embedded etcd member restarts with it",
                 Distro::Rke2 => "etcd runs there as a static pod and should keep running",
             };
+            let holder = if node == from_holder { String::new() } else { format!(" (holder {from_holder})") };
             lines.push(format!(
-                "the {unit} process on {node} (holder {from_holder}) exits within the 30s renew deadline and is \
-                 restarted by systemd; {etcd}{}",
+                "the {unit} process on {node}{holder} exits within the 30s renew deadline and is restarted by \
+                 systemd; {etcd}{}",
                 if quorum.applies() { format!(" ({})", quorum.describe()) } else { String::new() }
             ));
         }
