@@ -28,6 +28,33 @@ Examples:
   # Non-interactive, onto a named server
   k3sdoctor leases follow --fix --yes --to prod-k3s-2";
 
+const SNAPSHOTS_LIST_EXAMPLES: &str = "\
+Examples:
+  # Every snapshot and whether Rancher can see it in the ConfigMap
+  k3sdoctor snapshots list
+
+  # The same from a support bundle
+  k3sdoctor --from-file bundle/ snapshots list -o wide";
+
+const SNAPSHOTS_DIFF_EXAMPLES: &str = "\
+Examples:
+  # What is missing, orphaned or stale, and why (exit 1 on differences, like kubectl diff)
+  k3sdoctor snapshots diff
+
+  # Machine-readable
+  k3sdoctor snapshots diff -o json";
+
+const SNAPSHOTS_BACKFILL_EXAMPLES: &str = "\
+Examples:
+  # Show the entries that would be written; writes nothing
+  k3sdoctor snapshots backfill
+
+  # Write them (backup, dry run, confirmation), also removing orphaned entries
+  k3sdoctor snapshots backfill --fix --prune
+
+  # Non-interactive, with the backup in a chosen place
+  k3sdoctor snapshots backfill --fix --yes --backup /root/k3s-etcd-snapshots.json";
+
 const LEASES_EXAMPLES: &str = "\
 Examples:
   # Who holds k3s and k3s-etcd on the current kubectl context
@@ -128,6 +155,8 @@ pub enum Command {
     /// Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here.
     #[command(after_long_help = LEASES_EXAMPLES)]
     Leases(LeasesArgs),
+    /// ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s's own rules.
+    Snapshots(SnapshotsArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell to complete for.
@@ -188,6 +217,44 @@ pub struct FollowArgs {
     /// Skip the target and etcd-quorum checks (never the permission check).
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SnapshotsArgs {
+    #[command(subcommand)]
+    pub action: SnapshotsAction,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum SnapshotsAction {
+    /// One row per snapshot: node, storage, size, and the state of its ConfigMap entry.
+    #[command(after_long_help = SNAPSHOTS_LIST_EXAMPLES)]
+    List,
+    /// What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences.
+    #[command(after_long_help = SNAPSHOTS_DIFF_EXAMPLES)]
+    Diff,
+    /// Write the missing and stale entries exactly as k3s would (with --fix).
+    #[command(after_long_help = SNAPSHOTS_BACKFILL_EXAMPLES)]
+    Backfill(BackfillArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BackfillArgs {
+    /// Write the change (after a backup, a server-side dry run and confirmation); without it only the plan is shown.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// Also remove entries that have no ETCDSnapshotFile behind them.
+    #[arg(long)]
+    pub prune: bool,
+
+    /// Do not ask for confirmation (needed without a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
+
+    /// Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json).
+    #[arg(long, value_name = "FILE")]
+    pub backup: Option<PathBuf>,
 }
 
 /// kubectl's forms: a bare number of seconds, or a duration such as `500ms`, `30s`, `1m30s`, `2h`.

@@ -63,6 +63,13 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             }
             None => commands::leases::run(&cli.global, args, ui),
         },
+        Command::Snapshots(args) => match &args.action {
+            cli::SnapshotsAction::List => commands::snapshots::run_list(&cli.global, ui),
+            cli::SnapshotsAction::Diff => commands::snapshots::run_diff(&cli.global, ui),
+            cli::SnapshotsAction::Backfill(backfill) => {
+                commands::snapshots_backfill::run(&cli.global, backfill, ui)
+            }
+        },
         Command::Completions { shell } => {
             commands::completions::write(*shell, bin_name, &mut ui.out);
             Ok(Exit::Healthy)

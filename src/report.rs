@@ -124,3 +124,46 @@ impl RepairResult {
         }
     }
 }
+
+/// `snapshots list` (`kind: SnapshotList`) and `snapshots diff` (`kind: SnapshotDiff`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub now: Now,
+    #[serde(flatten)]
+    pub analysis: crate::diagnose::snapshots::SnapshotAnalysis,
+    pub summary: Summary,
+}
+
+impl SnapshotReport {
+    pub fn new(
+        kind: &'static str,
+        now: Now,
+        analysis: crate::diagnose::snapshots::SnapshotAnalysis,
+    ) -> SnapshotReport {
+        SnapshotReport {
+            api_version: API_VERSION,
+            kind,
+            now,
+            summary: Summary::of(&analysis.findings),
+            analysis,
+        }
+    }
+}
+
+/// What `snapshots backfill` planned and did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackfillResult {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// `nothing-to-do`, `planned`, `declined`, `written`.
+    pub outcome: &'static str,
+    pub plan: crate::repair::backfill_plan::BackfillPlan,
+    pub backup: Option<String>,
+    pub resource_version: Option<String>,
+    /// The diff after writing.
+    pub after: Option<crate::diagnose::snapshots::SnapshotAnalysis>,
+}

@@ -139,6 +139,66 @@ impl ProductVersion {
         }
     }
 
+    /// Whether this version has ETCDSnapshotFile resources (facts §3.5): the first affected
+    /// release of each line, from Oct 2023.
+    pub fn has_snapshot_crds(&self) -> bool {
+        match affected_line(self.major, self.minor) {
+            Some(line) => self.patch >= line.first_affected,
+            None => self.major == 1 && self.minor > LAST_AFFECTED_MINOR,
+        }
+    }
+
+    /// Whether the snapshot controller only writes entries for CRs with `spec.metadata`
+    /// (k3s-io/k3s#8835, facts §4.4): `Some(true)` from the release that made it so,
+    /// `Some(false)` before, `None` where the release is not pinned down (the 1.27/1.25
+    /// equivalents and RKE2's are inferred), so neither verdict is forced on such clusters.
+    pub fn entries_need_metadata(&self) -> Option<bool> {
+        if self.major != 1 || !self.has_snapshot_crds() {
+            return None;
+        }
+        let release = match self.build {
+            Build::K3sRelease(n) => Some(n),
+            _ => None,
+        };
+        // (patch, first k3s release number) of the first k3s release with the rule, per line.
+        let first = match self.minor {
+            m if m >= 29 => return Some(true),
+            28 => (4, Some(2)),
+            26 => (11, Some(2)),
+            27 => (8, None),
+            25 => (16, None),
+            _ => return None,
+        };
+        let (patch, first_release) = first;
+        match (self.patch.cmp(&patch), first_release, release) {
+            (Ordering::Greater, _, _) => Some(true),
+            (Ordering::Less, _, _) => Some(false),
+            (Ordering::Equal, Some(need), Some(have)) => Some(have >= need),
+            (Ordering::Equal, _, _) => None,
+        }
+    }
+
+    /// Which `s3Config` shape this version's controller writes: the embedded S3 config from
+    /// the "etcd s3 config secret" change (first in v1.29.7; the other lines' July 2024
+    /// releases are inferred).
+    pub fn s3_config_shape(&self) -> crate::model::snapshot_entry::S3Shape {
+        use crate::model::snapshot_entry::S3Shape;
+        let embedded = self.major == 1
+            && match self.minor {
+                m if m >= 31 => true,
+                30 => self.patch >= 3,
+                29 => self.patch >= 7,
+                28 => self.patch >= 12,
+                27 => self.patch >= 16,
+                _ => false,
+            };
+        if embedded {
+            S3Shape::Embedded
+        } else {
+            S3Shape::Legacy
+        }
+    }
+
     fn order_key(&self) -> (u64, u64, u64, bool, &str, u32) {
         let release = match self.build {
             Build::K3sRelease(n) | Build::Rke2Release(n) => n,
@@ -477,6 +537,24 @@ mod tests {
         assert_eq!(v("v1.26.2+k3s1").has_etcd_lock(), Some(true));
         assert_eq!(v("v1.29.4+k3s1").has_etcd_lock(), Some(true));
         assert_eq!(v("v1.24.17+k3s1").has_etcd_lock(), None);
+    }
+
+    #[test]
+    fn snapshot_rules_per_version() {
+        assert!(!v("v1.28.2+k3s1").has_snapshot_crds());
+        assert!(v("v1.28.3+k3s1").has_snapshot_crds());
+        assert!(v("v1.31.1+k3s1").has_snapshot_crds());
+        assert_eq!(v("v1.28.4+k3s1").entries_need_metadata(), Some(false));
+        assert_eq!(v("v1.28.4+k3s2").entries_need_metadata(), Some(true));
+        assert_eq!(v("v1.26.11+k3s2").entries_need_metadata(), Some(true));
+        assert_eq!(v("v1.27.8+k3s2").entries_need_metadata(), None);
+        assert_eq!(v("v1.27.7+k3s1").entries_need_metadata(), Some(false));
+        assert_eq!(v("v1.29.4+k3s1").entries_need_metadata(), Some(true));
+        assert_eq!(v("v1.28.4+rke2r1").entries_need_metadata(), None);
+        use crate::model::snapshot_entry::S3Shape;
+        assert_eq!(v("v1.29.6+k3s1").s3_config_shape(), S3Shape::Legacy);
+        assert_eq!(v("v1.29.7+k3s1").s3_config_shape(), S3Shape::Embedded);
+        assert_eq!(v("v1.32.0+rke2r1").s3_config_shape(), S3Shape::Embedded);
     }
 
     #[test]

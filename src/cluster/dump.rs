@@ -16,6 +16,7 @@ use crate::distro::LOCK_NAMESPACE;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
+use crate::model::snapshot_file::SnapshotFile;
 
 const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
 
@@ -86,6 +87,10 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
             "ConfigMap" => push(
                 &mut state.configmaps,
                 ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
+            ),
+            "ETCDSnapshotFile" => push(
+                &mut state.snapshot_files,
+                SnapshotFile::from_json(&found.value),
             ),
             _ => {}
         }
@@ -223,7 +228,10 @@ fn object_key(object: &Value) -> Option<(String, String, String)> {
         .unwrap_or_default();
     let known = matches!(
         (api_version, kind),
-        ("v1", "Node") | ("v1", "ConfigMap") | ("coordination.k8s.io/v1", "Lease")
+        ("v1", "Node")
+            | ("v1", "ConfigMap")
+            | ("coordination.k8s.io/v1", "Lease")
+            | ("k3s.cattle.io/v1", "ETCDSnapshotFile")
     );
     Some((
         if known {
@@ -238,7 +246,7 @@ fn object_key(object: &Value) -> Option<(String, String, String)> {
 
 fn is_relevant((kind, namespace, _): &(String, String, String)) -> bool {
     match kind.as_str() {
-        "Node" => true,
+        "Node" | "ETCDSnapshotFile" => true,
         "Lease" | "ConfigMap" => namespace == LOCK_NAMESPACE,
         _ => false,
     }

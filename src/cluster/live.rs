@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
-use kube::api::{Api, ListParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 use serde::de::DeserializeOwned;
 
 use super::connect::Connection;
@@ -15,6 +15,7 @@ use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
+use crate::model::snapshot_file::SnapshotFile;
 
 /// Page size for lists, as kubectl uses.
 const PAGE_SIZE: u32 = 500;
@@ -61,6 +62,60 @@ pub async fn read_lease_state(
     state.configmaps = Some(configmaps);
     let distro = distro.or_else(|| state.detect_distro());
     Ok((state, distro))
+}
+
+/// Adds what the snapshot checks need: every ETCDSnapshotFile (paged) and the snapshot and
+/// extra-metadata ConfigMaps of `distro`.
+pub async fn read_snapshot_objects(
+    conn: &Connection,
+    distro: Distro,
+    state: &mut ClusterState,
+    trace: Trace<'_>,
+) -> Result<(), ReadError> {
+    let gvk = GroupVersionKind::gvk("k3s.cattle.io", "v1", "ETCDSnapshotFile");
+    let resource = ApiResource::from_gvk_with_plural(&gvk, "etcdsnapshotfiles");
+    let files_api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &resource);
+    let cm_api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+    let (snapshots_name, extra_name) = (
+        distro.snapshots_configmap(),
+        distro.extra_metadata_configmap(),
+    );
+    let (files, snapshots_cm, extra_cm) = tokio::join!(
+        list_all(
+            &files_api,
+            "list etcdsnapshotfiles.k3s.cattle.io",
+            conn,
+            trace
+        ),
+        get_opt(&cm_api, &snapshots_name, "configmap", conn, trace),
+        get_opt(&cm_api, &extra_name, "configmap", conn, trace),
+    );
+    match files {
+        Ok(files) => {
+            state.snapshot_files = Some(
+                files
+                    .iter()
+                    .map(|f| SnapshotFile::from_json(&serde_json::to_value(f).unwrap_or_default()))
+                    .collect(),
+            );
+        }
+        // The CRD arrived with the first affected releases (Oct 2023); older clusters answer
+        // a plain 404 for the whole group.
+        Err(e) if e.http_status == Some(404) => {
+            trace("etcdsnapshotfiles.k3s.cattle.io is not served: the CRD is not installed");
+            state.snapshot_crd_missing = true;
+            state.snapshot_files = Some(Vec::new());
+        }
+        Err(e) => return Err(e),
+    }
+    let configmaps = state.configmaps.get_or_insert_with(Vec::new);
+    configmaps.extend(
+        snapshots_cm?
+            .iter()
+            .chain(extra_cm?.iter())
+            .map(ConfigMapFacts::from_api),
+    );
+    Ok(())
 }
 
 async fn list_all<K>(

@@ -14,6 +14,7 @@ use crate::distro::Distro;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
+use crate::model::snapshot_file::SnapshotFile;
 
 pub use read_error::ReadError;
 
@@ -26,8 +27,12 @@ pub struct ClusterState {
     pub nodes: Option<Vec<NodeFacts>>,
     /// Leases in kube-system.
     pub leases: Option<Vec<LeaseFacts>>,
-    /// ConfigMaps in kube-system that k3sdoctor reads (lock copies).
+    /// ConfigMaps in kube-system that k3sdoctor reads (lock copies, snapshot records).
     pub configmaps: Option<Vec<ConfigMapFacts>>,
+    /// ETCDSnapshotFiles; `None` when not read (not asked for, or not in the dump).
+    pub snapshot_files: Option<Vec<SnapshotFile>>,
+    /// The API server does not serve `k3s.cattle.io/v1` ETCDSnapshotFiles (CRD not installed).
+    pub snapshot_crd_missing: bool,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Things worth telling the user about how the state was read (duplicates, skipped objects).

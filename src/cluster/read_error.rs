@@ -8,6 +8,8 @@ use std::error::Error as StdError;
 #[error("{message}")]
 pub struct ReadError {
     pub message: String,
+    /// The HTTP status the API server answered with, when it answered.
+    pub http_status: Option<u16>,
     /// The full cause chain, shown with `-v`.
     pub detail: Option<String>,
 }
@@ -16,6 +18,7 @@ impl ReadError {
     pub fn new(message: impl Into<String>) -> ReadError {
         ReadError {
             message: message.into(),
+            http_status: None,
             detail: None,
         }
     }
@@ -32,7 +35,11 @@ impl ReadError {
             kube::Error::Api(status) => api_status_message(status, action, server),
             _ => transport_message(err, &chain, action, server),
         };
-        ReadError::new(message).with_detail(chain)
+        let mut read = ReadError::new(message).with_detail(chain);
+        if let kube::Error::Api(status) = err {
+            read.http_status = Some(status.code);
+        }
+        read
     }
 }
 

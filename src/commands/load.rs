@@ -30,6 +30,29 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
     })
 }
 
+/// Everything the snapshot commands need: the lease state (for the writer's version and the
+/// root cause) plus ETCDSnapshotFiles and the snapshot ConfigMaps.
+pub fn load_snapshot_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
+    if !global.from_file.is_empty() {
+        return load_lease_state(global, ui);
+    }
+    runtime()?.block_on(async {
+        let conn = connect_live(global, ui).await?;
+        read_live_snapshots(&conn, global, ui).await
+    })
+}
+
+pub async fn read_live_snapshots(
+    conn: &Connection,
+    global: &GlobalArgs,
+    ui: &Ui,
+) -> Result<Loaded, Failure> {
+    let mut loaded = read_live(conn, global, ui).await?;
+    let trace = |line: &str| ui.trace(line);
+    live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, &trace).await?;
+    Ok(loaded)
+}
+
 /// A single-threaded runtime: k3sdoctor makes a handful of requests, mostly concurrently.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_current_thread()

@@ -6,6 +6,8 @@ pub mod leases;
 pub mod leases_follow;
 pub mod load;
 pub mod man;
+pub mod snapshots;
+pub mod snapshots_backfill;
 
 use std::io::Write;
 use std::sync::Mutex;

@@ -33,6 +33,13 @@ pub enum FindingCode {
     LeaseCopiesDisagree,
     LeaseRecordMalformed,
     MixedVersions,
+    SnapshotMissingFromConfigmap,
+    SnapshotOrphanedInConfigmap,
+    SnapshotStaleInConfigmap,
+    SnapshotPrunedForSize,
+    SnapshotControllerIdle,
+    SnapshotNameDigestMismatch,
+    ConfigmapLegacyFormat,
     DumpIncomplete,
 }
 
@@ -48,6 +55,13 @@ impl FindingCode {
             FindingCode::LeaseCopiesDisagree => "lease-copies-disagree",
             FindingCode::LeaseRecordMalformed => "lease-record-malformed",
             FindingCode::MixedVersions => "mixed-versions",
+            FindingCode::SnapshotMissingFromConfigmap => "snapshot-missing-from-configmap",
+            FindingCode::SnapshotOrphanedInConfigmap => "snapshot-orphaned-in-configmap",
+            FindingCode::SnapshotStaleInConfigmap => "snapshot-stale-in-configmap",
+            FindingCode::SnapshotPrunedForSize => "snapshot-pruned-for-size",
+            FindingCode::SnapshotControllerIdle => "snapshot-controller-idle",
+            FindingCode::SnapshotNameDigestMismatch => "snapshot-name-digest-mismatch",
+            FindingCode::ConfigmapLegacyFormat => "configmap-legacy-format",
             FindingCode::DumpIncomplete => "dump-incomplete",
         }
     }

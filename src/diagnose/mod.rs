@@ -6,6 +6,8 @@ pub mod finding;
 pub mod lease_split;
 pub mod leases;
 pub mod lock_status;
+pub mod snapshot_findings;
+pub mod snapshots;
 
 #[cfg(test)]
 pub mod test_cluster;

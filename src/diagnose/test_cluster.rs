@@ -143,6 +143,51 @@ impl TestCluster {
         self
     }
 
+    /// A local ETCDSnapshotFile taken on `node` at unix time `ts`, created by k3s at `ts`.
+    pub fn snapshot(self, node: &str, ts: i64, with_metadata: bool) -> Self {
+        self.snapshot_json(snapshot_json(node, ts, with_metadata))
+    }
+
+    pub fn snapshot_json(mut self, cr: Value) -> Self {
+        let file = crate::model::snapshot_file::SnapshotFile::from_json(&cr);
+        self.state
+            .snapshot_files
+            .get_or_insert_with(Vec::new)
+            .push(file);
+        self
+    }
+
+    /// The snapshot ConfigMap with these data entries.
+    pub fn snapshot_configmap(mut self, entries: &[(&str, &str)]) -> Self {
+        let data: serde_json::Map<String, Value> = entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), json!(v)))
+            .collect();
+        let cm: ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": self.distro.snapshots_configmap(), "namespace": "kube-system", "resourceVersion": "77"},
+            "data": data
+        }))
+        .unwrap();
+        self.state
+            .configmaps
+            .get_or_insert_with(Vec::new)
+            .push(ConfigMapFacts::from_api(&cm));
+        self
+    }
+
+    pub fn extra_metadata(mut self) -> Self {
+        let cm: ConfigMap = serde_json::from_value(json!({
+            "metadata": {"name": self.distro.extra_metadata_configmap(), "namespace": "kube-system"},
+            "data": {"provisioning-cluster-spec": "H4sI"}
+        }))
+        .unwrap();
+        self.state
+            .configmaps
+            .get_or_insert_with(Vec::new)
+            .push(ConfigMapFacts::from_api(&cm));
+        self
+    }
+
     pub fn as_dump(mut self) -> Self {
         self.state.origin = Origin::Dump {
             paths: vec!["dump".into()],
@@ -158,6 +203,23 @@ impl TestCluster {
     pub fn build(self) -> ClusterState {
         self.state
     }
+}
+
+pub fn snapshot_json(node: &str, ts: i64, with_metadata: bool) -> Value {
+    let file = format!("etcd-snapshot-{node}-{ts}");
+    let location = format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}");
+    let digest = crate::model::snapshot_key::name_digest(node, &location);
+    let time = Timestamp::from_second(ts).unwrap().to_string();
+    let mut cr = json!({
+        "metadata": {"name": format!("local-{file}-{digest}"), "creationTimestamp": time,
+                     "finalizers": ["wrangler.cattle.io/managed-etcd-snapshots-controller"]},
+        "spec": {"snapshotName": file, "nodeName": node, "location": location},
+        "status": {"creationTime": time, "readyToUse": true, "size": "8417312"}
+    });
+    if with_metadata {
+        cr["spec"]["metadata"] = json!({"provisioning-cluster-spec": "H4sI"});
+    }
+    cr
 }
 
 pub fn lease_json(name: &str, holder: &str, secs_ago: i64) -> Value {

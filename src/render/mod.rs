@@ -4,6 +4,7 @@
 pub mod findings;
 pub mod follow;
 pub mod leases;
+pub mod snapshots;
 pub mod style;
 mod table;
 

@@ -1,6 +1,8 @@
 //! Repairs: pure planning (`*_plan`, `quorum`, `lock_edit`) and the apply/verify steps that
 //! talk to the cluster (`*_apply`).
 
+pub mod backfill_apply;
+pub mod backfill_plan;
 pub mod follow_apply;
 pub mod follow_plan;
 pub mod lock_edit;

@@ -1,0 +1,270 @@
+//! `k3sdoctor snapshots backfill`: plan → (with `--fix`) permission check, backup, server-side
+//! dry run, confirmation, preconditioned write (re-planned on 409) → diff again.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+
+use super::Ui;
+use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
+use super::snapshots::analyse;
+use crate::cli::{BackfillArgs, GlobalArgs};
+use crate::cluster::connect::Connection;
+use crate::exit::{Exit, Failure};
+use crate::render;
+use crate::repair::backfill_apply::{
+    check_permission, read_configmap, write_backup, write_configmap,
+};
+use crate::repair::backfill_plan::{BackfillPlan, plan_backfill};
+use crate::repair::follow_apply::WriteError;
+use crate::report::{API_VERSION, BackfillResult};
+
+const MAX_ATTEMPTS: usize = 5;
+
+pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if !global.from_file.is_empty() {
+        if args.fix {
+            return Err(Failure::Refused(
+                "--fix needs a live cluster: a dump cannot be repaired; drop --from-file and point --kubeconfig at the cluster"
+                    .into(),
+            )
+            .into());
+        }
+        let loaded = load_snapshot_state(global, ui)?;
+        let analysis = analyse(&loaded);
+        let current = loaded
+            .state
+            .configmap(&analysis.configmap)
+            .map(|c| c.data.clone())
+            .unwrap_or_default();
+        let plan =
+            plan_backfill(&analysis, &current, args.prune).map_err(|e| Failure::Refused(e.0))?;
+        return finish_plan_only(global, ui, plan);
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    runtime()?.block_on(backfill_live(global, args, ui, interactive))
+}
+
+fn result(outcome: &'static str, plan: BackfillPlan) -> BackfillResult {
+    BackfillResult {
+        api_version: API_VERSION,
+        kind: "BackfillResult",
+        outcome,
+        plan,
+        backup: None,
+        resource_version: None,
+        after: None,
+    }
+}
+
+fn finish_plan_only(global: &GlobalArgs, ui: &mut Ui, plan: BackfillPlan) -> anyhow::Result<Exit> {
+    let exit = if plan.is_empty() {
+        Exit::Healthy
+    } else {
+        Exit::Findings
+    };
+    show_plan(global, ui, &plan)?;
+    if exit == Exit::Findings {
+        ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
+    }
+    emit(
+        global,
+        ui,
+        &result(
+            if plan.is_empty() {
+                "nothing-to-do"
+            } else {
+                "planned"
+            },
+            plan,
+        ),
+    )?;
+    Ok(exit)
+}
+
+fn show_plan(global: &GlobalArgs, ui: &mut Ui, plan: &BackfillPlan) -> anyhow::Result<()> {
+    if !global.output.is_structured() && !ui.quiet {
+        render::tolerate_closed_pipe(
+            render::snapshots::write_backfill_plan(&mut ui.out, plan, ui.style).map_err(Into::into),
+        )?;
+    }
+    Ok(())
+}
+
+fn emit(global: &GlobalArgs, ui: &mut Ui, result: &BackfillResult) -> anyhow::Result<()> {
+    if global.output.is_structured() {
+        render::tolerate_closed_pipe(render::write_structured(&mut ui.out, global.output, result))?;
+    }
+    Ok(())
+}
+
+/// Reads everything afresh and plans against the ConfigMap exactly as it is now.
+async fn plan_now(
+    conn: &Connection,
+    global: &GlobalArgs,
+    ui: &Ui,
+    prune: bool,
+) -> Result<(BackfillPlan, Option<ConfigMap>), Failure> {
+    let loaded = read_live_snapshots(conn, global, ui).await?;
+    let analysis = analyse(&loaded);
+    let original = read_configmap(conn, &analysis.configmap).await?;
+    let current = original
+        .as_ref()
+        .and_then(|c| c.data.clone())
+        .unwrap_or_default();
+    let plan = plan_backfill(&analysis, &current.into_iter().collect(), prune).map_err(|e| {
+        Failure::Refused(format!("the planned ConfigMap cannot fit the apiserver's 1 MiB limit ({e}); nothing was written"))
+    })?;
+    Ok((plan, original))
+}
+
+async fn backfill_live(
+    global: &GlobalArgs,
+    args: &BackfillArgs,
+    ui: &mut Ui,
+    interactive: bool,
+) -> anyhow::Result<Exit> {
+    let conn = connect_live(global, ui).await?;
+    let (plan, original) = plan_now(&conn, global, ui, args.prune).await?;
+    if !args.fix || plan.is_empty() {
+        return finish_plan_only(global, ui, plan);
+    }
+    show_plan(global, ui, &plan)?;
+    if !args.yes && !interactive {
+        return Err(Failure::Refused(
+            "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
+                .into(),
+        )
+        .into());
+    }
+    check_permission(&conn, &plan.configmap, original.is_none()).await?;
+    match write_configmap(&conn, &plan, original.as_ref(), true).await {
+        Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
+        Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
+    }
+    if !args.yes && !confirm(&plan) {
+        ui.note("declined: nothing was written");
+        emit(global, ui, &result("declined", plan))?;
+        return Ok(Exit::Findings);
+    }
+
+    let mut backup: Option<PathBuf> = None;
+    let mut last = (plan, original);
+    for attempt in 1..=MAX_ATTEMPTS {
+        let (plan, original) = if attempt == 1 {
+            last.clone()
+        } else {
+            plan_now(&conn, global, ui, args.prune).await?
+        };
+        if plan.is_empty() {
+            ui.note("the ConfigMap already holds what k3s would write now: nothing to do");
+            return Ok(Exit::Healthy);
+        }
+        if let (None, Some(cm)) = (&backup, &original) {
+            let path = args
+                .backup
+                .clone()
+                .unwrap_or_else(|| default_backup_path(&plan.configmap, cm));
+            write_backup(&path, cm).map_err(|e| {
+                Failure::Refused(format!(
+                    "cannot write the backup {}: {e}; nothing was written; choose another path with --backup",
+                    path.display()
+                ))
+            })?;
+            ui.note(&format!(
+                "saved ConfigMap kube-system/{} to {}",
+                plan.configmap,
+                path.display()
+            ));
+            backup = Some(path);
+        }
+        match write_configmap(&conn, &plan, original.as_ref(), false).await {
+            Ok(written) => {
+                let rv = written.metadata.resource_version.clone();
+                ui.note(&format!(
+                    "wrote ConfigMap kube-system/{} (resourceVersion {})",
+                    plan.configmap,
+                    rv.as_deref().unwrap_or("?")
+                ));
+                return report_after(&conn, global, ui, plan, backup, rv).await;
+            }
+            Err(WriteError::Conflict) => {
+                ui.note(&format!(
+                    "ConfigMap kube-system/{} changed while planning (409); re-reading",
+                    plan.configmap
+                ));
+                last = (plan, original);
+            }
+            Err(WriteError::Other(e)) => {
+                return Err(
+                    Failure::Incomplete(format!("{}; nothing was written", e.message)).into(),
+                );
+            }
+        }
+    }
+    Err(Failure::Incomplete(format!(
+        "ConfigMap kube-system/{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run \
+         the command again",
+        last.0.configmap
+    ))
+    .into())
+}
+
+async fn report_after(
+    conn: &Connection,
+    global: &GlobalArgs,
+    ui: &mut Ui,
+    plan: BackfillPlan,
+    backup: Option<PathBuf>,
+    resource_version: Option<String>,
+) -> anyhow::Result<Exit> {
+    let after = read_live_snapshots(conn, global, ui).await?;
+    let analysis = analyse(&after);
+    let clean = !analysis.has_differences();
+    if !global.output.is_structured() && !ui.quiet {
+        let report =
+            crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
+        let mut out = Vec::new();
+        render::snapshots::write_diff(&mut out, &report, ui.style)?;
+        render::tolerate_closed_pipe(
+            ui.out
+                .write_all(b"\n")
+                .and_then(|_| ui.out.write_all(&out))
+                .map_err(Into::into),
+        )?;
+    }
+    let mut result = result("written", plan);
+    result.backup = backup.map(|p| p.display().to_string());
+    result.resource_version = resource_version;
+    result.after = Some(analysis);
+    emit(global, ui, &result)?;
+    if clean {
+        Ok(Exit::Healthy)
+    } else {
+        Err(Failure::Incomplete(
+            "written, but the ConfigMap still differs from the ETCDSnapshotFiles (see above)"
+                .into(),
+        )
+        .into())
+    }
+}
+
+fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
+    let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
+    PathBuf::from(format!("{name}.{rv}.backup.json"))
+}
+
+fn confirm(plan: &BackfillPlan) -> bool {
+    dialoguer::Confirm::new()
+        .with_prompt(format!(
+            "Write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)?",
+            plan.configmap,
+            plan.add.len(),
+            plan.update.len(),
+            plan.remove.len()
+        ))
+        .default(false)
+        .interact()
+        .unwrap_or(false)
+}

@@ -1,0 +1,323 @@
+//! Findings of the snapshot analyser, each with its cause where one is known: a missing
+//! entry on a cluster whose locks are split on an affected version is that bug, not a
+//! reason to hand-edit the ConfigMap.
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::finding::{Finding, FindingCode, Severity};
+use super::leases::LeaseAnalysis;
+use super::snapshots::{EntryState, OrphanedEntry, SnapshotRow};
+use crate::cluster::ClusterState;
+use crate::distro::Distro;
+use crate::model::snapshot_file::{CONTROLLER_FINALIZER, SnapshotFile};
+
+/// Per-CR observations the findings summarise.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// CRs past the grace period without the controller's finalizer.
+    pub without_finalizer: Vec<String>,
+    /// (CR name, why) for names whose digest does not match.
+    pub digest_mismatches: Vec<(String, String)>,
+    pub with_metadata: usize,
+}
+
+impl Tally {
+    pub fn count(
+        &mut self,
+        file: &SnapshotFile,
+        state: EntryState,
+        now: Timestamp,
+        grace: SignedDuration,
+    ) {
+        if !file.metadata.is_empty() {
+            self.with_metadata += 1;
+        }
+        let old_enough = file.created.is_some_and(|c| now.duration_since(c) > grace);
+        if state != EntryState::Deleting && old_enough && !file.has_controller_finalizer() {
+            self.without_finalizer.push(file.name.clone());
+        }
+    }
+}
+
+pub struct Context<'a> {
+    pub distro: Distro,
+    pub state: &'a ClusterState,
+    pub leases: &'a LeaseAnalysis,
+    pub cm_name: &'a str,
+    pub extra_metadata_present: bool,
+    pub bytes: usize,
+}
+
+/// Up to five names, then how many more.
+fn some(names: &[String]) -> String {
+    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+    match names.len() {
+        n if n > 5 => format!("{} (and {} more)", shown.join(", "), n - 5),
+        _ => shown.join(", "),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+pub fn findings(
+    ctx: &Context<'_>,
+    rows: &[SnapshotRow],
+    orphaned: &[OrphanedEntry],
+    legacy_keys: &[String],
+    tally: &Tally,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let object = format!("ConfigMap kube-system/{}", ctx.cm_name);
+    if let Some(gap) = dump_gap(ctx) {
+        out.push(gap);
+        return out;
+    }
+    let cause = split_cause(ctx);
+    let names = |state: EntryState| -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.state == state)
+            .map(|r| r.name.clone())
+            .collect()
+    };
+
+    let missing = names(EntryState::Missing);
+    if !missing.is_empty() {
+        let mut f = Finding::new(
+            Severity::Error,
+            FindingCode::SnapshotMissingFromConfigmap,
+            &object,
+            format!(
+                "{} that k3s lists should be in {} but {}: {}{}",
+                plural(missing.len(), "snapshot", "snapshots"),
+                ctx.cm_name,
+                if missing.len() == 1 {
+                    "is not"
+                } else {
+                    "are not"
+                },
+                some(&missing),
+                cause
+                    .as_ref()
+                    .map(|(why, _)| format!(". Cause: {why}"))
+                    .unwrap_or_default()
+            ),
+        );
+        f.remediation = match &cause {
+            Some((_, fix)) => format!(
+                "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
+            ),
+            None => "k3sdoctor snapshots backfill --fix".to_string(),
+        };
+        out.push(f);
+    }
+
+    let stale: Vec<String> = rows
+        .iter()
+        .filter(|r| r.state == EntryState::Stale)
+        .map(|r| {
+            format!(
+                "{} ({})",
+                r.key,
+                r.differences
+                    .iter()
+                    .map(|d| d.field.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
+    if !stale.is_empty() {
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::SnapshotStaleInConfigmap,
+                &object,
+                format!(
+                    "{} differ from their ETCDSnapshotFile: {}",
+                    plural(stale.len(), "entry", "entries"),
+                    some(&stale)
+                ),
+            )
+            .fix("k3sdoctor snapshots backfill --fix"),
+        );
+    }
+
+    if !orphaned.is_empty() {
+        let keys: Vec<String> = orphaned
+            .iter()
+            .map(|o| {
+                if o.cr_deleting {
+                    format!("{} (CR being deleted)", o.key)
+                } else {
+                    o.key.clone()
+                }
+            })
+            .collect();
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::SnapshotOrphanedInConfigmap,
+                &object,
+                format!(
+                    "{} have no ETCDSnapshotFile behind them: {}",
+                    plural(keys.len(), "entry", "entries"),
+                    some(&keys)
+                ),
+            )
+            .fix("k3sdoctor snapshots backfill --fix --prune"),
+        );
+    }
+
+    let pruned = names(EntryState::PrunedForSize);
+    if !pruned.is_empty() {
+        out.push(Finding::new(
+            Severity::Info,
+            FindingCode::SnapshotPrunedForSize,
+            &object,
+            format!(
+                "{} missing, explained by k3s dropping the oldest entries at the 1 MiB limit ({} holds {} bytes): {}",
+                plural(pruned.len(), "snapshot is", "snapshots are"),
+                ctx.cm_name,
+                ctx.bytes,
+                some(&pruned)
+            ),
+        ));
+    }
+
+    let no_metadata = names(EntryState::NotExpected);
+    if !no_metadata.is_empty() && (ctx.extra_metadata_present || tally.with_metadata > 0) {
+        out.push(Finding::new(
+            Severity::Info,
+            FindingCode::SnapshotMissingFromConfigmap,
+            &object,
+            format!(
+                "{} no metadata (taken while {} was absent or empty), so k3s gives {} no entry: {}",
+                plural(no_metadata.len(), "snapshot has", "snapshots have"),
+                ctx.distro.extra_metadata_configmap(),
+                if no_metadata.len() == 1 { "it" } else { "them" },
+                some(&no_metadata)
+            ),
+        ));
+    }
+
+    if !tally.without_finalizer.is_empty() {
+        let mut f = Finding::new(
+            Severity::Error,
+            FindingCode::SnapshotControllerIdle,
+            "ETCDSnapshotFiles",
+            format!(
+                "{} older than a minute lack the finalizer {CONTROLLER_FINALIZER}, so the snapshot ConfigMap controller \
+                 has not processed them: {}{}",
+                plural(
+                    tally.without_finalizer.len(),
+                    "ETCDSnapshotFile",
+                    "ETCDSnapshotFiles"
+                ),
+                some(&tally.without_finalizer),
+                cause
+                    .as_ref()
+                    .map(|(why, _)| format!(". Cause: {why}"))
+                    .unwrap_or_default()
+            ),
+        );
+        f.remediation = match &cause {
+            Some((_, fix)) => fix.clone(),
+            None => format!(
+                "check the {} service log on the {} holder for \"Reconciling snapshot ConfigMap data\"",
+                ctx.distro.server_unit(),
+                ctx.distro.etcd_lock()
+            ),
+        };
+        out.push(f);
+    }
+
+    if !tally.digest_mismatches.is_empty() {
+        let whys: Vec<String> = tally
+            .digest_mismatches
+            .iter()
+            .map(|(_, why)| why.clone())
+            .collect();
+        out.push(Finding::new(
+            Severity::Warning,
+            FindingCode::SnapshotNameDigestMismatch,
+            "ETCDSnapshotFiles",
+            format!(
+                "{} do not match their node and location (edited, copied between clusters, or renamed by hand): {}",
+                plural(whys.len(), "name", "names"),
+                some(&whys)
+            ),
+        ));
+    }
+
+    if !legacy_keys.is_empty() {
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::ConfigmapLegacyFormat,
+                &object,
+                format!(
+                    "{} use the pre-2023 bare-key format, which k3s no longer writes or updates: {}",
+                    plural(legacy_keys.len(), "entry", "entries"),
+                    some(legacy_keys)
+                ),
+            )
+            .fix(format!("once nothing reads them, remove them: kubectl -n kube-system edit configmap {}", ctx.cm_name)),
+        );
+    }
+    out
+}
+
+/// The split on an affected version, when the leases show it: (why, repair command).
+fn split_cause(ctx: &Context<'_>) -> Option<(String, String)> {
+    let split = ctx
+        .leases
+        .findings
+        .iter()
+        .any(|f| f.code == FindingCode::LeaseSplit && f.severity == Severity::Error);
+    if !split {
+        return None;
+    }
+    let etcd_holder = ctx
+        .leases
+        .locks
+        .get(1)
+        .and_then(|l| l.holder.clone())
+        .unwrap_or_default();
+    Some((
+        format!(
+            "{} and {} are held by different servers on an affected version, so the snapshot controller on {etcd_holder} \
+             never started (k3s-io/k3s#10046)",
+            ctx.distro.core_lock(),
+            ctx.distro.etcd_lock()
+        ),
+        "k3sdoctor leases follow --fix".to_string(),
+    ))
+}
+
+fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
+    if !ctx.state.origin.is_dump() {
+        return None;
+    }
+    let missing = match (
+        ctx.state.snapshot_files.is_none(),
+        ctx.state.configmaps.is_none(),
+    ) {
+        (true, true) => "ETCDSnapshotFiles or ConfigMaps",
+        (true, false) => "ETCDSnapshotFiles",
+        (false, true) => "ConfigMaps from kube-system",
+        (false, false) => return None,
+    };
+    Some(
+        Finding::new(
+            Severity::Warning,
+            FindingCode::DumpIncomplete,
+            "dump",
+            format!("the dump has no {missing}: the snapshot ConfigMap was not compared"),
+        )
+        .fix(
+            "add `kubectl get etcdsnapshotfiles -o yaml` and `kubectl -n kube-system get configmaps -o yaml` to the dump",
+        ),
+    )
+}

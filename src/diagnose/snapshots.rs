@@ -1,0 +1,274 @@
+//! The `snapshots` analyser: ETCDSnapshotFiles against the `<prog>-etcd-snapshots` ConfigMap,
+//! by k3s's own rules (facts §4): which CRs get an entry, the key and exact value of each,
+//! the 1 MiB pruning, and why something is missing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::finding::{Finding, rank};
+use super::leases::LeaseAnalysis;
+use super::snapshot_findings::{self, Tally};
+use crate::cluster::ClusterState;
+use crate::distro::Distro;
+use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode};
+use crate::model::snapshot_file::SnapshotFile;
+use crate::model::snapshot_key::{
+    data_key, is_current_format, key_timestamp, name_digest_mismatch,
+};
+use crate::version::ProductVersion;
+
+/// The apiserver's limit on the sum of a ConfigMap's values (wire sample 072).
+pub const CONFIGMAP_LIMIT: usize = 1_048_576;
+
+/// How old a CR must be before a missing controller finalizer means the controller is idle.
+const FINALIZER_GRACE: SignedDuration = SignedDuration::from_secs(60);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryState {
+    /// The ConfigMap holds what k3s would write.
+    Present,
+    /// It should have an entry and has none.
+    Missing,
+    /// It has an entry whose fields differ from the CR.
+    Stale,
+    /// Missing, explained by k3s's pruning of the oldest entries at the 1 MiB limit.
+    PrunedForSize,
+    /// k3s writes no entry for it (no metadata on this version); none is there.
+    NotExpected,
+    /// Being deleted: k3s removes its entry.
+    Deleting,
+}
+
+impl EntryState {
+    pub fn label(self) -> &'static str {
+        match self {
+            EntryState::Present => "present",
+            EntryState::Missing => "MISSING",
+            EntryState::Stale => "STALE",
+            EntryState::PrunedForSize => "pruned (size)",
+            EntryState::NotExpected => "not expected",
+            EntryState::Deleting => "deleting",
+        }
+    }
+
+    /// A difference `snapshots diff` exits 1 for (like `kubectl diff`).
+    pub fn is_difference(self) -> bool {
+        matches!(self, EntryState::Missing | EntryState::Stale)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotRow {
+    pub name: String,
+    pub node: String,
+    pub storage: &'static str,
+    pub created: Option<Timestamp>,
+    pub size: Option<i64>,
+    pub ready: bool,
+    pub key: String,
+    pub state: EntryState,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<FieldDifference>,
+    pub finalizer: bool,
+    /// The exact value k3s would write, for the entries a backfill writes.
+    #[serde(skip)]
+    pub expected_value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrphanedEntry {
+    pub key: String,
+    /// The file name inside the value, when it decodes.
+    pub name: Option<String>,
+    /// The CR behind the key is being deleted (k3s removes the key when it is done).
+    pub cr_deleting: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotAnalysis {
+    pub configmap: String,
+    pub configmap_present: bool,
+    pub configmap_resource_version: Option<String>,
+    pub configmap_entries: usize,
+    /// Sum of the byte lengths of the values: what the 1 MiB limit counts.
+    pub configmap_bytes: usize,
+    pub extra_metadata_configmap_present: bool,
+    /// The version whose controller writes the ConfigMap (the `-etcd` holder's).
+    pub writer_version: Option<String>,
+    /// Whether only CRs with metadata get entries on that version (`None`: not known).
+    pub entries_need_metadata: Option<bool>,
+    pub s3_shape: S3Shape,
+    pub snapshots: Vec<SnapshotRow>,
+    pub orphaned: Vec<OrphanedEntry>,
+    /// Keys in the pre-2023 bare format.
+    pub legacy_keys: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+impl SnapshotAnalysis {
+    pub fn has_differences(&self) -> bool {
+        self.snapshots.iter().any(|r| r.state.is_difference()) || !self.orphaned.is_empty()
+    }
+}
+
+pub fn analyse_snapshots(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    leases: &LeaseAnalysis,
+) -> SnapshotAnalysis {
+    let cm_name = distro.snapshots_configmap();
+    let cm = state.configmap(&cm_name);
+    let data: BTreeMap<String, String> = cm.map(|c| c.data.clone()).unwrap_or_default();
+    let writer = leases
+        .verdict_version
+        .as_deref()
+        .and_then(|v| ProductVersion::parse(v).ok());
+    let need_metadata = writer
+        .as_ref()
+        .and_then(ProductVersion::entries_need_metadata);
+    let shape = writer
+        .as_ref()
+        .map(ProductVersion::s3_config_shape)
+        .unwrap_or(S3Shape::Embedded);
+    let files: &[SnapshotFile] = state.snapshot_files.as_deref().unwrap_or_default();
+
+    let bytes = data.values().map(String::len).sum();
+    let oldest_present = data
+        .keys()
+        .filter(|k| is_current_format(k))
+        .map(|k| key_timestamp(k))
+        .min();
+    let mut rows = Vec::new();
+    let mut tally = Tally::default();
+    for file in files {
+        let key = data_key(file);
+        let expected_value = encode(file, shape);
+        let eligible = !file.metadata.is_empty() || need_metadata == Some(false);
+        let mut diffs = Vec::new();
+        let entry_state = if file.deleting {
+            EntryState::Deleting
+        } else if let Some(found) = data.get(&key) {
+            match (decode(&expected_value), decode(found)) {
+                (Ok(e), Ok(f)) => diffs = differences(&e, &f),
+                (_, Err(e)) => diffs.push(FieldDifference {
+                    field: "value".into(),
+                    expected: expected_value.clone(),
+                    found: format!("(undecodable: {e})"),
+                }),
+                _ => {}
+            }
+            if diffs.is_empty() {
+                EntryState::Present
+            } else {
+                EntryState::Stale
+            }
+        } else if !eligible {
+            EntryState::NotExpected
+        } else if pruned_for_size(&key, expected_value.len(), bytes, oldest_present, &data) {
+            EntryState::PrunedForSize
+        } else {
+            EntryState::Missing
+        };
+        tally.count(file, entry_state, now, FINALIZER_GRACE);
+        rows.push(SnapshotRow {
+            name: file.name.clone(),
+            node: file.node_name.clone(),
+            storage: if file.is_s3() { "s3" } else { "local" },
+            created: file.creation_time,
+            size: file.size_bytes(),
+            ready: file.ready_to_use,
+            key,
+            state: entry_state,
+            differences: diffs,
+            finalizer: file.has_controller_finalizer(),
+            expected_value,
+        });
+    }
+    let live_keys: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.state != EntryState::Deleting)
+        .map(|r| r.key.as_str())
+        .collect();
+    let deleting_keys: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.state == EntryState::Deleting)
+        .map(|r| r.key.as_str())
+        .collect();
+    let orphaned: Vec<OrphanedEntry> = data
+        .iter()
+        .filter(|(k, _)| is_current_format(k) && !live_keys.contains(k.as_str()))
+        .map(|(k, v)| OrphanedEntry {
+            key: k.clone(),
+            name: decode(v).ok().map(|e| e.name).filter(|n| !n.is_empty()),
+            cr_deleting: deleting_keys.contains(k.as_str()),
+        })
+        .collect();
+    let legacy_keys: Vec<String> = data
+        .keys()
+        .filter(|k| !is_current_format(k))
+        .cloned()
+        .collect();
+    tally.digest_mismatches = files
+        .iter()
+        .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.clone(), why)))
+        .collect();
+
+    let analysis_context = snapshot_findings::Context {
+        distro,
+        state,
+        leases,
+        cm_name: &cm_name,
+        extra_metadata_present: state
+            .configmap(&distro.extra_metadata_configmap())
+            .is_some(),
+        bytes,
+    };
+    let mut findings =
+        snapshot_findings::findings(&analysis_context, &rows, &orphaned, &legacy_keys, &tally);
+    rank(&mut findings);
+    SnapshotAnalysis {
+        configmap_present: cm.is_some(),
+        configmap_resource_version: cm.and_then(|c| c.resource_version.clone()),
+        configmap_entries: data.len(),
+        configmap_bytes: bytes,
+        extra_metadata_configmap_present: analysis_context.extra_metadata_present,
+        configmap: cm_name,
+        writer_version: writer.map(|v| v.to_string()),
+        entries_need_metadata: need_metadata,
+        s3_shape: shape,
+        snapshots: rows,
+        orphaned,
+        legacy_keys,
+        findings,
+    }
+}
+
+/// k3s drops the oldest entries, four at a time, when a write would pass 1 MiB (facts §4.5).
+/// A missing entry is explained by that when the ConfigMap is within four entries of the
+/// limit and the entry is no newer than the oldest one still there.
+fn pruned_for_size(
+    key: &str,
+    value_len: usize,
+    bytes: usize,
+    oldest_present: Option<i64>,
+    data: &BTreeMap<String, String>,
+) -> bool {
+    let largest = data
+        .values()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(value_len);
+    let near_limit = bytes + value_len > CONFIGMAP_LIMIT || bytes + 4 * largest > CONFIGMAP_LIMIT;
+    near_limit && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+use serde_json::json;
+
+use super::*;
+use crate::diagnose::finding::{FindingCode, Severity};
+use crate::diagnose::leases::analyse_leases;
+use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
+
+const AFFECTED: &str = "v1.29.4+k3s1";
+/// NOW is 2024-05-31T12:10:40Z; snapshots are hours older.
+const T0: i64 = 1_717_142_400;
+
+fn servers(version: &str) -> TestCluster {
+    TestCluster::k3s()
+        .server("s1", version)
+        .server("s2", version)
+        .server("s3", version)
+}
+
+fn aligned() -> TestCluster {
+    servers(AFFECTED)
+        .lease("k3s", "s1", 1)
+        .lease("k3s-etcd", "s1", 1)
+}
+
+fn split() -> TestCluster {
+    servers(AFFECTED)
+        .lease("k3s", "s1", 1)
+        .lease("k3s-etcd", "s2", 1)
+}
+
+fn analyse(cluster: TestCluster) -> SnapshotAnalysis {
+    let state = cluster.build();
+    let leases = analyse_leases(&state, Distro::K3s, now());
+    analyse_snapshots(&state, Distro::K3s, now(), &leases)
+}
+
+fn codes(a: &SnapshotAnalysis) -> Vec<(Severity, FindingCode)> {
+    a.findings.iter().map(|f| (f.severity, f.code)).collect()
+}
+
+/// What k3s itself would have written for this CR.
+fn entry(node: &str, ts: i64) -> (String, String) {
+    let file = SnapshotFile::from_json(&snapshot_json(node, ts, true));
+    (data_key(&file), encode(&file, S3Shape::Embedded))
+}
+
+#[test]
+fn no_extra_metadata_and_no_configmap_is_healthy() {
+    let a = analyse(
+        aligned()
+            .snapshot("s1", T0, false)
+            .snapshot("s2", T0 + 60, false),
+    );
+    assert!(a.findings.is_empty(), "{:?}", a.findings);
+    assert!(!a.has_differences());
+    assert!(
+        a.snapshots
+            .iter()
+            .all(|r| r.state == EntryState::NotExpected)
+    );
+}
+
+#[test]
+fn entries_k3s_wrote_itself_are_present() {
+    let (k1, v1) = entry("s1", T0);
+    let (k2, v2) = entry("s2", T0 + 60);
+    let a = analyse(
+        aligned()
+            .extra_metadata()
+            .snapshot("s1", T0, true)
+            .snapshot("s2", T0 + 60, true)
+            .snapshot_configmap(&[(&k1, &v1), (&k2, &v2)]),
+    );
+    assert!(a.findings.is_empty(), "{:?}", a.findings);
+    assert!(a.snapshots.iter().all(|r| r.state == EntryState::Present));
+}
+
+#[test]
+fn missing_entries_on_a_split_name_the_root_cause() {
+    let (k1, v1) = entry("s1", T0);
+    let a = analyse(
+        split()
+            .extra_metadata()
+            .snapshot("s1", T0, true)
+            .snapshot("s2", T0 + 60, true)
+            .snapshot_configmap(&[(&k1, &v1)]),
+    );
+    assert_eq!(
+        codes(&a),
+        [(Severity::Error, FindingCode::SnapshotMissingFromConfigmap)]
+    );
+    let f = &a.findings[0];
+    assert!(
+        f.message
+            .contains("Cause: k3s and k3s-etcd are held by different servers"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.remediation.starts_with("k3sdoctor leases follow --fix"),
+        "{}",
+        f.remediation
+    );
+    assert!(a.has_differences());
+}
+
+#[test]
+fn missing_entries_without_a_split_point_to_backfill() {
+    let a = analyse(
+        aligned()
+            .extra_metadata()
+            .snapshot("s1", T0, true)
+            .snapshot_configmap(&[]),
+    );
+    assert_eq!(
+        a.findings[0].remediation,
+        "k3sdoctor snapshots backfill --fix"
+    );
+}
+
+#[test]
+fn orphaned_and_stale_entries() {
+    let (k1, v1) = entry("s1", T0);
+    let stale = v1.replace("8417312", "1");
+    let (k2, v2) = entry("gone", T0 + 5);
+    let a = analyse(
+        aligned()
+            .extra_metadata()
+            .snapshot("s1", T0, true)
+            .snapshot_configmap(&[(&k1, &stale), (&k2, &v2)]),
+    );
+    assert_eq!(
+        codes(&a),
+        [
+            (Severity::Warning, FindingCode::SnapshotStaleInConfigmap),
+            (Severity::Warning, FindingCode::SnapshotOrphanedInConfigmap)
+        ]
+    );
+    assert_eq!(a.snapshots[0].differences[0].field, "size");
+    assert_eq!(a.orphaned[0].key, k2);
+}
+
+/// A CR whose metadata (Rancher's compressed cluster spec) makes its entry ~10 KiB.
+fn big(node: &str, ts: i64) -> serde_json::Value {
+    let mut cr = snapshot_json(node, ts, true);
+    cr["spec"]["metadata"]["provisioning-cluster-spec"] = json!("A".repeat(7600));
+    cr
+}
+
+#[test]
+fn old_entries_pruned_at_the_size_limit_are_explained() {
+    let mut cluster = aligned().extra_metadata().snapshot_json(big("s1", T0));
+    let mut entries = Vec::new();
+    for i in 0..100 {
+        let cr = big("s2", T0 + 1000 + i);
+        let file = SnapshotFile::from_json(&cr);
+        entries.push((data_key(&file), encode(&file, S3Shape::Embedded)));
+        cluster = cluster.snapshot_json(cr);
+    }
+    let refs: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let a = analyse(cluster.snapshot_configmap(&refs));
+    assert_eq!(
+        a.snapshots[0].state,
+        EntryState::PrunedForSize,
+        "{} bytes",
+        a.configmap_bytes
+    );
+    assert_eq!(
+        codes(&a),
+        [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
+    );
+    assert!(!a.has_differences());
+
+    // The same CR missing from a ConfigMap far from the limit is an error.
+    let small = analyse(
+        aligned()
+            .extra_metadata()
+            .snapshot_json(big("s1", T0))
+            .snapshot_configmap(&refs[..10]),
+    );
+    assert_eq!(small.snapshots[0].state, EntryState::Missing);
+}
+
+#[test]
+fn controller_idle_when_old_crs_lack_the_finalizer() {
+    let mut cr = snapshot_json("s2", T0, false);
+    cr["metadata"]["finalizers"] = json!([]);
+    let a = analyse(split().snapshot_json(cr));
+    let idle = a
+        .findings
+        .iter()
+        .find(|f| f.code == FindingCode::SnapshotControllerIdle)
+        .unwrap();
+    assert_eq!(idle.severity, Severity::Error);
+    assert!(idle.message.contains("never started"), "{}", idle.message);
+}
+
+#[test]
+fn digest_mismatch_and_legacy_keys_are_reported() {
+    let mut cr = snapshot_json("s1", T0, false);
+    cr["spec"]["nodeName"] = json!("s9");
+    let a = analyse(
+        aligned()
+            .snapshot_json(cr)
+            .snapshot_configmap(&[("etcd-snapshot-s1-1634567890", "{\"name\":\"x\"}")]),
+    );
+    let found: Vec<FindingCode> = a.findings.iter().map(|f| f.code).collect();
+    assert!(found.contains(&FindingCode::SnapshotNameDigestMismatch));
+    assert!(found.contains(&FindingCode::ConfigmapLegacyFormat));
+    assert_eq!(a.legacy_keys, ["etcd-snapshot-s1-1634567890"]);
+}
+
+#[test]
+fn before_the_metadata_rule_every_cr_gets_an_entry() {
+    let v = "v1.28.3+k3s1";
+    let cluster = servers(v)
+        .lease("k3s", "s1", 1)
+        .lease("k3s-etcd", "s1", 1)
+        .snapshot("s1", T0, false)
+        .snapshot_configmap(&[]);
+    let a = analyse(cluster);
+    assert_eq!(a.entries_need_metadata, Some(false));
+    assert_eq!(a.snapshots[0].state, EntryState::Missing);
+}
+
+#[test]
+fn rke2_uses_its_own_configmap() {
+    let state = TestCluster::new(Distro::Rke2)
+        .server("r1", "v1.29.5+rke2r1")
+        .lease("rke2", "r1", 1)
+        .lease("rke2-etcd", "r1", 1)
+        .extra_metadata()
+        .snapshot("r1", T0, true)
+        .snapshot_configmap(&[])
+        .build();
+    let leases = analyse_leases(&state, Distro::Rke2, now());
+    let a = analyse_snapshots(&state, Distro::Rke2, now(), &leases);
+    assert_eq!(a.configmap, "rke2-etcd-snapshots");
+    assert!(a.findings[0].object.contains("rke2-etcd-snapshots"));
+}
+
+#[test]
+fn entries_in_the_bundled_dump_are_byte_identical_to_the_encoder() {
+    // The example dump's entries were written by an independent generator following facts §4.3.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/split-cluster");
+    let state = crate::cluster::dump::read_dump(&[dir]).unwrap();
+    let leases = analyse_leases(&state, Distro::K3s, now());
+    let a = analyse_snapshots(&state, Distro::K3s, now(), &leases);
+    let data = &state.configmap("k3s-etcd-snapshots").unwrap().data;
+    let present: Vec<&SnapshotRow> = a
+        .snapshots
+        .iter()
+        .filter(|r| r.state == EntryState::Present)
+        .collect();
+    assert_eq!(present.len(), 2);
+    for row in present {
+        assert_eq!(data[&row.key], row.expected_value, "{}", row.key);
+    }
+}

@@ -1,0 +1,145 @@
+//! JSON written the way Go's `encoding/json` writes it, because k3s's ConfigMap values are
+//! compared byte for byte: `<`, `>`, `&`, U+2028 and U+2029 are escaped (HTML-safe), `\b` and
+//! `\f` use their short forms (Go ≥ 1.22), other control characters become `\u00XX`, and every
+//! other character, non-ASCII included, is written as UTF-8.
+
+use std::collections::BTreeMap;
+
+/// Appends `s` as a Go-encoded JSON string (with quotes).
+pub fn push_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `json.Marshal(map[string]string)`: keys sorted by their bytes (a `BTreeMap` of `String`
+/// sorts the same way).
+pub fn string_map(map: &BTreeMap<String, String>) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_string(&mut out, k);
+        out.push(':');
+        push_string(&mut out, v);
+    }
+    out.push('}');
+    out
+}
+
+/// A compact JSON object built field by field, in struct order, like a Go struct encodes.
+#[derive(Default)]
+pub struct ObjectWriter {
+    out: String,
+}
+
+impl ObjectWriter {
+    pub fn new() -> ObjectWriter {
+        ObjectWriter {
+            out: String::from("{"),
+        }
+    }
+
+    fn key(&mut self, key: &str) {
+        if self.out.len() > 1 {
+            self.out.push(',');
+        }
+        push_string(&mut self.out, key);
+        self.out.push(':');
+    }
+
+    pub fn string(&mut self, key: &str, value: &str) {
+        self.key(key);
+        push_string(&mut self.out, value);
+    }
+
+    /// `omitempty` on a string.
+    pub fn string_omitempty(&mut self, key: &str, value: &str) {
+        if !value.is_empty() {
+            self.string(key, value);
+        }
+    }
+
+    pub fn int_omitempty(&mut self, key: &str, value: i64) {
+        if value != 0 {
+            self.key(key);
+            self.out.push_str(&value.to_string());
+        }
+    }
+
+    pub fn bool(&mut self, key: &str, value: bool) {
+        self.key(key);
+        self.out.push_str(if value { "true" } else { "false" });
+    }
+
+    pub fn bool_omitempty(&mut self, key: &str, value: bool) {
+        if value {
+            self.bool(key, value);
+        }
+    }
+
+    /// An already-encoded JSON value.
+    pub fn raw(&mut self, key: &str, json: &str) {
+        self.key(key);
+        self.out.push_str(json);
+    }
+
+    pub fn finish(mut self) -> String {
+        self.out.push('}');
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quoted(s: &str) -> String {
+        let mut out = String::new();
+        push_string(&mut out, s);
+        out
+    }
+
+    #[test]
+    fn escapes_like_go() {
+        assert_eq!(quoted("a<b>&c"), r#""a\u003cb\u003e\u0026c""#);
+        assert_eq!(quoted("q\"\\"), r#""q\"\\""#);
+        assert_eq!(
+            quoted("\n\r\t\u{8}\u{c}\u{1}\u{1f}"),
+            r#""\n\r\t\b\f\u0001\u001f""#
+        );
+        assert_eq!(quoted("\u{2028}\u{2029}"), r#""\u2028\u2029""#);
+        assert_eq!(quoted("é 雪 🎉 \u{7f}"), "\"é 雪 🎉 \u{7f}\"");
+    }
+
+    #[test]
+    fn maps_sort_by_key_bytes() {
+        let map: BTreeMap<String, String> =
+            [("note", "example"), ("cluster", "prod-a"), ("Z", "<")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        assert_eq!(
+            string_map(&map),
+            r#"{"Z":"\u003c","cluster":"prod-a","note":"example"}"#
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! Names k3s derives for a snapshot: the ConfigMap data key (`GenerateConfigMapKey`) and the
+//! 6-hex digest at the end of the CR name (`GenerateName`) — `pkg/etcd/snapshot/types.go`.
+
+use sha2::{Digest, Sha256};
+
+use super::snapshot_file::SnapshotFile;
+
+/// `local-`/`s3-` + the file name with every character outside `[-._a-zA-Z0-9]` replaced by
+/// `_`. Go's regexp replaces whole runes, so one non-ASCII character becomes one `_`.
+pub fn data_key(file: &SnapshotFile) -> String {
+    let name: String = file
+        .snapshot_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if file.is_s3() {
+        format!("s3-{name}")
+    } else {
+        format!("local-{name}")
+    }
+}
+
+/// Keys k3s writes start with `local-` or `s3-`; the 2021 format used bare file names.
+pub fn is_current_format(key: &str) -> bool {
+    key.starts_with("local-") || key.starts_with("s3-")
+}
+
+/// The unix time k3s's pruning reads from a key: its trailing `-<digits>` after stripping
+/// `.zip`; anything unparsable counts as 0, the oldest (`pruneConfigMap`).
+pub fn key_timestamp(key: &str) -> i64 {
+    let key = key.strip_suffix(".zip").unwrap_or(key);
+    key.rsplit_once('-')
+        .and_then(|(_, tail)| tail.parse::<i64>().ok())
+        .unwrap_or(0)
+}
+
+/// First 6 hex characters of sha256(node + location), as the CR name ends.
+pub fn name_digest(node: &str, location: &str) -> String {
+    let digest = Sha256::digest(format!("{node}{location}").as_bytes());
+    digest.iter().take(3).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Why a CR's name does not end with the digest of its node and location, if it does not.
+/// The name's node is `spec.nodeName` (k3s's `NodeSource`); S3 records without node
+/// information use `s3`.
+pub fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
+    let expected = name_digest(&file.node_name, &file.location);
+    let actual = file
+        .name
+        .rsplit_once('-')
+        .map(|(_, d)| d)
+        .unwrap_or_default();
+    let prefix = if file.is_s3() { "s3-" } else { "local-" };
+    if actual == expected && file.name.starts_with(prefix) {
+        return None;
+    }
+    Some(format!(
+        "name {} should start with {prefix} and end with -{expected} (sha256 of node {:?} + location {:?})",
+        file.name, file.node_name, file.location
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, snapshot: &str, node: &str, location: &str, s3: bool) -> SnapshotFile {
+        SnapshotFile {
+            name: name.into(),
+            snapshot_name: snapshot.into(),
+            node_name: node.into(),
+            location: location.into(),
+            s3: s3.then(Default::default),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn keys_replace_every_character_outside_the_allowed_set() {
+        let f = file("", "on-demand:node/1 é.zip", "n", "", false);
+        assert_eq!(data_key(&f), "local-on-demand_node_1__.zip");
+        let s3 = file("", "etcd-snapshot-server-1-1717156805", "s3", "", true);
+        assert_eq!(data_key(&s3), "s3-etcd-snapshot-server-1-1717156805");
+    }
+
+    #[test]
+    fn key_timestamps_as_pruning_reads_them() {
+        assert_eq!(
+            key_timestamp("local-etcd-snapshot-server-1-1717156805"),
+            1_717_156_805
+        );
+        assert_eq!(
+            key_timestamp("s3-on-demand-server-1-1717156805.zip"),
+            1_717_156_805
+        );
+        assert_eq!(key_timestamp("local-weird"), 0);
+        assert_eq!(key_timestamp("local-x-12ab"), 0);
+    }
+
+    #[test]
+    fn digest_matches_the_facts_example() {
+        // facts §9.1: local-etcd-snapshot-server-1-1717156805-4056ed
+        let location =
+            "file:///var/lib/rancher/k3s/server/db/snapshots/etcd-snapshot-server-1-1717156805";
+        assert_eq!(name_digest("server-1", location), "4056ed");
+        let ok = file(
+            "local-etcd-snapshot-server-1-1717156805-4056ed",
+            "etcd-snapshot-server-1-1717156805",
+            "server-1",
+            location,
+            false,
+        );
+        assert_eq!(name_digest_mismatch(&ok), None);
+        let s3 = file(
+            "s3-etcd-snapshot-server-1-1717156805-b84088",
+            "etcd-snapshot-server-1-1717156805",
+            "server-1",
+            "s3://k3s-backups/cluster-a/etcd-snapshot-server-1-1717156805",
+            true,
+        );
+        assert_eq!(name_digest_mismatch(&s3), None);
+        let moved = file(
+            "local-etcd-snapshot-server-1-1717156805-4056ed",
+            "etcd-snapshot-server-1-1717156805",
+            "server-2",
+            location,
+            false,
+        );
+        assert!(name_digest_mismatch(&moved).unwrap().contains("server-2"));
+    }
+}

@@ -1,0 +1,219 @@
+//! `k3sdoctor snapshots list|diff|backfill` for people.
+
+use std::io::Write;
+
+use super::findings::write_findings;
+use super::style::Style;
+use super::table::{lines, plain_table};
+use crate::diagnose::snapshots::EntryState;
+use crate::repair::backfill_plan::BackfillPlan;
+use crate::report::SnapshotReport;
+
+/// 8417312 → `8.0 MiB`, as binary units are what snapshot files are sized in.
+pub fn human_size(bytes: i64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+fn header(out: &mut dyn Write, report: &SnapshotReport) -> std::io::Result<()> {
+    let a = &report.analysis;
+    let cm = if a.configmap_present {
+        format!(
+            "{} entries, {} of 1048576 bytes",
+            a.configmap_entries, a.configmap_bytes
+        )
+    } else {
+        "absent".to_string()
+    };
+    let rule = match a.entries_need_metadata {
+        Some(true) => "only snapshots with metadata get an entry",
+        Some(false) => "every snapshot gets an entry",
+        None => "whether snapshots without metadata get an entry is not known for this version",
+    };
+    writeln!(
+        out,
+        "ConfigMap kube-system/{}: {cm}; {} ETCDSnapshotFiles",
+        a.configmap,
+        a.snapshots.len()
+    )?;
+    writeln!(
+        out,
+        "writer: {} ({rule}); now: {} ({})",
+        a.writer_version.as_deref().unwrap_or("version unknown"),
+        report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        report.now.source.describe()
+    )?;
+    writeln!(out)
+}
+
+pub fn write_list(
+    out: &mut dyn Write,
+    report: &SnapshotReport,
+    wide: bool,
+    style: Style,
+) -> std::io::Result<()> {
+    header(out, report)?;
+    let mut head = vec![
+        "NAME",
+        "NODE",
+        "STORAGE",
+        "CREATED",
+        "SIZE",
+        "READY",
+        "CONFIGMAP",
+        "FINALIZER",
+    ];
+    if wide {
+        head.push("KEY");
+    }
+    let mut table = plain_table(&head);
+    for r in &report.analysis.snapshots {
+        let mut row = vec![
+            r.name.clone(),
+            r.node.clone(),
+            r.storage.to_string(),
+            r.created
+                .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+                .unwrap_or_else(|| "-".into()),
+            r.size.map(human_size).unwrap_or_else(|| "?".into()),
+            if r.ready { "true" } else { "false" }.to_string(),
+            r.state.label().to_string(),
+            if r.finalizer { "yes" } else { "no" }.to_string(),
+        ];
+        if wide {
+            row.push(r.key.clone());
+        }
+        table.add_row(row);
+    }
+    if report.analysis.snapshots.is_empty() {
+        writeln!(out, "No ETCDSnapshotFiles.")?;
+    } else {
+        for line in lines(&table) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    writeln!(out)?;
+    write_findings(out, &report.analysis.findings, style)
+}
+
+pub fn write_diff(
+    out: &mut dyn Write,
+    report: &SnapshotReport,
+    style: Style,
+) -> std::io::Result<()> {
+    header(out, report)?;
+    let a = &report.analysis;
+    let mut any = false;
+    for r in &a.snapshots {
+        let what = match r.state {
+            EntryState::Missing => "missing ",
+            EntryState::Stale => "stale   ",
+            EntryState::PrunedForSize => "pruned  ",
+            _ => continue,
+        };
+        any = true;
+        writeln!(
+            out,
+            "{what} {}  (ETCDSnapshotFile {}, node {})",
+            r.key, r.name, r.node
+        )?;
+        for d in &r.differences {
+            writeln!(
+                out,
+                "           {}: expected {:?}, found {:?}",
+                d.field, d.expected, d.found
+            )?;
+        }
+    }
+    for o in &a.orphaned {
+        any = true;
+        writeln!(
+            out,
+            "orphaned {}{}",
+            o.key,
+            if o.cr_deleting {
+                "  (its CR is being deleted)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    if any {
+        writeln!(out)?;
+    } else {
+        writeln!(out, "No differences.\n")?;
+    }
+    write_findings(out, &a.findings, style)
+}
+
+pub fn write_backfill_plan(
+    out: &mut dyn Write,
+    plan: &BackfillPlan,
+    style: Style,
+) -> std::io::Result<()> {
+    if plan.is_empty() {
+        return writeln!(
+            out,
+            "ConfigMap kube-system/{} already holds what k3s would write: nothing to do.",
+            plan.configmap
+        );
+    }
+    writeln!(
+        out,
+        "{} {} ConfigMap kube-system/{}: {} to add, {} to update, {} to remove ({} -> {} bytes of 1048576)",
+        style.bold("Plan:"),
+        if plan.create { "create" } else { "update" },
+        plan.configmap,
+        plan.add.len(),
+        plan.update.len(),
+        plan.remove.len(),
+        plan.bytes_before,
+        plan.bytes_after
+    )?;
+    for (label, keys) in [
+        ("add", &plan.add),
+        ("update", &plan.update),
+        ("remove", &plan.remove),
+    ] {
+        for k in keys {
+            writeln!(out, "  {label:<7} {k}")?;
+        }
+    }
+    for k in &plan.dropped_for_size {
+        writeln!(
+            out,
+            "  {:<7} {k}  (oldest; dropped to stay under 1 MiB, as k3s does)",
+            "drop"
+        )?;
+    }
+    for k in &plan.not_added_for_size {
+        writeln!(
+            out,
+            "  {:<7} {k}  (would be among the oldest and be pruned at once, as k3s would)",
+            "skip"
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_in_binary_units() {
+        assert_eq!(human_size(512), "512 B");
+        assert_eq!(human_size(8_417_312), "8.0 MiB");
+        assert_eq!(human_size(1_610_612_736), "1.5 GiB");
+    }
+}

@@ -1,0 +1,130 @@
+//! The I/O half of `snapshots backfill`: read the ConfigMap as it is, back it up, and write
+//! the planned data with the resourceVersion that was read.
+
+use std::io::Write;
+use std::path::Path;
+
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ObjectMeta, PostParams};
+
+use super::backfill_plan::BackfillPlan;
+use super::follow_apply::{FIELD_MANAGER, WriteError};
+use crate::cluster::ReadError;
+use crate::cluster::connect::Connection;
+use crate::distro::LOCK_NAMESPACE;
+
+pub async fn read_configmap(conn: &Connection, name: &str) -> Result<Option<ConfigMap>, ReadError> {
+    let api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+    api.get_opt(name).await.map_err(|e| {
+        ReadError::from_kube(
+            &e,
+            &format!("get configmap kube-system/{name}"),
+            &conn.server,
+        )
+    })
+}
+
+/// SelfSubjectAccessReview for the one write the plan needs (`update`, or `create` when the
+/// ConfigMap does not exist yet).
+pub async fn check_permission(
+    conn: &Connection,
+    name: &str,
+    create: bool,
+) -> Result<(), ReadError> {
+    let api: Api<SelfSubjectAccessReview> = Api::all(conn.client.clone());
+    let verb = if create { "create" } else { "update" };
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                resource: Some("configmaps".into()),
+                verb: Some(verb.into()),
+                namespace: Some(LOCK_NAMESPACE.into()),
+                name: (!create).then(|| name.to_string()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let answer = api
+        .create(&PostParams::default(), &review)
+        .await
+        .map_err(|e| {
+            ReadError::from_kube(
+                &e,
+                &format!("check permission to {verb} configmaps"),
+                &conn.server,
+            )
+        })?;
+    if answer.status.is_some_and(|s| s.allowed) {
+        return Ok(());
+    }
+    Err(ReadError::new(format!(
+        "not allowed to {verb} configmaps \"{name}\" in kube-system (SelfSubjectAccessReview denied); nothing was \
+         written; use a kubeconfig bound to the repair role shown in the README"
+    )))
+}
+
+/// Saves the ConfigMap as read, before anything changes it. Refuses to overwrite a file.
+pub fn write_backup(path: &Path, original: &ConfigMap) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    serde_json::to_writer_pretty(&mut file, original)?;
+    file.write_all(b"\n")?;
+    file.sync_all()
+}
+
+/// Replaces the data (PUT with the read resourceVersion) or creates the ConfigMap.
+pub async fn write_configmap(
+    conn: &Connection,
+    plan: &BackfillPlan,
+    original: Option<&ConfigMap>,
+    dry_run: bool,
+) -> Result<ConfigMap, WriteError> {
+    let api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+    let params = PostParams {
+        dry_run,
+        field_manager: Some(FIELD_MANAGER.to_string()),
+    };
+    let verb = match (dry_run, original.is_some()) {
+        (true, true) => "dry-run update",
+        (true, false) => "dry-run create",
+        (false, true) => "update",
+        (false, false) => "create",
+    };
+    let fail = |e: kube::Error| match &e {
+        kube::Error::Api(status) if status.code == 409 => WriteError::Conflict,
+        _ => WriteError::Other(ReadError::from_kube(
+            &e,
+            &format!("{verb} configmap kube-system/{}", plan.configmap),
+            &conn.server,
+        )),
+    };
+    match original {
+        Some(cm) => {
+            let mut next = cm.clone();
+            next.metadata.managed_fields = None;
+            next.data = Some(plan.data.clone());
+            api.replace(&plan.configmap, &params, &next)
+                .await
+                .map_err(fail)
+        }
+        None => {
+            let cm = ConfigMap {
+                metadata: ObjectMeta {
+                    name: Some(plan.configmap.clone()),
+                    namespace: Some(LOCK_NAMESPACE.to_string()),
+                    ..Default::default()
+                },
+                data: Some(plan.data.clone()),
+                ..Default::default()
+            };
+            api.create(&params, &cm).await.map_err(fail)
+        }
+    }
+}

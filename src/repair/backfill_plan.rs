@@ -1,0 +1,189 @@
+//! Planning `snapshots backfill`: the ConfigMap data k3s's controller would hold — missing
+//! entries added and stale ones rewritten with k3s's exact bytes, orphans removed on request —
+//! kept under the apiserver's 1 MiB limit by dropping the oldest entries as k3s does. Pure.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::diagnose::snapshots::{CONFIGMAP_LIMIT, EntryState, SnapshotAnalysis};
+use crate::model::snapshot_key::key_timestamp;
+
+/// k3s drops this many more of the oldest entries on each retry (`pruneStepSize`).
+const PRUNE_STEP: usize = 4;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackfillPlan {
+    pub configmap: String,
+    /// The ConfigMap does not exist yet and is created.
+    pub create: bool,
+    pub add: Vec<String>,
+    pub update: Vec<String>,
+    /// Orphans removed (`--prune`).
+    pub remove: Vec<String>,
+    /// Entries that were there and go to make room, oldest first.
+    pub dropped_for_size: Vec<String>,
+    /// Missing entries that would themselves be the oldest: not added, as k3s would not.
+    pub not_added_for_size: Vec<String>,
+    pub bytes_before: usize,
+    pub bytes_after: usize,
+    /// The complete data to write.
+    #[serde(skip)]
+    pub data: BTreeMap<String, String>,
+}
+
+impl BackfillPlan {
+    pub fn is_empty(&self) -> bool {
+        self.add.is_empty()
+            && self.update.is_empty()
+            && self.remove.is_empty()
+            && !self.create_needed()
+    }
+
+    fn create_needed(&self) -> bool {
+        self.create && !self.data.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TooLarge(pub String);
+
+/// `current`: the ConfigMap's data as read (empty when it does not exist).
+pub fn plan_backfill(
+    analysis: &SnapshotAnalysis,
+    current: &BTreeMap<String, String>,
+    prune: bool,
+) -> Result<BackfillPlan, TooLarge> {
+    let mut data = current.clone();
+    let (mut add, mut update, mut remove) = (Vec::new(), Vec::new(), Vec::new());
+    for row in &analysis.snapshots {
+        match row.state {
+            EntryState::Missing => {
+                data.insert(row.key.clone(), row.expected_value.clone());
+                add.push(row.key.clone());
+            }
+            EntryState::Stale => {
+                data.insert(row.key.clone(), row.expected_value.clone());
+                update.push(row.key.clone());
+            }
+            _ => {}
+        }
+    }
+    if prune {
+        for orphan in &analysis.orphaned {
+            if data.remove(&orphan.key).is_some() {
+                remove.push(orphan.key.clone());
+            }
+        }
+    }
+    let dropped = prune_to_limit(&mut data)?;
+    let not_added_for_size: Vec<String> = dropped
+        .iter()
+        .filter(|k| add.contains(k))
+        .cloned()
+        .collect();
+    add.retain(|k| !not_added_for_size.contains(k));
+    update.retain(|k| !dropped.contains(k));
+    let dropped_for_size: Vec<String> = dropped
+        .into_iter()
+        .filter(|k| current.contains_key(k))
+        .collect();
+    Ok(BackfillPlan {
+        configmap: analysis.configmap.clone(),
+        create: !analysis.configmap_present,
+        add,
+        update,
+        remove,
+        dropped_for_size,
+        not_added_for_size,
+        bytes_before: current.values().map(String::len).sum(),
+        bytes_after: data.values().map(String::len).sum(),
+        data,
+    })
+}
+
+/// `pruneConfigMap` (facts §4.5): keys sorted newest first by their trailing unix time
+/// (unparsable = oldest), the oldest 4, 8, 12, … dropped until the values fit.
+fn prune_to_limit(data: &mut BTreeMap<String, String>) -> Result<Vec<String>, TooLarge> {
+    let size = |d: &BTreeMap<String, String>| d.values().map(String::len).sum::<usize>();
+    if size(data) <= CONFIGMAP_LIMIT {
+        return Ok(Vec::new());
+    }
+    let mut keys: Vec<String> = data.keys().cloned().collect();
+    // Newest first; ties keep key order so the result does not depend on map internals.
+    keys.sort_by(|a, b| {
+        key_timestamp(b)
+            .cmp(&key_timestamp(a))
+            .then_with(|| a.cmp(b))
+    });
+    let mut drop = PRUNE_STEP;
+    loop {
+        if drop >= keys.len() {
+            return Err(TooLarge(format!(
+                "even after dropping all but the newest entry the data would exceed {CONFIGMAP_LIMIT} bytes"
+            )));
+        }
+        let kept: BTreeMap<String, String> = keys[..keys.len() - drop]
+            .iter()
+            .map(|k| (k.clone(), data[k].clone()))
+            .collect();
+        if size(&kept) <= CONFIGMAP_LIMIT {
+            let dropped: Vec<String> = keys[keys.len() - drop..].iter().rev().cloned().collect();
+            *data = kept;
+            return Ok(dropped);
+        }
+        drop += PRUNE_STEP;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(n: usize, size: usize, start: i64) -> BTreeMap<String, String> {
+        (0..n)
+            .map(|i| {
+                (
+                    format!("local-etcd-snapshot-s1-{}", start + i as i64),
+                    "v".repeat(size),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fits_without_pruning() {
+        let mut data = entries(10, 1000, 100);
+        assert!(prune_to_limit(&mut data).unwrap().is_empty());
+        assert_eq!(data.len(), 10);
+    }
+
+    #[test]
+    fn drops_the_oldest_in_steps_of_four() {
+        // 105 entries of 10 000 bytes: 1 050 000 > 1 048 576, so the oldest 4 go.
+        let mut data = entries(105, 10_000, 1000);
+        let dropped = prune_to_limit(&mut data).unwrap();
+        assert_eq!(
+            dropped,
+            [
+                "local-etcd-snapshot-s1-1000",
+                "local-etcd-snapshot-s1-1001",
+                "local-etcd-snapshot-s1-1002",
+                "local-etcd-snapshot-s1-1003"
+            ]
+        );
+        assert_eq!(data.len(), 101);
+        // Keys without a timestamp count as the oldest.
+        let mut odd = entries(105, 10_000, 1000);
+        odd.insert("local-unknown".into(), "v".repeat(10));
+        assert_eq!(prune_to_limit(&mut odd).unwrap()[0], "local-unknown");
+    }
+
+    #[test]
+    fn refuses_what_cannot_fit() {
+        let mut data = entries(2, 600_000, 1);
+        assert!(prune_to_limit(&mut data).is_err());
+    }
+}
