@@ -28,6 +28,9 @@ _k3sdoctor() {
             k3sdoctor,man)
                 cmd="k3sdoctor__subcmd__man"
                 ;;
+            k3sdoctor,snapshots)
+                cmd="k3sdoctor__subcmd__snapshots"
+                ;;
             k3sdoctor__subcmd__help,completions)
                 cmd="k3sdoctor__subcmd__help__subcmd__completions"
                 ;;
@@ -40,8 +43,20 @@ _k3sdoctor() {
             k3sdoctor__subcmd__help,man)
                 cmd="k3sdoctor__subcmd__help__subcmd__man"
                 ;;
+            k3sdoctor__subcmd__help,snapshots)
+                cmd="k3sdoctor__subcmd__help__subcmd__snapshots"
+                ;;
             k3sdoctor__subcmd__help__subcmd__leases,follow)
                 cmd="k3sdoctor__subcmd__help__subcmd__leases__subcmd__follow"
+                ;;
+            k3sdoctor__subcmd__help__subcmd__snapshots,backfill)
+                cmd="k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__backfill"
+                ;;
+            k3sdoctor__subcmd__help__subcmd__snapshots,diff)
+                cmd="k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__diff"
+                ;;
+            k3sdoctor__subcmd__help__subcmd__snapshots,list)
+                cmd="k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__list"
                 ;;
             k3sdoctor__subcmd__leases,follow)
                 cmd="k3sdoctor__subcmd__leases__subcmd__follow"
@@ -55,6 +70,30 @@ _k3sdoctor() {
             k3sdoctor__subcmd__leases__subcmd__help,help)
                 cmd="k3sdoctor__subcmd__leases__subcmd__help__subcmd__help"
                 ;;
+            k3sdoctor__subcmd__snapshots,backfill)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__backfill"
+                ;;
+            k3sdoctor__subcmd__snapshots,diff)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__diff"
+                ;;
+            k3sdoctor__subcmd__snapshots,help)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__help"
+                ;;
+            k3sdoctor__subcmd__snapshots,list)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__list"
+                ;;
+            k3sdoctor__subcmd__snapshots__subcmd__help,backfill)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__backfill"
+                ;;
+            k3sdoctor__subcmd__snapshots__subcmd__help,diff)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__diff"
+                ;;
+            k3sdoctor__subcmd__snapshots__subcmd__help,help)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__help"
+                ;;
+            k3sdoctor__subcmd__snapshots__subcmd__help,list)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__list"
+                ;;
             *)
                 ;;
         esac
@@ -62,7 +101,7 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases completions man help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases snapshots completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,7 +201,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help)
-            opts="leases completions man help"
+            opts="leases snapshots completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -234,6 +273,62 @@ _k3sdoctor() {
         k3sdoctor__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__snapshots)
+            opts="list diff backfill"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -414,6 +509,280 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots)
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version list diff backfill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__backfill)
+            opts="-y -o -v -q -h -V --fix --prune --yes --backup --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --backup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__diff)
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__help)
+            opts="list diff backfill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__list)
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

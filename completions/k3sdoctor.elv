@@ -36,6 +36,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+            cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -97,6 +98,105 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;leases;help;help'= {
         }
+        &'k3sdoctor;snapshots'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+            cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+            cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'k3sdoctor;snapshots;list'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'k3sdoctor;snapshots;diff'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'k3sdoctor;snapshots;backfill'= {
+            cand --backup 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand --fix 'Write the change (after a backup, a server-side dry run and confirmation); without it only the plan is shown'
+            cand --prune 'Also remove entries that have no ETCDSnapshotFile behind them'
+            cand -y 'Do not ask for confirmation (needed without a terminal)'
+            cand --yes 'Do not ask for confirmation (needed without a terminal)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'k3sdoctor;snapshots;help'= {
+            cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+            cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+            cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'k3sdoctor;snapshots;help;list'= {
+        }
+        &'k3sdoctor;snapshots;help;diff'= {
+        }
+        &'k3sdoctor;snapshots;help;backfill'= {
+        }
+        &'k3sdoctor;snapshots;help;help'= {
+        }
         &'k3sdoctor;completions'= {
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'
@@ -138,6 +238,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;help'= {
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+            cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -146,6 +247,17 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand follow 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
         }
         &'k3sdoctor;help;leases;follow'= {
+        }
+        &'k3sdoctor;help;snapshots'= {
+            cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+            cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+            cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
+        }
+        &'k3sdoctor;help;snapshots;list'= {
+        }
+        &'k3sdoctor;help;snapshots;diff'= {
+        }
+        &'k3sdoctor;help;snapshots;backfill'= {
         }
         &'k3sdoctor;help;completions'= {
         }

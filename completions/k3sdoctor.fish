@@ -44,6 +44,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s q -l quiet -d 'Prin
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -99,6 +100,94 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from help" -f -a "follow" -d 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s h -l help -d 'Print help'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l backup -d 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l fix -d 'Write the change (after a backup, a server-side dry run and confirmation); without it only the plan is shown'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l prune -d 'Also remove entries that have no ETCDSnapshotFile behind them'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l context -d 'The kubeconfig context to use' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
@@ -138,8 +227,12 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s v -l verbose
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s h -l help -d 'Print help'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from leases" -f -a "follow" -d 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'

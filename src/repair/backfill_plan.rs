@@ -104,38 +104,41 @@ pub fn plan_backfill(
     })
 }
 
-/// `pruneConfigMap` (facts §4.5): keys sorted newest first by their trailing unix time
-/// (unparsable = oldest), the oldest 4, 8, 12, … dropped until the values fit.
+/// `pruneConfigMap` as the snapshot controller retries it (`pkg/etcd/snapshot_controller.go`):
+/// each retry drops the oldest `n` of what is left — keys sorted newest first by their trailing
+/// unix time, unparsable counting as the oldest — with `n` = 4, 8, 12, …, so 4, 12, 24, … in
+/// all, and gives up when `n` reaches the number of entries left.
 fn prune_to_limit(data: &mut BTreeMap<String, String>) -> Result<Vec<String>, TooLarge> {
     let size = |d: &BTreeMap<String, String>| d.values().map(String::len).sum::<usize>();
-    if size(data) <= CONFIGMAP_LIMIT {
-        return Ok(Vec::new());
-    }
-    let mut keys: Vec<String> = data.keys().cloned().collect();
-    // Newest first; ties keep key order so the result does not depend on map internals.
-    keys.sort_by(|a, b| {
-        key_timestamp(b)
-            .cmp(&key_timestamp(a))
-            .then_with(|| a.cmp(b))
-    });
-    let mut drop = PRUNE_STEP;
-    loop {
-        if drop >= keys.len() {
+    let mut dropped = Vec::new();
+    let mut count = PRUNE_STEP;
+    while size(data) > CONFIGMAP_LIMIT {
+        if count >= data.len() {
             return Err(TooLarge(format!(
-                "even after dropping all but the newest entry the data would exceed {CONFIGMAP_LIMIT} bytes"
+                "k3s's pruning would have to drop all {} remaining entries and the data would still exceed \
+                 {CONFIGMAP_LIMIT} bytes",
+                data.len()
             )));
         }
-        let kept: BTreeMap<String, String> = keys[..keys.len() - drop]
-            .iter()
-            .map(|k| (k.clone(), data[k].clone()))
+        let mut keys: Vec<String> = data.keys().cloned().collect();
+        // Newest first; Go's sort leaves ties in any order, key order keeps the plan stable.
+        keys.sort_by(|a, b| {
+            key_timestamp(b)
+                .cmp(&key_timestamp(a))
+                .then_with(|| a.cmp(b))
+        });
+        let oldest: Vec<String> = keys
+            .split_off(keys.len() - count)
+            .into_iter()
+            .rev()
             .collect();
-        if size(&kept) <= CONFIGMAP_LIMIT {
-            let dropped: Vec<String> = keys[keys.len() - drop..].iter().rev().cloned().collect();
-            *data = kept;
-            return Ok(dropped);
+        for key in &oldest {
+            data.remove(key);
         }
-        drop += PRUNE_STEP;
+        dropped.extend(oldest);
+        count += PRUNE_STEP;
     }
+    Ok(dropped)
 }
 
 #[cfg(test)]
@@ -179,6 +182,16 @@ mod tests {
         let mut odd = entries(105, 10_000, 1000);
         odd.insert("local-unknown".into(), "v".repeat(10));
         assert_eq!(prune_to_limit(&mut odd).unwrap()[0], "local-unknown");
+    }
+
+    #[test]
+    fn later_rounds_drop_more_of_what_is_left() {
+        // 110 × 10 000 bytes: 4 go (106 left, still too large), then 8 more (98 left).
+        let mut data = entries(110, 10_000, 1000);
+        let dropped = prune_to_limit(&mut data).unwrap();
+        assert_eq!(dropped.len(), 12);
+        assert_eq!(data.len(), 98);
+        assert_eq!(dropped[11], "local-etcd-snapshot-s1-1011");
     }
 
     #[test]

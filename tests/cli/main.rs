@@ -10,3 +10,4 @@ mod follow;
 mod generated_files;
 mod leases;
 mod report;
+mod snapshots;

@@ -73,6 +73,8 @@ impl Run {
         cmd.args(&self.args)
             .env_clear()
             .env("HOME", self.home.path())
+            // Files the tool writes by default (backups) land in the run's own directory.
+            .current_dir(self.home.path())
             .stdin(Stdio::null());
         for (k, v) in &self.env {
             cmd.env(k, v);

@@ -155,27 +155,54 @@ pub fn write_dump(path: &Path, objects: &[Value]) {
     std::fs::write(path, serde_yaml_ng::to_string(&list).unwrap()).unwrap();
 }
 
-/// A local ETCDSnapshotFile as k3s creates it for a snapshot taken on `node` at unix time `ts`.
+/// A local ETCDSnapshotFile as k3s creates it for a snapshot taken on `node` at unix time `ts`
+/// (name digest included), created at that time.
 pub fn snapshot_cr(node: &str, ts: i64, with_metadata: bool) -> Value {
+    use sha2::{Digest, Sha256};
     let file = format!("on-demand-{node}-{ts}");
+    let location = format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}");
+    let digest: String = Sha256::digest(format!("{node}{location}").as_bytes())
+        .iter()
+        .take(3)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let time = jiff::Timestamp::from_second(ts).unwrap().to_string();
     let mut cr = json!({
         "apiVersion": "k3s.cattle.io/v1",
         "kind": "ETCDSnapshotFile",
         "metadata": {
-            "name": format!("local-{file}-0a1b2c"),
+            "name": format!("local-{file}-{digest}"),
+            "creationTimestamp": time,
             "labels": {"etcd.k3s.cattle.io/snapshot-storage-node": node},
         },
-        "spec": {
-            "snapshotName": file,
-            "nodeName": node,
-            "location": format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}"),
-        },
-        "status": {"readyToUse": true, "size": "8417312",
-                   "creationTime": jiff::Timestamp::from_second(ts).unwrap().to_string()}
+        "spec": {"snapshotName": file, "nodeName": node, "location": location},
+        "status": {"readyToUse": true, "size": "8417312", "creationTime": time}
     });
     if with_metadata {
         cr["spec"]["metadata"] =
             json!({"provisioning-cluster-spec": "H4sIAAAAAAAA/6quVkrLz1eyUkpKLFKqBQQAAP//"});
     }
     cr
+}
+
+/// `<prog>-etcd-snapshot-extra-metadata`, as Rancher creates it.
+pub fn extra_metadata(prog: &str) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": format!("{prog}-etcd-snapshot-extra-metadata"), "namespace": "kube-system"},
+        "data": {"provisioning-cluster-spec": "H4sIAAAAAAAA/6quVkrLz1eyUkpKLFKqBQQAAP//"}
+    })
+}
+
+/// `<prog>-etcd-snapshots` with these entries.
+pub fn snapshot_configmap(prog: &str, entries: &[(String, String)]) -> Value {
+    let data: serde_json::Map<String, Value> =
+        entries.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": format!("{prog}-etcd-snapshots"), "namespace": "kube-system"},
+        "data": data
+    })
 }

@@ -5,8 +5,12 @@
 //! scenario runs in seconds.
 
 pub mod elector;
+pub mod go_json;
+pub mod go_time;
+pub mod quantity;
 pub mod record;
 pub mod snapshot_controller;
+pub mod snapshot_entry;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +20,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use elector::{Elector, Step, Timing};
 use record::Record;
+use snapshot_controller::ControllerConfig;
+pub use snapshot_entry::S3ConfigShape;
 
 use super::fake_api::FakeApi;
 use super::objects::{NodeSpec, node};
@@ -55,6 +61,8 @@ pub struct SimConfig {
     pub affected: bool,
     /// Only CRs with `spec.metadata` get an entry (k3s ≥ v1.28.4 / k3s-io/k3s#8835).
     pub require_metadata: bool,
+    /// The `s3Config` struct of the simulated version's ConfigMap entries.
+    pub s3_shape: S3ConfigShape,
     pub servers: Vec<SimServer>,
     pub lease: Duration,
     pub renew_deadline: Duration,
@@ -78,6 +86,7 @@ impl SimConfig {
             style,
             affected,
             require_metadata: true,
+            s3_shape: S3ConfigShape::Embedded,
             servers: nodes
                 .iter()
                 .map(|n| SimServer {
@@ -98,6 +107,14 @@ impl SimConfig {
 
     pub fn etcd_lock(&self) -> String {
         format!("{}-etcd", self.prog)
+    }
+
+    pub fn controller(&self) -> ControllerConfig {
+        ControllerConfig {
+            prog: self.prog,
+            require_metadata: self.require_metadata,
+            s3_shape: self.s3_shape,
+        }
     }
 }
 
@@ -261,7 +278,7 @@ fn run(fake: &FakeApi, config: &SimConfig, stop: &AtomicBool, shared: &Mutex<Sha
                 }
             }
             if p.down_until.is_none() && controller_runs(p, config.affected) {
-                snapshot_controller::sync(fake, config.prog, config.require_metadata);
+                snapshot_controller::sync(fake, &config.controller());
             }
         }
         std::thread::sleep(Duration::from_millis(20));

@@ -1,0 +1,401 @@
+//! `snapshots list|diff|backfill` end to end, against entries written by the simulator's own
+//! (independent) implementation of k3s's snapshot controller.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::k3s_sim::snapshot_entry::{S3ConfigShape, data_key, entry_value};
+use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, wait_for};
+use crate::support::objects::{
+    NOW, extra_metadata, lease, server, snapshot_configmap, snapshot_cr,
+};
+
+const AFFECTED: &str = "v1.29.4+k3s1";
+/// Hours before NOW (2024-05-31T12:10:40Z).
+const T0: i64 = 1_717_142_400;
+
+fn fake_with(objects: Vec<Value>) -> FakeApi {
+    let fake = FakeApi::start();
+    for o in objects {
+        fake.put(o);
+    }
+    fake
+}
+
+/// What k3s itself writes for this CR (the simulator's encoder, v1.29.4's s3Config shape).
+fn written_by_k3s(cr: &Value) -> (String, String) {
+    (data_key(cr), entry_value(cr, S3ConfigShape::Legacy))
+}
+
+/// A CR the (working) snapshot controller has already processed: it carries its finalizer.
+fn processed(mut cr: Value) -> Value {
+    cr["metadata"]["finalizers"] =
+        serde_json::json!(["wrangler.cattle.io/managed-etcd-snapshots-controller"]);
+    cr
+}
+
+fn base(core: &str, etcd: &str) -> Vec<Value> {
+    vec![
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        server("s3", AFFECTED),
+        lease("k3s", core, 1),
+        lease("k3s-etcd", etcd, 1),
+    ]
+}
+
+fn diff_json(fake: &FakeApi) -> (i32, Value) {
+    let out = k3sdoctor(["snapshots", "diff", "-o", "json", "--now", NOW])
+        .cluster(fake, Role::ReadOnly)
+        .run();
+    (out.code, out.json())
+}
+
+fn codes(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}/{}",
+                f["severity"].as_str().unwrap(),
+                f["code"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn data(fake: &FakeApi) -> serde_json::Map<String, Value> {
+    fake.get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+        .and_then(|cm| cm["data"].as_object().cloned())
+        .unwrap_or_default()
+}
+
+fn writes(fake: &FakeApi) -> Vec<String> {
+    fake.requests()
+        .into_iter()
+        .filter(|r| r.method != "GET" && !r.path.contains("selfsubjectaccessreviews"))
+        .map(|r| format!("{} {}?{} -> {}", r.method, r.path, r.query, r.status))
+        .collect()
+}
+
+#[test]
+fn without_extra_metadata_an_absent_configmap_is_healthy() {
+    let mut objects = base("s1", "s1");
+    objects.extend([
+        processed(snapshot_cr("s1", T0, false)),
+        processed(snapshot_cr("s2", T0 + 60, false)),
+    ]);
+    let fake = fake_with(objects);
+    let (code, report) = diff_json(&fake);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["kind"], "SnapshotDiff");
+    assert!(codes(&report).is_empty(), "{report:#}");
+    k3sdoctor(["snapshots", "list", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(0)
+        .stdout_has("not expected");
+}
+
+#[test]
+fn missing_entries_on_a_split_name_the_lease_repair() {
+    let (a, b) = (
+        snapshot_cr("s1", T0, true),
+        snapshot_cr("s2", T0 + 60, true),
+    );
+    let mut objects = base("s1", "s2");
+    objects.extend([
+        a.clone(),
+        b,
+        extra_metadata("k3s"),
+        snapshot_configmap("k3s", &[written_by_k3s(&a)]),
+    ]);
+    let fake = fake_with(objects);
+    let (code, report) = diff_json(&fake);
+    assert_eq!(code, 1);
+    let missing = &report["findings"][0];
+    assert_eq!(missing["code"], "snapshot-missing-from-configmap");
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .contains("Cause: k3s and k3s-etcd are held by different servers")
+    );
+    assert!(
+        missing["remediation"]
+            .as_str()
+            .unwrap()
+            .starts_with("k3sdoctor leases follow --fix")
+    );
+    let present: Vec<&Value> = report["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["state"] == "present")
+        .collect();
+    assert_eq!(
+        present.len(),
+        1,
+        "the simulator's bytes must match k3sdoctor's rules: {report:#}"
+    );
+}
+
+#[test]
+fn orphaned_and_stale_entries() {
+    let a = processed(snapshot_cr("s1", T0, true));
+    let (key, value) = written_by_k3s(&a);
+    let stale = value.replace("\"size\":8417312", "\"size\":1");
+    let gone = written_by_k3s(&snapshot_cr("s3", T0 - 3600, true));
+    let mut objects = base("s1", "s1");
+    objects.extend([
+        a,
+        extra_metadata("k3s"),
+        snapshot_configmap("k3s", &[(key, stale), gone]),
+    ]);
+    let fake = fake_with(objects);
+    let (code, report) = diff_json(&fake);
+    assert_eq!(code, 1);
+    assert_eq!(
+        codes(&report),
+        [
+            "warning/snapshot-stale-in-configmap",
+            "warning/snapshot-orphaned-in-configmap"
+        ]
+    );
+    assert_eq!(report["snapshots"][0]["differences"][0]["field"], "size");
+}
+
+/// ~10 KiB entries (Rancher's cluster spec in the metadata).
+fn big_cr(node: &str, ts: i64) -> Value {
+    let mut cr = processed(snapshot_cr(node, ts, true));
+    cr["spec"]["metadata"]["provisioning-cluster-spec"] = Value::String("A".repeat(7600));
+    cr
+}
+
+/// 100 newer snapshots whose entries fill the ConfigMap to just under 1 MiB, and `older`
+/// snapshots k3s has pruned.
+fn near_limit(older: usize) -> Vec<Value> {
+    let mut objects = base("s1", "s1");
+    let mut entries = Vec::new();
+    for i in 0..100 {
+        let cr = big_cr("s2", T0 + 1000 + i);
+        entries.push(written_by_k3s(&cr));
+        objects.push(cr);
+    }
+    for i in 0..older {
+        objects.push(big_cr("s1", T0 + i as i64));
+    }
+    objects.push(extra_metadata("k3s"));
+    objects.push(snapshot_configmap("k3s", &entries));
+    objects
+}
+
+#[test]
+fn old_entries_pruned_near_the_limit_are_explained_not_errors() {
+    let fake = fake_with(near_limit(3));
+    let (code, report) = diff_json(&fake);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(codes(&report), ["info/snapshot-pruned-for-size"]);
+}
+
+#[test]
+fn backfill_never_produces_a_configmap_the_apiserver_rejects() {
+    // A newer missing snapshot must go in, so the oldest entries go, as k3s does.
+    let mut objects = near_limit(0);
+    objects.push(big_cr("s3", T0 + 5000));
+    let fake = fake_with(objects);
+    let out = k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run();
+    out.code(0)
+        .stdout_has("drop")
+        .stdout_has("oldest; dropped to stay under 1 MiB");
+    let d = data(&fake);
+    let bytes: usize = d.values().map(|v| v.as_str().unwrap().len()).sum();
+    assert!(bytes <= 1_048_576, "{bytes}");
+    assert!(d.contains_key("local-on-demand-s3-1717147400"));
+    assert!(
+        !d.contains_key("local-on-demand-s2-1717143400"),
+        "the oldest entry should be gone"
+    );
+    assert!(
+        out.stderr
+            .contains("saved ConfigMap kube-system/k3s-etcd-snapshots to "),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn backfill_refuses_what_cannot_fit() {
+    let mut objects = base("s1", "s1");
+    let mut one = snapshot_cr("s1", T0, true);
+    one["spec"]["metadata"]["provisioning-cluster-spec"] = Value::String("A".repeat(800_000));
+    let mut two = snapshot_cr("s2", T0 + 1, true);
+    two["spec"]["metadata"]["provisioning-cluster-spec"] = Value::String("B".repeat(800_000));
+    objects.extend([one, two, extra_metadata("k3s")]);
+    let fake = fake_with(objects);
+    k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("cannot fit the apiserver's 1 MiB limit");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn backfill_with_a_read_only_token_writes_nothing() {
+    let mut objects = base("s1", "s2");
+    objects.extend([snapshot_cr("s1", T0, true), extra_metadata("k3s")]);
+    let fake = fake_with(objects);
+    k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("not allowed to create configmaps");
+    assert!(writes(&fake).is_empty());
+}
+
+#[test]
+fn backfill_fix_on_a_dump_is_refused() {
+    k3sdoctor([
+        "--from-file",
+        &crate::support::harness::repo_path("tests/fixtures/split-cluster")
+            .display()
+            .to_string(),
+    ])
+    .arg("snapshots")
+    .arg("backfill")
+    .arg("--fix")
+    .run()
+    .code(2)
+    .one_line_error()
+    .stderr_has("a dump cannot be repaired");
+}
+
+#[test]
+fn the_bundled_dump_shows_its_missing_entries() {
+    let dump = crate::support::harness::repo_path("tests/fixtures/split-cluster")
+        .display()
+        .to_string();
+    k3sdoctor(["--from-file", &dump, "snapshots", "diff"])
+        .run()
+        .code(1)
+        .stdout_has("missing  local-etcd-snapshot-prod-k3s-2-1717156801")
+        .stdout_has("orphaned local-etcd-snapshot-prod-k3s-1-1716811200")
+        .stdout_has("Cause: k3s and k3s-etcd are held by different servers");
+}
+
+/// Three simulated servers on an affected version, split, with snapshots taken meanwhile.
+fn split_sim() -> (Arc<FakeApi>, SimConfig, K3sSim) {
+    let fake = Arc::new(FakeApi::start());
+    let mut config = SimConfig::new("k3s", AFFECTED, LockStyle::Lease, true, &["s1", "s2", "s3"]);
+    config.s3_shape = S3ConfigShape::Legacy;
+    K3sSim::seed_holders(&fake, &config, "s1", "s2");
+    fake.put(extra_metadata("k3s"));
+    for (i, node) in ["s1", "s2", "s3"].into_iter().enumerate() {
+        fake.put(snapshot_cr(node, T0 + i as i64, true));
+    }
+    let sim = K3sSim::start(fake.clone(), config.clone());
+    assert!(wait_for(Duration::from_secs(20), || sim
+        .log()
+        .iter()
+        .any(|l| l == "s2 acquired k3s-etcd")));
+    (fake, config, sim)
+}
+
+#[test]
+fn after_the_lease_fix_k3s_itself_makes_the_diff_clean() {
+    let (fake, _config, sim) = split_sim();
+    assert_eq!(diff_json(&fake).0, 1);
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--timeout", "30s"])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(0);
+    let clean = wait_for(Duration::from_secs(20), || diff_json(&fake).0 == 0);
+    assert!(
+        clean,
+        "diff never became clean: {:#}\n{:?}",
+        diff_json(&fake).1,
+        sim.log()
+    );
+    assert_eq!(data(&fake).len(), 3);
+}
+
+#[test]
+fn backfill_alone_makes_the_diff_clean_while_the_split_remains() {
+    let (fake, _config, _sim) = split_sim();
+    let out = k3sdoctor(["snapshots", "backfill", "--fix", "--yes"])
+        .cluster(&fake, Role::Admin)
+        .run();
+    out.code(0).stdout_has("No differences.");
+    assert_eq!(data(&fake).len(), 3);
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(1)
+        .stdout_has("lease-split");
+    // The entries are k3s's own bytes: the simulator's encoder agrees with them.
+    for cr in fake.list("ETCDSnapshotFile") {
+        let (key, value) = written_by_k3s(&cr);
+        assert_eq!(data(&fake)[&key], value);
+    }
+}
+
+#[test]
+fn a_controller_write_during_backfill_loses_no_entry() {
+    let (fake, config, sim) = split_sim();
+    // A 2021-format entry: neither k3s's controller nor a backfill without --prune touches it.
+    let foreign = (
+        "etcd-snapshot-s9-1634567890".to_string(),
+        "{\"name\":\"etcd-snapshot-s9-1634567890\"}".to_string(),
+    );
+    fake.put(snapshot_configmap("k3s", std::slice::from_ref(&foreign)));
+    // Hold the dry run; meanwhile the lock moves and k3s's controller on s2 starts writing.
+    fake.inject(Fault::new(
+        Some("PUT"),
+        "dryRun=All",
+        FaultAction::Delay(Duration::from_secs(2)),
+    ));
+    fake.inject(Fault::new(
+        Some("POST"),
+        "dryRun=All",
+        FaultAction::Delay(Duration::from_secs(2)),
+    ));
+    let mover = {
+        let fake = fake.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(400));
+            let mut l = fake.get("Lease", Some("kube-system"), "k3s").unwrap();
+            l["spec"]["holderIdentity"] = Value::String("s2".into());
+            fake.replace(l).unwrap();
+        })
+    };
+    let out = k3sdoctor(["snapshots", "backfill", "--fix", "--yes"])
+        .cluster(&fake, Role::Admin)
+        .run();
+    mover.join().unwrap();
+    assert!(
+        out.code == 0,
+        "{}\n{}\n{:?}",
+        out.stdout,
+        out.stderr,
+        sim.log()
+    );
+    let d = data(&fake);
+    assert!(
+        d.contains_key(&foreign.0),
+        "the foreign entry was lost: {d:?}"
+    );
+    for cr in fake.list("ETCDSnapshotFile") {
+        assert_eq!(d[&data_key(&cr)], entry_value(&cr, config.s3_shape));
+    }
+}
