@@ -16,6 +16,9 @@ _k3sdoctor() {
             ",$1")
                 cmd="k3sdoctor"
                 ;;
+            k3sdoctor,check)
+                cmd="k3sdoctor__subcmd__check"
+                ;;
             k3sdoctor,completions)
                 cmd="k3sdoctor__subcmd__completions"
                 ;;
@@ -30,6 +33,9 @@ _k3sdoctor() {
                 ;;
             k3sdoctor,snapshots)
                 cmd="k3sdoctor__subcmd__snapshots"
+                ;;
+            k3sdoctor__subcmd__help,check)
+                cmd="k3sdoctor__subcmd__help__subcmd__check"
                 ;;
             k3sdoctor__subcmd__help,completions)
                 cmd="k3sdoctor__subcmd__help__subcmd__completions"
@@ -101,12 +107,66 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases snapshots completions man help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases check snapshots completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__check)
+            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -201,8 +261,22 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help)
-            opts="leases snapshots completions man help"
+            opts="leases check snapshots completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

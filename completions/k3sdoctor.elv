@@ -36,6 +36,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+            cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page, or write all man pages into a directory'
@@ -98,6 +99,26 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;leases;help;help'= {
         }
+        &'k3sdoctor;check'= {
+            cand --fail-on 'Exit 1 when a finding of at least this severity remains'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;snapshots'= {
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'
@@ -112,8 +133,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
@@ -211,8 +232,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -231,13 +252,14 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'k3sdoctor;help'= {
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+            cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page, or write all man pages into a directory'
@@ -247,6 +269,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand follow 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
         }
         &'k3sdoctor;help;leases;follow'= {
+        }
+        &'k3sdoctor;help;check'= {
         }
         &'k3sdoctor;help;snapshots'= {
             cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'

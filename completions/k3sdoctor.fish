@@ -44,6 +44,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s q -l quiet -d 'Prin
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
@@ -100,6 +101,28 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from help" -f -a "follow" -d 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l context -d 'The kubeconfig context to use' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
@@ -117,7 +140,7 @@ always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s h -l help -d 'Print help'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
@@ -205,7 +228,7 @@ always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l out-dir -d 'Write k3sdoctor.1 and one page per subcommand into this directory' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
@@ -225,13 +248,14 @@ always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s h -l help -d 'Print help'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases snapshots completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from leases" -f -a "follow" -d 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'

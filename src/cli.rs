@@ -28,6 +28,33 @@ Examples:
   # Non-interactive, onto a named server
   k3sdoctor leases follow --fix --yes --to prod-k3s-2";
 
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  # Everything, on the current kubectl context
+  k3sdoctor check
+
+  # A customer's dump (a directory of kubectl get -o yaml files)
+  k3sdoctor --from-file support-bundle/ check
+
+  # From cron or a CronJob: JSON for the log, exit 1 on warnings too
+  k3sdoctor check -o json --fail-on warning";
+
+const SNAPSHOTS_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor snapshots list
+  k3sdoctor snapshots diff -o json
+  k3sdoctor snapshots backfill --fix";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor completions bash > /etc/bash_completion.d/k3sdoctor
+  k3sdoctor completions zsh > \"${fpath[1]}/_k3sdoctor\"";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor man | man -l -
+  k3sdoctor man --out-dir /usr/local/share/man/man1";
+
 const SNAPSHOTS_LIST_EXAMPLES: &str = "\
 Examples:
   # Every snapshot and whether Rancher can see it in the ConfigMap
@@ -155,15 +182,21 @@ pub enum Command {
     /// Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here.
     #[command(after_long_help = LEASES_EXAMPLES)]
     Leases(LeasesArgs),
+    /// Every check at once: leases, snapshots, etcd membership; findings linked to their cause.
+    #[command(after_long_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
     /// ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s's own rules.
+    #[command(after_long_help = SNAPSHOTS_EXAMPLES)]
     Snapshots(SnapshotsArgs),
     /// Print a shell completion script.
+    #[command(after_long_help = COMPLETIONS_EXAMPLES)]
     Completions {
         /// The shell to complete for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
     /// Print the man page, or write all man pages into a directory.
+    #[command(after_long_help = MAN_EXAMPLES)]
     Man {
         /// Write k3sdoctor.1 and one page per subcommand into this directory.
         #[arg(long, value_name = "DIR")]
@@ -220,6 +253,13 @@ pub struct FollowArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct SnapshotsArgs {
     #[command(subcommand)]
     pub action: SnapshotsAction,
@@ -255,6 +295,50 @@ pub struct BackfillArgs {
     /// Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json).
     #[arg(long, value_name = "FILE")]
     pub backup: Option<PathBuf>,
+}
+
+/// The name to show in help and messages: `kubectl-k3s_doctor` on PATH makes the tool a
+/// kubectl plugin, invoked as `kubectl k3s-doctor`.
+pub fn display_name(argv0: Option<&std::ffi::OsStr>) -> String {
+    let base = argv0
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = base.strip_suffix(".exe").unwrap_or(&base);
+    match base.strip_prefix("kubectl-") {
+        Some(plugin) if !plugin.is_empty() => format!("kubectl {}", plugin.replace('_', "-")),
+        _ => "k3sdoctor".to_string(),
+    }
+}
+
+/// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
+/// for `--help`/`--version` (0) as clap does.
+pub fn parse_as(name: &str) -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut command = Cli::command()
+        .name(name.to_string())
+        .bin_name(name.to_string());
+    if name != "k3sdoctor" {
+        command = with_program_in_examples(command, name);
+    }
+    let matches = command.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The examples under every `--help` are written for `k3sdoctor`; show them as the user runs it.
+fn with_program_in_examples(mut command: clap::Command, name: &str) -> clap::Command {
+    if let Some(help) = command.get_after_long_help() {
+        let text = help.to_string().replace("k3sdoctor ", &format!("{name} "));
+        command = command.after_long_help(text);
+    }
+    let subcommands: Vec<String> = command
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for sub in subcommands {
+        command = command.mut_subcommand(sub, |s| with_program_in_examples(s, name));
+    }
+    command
 }
 
 /// kubectl's forms: a bare number of seconds, or a duration such as `500ms`, `30s`, `1m30s`, `2h`.
@@ -336,6 +420,21 @@ mod tests {
         for bad in ["", "s", "1x", "-1s", "1.5s", "99999999999999999999"] {
             assert!(parse_request_timeout(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn kubectl_plugin_names() {
+        use std::ffi::OsStr;
+        assert_eq!(
+            display_name(Some(OsStr::new("/usr/local/bin/kubectl-k3s_doctor"))),
+            "kubectl k3s-doctor"
+        );
+        assert_eq!(display_name(Some(OsStr::new("k3sdoctor"))), "k3sdoctor");
+        assert_eq!(
+            display_name(Some(OsStr::new("./target/release/k3sdoctor"))),
+            "k3sdoctor"
+        );
+        assert_eq!(display_name(None), "k3sdoctor");
     }
 
     #[test]

@@ -35,7 +35,12 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     let mut ui = Ui::new(
         Box::new(std::io::stdout()),
         Box::new(std::io::stderr()),
-        Style { color },
+        Style {
+            color,
+            // Leaked once per process: the name lives as long as the run.
+            program: (bin_name != "k3sdoctor")
+                .then(|| &*Box::leak(bin_name.to_string().into_boxed_str())),
+        },
         cli.global.verbose,
         cli.global.quiet,
     );
@@ -63,6 +68,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             }
             None => commands::leases::run(&cli.global, args, ui),
         },
+        Command::Check(args) => commands::check::run(&cli.global, args, ui),
         Command::Snapshots(args) => match &args.action {
             cli::SnapshotsAction::List => commands::snapshots::run_list(&cli.global, ui),
             cli::SnapshotsAction::Diff => commands::snapshots::run_diff(&cli.global, ui),

@@ -1,8 +1,7 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = k3sdoctor::cli::Cli::parse();
-    ExitCode::from(k3sdoctor::run(cli, "k3sdoctor").code())
+    let name = k3sdoctor::cli::display_name(std::env::args_os().next().as_deref());
+    let cli = k3sdoctor::cli::parse_as(&name);
+    ExitCode::from(k3sdoctor::run(cli, &name).code())
 }

@@ -167,3 +167,28 @@ pub struct BackfillResult {
     /// The diff after writing.
     pub after: Option<crate::diagnose::snapshots::SnapshotAnalysis>,
 }
+
+/// `check`: every analyser, findings linked to their cause.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub now: Now,
+    #[serde(flatten)]
+    pub analysis: crate::diagnose::check::CheckAnalysis,
+    /// Counts over every finding, linked children included.
+    pub summary: Summary,
+}
+
+impl CheckReport {
+    pub fn new(now: Now, analysis: crate::diagnose::check::CheckAnalysis) -> CheckReport {
+        CheckReport {
+            api_version: API_VERSION,
+            kind: "CheckReport",
+            now,
+            summary: Summary::of(&analysis.all_findings()),
+            analysis,
+        }
+    }
+}

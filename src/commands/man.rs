@@ -6,6 +6,7 @@ use std::path::Path;
 use clap::CommandFactory;
 
 use crate::cli::Cli;
+use crate::diagnose::finding::FindingCode;
 
 /// The top page and one page per subcommand, as (file name, contents).
 pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
@@ -13,9 +14,27 @@ pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let mut pages = Vec::new();
     let mut buf = Vec::new();
     clap_mangen::Man::new(top.clone()).render(&mut buf)?;
+    buf.extend_from_slice(finding_codes_section().as_bytes());
     pages.push(("k3sdoctor.1".to_string(), buf));
     add_subcommand_pages(&top, "k3sdoctor", &mut pages)?;
     Ok(pages)
+}
+
+/// The stable finding codes, as a roff section appended to the main page.
+fn finding_codes_section() -> String {
+    let escape = |s: &str| s.replace('\\', "\\\\").replace('-', "\\-");
+    let mut roff = String::from(".SH \"FINDING CODES\"\n");
+    for code in FindingCode::ALL {
+        let (severity, meaning, remediation) = code.describe();
+        roff.push_str(&format!(
+            ".TP\n\\fB{}\\fR ({})\n{}. Remediation: {}.\n",
+            escape(code.as_str()),
+            escape(severity),
+            escape(meaning),
+            escape(remediation)
+        ));
+    }
+    roff
 }
 
 /// `k3sdoctor-leases.1`, `k3sdoctor-leases-follow.1`, ...: one page per command, nested ones too.

@@ -1,6 +1,7 @@
 //! One file per subcommand: load → diagnose/plan → render (→ apply). The only layer that
 //! prints, through `Ui`.
 
+pub mod check;
 pub mod completions;
 pub mod leases;
 pub mod leases_follow;

@@ -40,10 +40,158 @@ pub enum FindingCode {
     SnapshotControllerIdle,
     SnapshotNameDigestMismatch,
     ConfigmapLegacyFormat,
+    MemberRemovalStuck,
+    MemberTerminatingStuck,
+    MemberFinalizerMissing,
+    MemberNotVoter,
+    EtcdQuorumAtRisk,
     DumpIncomplete,
 }
 
 impl FindingCode {
+    pub const ALL: [FindingCode; 22] = [
+        FindingCode::LeaseSplit,
+        FindingCode::LeaseExpired,
+        FindingCode::LeaseReleased,
+        FindingCode::LeaseMissing,
+        FindingCode::LeaseHolderUnknown,
+        FindingCode::LeaseHolderNotReady,
+        FindingCode::LeaseCopiesDisagree,
+        FindingCode::LeaseRecordMalformed,
+        FindingCode::MixedVersions,
+        FindingCode::SnapshotMissingFromConfigmap,
+        FindingCode::SnapshotOrphanedInConfigmap,
+        FindingCode::SnapshotStaleInConfigmap,
+        FindingCode::SnapshotPrunedForSize,
+        FindingCode::SnapshotControllerIdle,
+        FindingCode::SnapshotNameDigestMismatch,
+        FindingCode::ConfigmapLegacyFormat,
+        FindingCode::MemberRemovalStuck,
+        FindingCode::MemberTerminatingStuck,
+        FindingCode::MemberFinalizerMissing,
+        FindingCode::MemberNotVoter,
+        FindingCode::EtcdQuorumAtRisk,
+        FindingCode::DumpIncomplete,
+    ];
+
+    /// (usual severity, meaning, remediation): the finding-code table of the README and the
+    /// man page.
+    pub fn describe(self) -> (&'static str, &'static str, &'static str) {
+        use FindingCode::*;
+        match self {
+            LeaseSplit => (
+                "error on affected versions, warning elsewhere",
+                "k3s and k3s-etcd are held by different servers",
+                "k3sdoctor leases follow --fix; upgrade to the fixed release",
+            ),
+            LeaseExpired => (
+                "error",
+                "a lock was not renewed within its duration (+10 s) of now",
+                "check the k3s/rke2-server service on the holder",
+            ),
+            LeaseReleased => (
+                "warning, error after 55 s",
+                "the holder released the lock and nobody took it",
+                "check the service on the servers",
+            ),
+            LeaseMissing => (
+                "error",
+                "a lock this version and datastore should have is absent",
+                "check the service on the servers",
+            ),
+            LeaseHolderUnknown => (
+                "error",
+                "the holder identity matches no Node",
+                "wait for expiry, or check the servers",
+            ),
+            LeaseHolderNotReady => (
+                "error",
+                "the holder's Node is NotReady, being deleted, or not a server",
+                "check the service on that node",
+            ),
+            LeaseCopiesDisagree => (
+                "error",
+                "1.24-1.27: the ConfigMap and Lease copies name different holders",
+                "set both copies to one holder (k3sdoctor leases follow --fix --to NODE)",
+            ),
+            LeaseRecordMalformed => (
+                "error",
+                "a ConfigMap leader annotation is not a valid record",
+                "restart the service on the holder",
+            ),
+            MixedVersions => (
+                "warning",
+                "servers run different versions (upgrade in progress)",
+                "finish the upgrade",
+            ),
+            SnapshotMissingFromConfigmap => (
+                "error (info when explained by missing metadata)",
+                "a snapshot that should have a ConfigMap entry has none",
+                "k3sdoctor leases follow --fix when split; else k3sdoctor snapshots backfill --fix",
+            ),
+            SnapshotOrphanedInConfigmap => (
+                "warning",
+                "an entry has no ETCDSnapshotFile behind it",
+                "k3sdoctor snapshots backfill --fix --prune",
+            ),
+            SnapshotStaleInConfigmap => (
+                "warning",
+                "an entry's fields differ from its ETCDSnapshotFile",
+                "k3sdoctor snapshots backfill --fix",
+            ),
+            SnapshotPrunedForSize => (
+                "info",
+                "missing, explained by k3s's pruning at the 1 MiB limit",
+                "none",
+            ),
+            SnapshotControllerIdle => (
+                "error",
+                "ETCDSnapshotFiles older than a minute lack the snapshot controller's finalizer",
+                "k3sdoctor leases follow --fix when split; else check the k3s-etcd holder's log",
+            ),
+            SnapshotNameDigestMismatch => (
+                "warning",
+                "a CR name's 6-hex digest does not match its node and location",
+                "find who renamed or copied it",
+            ),
+            ConfigmapLegacyFormat => (
+                "warning",
+                "entries in the pre-2023 bare-key format",
+                "remove them once nothing reads them",
+            ),
+            MemberRemovalStuck => (
+                "error",
+                "remove=true set but the member was not removed",
+                "check the k3s-etcd holder's log",
+            ),
+            MemberTerminatingStuck => (
+                "error",
+                "an etcd Node is stuck terminating on the member finalizer",
+                "check the k3s-etcd holder's log",
+            ),
+            MemberFinalizerMissing => (
+                "warning",
+                "an etcd Node lacks the member controller's finalizer",
+                "check that k3s-etcd is held and fresh",
+            ),
+            MemberNotVoter => (
+                "warning",
+                "EtcdIsVoter is False: the member is a learner or unhealthy",
+                "check etcd on that node",
+            ),
+            EtcdQuorumAtRisk => (
+                "error",
+                "one more lost etcd member would lose quorum (or it is lost)",
+                "bring the NotReady members back first",
+            ),
+            DumpIncomplete => (
+                "warning",
+                "the dump lacks objects a check needs; that check did not run",
+                "add the named kubectl output to the dump",
+            ),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FindingCode::LeaseSplit => "lease-split",
@@ -62,6 +210,11 @@ impl FindingCode {
             FindingCode::SnapshotControllerIdle => "snapshot-controller-idle",
             FindingCode::SnapshotNameDigestMismatch => "snapshot-name-digest-mismatch",
             FindingCode::ConfigmapLegacyFormat => "configmap-legacy-format",
+            FindingCode::MemberRemovalStuck => "member-removal-stuck",
+            FindingCode::MemberTerminatingStuck => "member-terminating-stuck",
+            FindingCode::MemberFinalizerMissing => "member-finalizer-missing",
+            FindingCode::MemberNotVoter => "member-not-voter",
+            FindingCode::EtcdQuorumAtRisk => "etcd-quorum-at-risk",
             FindingCode::DumpIncomplete => "dump-incomplete",
         }
     }

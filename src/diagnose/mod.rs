@@ -1,11 +1,13 @@
 //! Pure diagnosis: `ClusterState` + `now` → findings. Nothing here touches the network, the
 //! clock or the terminal, so every verdict is a unit test.
 
+pub mod check;
 pub mod cluster_summary;
 pub mod finding;
 pub mod lease_split;
 pub mod leases;
 pub mod lock_status;
+pub mod membership;
 pub mod snapshot_findings;
 pub mod snapshots;
 

@@ -37,6 +37,7 @@ impl TestCluster {
                 nodes: Some(Vec::new()),
                 leases: Some(Vec::new()),
                 configmaps: Some(Vec::new()),
+                snapshot_files: Some(Vec::new()),
                 ..ClusterState::default()
             },
         }
@@ -47,14 +48,37 @@ impl TestCluster {
     }
 
     fn node(&mut self, name: &str, hostname: &str, version: &str, roles: &[&str], ready: &str) {
+        self.node_with(name, hostname, version, roles, ready, json!({}));
+    }
+
+    fn node_with(
+        &mut self,
+        name: &str,
+        hostname: &str,
+        version: &str,
+        roles: &[&str],
+        ready: &str,
+        extra: Value,
+    ) {
         let mut labels = serde_json::Map::new();
         labels.insert("kubernetes.io/hostname".into(), json!(name));
         for role in roles {
             labels.insert(format!("node-role.kubernetes.io/{role}"), json!("true"));
         }
+        let mut annotations = json!({self.distro.hostname_annotation(): hostname});
+        if let Some(more) = extra.get("annotations").and_then(Value::as_object) {
+            for (k, v) in more {
+                annotations[k] = v.clone();
+            }
+        }
+        let mut metadata = json!({"name": name, "labels": labels, "annotations": annotations});
+        for key in ["finalizers", "deletionTimestamp"] {
+            if let Some(v) = extra.get(key) {
+                metadata[key] = v.clone();
+            }
+        }
         let node: Node = serde_json::from_value(json!({
-            "metadata": {"name": name, "labels": labels,
-                         "annotations": {self.distro.hostname_annotation(): hostname}},
+            "metadata": metadata,
             "status": {
                 "conditions": [{"type": "Ready", "status": ready}],
                 "nodeInfo": {"kubeletVersion": version, "architecture": "amd64", "bootID": "", "containerRuntimeVersion": "",
@@ -90,6 +114,47 @@ impl TestCluster {
             &["control-plane", "etcd", "master"],
             "True",
         );
+        self
+    }
+
+    /// A Ready server with extra metadata: `finalizers`, `annotations`, `deletionTimestamp`.
+    pub fn server_with(mut self, name: &str, version: &str, extra: Value) -> Self {
+        self.node_with(
+            name,
+            name,
+            version,
+            &["control-plane", "etcd", "master"],
+            "True",
+            extra,
+        );
+        self
+    }
+
+    /// Sets a node condition (`Ready` also sets readiness).
+    pub fn condition(mut self, node: &str, type_: &str, status: &str, reason: &str) -> Self {
+        let facts = self
+            .state
+            .nodes
+            .iter_mut()
+            .flatten()
+            .find(|n| n.name == node)
+            .expect("node");
+        facts.conditions.insert(
+            type_.to_string(),
+            crate::model::node::Condition {
+                status: status.to_string(),
+                reason: Some(reason.to_string()),
+                message: None,
+                last_heartbeat: None,
+            },
+        );
+        if type_ == "Ready" {
+            facts.readiness = match status {
+                "True" => crate::model::node::Readiness::Ready,
+                "False" => crate::model::node::Readiness::NotReady,
+                _ => crate::model::node::Readiness::Unknown,
+            };
+        }
         self
     }
 

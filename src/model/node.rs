@@ -19,6 +19,8 @@ pub struct NodeFacts {
     pub annotations: BTreeMap<String, String>,
     pub finalizers: Vec<String>,
     pub deleting: bool,
+    /// `metadata.deletionTimestamp`.
+    pub deletion_time: Option<Timestamp>,
     pub readiness: Readiness,
     /// `status.nodeInfo.kubeletVersion` as reported.
     pub kubelet_version: String,
@@ -100,6 +102,7 @@ impl NodeFacts {
             annotations: node.metadata.annotations.clone().unwrap_or_default(),
             finalizers: node.metadata.finalizers.clone().unwrap_or_default(),
             deleting: node.metadata.deletion_timestamp.is_some(),
+            deletion_time: node.metadata.deletion_timestamp.as_ref().map(|t| t.0),
             readiness,
             version: ProductVersion::parse(&kubelet_version).ok(),
             kubelet_version,

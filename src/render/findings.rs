@@ -20,7 +20,7 @@ pub fn write_findings(
         )?;
         writeln!(out, "        {}", f.message)?;
         if !f.remediation.is_empty() {
-            writeln!(out, "        fix: {}", f.remediation)?;
+            writeln!(out, "        fix: {}", style.command(&f.remediation))?;
         }
         writeln!(out)?;
     }

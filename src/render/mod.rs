@@ -1,6 +1,7 @@
 //! Writers for reports: tables for people, JSON/YAML for programs. Each takes `impl Write`
 //! so a report is built once and rendered anywhere, including into a test's buffer.
 
+pub mod check;
 pub mod findings;
 pub mod follow;
 pub mod leases;

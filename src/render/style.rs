@@ -5,9 +5,20 @@ use crate::diagnose::finding::Severity;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Style {
     pub color: bool,
+    /// How the user invoked the tool when it is not `k3sdoctor` (`kubectl k3s-doctor`).
+    pub program: Option<&'static str>,
 }
 
 impl Style {
+    /// A remediation as the user would type it: `k3sdoctor ...` becomes `kubectl k3s-doctor ...`
+    /// when run as a kubectl plugin. JSON keeps the canonical name.
+    pub fn command(self, text: &str) -> String {
+        match self.program {
+            Some(program) => text.replace("k3sdoctor ", &format!("{program} ")),
+            None => text.to_string(),
+        }
+    }
+
     pub fn severity(self, severity: Severity) -> String {
         let label = format!("{:<7}", severity.label());
         if !self.color {

@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod check;
 mod dump_vs_live;
 mod errors;
 mod follow;

@@ -96,3 +96,67 @@ impl LeaseReport {
             .unwrap_or_else(|| panic!("no lock {name} in {:?}", self.locks))
     }
 }
+
+/// `check -o json`, as documented in the README.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReport {
+    pub api_version: String,
+    pub kind: String,
+    pub now: Now,
+    pub cluster: Cluster,
+    pub locks: Vec<Lock>,
+    pub snapshots: Option<SnapshotTotals>,
+    pub version_advice: Vec<VersionAdvice>,
+    pub checks: Vec<CheckRun>,
+    pub findings: Vec<CheckFinding>,
+    pub summary: Summary,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotTotals {
+    pub snapshot_files: usize,
+    pub configmap_entries: usize,
+    pub configmap_bytes: usize,
+    pub present: usize,
+    pub missing: usize,
+    pub stale: usize,
+    pub orphaned: usize,
+    pub explained: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionAdvice {
+    pub line: String,
+    pub running: Vec<String>,
+    pub status: String,
+    pub upgrade_to: Option<String>,
+    pub advice: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CheckRun {
+    pub name: String,
+    pub ran: bool,
+    #[serde(default)]
+    pub note: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CheckFinding {
+    #[serde(flatten)]
+    pub finding: Finding,
+    #[serde(default)]
+    pub children: Vec<Finding>,
+}
+
+impl CheckReport {
+    pub fn codes(&self) -> Vec<String> {
+        self.findings
+            .iter()
+            .map(|f| format!("{}/{}", f.finding.severity, f.finding.code))
+            .collect()
+    }
+}

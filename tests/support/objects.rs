@@ -68,10 +68,17 @@ pub fn node(spec: &NodeSpec<'_>) -> Value {
         "kubernetes.io/os": "linux",
         "node.kubernetes.io/instance-type": spec.prog,
     });
+    let mut annotations = json!({ format!("{}.io/hostname", spec.prog): spec.hostname });
+    let mut finalizers = vec!["wrangler.cattle.io/node"];
     if spec.server {
         for role in ["control-plane", "etcd", "master"] {
             labels[format!("node-role.kubernetes.io/{role}")] = json!("true");
         }
+        // What the metadata and member controllers leave on a synced etcd member.
+        annotations[format!("etcd.{}.cattle.io/node-name", spec.prog)] =
+            json!(format!("{}-5f2c1a9e", spec.name));
+        annotations[format!("etcd.{}.cattle.io/node-address", spec.prog)] = json!("10.0.0.1");
+        finalizers.push("wrangler.cattle.io/managed-etcd-controller");
     }
     json!({
         "apiVersion": "v1",
@@ -79,7 +86,8 @@ pub fn node(spec: &NodeSpec<'_>) -> Value {
         "metadata": {
             "name": spec.name,
             "labels": labels,
-            "annotations": { format!("{}.io/hostname", spec.prog): spec.hostname },
+            "annotations": annotations,
+            "finalizers": finalizers,
         },
         "status": {
             "conditions": [{"type": "Ready", "status": if spec.ready { "True" } else { "False" },

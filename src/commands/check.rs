@@ -1,0 +1,28 @@
+//! `k3sdoctor check`: every analyser at once, for people, scripts and monitoring.
+
+use super::Ui;
+use super::load::load_snapshot_state;
+use crate::cli::{CheckArgs, GlobalArgs};
+use crate::diagnose::check::analyse_check;
+use crate::exit::Exit;
+use crate::render;
+use crate::report::CheckReport;
+
+pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let loaded = load_snapshot_state(global, ui)?;
+    let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
+    let report = CheckReport::new(loaded.now, analysis);
+    let written = match global.output {
+        f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
+        _ if ui.quiet => Ok(()),
+        _ => render::check::write_check(&mut ui.out, &report, ui.style).map_err(Into::into),
+    };
+    render::tolerate_closed_pipe(written)?;
+    Ok(
+        if args.fail_on.is_failure(&report.analysis.all_findings()) {
+            Exit::Findings
+        } else {
+            Exit::Healthy
+        },
+    )
+}

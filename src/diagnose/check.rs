@@ -1,0 +1,327 @@
+//! `check`: every analyser over one `ClusterState`, with findings that share a cause linked
+//! under it — missing snapshot entries on a split, affected cluster are the split's doing.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::cluster_summary::ClusterSummary;
+use super::finding::{Finding, FindingCode, Severity};
+use super::leases::analyse_leases;
+use super::lock_status::LockStatus;
+use super::membership::analyse_membership;
+use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
+use crate::cluster::ClusterState;
+use crate::distro::Distro;
+use crate::version::{ProductVersion, SplitImpact};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckFinding {
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// Findings this one causes; fixing it fixes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Finding>,
+}
+
+/// Whether an analyser ran, and why not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckRun {
+    pub name: &'static str,
+    pub ran: bool,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// What a minor line's servers should run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionAdvice {
+    pub line: String,
+    pub running: Vec<String>,
+    /// `affected`, `fixed`, `not-affected`, `predates-snapshot-crds` or `undetermined`.
+    pub status: &'static str,
+    pub upgrade_to: Option<String>,
+    pub advice: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotTotals {
+    pub snapshot_files: usize,
+    pub configmap_entries: usize,
+    pub configmap_bytes: usize,
+    pub present: usize,
+    pub missing: usize,
+    pub stale: usize,
+    pub orphaned: usize,
+    pub explained: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckAnalysis {
+    pub cluster: ClusterSummary,
+    pub locks: Vec<LockStatus>,
+    pub snapshots: Option<SnapshotTotals>,
+    pub version_advice: Vec<VersionAdvice>,
+    pub checks: Vec<CheckRun>,
+    pub findings: Vec<CheckFinding>,
+}
+
+impl CheckAnalysis {
+    /// Every finding, children included.
+    pub fn all_findings(&self) -> Vec<Finding> {
+        self.findings
+            .iter()
+            .flat_map(|f| std::iter::once(f.finding.clone()).chain(f.children.iter().cloned()))
+            .collect()
+    }
+}
+
+pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> CheckAnalysis {
+    let leases = analyse_leases(state, distro, now);
+    let mut findings = leases.findings.clone();
+    let mut checks = vec![CheckRun {
+        name: "leases",
+        ran: true,
+        note: String::new(),
+    }];
+
+    let snapshots = if state.snapshot_crd_missing {
+        checks.push(CheckRun {
+            name: "snapshots",
+            ran: false,
+            note: "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)".into(),
+        });
+        None
+    } else {
+        let analysis = analyse_snapshots(state, distro, now, &leases);
+        let ran = state.snapshot_files.is_some() && state.configmaps.is_some();
+        checks.push(CheckRun {
+            name: "snapshots",
+            ran,
+            note: if ran {
+                String::new()
+            } else {
+                "not in dump".into()
+            },
+        });
+        findings.extend(analysis.findings.clone());
+        ran.then(|| totals(&analysis))
+    };
+
+    let membership = analyse_membership(state, distro, now);
+    checks.push(CheckRun {
+        name: "membership",
+        ran: state.nodes.is_some(),
+        note: if state.nodes.is_some() {
+            String::new()
+        } else {
+            "not in dump".into()
+        },
+    });
+    findings.extend(membership);
+
+    CheckAnalysis {
+        version_advice: version_advice(state),
+        cluster: leases.cluster,
+        locks: leases.locks,
+        snapshots,
+        checks,
+        findings: link(dedupe(findings)),
+    }
+}
+
+fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
+    let count = |s: EntryState| a.snapshots.iter().filter(|r| r.state == s).count();
+    SnapshotTotals {
+        snapshot_files: a.snapshots.len(),
+        configmap_entries: a.configmap_entries,
+        configmap_bytes: a.configmap_bytes,
+        present: count(EntryState::Present),
+        missing: count(EntryState::Missing),
+        stale: count(EntryState::Stale),
+        orphaned: a.orphaned.len(),
+        explained: count(EntryState::PrunedForSize) + count(EntryState::NotExpected),
+    }
+}
+
+/// Two analysers may both notice a gap in a dump; say it once.
+fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut seen = std::collections::BTreeSet::new();
+    findings
+        .into_iter()
+        .filter(|f| seen.insert((f.code.as_str(), f.message.clone())))
+        .collect()
+}
+
+/// A split on an affected version stops the snapshot controller (facts §2.4): its missing
+/// entries and unprocessed CRs hang under it. Everything else stands alone. Ranked by severity.
+fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
+    let is_cause = |f: &Finding| f.code == FindingCode::LeaseSplit && f.severity == Severity::Error;
+    let has_cause = findings.iter().any(is_cause);
+    let is_child = |f: &Finding| {
+        has_cause
+            && f.severity == Severity::Error
+            && matches!(
+                f.code,
+                FindingCode::SnapshotMissingFromConfigmap | FindingCode::SnapshotControllerIdle
+            )
+    };
+    let children: Vec<Finding> = findings.iter().filter(|f| is_child(f)).cloned().collect();
+    let mut linked: Vec<CheckFinding> = findings
+        .into_iter()
+        .filter(|f| !is_child(f))
+        .map(|f| CheckFinding {
+            children: if is_cause(&f) {
+                children.clone()
+            } else {
+                Vec::new()
+            },
+            finding: f,
+        })
+        .collect();
+    linked.sort_by_key(|f| std::cmp::Reverse(f.finding.severity));
+    linked
+}
+
+fn version_advice(state: &ClusterState) -> Vec<VersionAdvice> {
+    let mut lines: BTreeMap<(u64, u64), Vec<ProductVersion>> = BTreeMap::new();
+    for node in state.nodes().iter().filter(|n| n.is_server()) {
+        if let Some(v) = &node.version {
+            let running = lines.entry((v.major, v.minor)).or_default();
+            if !running.contains(v) {
+                running.push(v.clone());
+            }
+        }
+    }
+    lines
+        .into_iter()
+        .map(|((major, minor), mut running)| {
+            running.sort();
+            let oldest = &running[0];
+            let (status, upgrade_to, advice) = match oldest.split_impact() {
+                SplitImpact::Affected { advice } => (
+                    "affected",
+                    Some(advice.target().to_string()),
+                    format!("affected by k3s-io/k3s#10046: {advice}"),
+                ),
+                SplitImpact::Undetermined { advice } => (
+                    "undetermined",
+                    Some(advice.target().to_string()),
+                    format!("a commit build; to be sure of the fix for k3s-io/k3s#10046, {advice}"),
+                ),
+                SplitImpact::Fixed => ("fixed", None, "has the fix for k3s-io/k3s#10046".to_string()),
+                SplitImpact::Unaffected => ("not-affected", None, "not affected by k3s-io/k3s#10046".to_string()),
+                SplitImpact::PredatesSnapshotCrs => (
+                    "predates-snapshot-crds",
+                    None,
+                    "predates ETCDSnapshotFile resources; the lease split has no known visible effect".to_string(),
+                ),
+            };
+            VersionAdvice {
+                line: format!("{major}.{minor}"),
+                running: running.iter().map(ToString::to_string).collect(),
+                status,
+                upgrade_to,
+                advice,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::test_cluster::{TestCluster, now};
+    use serde_json::json;
+
+    const V: &str = "v1.29.4+k3s1";
+    const T0: i64 = 1_717_142_400;
+
+    fn synced(name: &str) -> serde_json::Value {
+        json!({"finalizers": ["wrangler.cattle.io/managed-etcd-controller"],
+               "annotations": {"etcd.k3s.cattle.io/node-name": format!("{name}-1a2b3c4d")}})
+    }
+
+    fn cluster(core: &str, etcd: &str) -> TestCluster {
+        TestCluster::k3s()
+            .server_with("s1", V, synced("s1"))
+            .server_with("s2", V, synced("s2"))
+            .server_with("s3", V, synced("s3"))
+            .lease("k3s", core, 1)
+            .lease("k3s-etcd", etcd, 1)
+    }
+
+    #[test]
+    fn healthy_cluster() {
+        let a = analyse_check(
+            &cluster("s1", "s1").snapshot_configmap(&[]).build(),
+            Distro::K3s,
+            now(),
+        );
+        assert!(a.findings.is_empty(), "{:?}", a.findings);
+        assert!(a.checks.iter().all(|c| c.ran));
+        assert_eq!(
+            a.version_advice[0].upgrade_to.as_deref(),
+            Some("v1.29.6+k3s1")
+        );
+    }
+
+    #[test]
+    fn missing_snapshots_hang_under_the_split() {
+        let mut cr = crate::diagnose::test_cluster::snapshot_json("s2", T0, true);
+        cr["metadata"]["finalizers"] = json!([]);
+        let state = cluster("s1", "s2")
+            .extra_metadata()
+            .snapshot_json(cr)
+            .snapshot_configmap(&[])
+            .build();
+        let a = analyse_check(&state, Distro::K3s, now());
+        assert_eq!(a.findings.len(), 1, "{:#?}", a.findings);
+        let primary = &a.findings[0];
+        assert_eq!(primary.finding.code, FindingCode::LeaseSplit);
+        let children: Vec<FindingCode> = primary.children.iter().map(|c| c.code).collect();
+        assert_eq!(
+            children,
+            [
+                FindingCode::SnapshotMissingFromConfigmap,
+                FindingCode::SnapshotControllerIdle
+            ]
+        );
+        assert_eq!(a.all_findings().len(), 3);
+        assert_eq!(a.snapshots.as_ref().unwrap().missing, 1);
+    }
+
+    #[test]
+    fn versions_on_lines_that_never_got_the_fix_point_to_the_nearest_line() {
+        let state = TestCluster::k3s()
+            .server("a", "v1.26.15+k3s1")
+            .lease("k3s", "a", 1)
+            .lease("k3s-etcd", "a", 1)
+            .build();
+        let advice = &analyse_check(&state, Distro::K3s, now()).version_advice[0];
+        assert_eq!((advice.line.as_str(), advice.status), ("1.26", "affected"));
+        assert_eq!(advice.upgrade_to.as_deref(), Some("v1.27.15+k3s1"));
+        assert!(advice.advice.contains("never got the fix"));
+    }
+
+    #[test]
+    fn a_dump_without_snapshot_files_says_so() {
+        let state = cluster("s1", "s1").as_dump().build();
+        let mut state = state;
+        state.snapshot_files = None;
+        let a = analyse_check(&state, Distro::K3s, now());
+        let snapshots = a.checks.iter().find(|c| c.name == "snapshots").unwrap();
+        assert!(!snapshots.ran);
+        assert!(
+            a.findings
+                .iter()
+                .any(|f| f.finding.code == FindingCode::DumpIncomplete)
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! `k3sdoctor check` for people: what the cluster is, then what is wrong, causes first.
+
+use std::io::Write;
+
+use super::findings::summary_line;
+use super::style::Style;
+use crate::diagnose::finding::Finding;
+use crate::diagnose::lock_status::LockState;
+use crate::report::CheckReport;
+
+pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> std::io::Result<()> {
+    let a = &report.analysis;
+    let c = &a.cluster;
+    let versions = c
+        .versions
+        .iter()
+        .map(|g| format!("{} ({})", g.version, g.nodes.len()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    writeln!(
+        out,
+        "{} cluster: {}, {}; versions: {}",
+        c.distro.product(),
+        plural(c.servers, "server") + &format!(" ({} etcd members)", c.etcd_members),
+        plural(c.agents, "agent"),
+        if versions.is_empty() {
+            "unknown".to_string()
+        } else {
+            versions
+        }
+    )?;
+    let locks = a
+        .locks
+        .iter()
+        .map(|l| match (l.state, l.holder.as_deref()) {
+            (LockState::Missing, _) => format!("{} missing", l.name),
+            (LockState::NotApplicable, _) => format!("{} not used", l.name),
+            (LockState::Released, _) => format!("{} released", l.name),
+            (LockState::Held, Some(h)) => format!("{} held by {h}", l.name),
+            (state, Some(h)) => format!(
+                "{} held by {h} ({})",
+                l.name,
+                format!("{state:?}").to_lowercase()
+            ),
+            (_, None) => format!("{} -", l.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let style_text = c.lock_style.map(|s| s.describe()).unwrap_or("unknown");
+    writeln!(out, "locks: {locks}; lock objects: {style_text}")?;
+    if let Some(s) = &a.snapshots {
+        writeln!(
+            out,
+            "snapshots: {} ETCDSnapshotFiles; ConfigMap {} entries, {} bytes: {} present, {} missing, {} stale, {} orphaned, {} explained",
+            s.snapshot_files,
+            s.configmap_entries,
+            s.configmap_bytes,
+            s.present,
+            s.missing,
+            s.stale,
+            s.orphaned,
+            s.explained
+        )?;
+    }
+    for v in &a.version_advice {
+        writeln!(
+            out,
+            "version {}: {} — {}",
+            v.line,
+            v.running.join(", "),
+            v.advice
+        )?;
+    }
+    for run in a.checks.iter().filter(|r| !r.ran) {
+        writeln!(out, "not checked: {} ({})", run.name, run.note)?;
+    }
+    writeln!(
+        out,
+        "now: {} ({})",
+        report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        report.now.source.describe()
+    )?;
+    writeln!(out)?;
+    for f in &a.findings {
+        write_one(out, &f.finding, "", style)?;
+        for (i, child) in f.children.iter().enumerate() {
+            let branch = if i + 1 == f.children.len() {
+                "└─ "
+            } else {
+                "├─ "
+            };
+            write_one(out, child, branch, style)?;
+        }
+        writeln!(out)?;
+    }
+    writeln!(out, "{}", summary_line(&a.all_findings()))
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A finding; a child is drawn under its cause with a branch and indented once more.
+fn write_one(out: &mut dyn Write, f: &Finding, branch: &str, style: Style) -> std::io::Result<()> {
+    let (lead, indent) = if branch.is_empty() {
+        (String::new(), " ".repeat(8))
+    } else {
+        (format!("        {branch}"), " ".repeat(19))
+    };
+    writeln!(
+        out,
+        "{lead}{} {}  {}",
+        style.severity(f.severity),
+        style.bold(f.code.as_str()),
+        f.object
+    )?;
+    writeln!(out, "{indent}{}", f.message)?;
+    if !f.remediation.is_empty() {
+        writeln!(out, "{indent}fix: {}", style.command(&f.remediation))?;
+    }
+    Ok(())
+}

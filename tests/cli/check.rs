@@ -1,0 +1,258 @@
+//! `check`: one report for people, scripts and monitoring.
+
+use serde_json::{Value, json};
+
+use crate::report::CheckReport;
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::{k3sdoctor, repo_path};
+use crate::support::objects::{
+    NOW, NodeSpec, agent, extra_metadata, lease, node, server, snapshot_configmap, snapshot_cr,
+    write_dump,
+};
+
+const AFFECTED: &str = "v1.29.4+k3s1";
+const FIXED: &str = "v1.29.6+k3s1";
+const T0: i64 = 1_717_142_400;
+
+fn fake_with(objects: Vec<Value>) -> FakeApi {
+    let fake = FakeApi::start();
+    for o in objects {
+        fake.put(o);
+    }
+    fake
+}
+
+fn cluster(version: &str, core: &str, etcd: &str) -> Vec<Value> {
+    vec![
+        server("s1", version),
+        server("s2", version),
+        server("s3", version),
+        agent("w1", version),
+        lease("k3s", core, 1),
+        lease("k3s-etcd", etcd, 1),
+    ]
+}
+
+fn check(fake: &FakeApi, extra: &[&str]) -> (i32, CheckReport) {
+    let mut run = k3sdoctor(["check", "-o", "json", "--now", NOW]).cluster(fake, Role::ReadOnly);
+    for a in extra {
+        run = run.arg(a);
+    }
+    let out = run.run();
+    (out.code, out.json())
+}
+
+#[test]
+fn a_healthy_cluster_prints_its_summary_and_exits_0() {
+    let fake = fake_with(cluster(AFFECTED, "s1", "s1"));
+    let (code, report) = check(&fake, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        (report.api_version.as_str(), report.kind.as_str()),
+        ("k3sdoctor.io/v1", "CheckReport")
+    );
+    assert!(report.findings.is_empty(), "{:?}", report.codes());
+    assert!(report.checks.iter().all(|c| c.ran), "{:?}", report.checks);
+    assert_eq!(
+        report.version_advice[0].upgrade_to.as_deref(),
+        Some("v1.29.6+k3s1")
+    );
+    assert_eq!(report.snapshots.as_ref().unwrap().snapshot_files, 0);
+    k3sdoctor(["check", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(0)
+        .stdout_has("K3s cluster: 3 servers (3 etcd members), 1 agent")
+        .stdout_has("healthy: no findings");
+}
+
+#[test]
+fn a_split_with_missing_snapshots_is_one_primary_finding() {
+    let mut objects = cluster(AFFECTED, "s1", "s2");
+    objects.extend([
+        snapshot_cr("s2", T0, true),
+        snapshot_cr("s3", T0 + 60, true),
+        extra_metadata("k3s"),
+        snapshot_configmap("k3s", &[]),
+    ]);
+    let fake = fake_with(objects);
+    let (code, report) = check(&fake, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(report.codes(), ["error/lease-split"]);
+    let children: Vec<&str> = report.findings[0]
+        .children
+        .iter()
+        .map(|c| c.code.as_str())
+        .collect();
+    assert_eq!(
+        children,
+        [
+            "snapshot-missing-from-configmap",
+            "snapshot-controller-idle"
+        ]
+    );
+    assert_eq!(report.summary.errors, 3);
+    assert_eq!(report.snapshots.as_ref().unwrap().missing, 2);
+    k3sdoctor(["check", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(1)
+        .stdout_has("├─ ERROR   snapshot-missing-from-configmap")
+        .stdout_has("└─ ERROR   snapshot-controller-idle");
+}
+
+#[test]
+fn membership_findings() {
+    let mut removing = server("s3", AFFECTED);
+    removing["metadata"]["annotations"]["etcd.k3s.cattle.io/remove"] = json!("true");
+    let mut unsynced = server("s4", AFFECTED);
+    unsynced["metadata"]["finalizers"] = json!(["wrangler.cattle.io/node"]);
+    let mut terminating = server("s5", AFFECTED);
+    terminating["metadata"]["deletionTimestamp"] = json!("2024-05-31T11:00:00Z");
+    let mut learner = server("s6", AFFECTED);
+    learner["status"]["conditions"] = json!([{"type": "Ready", "status": "True"}, {"type": "EtcdIsVoter", "status": "False", "reason": "MemberIsLearner"}]);
+    let down = node(&NodeSpec {
+        name: "s7",
+        hostname: "s7",
+        version: AFFECTED,
+        prog: "k3s",
+        server: true,
+        ready: false,
+    });
+    let down2 = node(&NodeSpec {
+        name: "s8",
+        hostname: "s8",
+        version: AFFECTED,
+        prog: "k3s",
+        server: true,
+        ready: false,
+    });
+    let down3 = node(&NodeSpec {
+        name: "s9",
+        hostname: "s9",
+        version: AFFECTED,
+        prog: "k3s",
+        server: true,
+        ready: false,
+    });
+    let fake = fake_with(vec![
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        removing,
+        unsynced,
+        terminating,
+        learner,
+        down,
+        down2,
+        down3,
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
+    let (code, report) = check(&fake, &[]);
+    assert_eq!(code, 1);
+    let codes = report.codes();
+    for expected in [
+        "error/member-removal-stuck",
+        "error/member-terminating-stuck",
+        "warning/member-finalizer-missing",
+        "warning/member-not-voter",
+        "error/etcd-quorum-at-risk",
+    ] {
+        assert!(
+            codes.contains(&expected.to_string()),
+            "{expected} not in {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn fail_on_sets_the_exit_code() {
+    let fake = fake_with(cluster(FIXED, "s1", "s2"));
+    assert_eq!(check(&fake, &[]).1.codes(), ["warning/lease-split"]);
+    assert_eq!(check(&fake, &["--fail-on", "error"]).0, 0);
+    assert_eq!(check(&fake, &["--fail-on", "warning"]).0, 1);
+    assert_eq!(check(&fake, &["--fail-on", "never"]).0, 0);
+    let broken = fake_with(cluster(AFFECTED, "s1", "s2"));
+    assert_eq!(check(&broken, &["--fail-on", "never"]).0, 0);
+    assert_eq!(check(&broken, &["--fail-on", "error"]).0, 1);
+}
+
+#[test]
+fn a_dump_without_snapshot_files_is_reported_not_healthy() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump.yaml");
+    write_dump(&dump, &cluster(AFFECTED, "s1", "s1"));
+    let out = k3sdoctor(["check", "-o", "json", "--from-file"])
+        .arg(dump.display().to_string())
+        .run();
+    let report: CheckReport = out.json();
+    let snapshots = report
+        .checks
+        .iter()
+        .find(|c| c.name == "snapshots")
+        .unwrap();
+    assert!(
+        !snapshots.ran && snapshots.note == "not in dump",
+        "{:?}",
+        report.checks
+    );
+    assert!(
+        report
+            .codes()
+            .contains(&"warning/dump-incomplete".to_string())
+    );
+    assert_eq!(report.now.source, "newest-in-dump");
+    k3sdoctor(["check", "--fail-on", "warning", "--from-file"])
+        .arg(dump.display().to_string())
+        .run()
+        .code(1)
+        .stdout_has("not checked: snapshots (not in dump)");
+}
+
+#[test]
+fn the_bundled_dump() {
+    let dump = repo_path("tests/fixtures/split-cluster")
+        .display()
+        .to_string();
+    let out = k3sdoctor(["--from-file", &dump, "check", "-o", "json"]).run();
+    out.code(1);
+    let report: CheckReport = out.json();
+    assert_eq!(report.findings[0].finding.code, "lease-split");
+    assert_eq!(report.findings[0].children.len(), 2);
+}
+
+#[test]
+fn as_a_kubectl_plugin_help_and_messages_use_the_plugin_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("kubectl-k3s_doctor");
+    std::fs::copy(env!("CARGO_BIN_EXE_k3sdoctor"), &plugin).unwrap();
+    let help = std::process::Command::new(&plugin)
+        .args(["check", "--help"])
+        .env_clear()
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("Usage: kubectl k3s-doctor check"), "{text}");
+    assert!(
+        text.contains("kubectl k3s-doctor check -o json --fail-on warning"),
+        "{text}"
+    );
+    let error = std::process::Command::new(&plugin)
+        .args(["leases", "--kubeconfig", "/nope"])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&error.stderr).starts_with("kubectl k3s-doctor: error: "));
+    let dump = repo_path("tests/fixtures/split-cluster");
+    let leases = std::process::Command::new(&plugin)
+        .arg("--from-file")
+        .arg(dump)
+        .arg("leases")
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&leases.stdout)
+            .contains("fix: kubectl k3s-doctor leases follow --fix")
+    );
+}
