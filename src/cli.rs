@@ -423,6 +423,29 @@ mod tests {
     }
 
     #[test]
+    fn every_subcommand_help_ends_with_examples() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            for sub in cmd.get_subcommands() {
+                let name = format!("{path} {}", sub.get_name());
+                let help = sub
+                    .get_after_long_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
+                let examples = help
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with("k3sdoctor "))
+                    .count();
+                assert!(
+                    help.contains("Examples:") && (2..=4).contains(&examples),
+                    "{name}: {examples} examples"
+                );
+                walk(sub, &name);
+            }
+        }
+        walk(&Cli::command(), "k3sdoctor");
+    }
+
+    #[test]
     fn kubectl_plugin_names() {
         use std::ffi::OsStr;
         assert_eq!(

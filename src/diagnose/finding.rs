@@ -307,3 +307,23 @@ mod tests {
         assert!(!FailOn::Warning.is_failure(&[]));
     }
 }
+
+#[cfg(test)]
+mod documented {
+    use super::FindingCode;
+
+    #[test]
+    fn the_readme_lists_every_finding_code() {
+        let readme = include_str!("../../README.md");
+        for code in FindingCode::ALL {
+            assert!(
+                readme.contains(&format!("| `{}` |", code.as_str())),
+                "README lacks {}",
+                code.as_str()
+            );
+        }
+        let unique: std::collections::BTreeSet<_> =
+            FindingCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(unique.len(), FindingCode::ALL.len());
+    }
+}
