@@ -14,6 +14,9 @@ pub mod repair;
 pub mod report;
 pub mod version;
 
+#[cfg(test)]
+mod proptests;
+
 use std::io::IsTerminal;
 
 use cli::{Cli, ColorChoice, Command};

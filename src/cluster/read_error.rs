@@ -50,11 +50,21 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
             "cannot {action}: the API server at {server} rejected the credentials (401 Unauthorized); \
              refresh the token or client certificate in the kubeconfig"
         ),
-        403 => format!(
-            "cannot {action}: forbidden (403): {text}; grant the read-only ClusterRole shown in the \
-             README (\"RBAC\") or use a kubeconfig with more rights"
-        ),
-        404 if status.reason.is_empty() || status.reason == "Failed to parse error data" => {
+        403 => {
+            let role = if ["update", "create", "patch", "delete", "dry-run"]
+                .iter()
+                .any(|w| action.starts_with(w))
+            {
+                "repair"
+            } else {
+                "read-only"
+            };
+            format!(
+                "cannot {action}: forbidden (403): {text}; grant the {role} ClusterRole shown in the README \
+                 (\"RBAC\") or use a kubeconfig with more rights"
+            )
+        }
+        404 => {
             format!(
                 "cannot {action}: the API server at {server} does not serve this resource (404 {text}); \
              check that the kubeconfig points at the k3s/RKE2 API server"

@@ -28,11 +28,7 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
     };
     if !global.from_file.is_empty() {
         if args.fix {
-            return Err(Failure::Refused(
-                "--fix needs a live cluster: a dump cannot be repaired; drop --from-file and point --kubeconfig at the cluster"
-                    .into(),
-            )
-            .into());
+            return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_lease_state(global, ui)?;
         let outcome = plan(&loaded, &request)?;
@@ -86,13 +82,7 @@ async fn follow_live(
         emit_structured(global, ui, &result)?;
         return Ok(Exit::Findings);
     }
-    if !args.yes && !interactive {
-        return Err(Failure::Refused(
-            "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
-                .into(),
-        )
-        .into());
-    }
+    super::require_confirmation_means(args.yes, interactive)?;
     check_permissions(&conn, &planned.lock, &planned.writes).await?;
     dry_run(&conn, &planned).await?;
     ui.note("server-side dry run: accepted");
@@ -256,12 +246,8 @@ async fn apply(
                     ));
                     continue 'attempt;
                 }
-                Err(e) if i == 0 => {
-                    let why = match e {
-                        WriteError::Other(e) => e.message,
-                        WriteError::Conflict => "conflict".into(),
-                    };
-                    return Err(Failure::Incomplete(format!("{why}; nothing was written")));
+                Err(WriteError::Other(e)) if i == 0 => {
+                    return Err(super::write_failed_nothing_written(e));
                 }
                 Err(e) => {
                     return Err(Failure::Incomplete(partial_write(

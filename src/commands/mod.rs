@@ -62,3 +62,35 @@ impl Ui {
         }
     }
 }
+
+/// A write that failed before anything changed: a credentials problem (401/403) is exit 3
+/// like any refused read; anything else is a repair not completed (exit 4).
+pub fn write_failed_nothing_written(e: crate::cluster::ReadError) -> crate::exit::Failure {
+    let message = format!("{}; nothing was written", e.message);
+    match e.http_status {
+        Some(401 | 403) => crate::exit::Failure::Read(crate::cluster::ReadError { message, ..e }),
+        _ => crate::exit::Failure::Incomplete(message),
+    }
+}
+
+/// Repairs write to a live cluster only.
+pub fn refuse_fix_on_dump() -> crate::exit::Failure {
+    crate::exit::Failure::Refused(
+        "--fix needs a live cluster: a dump cannot be repaired; drop --from-file and point --kubeconfig at the cluster"
+            .into(),
+    )
+}
+
+/// `--fix` asks before writing; with no terminal to ask on, only `--yes` may stand in.
+pub fn require_confirmation_means(
+    yes: bool,
+    interactive: bool,
+) -> Result<(), crate::exit::Failure> {
+    if yes || interactive {
+        return Ok(());
+    }
+    Err(crate::exit::Failure::Refused(
+        "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
+            .into(),
+    ))
+}

@@ -9,6 +9,17 @@ use crate::exit::Exit;
 use crate::render::{self, OutputFormat};
 use crate::report::SnapshotReport;
 
+/// Says so when the cluster has no ETCDSnapshotFile CRD, so an empty comparison is not read
+/// as a healthy one.
+fn note_missing_crd(loaded: &Loaded, ui: &Ui) {
+    if loaded.state.snapshot_crd_missing {
+        ui.note(
+            "note: the API server does not serve etcdsnapshotfiles.k3s.cattle.io: this cluster predates \
+             ETCDSnapshotFile resources (releases before Oct 2023), so there is nothing to compare",
+        );
+    }
+}
+
 pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
     let leases = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
     analyse_snapshots(&loaded.state, loaded.distro, loaded.now.time, &leases)
@@ -16,6 +27,7 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 
 pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded));
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
@@ -30,6 +42,7 @@ pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
 /// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`.
 pub fn run_diff(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded));
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),

@@ -25,11 +25,7 @@ const MAX_ATTEMPTS: usize = 5;
 pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     if !global.from_file.is_empty() {
         if args.fix {
-            return Err(Failure::Refused(
-                "--fix needs a live cluster: a dump cannot be repaired; drop --from-file and point --kubeconfig at the cluster"
-                    .into(),
-            )
-            .into());
+            return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_snapshot_state(global, ui)?;
         let analysis = analyse(&loaded);
@@ -131,13 +127,7 @@ async fn backfill_live(
         return finish_plan_only(global, ui, plan);
     }
     show_plan(global, ui, &plan)?;
-    if !args.yes && !interactive {
-        return Err(Failure::Refused(
-            "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
-                .into(),
-        )
-        .into());
-    }
+    super::require_confirmation_means(args.yes, interactive)?;
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
     match write_configmap(&conn, &plan, original.as_ref(), true).await {
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
@@ -196,11 +186,7 @@ async fn backfill_live(
                 ));
                 last = (plan, original);
             }
-            Err(WriteError::Other(e)) => {
-                return Err(
-                    Failure::Incomplete(format!("{}; nothing was written", e.message)).into(),
-                );
-            }
+            Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
         }
     }
     Err(Failure::Incomplete(format!(

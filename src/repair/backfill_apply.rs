@@ -4,12 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use k8s_openapi::api::authorization::v1::{
-    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, PostParams};
 
+use super::access_review::{denied, may};
 use super::backfill_plan::BackfillPlan;
 use super::follow_apply::{FIELD_MANAGER, WriteError};
 use crate::cluster::ReadError;
@@ -27,45 +25,19 @@ pub async fn read_configmap(conn: &Connection, name: &str) -> Result<Option<Conf
     })
 }
 
-/// SelfSubjectAccessReview for the one write the plan needs (`update`, or `create` when the
-/// ConfigMap does not exist yet).
+/// Whether this user may make the one write the plan needs (`update`, or `create` when the
+/// ConfigMap does not exist yet; create cannot be limited by name).
 pub async fn check_permission(
     conn: &Connection,
     name: &str,
     create: bool,
 ) -> Result<(), ReadError> {
-    let api: Api<SelfSubjectAccessReview> = Api::all(conn.client.clone());
     let verb = if create { "create" } else { "update" };
-    let review = SelfSubjectAccessReview {
-        spec: SelfSubjectAccessReviewSpec {
-            resource_attributes: Some(ResourceAttributes {
-                resource: Some("configmaps".into()),
-                verb: Some(verb.into()),
-                namespace: Some(LOCK_NAMESPACE.into()),
-                name: (!create).then(|| name.to_string()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let answer = api
-        .create(&PostParams::default(), &review)
-        .await
-        .map_err(|e| {
-            ReadError::from_kube(
-                &e,
-                &format!("check permission to {verb} configmaps"),
-                &conn.server,
-            )
-        })?;
-    if answer.status.is_some_and(|s| s.allowed) {
-        return Ok(());
+    if may(conn, "", "configmaps", verb, (!create).then_some(name)).await? {
+        Ok(())
+    } else {
+        Err(denied(verb, "configmaps", name))
     }
-    Err(ReadError::new(format!(
-        "not allowed to {verb} configmaps \"{name}\" in kube-system (SelfSubjectAccessReview denied); nothing was \
-         written; use a kubeconfig bound to the repair role shown in the README"
-    )))
 }
 
 /// Saves the ConfigMap as read, before anything changes it. Refuses to overwrite a file.

@@ -5,14 +5,12 @@
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
-use k8s_openapi::api::authorization::v1::{
-    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
-};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use serde::Serialize;
 
+use super::access_review::{denied, may};
 use super::follow_plan::LockCopy;
 use super::lock_edit::{configmap_record, configmap_with_holder, lease_record, lease_with_holder};
 use crate::cluster::ReadError;
@@ -92,53 +90,25 @@ pub async fn read_lock_objects(
     Ok(objects)
 }
 
-/// Asks the API server (SelfSubjectAccessReview) whether this user may update every copy;
-/// the error names the permission that is missing.
+/// Asks the API server whether this user may update every copy; the error names the
+/// permission that is missing.
 pub async fn check_permissions(
     conn: &Connection,
     lock: &str,
     copies: &[LockCopy],
 ) -> Result<(), ReadError> {
-    let api: Api<SelfSubjectAccessReview> = Api::all(conn.client.clone());
     for copy in copies {
         let (group, resource) = match copy {
             LockCopy::Lease => ("coordination.k8s.io", "leases"),
             LockCopy::ConfigMap => ("", "configmaps"),
         };
-        let review = SelfSubjectAccessReview {
-            spec: SelfSubjectAccessReviewSpec {
-                resource_attributes: Some(ResourceAttributes {
-                    group: Some(group.to_string()),
-                    resource: Some(resource.to_string()),
-                    verb: Some("update".to_string()),
-                    namespace: Some(LOCK_NAMESPACE.to_string()),
-                    name: Some(lock.to_string()),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        let shown = if group.is_empty() {
-            resource.to_string()
-        } else {
-            format!("{resource}.{group}")
-        };
-        let answer = api
-            .create(&PostParams::default(), &review)
-            .await
-            .map_err(|e| {
-                ReadError::from_kube(
-                    &e,
-                    &format!("check permission to update {shown} {lock}"),
-                    &conn.server,
-                )
-            })?;
-        if !answer.status.is_some_and(|s| s.allowed) {
-            return Err(ReadError::new(format!(
-                "not allowed to update {shown} \"{lock}\" in kube-system (SelfSubjectAccessReview denied); nothing \
-                 was written; use a kubeconfig bound to the repair role shown in the README"
-            )));
+        if !may(conn, group, resource, "update", Some(lock)).await? {
+            let shown = if group.is_empty() {
+                resource.to_string()
+            } else {
+                format!("{resource}.{group}")
+            };
+            return Err(denied("update", &shown, lock));
         }
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! Repairs: pure planning (`*_plan`, `quorum`, `lock_edit`) and the apply/verify steps that
 //! talk to the cluster (`*_apply`).
 
+pub mod access_review;
 pub mod backfill_apply;
 pub mod backfill_plan;
 pub mod follow_apply;

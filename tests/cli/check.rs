@@ -14,14 +14,6 @@ const AFFECTED: &str = "v1.29.4+k3s1";
 const FIXED: &str = "v1.29.6+k3s1";
 const T0: i64 = 1_717_142_400;
 
-fn fake_with(objects: Vec<Value>) -> FakeApi {
-    let fake = FakeApi::start();
-    for o in objects {
-        fake.put(o);
-    }
-    fake
-}
-
 fn cluster(version: &str, core: &str, etcd: &str) -> Vec<Value> {
     vec![
         server("s1", version),
@@ -44,7 +36,7 @@ fn check(fake: &FakeApi, extra: &[&str]) -> (i32, CheckReport) {
 
 #[test]
 fn a_healthy_cluster_prints_its_summary_and_exits_0() {
-    let fake = fake_with(cluster(AFFECTED, "s1", "s1"));
+    let fake = FakeApi::with_objects(cluster(AFFECTED, "s1", "s1"));
     let (code, report) = check(&fake, &[]);
     assert_eq!(code, 0);
     assert_eq!(
@@ -75,7 +67,7 @@ fn a_split_with_missing_snapshots_is_one_primary_finding() {
         extra_metadata("k3s"),
         snapshot_configmap("k3s", &[]),
     ]);
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     let (code, report) = check(&fake, &[]);
     assert_eq!(code, 1);
     assert_eq!(report.codes(), ["error/lease-split"]);
@@ -135,7 +127,7 @@ fn membership_findings() {
         server: true,
         ready: false,
     });
-    let fake = fake_with(vec![
+    let fake = FakeApi::with_objects(vec![
         server("s1", AFFECTED),
         server("s2", AFFECTED),
         removing,
@@ -167,12 +159,12 @@ fn membership_findings() {
 
 #[test]
 fn fail_on_sets_the_exit_code() {
-    let fake = fake_with(cluster(FIXED, "s1", "s2"));
+    let fake = FakeApi::with_objects(cluster(FIXED, "s1", "s2"));
     assert_eq!(check(&fake, &[]).1.codes(), ["warning/lease-split"]);
     assert_eq!(check(&fake, &["--fail-on", "error"]).0, 0);
     assert_eq!(check(&fake, &["--fail-on", "warning"]).0, 1);
     assert_eq!(check(&fake, &["--fail-on", "never"]).0, 0);
-    let broken = fake_with(cluster(AFFECTED, "s1", "s2"));
+    let broken = FakeApi::with_objects(cluster(AFFECTED, "s1", "s2"));
     assert_eq!(check(&broken, &["--fail-on", "never"]).0, 0);
     assert_eq!(check(&broken, &["--fail-on", "error"]).0, 1);
 }

@@ -212,3 +212,34 @@ fn server_errors_and_garbage_bodies() {
         .one_line_error()
         .stderr_has("closed the connection");
 }
+
+#[test]
+fn tls_with_a_certificate_the_kubeconfig_does_not_trust() {
+    let fake = FakeApi::start_tls();
+    for o in [
+        server("s1", "v1.29.4+k3s1"),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ] {
+        fake.put(o);
+    }
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("TLS handshake with https://127.0.0.1")
+        .stderr_has("certificate-authority-data");
+    assert!(
+        fake.requests().is_empty(),
+        "nothing should have been sent before the handshake"
+    );
+
+    // The same server, trusted: the whole path works over TLS.
+    let run = k3sdoctor(["leases", "--now", "2024-05-31T12:10:40Z"]);
+    let kubeconfig = fake.write_kubeconfig_trusting(run.home(), Role::Admin);
+    run.arg("--kubeconfig")
+        .arg(kubeconfig.display().to_string())
+        .run()
+        .code(0);
+}

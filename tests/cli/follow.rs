@@ -14,14 +14,6 @@ use crate::support::objects::{NOW, NodeSpec, agent, lease, node, server, snapsho
 const AFFECTED: &str = "v1.29.4+k3s1";
 const WAIT: Duration = Duration::from_secs(20);
 
-fn writes(fake: &FakeApi) -> Vec<String> {
-    fake.requests()
-        .into_iter()
-        .filter(|r| r.method != "GET" && !r.path.contains("selfsubjectaccessreviews"))
-        .map(|r| format!("{} {}?{} -> {}", r.method, r.path, r.query, r.status))
-        .collect()
-}
-
 fn snapshot_entries(fake: &FakeApi, prog: &str) -> usize {
     fake.get(
         "ConfigMap",
@@ -83,12 +75,12 @@ fn split_then_follow(prog: &'static str, version: &str, style: LockStyle) {
         vec!["leases"]
     } {
         assert!(
-            writes(&fake).iter().any(|w| w.starts_with("PUT /")
+            fake.writes().iter().any(|w| w.starts_with("PUT /")
                 && w.contains(&format!("/{copy}/{core}?"))
                 && w.contains("fieldManager=k3sdoctor")
                 && w.ends_with("-> 200")),
             "no write of {copy}: {:?}",
-            writes(&fake)
+            fake.writes()
         );
     }
 
@@ -172,7 +164,7 @@ fn without_fix_only_the_plan_is_shown() {
         .stdout_has("Plan: move k3s from s1 to s2 (node s2)")
         .stdout_has("the k3s process on s1")
         .stderr_has("nothing was written");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]
@@ -190,7 +182,7 @@ fn aligned_locks_need_nothing() {
         .run()
         .code(0)
         .stdout_has("already held by s1");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]
@@ -204,7 +196,7 @@ fn a_target_that_is_not_a_live_server_is_refused() {
     .code(2)
     .one_line_error()
     .stderr_has("target w1 is not a server");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]
@@ -224,7 +216,7 @@ fn quorum_at_risk_is_refused_unless_forced() {
         .code(2)
         .one_line_error()
         .stderr_has("etcd would lose quorum while s1 restarts (3 etcd members, 2 Ready, 1 Ready during the restart, quorum 2)");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 
     k3sdoctor([
         "leases",
@@ -255,7 +247,7 @@ fn a_read_only_token_is_stopped_before_any_write() {
         .code(3)
         .one_line_error()
         .stderr_has("not allowed to update leases.coordination.k8s.io \"k3s\" in kube-system");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]
@@ -267,7 +259,7 @@ fn no_terminal_and_no_yes_writes_nothing() {
         .code(2)
         .one_line_error()
         .stderr_has("re-run with --yes");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]
@@ -351,8 +343,8 @@ fn a_lock_that_moves_during_the_run_stops_the_repair() {
         "s3"
     );
     assert!(
-        writes(&fake).iter().all(|w| w.contains("dryRun=All")),
+        fake.writes().iter().all(|w| w.contains("dryRun=All")),
         "{:?}",
-        writes(&fake)
+        fake.writes()
     );
 }

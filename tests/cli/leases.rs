@@ -8,14 +8,6 @@ use crate::support::objects::{NOW, NodeSpec, agent, configmap_lock, lease, node,
 const AFFECTED: &str = "v1.29.4+k3s1";
 const FIXED: &str = "v1.29.6+k3s1";
 
-fn fake_with(objects: Vec<Value>) -> FakeApi {
-    let fake = FakeApi::start();
-    for object in objects {
-        fake.put(object);
-    }
-    fake
-}
-
 fn three_servers(version: &str) -> Vec<Value> {
     vec![
         server("s1", version),
@@ -42,7 +34,7 @@ fn leases_json(fake: &FakeApi, extra: &[&str]) -> (Output, LeaseReport) {
 
 #[test]
 fn healthy_cluster_exits_0_without_findings() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [lease("k3s", "s2", 1), lease("k3s-etcd", "s2", 2)],
     ));
@@ -79,7 +71,7 @@ fn healthy_cluster_exits_0_without_findings() {
 
 #[test]
 fn split_on_an_affected_version_is_an_error() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [lease("k3s", "s1", 1), lease("k3s-etcd", "s2", 2)],
     ));
@@ -105,7 +97,7 @@ fn split_on_an_affected_version_is_an_error() {
 
 #[test]
 fn split_on_a_fixed_version_is_a_warning_that_fails_only_on_request() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(FIXED),
         [lease("k3s", "s1", 1), lease("k3s-etcd", "s2", 2)],
     ));
@@ -118,7 +110,7 @@ fn split_on_a_fixed_version_is_a_warning_that_fails_only_on_request() {
 
 #[test]
 fn expired_and_released_locks() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [lease("k3s", "", 600), lease("k3s-etcd", "s3", 400)],
     ));
@@ -152,7 +144,7 @@ fn holder_hostname_differs_from_node_name() {
             ready: true,
         }),
     ];
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         nodes,
         [lease("k3s", "cp-a", 1), lease("k3s-etcd", "cp-a", 1)],
     ));
@@ -169,7 +161,7 @@ fn holder_hostname_differs_from_node_name() {
 #[test]
 fn rke2_names() {
     let version = "v1.29.5+rke2r1";
-    let fake = fake_with(vec![
+    let fake = FakeApi::with_objects(vec![
         server("r1", version),
         server("r2", version),
         lease("rke2", "r1", 1),
@@ -203,7 +195,7 @@ fn rke2_names() {
 
 #[test]
 fn configmap_only_locks() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers("v1.23.17+k3s1"),
         [
             configmap_lock("k3s", "s1", 1),
@@ -225,7 +217,7 @@ fn multilock_copies_agree_or_disagree() {
         lease("k3s-etcd", "s1", 1),
         configmap_lock("k3s-etcd", "s1", 1),
     ];
-    let fake = fake_with(with(three_servers(version), both));
+    let fake = FakeApi::with_objects(with(three_servers(version), both));
     let (out, report) = leases_json(&fake, &[]);
     out.code(0);
     assert_eq!(report.lock("k3s").kind, "both");
@@ -236,7 +228,7 @@ fn multilock_copies_agree_or_disagree() {
         lease("k3s-etcd", "s1", 1),
         configmap_lock("k3s-etcd", "s1", 1),
     ];
-    let fake = fake_with(with(three_servers(version), disagree));
+    let fake = FakeApi::with_objects(with(three_servers(version), disagree));
     let (out, report) = leases_json(&fake, &[]);
     out.code(1);
     assert_eq!(report.codes(), [("error", "lease-copies-disagree")]);
@@ -245,7 +237,7 @@ fn multilock_copies_agree_or_disagree() {
 
 #[test]
 fn reads_only_with_its_own_user_agent() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [lease("k3s", "s1", 1), lease("k3s-etcd", "s1", 1)],
     ));
@@ -271,7 +263,7 @@ fn lists_are_read_page_by_page() {
         three_servers(AFFECTED),
         [lease("k3s", "s1", 1), lease("k3s-etcd", "s1", 1)],
     ));
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     let (out, report) = leases_json(&fake, &[]);
     out.code(0);
     assert_eq!(report.cluster.agents, 1204);
@@ -286,7 +278,7 @@ fn lists_are_read_page_by_page() {
 
 #[test]
 fn wide_output_shows_the_other_elections() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [
             lease("k3s", "s1", 1),
@@ -309,7 +301,7 @@ fn wide_output_shows_the_other_elections() {
 
 #[test]
 fn quiet_prints_nothing_and_keeps_the_exit_code() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [lease("k3s", "s1", 1), lease("k3s-etcd", "s2", 1)],
     ));
@@ -326,7 +318,7 @@ fn quiet_prints_nothing_and_keeps_the_exit_code() {
 
 #[test]
 fn yaml_output_carries_the_envelope() {
-    let fake = fake_with(with(
+    let fake = FakeApi::with_objects(with(
         three_servers(AFFECTED),
         [lease("k3s", "s1", 1), lease("k3s-etcd", "s1", 1)],
     ));

@@ -18,14 +18,6 @@ const AFFECTED: &str = "v1.29.4+k3s1";
 /// Hours before NOW (2024-05-31T12:10:40Z).
 const T0: i64 = 1_717_142_400;
 
-fn fake_with(objects: Vec<Value>) -> FakeApi {
-    let fake = FakeApi::start();
-    for o in objects {
-        fake.put(o);
-    }
-    fake
-}
-
 /// What k3s itself writes for this CR (the simulator's encoder, v1.29.4's s3Config shape).
 fn written_by_k3s(cr: &Value) -> (String, String) {
     (data_key(cr), entry_value(cr, S3ConfigShape::Legacy))
@@ -76,14 +68,6 @@ fn data(fake: &FakeApi) -> serde_json::Map<String, Value> {
         .unwrap_or_default()
 }
 
-fn writes(fake: &FakeApi) -> Vec<String> {
-    fake.requests()
-        .into_iter()
-        .filter(|r| r.method != "GET" && !r.path.contains("selfsubjectaccessreviews"))
-        .map(|r| format!("{} {}?{} -> {}", r.method, r.path, r.query, r.status))
-        .collect()
-}
-
 #[test]
 fn without_extra_metadata_an_absent_configmap_is_healthy() {
     let mut objects = base("s1", "s1");
@@ -91,7 +75,7 @@ fn without_extra_metadata_an_absent_configmap_is_healthy() {
         processed(snapshot_cr("s1", T0, false)),
         processed(snapshot_cr("s2", T0 + 60, false)),
     ]);
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     let (code, report) = diff_json(&fake);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["kind"], "SnapshotDiff");
@@ -116,7 +100,7 @@ fn missing_entries_on_a_split_name_the_lease_repair() {
         extra_metadata("k3s"),
         snapshot_configmap("k3s", &[written_by_k3s(&a)]),
     ]);
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     let (code, report) = diff_json(&fake);
     assert_eq!(code, 1);
     let missing = &report["findings"][0];
@@ -158,7 +142,7 @@ fn orphaned_and_stale_entries() {
         extra_metadata("k3s"),
         snapshot_configmap("k3s", &[(key, stale), gone]),
     ]);
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     let (code, report) = diff_json(&fake);
     assert_eq!(code, 1);
     assert_eq!(
@@ -198,7 +182,7 @@ fn near_limit(older: usize) -> Vec<Value> {
 
 #[test]
 fn old_entries_pruned_near_the_limit_are_explained_not_errors() {
-    let fake = fake_with(near_limit(3));
+    let fake = FakeApi::with_objects(near_limit(3));
     let (code, report) = diff_json(&fake);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(codes(&report), ["info/snapshot-pruned-for-size"]);
@@ -209,7 +193,7 @@ fn backfill_never_produces_a_configmap_the_apiserver_rejects() {
     // A newer missing snapshot must go in, so the oldest entries go, as k3s does.
     let mut objects = near_limit(0);
     objects.push(big_cr("s3", T0 + 5000));
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     let out = k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
         .cluster(&fake, Role::Admin)
         .run();
@@ -240,28 +224,28 @@ fn backfill_refuses_what_cannot_fit() {
     let mut two = snapshot_cr("s2", T0 + 1, true);
     two["spec"]["metadata"]["provisioning-cluster-spec"] = Value::String("B".repeat(800_000));
     objects.extend([one, two, extra_metadata("k3s")]);
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
         .cluster(&fake, Role::Admin)
         .run()
         .code(2)
         .one_line_error()
         .stderr_has("cannot fit the apiserver's 1 MiB limit");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]
 fn backfill_with_a_read_only_token_writes_nothing() {
     let mut objects = base("s1", "s2");
     objects.extend([snapshot_cr("s1", T0, true), extra_metadata("k3s")]);
-    let fake = fake_with(objects);
+    let fake = FakeApi::with_objects(objects);
     k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
         .cluster(&fake, Role::ReadOnly)
         .run()
         .code(3)
         .one_line_error()
         .stderr_has("not allowed to create configmaps");
-    assert!(writes(&fake).is_empty());
+    assert!(fake.writes().is_empty());
 }
 
 #[test]

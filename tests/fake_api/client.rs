@@ -93,10 +93,21 @@ fn decode_chunked(mut data: &[u8]) -> Vec<u8> {
 /// Send `req` and read the whole response (the request asks the server to close afterwards).
 /// `Err` when the connection was closed without a complete response.
 pub fn try_send(addr: SocketAddr, req: &Req) -> Result<Response, String> {
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    let stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
+    try_send_over(stream, addr, req)
+}
+
+/// [`try_send`] over an already connected stream (e.g. TLS); `addr` is for the `Host` header.
+/// A read error after some bytes arrived (a TLS peer closing without close_notify) ends the
+/// response like EOF does.
+pub fn try_send_over(
+    mut stream: impl Read + Write,
+    addr: SocketAddr,
+    req: &Req,
+) -> Result<Response, String> {
     let mut head = format!(
         "{} {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n",
         req.method, req.target

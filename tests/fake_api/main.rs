@@ -15,3 +15,5 @@ mod dry_run;
 mod faults;
 mod leases;
 mod lists;
+mod rbac;
+mod tls;

@@ -123,27 +123,38 @@ impl Output {
         self
     }
 
-    /// Errors are one line, never a panic or a backtrace.
+    /// The error is one line — the last on stderr, after any progress notes — never a panic
+    /// or a backtrace.
     #[track_caller]
     pub fn one_line_error(&self) -> &Self {
-        let lines: Vec<&str> = self
+        let errors: Vec<&str> = self
             .stderr
             .lines()
-            .filter(|l| !l.starts_with("note:"))
+            .filter(|l| l.contains(": error: "))
             .collect();
         assert_eq!(
-            lines.len(),
+            errors.len(),
             1,
             "expected one error line from `{}`, got:\n{}",
             self.command,
             self.stderr
         );
+        assert_eq!(
+            self.stderr.lines().last(),
+            Some(errors[0]),
+            "the error should come last:\n{}",
+            self.stderr
+        );
         assert!(
-            lines[0].starts_with("k3sdoctor: error: "),
+            errors[0].starts_with("k3sdoctor: error: "),
             "{}",
             self.stderr
         );
-        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+        assert!(
+            !self.stderr.contains("panicked") && !self.stderr.contains("backtrace"),
+            "{}",
+            self.stderr
+        );
         self
     }
 

@@ -4,12 +4,17 @@
 //! * `admin-token` → `admin` (member of `system:masters`: everything, no RBAC reason).
 //! * `viewer-token` → `viewer` (ClusterRole `read-only`: get/list/watch on everything).
 //! * `nobody-token` → `nobody` (authenticated, no bindings).
+//! * tokens added by [`super::FakeApi::add_rbac_user`] → that user, authorised by exactly the
+//!   rules of its ClusterRoles/Roles (`rbac.rs`).
 //! * no `Authorization` header → `system:anonymous` (403, not 401: sample 064).
 //! * any other token → 401 (sample 063).
 
+use super::rbac::RbacUser;
 use super::resources::RequestInfo;
 use super::status::{self, Reply};
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Which user a kubeconfig authenticates as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,24 +42,33 @@ impl Role {
     }
 }
 
+/// The tokens of the three built-in users.
+pub(crate) const BUILTIN_TOKENS: [&str; 3] = ["admin-token", "viewer-token", "nobody-token"];
+
 /// Who sent a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) enum Identity {
     User(Role),
+    /// A user added with `add_rbac_user`.
+    Rbac(Arc<RbacUser>),
     Anonymous,
 }
 
 impl Identity {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             Identity::User(role) => role.user_name(),
+            Identity::Rbac(user) => &user.name,
             Identity::Anonymous => "system:anonymous",
         }
     }
 }
 
-/// Authenticate from the `Authorization` header; `Err` is the 401.
-pub(crate) fn authenticate(header: Option<&str>) -> Result<Identity, Reply> {
+/// Authenticate from the `Authorization` header (`rbac_users` by token); `Err` is the 401.
+pub(crate) fn authenticate(
+    header: Option<&str>,
+    rbac_users: &HashMap<String, Arc<RbacUser>>,
+) -> Result<Identity, Reply> {
     let Some(header) = header else {
         return Ok(Identity::Anonymous);
     };
@@ -63,7 +77,11 @@ pub(crate) fn authenticate(header: Option<&str>) -> Result<Identity, Reply> {
         Some("admin-token") => Ok(Identity::User(Role::Admin)),
         Some("viewer-token") => Ok(Identity::User(Role::ReadOnly)),
         Some("nobody-token") => Ok(Identity::User(Role::Nobody)),
-        _ => Err(status::unauthorized()),
+        Some(token) => match rbac_users.get(token) {
+            Some(user) => Ok(Identity::Rbac(user.clone())),
+            None => Err(status::unauthorized()),
+        },
+        None => Err(status::unauthorized()),
     }
 }
 
@@ -99,19 +117,19 @@ fn is_public_info_path(path: &str) -> bool {
 }
 
 /// What RBAC in a k3s cluster with the sample's bindings would decide.
-pub(crate) fn authorize(identity: Identity, info: &RequestInfo) -> Decision {
+pub(crate) fn authorize(identity: &Identity, info: &RequestInfo) -> Decision {
     let denied = Decision {
         allowed: false,
         reason: None,
     };
-    let role = match identity {
+    match identity {
         Identity::User(Role::Admin) => {
             return Decision {
                 allowed: true,
                 reason: None,
             };
         }
-        Identity::User(role) => role,
+        Identity::User(_) | Identity::Rbac(_) => {}
         Identity::Anonymous => {
             return if !info.is_resource_request
                 && info.verb == "get"
@@ -126,7 +144,7 @@ pub(crate) fn authorize(identity: Identity, info: &RequestInfo) -> Decision {
                 denied
             };
         }
-    };
+    }
     if !info.is_resource_request {
         if info.verb != "get" {
             return denied;
@@ -152,14 +170,25 @@ pub(crate) fn authorize(identity: Identity, info: &RequestInfo) -> Decision {
     {
         return allowed_by("system:basic-user", "system:basic-user", AUTHENTICATED);
     }
-    if role == Role::ReadOnly && matches!(info.verb.as_str(), "get" | "list" | "watch") {
-        return allowed_by("viewer-read-only", "read-only", "User \"viewer\"");
+    match identity {
+        Identity::User(Role::ReadOnly)
+            if matches!(info.verb.as_str(), "get" | "list" | "watch") =>
+        {
+            allowed_by("viewer-read-only", "read-only", "User \"viewer\"")
+        }
+        Identity::Rbac(user) => match user.allows(info) {
+            Some(source) => Decision {
+                allowed: true,
+                reason: Some(format!("RBAC: allowed by {source}")),
+            },
+            None => denied,
+        },
+        _ => denied,
     }
-    denied
 }
 
 /// The 403 for a denied request, worded like `responsewriters.Forbidden`.
-pub(crate) fn forbidden(identity: Identity, info: &RequestInfo) -> Reply {
+pub(crate) fn forbidden(identity: &Identity, info: &RequestInfo) -> Reply {
     let user = identity.name();
     if !info.is_resource_request {
         let why = format!(
@@ -186,7 +215,7 @@ pub(crate) fn forbidden(identity: Identity, info: &RequestInfo) -> Reply {
 
 /// Answer a SelfSubjectAccessReview POST body (always 201, samples 065–069).
 pub(crate) fn self_subject_access_review(
-    identity: Identity,
+    identity: &Identity,
     body: &Value,
     manager: &str,
 ) -> Result<Value, Reply> {

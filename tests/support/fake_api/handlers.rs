@@ -99,18 +99,18 @@ impl Ctx<'_> {
 
 /// Everything after fault injection: authentication, authorization, routing.
 pub(crate) fn handle(state: &mut State, req: &Request) -> Reply {
-    let identity = match auth::authenticate(req.authorization.as_deref()) {
+    let identity = match auth::authenticate(req.authorization.as_deref(), &state.rbac_users) {
         Ok(identity) => identity,
         Err(reply) => return reply,
     };
     let info = resources::request_info(&req.method, &req.path, &req.query);
-    if !auth::authorize(identity, &info).allowed {
-        return auth::forbidden(identity, &info);
+    if !auth::authorize(&identity, &info).allowed {
+        return auth::forbidden(&identity, &info);
     }
     if !info.is_resource_request {
         return non_resource(state, req, &info);
     }
-    match resource(state, req, &info, identity) {
+    match resource(state, req, &info, &identity) {
         Ok(reply) | Err(reply) => reply,
     }
 }
@@ -165,7 +165,7 @@ fn resource(
     state: &mut State,
     req: &Request,
     info: &RequestInfo,
-    identity: Identity,
+    identity: &Identity,
 ) -> Result<Reply> {
     if !group_served(state, info) {
         return Err(status::text_not_found());

@@ -4,8 +4,10 @@
 //! `/work/shared/wire` (copies of the samples used by the conformance tests are in
 //! `tests/fixtures/wire/`): Leases, ConfigMaps, Nodes, ETCDSnapshotFiles, SelfSubjectAccessReviews,
 //! `/version` and discovery; get/list (limit/continue)/create/update/patch/delete, `dryRun=All`,
-//! bearer tokens mapped to roles, a request log and fault injection. Watch is not implemented yet
+//! bearer tokens mapped to roles (or to RBAC `ClusterRole`/`Role` YAML with
+//! [`FakeApi::add_rbac_user`]), a request log and fault injection. Watch is not implemented yet
 //! (`?watch=true` answers 405), but every write is published on [`FakeApi::events`].
+//! [`FakeApi::start_tls`] serves the same over HTTPS with a fresh self-signed certificate.
 //!
 //! ```ignore
 //! let api = FakeApi::start();
@@ -25,12 +27,14 @@ mod list;
 mod managed_fields;
 mod microtime;
 mod patch;
+mod rbac;
 mod resources;
 mod selectors;
 mod server;
 mod state;
 mod status;
 mod store;
+mod tls;
 mod validation;
 mod writes;
 
@@ -67,6 +71,8 @@ pub struct RequestRecord {
 pub struct FakeApi {
     state: Arc<Mutex<State>>,
     addr: SocketAddr,
+    /// The self-signed certificate (PEM) when serving HTTPS.
+    ca_pem: Option<String>,
     shutdown: Arc<Notify>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -75,6 +81,22 @@ impl FakeApi {
     /// Start a plain-HTTP server on `127.0.0.1:<free port>`, on a background thread with its own
     /// tokio runtime. The port accepts connections as soon as this returns.
     pub fn start() -> FakeApi {
+        FakeApi::launch(None)
+    }
+
+    /// Like [`FakeApi::start`], but HTTPS with a freshly generated self-signed certificate for
+    /// `127.0.0.1` and `localhost` (its PEM is [`FakeApi::ca_pem`]). [`FakeApi::write_kubeconfig`]
+    /// then writes a kubeconfig that does not trust it (TLS failure tests);
+    /// [`FakeApi::write_kubeconfig_trusting`] one that does.
+    pub fn start_tls() -> FakeApi {
+        FakeApi::launch(Some(tls::self_signed()))
+    }
+
+    fn launch(tls: Option<tls::TlsMaterial>) -> FakeApi {
+        let (acceptor, ca_pem) = match tls {
+            Some(tls) => (Some(tls.acceptor), Some(tls.ca_pem)),
+            None => (None, None),
+        };
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         listener
             .set_nonblocking(true)
@@ -94,7 +116,7 @@ impl FakeApi {
                 runtime.block_on(async move {
                     let listener =
                         tokio::net::TcpListener::from_std(listener).expect("tokio listener");
-                    server::serve(listener, thread_state, thread_shutdown).await;
+                    server::serve(listener, thread_state, thread_shutdown, acceptor).await;
                 });
                 runtime.shutdown_background();
             })
@@ -102,6 +124,7 @@ impl FakeApi {
         FakeApi {
             state,
             addr,
+            ca_pem,
             shutdown,
             thread: Some(thread),
         }
@@ -111,9 +134,20 @@ impl FakeApi {
         self.state.lock().expect("fake api state")
     }
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT`, or `https://127.0.0.1:PORT` for [`FakeApi::start_tls`].
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.ca_pem.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
+    }
+
+    /// The PEM of the self-signed serving certificate (which is its own CA), `None` for plain
+    /// HTTP.
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -126,11 +160,67 @@ impl FakeApi {
     }
 
     /// Write a kubeconfig (cluster `fake`, user named after the role, context `fake`, current
-    /// context `fake`) into `dir` as `kubeconfig-<user>.yaml` and return its path.
+    /// context `fake`) into `dir` as `kubeconfig-<user>.yaml` and return its path. For a TLS
+    /// server it has no `certificate-authority-data`, so clients do not trust the server.
     pub fn write_kubeconfig(&self, dir: &Path, role: Role) -> PathBuf {
         let path = dir.join(format!("kubeconfig-{}.yaml", role.user_name()));
-        write_kubeconfig_file(&path, &self.url(), role.user_name(), role.token());
+        write_kubeconfig_file(&path, &self.url(), role.user_name(), role.token(), None);
         path
+    }
+
+    /// Like [`FakeApi::write_kubeconfig`] for a [`FakeApi::start_tls`] server, but trusting its
+    /// certificate (`certificate-authority-data`, base64 of the PEM), as
+    /// `kubeconfig-<user>-trusting.yaml`. Panics for a plain-HTTP server.
+    pub fn write_kubeconfig_trusting(&self, dir: &Path, role: Role) -> PathBuf {
+        let ca_pem = self
+            .ca_pem
+            .as_deref()
+            .expect("write_kubeconfig_trusting needs a server started with FakeApi::start_tls");
+        let path = dir.join(format!("kubeconfig-{}-trusting.yaml", role.user_name()));
+        write_kubeconfig_file(
+            &path,
+            &self.url(),
+            role.user_name(),
+            role.token(),
+            Some(ca_pem),
+        );
+        path
+    }
+
+    /// Let requests with `Authorization: Bearer <token>` act as `user`, authorised by exactly the
+    /// rules of the `rbac.authorization.k8s.io/v1` `ClusterRole`s and `Role`s in `rbac_yaml`
+    /// (one or more YAML documents; other kinds such as bindings and ServiceAccounts, and
+    /// `aggregationRule`, are ignored), as if each were bound to the user: a ClusterRole
+    /// everywhere, a Role in its `metadata.namespace` (`default` when absent). Discovery,
+    /// `/version` and SelfSubjectAccessReviews stay allowed as for every authenticated user.
+    /// A rule with `resourceNames` matches only requests naming one of them: get/update/patch/
+    /// delete of that object, and (as in Kubernetes) list/watch with the field selector
+    /// `metadata.name=<name>`; never create, deletecollection or an unfiltered list/watch.
+    /// Calling it again with the same token and user adds more roles (like applying and binding
+    /// a second role). Panics on invalid YAML, on a rule the apiserver would reject, on a token
+    /// already given to another user and on the built-in tokens of [`Role`].
+    pub fn add_rbac_user(&self, token: &str, user: &str, rbac_yaml: &str) {
+        assert!(
+            !auth::BUILTIN_TOKENS.contains(&token)
+                && !token.is_empty()
+                && !token.contains(char::is_whitespace),
+            "add_rbac_user: token {token:?} is reserved, empty or has whitespace"
+        );
+        let parsed = rbac::RbacUser::parse(user, rbac_yaml);
+        let mut state = self.state();
+        let merged = match state.rbac_users.get(token) {
+            Some(existing) => {
+                assert_eq!(
+                    existing.name, user,
+                    "add_rbac_user: token {token:?} already belongs to another user"
+                );
+                let mut merged = (**existing).clone();
+                merged.roles.extend(parsed.roles);
+                merged
+            }
+            None => parsed,
+        };
+        state.rbac_users.insert(token.to_string(), Arc::new(merged));
     }
 
     /// A kubeconfig for any server URL and token (unreachable ports, `https://` to this plain
@@ -139,7 +229,7 @@ impl FakeApi {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("kubeconfig-custom-{n}.yaml"));
-        write_kubeconfig_file(&path, server, "custom", token);
+        write_kubeconfig_file(&path, server, "custom", token, None);
         path
     }
 
@@ -261,6 +351,25 @@ impl FakeApi {
         self.state().store.delete(&Self::key(kind, namespace, name))
     }
 
+    /// A plain-HTTP server seeded with these objects.
+    pub fn with_objects(objects: impl IntoIterator<Item = Value>) -> FakeApi {
+        let fake = FakeApi::start();
+        for object in objects {
+            fake.put(object);
+        }
+        fake
+    }
+
+    /// Every request that could change something (all but reads and access reviews), as
+    /// `METHOD path?query -> status`, for asserting that nothing was written.
+    pub fn writes(&self) -> Vec<String> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method != "GET" && !r.path.contains("selfsubjectaccessreviews"))
+            .map(|r| format!("{} {}?{} -> {}", r.method, r.path, r.query, r.status))
+            .collect()
+    }
+
     /// Everything received so far, in arrival order (including requests answered by faults or
     /// authentication/authorization errors).
     pub fn requests(&self) -> Vec<RequestRecord> {
@@ -323,10 +432,15 @@ impl Drop for FakeApi {
     }
 }
 
-fn write_kubeconfig_file(path: &Path, server: &str, user: &str, token: &str) {
+fn write_kubeconfig_file(path: &Path, server: &str, user: &str, token: &str, ca_pem: Option<&str>) {
+    use base64::Engine as _;
     let q = |s: &str| Value::String(s.to_string()).to_string();
+    let ca = ca_pem.map_or_else(String::new, |pem| {
+        let data = base64::engine::general_purpose::STANDARD.encode(pem);
+        format!("    certificate-authority-data: {data}\n")
+    });
     let yaml = format!(
-        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {server}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: {user}\ncurrent-context: fake\nusers:\n- name: {user}\n  user:\n    token: {token}\npreferences: {{}}\n",
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n{ca}    server: {server}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: {user}\ncurrent-context: fake\nusers:\n- name: {user}\n  user:\n    token: {token}\npreferences: {{}}\n",
         server = q(server),
         user = q(user),
         token = q(token),

@@ -1,6 +1,7 @@
-//! The HTTP/1.1 server: an accept loop with hyper's `serve_connection` per socket, so a fault can
-//! drop a connection mid-request. Bodies up to 2048 bytes carry `Content-Length`, larger ones are
-//! chunked, like the apiserver (README "Other").
+//! The HTTP/1.1 server: an accept loop with hyper's `serve_connection` per socket (optionally
+//! behind a rustls handshake, `tls.rs`), so a fault can drop a connection mid-request. Bodies up
+//! to 2048 bytes carry `Content-Length`, larger ones are chunked, like the apiserver (README
+//! "Other").
 
 use super::RequestRecord;
 use super::faults::{self, FaultAction};
@@ -19,6 +20,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tokio::sync::Notify;
+use tokio_rustls::TlsAcceptor;
 
 /// A response body sent in one piece, with or without a known length.
 pub(crate) struct OneShotBody {
@@ -50,11 +52,13 @@ impl Body for OneShotBody {
     }
 }
 
-/// Accept connections until `shutdown` is notified.
+/// Accept connections until `shutdown` is notified; with `tls`, each connection first completes
+/// a TLS handshake (a failed handshake just closes that socket, before any request is logged).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     state: Arc<Mutex<State>>,
     shutdown: Arc<Notify>,
+    tls: Option<TlsAcceptor>,
 ) {
     loop {
         let accepted = tokio::select! {
@@ -63,21 +67,37 @@ pub(crate) async fn serve(
         };
         let Ok((stream, _)) = accepted else { continue };
         let state = state.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let kill = Arc::new(Notify::new());
-            let kill_from_service = kill.clone();
-            let service = service_fn(move |req| {
-                let state = state.clone();
-                let kill = kill_from_service.clone();
-                async move { Ok::<_, Infallible>(respond(req, state, kill).await) }
-            });
-            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                _ = connection => {}
-                // Dropping the connection future closes the socket without an answer.
-                _ = kill.notified() => {}
+            match tls {
+                None => serve_connection(stream, state).await,
+                Some(acceptor) => {
+                    if let Ok(stream) = acceptor.accept(stream).await {
+                        serve_connection(stream, state).await;
+                    }
+                }
             }
         });
+    }
+}
+
+/// HTTP/1.1 on one (plain or TLS) connection until the client closes it or a fault drops it.
+async fn serve_connection<S>(stream: S, state: Arc<Mutex<State>>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let kill = Arc::new(Notify::new());
+    let kill_from_service = kill.clone();
+    let service = service_fn(move |req| {
+        let state = state.clone();
+        let kill = kill_from_service.clone();
+        async move { Ok::<_, Infallible>(respond(req, state, kill).await) }
+    });
+    let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    tokio::select! {
+        _ = connection => {}
+        // Dropping the connection future closes the socket without an answer.
+        _ = kill.notified() => {}
     }
 }
 

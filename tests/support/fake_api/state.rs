@@ -2,7 +2,10 @@
 
 use super::RequestRecord;
 use super::faults::Fault;
+use super::rbac::RbacUser;
 use super::store::Store;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The first resourceVersion handed out is `FIRST_RESOURCE_VERSION + 1`.
 pub(crate) const FIRST_RESOURCE_VERSION: u64 = 1000;
@@ -17,6 +20,8 @@ pub(crate) struct State {
     pub git_version: String,
     /// `host:port` the server listens on.
     pub address: String,
+    /// Users added with `add_rbac_user`, by bearer token.
+    pub rbac_users: HashMap<String, Arc<RbacUser>>,
 }
 
 impl State {
@@ -28,6 +33,7 @@ impl State {
             crd_installed: true,
             git_version: "v1.29.4+k3s1".to_string(),
             address,
+            rbac_users: HashMap::new(),
         }
     }
 }

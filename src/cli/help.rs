@@ -1,0 +1,88 @@
+//! Help texts: the exit-code table and the examples every subcommand's `--help` ends with.
+
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  healthy / no differences / repair done and verified
+  1  findings at or above --fail-on remain (diff found differences; plan not applied; user declined)
+  2  usage error or refused request (e.g. --fix without a TTY and without --yes, --fix on a dump)
+  3  could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)
+  4  a repair was attempted but not completed or not verified";
+
+pub const FOLLOW_EXAMPLES: &str = "\
+Examples:
+  # Show what would move, its impact and the safety checks; writes nothing
+  k3sdoctor leases follow
+
+  # Move k3s onto the k3s-etcd holder, after a dry run and a confirmation, and verify the takeover
+  k3sdoctor leases follow --fix
+
+  # Non-interactive, onto a named server
+  k3sdoctor leases follow --fix --yes --to prod-k3s-2";
+
+pub const CHECK_EXAMPLES: &str = "\
+Examples:
+  # Everything, on the current kubectl context
+  k3sdoctor check
+
+  # A customer's dump (a directory of kubectl get -o yaml files)
+  k3sdoctor --from-file support-bundle/ check
+
+  # From cron or a CronJob: JSON for the log, exit 1 on warnings too
+  k3sdoctor check -o json --fail-on warning";
+
+pub const SNAPSHOTS_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor snapshots list
+  k3sdoctor snapshots diff -o json
+  k3sdoctor snapshots backfill --fix";
+
+pub const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor completions bash > /etc/bash_completion.d/k3sdoctor
+  k3sdoctor completions zsh > \"${fpath[1]}/_k3sdoctor\"";
+
+pub const MAN_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor man | man -l -
+  k3sdoctor man --out-dir /usr/local/share/man/man1";
+
+pub const SNAPSHOTS_LIST_EXAMPLES: &str = "\
+Examples:
+  # Every snapshot and whether Rancher can see it in the ConfigMap
+  k3sdoctor snapshots list
+
+  # The same from a support bundle
+  k3sdoctor --from-file bundle/ snapshots list -o wide";
+
+pub const SNAPSHOTS_DIFF_EXAMPLES: &str = "\
+Examples:
+  # What is missing, orphaned or stale, and why (exit 1 on differences, like kubectl diff)
+  k3sdoctor snapshots diff
+
+  # Machine-readable
+  k3sdoctor snapshots diff -o json";
+
+pub const SNAPSHOTS_BACKFILL_EXAMPLES: &str = "\
+Examples:
+  # Show the entries that would be written; writes nothing
+  k3sdoctor snapshots backfill
+
+  # Write them (backup, dry run, confirmation), also removing orphaned entries
+  k3sdoctor snapshots backfill --fix --prune
+
+  # Non-interactive, with the backup in a chosen place
+  k3sdoctor snapshots backfill --fix --yes --backup /root/k3s-etcd-snapshots.json";
+
+pub const LEASES_EXAMPLES: &str = "\
+Examples:
+  # Who holds k3s and k3s-etcd on the current kubectl context
+  k3sdoctor leases
+
+  # The same from a dump, with the other elections and acquire times
+  k3sdoctor --from-file cluster-dump/ leases -o wide
+
+  # For monitoring: JSON, and a non-zero exit on warnings too
+  k3sdoctor leases -o json --fail-on warning
+
+  # Repair a split: see `k3sdoctor leases follow --help`
+  k3sdoctor leases follow --fix";

@@ -1,0 +1,55 @@
+//! Asking the API server what this user may do (SelfSubjectAccessReview), so a repair stops
+//! before its first write rather than halfway.
+
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
+use kube::api::{Api, PostParams};
+
+use crate::cluster::ReadError;
+use crate::cluster::connect::Connection;
+use crate::distro::LOCK_NAMESPACE;
+
+/// Whether `verb` on `resource` (in kube-system, optionally one named object) is allowed.
+pub async fn may(
+    conn: &Connection,
+    group: &str,
+    resource: &str,
+    verb: &str,
+    name: Option<&str>,
+) -> Result<bool, ReadError> {
+    let api: Api<SelfSubjectAccessReview> = Api::all(conn.client.clone());
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                group: Some(group.to_string()),
+                resource: Some(resource.to_string()),
+                verb: Some(verb.to_string()),
+                namespace: Some(LOCK_NAMESPACE.to_string()),
+                name: name.map(str::to_string),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let answer = api
+        .create(&PostParams::default(), &review)
+        .await
+        .map_err(|e| {
+            ReadError::from_kube(
+                &e,
+                &format!("check permission to {verb} {resource}"),
+                &conn.server,
+            )
+        })?;
+    Ok(answer.status.is_some_and(|s| s.allowed))
+}
+
+/// The error for a denied review: names the permission and says nothing was written.
+pub fn denied(verb: &str, shown_resource: &str, name: &str) -> ReadError {
+    ReadError::new(format!(
+        "not allowed to {verb} {shown_resource} \"{name}\" in kube-system (SelfSubjectAccessReview denied); nothing \
+         was written; use a kubeconfig bound to the repair role shown in the README"
+    ))
+}

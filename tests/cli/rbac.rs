@@ -1,0 +1,135 @@
+//! The README's two ClusterRoles, applied unchanged to the fake API server: the read-only one
+//! runs every read-only command and stops every `--fix` before it writes; with the repair one
+//! bound too, both repairs go through.
+
+use serde_json::Value;
+
+use crate::support::fake_api::FakeApi;
+use crate::support::harness::{k3sdoctor, repo_path};
+use crate::support::objects::{NOW, extra_metadata, lease, server, snapshot_cr};
+
+const V: &str = "v1.29.4+k3s1";
+
+/// The YAML block of the README that defines ClusterRole `name`.
+fn readme_role(name: &str) -> String {
+    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|yaml| {
+            yaml.contains("kind: ClusterRole\n") && yaml.contains(&format!("name: {name}\n"))
+        })
+        .unwrap_or_else(|| panic!("README has no ClusterRole {name}"))
+        .to_string()
+}
+
+fn split_cluster() -> FakeApi {
+    let fake = FakeApi::start();
+    let objects: Vec<Value> = vec![
+        server("s1", V),
+        server("s2", V),
+        server("s3", V),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s2", 1),
+        extra_metadata("k3s"),
+        snapshot_cr("s1", 1_717_142_400, true),
+    ];
+    for o in objects {
+        fake.put(o);
+    }
+    fake
+}
+
+fn run_as(fake: &FakeApi, token: &str, args: &[&str]) -> crate::support::harness::Output {
+    k3sdoctor(args.iter().copied().chain(["--now", NOW]))
+        .kubeconfig_for(&fake.url(), token)
+        .run()
+}
+
+#[test]
+fn the_read_only_role_reads_everything_and_repairs_nothing() {
+    let fake = split_cluster();
+    fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    for args in [
+        &["check"][..],
+        &["leases"],
+        &["leases", "-o", "wide"],
+        &["leases", "follow"],
+        &["snapshots", "list"],
+        &["snapshots", "diff"],
+        &["snapshots", "backfill"],
+    ] {
+        let out = run_as(&fake, "alice-token", args);
+        assert!(
+            matches!(out.code, 0 | 1),
+            "{args:?} failed with the read-only role:\n{}",
+            out.stderr
+        );
+    }
+    for args in [
+        &["leases", "follow", "--fix", "--yes"][..],
+        &["snapshots", "backfill", "--fix", "--yes"],
+    ] {
+        run_as(&fake, "alice-token", args)
+            .code(3)
+            .one_line_error()
+            .stderr_has("not allowed to");
+    }
+    let denied: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.status == 403)
+        .collect();
+    assert!(
+        denied.is_empty(),
+        "the read-only role lacks something: {denied:#?}"
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .all(|r| r.method == "GET" || r.path.contains("selfsubjectaccessreviews"))
+    );
+}
+
+#[test]
+fn with_the_repair_role_both_repairs_go_through() {
+    let fake = split_cluster();
+    fake.add_rbac_user("bob-token", "bob", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("bob-token", "bob", &readme_role("k3sdoctor-repair"));
+    run_as(
+        &fake,
+        "bob-token",
+        &["leases", "follow", "--fix", "--yes", "--no-wait"],
+    )
+    .code(0);
+    assert_eq!(
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
+        "s2"
+    );
+    // The snapshot ConfigMap does not exist yet: backfill creates it.
+    run_as(
+        &fake,
+        "bob-token",
+        &["snapshots", "backfill", "--fix", "--yes"],
+    )
+    .code(0);
+    assert!(
+        fake.get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+            .is_some()
+    );
+    // ... and updates it the next time.
+    fake.put(snapshot_cr("s2", 1_717_142_500, true));
+    run_as(
+        &fake,
+        "bob-token",
+        &["snapshots", "backfill", "--fix", "--yes"],
+    )
+    .code(0);
+    let denied: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.status == 403)
+        .collect();
+    assert!(denied.is_empty(), "the roles lack something: {denied:#?}");
+}
