@@ -127,8 +127,11 @@ async fn follow_live(
         )
         .await
     };
-    ui.note(&verification.message);
     let verified = verification.verified;
+    if verified {
+        // A failure is the error line at the end; success is worth a line of its own.
+        ui.note(&verification.message);
+    }
     result.outcome = if verified {
         RepairOutcome::Verified
     } else {

@@ -37,8 +37,9 @@ pub fn encode(file: &SnapshotFile, shape: S3Shape) -> String {
         w.string("metadata", &BASE64.encode(string_map(&file.metadata)));
     }
     if let Some(error) = &file.error {
+        // An empty message encodes to "", which omitempty drops.
         let message = error.message.as_deref().unwrap_or(DEFAULT_FAILURE);
-        w.string("message", &BASE64.encode(message));
+        w.string_omitempty("message", &BASE64.encode(message));
     }
     w.string_omitempty(
         "nodeName",
@@ -184,6 +185,64 @@ pub fn decode(value: &str) -> Result<SnapshotEntry, String> {
             .cloned()
             .collect(),
     })
+}
+
+impl SnapshotEntry {
+    /// The record as k3s rebuilds a CR from a ConfigMap entry (`ToETCDSnapshotFile`), so that
+    /// `encode(entry.to_snapshot_file(), entry.s3_shape())` gives the entry's bytes back.
+    pub fn to_snapshot_file(&self) -> SnapshotFile {
+        let text = |m: &BTreeMap<String, Value>, k: &str| {
+            m.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let flag = |m: &BTreeMap<String, Value>, k: &str| {
+            m.get(k).and_then(Value::as_bool).unwrap_or(false)
+        };
+        SnapshotFile {
+            snapshot_name: self.name.clone(),
+            node_name: self.node_name.clone(),
+            location: self.location.clone(),
+            metadata: self
+                .metadata
+                .clone()
+                .and_then(Result::ok)
+                .unwrap_or_default(),
+            s3: self
+                .s3_config
+                .as_ref()
+                .map(|m| super::snapshot_file::S3Spec {
+                    endpoint: text(m, "endpoint"),
+                    endpoint_ca: text(m, "endpointCA"),
+                    skip_ssl_verify: flag(m, "skipSSLVerify"),
+                    bucket: text(m, "bucket"),
+                    bucket_lookup: text(m, "bucketLookup"),
+                    region: text(m, "region"),
+                    prefix: text(m, "folder"),
+                    insecure: flag(m, "insecure"),
+                }),
+            creation_time: self.created_at,
+            ready_to_use: self.status == "successful",
+            size: Ok(self.size),
+            error: self
+                .message
+                .as_ref()
+                .map(|m| super::snapshot_file::SnapshotError {
+                    time: self.created_at,
+                    message: Some(m.clone()),
+                }),
+            ..SnapshotFile::default()
+        }
+    }
+
+    /// The `s3Config` shape the entry was written in.
+    pub fn s3_shape(&self) -> S3Shape {
+        match &self.s3_config {
+            Some(m) if !m.contains_key("timeout") => S3Shape::Legacy,
+            _ => S3Shape::Embedded,
+        }
+    }
 }
 
 /// One field that differs between what k3s would write and what the ConfigMap holds.

@@ -322,3 +322,23 @@ fn every_read_only_command_works_with_the_read_only_token() {
     }
     assert!(fake.requests().iter().all(|r| r.method == "GET"));
 }
+
+#[test]
+fn a_conflict_on_the_configmap_copy_of_a_multilock_is_replanned() {
+    let v = "v1.27.10+k3s2";
+    let fake = FakeApi::with_objects(vec![
+        server("s1", v),
+        server("s2", v),
+        server("s3", v),
+        lease("k3s", "s1", 1),
+        configmap_lock("k3s", "s1", 1),
+        lease("k3s-etcd", "s2", 1),
+        configmap_lock("k3s-etcd", "s2", 1),
+    ]);
+    fake.inject(Fault::status("PUT", "configmaps/k3s?&fieldManager", 409).times(1));
+    follow(&fake, &["--no-wait", "-v"])
+        .code(0)
+        .stderr_has("conflict writing ConfigMap kube-system/k3s");
+    assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
+    assert_eq!(holder(&fake, "Lease", "k3s"), "s2");
+}
