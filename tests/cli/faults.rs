@@ -33,6 +33,20 @@ fn split() -> Vec<Value> {
     ]
 }
 
+/// A 1.27 cluster (ConfigMap + Lease copies of every lock), split.
+fn multilock_split() -> FakeApi {
+    let v = "v1.27.10+k3s2";
+    FakeApi::with_objects(vec![
+        server("s1", v),
+        server("s2", v),
+        server("s3", v),
+        lease("k3s", "s1", 1),
+        configmap_lock("k3s", "s1", 1),
+        lease("k3s-etcd", "s2", 1),
+        configmap_lock("k3s-etcd", "s2", 1),
+    ])
+}
+
 fn holder(fake: &FakeApi, kind: &str, name: &str) -> String {
     let object = fake.get(kind, Some("kube-system"), name).unwrap();
     match kind {
@@ -203,16 +217,7 @@ fn backfill_write_failures_lose_nothing() {
 
 #[test]
 fn a_failed_second_write_of_a_multilock_says_exactly_what_state_is_left() {
-    let v = "v1.27.10+k3s2";
-    let fake = FakeApi::with_objects(vec![
-        server("s1", v),
-        server("s2", v),
-        server("s3", v),
-        lease("k3s", "s1", 1),
-        configmap_lock("k3s", "s1", 1),
-        lease("k3s-etcd", "s2", 1),
-        configmap_lock("k3s-etcd", "s2", 1),
-    ]);
+    let fake = multilock_split();
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 500));
     follow(&fake, &["--no-wait"])
         .code(4)
@@ -325,16 +330,7 @@ fn every_read_only_command_works_with_the_read_only_token() {
 
 #[test]
 fn a_conflict_on_the_configmap_copy_of_a_multilock_is_replanned() {
-    let v = "v1.27.10+k3s2";
-    let fake = FakeApi::with_objects(vec![
-        server("s1", v),
-        server("s2", v),
-        server("s3", v),
-        lease("k3s", "s1", 1),
-        configmap_lock("k3s", "s1", 1),
-        lease("k3s-etcd", "s2", 1),
-        configmap_lock("k3s-etcd", "s2", 1),
-    ]);
+    let fake = multilock_split();
     fake.inject(Fault::status("PUT", "configmaps/k3s?&fieldManager", 409).times(1));
     follow(&fake, &["--no-wait", "-v"])
         .code(0)
