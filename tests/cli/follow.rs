@@ -348,3 +348,69 @@ fn a_lock_that_moves_during_the_run_stops_the_repair() {
         fake.writes()
     );
 }
+
+/// Runs `leases follow --fix` on a pseudo-terminal (util-linux `script`) and answers the
+/// confirmation prompt with `answer`.
+fn follow_on_a_terminal(fake: &FakeApi, answer: &str) -> (i32, String) {
+    let run = k3sdoctor(Vec::<String>::new());
+    let kubeconfig = fake.write_kubeconfig(run.home(), Role::Admin);
+    let command = format!(
+        "{} leases follow --fix --no-wait --now {NOW} --kubeconfig {}",
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        kubeconfig.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env_clear()
+        .env("HOME", run.home())
+        .env("TERM", "dumb")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux script");
+    // The answer waits in the terminal's input until the prompt reads it; stdin stays open
+    // until the command has finished, so the terminal never sees an early end of input.
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, answer.as_bytes()).unwrap();
+    let reader = {
+        let mut stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut screen = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut screen);
+            screen
+        })
+    };
+    let status = child.wait().unwrap();
+    drop(stdin);
+    let out = std::process::Output {
+        status,
+        stdout: reader.join().unwrap().into_bytes(),
+        stderr: Vec::new(),
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_written() {
+    let fake = static_split(vec![]);
+    let (code, screen) = follow_on_a_terminal(&fake, "n\n");
+    assert_eq!(code, 1, "{screen}");
+    assert!(screen.contains("Move k3s to s2 (node s2)?"), "{screen}");
+    assert!(screen.contains("declined: nothing was written"), "{screen}");
+    assert!(
+        fake.writes().iter().all(|w| w.contains("dryRun=All")),
+        "{:?}",
+        fake.writes()
+    );
+
+    let (code, screen) = follow_on_a_terminal(&fake, "y\n");
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
+        "s2"
+    );
+}
