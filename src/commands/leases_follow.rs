@@ -44,7 +44,7 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
         }
         return Ok(exit);
     }
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = ui.interactive();
     runtime()?.block_on(follow_live(global, args, &request, ui, interactive))
 }
 

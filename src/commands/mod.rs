@@ -41,6 +41,12 @@ impl Ui {
         }
     }
 
+    /// Whether a person can answer a prompt: input and the prompt's output are a terminal.
+    pub fn interactive(&self) -> bool {
+        use std::io::IsTerminal;
+        std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    }
+
     /// A line on stderr unless `-q`.
     pub fn note(&self, line: &str) {
         if !self.quiet {

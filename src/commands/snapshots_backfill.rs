@@ -1,7 +1,6 @@
 //! `k3sdoctor snapshots backfill`: plan → (with `--fix`) permission check, backup, server-side
 //! dry run, confirmation, preconditioned write (re-planned on 409) → diff again.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -38,7 +37,7 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
             plan_backfill(&analysis, &current, args.prune).map_err(|e| Failure::Refused(e.0))?;
         return finish_plan_only(global, ui, plan);
     }
-    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = ui.interactive();
     runtime()?.block_on(backfill_live(global, args, ui, interactive))
 }
 

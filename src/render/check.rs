@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::findings::summary_line;
+use super::plural;
 use super::style::Style;
 use crate::diagnose::finding::Finding;
 use crate::diagnose::lock_status::LockState;
@@ -94,10 +95,6 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         writeln!(out)?;
     }
     writeln!(out, "{}", summary_line(&a.all_findings()))
-}
-
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A finding; a child is drawn under its cause with a branch and indented once more.

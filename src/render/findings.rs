@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::plural;
 use super::style::Style;
 use crate::diagnose::finding::{Finding, Severity};
 
@@ -37,7 +38,6 @@ pub fn summary_line(findings: &[Finding]) -> String {
     if findings.is_empty() {
         return "healthy: no findings".to_string();
     }
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let mut parts = vec![plural(errors, "error"), plural(warnings, "warning")];
     if infos > 0 {
         parts.push(format!("{infos} info"));

@@ -5,6 +5,7 @@ use std::io::Write;
 use jiff::SignedDuration;
 
 use super::findings::write_findings;
+use super::plural;
 use super::style::Style;
 use super::table::{lines, plain_table};
 use crate::age;
@@ -92,7 +93,6 @@ fn cluster_line(c: &ClusterSummary) -> String {
             c.distro.product()
         );
     }
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let versions = match c.versions.as_slice() {
         [] => "no nodes".to_string(),
         [only] => format!("{} on all nodes", only.version),

@@ -27,6 +27,11 @@ impl OutputFormat {
     }
 }
 
+/// `1 server`, `3 servers`.
+pub fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 /// JSON (pretty, newline-terminated) or YAML of a report.
 pub fn write_structured<T: Serialize>(
     out: &mut dyn Write,
