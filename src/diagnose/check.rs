@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::cluster_summary::ClusterSummary;
-use super::finding::{Finding, FindingCode, Severity};
+use super::finding::{Finding, FindingCode};
 use super::leases::analyse_leases;
 use super::lock_status::LockStatus;
 use super::membership::analyse_membership;
@@ -159,29 +159,22 @@ fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
         .collect()
 }
 
-/// A split on an affected version stops the snapshot controller (facts §2.4): its missing
-/// entries and unprocessed CRs hang under it. Everything else stands alone. Ranked by severity.
+/// Findings whose analyser named their cause hang under that cause when it is among the
+/// findings (missing snapshot entries under the lease split that stopped the controller);
+/// everything else stands alone. Ranked by severity.
 fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
-    let is_cause = |f: &Finding| f.code == FindingCode::LeaseSplit && f.severity == Severity::Error;
-    let has_cause = findings.iter().any(is_cause);
-    let is_child = |f: &Finding| {
-        has_cause
-            && f.severity == Severity::Error
-            && matches!(
-                f.code,
-                FindingCode::SnapshotMissingFromConfigmap | FindingCode::SnapshotControllerIdle
-            )
-    };
-    let children: Vec<Finding> = findings.iter().filter(|f| is_child(f)).cloned().collect();
-    let mut linked: Vec<CheckFinding> = findings
+    let present: Vec<FindingCode> = findings.iter().map(|f| f.code).collect();
+    let (children, primaries): (Vec<Finding>, Vec<Finding>) = findings
         .into_iter()
-        .filter(|f| !is_child(f))
+        .partition(|f| f.caused_by.is_some_and(|cause| present.contains(&cause)));
+    let mut linked: Vec<CheckFinding> = primaries
+        .into_iter()
         .map(|f| CheckFinding {
-            children: if is_cause(&f) {
-                children.clone()
-            } else {
-                Vec::new()
-            },
+            children: children
+                .iter()
+                .filter(|c| c.caused_by == Some(f.code))
+                .cloned()
+                .collect(),
             finding: f,
         })
         .collect();

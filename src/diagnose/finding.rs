@@ -221,6 +221,7 @@ impl FindingCode {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Finding {
     pub severity: Severity,
     pub code: FindingCode,
@@ -230,6 +231,10 @@ pub struct Finding {
     /// The next command or action; empty when there is nothing to do.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub remediation: String,
+    /// The finding this one follows from, when the analyser knows it (`check` lists it under
+    /// that one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caused_by: Option<FindingCode>,
 }
 
 impl Finding {
@@ -245,11 +250,17 @@ impl Finding {
             object: object.into(),
             message: message.into(),
             remediation: String::new(),
+            caused_by: None,
         }
     }
 
     pub fn fix(mut self, remediation: impl Into<String>) -> Finding {
         self.remediation = remediation.into();
+        self
+    }
+
+    pub fn caused_by(mut self, cause: Option<FindingCode>) -> Finding {
+        self.caused_by = cause;
         self
     }
 }

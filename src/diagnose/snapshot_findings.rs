@@ -110,7 +110,7 @@ pub fn findings(
             ),
             None => "k3sdoctor snapshots backfill --fix".to_string(),
         };
-        out.push(f);
+        out.push(f.caused_by(split_code(&cause)));
     }
 
     let stale: Vec<String> = rows
@@ -144,8 +144,31 @@ pub fn findings(
         );
     }
 
-    if !orphaned.is_empty() {
-        let keys: Vec<String> = orphaned
+    // Entries of CRs stuck terminating stay because the idle controller never ran its
+    // OnRemove; with the split named as the cause they are its doing, not strays.
+    let (held_by_deleting, strays): (Vec<&OrphanedEntry>, Vec<&OrphanedEntry>) = orphaned
+        .iter()
+        .partition(|o| o.cr_deleting && cause.is_some());
+    if !held_by_deleting.is_empty() {
+        let keys: Vec<String> = held_by_deleting.iter().map(|o| o.key.clone()).collect();
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::SnapshotOrphanedInConfigmap,
+                &object,
+                format!(
+                    "{} belong to ETCDSnapshotFiles stuck deleting, whose finalizer the idle controller never \
+                     removes: {}",
+                    plural(keys.len(), "entry", "entries"),
+                    some(&keys)
+                ),
+            )
+            .fix("k3sdoctor leases follow --fix (the controller then removes them and lets the CRs go)")
+            .caused_by(split_code(&cause)),
+        );
+    }
+    if !strays.is_empty() {
+        let keys: Vec<String> = strays
             .iter()
             .map(|o| {
                 if o.cr_deleting {
@@ -222,6 +245,7 @@ pub fn findings(
                     .unwrap_or_default()
             ),
         );
+        f = f.caused_by(split_code(&cause));
         f.remediation = match &cause {
             Some((_, fix)) => fix.clone(),
             None => format!(
@@ -267,6 +291,10 @@ pub fn findings(
         );
     }
     out
+}
+
+fn split_code(cause: &Option<(String, String)>) -> Option<FindingCode> {
+    cause.as_ref().map(|_| FindingCode::LeaseSplit)
 }
 
 /// The split on an affected version, when the leases show it: (why, repair command).

@@ -73,6 +73,8 @@ pub struct Finding {
     pub message: String,
     #[serde(default)]
     pub remediation: String,
+    #[serde(default, rename = "causedBy")]
+    pub caused_by: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
