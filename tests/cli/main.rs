@@ -12,5 +12,6 @@ mod follow;
 mod generated_files;
 mod leases;
 mod rbac;
+mod real_cluster;
 mod report;
 mod snapshots;
