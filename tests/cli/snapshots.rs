@@ -383,3 +383,41 @@ fn a_controller_write_during_backfill_loses_no_entry() {
         assert_eq!(d[&data_key(&cr)], entry_value(&cr, config.s3_shape));
     }
 }
+
+#[test]
+fn backfill_works_on_rke2_names() {
+    let v = "v1.29.5+rke2r1";
+    let mut cr = snapshot_cr("r1", T0, true);
+    cr["metadata"]["labels"] =
+        serde_json::json!({"etcd.rke2.cattle.io/snapshot-storage-node": "r1"});
+    let fake = FakeApi::with_objects(vec![
+        server("r1", v),
+        server("r2", v),
+        server("r3", v),
+        lease("rke2", "r1", 1),
+        lease("rke2-etcd", "r2", 1),
+        extra_metadata("rke2"),
+        cr.clone(),
+    ]);
+    let out = k3sdoctor(["snapshots", "diff", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.code(1)
+        .stdout_has("ConfigMap kube-system/rke2-etcd-snapshots");
+    k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(0)
+        .stdout_has("No differences.");
+    let cm = fake
+        .get("ConfigMap", Some("kube-system"), "rke2-etcd-snapshots")
+        .unwrap();
+    assert_eq!(
+        cm["data"][data_key(&cr)],
+        entry_value(&cr, S3ConfigShape::Legacy)
+    );
+    assert!(
+        fake.get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+            .is_none()
+    );
+}
