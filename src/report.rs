@@ -16,6 +16,8 @@ pub enum NowSource {
     /// `--now`.
     Flag,
     LocalClock,
+    /// The API server's `Date` header: independent of this machine's clock.
+    ApiServerClock,
     /// The newest timestamp in a dump: close to when it was taken.
     NewestInDump,
 }
@@ -25,6 +27,7 @@ impl NowSource {
         match self {
             NowSource::Flag => "from --now",
             NowSource::LocalClock => "local clock",
+            NowSource::ApiServerClock => "API server clock",
             NowSource::NewestInDump => "newest timestamp in the dump; override with --now",
         }
     }

@@ -32,11 +32,14 @@ pub async fn read_lease_state(
 ) -> Result<(ClusterState, Option<Distro>), ReadError> {
     let leases_api: Api<Lease> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
     let nodes_api: Api<Node> = Api::all(conn.client.clone());
-    let (leases, nodes) = tokio::try_join!(
+    let (leases, nodes, server_time) = tokio::join!(
         list_all(&leases_api, "list leases in kube-system", conn, trace),
         list_all(&nodes_api, "list nodes", conn, trace),
-    )?;
+        server_time(conn, trace),
+    );
+    let (leases, nodes) = (leases?, nodes?);
     let mut state = ClusterState {
+        server_time,
         origin: Origin::Live {
             server: conn.server.clone(),
         },
@@ -62,6 +65,29 @@ pub async fn read_lease_state(
     state.configmaps = Some(configmaps);
     let distro = distro.or_else(|| state.detect_distro());
     Ok((state, distro))
+}
+
+/// The API server's clock, from the `Date` header of `GET /version`: freshness judged against
+/// it does not depend on the clock of the machine k3sdoctor runs on. `None` when the server
+/// sends no usable header (the caller falls back to the local clock).
+pub async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Timestamp> {
+    let request = http::Request::get("/version").body(Vec::new()).ok()?;
+    let response = conn
+        .client
+        .send(request.map(kube::client::Body::from))
+        .await
+        .ok()?;
+    let date = response
+        .headers()
+        .get(http::header::DATE)?
+        .to_str()
+        .ok()?
+        .to_string();
+    let time = jiff::fmt::rfc2822::DateTimeParser::new()
+        .parse_timestamp(&date)
+        .ok();
+    trace(&format!("API server clock: {date}"));
+    time
 }
 
 /// Adds what the snapshot checks need: every ETCDSnapshotFile (paged) and the snapshot and

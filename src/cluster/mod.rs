@@ -35,6 +35,8 @@ pub struct ClusterState {
     pub snapshot_crd_missing: bool,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
+    /// The API server's clock when it was read (its `Date` header): the default `now` live.
+    pub server_time: Option<Timestamp>,
     /// Things worth telling the user about how the state was read (duplicates, skipped objects).
     pub notes: Vec<String>,
 }

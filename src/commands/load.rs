@@ -90,6 +90,18 @@ fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
     }
 }
 
+/// A local clock far from the API server's explains odd ages in other tools' output.
+fn warn_about_skew(server: Timestamp, ui: &Ui) {
+    let skew = Timestamp::now().duration_since(server);
+    if skew.abs() > jiff::SignedDuration::from_secs(30) {
+        ui.note(&format!(
+            "note: this machine's clock is {} {} the API server's; ages are judged on the API server's clock",
+            crate::age::short(skew.abs()),
+            if skew.is_positive() { "ahead of" } else { "behind" }
+        ));
+    }
+}
+
 fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: &Ui) -> Loaded {
     for note in &state.notes {
         ui.note(&format!("note: {note}"));
@@ -101,15 +113,27 @@ fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: 
         );
         Distro::K3s
     });
-    let now = match (global.now, state.origin.is_dump(), state.newest_timestamp) {
-        (Some(time), _, _) => Now {
+    let now = match (
+        global.now,
+        state.origin.is_dump(),
+        state.newest_timestamp,
+        state.server_time,
+    ) {
+        (Some(time), ..) => Now {
             time,
             source: NowSource::Flag,
         },
-        (None, true, Some(time)) => Now {
+        (None, true, Some(time), _) => Now {
             time,
             source: NowSource::NewestInDump,
         },
+        (None, false, _, Some(time)) => {
+            warn_about_skew(time, ui);
+            Now {
+                time,
+                source: NowSource::ApiServerClock,
+            }
+        }
         _ => Now {
             time: Timestamp::now(),
             source: NowSource::LocalClock,

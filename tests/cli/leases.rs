@@ -247,7 +247,9 @@ fn reads_only_with_its_own_user_agent() {
         .code(0);
     let requests = fake.requests();
     let expected_agent = format!("k3sdoctor/{}", env!("CARGO_PKG_VERSION"));
-    assert_eq!(requests.len(), 4, "{requests:#?}");
+    // Two lists, the two lock ConfigMaps, and /version for the API server's clock.
+    assert_eq!(requests.len(), 5, "{requests:#?}");
+    assert!(requests.iter().any(|r| r.path == "/version"));
     for r in &requests {
         assert_eq!(r.method, "GET", "{r:?}");
         assert_eq!(r.user_agent.as_deref(), Some(expected_agent.as_str()));
@@ -329,4 +331,22 @@ fn yaml_output_carries_the_envelope() {
     let doc: Value = serde_yaml_ng::from_str(&out.stdout).unwrap();
     assert_eq!(doc["apiVersion"], "k3sdoctor.io/v1");
     assert_eq!(doc["kind"], "LeaseReport");
+}
+
+#[test]
+fn live_freshness_is_judged_on_the_api_servers_clock() {
+    let fake = FakeApi::with_objects(vec![server("s1", AFFECTED)]);
+    let (out, report) = leases_json_at(&fake, None);
+    out.code(1);
+    assert_eq!(report.now.source, "api-server-clock");
+}
+
+fn leases_json_at(fake: &FakeApi, now: Option<&str>) -> (Output, LeaseReport) {
+    let mut run = k3sdoctor(["leases", "-o", "json"]).cluster(fake, Role::ReadOnly);
+    if let Some(now) = now {
+        run = run.arg("--now").arg(now);
+    }
+    let out = run.run();
+    let report = out.json();
+    (out, report)
 }

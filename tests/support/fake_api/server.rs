@@ -195,6 +195,13 @@ fn into_response(reply: Reply, anonymous: bool) -> hyper::Response<OneShotBody> 
         .status(reply.status)
         .header("Audit-Id", new_uid())
         .header("Cache-Control", "no-cache, private")
+        // Like the real server (every wire sample has one); clients may read it as the server's clock.
+        .header(
+            "Date",
+            jiff::fmt::rfc2822::DateTimePrinter::new()
+                .timestamp_to_rfc9110_string(&jiff::Timestamp::now())
+                .unwrap_or_default(),
+        )
         .header("Content-Type", reply.content_type.as_str());
     for (name, value) in &reply.headers {
         builder = builder.header(name.as_str(), value.as_str());
