@@ -138,14 +138,13 @@ async fn backfill_live(
         return Ok(Exit::Findings);
     }
 
+    let (mut plan, mut original) = (plan, original);
     let mut backup: Option<PathBuf> = None;
-    let mut last = (plan, original);
     for attempt in 1..=MAX_ATTEMPTS {
-        let (plan, original) = if attempt == 1 {
-            last.clone()
-        } else {
-            plan_now(&conn, global, ui, args.prune).await?
-        };
+        if attempt > 1 {
+            // The last write met a 409: plan again against the ConfigMap as it is now.
+            (plan, original) = plan_now(&conn, global, ui, args.prune).await?;
+        }
         if plan.is_empty() {
             ui.note("the ConfigMap already holds what k3s would write now: nothing to do");
             return Ok(Exit::Healthy);
@@ -178,20 +177,17 @@ async fn backfill_live(
                 ));
                 return report_after(&conn, global, ui, plan, backup, rv).await;
             }
-            Err(WriteError::Conflict) => {
-                ui.note(&format!(
-                    "ConfigMap kube-system/{} changed while planning (409); re-reading",
-                    plan.configmap
-                ));
-                last = (plan, original);
-            }
+            Err(WriteError::Conflict) => ui.note(&format!(
+                "ConfigMap kube-system/{} changed while planning (409); re-reading",
+                plan.configmap
+            )),
             Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
         }
     }
     Err(Failure::Incomplete(format!(
         "ConfigMap kube-system/{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run \
          the command again",
-        last.0.configmap
+        plan.configmap
     ))
     .into())
 }

@@ -10,13 +10,14 @@ use super::lock_status::{LockInputs, LockPurpose, LockStatus, examine_lock};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::node::node_for_identity;
+use crate::version::ProductVersion;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseAnalysis {
     pub cluster: ClusterSummary,
     /// The version the split verdict was judged on, and whose it is.
-    pub verdict_version: Option<String>,
+    pub verdict_version: Option<ProductVersion>,
     pub verdict_version_from: Option<String>,
     pub locks: Vec<LockStatus>,
     /// kube-controller-manager, kube-scheduler, `<prog>-cloud-controller-manager`: shown, never judged.
@@ -81,7 +82,7 @@ pub fn analyse_leases(state: &ClusterState, distro: Distro, now: Timestamp) -> L
 
     LeaseAnalysis {
         other_elections: other_elections(state, distro, now),
-        verdict_version: verdict.as_ref().map(|v| v.version.to_string()),
+        verdict_version: verdict.as_ref().map(|v| v.version.clone()),
         verdict_version_from: verdict.map(|v| v.from),
         cluster,
         locks: vec![core, etcd],

@@ -6,9 +6,9 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::finding::{Finding, FindingCode, Severity};
 use crate::cluster::ClusterState;
+use crate::diagnose::quorum::QuorumCheck;
 use crate::distro::Distro;
 use crate::model::node::{NodeFacts, Readiness};
-use crate::repair::quorum::QuorumCheck;
 
 /// Finalizer the member controller puts on etcd Nodes once synced (`member_controller.go`).
 pub const MEMBER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-controller";

@@ -126,10 +126,7 @@ pub fn analyse_snapshots(
     let cm_name = distro.snapshots_configmap();
     let cm = state.configmap(&cm_name);
     let data: BTreeMap<String, String> = cm.map(|c| c.data.clone()).unwrap_or_default();
-    let writer = leases
-        .verdict_version
-        .as_deref()
-        .and_then(|v| ProductVersion::parse(v).ok());
+    let writer = leases.verdict_version.clone();
     let need_metadata = writer
         .as_ref()
         .and_then(ProductVersion::entries_need_metadata);

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::access_review::{denied, may};
 use super::follow_plan::LockCopy;
-use super::lock_edit::{configmap_record, configmap_with_holder, lease_record, lease_with_holder};
+use super::lock_edit::{configmap_record, configmap_with_holder, lease_with_holder};
 use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
 use crate::distro::LOCK_NAMESPACE;
@@ -30,7 +30,7 @@ pub struct LockObjects {
 impl LockObjects {
     pub fn record(&self, copy: LockCopy) -> Option<LockRecord> {
         match copy {
-            LockCopy::Lease => self.lease.as_ref().map(lease_record),
+            LockCopy::Lease => self.lease.as_ref().map(LockRecord::from_lease),
             LockCopy::ConfigMap => self.configmap.as_ref().and_then(configmap_record),
         }
     }
@@ -152,7 +152,7 @@ pub async fn write_copy(
                 .map_err(fail)?;
             (
                 written.metadata.resource_version.clone(),
-                lease_record(&written).renew_time,
+                LockRecord::from_lease(&written).renew_time,
             )
         }
         LockCopy::ConfigMap => {

@@ -4,10 +4,10 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::quorum::QuorumCheck;
 use crate::cluster::ClusterState;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::lock_status::{LockPurpose, LockState, LockStatus};
+use crate::diagnose::quorum::QuorumCheck;
 use crate::distro::Distro;
 use crate::model::node::{NodeFacts, Readiness, node_for_identity};
 use crate::version::{LockStyle, SplitImpact};

@@ -5,6 +5,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use serde_json::Value;
 
+use crate::model::configmap::ConfigMapFacts;
 use crate::model::lock::{LEADER_ANNOTATION, LockRecord};
 
 /// The Lease with `spec.holderIdentity` set; managedFields are left to the server.
@@ -49,17 +50,11 @@ pub fn configmap_with_holder(cm: &ConfigMap, holder: &str) -> Result<ConfigMap, 
     Ok(next)
 }
 
-/// The record a copy holds, for comparing before and after.
-pub fn lease_record(lease: &Lease) -> LockRecord {
-    LockRecord::from_lease(lease)
-}
-
+/// The record a ConfigMap copy holds (none when its annotation is absent or unreadable).
 pub fn configmap_record(cm: &ConfigMap) -> Option<LockRecord> {
-    cm.metadata
-        .annotations
-        .as_ref()?
-        .get(LEADER_ANNOTATION)
-        .and_then(|v| LockRecord::from_annotation(v).ok())
+    ConfigMapFacts::from_api(cm)
+        .leader_record()
+        .and_then(Result::ok)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Repairs: pure planning (`*_plan`, `quorum`, `lock_edit`) and the apply/verify steps that
+//! Repairs: pure planning (`*_plan`, `lock_edit`) and the apply/verify steps that
 //! talk to the cluster (`*_apply`).
 
 pub mod access_review;
@@ -7,4 +7,3 @@ pub mod backfill_plan;
 pub mod follow_apply;
 pub mod follow_plan;
 pub mod lock_edit;
-pub mod quorum;

@@ -71,11 +71,7 @@ fn a_split_with_missing_snapshots_is_one_primary_finding() {
     let (code, report) = check(&fake, &[]);
     assert_eq!(code, 1);
     assert_eq!(report.codes(), ["error/lease-split"]);
-    let children: Vec<&str> = report.findings[0]
-        .children
-        .iter()
-        .map(|c| c.code.as_str())
-        .collect();
+    let children = report.child_codes(0);
     assert_eq!(
         children,
         [
@@ -211,11 +207,7 @@ fn the_bundled_dump() {
     let report: CheckReport = out.json();
     // Everything in the dump follows from the split: one finding with its consequences.
     assert_eq!(report.codes(), ["error/lease-split"]);
-    let children: Vec<&str> = report.findings[0]
-        .children
-        .iter()
-        .map(|c| c.code.as_str())
-        .collect();
+    let children = report.child_codes(0);
     assert_eq!(
         children,
         [

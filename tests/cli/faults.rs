@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::common::follow_fix;
 use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{
@@ -48,37 +49,13 @@ fn multilock_split() -> FakeApi {
 }
 
 fn holder(fake: &FakeApi, kind: &str, name: &str) -> String {
-    let object = fake.get(kind, Some("kube-system"), name).unwrap();
-    match kind {
-        "Lease" => object["spec"]["holderIdentity"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-        _ => {
-            let record: Value = serde_json::from_str(
-                object["metadata"]["annotations"]["control-plane.alpha.kubernetes.io/leader"]
-                    .as_str()
-                    .unwrap(),
-            )
-            .unwrap();
-            record["holderIdentity"].as_str().unwrap().to_string()
-        }
-    }
+    fake.lock_holder(kind, name).unwrap_or_default()
 }
 
 fn snapshot_data(fake: &FakeApi) -> Value {
     fake.get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
         .unwrap()["data"]
         .clone()
-}
-
-fn follow(fake: &FakeApi, extra: &[&str]) -> Output {
-    let mut run =
-        k3sdoctor(["leases", "follow", "--fix", "--yes", "--now", NOW]).cluster(fake, Role::Admin);
-    for a in extra {
-        run = run.arg(a);
-    }
-    run.run()
 }
 
 fn backfill(fake: &FakeApi) -> Output {
@@ -160,7 +137,7 @@ fn a_write_refused_by_the_server_writes_nothing() {
     // The permission check passes but the write itself is forbidden (a policy or webhook).
     let fake = FakeApi::with_objects(split());
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 403));
-    follow(&fake, &["--no-wait"])
+    follow_fix(&fake, &["--no-wait"])
         .code(3)
         .one_line_error()
         .stderr_has("nothing was written");
@@ -169,7 +146,7 @@ fn a_write_refused_by_the_server_writes_nothing() {
     for code in [500, 503] {
         let fake = FakeApi::with_objects(split());
         fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", code));
-        follow(&fake, &["--no-wait"])
+        follow_fix(&fake, &["--no-wait"])
             .code(4)
             .one_line_error()
             .stderr_has("nothing was written");
@@ -219,7 +196,7 @@ fn backfill_write_failures_lose_nothing() {
 fn a_failed_second_write_of_a_multilock_says_exactly_what_state_is_left() {
     let fake = multilock_split();
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 500));
-    follow(&fake, &["--no-wait"])
+    follow_fix(&fake, &["--no-wait"])
         .code(4)
         .one_line_error()
         .stderr_has("ConfigMap kube-system/k3s now names s2 but writing Lease kube-system/k3s failed")
@@ -247,7 +224,7 @@ fn the_server_going_away_during_verification() {
                 }
             })
         };
-    let out = follow(&fake, &["--timeout", "2s"]);
+    let out = follow_fix(&fake, &["--timeout", "2s"]);
     cutter.join().unwrap();
     out.code(4)
         .stderr_has("not verified within 2s: could not read the lock at the end");
@@ -332,7 +309,7 @@ fn every_read_only_command_works_with_the_read_only_token() {
 fn a_conflict_on_the_configmap_copy_of_a_multilock_is_replanned() {
     let fake = multilock_split();
     fake.inject(Fault::status("PUT", "configmaps/k3s?&fieldManager", 409).times(1));
-    follow(&fake, &["--no-wait", "-v"])
+    follow_fix(&fake, &["--no-wait", "-v"])
         .code(0)
         .stderr_has("conflict writing ConfigMap kube-system/k3s");
     assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");

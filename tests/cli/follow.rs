@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::common::follow_fix;
 use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder, wait_for};
@@ -232,10 +233,7 @@ fn quorum_at_risk_is_refused_unless_forced() {
     .run()
     .code(0)
     .stdout_has("FORCED:");
-    assert_eq!(
-        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
-        "s2"
-    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
 }
 
 #[test]
@@ -287,24 +285,10 @@ fn a_conflict_is_re_read_and_the_same_change_retried() {
     let fake = static_split(vec![]);
     // Only the real write: the dry run carries dryRun=All before fieldManager.
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 409).times(1));
-    let out = k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-        "-v",
-    ])
-    .cluster(&fake, Role::Admin)
-    .run();
+    let out = follow_fix(&fake, &["--no-wait", "-v"]);
     out.code(0)
         .stderr_has("conflict writing Lease kube-system/k3s");
-    assert_eq!(
-        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
-        "s2"
-    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
 }
 
 #[test]
@@ -323,25 +307,12 @@ fn a_lock_that_moves_during_the_run_stops_the_repair() {
             fake.put(lease("k3s", "s3", 0));
         })
     };
-    let out = k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-    ])
-    .cluster(&fake, Role::Admin)
-    .run();
+    let out = follow_fix(&fake, &["--no-wait"]);
     mover.join().unwrap();
     out.code(4)
         .stderr_has("the lock changed since the plan")
         .stderr_has("nothing was written");
-    assert_eq!(
-        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
-        "s3"
-    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s3");
     assert!(
         fake.writes().iter().all(|w| w.contains("dryRun=All")),
         "{:?}",
@@ -409,8 +380,5 @@ fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_written() {
 
     let (code, screen) = follow_on_a_terminal(&fake, "y\n");
     assert_eq!(code, 0, "{screen}");
-    assert_eq!(
-        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
-        "s2"
-    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
 }

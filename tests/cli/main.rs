@@ -5,6 +5,7 @@
 mod support;
 
 mod check;
+mod common;
 mod dump_vs_live;
 mod errors;
 mod faults;

@@ -103,10 +103,7 @@ fn with_the_repair_role_both_repairs_go_through() {
         &["leases", "follow", "--fix", "--yes", "--no-wait"],
     )
     .code(0);
-    assert_eq!(
-        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["spec"]["holderIdentity"],
-        "s2"
-    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
     // The snapshot ConfigMap does not exist yet: backfill creates it.
     run_as(
         &fake,

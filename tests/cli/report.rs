@@ -155,6 +155,15 @@ pub struct CheckFinding {
 }
 
 impl CheckReport {
+    /// Codes of the findings linked under the `i`-th primary finding.
+    pub fn child_codes(&self, i: usize) -> Vec<&str> {
+        self.findings[i]
+            .children
+            .iter()
+            .map(|c| c.code.as_str())
+            .collect()
+    }
+
     pub fn codes(&self) -> Vec<String> {
         self.findings
             .iter()

@@ -360,6 +360,21 @@ impl FakeApi {
         fake
     }
 
+    /// The holder a k3s lock copy names now: `kind` is `Lease` or `ConfigMap` (its
+    /// `control-plane.alpha.kubernetes.io/leader` annotation). `None` when absent or unreadable.
+    pub fn lock_holder(&self, kind: &str, name: &str) -> Option<String> {
+        let object = self.get(kind, Some("kube-system"), name)?;
+        let record = match kind {
+            "Lease" => object["spec"].clone(),
+            _ => serde_json::from_str(
+                object["metadata"]["annotations"]["control-plane.alpha.kubernetes.io/leader"]
+                    .as_str()?,
+            )
+            .ok()?,
+        };
+        record["holderIdentity"].as_str().map(str::to_string)
+    }
+
     /// Every request that could change something (all but reads and access reviews), as
     /// `METHOD path?query -> status`, for asserting that nothing was written.
     pub fn writes(&self) -> Vec<String> {
