@@ -9,8 +9,9 @@ use serde_json::Value;
 use crate::common::follow_fix;
 use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
 use crate::support::harness::k3sdoctor;
-use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder, wait_for};
+use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder};
 use crate::support::objects::{NOW, NodeSpec, agent, lease, node, server, snapshot_cr};
+use crate::support::wait::wait_for;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
 const WAIT: Duration = Duration::from_secs(20);

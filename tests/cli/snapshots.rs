@@ -9,10 +9,11 @@ use serde_json::Value;
 use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::k3s_sim::snapshot_entry::{S3ConfigShape, data_key, entry_value};
-use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, wait_for};
+use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig};
 use crate::support::objects::{
     NOW, extra_metadata, lease, server, snapshot_configmap, snapshot_cr,
 };
+use crate::support::wait::wait_for;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
 /// Hours before NOW (2024-05-31T12:10:40Z).

@@ -54,6 +54,13 @@ impl Run {
         self
     }
 
+    /// Point the run at an existing kubeconfig file.
+    pub fn kubeconfig(mut self, path: &Path) -> Self {
+        self.args.push("--kubeconfig".into());
+        self.args.push(path.display().to_string());
+        self
+    }
+
     pub fn arg(mut self, arg: impl AsRef<str>) -> Self {
         self.args.push(arg.as_ref().to_string());
         self
@@ -69,6 +76,11 @@ impl Run {
     }
 
     pub fn run(self) -> Output {
+        self.spawn().wait()
+    }
+
+    /// Starts the run without waiting, for tests that act on the cluster while it runs.
+    pub fn spawn(self) -> Running {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_k3sdoctor"));
         cmd.args(&self.args)
             .env_clear()
@@ -79,12 +91,34 @@ impl Run {
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        let out = cmd.output().expect("run k3sdoctor");
+        let child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run k3sdoctor");
+        Running {
+            child,
+            command: format!("k3sdoctor {}", self.args.join(" ")),
+            _home: self.home,
+        }
+    }
+}
+
+/// A run in progress.
+pub struct Running {
+    child: std::process::Child,
+    command: String,
+    _home: tempfile::TempDir,
+}
+
+impl Running {
+    pub fn wait(self) -> Output {
+        let out = self.child.wait_with_output().expect("wait for k3sdoctor");
         Output {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            command: format!("k3sdoctor {}", self.args.join(" ")),
+            command: self.command,
         }
     }
 }

@@ -2,7 +2,9 @@
 //! `#[path = "../support/mod.rs"] mod support;`.
 #![allow(dead_code)]
 
+pub mod envtest;
 pub mod fake_api;
 pub mod harness;
 pub mod k3s_sim;
 pub mod objects;
+pub mod wait;

@@ -218,18 +218,6 @@ pub fn holder(fake: &FakeApi, config: &SimConfig, lock: &str) -> Option<String> 
         .map(|(r, _)| r.holder)
 }
 
-/// Polls `cond` every 50 ms until it holds or `limit` passes; bounded so no test hangs.
-pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if cond() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    cond()
-}
-
 fn run(fake: &FakeApi, config: &SimConfig, stop: &AtomicBool, shared: &Mutex<Shared>) {
     let timing = Timing {
         lease: config.lease,

@@ -1,0 +1,36 @@
+//! Runs of the built binary against the test cluster, and waits on what it reports.
+
+use std::time::Duration;
+
+use crate::support::envtest::{EnvTest, User};
+use crate::support::harness::{Output, k3sdoctor};
+use crate::support::wait::wait_for;
+
+/// How long a test waits for a ConfigMap to catch up: a snapshot round (20 s) and the
+/// controller's start after a takeover, with room for a busy CI machine.
+pub const CATCH_UP: Duration = Duration::from_secs(90);
+
+/// `k3sdoctor ARGS` as `user` against the test cluster.
+pub fn run_as(env: &EnvTest, user: User, args: &[&str]) -> Output {
+    k3sdoctor(args).kubeconfig(&env.kubeconfig(user)).run()
+}
+
+/// Runs `args` as admin until it exits `code` (bounded by `CATCH_UP`); returns that run.
+#[track_caller]
+pub fn until_exit(env: &EnvTest, args: &[&str], code: i32) -> Output {
+    let mut last = None;
+    let reached = wait_for(CATCH_UP, || {
+        let out = run_as(env, User::Admin, args);
+        let done = out.code == code;
+        last = Some(out);
+        if !done {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        done
+    });
+    let out = last.expect("at least one run");
+    if !reached {
+        out.code(code);
+    }
+    out
+}

@@ -1,0 +1,16 @@
+//! End-to-end tests against a real kube-apiserver + etcd with simulated k3s/RKE2 servers that
+//! elect through the real client-go code (`../shared/envtest`). Enabled by `K3SDOCTOR_ENVTEST`
+//! (`.ci/run` sets it); without it every test says it was skipped and passes.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+#[path = "../cli/report.rs"]
+mod report;
+
+// mod backfill;
+mod common;
+// mod fake_vs_real;
+// mod rbac;
+mod split_and_follow;
+// mod takeover;

@@ -1,0 +1,206 @@
+//! Cluster-admin access to the test cluster for setting it up and observing it, independent of
+//! k3sdoctor's own client code: plain JSON over the kube client.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+pub struct AdminApi {
+    runtime: tokio::runtime::Runtime,
+    client: kube::Client,
+}
+
+/// A leader-election record as client-go writes it (either lock copy).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockRecord {
+    pub holder: String,
+    pub renew_time: String,
+    pub transitions: u64,
+    pub lease_duration_seconds: u64,
+}
+
+/// The annotation a ConfigMap lock keeps its record in.
+pub const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
+
+impl AdminApi {
+    pub fn new(kubeconfig: &Path) -> AdminApi {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the admin client");
+        let client = runtime.block_on(async {
+            let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig)
+                .expect("up.sh writes a readable admin kubeconfig");
+            let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+                .await
+                .expect("the admin kubeconfig is valid");
+            kube::Client::try_from(config).expect("an admin client")
+        });
+        AdminApi { runtime, client }
+    }
+
+    fn request(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, (u16, String)> {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("Content-Type", content_type)
+            .body(body.map(|b| b.to_string().into_bytes()).unwrap_or_default())
+            .expect("a well-formed request");
+        self.runtime.block_on(async {
+            match self.client.request_text(request).await {
+                Ok(text) => Ok(serde_json::from_str(&text).unwrap_or(Value::Null)),
+                Err(kube::Error::Api(status)) => Err((status.code, status.message)),
+                Err(e) => Err((0, e.to_string())),
+            }
+        })
+    }
+
+    /// GET; `None` on 404, panics on any other error (a test-setup failure).
+    pub fn get(&self, path: &str) -> Option<Value> {
+        match self.request("GET", path, "application/json", None) {
+            Ok(v) => Some(v),
+            Err((404, _)) => None,
+            Err(e) => panic!("admin GET {path}: {e:?}"),
+        }
+    }
+
+    pub fn create(&self, path: &str, body: &Value) -> Value {
+        self.request("POST", path, "application/json", Some(body))
+            .unwrap_or_else(|e| panic!("admin POST {path}: {e:?}"))
+    }
+
+    pub fn replace(&self, path: &str, body: &Value) -> Result<Value, (u16, String)> {
+        self.request("PUT", path, "application/json", Some(body))
+    }
+
+    pub fn merge_patch(&self, path: &str, patch: &Value) -> Value {
+        self.request("PATCH", path, "application/merge-patch+json", Some(patch))
+            .unwrap_or_else(|e| panic!("admin PATCH {path}: {e:?}"))
+    }
+
+    /// Creates every object of a multi-document YAML text (RBAC objects and ConfigMaps).
+    pub fn apply_yaml(&self, yaml: &str) {
+        for doc in serde_yaml_ng::Deserializer::from_str(yaml) {
+            let object: Value = serde::Deserialize::deserialize(doc).expect("valid YAML");
+            if object.is_null() {
+                continue;
+            }
+            let kind = object["kind"].as_str().unwrap_or_default();
+            let path = match kind {
+                "ClusterRole" => "/apis/rbac.authorization.k8s.io/v1/clusterroles".to_string(),
+                "ClusterRoleBinding" => {
+                    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings".to_string()
+                }
+                "ConfigMap" => format!(
+                    "/api/v1/namespaces/{}/configmaps",
+                    object["metadata"]["namespace"]
+                        .as_str()
+                        .unwrap_or("default")
+                ),
+                other => panic!("apply_yaml does not know kind {other:?}"),
+            };
+            self.create(&path, &object);
+        }
+    }
+
+    /// Binds a ClusterRole to a user cluster-wide.
+    pub fn bind(&self, role: &str, user: &str) {
+        self.create(
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            &json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": format!("{role}-{user}")},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]
+            }),
+        );
+    }
+
+    pub fn lease(&self, name: &str) -> Option<Value> {
+        self.get(&lease_path(name))
+    }
+
+    pub fn configmap(&self, name: &str) -> Option<Value> {
+        self.get(&configmap_path(name))
+    }
+
+    /// The record of the Lease `name`.
+    pub fn lease_record(&self, name: &str) -> Option<LockRecord> {
+        let spec = &self.lease(name)?["spec"];
+        Some(LockRecord {
+            holder: spec["holderIdentity"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            renew_time: spec["renewTime"].as_str().unwrap_or_default().to_string(),
+            transitions: spec["leaseTransitions"].as_u64().unwrap_or(0),
+            lease_duration_seconds: spec["leaseDurationSeconds"].as_u64().unwrap_or(0),
+        })
+    }
+
+    /// The record in the leader annotation of the ConfigMap `name`.
+    pub fn configmap_record(&self, name: &str) -> Option<LockRecord> {
+        let cm = self.configmap(name)?;
+        let text = cm["metadata"]["annotations"][LEADER_ANNOTATION].as_str()?;
+        let record: Value = serde_json::from_str(text).ok()?;
+        Some(LockRecord {
+            holder: record["holderIdentity"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            renew_time: record["renewTime"].as_str().unwrap_or_default().to_string(),
+            transitions: record["leaderTransitions"].as_u64().unwrap_or(0),
+            lease_duration_seconds: record["leaseDurationSeconds"].as_u64().unwrap_or(0),
+        })
+    }
+
+    /// Edits the holder of the lock the way an operator would by hand: the ConfigMap copy
+    /// first when there is one (client-go's MultiLock reads it first), then the Lease.
+    pub fn set_holder(&self, lock: &str, holder: &str) {
+        if let Some(mut cm) = self.configmap(lock) {
+            let annotations = &mut cm["metadata"]["annotations"];
+            if let Some(text) = annotations[LEADER_ANNOTATION].as_str() {
+                let mut record: Value = serde_json::from_str(text).expect("a JSON leader record");
+                record["holderIdentity"] = json!(holder);
+                annotations[LEADER_ANNOTATION] = json!(record.to_string());
+                self.replace(&configmap_path(lock), &cm)
+                    .unwrap_or_else(|e| panic!("edit the holder of ConfigMap {lock}: {e:?}"));
+            }
+        }
+        if self.lease(lock).is_some() {
+            self.merge_patch(
+                &lease_path(lock),
+                &json!({"spec": {"holderIdentity": holder}}),
+            );
+        }
+    }
+
+    /// The `data` of a kube-system ConfigMap (empty when it or its data is absent).
+    pub fn configmap_data(&self, name: &str) -> serde_json::Map<String, Value> {
+        self.configmap(name)
+            .and_then(|cm| cm["data"].as_object().cloned())
+            .unwrap_or_default()
+    }
+
+    /// Every ETCDSnapshotFile.
+    pub fn snapshot_files(&self) -> Vec<Value> {
+        self.get("/apis/k3s.cattle.io/v1/etcdsnapshotfiles")
+            .and_then(|l| l["items"].as_array().cloned())
+            .unwrap_or_default()
+    }
+}
+
+pub fn lease_path(name: &str) -> String {
+    format!("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{name}")
+}
+
+pub fn configmap_path(name: &str) -> String {
+    format!("/api/v1/namespaces/kube-system/configmaps/{name}")
+}

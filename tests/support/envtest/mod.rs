@@ -1,0 +1,204 @@
+//! A real kube-apiserver + etcd per test, with simulated k3s/RKE2 servers that elect through
+//! the real client-go code (`../shared/envtest`, see its README). The assets are found through
+//! `K3SDOCTOR_ENVTEST`; without it a test says how to enable it and passes, so `cargo test` on
+//! a machine without the test bed stays green. Every instance is torn down when its `EnvTest`
+//! drops, on panic too.
+
+pub mod admin;
+pub mod servers;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use admin::AdminApi;
+
+/// The variable that names the test bed directory (holding `up.sh`, `sim.sh`, `bin/`).
+pub const ENVTEST_VAR: &str = "K3SDOCTOR_ENVTEST";
+
+/// The users `up.sh` makes a kubeconfig for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum User {
+    /// `system:masters`.
+    Admin,
+    /// Authenticated, no bindings until a test adds them.
+    Viewer,
+    /// Authenticated, no bindings until a test adds them.
+    Repair,
+    /// Authenticated, never bound.
+    Nobody,
+}
+
+impl User {
+    pub fn name(self) -> &'static str {
+        match self {
+            User::Admin => "admin",
+            User::Viewer => "viewer",
+            User::Repair => "repair",
+            User::Nobody => "nobody",
+        }
+    }
+}
+
+pub struct EnvTest {
+    assets: PathBuf,
+    dir: tempfile::TempDir,
+    server: String,
+    admin: AdminApi,
+}
+
+/// The test bed directory, or `None` after one line saying how to enable the test.
+pub fn assets(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(ENVTEST_VAR).map(PathBuf::from);
+    match dir {
+        Some(dir) if dir.join("up.sh").is_file() => Some(dir),
+        _ => {
+            eprintln!(
+                "skipped {test}: set {ENVTEST_VAR} to a test bed directory such as ../shared/envtest \
+                 to run it against a real kube-apiserver (README, Testing)"
+            );
+            None
+        }
+    }
+}
+
+impl EnvTest {
+    /// Starts a fresh, isolated kube-apiserver + etcd, or returns `None` (after one line) when
+    /// the test bed is not configured. A test bed that is configured but fails to start fails
+    /// the test: CI must never skip silently.
+    pub fn start(test: &str) -> Option<EnvTest> {
+        let assets = assets(test)?;
+        let dir = tempfile::Builder::new()
+            .prefix("k3sdoctor-envtest-")
+            .tempdir()
+            .expect("a temporary directory for the test cluster");
+        let out = script(
+            &assets,
+            "up.sh",
+            &[dir.path().to_str().expect("utf-8 temp path")],
+        )
+        .unwrap_or_else(|e| panic!("{test}: the test cluster did not start: {e}"));
+        let server = key_value(&out, "server")
+            .unwrap_or_else(|| panic!("up.sh printed no server= line:\n{out}"));
+        let admin = AdminApi::new(&dir.path().join("kubeconfig/admin"));
+        Some(EnvTest {
+            assets,
+            dir,
+            server,
+            admin,
+        })
+    }
+
+    /// The API server URL, as the kubeconfigs name it.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    pub fn kubeconfig(&self, user: User) -> PathBuf {
+        self.dir.path().join("kubeconfig").join(user.name())
+    }
+
+    /// Typed-enough admin access for setting up and observing the cluster.
+    pub fn admin(&self) -> &AdminApi {
+        &self.admin
+    }
+
+    /// Starts simulated server `name` (its hostname) with k3ssim `flags`; returns once it has
+    /// registered its Node.
+    pub fn start_sim(&self, name: &str, flags: &[String]) -> Result<String, String> {
+        let mut args = vec![self.dir_arg(), name.to_string(), "--".to_string()];
+        args.extend(flags.iter().cloned());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        script(&self.assets, "sim.sh", &args)
+    }
+
+    /// `systemctl stop k3s` on a simulated server.
+    pub fn stop_sim(&self, name: &str) {
+        self.sim_signal(name, "--stop");
+    }
+
+    /// A crash or power loss: nothing is released.
+    pub fn kill_sim(&self, name: &str) {
+        self.sim_signal(name, "--kill");
+    }
+
+    fn sim_signal(&self, name: &str, how: &str) {
+        let dir = self.dir_arg();
+        if let Err(e) = script(&self.assets, "sim.sh", &[&dir, name, how]) {
+            panic!("sim.sh {name} {how}: {e}");
+        }
+    }
+
+    /// Everything simulated server `name` has logged so far (its restarts included).
+    pub fn sim_log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join("logs").join(format!("{name}.log")))
+            .unwrap_or_default()
+    }
+
+    /// A directory for files a test writes (backups, kubeconfigs), removed with the cluster.
+    pub fn scratch(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn dir_arg(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+
+    fn log_tails(&self) -> String {
+        let mut out = String::new();
+        let Ok(entries) = std::fs::read_dir(self.dir.path().join("logs")) else {
+            return out;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = &lines[lines.len().saturating_sub(25)..];
+            out.push_str(&format!("--- {} (last lines)\n", path.display()));
+            for line in tail {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+impl Drop for EnvTest {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("{}", self.log_tails());
+        }
+        let dir = self.dir_arg();
+        if let Err(e) = script(&self.assets, "down.sh", &[&dir]) {
+            eprintln!("down.sh {dir}: {e}");
+        }
+    }
+}
+
+/// Runs one of the test bed's scripts; `Err` carries its one-line reason.
+fn script(assets: &Path, name: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("bash")
+        .arg(assets.join(name))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run bash {name}: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if out.status.success() {
+        Ok(stdout)
+    } else {
+        Err(format!(
+            "{name} exited {}: {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim(),
+            stdout.trim()
+        ))
+    }
+}
+
+fn key_value(out: &str, key: &str) -> Option<String> {
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")))
+        .map(str::to_string)
+}
