@@ -5,24 +5,11 @@
 use serde_json::Value;
 
 use crate::support::fake_api::FakeApi;
-use crate::support::harness::{k3sdoctor, repo_path};
+use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, extra_metadata, lease, server, snapshot_cr};
+use crate::support::readme::readme_role;
 
 const V: &str = "v1.29.4+k3s1";
-
-/// The YAML block of the README that defines ClusterRole `name`.
-fn readme_role(name: &str) -> String {
-    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
-    readme
-        .split("```yaml\n")
-        .skip(1)
-        .filter_map(|block| block.split("```").next())
-        .find(|yaml| {
-            yaml.contains("kind: ClusterRole\n") && yaml.contains(&format!("name: {name}\n"))
-        })
-        .unwrap_or_else(|| panic!("README has no ClusterRole {name}"))
-        .to_string()
-}
 
 fn split_cluster() -> FakeApi {
     let fake = FakeApi::start();

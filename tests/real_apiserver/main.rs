@@ -8,9 +8,9 @@ mod support;
 #[path = "../cli/report.rs"]
 mod report;
 
-// mod backfill;
+mod backfill;
 mod common;
-// mod fake_vs_real;
-// mod rbac;
+mod fake_vs_real;
+mod rbac;
 mod split_and_follow;
-// mod takeover;
+mod takeover;

@@ -7,4 +7,5 @@ pub mod fake_api;
 pub mod harness;
 pub mod k3s_sim;
 pub mod objects;
+pub mod readme;
 pub mod wait;

@@ -1,0 +1,125 @@
+//! The fake API server answers like the real one: the same objects, read through each, give
+//! k3sdoctor byte-identical reports and the same errors. Where they differ, the real server is
+//! right and the fake is fixed.
+
+use serde_json::Value;
+
+use crate::common::{run_as, until_exit};
+use crate::support::envtest::servers::SimCluster;
+use crate::support::envtest::{EnvTest, User};
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::{Output, k3sdoctor};
+
+/// Every object k3sdoctor reads, copied from the real server with its kind restored (list
+/// items carry none).
+fn copy_objects(env: &EnvTest) -> Vec<Value> {
+    let lists = [
+        (
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases",
+            "coordination.k8s.io/v1",
+            "Lease",
+        ),
+        (
+            "/api/v1/namespaces/kube-system/configmaps",
+            "v1",
+            "ConfigMap",
+        ),
+        ("/api/v1/nodes", "v1", "Node"),
+        (
+            "/apis/k3s.cattle.io/v1/etcdsnapshotfiles",
+            "k3s.cattle.io/v1",
+            "ETCDSnapshotFile",
+        ),
+    ];
+    let mut objects = Vec::new();
+    for (path, api_version, kind) in lists {
+        let list = env.admin().get(path).expect("list");
+        for mut item in list["items"].as_array().cloned().unwrap_or_default() {
+            item["apiVersion"] = api_version.into();
+            item["kind"] = kind.into();
+            objects.push(item);
+        }
+    }
+    objects
+}
+
+/// The report with what legitimately differs between two servers removed: their URLs, and
+/// resourceVersions (the fake numbers the copied objects afresh).
+fn comparable(out: &Output, server: &str) -> String {
+    let text = out.stdout.replace(server, "<server>");
+    match serde_json::from_str::<Value>(&text) {
+        Ok(mut report) => {
+            drop_resource_versions(&mut report);
+            serde_json::to_string_pretty(&report).expect("JSON")
+        }
+        Err(_) => text,
+    }
+}
+
+fn drop_resource_versions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|k, _| !k.to_lowercase().ends_with("resourceversion"));
+            map.values_mut().for_each(drop_resource_versions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_resource_versions),
+        _ => {}
+    }
+}
+
+#[test]
+fn real_and_fake_servers_give_the_same_reports_on_the_same_objects() {
+    let Some(env) =
+        EnvTest::start("real_and_fake_servers_give_the_same_reports_on_the_same_objects")
+    else {
+        return;
+    };
+    let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
+    cluster.split_etcd_onto("server-2");
+    until_exit(&env, &["snapshots", "diff"], 1);
+    // Freeze the cluster: crashed servers release nothing and write nothing more.
+    for server in &cluster.servers {
+        env.kill_sim(&server.hostname);
+    }
+    let now = cluster
+        .env
+        .admin()
+        .lease_record("k3s")
+        .expect("k3s lease")
+        .renew_time;
+    let fake = FakeApi::start();
+    for object in copy_objects(&env) {
+        fake.put(object);
+    }
+
+    for args in [
+        &["leases", "-o", "json"][..],
+        &["leases", "-o", "wide"],
+        &["check", "-o", "json"],
+        &["snapshots", "list", "-o", "json"],
+        &["snapshots", "diff", "-o", "json"],
+        &["leases", "follow", "-o", "json"],
+    ] {
+        let with_now: Vec<&str> = args.iter().copied().chain(["--now", &now]).collect();
+        let real = run_as(&env, User::Admin, &with_now);
+        let faked = k3sdoctor(&with_now).cluster(&fake, Role::Admin).run();
+        assert_eq!(
+            (real.code, comparable(&real, env.server())),
+            (faked.code, comparable(&faked, &fake.url())),
+            "{args:?}: the real and the fake server disagree\n--- real stderr\n{}\n--- fake stderr\n{}",
+            real.stderr,
+            faked.stderr
+        );
+    }
+
+    // The same refusal, in the same words, for a user with no rights.
+    for args in [&["leases"][..], &["snapshots", "diff"], &["check"]] {
+        let real = run_as(&env, User::Nobody, args);
+        let faked = k3sdoctor(args).cluster(&fake, Role::Nobody).run();
+        assert_eq!(
+            (real.code, real.stderr.replace(env.server(), "<server>")),
+            (faked.code, faked.stderr.replace(&fake.url(), "<server>")),
+            "{args:?}: different errors for a user without rights"
+        );
+    }
+}
