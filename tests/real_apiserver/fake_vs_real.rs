@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::common::{run_as, until_exit};
+use crate::support::envtest::admin::{AdminApi, configmap_path, lease_path};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::fake_api::{FakeApi, Role};
@@ -112,6 +113,22 @@ fn real_and_fake_servers_give_the_same_reports_on_the_same_objects() {
         );
     }
 
+    // Both serve a clock in their Date header, which live freshness is judged on.
+    let real: Value = run_as(&env, User::Admin, &["leases", "-o", "json"]).json();
+    let faked: Value = k3sdoctor(["leases", "-o", "json"])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .json();
+    assert_eq!(real["now"]["source"], faked["now"]["source"]);
+
+    // The writes a repair makes, and the ways they fail, answered alike.
+    let fake_admin = AdminApi::new(&fake.write_kubeconfig(env.scratch(), Role::Admin));
+    assert_eq!(
+        write_probes(env.admin()),
+        write_probes(&fake_admin),
+        "the real (left) and the fake (right) server answer writes differently"
+    );
+
     // The same refusal, in the same words, for a user with no rights.
     for args in [&["leases"][..], &["snapshots", "diff"], &["check"]] {
         let real = run_as(&env, User::Nobody, args);
@@ -122,4 +139,88 @@ fn real_and_fake_servers_give_the_same_reports_on_the_same_objects() {
             "{args:?}: different errors for a user without rights"
         );
     }
+}
+
+/// What a server answers to the writes k3sdoctor makes and to the ways they go wrong: status
+/// code and message (numbers elided, as resourceVersions differ), in order.
+fn write_probes(api: &AdminApi) -> Vec<(String, u16, String)> {
+    let mut answers = Vec::new();
+    let probe = |what: &str, method: &str, path: &str, body: Option<&Value>| {
+        let (code, message) = match api.request(method, path, "application/json", body) {
+            Ok(v) => (200, v["kind"].as_str().unwrap_or_default().to_string()),
+            Err((code, message)) => (code, message),
+        };
+        let message: String = message
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect();
+        (what.to_string(), code, message)
+    };
+    let lease = api.lease("k3s").expect("the k3s lease");
+    let rv = lease["metadata"]["resourceVersion"].clone();
+    answers.push(probe(
+        "get a missing lease",
+        "GET",
+        &lease_path("nope"),
+        None,
+    ));
+
+    let mut stale = lease.clone();
+    stale["metadata"]["resourceVersion"] = "1".into();
+    answers.push(probe(
+        "put with a stale resourceVersion",
+        "PUT",
+        &lease_path("k3s"),
+        Some(&stale),
+    ));
+
+    let mut unconditional = lease.clone();
+    unconditional["metadata"]
+        .as_object_mut()
+        .expect("metadata")
+        .remove("resourceVersion");
+    answers.push(probe(
+        "put without resourceVersion",
+        "PUT",
+        &lease_path("k3s"),
+        Some(&unconditional),
+    ));
+
+    let mut renamed = lease.clone();
+    renamed["metadata"]["name"] = "other".into();
+    answers.push(probe(
+        "put under another name",
+        "PUT",
+        &lease_path("k3s"),
+        Some(&renamed),
+    ));
+
+    let mut moved = lease.clone();
+    moved["spec"]["holderIdentity"] = "server-3".into();
+    answers.push(probe(
+        "dry-run put",
+        "PUT",
+        &format!("{}?dryRun=All&fieldManager=k3sdoctor", lease_path("k3s")),
+        Some(&moved),
+    ));
+    let after = api.lease("k3s").expect("the k3s lease");
+    answers.push((
+        "dry run left the lease as it was".into(),
+        0,
+        (after["metadata"]["resourceVersion"] == rv
+            && after["spec"]["holderIdentity"] == lease["spec"]["holderIdentity"])
+            .to_string(),
+    ));
+
+    let mut big = api
+        .configmap("k3s-etcd-snapshots")
+        .expect("the snapshot ConfigMap");
+    big["data"]["padding"] = "x".repeat(1024 * 1024).into();
+    answers.push(probe(
+        "put a ConfigMap over 1 MiB",
+        "PUT",
+        &configmap_path("k3s-etcd-snapshots"),
+        Some(&big),
+    ));
+    answers
 }

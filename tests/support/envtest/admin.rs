@@ -39,7 +39,8 @@ impl AdminApi {
         AdminApi { runtime, client }
     }
 
-    fn request(
+    /// One request as sent; `Err` carries the status code and the Status message.
+    pub fn request(
         &self,
         method: &str,
         path: &str,
