@@ -90,18 +90,37 @@ impl ProductVersion {
         LockStyle::for_minor(self.major, self.minor)
     }
 
-    /// Whether this version runs the `<prog>-etcd` election when etcd is embedded. `None`
-    /// when we cannot tell: the lock came with k3s commit 0c302f43 (Feb 2023, first in
-    /// v1.26.2) and was backported to older lines in releases we have not pinned down.
+    /// Whether this version runs the `<prog>-etcd` election when etcd is embedded. It came
+    /// with k3s-io/k3s#6922 (Feb 2023, first in v1.26.2) and was backported to release-1.25,
+    /// -1.24 and -1.23 (#6941, #6942, #6943, merged 2023-02-10; validated on branch builds
+    /// `v1.24.10+k3s-74ed4bef` and `v1.23.16+k3s-52e7a47e`, so first released in the March 2023
+    /// releases v1.25.7, v1.24.11 and v1.23.17). Lines before 1.23 never got it.
     pub fn has_etcd_lock(&self) -> Option<bool> {
         if self.major != 1 {
             return None;
         }
         match self.minor {
             m if m >= 27 => Some(true),
-            26 if self.patch >= 2 => Some(true),
-            25 if self.patch >= 15 => Some(true),
-            _ => None,
+            26 => self.includes_patch(2),
+            25 => self.includes_patch(7),
+            24 => self.includes_patch(11),
+            23 => self.includes_patch(17),
+            _ => Some(false),
+        }
+    }
+
+    /// Whether this build contains a change first released in patch `first` of its line.
+    /// Releases, release candidates (cut from the branch that becomes the release) and RKE2
+    /// releases (which build on k3s of the same patch) are certain. A commit build carries the
+    /// branch's Kubernetes patch, which moves to P+1 only at the release commit, so
+    /// `v1.29.5+k3s-…` lies anywhere between just before v1.29.5 and just before v1.29.6:
+    /// only patches clear of the boundary are certain.
+    fn includes_patch(&self, first: u64) -> Option<bool> {
+        match self.build {
+            Build::K3sCommit(_) if self.patch > first => Some(true),
+            Build::K3sCommit(_) if self.patch + 1 < first => Some(false),
+            Build::K3sCommit(_) => None,
+            _ => Some(self.patch >= first),
         }
     }
 
@@ -149,32 +168,21 @@ impl ProductVersion {
     }
 
     /// Whether the snapshot controller only writes entries for CRs with `spec.metadata`
-    /// (k3s-io/k3s#8835, facts §4.4): `Some(true)` from the release that made it so,
-    /// `Some(false)` before, `None` where the release is not pinned down (the 1.27/1.25
-    /// equivalents and RKE2's are inferred), so neither verdict is forced on such clusters.
+    /// (k3s-io/k3s#8835, facts §4.4): from v1.28.4, v1.27.8 and v1.26.11, every build of them
+    /// (validated on v1.28.4-rc1+k3s1, v1.27.8-rc1+k3s1 and v1.26.11-rc1+k3s1 in
+    /// k3s-io/k3s#8834, #8858, #8859), and in every 1.29+. The 1.25 backport (#8860) was never
+    /// validated, so v1.25.16 stays `None` and neither verdict is forced there.
     pub fn entries_need_metadata(&self) -> Option<bool> {
         if self.major != 1 || !self.has_snapshot_crds() {
             return None;
         }
-        let release = match self.build {
-            Build::K3sRelease(n) => Some(n),
+        match self.minor {
+            m if m >= 29 => Some(true),
+            28 => self.includes_patch(4),
+            27 => self.includes_patch(8),
+            26 => self.includes_patch(11),
+            25 if self.patch < 16 => Some(false),
             _ => None,
-        };
-        // (patch, first k3s release number) of the first k3s release with the rule, per line.
-        let first = match self.minor {
-            m if m >= 29 => return Some(true),
-            28 => (4, Some(2)),
-            26 => (11, Some(2)),
-            27 => (8, None),
-            25 => (16, None),
-            _ => return None,
-        };
-        let (patch, first_release) = first;
-        match (self.patch.cmp(&patch), first_release, release) {
-            (Ordering::Greater, _, _) => Some(true),
-            (Ordering::Less, _, _) => Some(false),
-            (Ordering::Equal, Some(need), Some(have)) => Some(have >= need),
-            (Ordering::Equal, _, _) => None,
         }
     }
 

@@ -130,11 +130,28 @@ fn lock_style_per_minor() {
 }
 
 #[test]
-fn etcd_lock_expectation() {
-    assert_eq!(v("v1.26.1+k3s1").has_etcd_lock(), None);
-    assert_eq!(v("v1.26.2+k3s1").has_etcd_lock(), Some(true));
-    assert_eq!(v("v1.29.4+k3s1").has_etcd_lock(), Some(true));
-    assert_eq!(v("v1.24.17+k3s1").has_etcd_lock(), None);
+fn etcd_lock_from_the_first_release_of_each_line_with_the_backport() {
+    for (version, expected) in [
+        ("v1.26.1+k3s1", Some(false)),
+        ("v1.26.2+k3s1", Some(true)),
+        ("v1.26.2-rc1+k3s1", Some(true)),
+        ("v1.25.6+k3s1", Some(false)),
+        ("v1.25.7+k3s1", Some(true)),
+        ("v1.24.10+k3s1", Some(false)),
+        ("v1.24.11+k3s1", Some(true)),
+        ("v1.24.17+k3s1", Some(true)),
+        ("v1.23.16+k3s1", Some(false)),
+        ("v1.23.17+k3s1", Some(true)),
+        ("v1.23.17+rke2r1", Some(true)),
+        ("v1.22.17+k3s1", Some(false)),
+        ("v1.29.4+k3s1", Some(true)),
+        // A branch build validated with the backport reports the previous patch.
+        ("v1.24.10+k3s-74ed4bef", None),
+        ("v1.24.9+k3s-0123abcd", Some(false)),
+        ("v1.24.12+k3s-0123abcd", Some(true)),
+    ] {
+        assert_eq!(v(version).has_etcd_lock(), expected, "{version}");
+    }
 }
 
 #[test]
@@ -142,13 +159,27 @@ fn snapshot_rules_per_version() {
     assert!(!v("v1.28.2+k3s1").has_snapshot_crds());
     assert!(v("v1.28.3+k3s1").has_snapshot_crds());
     assert!(v("v1.31.1+k3s1").has_snapshot_crds());
-    assert_eq!(v("v1.28.4+k3s1").entries_need_metadata(), Some(false));
-    assert_eq!(v("v1.28.4+k3s2").entries_need_metadata(), Some(true));
-    assert_eq!(v("v1.26.11+k3s2").entries_need_metadata(), Some(true));
-    assert_eq!(v("v1.27.8+k3s2").entries_need_metadata(), None);
-    assert_eq!(v("v1.27.7+k3s1").entries_need_metadata(), Some(false));
-    assert_eq!(v("v1.29.4+k3s1").entries_need_metadata(), Some(true));
-    assert_eq!(v("v1.28.4+rke2r1").entries_need_metadata(), None);
+    for (version, expected) in [
+        // Every build of the first patch has the rule, k3s1 and release candidates included.
+        ("v1.28.3+k3s1", Some(false)),
+        ("v1.28.4-rc1+k3s1", Some(true)),
+        ("v1.28.4+k3s1", Some(true)),
+        ("v1.28.4+k3s2", Some(true)),
+        ("v1.27.7+k3s1", Some(false)),
+        ("v1.27.8+k3s1", Some(true)),
+        ("v1.26.10+k3s1", Some(false)),
+        ("v1.26.11+k3s1", Some(true)),
+        ("v1.26.11+k3s2", Some(true)),
+        ("v1.25.15+k3s1", Some(false)),
+        ("v1.25.16+k3s1", None),
+        ("v1.29.4+k3s1", Some(true)),
+        ("v1.28.4+rke2r1", Some(true)),
+        ("v1.27.7+rke2r1", Some(false)),
+        ("v1.28.3+k3s-0123abcd", None),
+        ("v1.28.5+k3s-0123abcd", Some(true)),
+    ] {
+        assert_eq!(v(version).entries_need_metadata(), expected, "{version}");
+    }
     use crate::model::snapshot_entry::S3Shape;
     assert_eq!(v("v1.29.6+k3s1").s3_config_shape(), S3Shape::Legacy);
     assert_eq!(v("v1.29.7+k3s1").s3_config_shape(), S3Shape::Embedded);

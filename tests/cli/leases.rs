@@ -350,3 +350,26 @@ fn leases_json_at(fake: &FakeApi, now: Option<&str>) -> (Output, LeaseReport) {
     let report = out.json();
     (out, report)
 }
+
+#[test]
+fn the_etcd_lock_is_expected_from_the_first_release_of_each_line_that_elects_it() {
+    // k3s-io/k3s#6941-#6943 backported the `-etcd` election to v1.25.7, v1.24.11 and v1.23.17.
+    for (version, expected) in [
+        ("v1.25.6+k3s1", false),
+        ("v1.25.7+k3s1", true),
+        ("v1.24.10+k3s1", false),
+        ("v1.24.11+k3s1", true),
+        ("v1.23.16+k3s1", false),
+        ("v1.23.17+k3s1", true),
+    ] {
+        let mut locks = vec![configmap_lock("k3s", "s1", 1)];
+        if !version.starts_with("v1.23.") {
+            locks.push(lease("k3s", "s1", 1));
+        }
+        let fake = FakeApi::with_objects(with(three_servers(version), locks));
+        let (out, report) = leases_json(&fake, &[]);
+        let missing = report.codes().contains(&("error", "lease-missing"));
+        assert_eq!(missing, expected, "{version}: {:?}", report.codes());
+        out.code(if expected { 1 } else { 0 });
+    }
+}

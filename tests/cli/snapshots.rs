@@ -422,3 +422,32 @@ fn backfill_works_on_rke2_names() {
             .is_none()
     );
 }
+
+#[test]
+fn the_metadata_rule_holds_in_every_build_of_its_first_patch() {
+    // k3s-io/k3s#8834 was validated on v1.28.4-rc1+k3s1: k3s1 builds skip CRs without metadata
+    // too, so such a CR without an entry is expected there, not missing.
+    for (version, missing) in [
+        ("v1.28.4+k3s1", false),
+        ("v1.27.8+k3s1", false),
+        ("v1.26.11+k3s1", false),
+        ("v1.28.3+k3s1", true),
+    ] {
+        let fake = FakeApi::with_objects([
+            server("s1", version),
+            server("s2", version),
+            server("s3", version),
+            lease("k3s", "s1", 1),
+            lease("k3s-etcd", "s1", 1),
+            processed(snapshot_cr("s1", T0, false)),
+            snapshot_configmap("k3s", &[]),
+        ]);
+        let (code, report) = diff_json(&fake);
+        assert_eq!(
+            codes(&report).contains(&"error/snapshot-missing-from-configmap".to_string()),
+            missing,
+            "{version}: {report:#}"
+        );
+        assert_eq!(code, i32::from(missing), "{version}");
+    }
+}
