@@ -186,6 +186,34 @@ impl ProductVersion {
         }
     }
 
+    /// How this version's `encoding/json` escapes `\b` and `\f`: the Go release that built it.
+    /// k3s builds with the Go of upstream Kubernetes for each release (`Dockerfile.dapper`):
+    /// Go 1.21 up to v1.29.6 (v1.29.4 and v1.29.6 are Go 1.21 builds), Go 1.22 from v1.29.7 and
+    /// in all of 1.30; upstream moved release-1.28 and -1.27 to Go 1.22 in the same July 2024
+    /// patch releases (v1.28.12, v1.27.16: inferred, not read from k3s's tags), and lines up to
+    /// 1.26 ended before Go 1.22. `None` for a commit build next to a boundary or a kubelet that
+    /// is not k3s or RKE2.
+    pub fn go_escaping(&self) -> Option<crate::model::go_json::GoEscaping> {
+        use crate::model::go_json::GoEscaping;
+        if self.major != 1 || self.distro().is_none() {
+            return None;
+        }
+        let first_go122 = match self.minor {
+            m if m >= 30 => return Some(GoEscaping::Go122),
+            29 => 7,
+            28 => 12,
+            27 => 16,
+            _ => return Some(GoEscaping::BeforeGo122),
+        };
+        self.includes_patch(first_go122).map(|go122| {
+            if go122 {
+                GoEscaping::Go122
+            } else {
+                GoEscaping::BeforeGo122
+            }
+        })
+    }
+
     /// Which `s3Config` shape this version's controller writes: the embedded S3 config from
     /// the "etcd s3 config secret" change (first in v1.29.7; the other lines' July 2024
     /// releases are inferred).

@@ -12,7 +12,8 @@ use super::leases::LeaseAnalysis;
 use super::snapshot_findings::{self, Tally};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
-use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode};
+use crate::model::go_json::GoEscaping;
+use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode_for};
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::snapshot_key::{
     data_key, is_current_format, key_timestamp, name_digest_mismatch,
@@ -104,6 +105,10 @@ pub struct SnapshotAnalysis {
     /// Whether only CRs with metadata get entries on that version (`None`: not known).
     pub entries_need_metadata: Option<bool>,
     pub s3_shape: S3Shape,
+    /// How the writer's Go release escapes `\b` and `\f` in the values it writes.
+    pub go_escaping: GoEscaping,
+    /// The writer's Go release is not known: the newest escaping is assumed.
+    pub go_escaping_assumed: bool,
     pub snapshots: Vec<SnapshotRow>,
     pub orphaned: Vec<OrphanedEntry>,
     /// Keys in the pre-2023 bare format.
@@ -134,6 +139,8 @@ pub fn analyse_snapshots(
         .as_ref()
         .map(ProductVersion::s3_config_shape)
         .unwrap_or(S3Shape::Embedded);
+    let known_escaping = writer.as_ref().and_then(ProductVersion::go_escaping);
+    let go_escaping = known_escaping.unwrap_or(GoEscaping::Go122);
     let files: &[SnapshotFile] = state.snapshot_files.as_deref().unwrap_or_default();
 
     let bytes = data.values().map(String::len).sum();
@@ -146,7 +153,7 @@ pub fn analyse_snapshots(
     let mut tally = Tally::default();
     for file in files {
         let key = data_key(file);
-        let expected_value = encode(file, shape);
+        let expected_value = encode_for(file, shape, go_escaping);
         let eligible = !file.metadata.is_empty() || need_metadata == Some(false);
         let mut diffs = Vec::new();
         let entry_state = if file.deleting {
@@ -240,6 +247,8 @@ pub fn analyse_snapshots(
         writer_version: writer.map(|v| v.to_string()),
         entries_need_metadata: need_metadata,
         s3_shape: shape,
+        go_escaping,
+        go_escaping_assumed: known_escaping.is_none(),
         snapshots: rows,
         orphaned,
         legacy_keys,

@@ -1,15 +1,32 @@
 //! JSON written the way Go's `encoding/json` writes it, because k3s's ConfigMap values are
 //! compared byte for byte: `<`, `>`, `&`, U+2028 and U+2029 are escaped (HTML-safe), `\b` and
-//! `\f` use their short forms (Go ≥ 1.22), other control characters become `\u00XX`, and every
-//! other character, non-ASCII included, is written as UTF-8.
+//! `\f` use their short forms from Go 1.22 on (`\u0008`, `\u000c` before), other control
+//! characters become `\u00XX`, and every other character, non-ASCII included, is written as UTF-8.
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
+
+/// How the Go release that built the writer escapes backspace and form feed: Go 1.22 changed
+/// `encoding/json` to write them as `\b` and `\f` ("Marshal now escapes '\b' and '\f'", Go 1.22
+/// release notes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GoEscaping {
+    /// Go before 1.22: `\u0008`, `\u000c`.
+    BeforeGo122,
+    /// Go 1.22 and later: `\b`, `\f`.
+    Go122,
+}
+
 /// Appends `s` as a Go-encoded JSON string (with quotes).
-pub fn push_string(out: &mut String, s: &str) {
+pub fn push_string(out: &mut String, s: &str, escaping: GoEscaping) {
     out.push('"');
     for c in s.chars() {
         match c {
+            '\u{8}' | '\u{c}' if escaping == GoEscaping::BeforeGo122 => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
@@ -31,30 +48,31 @@ pub fn push_string(out: &mut String, s: &str) {
 
 /// `json.Marshal(map[string]string)`: keys sorted by their bytes (a `BTreeMap` of `String`
 /// sorts the same way).
-pub fn string_map(map: &BTreeMap<String, String>) -> String {
+pub fn string_map(map: &BTreeMap<String, String>, escaping: GoEscaping) -> String {
     let mut out = String::from("{");
     for (i, (k, v)) in map.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_string(&mut out, k);
+        push_string(&mut out, k, escaping);
         out.push(':');
-        push_string(&mut out, v);
+        push_string(&mut out, v, escaping);
     }
     out.push('}');
     out
 }
 
 /// A compact JSON object built field by field, in struct order, like a Go struct encodes.
-#[derive(Default)]
 pub struct ObjectWriter {
     out: String,
+    escaping: GoEscaping,
 }
 
 impl ObjectWriter {
-    pub fn new() -> ObjectWriter {
+    pub fn new(escaping: GoEscaping) -> ObjectWriter {
         ObjectWriter {
             out: String::from("{"),
+            escaping,
         }
     }
 
@@ -62,13 +80,13 @@ impl ObjectWriter {
         if self.out.len() > 1 {
             self.out.push(',');
         }
-        push_string(&mut self.out, key);
+        push_string(&mut self.out, key, self.escaping);
         self.out.push(':');
     }
 
     pub fn string(&mut self, key: &str, value: &str) {
         self.key(key);
-        push_string(&mut self.out, value);
+        push_string(&mut self.out, value, self.escaping);
     }
 
     /// `omitempty` on a string.
@@ -114,7 +132,7 @@ mod tests {
 
     fn quoted(s: &str) -> String {
         let mut out = String::new();
-        push_string(&mut out, s);
+        push_string(&mut out, s, GoEscaping::Go122);
         out
     }
 
@@ -127,6 +145,9 @@ mod tests {
             r#""\n\r\t\b\f\u0001\u001f""#
         );
         assert_eq!(quoted("\u{2028}\u{2029}"), r#""\u2028\u2029""#);
+        let mut before = String::new();
+        push_string(&mut before, "\u{8}\u{c}\n", GoEscaping::BeforeGo122);
+        assert_eq!(before, r#""\u0008\u000c\n""#);
         assert_eq!(quoted("é 雪 🎉 \u{7f}"), "\"é 雪 🎉 \u{7f}\"");
     }
 
@@ -138,7 +159,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
         assert_eq!(
-            string_map(&map),
+            string_map(&map, GoEscaping::Go122),
             r#"{"Z":"\u003c","cluster":"prod-a","note":"example"}"#
         );
     }

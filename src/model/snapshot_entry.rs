@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::go_json::{ObjectWriter, string_map};
+use super::go_json::{GoEscaping, ObjectWriter, string_map};
 use super::snapshot_file::SnapshotFile;
 
 /// The two shapes k3s has written for `s3Config`.
@@ -28,13 +28,21 @@ pub enum S3Shape {
 /// What k3s writes for a failed snapshot without a message (`FromETCDSnapshotFile`).
 const DEFAULT_FAILURE: &str = "etcd snapshot failed";
 
-/// The exact value k3s writes for this CR.
+/// The exact value a k3s built with Go 1.22 or later writes for this CR.
 pub fn encode(file: &SnapshotFile, shape: S3Shape) -> String {
-    let mut w = ObjectWriter::new();
+    encode_for(file, shape, GoEscaping::Go122)
+}
+
+/// The exact value k3s writes for this CR, for the writer's `s3Config` shape and Go release.
+pub fn encode_for(file: &SnapshotFile, shape: S3Shape, escaping: GoEscaping) -> String {
+    let mut w = ObjectWriter::new(escaping);
     w.string("name", &file.snapshot_name);
     w.string_omitempty("location", &file.location);
     if !file.metadata.is_empty() {
-        w.string("metadata", &BASE64.encode(string_map(&file.metadata)));
+        w.string(
+            "metadata",
+            &BASE64.encode(string_map(&file.metadata, escaping)),
+        );
     }
     if let Some(error) = &file.error {
         // An empty message encodes to "", which omitempty drops.
@@ -64,7 +72,7 @@ pub fn encode(file: &SnapshotFile, shape: S3Shape) -> String {
         },
     );
     if let Some(s3) = &file.s3 {
-        let mut c = ObjectWriter::new();
+        let mut c = ObjectWriter::new(escaping);
         match shape {
             S3Shape::Legacy => {
                 c.string_omitempty("endpoint", &s3.endpoint);

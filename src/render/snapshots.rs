@@ -1,5 +1,6 @@
 //! `k3sdoctor snapshots list|diff|backfill` for people.
 
+use crate::model::go_json::GoEscaping;
 use std::io::Write;
 
 use super::findings::write_findings;
@@ -180,6 +181,21 @@ pub fn write_backfill_plan(
         plan.bytes_before,
         plan.bytes_after
     )?;
+    let escapes = match plan.go_escaping {
+        GoEscaping::Go122 => "Go 1.22+ escaping, \\b and \\f",
+        GoEscaping::BeforeGo122 => "Go before 1.22, \\u0008 and \\u000c",
+    };
+    match (&plan.writer_version, plan.go_escaping_assumed) {
+        (Some(v), false) => writeln!(
+            out,
+            "  values: byte for byte as {v} writes them ({escapes})"
+        )?,
+        (v, _) => writeln!(
+            out,
+            "  values: as k3s writes them; {escapes} assumed, since the Go release of the writer{} is not known",
+            v.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
+        )?,
+    }
     for (label, keys) in [
         ("add", &plan.add),
         ("update", &plan.update),

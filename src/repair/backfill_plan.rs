@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::diagnose::snapshots::{CONFIGMAP_LIMIT, EntryState, SnapshotAnalysis};
+use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_key::key_timestamp;
 
 /// k3s drops this many more of the oldest entries on each retry (`pruneStepSize`).
@@ -28,6 +29,10 @@ pub struct BackfillPlan {
     pub not_added_for_size: Vec<String>,
     pub bytes_before: usize,
     pub bytes_after: usize,
+    /// The version whose controller will compare these bytes, and its Go escaping.
+    pub writer_version: Option<String>,
+    pub go_escaping: GoEscaping,
+    pub go_escaping_assumed: bool,
     /// The complete data to write.
     #[serde(skip)]
     pub data: BTreeMap<String, String>,
@@ -91,6 +96,9 @@ pub fn plan_backfill(
         .filter(|k| current.contains_key(k))
         .collect();
     Ok(BackfillPlan {
+        writer_version: analysis.writer_version.clone(),
+        go_escaping: analysis.go_escaping,
+        go_escaping_assumed: analysis.go_escaping_assumed,
         configmap: analysis.configmap.clone(),
         create: !analysis.configmap_present,
         add,

@@ -206,3 +206,23 @@ fn ordering_puts_candidates_before_releases() {
         ]
     );
 }
+
+#[test]
+fn go_escaping_follows_the_go_release_of_each_build() {
+    use crate::model::go_json::GoEscaping::{BeforeGo122, Go122};
+    for (version, expected) in [
+        ("v1.29.4+k3s1", Some(BeforeGo122)),
+        ("v1.29.6+k3s1", Some(BeforeGo122)),
+        ("v1.29.7+k3s1", Some(Go122)),
+        ("v1.30.0+k3s1", Some(Go122)),
+        ("v1.28.11+k3s1", Some(BeforeGo122)),
+        ("v1.28.12+rke2r1", Some(Go122)),
+        ("v1.27.16+k3s1", Some(Go122)),
+        ("v1.26.15+k3s1", Some(BeforeGo122)),
+        ("v1.33.1+k3s1", Some(Go122)),
+        ("v1.29.6+k3s-0123abcd", None),
+        ("v1.29.4", None),
+    ] {
+        assert_eq!(v(version).go_escaping(), expected, "{version}");
+    }
+}

@@ -451,3 +451,46 @@ fn the_metadata_rule_holds_in_every_build_of_its_first_patch() {
         assert_eq!(code, i32::from(missing), "{version}");
     }
 }
+
+#[test]
+fn backfill_escapes_control_characters_as_the_writers_go_release_does() {
+    // Go 1.22 changed encoding/json to write \b and \f; v1.29.4 was built with Go 1.21,
+    // v1.29.7 with Go 1.22, and the controller compares the bytes.
+    use base64::Engine;
+    for (version, expected) in [
+        ("v1.29.4+k3s1", "\\u0008\\u000c"),
+        ("v1.29.7+k3s1", "\\b\\f"),
+    ] {
+        let mut cr = snapshot_cr("s1", T0, true);
+        cr["spec"]["metadata"]["note"] = Value::String("a\u{8}\u{c}b".into());
+        let fake = FakeApi::with_objects([
+            server("s1", version),
+            server("s2", version),
+            server("s3", version),
+            lease("k3s", "s1", 1),
+            lease("k3s-etcd", "s1", 1),
+            extra_metadata("k3s"),
+            cr,
+        ]);
+        k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
+            .cluster(&fake, Role::Admin)
+            .run()
+            .code(0)
+            .stdout_has(&format!("byte for byte as {version} writes them"));
+        let value = data(&fake)
+            .values()
+            .next()
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .expect("one entry");
+        let entry: Value = serde_json::from_str(&value).unwrap();
+        let metadata = base64::engine::general_purpose::STANDARD
+            .decode(entry["metadata"].as_str().unwrap())
+            .unwrap();
+        let metadata = String::from_utf8(metadata).unwrap();
+        assert!(
+            metadata.contains(&format!("a{expected}b")),
+            "{version}: {metadata}"
+        );
+    }
+}

@@ -4,6 +4,7 @@ use super::*;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
+use crate::model::snapshot_entry::encode;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
 /// NOW is 2024-05-31T12:10:40Z; snapshots are hours older.
