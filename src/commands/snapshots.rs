@@ -20,6 +20,17 @@ fn note_missing_crd(loaded: &Loaded, ui: &Ui) {
     }
 }
 
+/// With `-v`, says why an entry was found under a key other than the usual one.
+fn trace_key_notes(analysis: &SnapshotAnalysis, ui: &Ui) {
+    for note in analysis
+        .snapshots
+        .iter()
+        .filter_map(|r| r.key_note.as_deref())
+    {
+        ui.trace(&format!("note: {note}"));
+    }
+}
+
 pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
     let leases = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
     analyse_snapshots(&loaded.state, loaded.distro, loaded.now.time, &leases)
@@ -29,6 +40,7 @@ pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded));
+    trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
@@ -44,6 +56,7 @@ pub fn run_diff(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded));
+    trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),

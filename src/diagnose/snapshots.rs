@@ -16,7 +16,7 @@ use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode_for};
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::snapshot_key::{
-    data_key, is_current_format, key_timestamp, name_digest_mismatch,
+    alternate_key, data_key, is_current_format, key_timestamp, name_digest_mismatch,
 };
 use crate::version::ProductVersion;
 
@@ -71,6 +71,9 @@ pub struct SnapshotRow {
     pub size: Option<i64>,
     pub ready: bool,
     pub key: String,
+    /// Why the entry was found under a key other than the usual one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_note: Option<String>,
     pub state: EntryState,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub differences: Vec<FieldDifference>,
@@ -152,7 +155,18 @@ pub fn analyse_snapshots(
     let mut rows = Vec::new();
     let mut tally = Tally::default();
     for file in files {
-        let key = data_key(file);
+        let usual_key = data_key(file);
+        let other_key = alternate_key(file);
+        let (key, key_note) = match &other_key {
+            Some(other) if !data.contains_key(&usual_key) && data.contains_key(other) => (
+                other.clone(),
+                Some(format!(
+                    "{} (node `s3`) is keyed {other}, not {usual_key}: k3s keys a local snapshot of a node named s3 by node name on change and by storage on reconcile",
+                    file.name
+                )),
+            ),
+            _ => (usual_key, None),
+        };
         let expected_value = encode_for(file, shape, go_escaping);
         let eligible = !file.metadata.is_empty() || need_metadata == Some(false);
         let mut diffs = Vec::new();
@@ -189,16 +203,28 @@ pub fn analyse_snapshots(
             size: file.size_bytes(),
             ready: file.ready_to_use,
             key,
+            key_note,
             state: entry_state,
             differences: diffs,
             finalizer: file.has_controller_finalizer(),
             expected_value,
         });
     }
+    // Both keys k3s may use for a CR belong to it: neither is an orphan.
+    let keys_of: BTreeMap<&str, Vec<String>> = files
+        .iter()
+        .map(|f| {
+            let keys = std::iter::once(data_key(f))
+                .chain(alternate_key(f))
+                .collect();
+            (f.name.as_str(), keys)
+        })
+        .collect();
     let live_keys: BTreeSet<&str> = rows
         .iter()
         .filter(|r| r.state != EntryState::Deleting)
-        .map(|r| r.key.as_str())
+        .flat_map(|r| keys_of.get(r.name.as_str()).into_iter().flatten())
+        .map(String::as_str)
         .collect();
     let deleting_keys: BTreeSet<&str> = rows
         .iter()

@@ -8,8 +8,20 @@ use super::snapshot_file::SnapshotFile;
 /// `local-`/`s3-` + the file name with every character outside `[-._a-zA-Z0-9]` replaced by
 /// `_`. Go's regexp replaces whole runes, so one non-ASCII character becomes one `_`.
 pub fn data_key(file: &SnapshotFile) -> String {
-    let name: String = file
-        .snapshot_name
+    let prefix = if file.is_s3() { "s3" } else { "local" };
+    format!("{prefix}-{}", key_name(file))
+}
+
+/// The other key k3s itself uses for a local snapshot of a node literally named `s3`: the
+/// OnChange path keys by `NodeName == "s3"` (`GenerateConfigMapKey`), while reconcile and
+/// onRemove key by `spec.s3 != nil` (`pkg/etcd/snapshot_controller.go`), so k3s flips between
+/// `s3-…` and `local-…` for such a CR.
+pub fn alternate_key(file: &SnapshotFile) -> Option<String> {
+    (!file.is_s3() && file.node_name == "s3").then(|| format!("s3-{}", key_name(file)))
+}
+
+fn key_name(file: &SnapshotFile) -> String {
+    file.snapshot_name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
@@ -18,12 +30,7 @@ pub fn data_key(file: &SnapshotFile) -> String {
                 '_'
             }
         })
-        .collect();
-    if file.is_s3() {
-        format!("s3-{name}")
-    } else {
-        format!("local-{name}")
-    }
+        .collect()
 }
 
 /// Keys k3s writes start with `local-` or `s3-`; the 2021 format used bare file names.

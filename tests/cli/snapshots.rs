@@ -494,3 +494,25 @@ fn backfill_escapes_control_characters_as_the_writers_go_release_does() {
         );
     }
 }
+
+#[test]
+fn a_node_named_s3_keeps_its_entry_under_the_key_k3s_last_wrote() {
+    let cr = processed(snapshot_cr("s3", T0, true));
+    let (local_key, value) = written_by_k3s(&cr);
+    let s3_key = local_key.replacen("local-", "s3-", 1);
+    let fake = FakeApi::with_objects([
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        server("s3", AFFECTED),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+        extra_metadata("k3s"),
+        cr,
+        snapshot_configmap("k3s", &[(s3_key.clone(), value)]),
+    ]);
+    k3sdoctor(["snapshots", "diff", "-v", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(0)
+        .stderr_has(&format!("is keyed {s3_key}, not {local_key}"));
+}

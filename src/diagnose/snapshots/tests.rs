@@ -261,3 +261,34 @@ fn entries_in_the_bundled_dump_are_byte_identical_to_the_encoder() {
         assert_eq!(data[&row.key], row.expected_value, "{}", row.key);
     }
 }
+
+#[test]
+fn a_node_named_s3_may_hold_its_entry_under_either_key() {
+    // k3s's OnChange path keys this local snapshot `s3-…`, its reconcile `local-…`.
+    let cluster = || {
+        TestCluster::k3s()
+            .server("s1", AFFECTED)
+            .server("s3", AFFECTED)
+            .server("s2", AFFECTED)
+            .lease("k3s", "s1", 1)
+            .lease("k3s-etcd", "s1", 1)
+            .extra_metadata()
+            .snapshot("s3", T0, true)
+    };
+    let (local_key, value) = entry("s3", T0);
+    let s3_key = local_key.replacen("local-", "s3-", 1);
+    for key in [&local_key, &s3_key] {
+        let a = analyse(cluster().snapshot_configmap(&[(key, &value)]));
+        assert!(a.findings.is_empty(), "{key}: {:?}", a.findings);
+        assert_eq!(a.snapshots[0].state, EntryState::Present);
+        assert_eq!(&a.snapshots[0].key, key);
+        assert_eq!(a.snapshots[0].key_note.is_some(), key == &s3_key);
+    }
+    // Both at once: neither is an orphan.
+    let a = analyse(cluster().snapshot_configmap(&[(&local_key, &value), (&s3_key, &value)]));
+    assert!(a.orphaned.is_empty(), "{:?}", a.orphaned);
+    // Neither: missing under the key reconcile uses.
+    let a = analyse(cluster().snapshot_configmap(&[]));
+    assert_eq!(a.snapshots[0].state, EntryState::Missing);
+    assert_eq!(a.snapshots[0].key, local_key);
+}
