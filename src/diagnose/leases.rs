@@ -94,7 +94,7 @@ pub fn analyse_leases(state: &ClusterState, distro: Distro, now: Timestamp) -> L
 /// versions that have it (see `ProductVersion::has_etcd_lock`).
 fn etcd_expected(state: &ClusterState) -> bool {
     let nodes = state.nodes();
-    nodes.iter().any(|n| n.is_etcd_member())
+    nodes.iter().any(|n| n.has_etcd_role())
         && nodes
             .iter()
             .filter(|n| n.is_server())

@@ -10,7 +10,9 @@ use crate::diagnose::quorum::QuorumCheck;
 use crate::distro::Distro;
 use crate::model::node::{NodeFacts, Readiness};
 
-/// Finalizer the member controller puts on etcd Nodes once synced (`member_controller.go`).
+/// Finalizer the member controller's OnRemove handler puts on every Node it syncs, agents
+/// included: wrangler's remove handler adds it before any label filter runs
+/// (`pkg/generic/remove.go`, `pkg/etcd/member_controller.go`).
 pub const MEMBER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-controller";
 
 /// How long a deletion may take before it counts as stuck.
@@ -22,6 +24,9 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
         return Vec::new();
     };
     let mut findings = Vec::new();
+    let controller_ever_ran = nodes
+        .iter()
+        .any(|n| n.finalizers.iter().any(|f| f == MEMBER_FINALIZER));
     let annotation =
         |n: &NodeFacts, suffix: &str| n.annotations.get(&distro.etcd_annotation(suffix)).cloned();
     for node in nodes {
@@ -77,14 +82,19 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
             );
         }
         if node.is_etcd_member() && !has_finalizer && !node.deleting {
+            let why = if controller_ever_ran {
+                "the member controller has not synced it yet (other Nodes carry the finalizer)"
+            } else {
+                "no Node carries it, agents included, so the member controller has never run"
+            };
             findings.push(
                 Finding::new(
                     Severity::Warning,
                     FindingCode::MemberFinalizerMissing,
                     &object,
                     format!(
-                        "etcd Node {} lacks the finalizer {MEMBER_FINALIZER}: the member controller never synced it, \
-                         so deleting the Node will not remove its etcd member",
+                        "etcd Node {} lacks the finalizer {MEMBER_FINALIZER}: {why}; deleting the Node will not \
+                         remove its etcd member",
                         node.name
                     ),
                 )
@@ -218,6 +228,38 @@ mod tests {
             codes(&analyse(c)),
             [(Severity::Warning, FindingCode::MemberFinalizerMissing)]
         );
+    }
+
+    #[test]
+    fn finalizer_on_an_agent_shows_the_controller_ran() {
+        let never = TestCluster::k3s()
+            .server_with("a", V, json!({}))
+            .agent("w", V);
+        assert!(analyse(never)[0].message.contains("has never run"));
+        let c = TestCluster::k3s()
+            .server_with("a", V, json!({}))
+            .agent("w", V)
+            .finalizer("w", MEMBER_FINALIZER);
+        let findings = analyse(c);
+        assert_eq!(
+            codes(&findings),
+            [(Severity::Warning, FindingCode::MemberFinalizerMissing)]
+        );
+        assert!(findings[0].message.contains("has not synced it yet"));
+    }
+
+    #[test]
+    fn a_removed_member_does_not_count_towards_quorum() {
+        // k3s removed c's member: its Node stays, NotReady, with removed-node-name.
+        let removed = json!({"finalizers": [MEMBER_FINALIZER], "annotations": {
+            "etcd.k3s.cattle.io/remove": "true",
+            "etcd.k3s.cattle.io/removed-node-name": "c-1a2b3c4d"}});
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .server_with("c", V, removed)
+            .condition("c", "Ready", "False", "KubeletNotReady");
+        assert!(analyse(c).is_empty());
     }
 
     #[test]

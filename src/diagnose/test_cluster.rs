@@ -158,6 +158,19 @@ impl TestCluster {
         self
     }
 
+    /// Adds a finalizer to a node.
+    pub fn finalizer(mut self, node: &str, finalizer: &str) -> Self {
+        self.state
+            .nodes
+            .iter_mut()
+            .flatten()
+            .find(|n| n.name == node)
+            .expect("node")
+            .finalizers
+            .push(finalizer.to_string());
+        self
+    }
+
     pub fn not_ready_server(mut self, name: &str, version: &str) -> Self {
         self.node(
             name,

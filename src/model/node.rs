@@ -123,12 +123,33 @@ impl NodeFacts {
         self.has_role("control-plane") || self.has_role("master")
     }
 
-    pub fn is_etcd_member(&self) -> bool {
+    /// Carries the etcd role: a server of an embedded-etcd cluster, whether or not its member
+    /// is still in the etcd cluster.
+    pub fn has_etcd_role(&self) -> bool {
         self.has_role("etcd")
     }
 
+    /// An etcd member that counts: the etcd role, and not removed. After removing a member,
+    /// k3s's member controller sets `etcd.<prog>.cattle.io/removed-node-name` and deletes
+    /// `…/node-name` and `…/node-address` (`pkg/etcd/member_controller.go`), while the Node and
+    /// its role label stay.
+    pub fn is_etcd_member(&self) -> bool {
+        self.has_etcd_role() && !self.etcd_member_removed()
+    }
+
+    fn etcd_member_removed(&self) -> bool {
+        let etcd_annotation = |suffix: &str| {
+            self.annotations.iter().any(|(k, v)| {
+                k.starts_with("etcd.")
+                    && k.ends_with(&format!(".cattle.io/{suffix}"))
+                    && !v.is_empty()
+            })
+        };
+        etcd_annotation("removed-node-name") && !etcd_annotation("node-name")
+    }
+
     pub fn is_server(&self) -> bool {
-        self.runs_control_plane() || self.is_etcd_member()
+        self.runs_control_plane() || self.has_etcd_role()
     }
 
     /// Role names from `node-role.kubernetes.io/*` labels, sorted, as kubectl shows them.

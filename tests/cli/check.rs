@@ -253,3 +253,43 @@ fn as_a_kubectl_plugin_help_and_messages_use_the_plugin_name() {
             .contains("fix: kubectl k3s-doctor leases follow --fix")
     );
 }
+
+#[test]
+fn a_removed_etcd_member_counts_neither_for_quorum_nor_for_follow() {
+    // k3s removed s4's member (removed-node-name set, node-name and node-address gone); its Node
+    // stays behind, NotReady, with the etcd role label.
+    let mut removed = node(&NodeSpec {
+        name: "s4",
+        hostname: "s4",
+        version: AFFECTED,
+        prog: "k3s",
+        server: true,
+        ready: false,
+    });
+    let annotations = removed["metadata"]["annotations"].as_object_mut().unwrap();
+    annotations.remove("etcd.k3s.cattle.io/node-name");
+    annotations.remove("etcd.k3s.cattle.io/node-address");
+    annotations.insert("etcd.k3s.cattle.io/remove".into(), json!("true"));
+    annotations.insert(
+        "etcd.k3s.cattle.io/removed-node-name".into(),
+        json!("s4-5f2c1a9e"),
+    );
+    let mut objects = cluster(AFFECTED, "s1", "s2");
+    objects.push(removed);
+    let fake = FakeApi::with_objects(objects);
+    let (_, report) = check(&fake, &[]);
+    assert!(
+        !report
+            .codes()
+            .iter()
+            .any(|c| c.ends_with("/etcd-quorum-at-risk")),
+        "{:?}",
+        report.codes()
+    );
+    assert_eq!(report.cluster.etcd_members, 3);
+    // Three members, all Ready: one server may restart.
+    k3sdoctor(["leases", "follow", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .stdout_has("etcd quorum holds (3 etcd members, 3 Ready, 2 Ready during the restart");
+}
