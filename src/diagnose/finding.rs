@@ -30,6 +30,7 @@ pub enum FindingCode {
     LeaseMissing,
     LeaseHolderUnknown,
     LeaseHolderNotReady,
+    LeaseHolderAgentless,
     LeaseCopiesDisagree,
     LeaseRecordMalformed,
     MixedVersions,
@@ -49,13 +50,14 @@ pub enum FindingCode {
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 22] = [
+    pub const ALL: [FindingCode; 23] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
         FindingCode::LeaseMissing,
         FindingCode::LeaseHolderUnknown,
         FindingCode::LeaseHolderNotReady,
+        FindingCode::LeaseHolderAgentless,
         FindingCode::LeaseCopiesDisagree,
         FindingCode::LeaseRecordMalformed,
         FindingCode::MixedVersions,
@@ -108,6 +110,11 @@ impl FindingCode {
                 "error",
                 "the holder's Node is NotReady, being deleted, or not a server",
                 "check the service on that node",
+            ),
+            LeaseHolderAgentless => (
+                "info",
+                "the holder has no Node but a live kube-apiserver (a server run with --disable-agent)",
+                "nothing to do",
             ),
             LeaseCopiesDisagree => (
                 "error",
@@ -199,6 +206,7 @@ impl FindingCode {
             FindingCode::LeaseReleased => "lease-released",
             FindingCode::LeaseMissing => "lease-missing",
             FindingCode::LeaseHolderUnknown => "lease-holder-unknown",
+            FindingCode::LeaseHolderAgentless => "lease-holder-agentless",
             FindingCode::LeaseHolderNotReady => "lease-holder-not-ready",
             FindingCode::LeaseCopiesDisagree => "lease-copies-disagree",
             FindingCode::LeaseRecordMalformed => "lease-record-malformed",

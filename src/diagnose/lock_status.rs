@@ -339,6 +339,22 @@ fn released_finding(
     ))
 }
 
+/// The fresh kube-apiserver identity Lease whose hostname is `holder`: a live server, agent or not.
+fn live_apiserver<'a>(input: &'a LockInputs<'_>, holder: &str) -> Option<&'a str> {
+    input
+        .state
+        .leases
+        .iter()
+        .flatten()
+        .find(|l| {
+            l.apiserver_hostname() == Some(holder)
+                && l.record
+                    .expires_at()
+                    .is_some_and(|t| t > input.now - CLOCK_SKEW_ALLOWANCE)
+        })
+        .map(|l| l.name.as_str())
+}
+
 fn holder_node(
     input: &LockInputs<'_>,
     name: &str,
@@ -348,6 +364,18 @@ fn holder_node(
 ) -> Option<HolderNode> {
     let distro = input.distro;
     let Some((node, matched_by)) = node_for_identity(input.state.nodes(), distro, holder) else {
+        if let Some(identity) = live_apiserver(input, holder) {
+            findings.push(Finding::new(
+                Severity::Info,
+                FindingCode::LeaseHolderAgentless,
+                object,
+                format!(
+                    "{name} is held by {holder}, a server without an agent (--disable-agent): no Node, but its \
+                     kube-apiserver renews identity Lease kube-system/{identity}"
+                ),
+            ));
+            return None;
+        }
         findings.push(
             Finding::new(
                 Severity::Error,

@@ -187,6 +187,24 @@ impl TestCluster {
         self
     }
 
+    /// The identity Lease of the kube-apiserver on `hostname`, renewed `secs_ago` seconds before
+    /// `NOW` (1.27+: `apiserver-<hash>`, an hour's duration, a hostname label).
+    pub fn apiserver_identity(mut self, hostname: &str, secs_ago: i64) -> Self {
+        let mut json = lease_json(&format!("apiserver-{hostname}hash"), "", secs_ago);
+        json["spec"]["holderIdentity"] = json!(format!("apiserver-{hostname}hash_0c8914f7"));
+        json["spec"]["leaseDurationSeconds"] = json!(3600);
+        json["metadata"]["labels"] = json!({
+            "apiserver.kubernetes.io/identity": "kube-apiserver",
+            "kubernetes.io/hostname": hostname
+        });
+        let lease: Lease = serde_json::from_value(json).unwrap();
+        self.state
+            .leases
+            .get_or_insert_with(Vec::new)
+            .push(LeaseFacts::from_api(&lease));
+        self
+    }
+
     /// A Lease renewed `secs_ago` seconds before `NOW`.
     pub fn lease(mut self, name: &str, holder: &str, secs_ago: i64) -> Self {
         let lease: Lease = serde_json::from_value(lease_json(name, holder, secs_ago)).unwrap();

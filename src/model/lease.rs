@@ -26,9 +26,24 @@ impl LeaseFacts {
         }
     }
 
-    /// One lease per apiserver (`apiserver-<hash>`, older `kube-apiserver-<hash>`): a heartbeat,
-    /// not an election, so never a problem to report (facts §1.1).
+    /// One lease per apiserver (`apiserver-<hash>` from Kubernetes 1.27, `kube-apiserver-<hash>`
+    /// labelled `k8s.io/component=kube-apiserver` in 1.26): a heartbeat, not an election, so never
+    /// a problem to report (facts §1.1).
     pub fn is_apiserver_identity(&self) -> bool {
         self.labels.contains_key(APISERVER_IDENTITY_LABEL)
+            || self.labels.get("k8s.io/component").map(String::as_str) == Some("kube-apiserver")
+    }
+
+    /// The OS hostname of the kube-apiserver behind an identity lease: its `kubernetes.io/hostname`
+    /// label ("convenience label to easily map a lease object to a specific apiserver",
+    /// `labelAPIServerHeartbeatFunc` in pkg/controlplane; on 1.27+ clusters, not on 1.24's UUID
+    /// leases). A k3s server's apiserver runs in its process, so this is its election identity.
+    pub fn apiserver_hostname(&self) -> Option<&str> {
+        if !self.is_apiserver_identity() {
+            return None;
+        }
+        self.labels
+            .get("kubernetes.io/hostname")
+            .map(String::as_str)
     }
 }

@@ -373,3 +373,30 @@ fn the_etcd_lock_is_expected_from_the_first_release_of_each_line_that_elects_it(
         out.code(if expected { 1 } else { 0 });
     }
 }
+
+#[test]
+fn a_holder_with_no_node_but_a_live_apiserver_is_an_agentless_server() {
+    let mut identity = lease("apiserver-wj467rbl25eeviqacfhvg2yvnm", "", 5);
+    identity["spec"]["holderIdentity"] =
+        serde_json::json!("apiserver-wj467rbl25eeviqacfhvg2yvnm_0c8914f7");
+    identity["spec"]["leaseDurationSeconds"] = serde_json::json!(3600);
+    identity["metadata"]["labels"] = serde_json::json!({
+        "apiserver.kubernetes.io/identity": "kube-apiserver",
+        "kubernetes.io/hostname": "cp-1"
+    });
+    let fake = FakeApi::with_objects(with(
+        three_servers(FIXED),
+        [
+            lease("k3s", "cp-1", 1),
+            lease("k3s-etcd", "s1", 1),
+            identity,
+        ],
+    ));
+    let (_, report) = leases_json(&fake, &[]);
+    assert!(
+        report.codes().contains(&("info", "lease-holder-agentless")),
+        "{:?}",
+        report.codes()
+    );
+    assert!(!report.codes().contains(&("error", "lease-holder-unknown")));
+}

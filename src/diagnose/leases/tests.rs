@@ -172,6 +172,36 @@ fn released_lock_is_a_warning_at_first_and_an_error_when_it_stays() {
 }
 
 #[test]
+fn holder_without_a_node_but_with_a_live_apiserver_is_an_agentless_server() {
+    let a = analyse(
+        three_servers(AFFECTED)
+            .apiserver_identity("cp-1", 5)
+            .lease("k3s", "cp-1", 1)
+            .lease("k3s-etcd", "s1", 1),
+    );
+    assert!(
+        codes(&a).contains(&(Severity::Info, LeaseHolderAgentless)),
+        "{:?}",
+        codes(&a)
+    );
+    assert!(!codes(&a).contains(&(Severity::Error, LeaseHolderUnknown)));
+    // An identity lease that stopped being renewed an hour ago proves nothing.
+    let stale = analyse(
+        three_servers(AFFECTED)
+            .apiserver_identity("cp-1", 2 * 3600)
+            .lease("k3s", "cp-1", 1)
+            .lease("k3s-etcd", "cp-1", 1),
+    );
+    assert_eq!(
+        codes(&stale),
+        [
+            (Severity::Error, LeaseHolderUnknown),
+            (Severity::Error, LeaseHolderUnknown)
+        ]
+    );
+}
+
+#[test]
 fn holder_that_is_no_node_or_not_ready() {
     let a = analyse(
         three_servers(AFFECTED)
