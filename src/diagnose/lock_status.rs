@@ -148,7 +148,8 @@ pub fn examine_lock(
         None => None,
     };
     let uses_lease = input.style.is_none_or(LockStyle::uses_lease);
-    let uses_cm = input.style.is_none_or(LockStyle::uses_configmap);
+    let uses_cm = input.style.is_none_or(LockStyle::uses_configmap)
+        && !lease_only_holder(input, lease.as_ref());
     let counted_lease = lease.clone().filter(|_| uses_lease);
     let counted_cm = config_map.clone().filter(|_| uses_cm);
     let copies = LockCopies {
@@ -248,6 +249,20 @@ pub fn examine_lock(
         status.node = holder_node(input, name, &object, &record.holder_identity, findings);
     }
     status
+}
+
+/// Mid-upgrade from 1.27 to 1.28: once a 1.28+ server holds the lock it renews only the Lease.
+/// The 1.27 servers' MultiLock then reads a ConfigMap holder that differs from the Lease's,
+/// reports `leaderelection.k8s.io/unknown`, and because the Lease keeps changing never sees the
+/// record expire, so they wait: the stale ConfigMap copy is normal then, not a disagreement.
+/// They can take the lock only once the Lease itself stops being renewed (`lease-expired`).
+fn lease_only_holder(input: &LockInputs<'_>, lease: Option<&LockRecord>) -> bool {
+    let Some(lease) = lease.filter(|l| !l.is_released()) else {
+        return false;
+    };
+    node_for_identity(input.state.nodes(), input.distro, &lease.holder_identity)
+        .and_then(|(node, _)| node.version.as_ref())
+        .is_some_and(|v| !v.lock_style().uses_configmap())
 }
 
 fn is_expired(record: &LockRecord, now: Timestamp) -> bool {

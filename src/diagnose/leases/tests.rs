@@ -304,6 +304,41 @@ fn multilock_copies_are_both_read() {
 }
 
 #[test]
+fn mid_upgrade_a_1_28_holder_renews_only_the_lease_and_that_is_normal() {
+    // s3 runs 1.28 and holds both locks; the 1.27 servers' ConfigMap copies still name s1.
+    let c = || {
+        TestCluster::k3s()
+            .server("s1", MULTILOCK)
+            .server("s2", MULTILOCK)
+            .server("s3", "v1.28.11+k3s1")
+            .lease("k3s", "s3", 1)
+            .configmap_lock("k3s", "s1", 600)
+            .lease("k3s-etcd", "s3", 1)
+            .configmap_lock("k3s-etcd", "s1", 600)
+    };
+    let a = analyse(c());
+    assert!(
+        !codes(&a).contains(&(Severity::Error, LeaseCopiesDisagree)),
+        "{:?}",
+        codes(&a)
+    );
+    assert_eq!(a.locks[0].state, LockState::Held);
+    assert_eq!(a.locks[0].holder.as_deref(), Some("s3"));
+    // A 1.27 holder writes both copies: there, disagreeing copies are real.
+    let old_holder = analyse(
+        TestCluster::k3s()
+            .server("s1", MULTILOCK)
+            .server("s2", MULTILOCK)
+            .server("s3", "v1.28.11+k3s1")
+            .lease("k3s", "s2", 1)
+            .configmap_lock("k3s", "s1", 1)
+            .lease("k3s-etcd", "s1", 1)
+            .configmap_lock("k3s-etcd", "s1", 1),
+    );
+    assert!(codes(&old_holder).contains(&(Severity::Error, LeaseCopiesDisagree)));
+}
+
+#[test]
 fn multilock_split_names_both_copies_in_the_repair() {
     let a = analyse(
         three_servers(MULTILOCK)
