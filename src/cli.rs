@@ -186,13 +186,27 @@ pub struct SnapshotsArgs {
 pub enum SnapshotsAction {
     /// One row per snapshot: node, storage, size, and the state of its ConfigMap entry.
     #[command(after_long_help = SNAPSHOTS_LIST_EXAMPLES)]
-    List,
+    List(SnapshotListArgs),
     /// What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences.
     #[command(after_long_help = SNAPSHOTS_DIFF_EXAMPLES)]
-    Diff,
+    Diff(SnapshotDiffArgs),
     /// Write the missing and stale entries exactly as k3s would (with --fix).
     #[command(after_long_help = SNAPSHOTS_BACKFILL_EXAMPLES)]
     Backfill(BackfillArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SnapshotListArgs {
+    /// Exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SnapshotDiffArgs {
+    /// Exit 1 when a finding of at least this severity remains (default: on any difference, like kubectl diff, or any error).
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 #[derive(Debug, Clone, Args)]

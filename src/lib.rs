@@ -36,7 +36,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         }
     };
     let mut ui = Ui::new(
-        Box::new(std::io::stdout()),
+        Box::new(render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout())),
         Box::new(std::io::stderr()),
         Style {
             color,
@@ -63,7 +63,32 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     }
 }
 
+/// The commands whose output has no table that `-o wide` could widen: they refuse it
+/// rather than accept it and print the same thing.
+fn without_wide_columns(command: &Command) -> Option<&'static str> {
+    match command {
+        Command::Leases(_) => None,
+        Command::Snapshots(args) => match args.action {
+            cli::SnapshotsAction::List(_) => None,
+            cli::SnapshotsAction::Diff(_) => Some("snapshots diff"),
+            cli::SnapshotsAction::Backfill(_) => Some("snapshots backfill"),
+        },
+        Command::Check(_) => Some("check"),
+        Command::Completions { .. } => Some("completions"),
+        Command::Man { .. } => Some("man"),
+    }
+}
+
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if cli.global.output == render::OutputFormat::Wide {
+        if let Some(command) = without_wide_columns(&cli.command) {
+            return Err(Failure::Refused(format!(
+                "-o wide: `{bin_name} {command}` has no wide columns; use -o table, json or yaml \
+                 (-o wide adds columns to `leases`, `leases follow` and `snapshots list`)"
+            ))
+            .into());
+        }
+    }
     match &cli.command {
         Command::Leases(args) => match &args.action {
             Some(cli::LeasesAction::Follow(follow)) => {
@@ -73,8 +98,8 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
         },
         Command::Check(args) => commands::check::run(&cli.global, args, ui),
         Command::Snapshots(args) => match &args.action {
-            cli::SnapshotsAction::List => commands::snapshots::run_list(&cli.global, ui),
-            cli::SnapshotsAction::Diff => commands::snapshots::run_diff(&cli.global, ui),
+            cli::SnapshotsAction::List(list) => commands::snapshots::run_list(&cli.global, list, ui),
+            cli::SnapshotsAction::Diff(diff) => commands::snapshots::run_diff(&cli.global, diff, ui),
             cli::SnapshotsAction::Backfill(backfill) => {
                 commands::snapshots_backfill::run(&cli.global, backfill, ui)
             }

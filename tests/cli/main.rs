@@ -5,9 +5,11 @@
 mod support;
 
 mod check;
+mod closed_pipe;
 mod common;
 mod dump_vs_live;
 mod errors;
+mod fail_on;
 mod faults;
 mod follow;
 mod generated_files;
