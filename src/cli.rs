@@ -9,6 +9,7 @@ use jiff::Timestamp;
 use crate::diagnose::finding::FailOn;
 use crate::render::OutputFormat;
 
+pub mod complete;
 mod help;
 pub use help::EXIT_CODES;
 use help::*;
@@ -242,6 +243,28 @@ pub fn display_name(argv0: Option<&std::ffi::OsStr>) -> String {
     }
 }
 
+/// The executable a completion script completes: `kubectl-k3s_doctor` for the plugin (a
+/// shell completes one word, and `kubectl k3s-doctor` is completed by kubectl itself).
+pub fn script_name(display_name: &str) -> String {
+    match display_name.strip_prefix("kubectl ") {
+        Some(plugin) => format!("kubectl-{}", plugin.replace('-', "_")),
+        None => display_name.to_string(),
+    }
+}
+
+/// Whether we run as kubectl's completion helper for the plugin, `kubectl_complete-<plugin>`.
+pub fn is_kubectl_completer(argv0: Option<&std::ffi::OsStr>) -> bool {
+    argv0
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|f| f.to_string_lossy())
+        .is_some_and(|f| {
+            f.strip_suffix(".exe")
+                .unwrap_or(&f)
+                .strip_prefix("kubectl_complete-")
+                .is_some_and(|plugin| !plugin.is_empty())
+        })
+}
+
 /// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
 /// for `--help`/`--version` (0) as clap does.
 pub fn parse_as(name: &str) -> Cli {
@@ -389,6 +412,11 @@ mod tests {
             "k3sdoctor"
         );
         assert_eq!(display_name(None), "k3sdoctor");
+        assert_eq!(script_name("kubectl k3s-doctor"), "kubectl-k3s_doctor");
+        assert_eq!(script_name("k3sdoctor"), "k3sdoctor");
+        assert!(is_kubectl_completer(Some(OsStr::new("/usr/bin/kubectl_complete-k3s_doctor"))));
+        assert!(!is_kubectl_completer(Some(OsStr::new("kubectl-k3s_doctor"))));
+        assert!(!is_kubectl_completer(Some(OsStr::new("kubectl_complete-"))));
     }
 
     #[test]

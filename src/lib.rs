@@ -79,6 +79,16 @@ fn without_wide_columns(command: &Command) -> Option<&'static str> {
     }
 }
 
+/// Answers kubectl's plugin completion (`kubectl_complete-k3s_doctor WORD...`): candidates
+/// on stdout in Cobra's `__complete` format. Nothing else is printed, whatever the words.
+pub fn complete_for_kubectl(words: &[String]) -> Exit {
+    let mut out = render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout());
+    match commands::completions::write_kubectl_protocol(words, &mut out) {
+        Ok(()) => Exit::Healthy,
+        Err(_) => Exit::ReadFailed,
+    }
+}
+
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     if cli.global.output == render::OutputFormat::Wide {
         if let Some(command) = without_wide_columns(&cli.command) {
@@ -105,7 +115,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             }
         },
         Command::Completions { shell } => {
-            commands::completions::write(*shell, bin_name, &mut ui.out);
+            commands::completions::write(*shell, &cli::script_name(bin_name), &mut ui.out);
             Ok(Exit::Healthy)
         }
         Command::Man { out_dir: None } => {

@@ -7,6 +7,7 @@ mod support;
 mod check;
 mod closed_pipe;
 mod common;
+mod completions;
 mod dump_vs_live;
 mod errors;
 mod fail_on;
