@@ -36,7 +36,10 @@ mod tests {
     fn times_after_now_read_as_in() {
         assert_eq!(relative(SignedDuration::from_secs(30)), "30s ago");
         assert_eq!(relative(SignedDuration::from_secs(-30)), "in 30s");
-        assert_eq!(relative(SignedDuration::from_secs(-1612 * 86_400)), "in 1612d");
+        assert_eq!(
+            relative(SignedDuration::from_secs(-1612 * 86_400)),
+            "in 1612d"
+        );
         assert_eq!(relative(SignedDuration::ZERO), "0s ago");
     }
 

@@ -44,8 +44,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub context: Option<String>,
 
-    /// How long to wait for one API request (e.g. 30s, 1m; 0 = no limit).
-    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = parse_request_timeout)]
+    /// How long to wait for one API request (e.g. 10s, 1m; 0 = no limit).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_request_timeout)]
     pub request_timeout: RequestTimeout,
 
     /// Output format.
@@ -414,8 +414,12 @@ mod tests {
         assert_eq!(display_name(None), "k3sdoctor");
         assert_eq!(script_name("kubectl k3s-doctor"), "kubectl-k3s_doctor");
         assert_eq!(script_name("k3sdoctor"), "k3sdoctor");
-        assert!(is_kubectl_completer(Some(OsStr::new("/usr/bin/kubectl_complete-k3s_doctor"))));
-        assert!(!is_kubectl_completer(Some(OsStr::new("kubectl-k3s_doctor"))));
+        assert!(is_kubectl_completer(Some(OsStr::new(
+            "/usr/bin/kubectl_complete-k3s_doctor"
+        ))));
+        assert!(!is_kubectl_completer(Some(OsStr::new(
+            "kubectl-k3s_doctor"
+        ))));
         assert!(!is_kubectl_completer(Some(OsStr::new("kubectl_complete-"))));
     }
 
@@ -425,5 +429,14 @@ mod tests {
         let b = Cli::try_parse_from(["k3sdoctor", "leases", "-o", "json"]).unwrap();
         assert_eq!(a.global.output, OutputFormat::Json);
         assert_eq!(b.global.output, OutputFormat::Json);
+    }
+
+    #[test]
+    fn the_request_timeout_defaults_to_what_the_help_says() {
+        let cli = Cli::try_parse_from(["k3sdoctor", "leases"]).unwrap();
+        assert_eq!(
+            cli.global.request_timeout,
+            RequestTimeout(Some(Duration::from_secs(30)))
+        );
     }
 }

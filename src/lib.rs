@@ -36,7 +36,9 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         }
     };
     let mut ui = Ui::new(
-        Box::new(render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout())),
+        Box::new(render::closed_pipe::ClosedPipeTolerant::new(
+            std::io::stdout(),
+        )),
         Box::new(std::io::stderr()),
         Style {
             color,
@@ -108,8 +110,12 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
         },
         Command::Check(args) => commands::check::run(&cli.global, args, ui),
         Command::Snapshots(args) => match &args.action {
-            cli::SnapshotsAction::List(list) => commands::snapshots::run_list(&cli.global, list, ui),
-            cli::SnapshotsAction::Diff(diff) => commands::snapshots::run_diff(&cli.global, diff, ui),
+            cli::SnapshotsAction::List(list) => {
+                commands::snapshots::run_list(&cli.global, list, ui)
+            }
+            cli::SnapshotsAction::Diff(diff) => {
+                commands::snapshots::run_diff(&cli.global, diff, ui)
+            }
             cli::SnapshotsAction::Backfill(backfill) => {
                 commands::snapshots_backfill::run(&cli.global, backfill, ui)
             }

@@ -203,7 +203,10 @@ mod tests {
     fn values_for(words: &[&str]) -> (Vec<String>, u8) {
         let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         let c = complete(&Cli::command(), &words);
-        (c.candidates.into_iter().map(|(v, _)| v).collect(), c.directive)
+        (
+            c.candidates.into_iter().map(|(v, _)| v).collect(),
+            c.directive,
+        )
     }
 
     #[test]
@@ -220,11 +223,21 @@ mod tests {
 
     #[test]
     fn flags_values_and_globals_after_the_subcommand() {
-        assert_eq!(values_for(&["check", "--fail-on", ""]).0, ["error", "warning", "never"]);
-        assert_eq!(values_for(&["check", "--fail-on=w"]).0, ["--fail-on=warning"]);
+        assert_eq!(
+            values_for(&["check", "--fail-on", ""]).0,
+            ["error", "warning", "never"]
+        );
+        assert_eq!(
+            values_for(&["check", "--fail-on=w"]).0,
+            ["--fail-on=warning"]
+        );
         assert_eq!(values_for(&["snapshots", "list", "-o", "w"]).0, ["wide"]);
         assert_eq!(values_for(&["-o", "json", "le"]).0, ["leases"]);
-        assert!(values_for(&["snapshots", "diff", "--"]).0.contains(&"--fail-on".to_string()));
+        assert!(
+            values_for(&["snapshots", "diff", "--"])
+                .0
+                .contains(&"--fail-on".to_string())
+        );
         assert_eq!(values_for(&["leases", "follow", "--no-"]).0, ["--no-wait"]);
         assert_eq!(
             values_for(&["completions", ""]).0,
@@ -235,14 +248,20 @@ mod tests {
     #[test]
     fn paths_are_left_to_the_shell() {
         assert_eq!(values_for(&["--kubeconfig", ""]), (vec![], DIRECTIVE_FILES));
-        assert_eq!(values_for(&["check", "--from-file", "x"]), (vec![], DIRECTIVE_FILES));
+        assert_eq!(
+            values_for(&["check", "--from-file", "x"]),
+            (vec![], DIRECTIVE_FILES)
+        );
         assert_eq!(values_for(&["--context", ""]), (vec![], DIRECTIVE_NO_FILES));
     }
 
     #[test]
     fn the_wire_format_is_cobras() {
         let c = Completion {
-            candidates: vec![("check".into(), "Every check".into()), ("man".into(), String::new())],
+            candidates: vec![
+                ("check".into(), "Every check".into()),
+                ("man".into(), String::new()),
+            ],
             directive: 4,
         };
         assert_eq!(c.to_protocol(), "check\tEvery check\nman\n:4\n");

@@ -16,14 +16,16 @@ use crate::distro::Distro;
 pub struct ConnectOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
-    /// `None`: no limit (kubectl's `--request-timeout=0`).
+    /// `None`: no limit at all (`--request-timeout 0`).
     pub request_timeout: Option<Duration>,
 }
 
-/// A client ready to use, and the server it talks to (for messages).
+/// A client ready to use, the server it talks to (for messages), and the requests in flight
+/// on it (for progress).
 pub struct Connection {
     pub client: kube::Client,
     pub server: String,
+    pub activity: super::activity::Activity,
 }
 
 pub fn user_agent() -> String {
@@ -32,12 +34,12 @@ pub fn user_agent() -> String {
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
     let mut config = load_config(opts).await?;
-    if let Some(timeout) = opts.request_timeout {
-        config.connect_timeout = Some(timeout);
-        config.read_timeout = Some(timeout);
-        config.write_timeout = Some(timeout);
-        config.reset_reader_on_write = true;
-    }
+    // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
+    // kube's own connect (30 s) and write (295 s) limits too.
+    config.connect_timeout = opts.request_timeout;
+    config.read_timeout = opts.request_timeout;
+    config.write_timeout = opts.request_timeout;
+    config.reset_reader_on_write = opts.request_timeout.is_some();
     // Retries are ours to decide: a repair must never be sent twice behind our back.
     config.default_retry = false;
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
@@ -52,7 +54,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
         ReadError::new(format!("cannot set up a client for {server}: {e}"))
             .with_detail(cause_chain(&e))
     })?;
-    Ok(Connection { client, server })
+    Ok(Connection {
+        client,
+        server,
+        activity: Default::default(),
+    })
 }
 
 async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
@@ -167,7 +173,11 @@ fn first_line_of_parse_error(text: &str) -> &str {
 /// kube only says `failed to load current context: nope`; naming the contexts that exist
 /// lets the user pick one without opening the file.
 fn check_context(kubeconfig: &Kubeconfig, wanted: &str, origin: &str) -> Result<(), ReadError> {
-    let names: Vec<&str> = kubeconfig.contexts.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = kubeconfig
+        .contexts
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
     if names.contains(&wanted) {
         return Ok(());
     }
@@ -193,7 +203,10 @@ mod tests {
             first_line_of_parse_error(kube),
             "line 6 column 1: while parsing a flow mapping, did not find expected ',' or '}'"
         );
-        assert_eq!(first_line_of_parse_error("missing field `name`"), "missing field `name`");
+        assert_eq!(
+            first_line_of_parse_error("missing field `name`"),
+            "missing field `name`"
+        );
     }
 
     #[test]

@@ -29,8 +29,8 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     note_missing_crd(&loaded, ui);
-    let report = SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded))
-        .failing_on(args.fail_on);
+    let report =
+        SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded)).failing_on(args.fail_on);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
@@ -62,8 +62,7 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
     let failed = match args.fail_on {
         Some(fail_on) => fail_on.is_failure(&report.analysis.findings),
         None => {
-            report.analysis.has_differences()
-                || FailOn::Error.is_failure(&report.analysis.findings)
+            report.analysis.has_differences() || FailOn::Error.is_failure(&report.analysis.findings)
         }
     };
     Ok(if failed {

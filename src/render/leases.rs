@@ -96,8 +96,10 @@ pub fn write_table(
             ahead.join(" and "),
             report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
             match report.now.source {
-                NowSource::Flag => "--now is earlier than the dump; freshness is judged as of --now",
-                _ => "the holder's clock is ahead of the clock now was taken from; freshness allows for it",
+                NowSource::Flag =>
+                    "--now is earlier than the dump; freshness is judged as of --now",
+                _ =>
+                    "the holder's clock is ahead of the clock now was taken from; freshness allows for it",
             }
         )?;
     }

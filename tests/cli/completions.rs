@@ -47,7 +47,11 @@ fn every_script_under_both_names_passes_its_shells_syntax_check() {
         for (shell, checker) in checks {
             let out = run(&bin, &["completions", shell], dir.path());
             let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(0), "{name} completions {shell}: {stderr}");
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name} completions {shell}: {stderr}"
+            );
             let script = String::from_utf8(out.stdout).unwrap();
             assert!(script.contains(completes), "{name} {shell}:\n{script}");
             assert!(
@@ -63,7 +67,11 @@ fn every_script_under_both_names_passes_its_shells_syntax_check() {
             }
             let file = dir.path().join(format!("{name}.{shell}"));
             std::fs::write(&file, &script).unwrap();
-            let check = Command::new(checker).args(flags).arg(&file).output().unwrap();
+            let check = Command::new(checker)
+                .args(flags)
+                .arg(&file)
+                .output()
+                .unwrap();
             assert!(
                 check.status.success(),
                 "{checker} rejects the {shell} script for {name}: {}",
@@ -79,7 +87,11 @@ fn kubectl_completes(words: &[&str]) -> (Vec<String>, String) {
     let bin = installed_as(dir.path(), "kubectl_complete-k3s_doctor");
     let out = run(&bin, words, dir.path());
     assert_eq!(out.status.code(), Some(0), "{words:?}");
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let directive = lines.pop().unwrap_or_default();
@@ -97,7 +109,10 @@ fn kubectl_plugin_completion_speaks_cobras_protocol() {
     for sub in ["leases", "check", "snapshots"] {
         assert!(top.contains(&sub.to_string()), "{top:?}");
     }
-    assert_eq!(kubectl_completes(&["snap"]), (vec!["snapshots".into()], ":4".into()));
+    assert_eq!(
+        kubectl_completes(&["snap"]),
+        (vec!["snapshots".into()], ":4".into())
+    );
     assert_eq!(
         kubectl_completes(&["snapshots", "list", "-o", "ya"]),
         (vec!["yaml".into()], ":4".into())
@@ -106,9 +121,16 @@ fn kubectl_plugin_completion_speaks_cobras_protocol() {
         kubectl_completes(&["check", "--fail-on", "n"]),
         (vec!["never".into()], ":4".into())
     );
-    assert!(kubectl_completes(&["leases", "follow", "--"]).0.contains(&"--to".into()));
+    assert!(
+        kubectl_completes(&["leases", "follow", "--"])
+            .0
+            .contains(&"--to".into())
+    );
     // A path: no candidates, and the shell's own file completion (ShellCompDirectiveDefault).
-    assert_eq!(kubectl_completes(&["--from-file", ""]), (vec![], ":0".into()));
+    assert_eq!(
+        kubectl_completes(&["--from-file", ""]),
+        (vec![], ":0".into())
+    );
     // Words that would be a usage error still get an answer, never an error.
     assert_eq!(kubectl_completes(&["--bogus", "x", "y"]).1, ":4");
 }

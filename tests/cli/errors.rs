@@ -124,11 +124,16 @@ fn malformed_kubeconfig_names_file_line_and_column() {
     )
     .unwrap();
     let out = run.arg("--kubeconfig").arg(path.to_str().unwrap()).run();
-    out.code(3)
-        .one_line_error()
-        .stderr_has(&format!("kubeconfig {} is not valid: line 6 column 1: ", path.display()));
+    out.code(3).one_line_error().stderr_has(&format!(
+        "kubeconfig {} is not valid: line 6 column 1: ",
+        path.display()
+    ));
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(!out.stderr.contains("pass an existing file"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("pass an existing file"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

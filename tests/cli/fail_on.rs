@@ -5,9 +5,12 @@ use crate::support::harness::{k3sdoctor, repo_path};
 
 fn on_dump(args: &[&str]) -> crate::support::harness::Run {
     k3sdoctor(
-        ["--from-file", repo_path("tests/fixtures/split-cluster").to_str().unwrap()]
-            .into_iter()
-            .chain(args.iter().copied()),
+        [
+            "--from-file",
+            repo_path("tests/fixtures/split-cluster").to_str().unwrap(),
+        ]
+        .into_iter()
+        .chain(args.iter().copied()),
     )
 }
 
@@ -17,7 +20,9 @@ fn snapshots_list_fails_on_the_errors_it_counts() {
         .run()
         .code(1)
         .stdout_has("2 errors, 1 warning\n");
-    on_dump(&["snapshots", "list", "--fail-on", "warning"]).run().code(1);
+    on_dump(&["snapshots", "list", "--fail-on", "warning"])
+        .run()
+        .code(1);
     on_dump(&["snapshots", "list", "-o", "json"]).run().code(1);
 }
 
@@ -39,7 +44,9 @@ fn fail_on_never_is_accepted_everywhere_and_says_the_count_does_not_matter() {
 #[test]
 fn snapshots_diff_keeps_exiting_1_on_differences_and_takes_a_threshold() {
     on_dump(&["snapshots", "diff"]).run().code(1);
-    on_dump(&["snapshots", "diff", "--fail-on", "error"]).run().code(1);
+    on_dump(&["snapshots", "diff", "--fail-on", "error"])
+        .run()
+        .code(1);
     let out = on_dump(&["snapshots", "diff", "--fail-on", "bogus"]).run();
     out.code(2);
 }
@@ -54,7 +61,9 @@ fn wide_is_refused_where_it_would_add_nothing() {
         &["man"][..],
     ] {
         let out = on_dump(&[args, &["-o", "wide"][..]].concat()).run();
-        out.code(2).one_line_error().stderr_has("has no wide columns");
+        out.code(2)
+            .one_line_error()
+            .stderr_has("has no wide columns");
         assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
     }
 }

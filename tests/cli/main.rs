@@ -18,4 +18,5 @@ mod leases;
 mod rbac;
 mod real_cluster;
 mod report;
+mod slow_requests;
 mod snapshots;
