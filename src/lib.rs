@@ -65,19 +65,26 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     }
 }
 
-/// The commands whose output has no table that `-o wide` could widen: they refuse it
-/// rather than accept it and print the same thing.
-fn without_wide_columns(command: &Command) -> Option<&'static str> {
+/// The commands whose output has no table that `-o wide` could widen, as (command, when):
+/// they refuse it rather than accept it and print the same thing.
+fn without_wide_columns(command: &Command) -> Option<(&'static str, &'static str)> {
+    let always = |name| Some((name, ""));
     match command {
-        Command::Leases(_) => None,
+        // The lease table after a verified move is the only table `follow` prints.
+        Command::Leases(args) => match &args.action {
+            Some(cli::LeasesAction::Follow(f)) if !f.fix || f.no_wait => {
+                Some(("leases follow", " without --fix or with --no-wait"))
+            }
+            _ => None,
+        },
         Command::Snapshots(args) => match args.action {
             cli::SnapshotsAction::List(_) => None,
-            cli::SnapshotsAction::Diff(_) => Some("snapshots diff"),
-            cli::SnapshotsAction::Backfill(_) => Some("snapshots backfill"),
+            cli::SnapshotsAction::Diff(_) => always("snapshots diff"),
+            cli::SnapshotsAction::Backfill(_) => always("snapshots backfill"),
         },
-        Command::Check(_) => Some("check"),
-        Command::Completions { .. } => Some("completions"),
-        Command::Man { .. } => Some("man"),
+        Command::Check(_) => always("check"),
+        Command::Completions { .. } => always("completions"),
+        Command::Man { .. } => always("man"),
     }
 }
 
@@ -93,10 +100,11 @@ pub fn complete_for_kubectl(words: &[String]) -> Exit {
 
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     if cli.global.output == render::OutputFormat::Wide {
-        if let Some(command) = without_wide_columns(&cli.command) {
+        if let Some((command, when)) = without_wide_columns(&cli.command) {
             return Err(Failure::Refused(format!(
-                "-o wide: `{bin_name} {command}` has no wide columns; use -o table, json or yaml \
-                 (-o wide adds columns to `leases`, `leases follow` and `snapshots list`)"
+                "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml \
+                 (-o wide adds columns to `leases`, `snapshots list` and the table `leases follow --fix` \
+                 prints after the move)"
             ))
             .into());
         }

@@ -59,6 +59,7 @@ fn wide_is_refused_where_it_would_add_nothing() {
         &["snapshots", "backfill"][..],
         &["completions", "bash"][..],
         &["man"][..],
+        &["leases", "follow"][..],
     ] {
         let out = on_dump(&[args, &["-o", "wide"][..]].concat()).run();
         out.code(2)
