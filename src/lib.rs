@@ -99,15 +99,15 @@ pub fn complete_for_kubectl(words: &[String]) -> Exit {
 }
 
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
-    if cli.global.output == render::OutputFormat::Wide {
-        if let Some((command, when)) = without_wide_columns(&cli.command) {
-            return Err(Failure::Refused(format!(
+    if cli.global.output == render::OutputFormat::Wide
+        && let Some((command, when)) = without_wide_columns(&cli.command)
+    {
+        return Err(Failure::Refused(format!(
                 "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml \
                  (-o wide adds columns to `leases`, `snapshots list` and the table `leases follow --fix` \
                  prints after the move)"
             ))
             .into());
-        }
     }
     match &cli.command {
         Command::Leases(args) => match &args.action {

@@ -29,10 +29,13 @@ fn has(program: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// A shell and the flags that make it parse a script without running it.
+type SyntaxCheck = (&'static str, &'static [&'static str]);
+
 #[test]
 fn every_script_under_both_names_passes_its_shells_syntax_check() {
     let dir = tempfile::tempdir().unwrap();
-    let checks: [(&str, Option<(&str, &[&str])>); 5] = [
+    let checks: [(&str, Option<SyntaxCheck>); 5] = [
         ("bash", Some(("bash", &["-n"]))),
         ("zsh", Some(("zsh", &["-n"]))),
         ("fish", Some(("fish", &["--no-execute"]))),
