@@ -18,6 +18,7 @@ pub struct RequestSpinner {
     stop: Arc<AtomicBool>,
     /// Shared with the drawing thread, so a line printed meanwhile can put the spinner aside.
     bar: Arc<Mutex<Option<ProgressBar>>>,
+    activity: Activity,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -27,10 +28,10 @@ impl RequestSpinner {
     pub fn start(activity: Activity, server: String) -> RequestSpinner {
         let stop = Arc::new(AtomicBool::new(false));
         let bar: Arc<Mutex<Option<ProgressBar>>> = Arc::default();
-        let (stopping, drawn) = (stop.clone(), bar.clone());
+        let (stopping, drawn, watched) = (stop.clone(), bar.clone(), activity.clone());
         let thread = std::thread::spawn(move || {
             while !stopping.load(Ordering::Relaxed) {
-                let waiting = activity.longest_waiting(Instant::now());
+                let waiting = watched.longest_waiting(Instant::now());
                 let mut bar = drawn.lock().unwrap_or_else(|e| e.into_inner());
                 match waiting {
                     Some((what, waited)) if waited >= SHOW_AFTER => {
@@ -54,13 +55,22 @@ impl RequestSpinner {
         RequestSpinner {
             stop,
             bar,
+            activity,
             thread: Some(thread),
         }
     }
 
-    /// Runs `print` with the spinner's line cleared, then draws it again.
+    /// Runs `print` with the spinner's line cleared, then draws it again if a request is
+    /// still slow (an error line about a request that has ended is not followed by its spinner).
     pub fn suspend(&self, print: impl FnOnce()) {
-        let bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let still_slow = self
+            .activity
+            .longest_waiting(Instant::now())
+            .is_some_and(|(_, waited)| waited >= SHOW_AFTER);
+        if !still_slow && let Some(done) = bar.take() {
+            done.finish_and_clear();
+        }
         match bar.as_ref() {
             Some(bar) => bar.suspend(print),
             None => print(),
