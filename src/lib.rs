@@ -65,6 +65,9 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     }
 }
 
+const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list` and the table \
+     `leases follow --fix` prints after the move)";
+
 /// The commands whose output has no table that `-o wide` could widen, as (command, when):
 /// they refuse it rather than accept it and print the same thing.
 fn without_wide_columns(command: &Command) -> Option<(&'static str, &'static str)> {
@@ -103,11 +106,9 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
         && let Some((command, when)) = without_wide_columns(&cli.command)
     {
         return Err(Failure::Refused(format!(
-                "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml \
-                 (-o wide adds columns to `leases`, `snapshots list` and the table `leases follow --fix` \
-                 prints after the move)"
-            ))
-            .into());
+            "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml {WIDE_WHERE}"
+        ))
+        .into());
     }
     match &cli.command {
         Command::Leases(args) => match &args.action {
