@@ -97,9 +97,13 @@ pub fn write_table(
             report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
             match report.now.source {
                 NowSource::Flag =>
-                    "--now is earlier than the dump; freshness is judged as of --now",
-                _ =>
-                    "the holder's clock is ahead of the clock now was taken from; freshness allows for it",
+                    "--now is earlier than these renewals (before the dump was taken?); \
+                                    freshness is judged as of --now"
+                        .to_string(),
+                source => format!(
+                    "the holder's clock runs ahead of the {} (clock skew); the lock counts as fresh",
+                    source.describe()
+                ),
             }
         )?;
     }

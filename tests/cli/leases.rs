@@ -366,7 +366,7 @@ fn renewals_after_now_read_in_not_negative_ago() {
     .run();
     out.code(1)
         .stdout_has("in 38s")
-        .stdout_has("note: k3s and k3s-etcd renewed after now (2024-05-31T12:10:00Z): --now is earlier than the dump");
+        .stdout_has("note: k3s and k3s-etcd renewed after now (2024-05-31T12:10:00Z): --now is earlier than these renewals");
     assert!(
         !out.stdout.contains("-38s") && !out.stdout.contains(" ago   "),
         "{}",
