@@ -731,12 +731,16 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__diff)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -851,12 +855,16 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__list)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -26,7 +26,7 @@ end
 
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -54,7 +54,7 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -78,7 +78,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l timeout -d 'How long to wait for the takeover' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -106,7 +106,7 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -125,7 +125,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s h -l help 
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -146,9 +146,12 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not _
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -165,9 +168,12 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l fail-on -d 'Exit 1 when a finding of at least this severity remains (default: on any difference, like kubectl diff, or any error)' -r -f -a "error\t''
+warning\t''
+never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -187,7 +193,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l backup -d 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -213,7 +219,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -233,7 +239,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s V -l
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l out-dir -d 'Write k3sdoctor.1 and one page per subcommand into this directory' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''

@@ -18,9 +18,30 @@ pub fn short(d: SignedDuration) -> String {
     format!("{sign}{body}")
 }
 
+/// How long before now something happened: `30s ago`; a time after now reads `in 30s`
+/// (a `--now` before the dump, or clocks that disagree), never as a negative age.
+pub fn relative(since: SignedDuration) -> String {
+    if since.is_negative() {
+        format!("in {}", short(since.abs()))
+    } else {
+        format!("{} ago", short(since))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_after_now_read_as_in() {
+        assert_eq!(relative(SignedDuration::from_secs(30)), "30s ago");
+        assert_eq!(relative(SignedDuration::from_secs(-30)), "in 30s");
+        assert_eq!(
+            relative(SignedDuration::from_secs(-1612 * 86_400)),
+            "in 1612d"
+        );
+        assert_eq!(relative(SignedDuration::ZERO), "0s ago");
+    }
 
     #[test]
     fn formats_like_kubectl() {

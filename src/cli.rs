@@ -9,9 +9,13 @@ use jiff::Timestamp;
 use crate::diagnose::finding::FailOn;
 use crate::render::OutputFormat;
 
+pub mod complete;
 mod help;
+mod value_parsers;
 pub use help::EXIT_CODES;
 use help::*;
+pub use value_parsers::parse_request_timeout;
+use value_parsers::{parse_now, parse_wait};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -43,8 +47,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME")]
     pub context: Option<String>,
 
-    /// How long to wait for one API request (e.g. 30s, 1m; 0 = no limit).
-    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = parse_request_timeout)]
+    /// How long to wait for one API request (e.g. 10s, 1m; 0 = no limit).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_request_timeout)]
     pub request_timeout: RequestTimeout,
 
     /// Output format.
@@ -186,13 +190,27 @@ pub struct SnapshotsArgs {
 pub enum SnapshotsAction {
     /// One row per snapshot: node, storage, size, and the state of its ConfigMap entry.
     #[command(after_long_help = SNAPSHOTS_LIST_EXAMPLES)]
-    List,
+    List(SnapshotListArgs),
     /// What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences.
     #[command(after_long_help = SNAPSHOTS_DIFF_EXAMPLES)]
-    Diff,
+    Diff(SnapshotDiffArgs),
     /// Write the missing and stale entries exactly as k3s would (with --fix).
     #[command(after_long_help = SNAPSHOTS_BACKFILL_EXAMPLES)]
     Backfill(BackfillArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SnapshotListArgs {
+    /// Exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SnapshotDiffArgs {
+    /// Exit 1 when a finding of at least this severity remains (default: on any difference, like kubectl diff, or any error).
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -228,6 +246,28 @@ pub fn display_name(argv0: Option<&std::ffi::OsStr>) -> String {
     }
 }
 
+/// The executable a completion script completes: `kubectl-k3s_doctor` for the plugin (a
+/// shell completes one word, and `kubectl k3s-doctor` is completed by kubectl itself).
+pub fn script_name(display_name: &str) -> String {
+    match display_name.strip_prefix("kubectl ") {
+        Some(plugin) => format!("kubectl-{}", plugin.replace('-', "_")),
+        None => display_name.to_string(),
+    }
+}
+
+/// Whether we run as kubectl's completion helper for the plugin, `kubectl_complete-<plugin>`.
+pub fn is_kubectl_completer(argv0: Option<&std::ffi::OsStr>) -> bool {
+    argv0
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map(|f| f.to_string_lossy())
+        .is_some_and(|f| {
+            f.strip_suffix(".exe")
+                .unwrap_or(&f)
+                .strip_prefix("kubectl_complete-")
+                .is_some_and(|plugin| !plugin.is_empty())
+        })
+}
+
 /// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
 /// for `--help`/`--version` (0) as clap does.
 pub fn parse_as(name: &str) -> Cli {
@@ -258,63 +298,6 @@ fn with_program_in_examples(mut command: clap::Command, name: &str) -> clap::Com
     command
 }
 
-/// kubectl's forms: a bare number of seconds, or a duration such as `500ms`, `30s`, `1m30s`, `2h`.
-pub fn parse_request_timeout(text: &str) -> Result<RequestTimeout, String> {
-    let text = text.trim();
-    let invalid = || format!("{text:?} is not a duration; use e.g. 30s, 1m or 0 for no limit");
-    let millis: u64 = if let Ok(secs) = text.parse::<u64>() {
-        secs.checked_mul(1000).ok_or_else(invalid)?
-    } else {
-        let mut total: u64 = 0;
-        let mut rest = text;
-        if rest.is_empty() {
-            return Err(invalid());
-        }
-        while !rest.is_empty() {
-            let digits = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .ok_or_else(invalid)?;
-            if digits == 0 {
-                return Err(invalid());
-            }
-            let value: u64 = rest[..digits].parse().map_err(|_| invalid())?;
-            rest = &rest[digits..];
-            let unit_len = rest
-                .find(|c: char| c.is_ascii_digit())
-                .unwrap_or(rest.len());
-            let factor = match &rest[..unit_len] {
-                "ms" => 1,
-                "s" => 1000,
-                "m" => 60_000,
-                "h" => 3_600_000,
-                _ => return Err(invalid()),
-            };
-            rest = &rest[unit_len..];
-            total = value
-                .checked_mul(factor)
-                .and_then(|v| total.checked_add(v))
-                .ok_or_else(invalid)?;
-        }
-        total
-    };
-    Ok(RequestTimeout(
-        (millis > 0).then(|| Duration::from_millis(millis)),
-    ))
-}
-
-/// `--timeout`: like `--request-timeout`, but it must be a real wait.
-fn parse_wait(text: &str) -> Result<Duration, String> {
-    parse_request_timeout(text)?.0.ok_or_else(|| {
-        format!("{text:?}: the timeout must be longer than 0; use --no-wait not to wait")
-    })
-}
-
-fn parse_now(text: &str) -> Result<Timestamp, String> {
-    text.trim()
-        .parse::<Timestamp>()
-        .map_err(|e| format!("{text:?} is not an RFC 3339 time such as 2024-05-31T12:10:40Z: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,20 +306,6 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn request_timeouts_like_kubectl() {
-        let ms = |t: &str| parse_request_timeout(t).unwrap().0.map(|d| d.as_millis());
-        assert_eq!(ms("0"), None);
-        assert_eq!(ms("5"), Some(5000));
-        assert_eq!(ms("30s"), Some(30_000));
-        assert_eq!(ms("1m30s"), Some(90_000));
-        assert_eq!(ms("250ms"), Some(250));
-        assert_eq!(ms("2h"), Some(7_200_000));
-        for bad in ["", "s", "1x", "-1s", "1.5s", "99999999999999999999"] {
-            assert!(parse_request_timeout(bad).is_err(), "{bad}");
-        }
     }
 
     #[test]
@@ -375,6 +344,15 @@ mod tests {
             "k3sdoctor"
         );
         assert_eq!(display_name(None), "k3sdoctor");
+        assert_eq!(script_name("kubectl k3s-doctor"), "kubectl-k3s_doctor");
+        assert_eq!(script_name("k3sdoctor"), "k3sdoctor");
+        assert!(is_kubectl_completer(Some(OsStr::new(
+            "/usr/bin/kubectl_complete-k3s_doctor"
+        ))));
+        assert!(!is_kubectl_completer(Some(OsStr::new(
+            "kubectl-k3s_doctor"
+        ))));
+        assert!(!is_kubectl_completer(Some(OsStr::new("kubectl_complete-"))));
     }
 
     #[test]
@@ -383,5 +361,14 @@ mod tests {
         let b = Cli::try_parse_from(["k3sdoctor", "leases", "-o", "json"]).unwrap();
         assert_eq!(a.global.output, OutputFormat::Json);
         assert_eq!(b.global.output, OutputFormat::Json);
+    }
+
+    #[test]
+    fn the_request_timeout_defaults_to_what_the_help_says() {
+        let cli = Cli::try_parse_from(["k3sdoctor", "leases"]).unwrap();
+        assert_eq!(
+            cli.global.request_timeout,
+            RequestTimeout(Some(Duration::from_secs(30)))
+        );
     }
 }

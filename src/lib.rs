@@ -36,7 +36,9 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         }
     };
     let mut ui = Ui::new(
-        Box::new(std::io::stdout()),
+        Box::new(render::closed_pipe::ClosedPipeTolerant::new(
+            std::io::stdout(),
+        )),
         Box::new(std::io::stderr()),
         Style {
             color,
@@ -63,7 +65,51 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     }
 }
 
+const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list` and the table \
+     `leases follow --fix` prints after the move)";
+
+/// The commands whose output has no table that `-o wide` could widen, as (command, when):
+/// they refuse it rather than accept it and print the same thing.
+fn without_wide_columns(command: &Command) -> Option<(&'static str, &'static str)> {
+    let always = |name| Some((name, ""));
+    match command {
+        // The lease table after a verified move is the only table `follow` prints.
+        Command::Leases(args) => match &args.action {
+            Some(cli::LeasesAction::Follow(f)) if !f.fix || f.no_wait => {
+                Some(("leases follow", " without --fix or with --no-wait"))
+            }
+            _ => None,
+        },
+        Command::Snapshots(args) => match args.action {
+            cli::SnapshotsAction::List(_) => None,
+            cli::SnapshotsAction::Diff(_) => always("snapshots diff"),
+            cli::SnapshotsAction::Backfill(_) => always("snapshots backfill"),
+        },
+        Command::Check(_) => always("check"),
+        Command::Completions { .. } => always("completions"),
+        Command::Man { .. } => always("man"),
+    }
+}
+
+/// Answers kubectl's plugin completion (`kubectl_complete-k3s_doctor WORD...`): candidates
+/// on stdout in Cobra's `__complete` format. Nothing else is printed, whatever the words.
+pub fn complete_for_kubectl(words: &[String]) -> Exit {
+    let mut out = render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout());
+    match commands::completions::write_kubectl_protocol(words, &mut out) {
+        Ok(()) => Exit::Healthy,
+        Err(_) => Exit::ReadFailed,
+    }
+}
+
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if cli.global.output == render::OutputFormat::Wide
+        && let Some((command, when)) = without_wide_columns(&cli.command)
+    {
+        return Err(Failure::Refused(format!(
+            "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml {WIDE_WHERE}"
+        ))
+        .into());
+    }
     match &cli.command {
         Command::Leases(args) => match &args.action {
             Some(cli::LeasesAction::Follow(follow)) => {
@@ -73,14 +119,18 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
         },
         Command::Check(args) => commands::check::run(&cli.global, args, ui),
         Command::Snapshots(args) => match &args.action {
-            cli::SnapshotsAction::List => commands::snapshots::run_list(&cli.global, ui),
-            cli::SnapshotsAction::Diff => commands::snapshots::run_diff(&cli.global, ui),
+            cli::SnapshotsAction::List(list) => {
+                commands::snapshots::run_list(&cli.global, list, ui)
+            }
+            cli::SnapshotsAction::Diff(diff) => {
+                commands::snapshots::run_diff(&cli.global, diff, ui)
+            }
             cli::SnapshotsAction::Backfill(backfill) => {
                 commands::snapshots_backfill::run(&cli.global, backfill, ui)
             }
         },
         Command::Completions { shell } => {
-            commands::completions::write(*shell, bin_name, &mut ui.out);
+            commands::completions::write(*shell, &cli::script_name(bin_name), &mut ui.out);
             Ok(Exit::Healthy)
         }
         Command::Man { out_dir: None } => {

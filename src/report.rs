@@ -4,7 +4,7 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::diagnose::finding::{Finding, Severity};
+use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
 
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
@@ -66,6 +66,10 @@ pub struct LeaseReport {
     #[serde(flatten)]
     pub analysis: LeaseAnalysis,
     pub summary: Summary,
+    /// The threshold the exit code was judged on, so the summary line can say when findings
+    /// do not count.
+    #[serde(skip)]
+    pub fail_on: FailOn,
 }
 
 impl LeaseReport {
@@ -76,7 +80,12 @@ impl LeaseReport {
             now,
             summary: Summary::of(&analysis.findings),
             analysis,
+            fail_on: FailOn::Error,
         }
+    }
+
+    pub fn failing_on(self, fail_on: FailOn) -> Self {
+        Self { fail_on, ..self }
     }
 }
 
@@ -138,6 +147,8 @@ pub struct SnapshotReport {
     #[serde(flatten)]
     pub analysis: crate::diagnose::snapshots::SnapshotAnalysis,
     pub summary: Summary,
+    #[serde(skip)]
+    pub fail_on: FailOn,
 }
 
 impl SnapshotReport {
@@ -152,7 +163,12 @@ impl SnapshotReport {
             now,
             summary: Summary::of(&analysis.findings),
             analysis,
+            fail_on: FailOn::Error,
         }
+    }
+
+    pub fn failing_on(self, fail_on: FailOn) -> Self {
+        Self { fail_on, ..self }
     }
 }
 
@@ -182,6 +198,8 @@ pub struct CheckReport {
     pub analysis: crate::diagnose::check::CheckAnalysis,
     /// Counts over every finding, linked children included.
     pub summary: Summary,
+    #[serde(skip)]
+    pub fail_on: FailOn,
 }
 
 impl CheckReport {
@@ -192,6 +210,11 @@ impl CheckReport {
             now,
             summary: Summary::of(&analysis.all_findings()),
             analysis,
+            fail_on: FailOn::Error,
         }
+    }
+
+    pub fn failing_on(self, fail_on: FailOn) -> Self {
+        Self { fail_on, ..self }
     }
 }

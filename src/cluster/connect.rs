@@ -16,14 +16,16 @@ use crate::distro::Distro;
 pub struct ConnectOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
-    /// `None`: no limit (kubectl's `--request-timeout=0`).
+    /// `None`: no limit at all (`--request-timeout 0`).
     pub request_timeout: Option<Duration>,
 }
 
-/// A client ready to use, and the server it talks to (for messages).
+/// A client ready to use, the server it talks to (for messages), and the requests in flight
+/// on it (for progress).
 pub struct Connection {
     pub client: kube::Client,
     pub server: String,
+    pub activity: super::activity::Activity,
 }
 
 pub fn user_agent() -> String {
@@ -32,12 +34,12 @@ pub fn user_agent() -> String {
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
     let mut config = load_config(opts).await?;
-    if let Some(timeout) = opts.request_timeout {
-        config.connect_timeout = Some(timeout);
-        config.read_timeout = Some(timeout);
-        config.write_timeout = Some(timeout);
-        config.reset_reader_on_write = true;
-    }
+    // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
+    // kube's own connect (30 s) and write (295 s) limits too.
+    config.connect_timeout = opts.request_timeout;
+    config.read_timeout = opts.request_timeout;
+    config.write_timeout = opts.request_timeout;
+    config.reset_reader_on_write = opts.request_timeout.is_some();
     // Retries are ours to decide: a repair must never be sent twice behind our back.
     config.default_retry = false;
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
@@ -52,7 +54,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
         ReadError::new(format!("cannot set up a client for {server}: {e}"))
             .with_detail(cause_chain(&e))
     })?;
-    Ok(Connection { client, server })
+    Ok(Connection {
+        client,
+        server,
+        activity: Default::default(),
+    })
 }
 
 async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
@@ -71,6 +77,9 @@ async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
             });
         }
     };
+    if let Some(wanted) = &opts.context {
+        check_context(&kubeconfig, wanted, &origin)?;
+    }
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|e| {
@@ -135,14 +144,81 @@ fn find_kubeconfig(opts: &ConnectOptions) -> Result<Option<(Kubeconfig, String)>
 
 fn read_one(path: &Path) -> Result<Kubeconfig, ReadError> {
     Kubeconfig::read_from(path).map_err(|e| {
-        let why = match std::fs::metadata(path) {
-            Err(io) => io.to_string(),
-            Ok(_) => e.to_string(),
+        let message = match std::fs::metadata(path) {
+            Err(io) => format!(
+                "cannot read kubeconfig {}: {io}; pass an existing file with --kubeconfig",
+                path.display()
+            ),
+            Ok(_) => format!(
+                "kubeconfig {} is not valid: {}; fix the file there or pass another with --kubeconfig",
+                path.display(),
+                first_line_of_parse_error(&e.to_string())
+            ),
         };
-        ReadError::new(format!(
-            "cannot read kubeconfig {}: {why}; pass an existing file with --kubeconfig",
-            path.display()
-        ))
-        .with_detail(cause_chain(&e))
+        ReadError::new(message).with_detail(cause_chain(&e))
     })
+}
+
+/// The YAML parser's message is `failed to parse kubeconfig YAML: error: line 6 column 1:
+/// <problem>` followed by a caret diagram of the source; a one-line error keeps the position
+/// and the problem.
+fn first_line_of_parse_error(text: &str) -> &str {
+    let first = text.lines().next().unwrap_or_default();
+    let first = first
+        .strip_prefix("failed to parse kubeconfig YAML: ")
+        .unwrap_or(first);
+    first.strip_prefix("error: ").unwrap_or(first).trim_end()
+}
+
+/// kube only says `failed to load current context: nope`; naming the contexts that exist
+/// lets the user pick one without opening the file.
+fn check_context(kubeconfig: &Kubeconfig, wanted: &str, origin: &str) -> Result<(), ReadError> {
+    let names: Vec<&str> = kubeconfig
+        .contexts
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    if names.contains(&wanted) {
+        return Ok(());
+    }
+    let known = if names.is_empty() {
+        "it has no contexts".to_string()
+    } else {
+        format!("it has {}", names.join(", "))
+    };
+    Err(ReadError::new(format!(
+        "context {wanted:?} is not in kubeconfig {origin} ({known}); pick one with --context"
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_keep_position_and_problem_only() {
+        let kube = "failed to parse kubeconfig YAML: error: line 6 column 1: while parsing a flow mapping, \
+                    did not find expected ',' or '}'\n --> <input>:6:1\n  |\n6 | contexts: []\n  | ^ while parsing";
+        assert_eq!(
+            first_line_of_parse_error(kube),
+            "line 6 column 1: while parsing a flow mapping, did not find expected ',' or '}'"
+        );
+        assert_eq!(
+            first_line_of_parse_error("missing field `name`"),
+            "missing field `name`"
+        );
+    }
+
+    #[test]
+    fn unknown_context_names_the_known_ones() {
+        let kubeconfig: Kubeconfig = serde_yaml_ng::from_str(
+            "contexts:\n- name: one\n  context: {cluster: a}\n- name: two\n  context: {cluster: a}\n",
+        )
+        .unwrap();
+        assert!(check_context(&kubeconfig, "two", "f").is_ok());
+        assert_eq!(
+            check_context(&kubeconfig, "nope", "f").unwrap_err().message,
+            "context \"nope\" is not in kubeconfig f (it has one, two); pick one with --context"
+        );
+    }
 }

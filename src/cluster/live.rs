@@ -72,6 +72,7 @@ pub async fn read_lease_state(
 /// sends no usable header (the caller falls back to the local clock).
 pub async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Timestamp> {
     let request = http::Request::get("/version").body(Vec::new()).ok()?;
+    let _in_flight = conn.activity.begin("get /version");
     let response = conn
         .client
         .send(request.map(kube::client::Body::from))
@@ -157,10 +158,12 @@ where
     let mut params = ListParams::default().limit(PAGE_SIZE);
     loop {
         let started = Instant::now();
+        let in_flight = conn.activity.begin(action);
         let page = api
             .list(&params)
             .await
             .map_err(|e| ReadError::from_kube(&e, action, &conn.server))?;
+        drop(in_flight);
         trace(&format!(
             "{action}: {} items in {} ms",
             page.items.len(),
@@ -187,10 +190,12 @@ where
 {
     let action = format!("get {kind} kube-system/{name}");
     let started = Instant::now();
+    let in_flight = conn.activity.begin(&action);
     let result = api
         .get_opt(name)
         .await
         .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
+    drop(in_flight);
     trace(&format!(
         "{action}: {} in {} ms",
         if result.is_some() {

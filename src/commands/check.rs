@@ -11,7 +11,7 @@ use crate::report::CheckReport;
 pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
-    let report = CheckReport::new(loaded.now, analysis);
+    let report = CheckReport::new(loaded.now, analysis).failing_on(args.fail_on);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),

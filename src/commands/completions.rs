@@ -1,4 +1,4 @@
-//! `k3sdoctor completions SHELL`.
+//! `k3sdoctor completions SHELL`, and the answers for kubectl's plugin completion.
 
 use std::io::Write;
 
@@ -6,7 +6,15 @@ use clap::CommandFactory;
 use clap_complete::Shell;
 
 use crate::cli::Cli;
+use crate::cli::complete::complete;
 
-pub fn write(shell: Shell, bin_name: &str, out: &mut dyn Write) {
-    clap_complete::generate(shell, &mut Cli::command(), bin_name, out);
+/// A static script for the executable `script_name` (`k3sdoctor` or `kubectl-k3s_doctor`).
+pub fn write(shell: Shell, script_name: &str, out: &mut dyn Write) {
+    clap_complete::generate(shell, &mut Cli::command(), script_name, out);
+}
+
+/// Cobra's `__complete` answer for the words kubectl passes.
+pub fn write_kubectl_protocol(words: &[String], out: &mut dyn Write) -> std::io::Result<()> {
+    out.write_all(complete(&Cli::command(), words).to_protocol().as_bytes())?;
+    out.flush()
 }

@@ -11,7 +11,7 @@ use crate::report::LeaseReport;
 pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_lease_state(global, ui)?;
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
-    let report = LeaseReport::new(loaded.now, analysis);
+    let report = LeaseReport::new(loaded.now, analysis).failing_on(args.fail_on);
     match global.output {
         format if format.is_structured() => render::write_structured(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}

@@ -73,6 +73,7 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
     };
     let conn = connect(&opts).await?;
     ui.trace(&format!("reading from {}", conn.server));
+    ui.show_slow_requests(&conn);
     Ok(conn)
 }
 

@@ -7,6 +7,7 @@ pub mod leases;
 pub mod leases_follow;
 pub mod load;
 pub mod man;
+pub mod request_spinner;
 pub mod snapshots;
 pub mod snapshots_backfill;
 
@@ -19,6 +20,8 @@ use crate::render::style::Style;
 pub struct Ui {
     pub out: Box<dyn Write + Send + Sync>,
     err: Mutex<Box<dyn Write + Send>>,
+    /// Shown while a request is slow; put aside while a line goes to stderr.
+    spinner: Mutex<Option<request_spinner::RequestSpinner>>,
     pub style: Style,
     pub verbose: u8,
     pub quiet: bool,
@@ -35,6 +38,7 @@ impl Ui {
         Ui {
             out,
             err: Mutex::new(err),
+            spinner: Mutex::new(None),
             style,
             verbose,
             quiet,
@@ -61,10 +65,31 @@ impl Ui {
         }
     }
 
+    /// On a terminal (and without `-q`), a spinner names the request being waited for once
+    /// one takes longer than a second; never on a pipe, where it would be noise in a log.
+    pub fn show_slow_requests(&self, conn: &crate::cluster::connect::Connection) {
+        use std::io::IsTerminal;
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return;
+        }
+        if let Ok(mut spinner) = self.spinner.lock() {
+            *spinner = Some(request_spinner::RequestSpinner::start(
+                conn.activity.clone(),
+                conn.server.clone(),
+            ));
+        }
+    }
+
     pub fn err_line(&self, line: &str) {
-        if let Ok(mut err) = self.err.lock() {
-            // stderr going away is no reason to fail the command.
-            let _ = writeln!(err, "{line}");
+        let write = || {
+            if let Ok(mut err) = self.err.lock() {
+                // stderr going away is no reason to fail the command.
+                let _ = writeln!(err, "{line}");
+            }
+        };
+        match self.spinner.lock().as_deref() {
+            Ok(Some(spinner)) => spinner.suspend(write),
+            _ => write(),
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use super::Ui;
 use super::load::{Loaded, load_snapshot_state};
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, SnapshotDiffArgs, SnapshotListArgs};
+use crate::diagnose::finding::FailOn;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
 use crate::exit::Exit;
@@ -36,10 +37,11 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
     analyse_snapshots(&loaded.state, loaded.distro, loaded.now.time, &leases)
 }
 
-pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     note_missing_crd(&loaded, ui);
-    let report = SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded));
+    let report =
+        SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded)).failing_on(args.fail_on);
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
@@ -48,14 +50,21 @@ pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
             .map_err(Into::into),
     };
     render::tolerate_closed_pipe(written)?;
-    Ok(Exit::Healthy)
+    Ok(if args.fail_on.is_failure(&report.analysis.findings) {
+        Exit::Findings
+    } else {
+        Exit::Healthy
+    })
 }
 
-/// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`.
-pub fn run_diff(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+/// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`, or on
+/// an error finding (a summary that counts errors must not come with exit 0); `--fail-on`
+/// replaces that rule with the severity threshold the other commands use.
+pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     note_missing_crd(&loaded, ui);
-    let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded));
+    let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded))
+        .failing_on(args.fail_on.unwrap_or(FailOn::Error));
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
@@ -63,7 +72,13 @@ pub fn run_diff(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
         _ => render::snapshots::write_diff(&mut ui.out, &report, ui.style).map_err(Into::into),
     };
     render::tolerate_closed_pipe(written)?;
-    Ok(if report.analysis.has_differences() {
+    let failed = match args.fail_on {
+        Some(fail_on) => fail_on.is_failure(&report.analysis.findings),
+        None => {
+            report.analysis.has_differences() || FailOn::Error.is_failure(&report.analysis.findings)
+        }
+    };
+    Ok(if failed {
         Exit::Findings
     } else {
         Exit::Healthy

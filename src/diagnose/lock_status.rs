@@ -330,7 +330,7 @@ fn released_finding(
     let since = record.renew_time.map(|t| input.now.duration_since(t));
     let stuck = since.is_none_or(|d| d > WRANGLER_LEASE_DURATION + CLOCK_SKEW_ALLOWANCE);
     let when = since
-        .map(|d| format!(" {} ago", crate::age::short(d)))
+        .map(|d| format!(" {}", crate::age::relative(d)))
         .unwrap_or_default();
     let (severity, message) = if stuck {
         (

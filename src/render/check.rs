@@ -94,7 +94,7 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary_line(&a.all_findings()))
+    writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
 }
 
 /// A finding; a child is drawn under its cause with a branch and indented once more.

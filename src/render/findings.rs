@@ -4,11 +4,12 @@ use std::io::Write;
 
 use super::plural;
 use super::style::Style;
-use crate::diagnose::finding::{Finding, Severity};
+use crate::diagnose::finding::{FailOn, Finding, Severity};
 
 pub fn write_findings(
     out: &mut dyn Write,
     findings: &[Finding],
+    fail_on: FailOn,
     style: Style,
 ) -> std::io::Result<()> {
     for f in findings {
@@ -25,10 +26,12 @@ pub fn write_findings(
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary_line(findings))
+    writeln!(out, "{}", summary_line(findings, fail_on))
 }
 
-pub fn summary_line(findings: &[Finding]) -> String {
+/// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,
+/// so a count of errors never sits next to a silent success.
+pub fn summary_line(findings: &[Finding], fail_on: FailOn) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),
@@ -42,5 +45,30 @@ pub fn summary_line(findings: &[Finding]) -> String {
     if infos > 0 {
         parts.push(format!("{infos} info"));
     }
-    parts.join(", ")
+    let counts = parts.join(", ");
+    if fail_on == FailOn::Never && errors + warnings > 0 {
+        format!("{counts}; not counted in the exit code (--fail-on never)")
+    } else {
+        counts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::finding::FindingCode;
+
+    #[test]
+    fn summary_says_when_findings_do_not_count() {
+        let findings = [
+            Finding::new(Severity::Error, FindingCode::LeaseSplit, "x", "y"),
+            Finding::new(Severity::Warning, FindingCode::MixedVersions, "x", "y"),
+        ];
+        assert_eq!(summary_line(&findings, FailOn::Error), "1 error, 1 warning");
+        assert_eq!(
+            summary_line(&findings, FailOn::Never),
+            "1 error, 1 warning; not counted in the exit code (--fail-on never)"
+        );
+        assert_eq!(summary_line(&[], FailOn::Never), "healthy: no findings");
+    }
 }

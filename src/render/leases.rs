@@ -11,7 +11,7 @@ use super::table::{lines, plain_table};
 use crate::age;
 use crate::diagnose::cluster_summary::ClusterSummary;
 use crate::diagnose::lock_status::{LockState, LockStatus};
-use crate::report::LeaseReport;
+use crate::report::{LeaseReport, NowSource};
 
 pub fn write_table(
     out: &mut dyn Write,
@@ -82,8 +82,33 @@ pub fn write_table(
             writeln!(out, "{line}")?;
         }
     }
+    let ahead: Vec<&str> = a
+        .locks
+        .iter()
+        .filter(|l| l.renewed_seconds_ago.is_some_and(|s| s < 0))
+        .map(|l| l.name.as_str())
+        .collect();
+    if !ahead.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "note: {} renewed after now ({}): {}",
+            ahead.join(" and "),
+            report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            match report.now.source {
+                NowSource::Flag =>
+                    "--now is earlier than these renewals (before the dump was taken?); \
+                                    freshness is judged as of --now"
+                        .to_string(),
+                source => format!(
+                    "the holder's clock runs ahead of the {} (clock skew); the lock counts as fresh",
+                    source.describe()
+                ),
+            }
+        )?;
+    }
     writeln!(out)?;
-    write_findings(out, &a.findings, style)
+    write_findings(out, &a.findings, report.fail_on, style)
 }
 
 fn cluster_line(c: &ClusterSummary) -> String {
@@ -176,7 +201,7 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
 
 fn ago(seconds: Option<i64>) -> String {
     seconds
-        .map(|s| format!("{} ago", age::short(SignedDuration::from_secs(s))))
+        .map(|s| age::relative(SignedDuration::from_secs(s)))
         .unwrap_or_else(|| "-".into())
 }
 

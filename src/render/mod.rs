@@ -2,6 +2,7 @@
 //! so a report is built once and rendered anywhere, including into a test's buffer.
 
 pub mod check;
+pub mod closed_pipe;
 pub mod findings;
 pub mod follow;
 pub mod leases;

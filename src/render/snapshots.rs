@@ -104,7 +104,7 @@ pub fn write_list(
         }
     }
     writeln!(out)?;
-    write_findings(out, &report.analysis.findings, style)
+    write_findings(out, &report.analysis.findings, report.fail_on, style)
 }
 
 pub fn write_diff(
@@ -154,7 +154,7 @@ pub fn write_diff(
     } else {
         writeln!(out, "No differences.\n")?;
     }
-    write_findings(out, &a.findings, style)
+    write_findings(out, &a.findings, report.fail_on, style)
 }
 
 pub fn write_backfill_plan(

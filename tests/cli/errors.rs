@@ -108,7 +108,32 @@ fn unknown_context() {
         .run()
         .code(3)
         .one_line_error()
-        .stderr_has("context \"prod\"");
+        .stderr_has("context \"prod\"")
+        .stderr_has("(it has fake); pick one with --context");
+}
+
+/// A YAML error is one line naming the file and the position, not the parser's caret
+/// diagram, and not the advice to pass an existing file (it exists).
+#[test]
+fn malformed_kubeconfig_names_file_line_and_column() {
+    let run = k3sdoctor(["leases"]);
+    let path = run.home().join("broken.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {server: \"https://x\"\ncontexts: []\n",
+    )
+    .unwrap();
+    let out = run.arg("--kubeconfig").arg(path.to_str().unwrap()).run();
+    out.code(3).one_line_error().stderr_has(&format!(
+        "kubeconfig {} is not valid: line 6 column 1: ",
+        path.display()
+    ));
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("pass an existing file"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

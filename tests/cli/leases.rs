@@ -420,3 +420,26 @@ fn mid_upgrade_the_stale_configmap_copy_of_a_1_28_holder_is_not_a_disagreement()
     );
     assert_eq!(report.lock("k3s").holder.as_deref(), Some("s3"));
 }
+
+/// `--now` before the dump was taken: renewals read as future ones, with a note saying why,
+/// never as a negative age next to `held`.
+#[test]
+fn renewals_after_now_read_in_not_negative_ago() {
+    let dump = crate::support::harness::repo_path("tests/fixtures/split-cluster");
+    let out = k3sdoctor([
+        "--from-file",
+        dump.to_str().unwrap(),
+        "leases",
+        "--now",
+        "2024-05-31T12:10:00Z",
+    ])
+    .run();
+    out.code(1)
+        .stdout_has("in 38s")
+        .stdout_has("note: k3s and k3s-etcd renewed after now (2024-05-31T12:10:00Z): --now is earlier than these renewals");
+    assert!(
+        !out.stdout.contains("-38s") && !out.stdout.contains(" ago   "),
+        "{}",
+        out.stdout
+    );
+}

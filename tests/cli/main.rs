@@ -5,9 +5,12 @@
 mod support;
 
 mod check;
+mod closed_pipe;
 mod common;
+mod completions;
 mod dump_vs_live;
 mod errors;
+mod fail_on;
 mod faults;
 mod follow;
 mod generated_files;
@@ -15,4 +18,5 @@ mod leases;
 mod rbac;
 mod real_cluster;
 mod report;
+mod slow_requests;
 mod snapshots;

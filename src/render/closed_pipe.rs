@@ -1,0 +1,106 @@
+//! Standard output that a reader may close early (`k3sdoctor check | head -1`).
+
+use std::io::{ErrorKind, Result, Write};
+
+/// Once the reader has gone, writes succeed and go nowhere: what is left to print has no
+/// reader, and the exit code must still be the verdict's rather than a write error. Any
+/// other error (a full disk) is still reported.
+pub struct ClosedPipeTolerant<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> ClosedPipeTolerant<W> {
+    pub fn new(inner: W) -> Self {
+        ClosedPipeTolerant {
+            inner,
+            closed: false,
+        }
+    }
+
+    fn absorb(&mut self, result: Result<()>) -> Result<()> {
+        match result {
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: Write> Write for ClosedPipeTolerant<W> {
+    fn write(&mut self, buf: &[u8]) -> Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.absorb(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipe whose reader leaves after `room` bytes.
+    struct Pipe {
+        room: usize,
+        written: Vec<u8>,
+    }
+
+    impl Write for Pipe {
+        fn write(&mut self, buf: &[u8]) -> Result<usize> {
+            if self.written.len() + buf.len() > self.room {
+                return Err(ErrorKind::BrokenPipe.into());
+            }
+            self.written.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn writes_after_the_reader_left_are_dropped_not_errors() {
+        let mut out = ClosedPipeTolerant::new(Pipe {
+            room: 6,
+            written: Vec::new(),
+        });
+        writeln!(out, "first").unwrap();
+        writeln!(out, "second line").unwrap();
+        writeln!(out, "x").unwrap();
+        out.flush().unwrap();
+        assert!(out.closed);
+        assert_eq!(out.inner.written, b"first\n");
+    }
+
+    #[test]
+    fn other_errors_still_fail() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> Result<usize> {
+                Err(std::io::Error::other("No space left on device"))
+            }
+            fn flush(&mut self) -> Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = ClosedPipeTolerant::new(Full);
+        assert!(writeln!(out, "x").is_err());
+    }
+}

@@ -1,0 +1,85 @@
+//! `--fail-on` wherever findings are counted, and `-o wide` only where it adds columns: the
+//! exit code agrees with what the report says.
+
+use crate::support::harness::{k3sdoctor, repo_path};
+
+fn on_dump(args: &[&str]) -> crate::support::harness::Run {
+    k3sdoctor(
+        [
+            "--from-file",
+            repo_path("tests/fixtures/split-cluster").to_str().unwrap(),
+        ]
+        .into_iter()
+        .chain(args.iter().copied()),
+    )
+}
+
+#[test]
+fn snapshots_list_fails_on_the_errors_it_counts() {
+    on_dump(&["snapshots", "list"])
+        .run()
+        .code(1)
+        .stdout_has("2 errors, 1 warning\n");
+    on_dump(&["snapshots", "list", "--fail-on", "warning"])
+        .run()
+        .code(1);
+    on_dump(&["snapshots", "list", "-o", "json"]).run().code(1);
+}
+
+#[test]
+fn fail_on_never_is_accepted_everywhere_and_says_the_count_does_not_matter() {
+    for args in [
+        &["snapshots", "list", "--fail-on", "never"][..],
+        &["snapshots", "diff", "--fail-on", "never"][..],
+        &["leases", "--fail-on", "never"][..],
+        &["check", "--fail-on", "never"][..],
+    ] {
+        on_dump(args)
+            .run()
+            .code(0)
+            .stdout_has("; not counted in the exit code (--fail-on never)\n");
+    }
+}
+
+#[test]
+fn snapshots_diff_keeps_exiting_1_on_differences_and_takes_a_threshold() {
+    on_dump(&["snapshots", "diff"]).run().code(1);
+    on_dump(&["snapshots", "diff", "--fail-on", "error"])
+        .run()
+        .code(1);
+    let out = on_dump(&["snapshots", "diff", "--fail-on", "bogus"]).run();
+    out.code(2);
+}
+
+#[test]
+fn wide_is_refused_where_it_would_add_nothing() {
+    for args in [
+        &["check"][..],
+        &["snapshots", "diff"][..],
+        &["snapshots", "backfill"][..],
+        &["completions", "bash"][..],
+        &["man"][..],
+        &["leases", "follow"][..],
+    ] {
+        let out = on_dump(&[args, &["-o", "wide"][..]].concat()).run();
+        out.code(2)
+            .one_line_error()
+            .stderr_has("has no wide columns");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
+    }
+}
+
+#[test]
+fn wide_adds_columns_where_it_is_accepted() {
+    for (args, column) in [
+        (&["leases"][..], "MATCHED BY"),
+        (&["snapshots", "list"][..], "KEY"),
+    ] {
+        let narrow = on_dump(args).run();
+        assert!(!narrow.stdout.contains(column), "{args:?}");
+        on_dump(&[args, &["-o", "wide"][..]].concat())
+            .run()
+            .code(1)
+            .stdout_has(column);
+    }
+}

@@ -1,0 +1,81 @@
+//! `--request-timeout`'s stated default, and the spinner that names a slow request: on a
+//! terminal only, never in a pipe.
+
+use std::time::Duration;
+
+use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{NOW, lease, server};
+
+/// A cluster whose Lease list answers after 2 s: long enough for the spinner to show.
+fn slow_leases() -> FakeApi {
+    let fake = FakeApi::start();
+    for o in [
+        server("s1", "v1.29.4+k3s1"),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ] {
+        fake.put(o);
+    }
+    fake.inject(Fault::new(
+        Some("GET"),
+        "/leases",
+        FaultAction::Delay(Duration::from_secs(2)),
+    ));
+    fake
+}
+
+#[test]
+fn the_help_states_the_request_timeout_that_applies() {
+    for help in ["-h", "--help"] {
+        let out = k3sdoctor(["leases", help]).run();
+        out.code(0);
+        let words = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains("(e.g. 10s, 1m; 0 = no limit) [default: 30s]"),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn on_a_pipe_a_slow_request_draws_no_spinner() {
+    let fake = slow_leases();
+    let out = k3sdoctor(["leases", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.code(0).stdout_has("s1");
+    assert!(out.stderr.is_empty(), "stderr on a pipe:\n{}", out.stderr);
+}
+
+#[test]
+fn on_a_terminal_a_slow_request_is_named_with_its_server() {
+    let fake = slow_leases();
+    let run = k3sdoctor(Vec::<String>::new());
+    let kubeconfig = fake.write_kubeconfig(run.home(), Role::ReadOnly);
+    let command = format!(
+        "{} leases --now {NOW} --kubeconfig {}",
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        kubeconfig.display()
+    );
+    // util-linux `script` gives the tool a pseudo-terminal for stdout and stderr.
+    let out = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env_clear()
+        .env("HOME", run.home())
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let Ok(out) = out else {
+        eprintln!("skipped: util-linux script is not installed");
+        return;
+    };
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{screen}");
+    assert!(
+        screen.contains(&format!("list leases in kube-system from {}", fake.url())),
+        "{screen}"
+    );
+    assert!(screen.contains("LOCK"), "{screen}");
+}
