@@ -10,6 +10,7 @@ pub mod lock_status;
 pub mod membership;
 pub mod quorum;
 pub mod snapshot_findings;
+pub mod snapshot_reconcile;
 pub mod snapshots;
 
 #[cfg(test)]

@@ -170,26 +170,35 @@ pub fn findings(
     if !strays.is_empty() {
         let keys: Vec<String> = strays
             .iter()
-            .map(|o| {
-                if o.cr_deleting {
-                    format!("{} (CR being deleted)", o.key)
-                } else {
-                    o.key.clone()
-                }
+            .map(|o| match (&o.cr_without_entry, o.cr_deleting) {
+                (Some(cr), _) => format!("{} (its CR {cr} gets no entry: no metadata)", o.key),
+                (None, true) => format!("{} (CR being deleted)", o.key),
+                (None, false) => o.key.clone(),
             })
             .collect();
+        let removed = strays.iter().filter(|o| o.reconcile.removes).count();
+        let kept_why = strays
+            .iter()
+            .find(|o| !o.reconcile.removes)
+            .map(|o| format!(", keeps {} ({})", strays.len() - removed, o.reconcile.why))
+            .unwrap_or_default();
         out.push(
             Finding::new(
                 Severity::Warning,
                 FindingCode::SnapshotOrphanedInConfigmap,
                 &object,
                 format!(
-                    "{} have no ETCDSnapshotFile behind them: {}",
+                    "{} have no ETCDSnapshotFile behind them that k3s lists: {}. k3s's next reconcile removes \
+                     {removed}{kept_why}",
                     plural(keys.len(), "entry", "entries"),
                     some(&keys)
                 ),
             )
-            .fix("k3sdoctor snapshots backfill --fix --prune"),
+            .fix(if removed > 0 {
+                "k3sdoctor snapshots backfill --fix --prune (removes exactly what k3s's reconcile would)"
+            } else {
+                "nothing to remove: k3s keeps these entries until the condition above changes"
+            }),
         );
     }
 

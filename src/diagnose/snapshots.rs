@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::finding::{Finding, rank};
 use super::leases::LeaseAnalysis;
 use super::snapshot_findings::{self, Tally};
+use super::snapshot_reconcile::{ReconcileFate, reconcile_fate};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::go_json::GoEscaping;
@@ -39,6 +40,9 @@ pub enum EntryState {
     PrunedForSize,
     /// k3s writes no entry for it (no metadata on this version); none is there.
     NotExpected,
+    /// k3s writes no entry for it on this version, yet one is there: its reconcile treats the
+    /// entry as having no CR (listed with the orphans).
+    Extra,
     /// Being deleted: k3s removes its entry.
     Deleting,
 }
@@ -51,6 +55,7 @@ impl EntryState {
             EntryState::Stale => "STALE",
             EntryState::PrunedForSize => "pruned (size)",
             EntryState::NotExpected => "not expected",
+            EntryState::Extra => "extra",
             EntryState::Deleting => "deleting",
         }
     }
@@ -91,6 +96,11 @@ pub struct OrphanedEntry {
     pub name: Option<String>,
     /// The CR behind the key is being deleted (k3s removes the key when it is done).
     pub cr_deleting: bool,
+    /// The CR that has this key but gets no entry on this version (no metadata).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cr_without_entry: Option<String>,
+    /// What k3s's next reconcile does with the entry.
+    pub reconcile: ReconcileFate,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -152,6 +162,19 @@ pub fn analyse_snapshots(
         .filter(|k| is_current_format(k))
         .map(|k| key_timestamp(k))
         .min();
+    // The bytes of every eligible entry that is absent and no newer than the oldest present
+    // one: what k3s would have had to hold had it not pruned (either path, any number of rounds).
+    let older_missing_bytes: usize = files
+        .iter()
+        .filter(|f| !f.deleting && (!f.metadata.is_empty() || need_metadata == Some(false)))
+        .filter(|f| {
+            let key = data_key(f);
+            !data.contains_key(&key)
+                && alternate_key(f).is_none_or(|k| !data.contains_key(&k))
+                && oldest_present.is_some_and(|oldest| key_timestamp(&key) <= oldest)
+        })
+        .map(|f| encode_for(f, shape, go_escaping).len())
+        .sum();
     let mut rows = Vec::new();
     let mut tally = Tally::default();
     for file in files {
@@ -172,6 +195,8 @@ pub fn analyse_snapshots(
         let mut diffs = Vec::new();
         let entry_state = if file.deleting {
             EntryState::Deleting
+        } else if !eligible && data.contains_key(&key) {
+            EntryState::Extra
         } else if let Some(found) = data.get(&key) {
             match (decode(&expected_value), decode(found)) {
                 (Ok(e), Ok(f)) => diffs = differences(&e, &f),
@@ -189,7 +214,14 @@ pub fn analyse_snapshots(
             }
         } else if !eligible {
             EntryState::NotExpected
-        } else if pruned_for_size(&key, expected_value.len(), bytes, oldest_present, &data) {
+        } else if pruned_for_size(
+            &key,
+            expected_value.len(),
+            bytes,
+            oldest_present,
+            older_missing_bytes,
+            &data,
+        ) {
             EntryState::PrunedForSize
         } else {
             EntryState::Missing
@@ -222,7 +254,7 @@ pub fn analyse_snapshots(
         .collect();
     let live_keys: BTreeSet<&str> = rows
         .iter()
-        .filter(|r| r.state != EntryState::Deleting)
+        .filter(|r| !matches!(r.state, EntryState::Deleting | EntryState::Extra))
         .flat_map(|r| keys_of.get(r.name.as_str()).into_iter().flatten())
         .map(String::as_str)
         .collect();
@@ -231,6 +263,11 @@ pub fn analyse_snapshots(
         .filter(|r| r.state == EntryState::Deleting)
         .map(|r| r.key.as_str())
         .collect();
+    let extra_keys: BTreeMap<&str, &str> = rows
+        .iter()
+        .filter(|r| r.state == EntryState::Extra)
+        .map(|r| (r.key.as_str(), r.name.as_str()))
+        .collect();
     let orphaned: Vec<OrphanedEntry> = data
         .iter()
         .filter(|(k, _)| is_current_format(k) && !live_keys.contains(k.as_str()))
@@ -238,6 +275,8 @@ pub fn analyse_snapshots(
             key: k.clone(),
             name: decode(v).ok().map(|e| e.name).filter(|n| !n.is_empty()),
             cr_deleting: deleting_keys.contains(k.as_str()),
+            cr_without_entry: extra_keys.get(k.as_str()).map(|n| n.to_string()),
+            reconcile: reconcile_fate(k, state.nodes(), distro),
         })
         .collect();
     let legacy_keys: Vec<String> = data
@@ -282,14 +321,18 @@ pub fn analyse_snapshots(
     }
 }
 
-/// k3s drops the oldest entries, four at a time, when a write would pass 1 MiB (facts §4.5).
-/// A missing entry is explained by that when the ConfigMap is within four entries of the
-/// limit and the entry is no newer than the oldest one still there.
+/// k3s drops the oldest entries when a write would pass 1 MiB (facts §4.5): four on the first
+/// retry, then 8, 12, … more, on its change path (one new entry) and on its reconcile after a
+/// leader change (every entry at once, so a larger gap). A missing entry no newer than the
+/// oldest present one is explained by that when putting back every such missing entry would
+/// pass the limit, or when the ConfigMap is within four of the largest entries of it (the other
+/// pruned entries' snapshots may be gone since).
 fn pruned_for_size(
     key: &str,
     value_len: usize,
     bytes: usize,
     oldest_present: Option<i64>,
+    older_missing_bytes: usize,
     data: &BTreeMap<String, String>,
 ) -> bool {
     let largest = data
@@ -298,7 +341,9 @@ fn pruned_for_size(
         .max()
         .unwrap_or(0)
         .max(value_len);
-    let near_limit = bytes + value_len > CONFIGMAP_LIMIT || bytes + 4 * largest > CONFIGMAP_LIMIT;
+    let near_limit = bytes + value_len > CONFIGMAP_LIMIT
+        || bytes + 4 * largest > CONFIGMAP_LIMIT
+        || bytes + older_missing_bytes > CONFIGMAP_LIMIT;
     near_limit && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
 }
 

@@ -136,18 +136,25 @@ pub fn write_diff(
             )?;
         }
     }
+    let mut last_why = None;
     for o in &a.orphaned {
         any = true;
-        writeln!(
-            out,
-            "orphaned {}{}",
-            o.key,
-            if o.cr_deleting {
-                "  (its CR is being deleted)"
-            } else {
-                ""
-            }
-        )?;
+        let cr = match (&o.cr_without_entry, o.cr_deleting) {
+            (Some(cr), _) => format!("; CR {cr} gets no entry on this version"),
+            (None, true) => "; its CR is being deleted".to_string(),
+            (None, false) => String::new(),
+        };
+        let fate = if o.reconcile.removes {
+            "k3s's reconcile removes it"
+        } else {
+            "k3s keeps it"
+        };
+        writeln!(out, "orphaned {}  ({fate}{cr})", o.key)?;
+        // Consecutive orphans usually share their reason: say it once for the run.
+        if last_why != Some(&o.reconcile.why) {
+            writeln!(out, "           {}", o.reconcile.why)?;
+            last_why = Some(&o.reconcile.why);
+        }
     }
     if any {
         writeln!(out)?;
@@ -204,6 +211,9 @@ pub fn write_backfill_plan(
         for k in keys {
             writeln!(out, "  {label:<7} {k}")?;
         }
+    }
+    for k in &plan.kept {
+        writeln!(out, "  {:<7} {k}", "keep")?;
     }
     for k in &plan.dropped_for_size {
         writeln!(

@@ -13,6 +13,10 @@ use crate::model::snapshot_key::key_timestamp;
 /// k3s drops this many more of the oldest entries on each retry (`pruneStepSize`).
 const PRUNE_STEP: usize = 4;
 
+/// k3s writes at most this many times (`snapshotDataBackoff.Steps`, `pkg/etcd/snapshot.go`):
+/// after the ninth refusal it gives up and writes nothing, so at most eight prunes.
+const WRITE_ATTEMPTS: usize = 9;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillPlan {
@@ -21,8 +25,10 @@ pub struct BackfillPlan {
     pub create: bool,
     pub add: Vec<String>,
     pub update: Vec<String>,
-    /// Orphans removed (`--prune`).
+    /// Orphans removed (`--prune`): those k3s's reconcile would remove.
     pub remove: Vec<String>,
+    /// Orphans k3s's reconcile keeps, with why; `--prune` keeps them too.
+    pub kept: Vec<String>,
     /// Entries that were there and go to make room, oldest first.
     pub dropped_for_size: Vec<String>,
     /// Missing entries that would themselves be the oldest: not added, as k3s would not.
@@ -76,11 +82,13 @@ pub fn plan_backfill(
             _ => {}
         }
     }
-    if prune {
-        for orphan in &analysis.orphaned {
-            if data.remove(&orphan.key).is_some() {
-                remove.push(orphan.key.clone());
-            }
+    // `--prune` removes exactly what k3s's own reconcile would remove, nothing else.
+    let mut kept = Vec::new();
+    for orphan in &analysis.orphaned {
+        if !orphan.reconcile.removes {
+            kept.push(format!("{} ({})", orphan.key, orphan.reconcile.why));
+        } else if prune && data.remove(&orphan.key).is_some() {
+            remove.push(orphan.key.clone());
         }
     }
     let dropped = prune_to_limit(&mut data)?;
@@ -104,6 +112,7 @@ pub fn plan_backfill(
         add,
         update,
         remove,
+        kept,
         dropped_for_size,
         not_added_for_size,
         bytes_before: current.values().map(String::len).sum(),
@@ -115,12 +124,22 @@ pub fn plan_backfill(
 /// `pruneConfigMap` as the snapshot controller retries it (`pkg/etcd/snapshot_controller.go`):
 /// each retry drops the oldest `n` of what is left — keys sorted newest first by their trailing
 /// unix time, unparsable counting as the oldest — with `n` = 4, 8, 12, …, so 4, 12, 24, … in
-/// all, and gives up when `n` reaches the number of entries left.
+/// all, and gives up when `n` reaches the number of entries left or after its ninth write.
 fn prune_to_limit(data: &mut BTreeMap<String, String>) -> Result<Vec<String>, TooLarge> {
     let size = |d: &BTreeMap<String, String>| d.values().map(String::len).sum::<usize>();
     let mut dropped = Vec::new();
     let mut count = PRUNE_STEP;
+    let mut attempts = 1;
     while size(data) > CONFIGMAP_LIMIT {
+        if attempts == WRITE_ATTEMPTS {
+            return Err(TooLarge(format!(
+                "k3s itself gives up after {WRITE_ATTEMPTS} attempts ({} of the oldest entries dropped) and \
+                 writes nothing; the data would still be {} bytes",
+                dropped.len(),
+                size(data)
+            )));
+        }
+        attempts += 1;
         if count >= data.len() {
             return Err(TooLarge(format!(
                 "k3s's pruning would have to drop all {} remaining entries and the data would still exceed \
@@ -190,6 +209,21 @@ mod tests {
         let mut odd = entries(105, 10_000, 1000);
         odd.insert("local-unknown".into(), "v".repeat(10));
         assert_eq!(prune_to_limit(&mut odd).unwrap()[0], "local-unknown");
+    }
+
+    #[test]
+    fn gives_up_where_k3s_gives_up_after_nine_writes() {
+        // 420 × 4 000 bytes: eight prunes drop 144 and leave 1 104 000 bytes, still too large.
+        let mut data = entries(420, 4_000, 1000);
+        let err = prune_to_limit(&mut data).unwrap_err();
+        assert!(
+            err.0
+                .contains("gives up after 9 attempts (144 of the oldest"),
+            "{err}"
+        );
+        // 400 × 4 000: the eighth prune brings it to 1 024 000 bytes, written on the ninth try.
+        let mut fits = entries(400, 4_000, 1000);
+        assert_eq!(prune_to_limit(&mut fits).unwrap().len(), 144);
     }
 
     #[test]

@@ -516,3 +516,90 @@ fn a_node_named_s3_keeps_its_entry_under_the_key_k3s_last_wrote() {
         .code(0)
         .stderr_has(&format!("is keyed {s3_key}, not {local_key}"));
 }
+
+#[test]
+fn prune_removes_exactly_what_k3s_reconcile_would() {
+    // db has reconciled its local snapshots, web has not, and nobody has synced S3.
+    let mut db = server("db", AFFECTED);
+    db["metadata"]["annotations"]["etcd.k3s.cattle.io/local-snapshots-timestamp"] =
+        serde_json::json!("2024-05-31T12:00:00Z");
+    let live = processed(snapshot_cr("web", T0 + 100, true));
+    let orphan = |node: &str, ts: i64| written_by_k3s(&snapshot_cr(node, ts, true));
+    let (db_key, db_value) = orphan("db", T0);
+    let (web_key, web_value) = orphan("web", T0 + 1);
+    let s3_key = web_key.replacen("local-", "s3-", 1);
+    let fake = FakeApi::with_objects([
+        db,
+        server("web", AFFECTED),
+        server("cache", AFFECTED),
+        lease("k3s", "db", 1),
+        lease("k3s-etcd", "db", 1),
+        extra_metadata("k3s"),
+        live.clone(),
+        snapshot_configmap(
+            "k3s",
+            &[
+                written_by_k3s(&live),
+                (db_key.clone(), db_value),
+                (web_key.clone(), web_value.clone()),
+                (s3_key.clone(), web_value),
+            ],
+        ),
+    ]);
+    let (_, report) = diff_json(&fake);
+    let fates: Vec<(String, bool)> = report["orphaned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["key"].as_str().unwrap().to_string(),
+                o["reconcile"]["removes"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        fates,
+        [
+            (db_key.clone(), true),
+            (web_key.clone(), false),
+            (s3_key.clone(), false)
+        ]
+    );
+    k3sdoctor([
+        "snapshots",
+        "backfill",
+        "--fix",
+        "--prune",
+        "--yes",
+        "--now",
+        NOW,
+    ])
+    .cluster(&fake, Role::Admin)
+    .run()
+    .stdout_has(&format!("remove  {db_key}"))
+    .stdout_has(&format!("keep    {web_key}"));
+    let d = data(&fake);
+    assert!(!d.contains_key(&db_key));
+    assert!(d.contains_key(&web_key) && d.contains_key(&s3_key), "{d:?}");
+}
+
+#[test]
+fn a_gap_left_by_a_reconcile_prune_is_explained_not_missing() {
+    // 46 entries remain, far from 1 MiB; the 84 older CRs would have passed the limit with them.
+    let mut objects = base("s1", "s1");
+    let mut entries = Vec::new();
+    for i in 0..130 {
+        let cr = big_cr("s2", T0 + i);
+        if i >= 84 {
+            entries.push(written_by_k3s(&cr));
+        }
+        objects.push(cr);
+    }
+    objects.push(extra_metadata("k3s"));
+    objects.push(snapshot_configmap("k3s", &entries));
+    let fake = FakeApi::with_objects(objects);
+    let (code, report) = diff_json(&fake);
+    assert_eq!(codes(&report), ["info/snapshot-pruned-for-size"]);
+    assert_eq!(code, 0);
+}

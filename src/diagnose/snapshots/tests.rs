@@ -292,3 +292,74 @@ fn a_node_named_s3_may_hold_its_entry_under_either_key() {
     assert_eq!(a.snapshots[0].state, EntryState::Missing);
     assert_eq!(a.snapshots[0].key, local_key);
 }
+
+#[test]
+fn a_reconcile_sized_gap_of_the_oldest_entries_is_explained() {
+    // 46 entries remain (about 470 KiB, far from the limit) and the 84 older CRs have none:
+    // all 130 together pass the limit, so k3s had to drop the oldest (a reconcile drops 4, 12,
+    // 24, 40 … at once, and later writes go on dropping the oldest).
+    let mut cluster = aligned().extra_metadata();
+    let mut entries = Vec::new();
+    for i in 0..130 {
+        let cr = big("s2", T0 + i);
+        if i >= 84 {
+            let file = SnapshotFile::from_json(&cr);
+            entries.push((data_key(&file), encode(&file, S3Shape::Embedded)));
+        }
+        cluster = cluster.snapshot_json(cr);
+    }
+    let refs: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let a = analyse(cluster.snapshot_configmap(&refs));
+    assert!(
+        a.configmap_bytes < CONFIGMAP_LIMIT / 2,
+        "{}",
+        a.configmap_bytes
+    );
+    let pruned = a
+        .snapshots
+        .iter()
+        .filter(|r| r.state == EntryState::PrunedForSize)
+        .count();
+    assert_eq!(pruned, 84);
+    assert_eq!(
+        codes(&a),
+        [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
+    );
+    // A gap whose entries would all fit is no pruning: they are missing.
+    let mut few = aligned().extra_metadata();
+    let mut kept = Vec::new();
+    for i in 0..20 {
+        let cr = big("s2", T0 + i);
+        if i >= 10 {
+            let file = SnapshotFile::from_json(&cr);
+            kept.push((data_key(&file), encode(&file, S3Shape::Embedded)));
+        }
+        few = few.snapshot_json(cr);
+    }
+    let refs: Vec<(&str, &str)> = kept.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let a = analyse(few.snapshot_configmap(&refs));
+    assert!(a.snapshots.iter().any(|r| r.state == EntryState::Missing));
+}
+
+#[test]
+fn an_entry_for_a_snapshot_without_metadata_is_one_k3s_reconcile_treats_as_orphaned() {
+    let cr = snapshot_json("s1", T0, false);
+    let file = SnapshotFile::from_json(&cr);
+    let (key, value) = (data_key(&file), encode(&file, S3Shape::Embedded));
+    let a = analyse(
+        aligned()
+            .extra_metadata()
+            .snapshot_json(cr)
+            .snapshot_configmap(&[(&key, &value)]),
+    );
+    assert_eq!(a.snapshots[0].state, EntryState::Extra);
+    assert_eq!(a.orphaned.len(), 1);
+    assert_eq!(
+        a.orphaned[0].cr_without_entry.as_deref(),
+        Some(a.snapshots[0].name.as_str())
+    );
+    assert!(a.has_differences());
+}
