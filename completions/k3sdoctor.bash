@@ -469,7 +469,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases__subcmd__follow)
-            opts="-y -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -485,6 +485,10 @@ _k3sdoctor() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -677,7 +681,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__backfill)
-            opts="-y -o -v -q -h -V --fix --prune --yes --backup --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --fix --prune --yes --backup --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -685,6 +689,10 @@ _k3sdoctor() {
             case "${prev}" in
                 --backup)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

@@ -68,6 +68,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --to 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)'
             cand --lease 'The lock to move: <prog> (default) or <prog>-etcd'
             cand --timeout 'How long to wait for the takeover'
+            cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'
             cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'
@@ -81,7 +82,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -y 'Do not ask for confirmation (needed without a terminal)'
             cand --yes 'Do not ask for confirmation (needed without a terminal)'
             cand --no-wait 'Do not wait for the target to take the lock over'
-            cand --force 'Skip the target and etcd-quorum checks (never the permission check)'
+            cand --force 'Skip the target, etcd-quorum and split checks (never the permission check)'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
@@ -182,6 +183,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;snapshots;backfill'= {
             cand --backup 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)'
+            cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'
             cand --request-timeout 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)'

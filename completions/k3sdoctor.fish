@@ -76,6 +76,9 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fi
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l to -d 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l lease -d 'The lock to move: <prog> (default) or <prog>-etcd' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l timeout -d 'How long to wait for the takeover' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l fail-on -d 'After a verified write, exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l context -d 'The kubeconfig context to use' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r
@@ -94,7 +97,7 @@ never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l fix -d 'Write the change (after a server-side dry run and confirmation); without it only the plan is shown'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l no-wait -d 'Do not wait for the target to take the lock over'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l force -d 'Skip the target and etcd-quorum checks (never the permission check)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l force -d 'Skip the target, etcd-quorum and split checks (never the permission check)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -185,6 +188,9 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l backup -d 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l fail-on -d 'After a verified write, exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 30s, 1m; 0 = no limit)' -r

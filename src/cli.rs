@@ -164,9 +164,13 @@ pub struct FollowArgs {
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_wait)]
     pub timeout: Duration,
 
-    /// Skip the target and etcd-quorum checks (never the permission check).
+    /// Skip the target, etcd-quorum and split checks (never the permission check).
     #[arg(long)]
     pub force: bool,
+
+    /// After a verified write, exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -212,6 +216,10 @@ pub struct BackfillArgs {
     /// Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json).
     #[arg(long, value_name = "FILE")]
     pub backup: Option<PathBuf>,
+
+    /// After a verified write, exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }
 
 /// The name to show in help and messages: `kubectl-k3s_doctor` on PATH makes the tool a

@@ -6,7 +6,11 @@ Exit codes:
   1  findings at or above --fail-on remain (diff found differences; plan not applied; user declined)
   2  usage error or refused request (e.g. --fix without a TTY and without --yes, --fix on a dump)
   3  could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)
-  4  a repair was attempted but not completed or not verified";
+  4  a repair was attempted but not completed or not verified
+
+One rule for every repair (--fix): exit 4 only when the write did not happen or was not verified;
+after a verified write the exit code is the verdict of the cluster read again, under --fail-on
+(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain).";
 
 pub const FOLLOW_EXAMPLES: &str = "\
 Examples:

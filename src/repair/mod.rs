@@ -7,3 +7,4 @@ pub mod backfill_plan;
 pub mod follow_apply;
 pub mod follow_plan;
 pub mod lock_edit;
+pub mod split_after_move;

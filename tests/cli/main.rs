@@ -14,5 +14,6 @@ mod generated_files;
 mod leases;
 mod rbac;
 mod real_cluster;
+mod repair_exits;
 mod report;
 mod snapshots;
