@@ -3,6 +3,7 @@
 
 pub mod connect;
 pub mod dump;
+pub mod dump_coverage;
 pub mod live;
 mod read_error;
 

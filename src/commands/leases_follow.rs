@@ -31,6 +31,7 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
             return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_lease_state(global, ui)?;
+        super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Locks)?;
         let outcome = plan(&loaded, &request)?;
         let moves = matches!(outcome, FollowOutcome::Move(_));
         let (exit, status) = if moves {

@@ -6,6 +6,7 @@ use jiff::Timestamp;
 use super::Ui;
 use crate::cli::{DistroChoice, GlobalArgs};
 use crate::cluster::connect::{ConnectOptions, Connection, connect};
+use crate::cluster::dump_coverage::{Primary, lacking};
 use crate::cluster::{ClusterState, ReadError, dump, live};
 use crate::distro::Distro;
 use crate::exit::Failure;
@@ -28,6 +29,15 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
         let conn = connect_live(global, ui).await?;
         read_live(&conn, global, ui).await
     })
+}
+
+/// A dump without any of the command's primary objects is unreadable input (exit 3), not a
+/// healthy cluster.
+pub fn require_primary(loaded: &Loaded, primary: Primary) -> Result<(), Failure> {
+    match lacking(&loaded.state, primary) {
+        Some(line) => Err(Failure::Read(ReadError::new(line))),
+        None => Ok(()),
+    }
 }
 
 /// Everything the snapshot commands need: the lease state (for the writer's version and the

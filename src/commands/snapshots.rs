@@ -1,8 +1,9 @@
 //! `k3sdoctor snapshots list` and `snapshots diff`.
 
 use super::Ui;
-use super::load::{Loaded, load_snapshot_state};
+use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::GlobalArgs;
+use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
 use crate::exit::Exit;
@@ -27,6 +28,7 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 
 pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded));
     let written = match global.output {
@@ -42,6 +44,7 @@ pub fn run_list(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
 /// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`.
 pub fn run_diff(global: &GlobalArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded));
     let written = match global.output {

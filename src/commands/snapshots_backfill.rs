@@ -28,6 +28,7 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
             return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_snapshot_state(global, ui)?;
+        super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Snapshots)?;
         let analysis = analyse(&loaded);
         let current = loaded
             .state

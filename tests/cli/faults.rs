@@ -181,9 +181,11 @@ fn backfill_write_failures_lose_nothing() {
     // One conflict is re-read and the same change goes through.
     let fake = FakeApi::with_objects(split());
     fake.inject(Fault::status("PUT", "configmaps/k3s-etcd-snapshots?&fieldManager", 409).times(1));
+    // Written and verified; exit 1 is the verdict: nothing runs the snapshot controller here.
     backfill(&fake)
-        .code(0)
-        .stderr_has("changed while planning (409)");
+        .code(1)
+        .stderr_has("changed while planning (409)")
+        .stdout_has("snapshot-controller-idle");
     let data = snapshot_data(&fake);
     assert!(
         data.get("etcd-snapshot-old-1634567890").is_some(),

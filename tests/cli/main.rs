@@ -7,6 +7,7 @@ mod support;
 mod check;
 mod common;
 mod dump_vs_live;
+mod empty_dumps;
 mod errors;
 mod faults;
 mod follow;
