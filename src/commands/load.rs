@@ -22,7 +22,7 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
     if !global.from_file.is_empty() {
         let state = dump::read_dump(&global.from_file)?;
         let distro = explicit_distro(global).or_else(|| state.detect_distro());
-        return Ok(finish(global, state, distro, ui));
+        return finish(global, state, distro, ui);
     }
     let runtime = runtime()?;
     runtime.block_on(async {
@@ -89,7 +89,7 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
 pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
     let trace = |line: &str| ui.trace(line);
     let (state, distro) = live::read_lease_state(conn, explicit_distro(global), &trace).await?;
-    Ok(finish(global, state, distro, ui))
+    finish(global, state, distro, ui)
 }
 
 fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
@@ -112,7 +112,17 @@ fn warn_about_skew(server: Timestamp, ui: &Ui) {
     }
 }
 
-fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: &Ui) -> Loaded {
+fn finish(
+    global: &GlobalArgs,
+    state: ClusterState,
+    distro: Option<Distro>,
+    ui: &Ui,
+) -> Result<Loaded, Failure> {
+    // Every name the tool derives (locks, ConfigMaps, annotations) follows the distro; the wrong
+    // one would report healthy locks as missing or write the wrong objects.
+    if let Some(line) = explicit_distro(global).and_then(|d| state.distro_contradiction(d)) {
+        return Err(Failure::Refused(line));
+    }
     for note in &state.notes {
         ui.note(&format!("note: {note}"));
     }
@@ -149,5 +159,5 @@ fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: 
             source: NowSource::LocalClock,
         },
     };
-    Loaded { state, distro, now }
+    Ok(Loaded { state, distro, now })
 }

@@ -155,3 +155,42 @@ fn backfill_that_leaves_only_orphans_exits_on_the_verdict_not_4() {
     .code(1)
     .stderr_has("wrote ConfigMap kube-system/k3s-etcd-snapshots");
 }
+
+#[test]
+fn after_a_verified_repair_check_still_warns_about_the_affected_version() {
+    let fake = Arc::new(FakeApi::start());
+    let config = SimConfig::new("k3s", AFFECTED, LockStyle::Lease, true, &["s1", "s2", "s3"]);
+    K3sSim::seed_holders(&fake, &config, "s1", "s2");
+    let sim = K3sSim::start(fake.clone(), config.clone());
+    assert!(wait_for(Duration::from_secs(20), || sim
+        .log()
+        .iter()
+        .any(|l| l == "s2 acquired k3s-etcd")));
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--timeout", "30s"])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(0);
+    let out = k3sdoctor(["check", "-o", "json", "--fail-on", "warning"])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.code(1);
+    let report: Value = out.json();
+    let findings = report["findings"].as_array().unwrap();
+    let affected: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["code"] == "version-affected")
+        .collect();
+    assert_eq!(affected.len(), 1, "{report:#}");
+    assert_eq!(affected[0]["severity"], "warning");
+    assert!(
+        affected[0]["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("v1.29.6+k3s1"),
+        "{report:#}"
+    );
+    assert!(
+        findings.iter().all(|f| f["code"] != "lease-split"),
+        "{report:#}"
+    );
+}
