@@ -78,6 +78,9 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             cli::SnapshotsAction::Backfill(backfill) => {
                 commands::snapshots_backfill::run(&cli.global, backfill, ui)
             }
+            cli::SnapshotsAction::Restore(restore) => {
+                commands::snapshots_restore::run(&cli.global, restore, ui)
+            }
         },
         Command::Completions { shell } => {
             commands::completions::write(*shell, bin_name, &mut ui.out);

@@ -77,6 +77,14 @@ Examples:
   # Non-interactive, with the backup in a chosen place
   k3sdoctor snapshots backfill --fix --yes --backup /root/k3s-etcd-snapshots.json";
 
+pub const SNAPSHOTS_RESTORE_EXAMPLES: &str = "\
+Examples:
+  # Show what restoring the backup would change; writes nothing
+  k3sdoctor snapshots restore --from-backup k3s-etcd-snapshots.1234.backup.json
+
+  # Restore it (the current ConfigMap is saved first; dry run, confirmation, verified)
+  k3sdoctor snapshots restore --from-backup k3s-etcd-snapshots.1234.backup.json --fix";
+
 pub const LEASES_EXAMPLES: &str = "\
 Examples:
   # Who holds k3s and k3s-etcd on the current kubectl context

@@ -9,6 +9,7 @@ pub mod load;
 pub mod man;
 pub mod snapshots;
 pub mod snapshots_backfill;
+pub mod snapshots_restore;
 
 use std::io::Write;
 use std::sync::Mutex;

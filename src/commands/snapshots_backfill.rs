@@ -14,7 +14,7 @@ use crate::diagnose::finding::FailOn;
 use crate::exit::{Exit, Failure};
 use crate::render;
 use crate::repair::backfill_apply::{
-    check_permission, read_configmap, write_backup, write_configmap,
+    check_permission, default_backup_path, read_configmap, write_backup, write_configmap,
 };
 use crate::repair::backfill_plan::{BackfillPlan, plan_backfill};
 use crate::repair::follow_apply::WriteError;
@@ -138,7 +138,7 @@ async fn backfill_live(
     show_plan(global, ui, &plan)?;
     super::require_confirmation_means(args.yes, interactive)?;
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
-    match write_configmap(&conn, &plan, original.as_ref(), true).await {
+    match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), true).await {
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
         Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
     }
@@ -172,13 +172,14 @@ async fn backfill_live(
                 ))
             })?;
             ui.note(&format!(
-                "saved ConfigMap kube-system/{} to {}",
+                "saved ConfigMap kube-system/{} to {} (undo with: k3sdoctor snapshots restore --from-backup {} --fix)",
                 plan.configmap,
+                path.display(),
                 path.display()
             ));
             backup = Some(path);
         }
-        match write_configmap(&conn, &plan, original.as_ref(), false).await {
+        match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), false).await {
             Ok(written) => {
                 let rv = written.metadata.resource_version.clone();
                 ui.note(&format!(
@@ -269,11 +270,6 @@ fn verdict(findings: &[crate::diagnose::finding::Finding], fail_on: FailOn) -> E
     } else {
         Exit::Healthy
     }
-}
-
-fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
-    let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
-    PathBuf::from(format!("{name}.{rv}.backup.json"))
 }
 
 fn confirm(plan: &BackfillPlan) -> bool {

@@ -17,4 +17,5 @@ mod rbac;
 mod real_cluster;
 mod repair_exits;
 mod report;
+mod restore;
 mod snapshots;
