@@ -43,6 +43,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
             // Leaked once per process: the name lives as long as the run.
             program: (bin_name != "k3sdoctor")
                 .then(|| &*Box::leak(bin_name.to_string().into_boxed_str())),
+            rerun: Some(Box::leak(Box::new(commands::rerun_flags(&cli.global)))),
         },
         cli.global.verbose,
         cli.global.quiet,
@@ -54,7 +55,10 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 Some(f) => (f.exit(), f.detail().map(str::to_string)),
                 None => (Exit::ReadFailed, Some(format!("{err:?}"))),
             };
-            ui.err_line(&format!("{bin_name}: error: {err}"));
+            ui.err_line(&format!(
+                "{bin_name}: error: {}",
+                ui.style.with_flags(&err.to_string())
+            ));
             if let (true, Some(detail)) = (cli.global.verbose > 0, detail) {
                 ui.err_line(&format!("  cause: {detail}"));
             }

@@ -24,6 +24,8 @@ pub struct ConnectOptions {
 pub struct Connection {
     pub client: kube::Client,
     pub server: String,
+    /// The kubeconfig context in use (`None` in a Pod's service account), for prompts.
+    pub context: Option<String>,
 }
 
 pub fn user_agent() -> String {
@@ -31,7 +33,7 @@ pub fn user_agent() -> String {
 }
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
-    let mut config = load_config(opts).await?;
+    let (mut config, context) = load_config(opts).await?;
     if let Some(timeout) = opts.request_timeout {
         config.connect_timeout = Some(timeout);
         config.read_timeout = Some(timeout);
@@ -52,10 +54,14 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
         ReadError::new(format!("cannot set up a client for {server}: {e}"))
             .with_detail(cause_chain(&e))
     })?;
-    Ok(Connection { client, server })
+    Ok(Connection {
+        client,
+        server,
+        context,
+    })
 }
 
-async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
+async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<String>), ReadError> {
     let options = KubeConfigOptions {
         context: opts.context.clone(),
         ..KubeConfigOptions::default()
@@ -66,13 +72,18 @@ async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
             if opts.context.is_some() {
                 return Err(no_config("--context needs a kubeconfig"));
             }
-            return kube::Config::incluster().map_err(|e| {
+            return kube::Config::incluster().map(|c| (c, None)).map_err(|e| {
                 no_config("not running in a cluster either").with_detail(cause_chain(&e))
             });
         }
     };
+    let context = opts
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone());
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
+        .map(|c| (c, context))
         .map_err(|e| {
             let context = opts
                 .context

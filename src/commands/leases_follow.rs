@@ -87,7 +87,7 @@ async fn follow_live(
     check_permissions(&conn, &planned.lock, &planned.writes).await?;
     dry_run(&conn, &planned).await?;
     ui.note("server-side dry run: accepted");
-    if !args.yes && !confirm(&planned) {
+    if !args.yes && !confirm(&conn, &planned) {
         ui.note("declined: nothing was written");
         result.outcome = RepairOutcome::Declined;
         emit_structured(global, ui, &result)?;
@@ -209,11 +209,19 @@ async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
     Ok(())
 }
 
-fn confirm(plan: &FollowPlan) -> bool {
+fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
+    let from = if plan.from_holder.is_empty() {
+        "(released)".to_string()
+    } else {
+        plan.from_holder.clone()
+    };
     dialoguer::Confirm::new()
         .with_prompt(format!(
-            "Move {} to {} (node {})?",
-            plan.lock, plan.to_identity, plan.to_node
+            "On {}: move lock kube-system/{} from {from} to the server with hostname {} (node {})?",
+            super::cluster_label(conn),
+            plan.lock,
+            plan.to_identity,
+            plan.to_node
         ))
         .default(false)
         .interact()

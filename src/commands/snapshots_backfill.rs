@@ -142,7 +142,7 @@ async fn backfill_live(
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
         Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
     }
-    if !args.yes && !confirm(&plan) {
+    if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
         emit(global, ui, &result("declined", plan))?;
         return Ok(Exit::Findings);
@@ -175,7 +175,7 @@ async fn backfill_live(
                 "saved ConfigMap kube-system/{} to {} (undo with: k3sdoctor snapshots restore --from-backup {} --fix)",
                 plan.configmap,
                 path.display(),
-                path.display()
+                crate::render::rerun::shell_quote(&path.display().to_string())
             ));
             backup = Some(path);
         }
@@ -272,10 +272,11 @@ fn verdict(findings: &[crate::diagnose::finding::Finding], fail_on: FailOn) -> E
     }
 }
 
-fn confirm(plan: &BackfillPlan) -> bool {
+fn confirm(conn: &Connection, plan: &BackfillPlan) -> bool {
     dialoguer::Confirm::new()
         .with_prompt(format!(
-            "Write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)?",
+            "On {}: write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)?",
+            super::cluster_label(conn),
             plan.configmap,
             plan.add.len(),
             plan.update.len(),

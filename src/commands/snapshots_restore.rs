@@ -269,9 +269,8 @@ async fn report_after(
 fn confirm(conn: &Connection, plan: &RestorePlan, args: &RestoreArgs) -> bool {
     dialoguer::Confirm::new()
         .with_prompt(format!(
-            "On the cluster at {}: replace the data of ConfigMap kube-system/{} with {} ({} to add, {} to update, {} \
-             to remove)?",
-            conn.server,
+            "On {}: replace the data of ConfigMap kube-system/{} with {} ({} to add, {} to update, {} to remove)?",
+            super::cluster_label(conn),
             plan.configmap,
             args.from_backup.display(),
             plan.add.len(),

@@ -5,6 +5,7 @@ pub mod check;
 pub mod findings;
 pub mod follow;
 pub mod leases;
+pub mod rerun;
 pub mod restore;
 pub mod snapshots;
 pub mod style;

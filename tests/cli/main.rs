@@ -17,5 +17,6 @@ mod rbac;
 mod real_cluster;
 mod repair_exits;
 mod report;
+mod rerun_flags;
 mod restore;
 mod snapshots;
