@@ -202,7 +202,9 @@ fn a_failed_second_write_of_a_multilock_says_exactly_what_state_is_left() {
         .code(4)
         .one_line_error()
         .stderr_has("ConfigMap kube-system/k3s now names s2 but writing Lease kube-system/k3s failed")
-        .stderr_has("kubectl -n kube-system patch lease k3s --type merge -p '{\"spec\":{\"holderIdentity\":\"s2\"}}'");
+        // The kubectl command that finishes the job targets the same cluster as the run.
+        .stderr_has("finish now with: kubectl --kubeconfig ")
+        .stderr_has(" -n kube-system patch lease k3s --type merge -p '{\"spec\":{\"holderIdentity\":\"s2\"}}'");
     assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
     assert_eq!(holder(&fake, "Lease", "k3s"), "s1");
 }
