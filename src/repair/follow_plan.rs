@@ -341,37 +341,42 @@ fn impact(
              within the 30s renew deadline"
         )),
     }
+    let affected = target.version.as_ref().is_some_and(|v| {
+        matches!(
+            v.split_impact(),
+            SplitImpact::Affected { .. } | SplitImpact::Undetermined { .. }
+        )
+    });
     let runs = match (purpose, etcd_held_elsewhere) {
         (LockPurpose::Core, None) => {
-            "the core controllers; its informer start also starts the etcd controllers registered there"
+            "runs the core controllers; its informer start also starts the etcd controllers registered there"
                 .to_string()
         }
         (LockPurpose::Core, Some(etcd_holder)) => format!(
-            "the core controllers; it does not hold {}, so no etcd controllers are registered there for its \
+            "runs the core controllers; it does not hold {}, so no etcd controllers are registered there for its \
              informer start to start (they are registered on {etcd_holder})",
             distro.etcd_lock()
         ),
-        _ => "the etcd controllers".to_string(),
+        // Facts §1.9/§2.4: before k3s-io/k3s#10047 the -etcd callback only registers handlers;
+        // whether the target already started its factories or never will, they stay idle.
+        (LockPurpose::Etcd, _) if affected => format!(
+            "registers the etcd controllers, but on this version only the {} callback starts informers, so \
+             the snapshot ConfigMap controller there stays idle",
+            distro.core_lock()
+        ),
+        _ => "runs the etcd controllers".to_string(),
     };
     lines.push(format!(
-        "{} takes {lock} on its next retry (2-4 s) and runs {runs}",
+        "{} takes {lock} on its next retry (2-4 s) and {runs}",
         target.name
     ));
-    if purpose == LockPurpose::Etcd {
-        let affected = target.version.as_ref().is_some_and(|v| {
-            matches!(
-                v.split_impact(),
-                SplitImpact::Affected { .. } | SplitImpact::Undetermined { .. }
-            )
-        });
-        if affected {
-            lines.push(format!(
+    if purpose == LockPurpose::Etcd && affected {
+        lines.push(format!(
                 "moving {lock} does not fix k3s-io/k3s#10046 on this version: the informers start only from the \
                  {} callback; move {} onto the {lock} holder instead (the default)",
                 distro.core_lock(),
                 distro.core_lock()
             ));
-        }
     }
     lines
 }

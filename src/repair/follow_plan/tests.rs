@@ -109,6 +109,12 @@ fn moving_the_etcd_lock_says_it_does_not_fix_the_bug() {
         "{:?}",
         p.impact
     );
+    // The target's line does not claim controllers that this version leaves idle.
+    assert!(
+        p.impact[1].contains("s1 takes k3s-etcd") && p.impact[1].contains("stays idle"),
+        "{:?}",
+        p.impact
+    );
 }
 
 #[test]
