@@ -31,8 +31,9 @@ pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
             .iter()
             .flatten()
             .any(|c| c.leader_record().is_some());
-    let has_snapshots = state.snapshot_files.as_ref().is_some_and(|s| !s.is_empty())
-        || state.configmaps.as_ref().is_some_and(|c| !c.is_empty());
+    let has_snapshot_files = state.snapshot_files.as_ref().is_some_and(|s| !s.is_empty());
+    let has_snapshots =
+        has_snapshot_files || state.configmaps.as_ref().is_some_and(|c| !c.is_empty());
     let has_nodes = state.nodes.as_ref().is_some_and(|n| !n.is_empty());
     let dump = paths
         .iter()
@@ -48,7 +49,9 @@ pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
             "neither ETCDSnapshotFiles nor ConfigMaps from kube-system",
             SNAPSHOTS_COMMAND,
         ),
-        Primary::Anything if !has_locks && !has_snapshots && !has_nodes => (
+        // ConfigMaps that hold no lock feed no analyser on their own: the snapshot check also
+        // needs the ETCDSnapshotFiles.
+        Primary::Anything if !has_locks && !has_snapshot_files && !has_nodes => (
             "none of the objects k3sdoctor checks (Nodes, ETCDSnapshotFiles, kube-system Leases and ConfigMaps)",
             EVERYTHING_COMMAND,
         ),
@@ -96,6 +99,17 @@ mod tests {
                 .unwrap()
                 .contains("no Leases")
         );
+    }
+
+    #[test]
+    fn configmaps_without_locks_feed_no_check() {
+        let mut state = empty_dump();
+        state.configmaps = TestCluster::k3s()
+            .snapshot_configmap(&[])
+            .build()
+            .configmaps;
+        assert!(lacking(&state, Primary::Anything).is_some());
+        assert!(lacking(&state, Primary::Snapshots).is_none());
     }
 
     #[test]
