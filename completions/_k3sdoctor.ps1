@@ -73,6 +73,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)')
             [CompletionResult]::new('--lease', '--lease', [CompletionResultType]::ParameterName, 'The lock to move: <prog> (default) or <prog>-etcd')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the takeover')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
@@ -86,7 +87,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed without a terminal)')
             [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Do not wait for the target to take the lock over')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Skip the target and etcd-quorum checks (never the permission check)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Skip the target, etcd-quorum and split checks (never the permission check)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
@@ -150,6 +151,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences')
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the missing and stale entries exactly as k3s would (with --fix)')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -196,7 +198,8 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;snapshots;backfill' {
-            [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)')
+            [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json); undo with `snapshots restore --from-backup FILE --fix`')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
@@ -220,10 +223,37 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'k3sdoctor;snapshots;restore' {
+            [CompletionResult]::new('--from-backup', '--from-backup', [CompletionResultType]::ParameterName, 'The backup file `snapshots backfill --fix` saved (it prints its path)')
+            [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'Where to save the current ConfigMap before restoring (default: ./<configmap>.<resourceVersion>.backup.json)')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--distro', '--distro', [CompletionResultType]::ParameterName, 'Which product runs the cluster (auto: from the lock names, then the node versions)')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed without a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed without a terminal)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'k3sdoctor;snapshots;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences')
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the missing and stale entries exactly as k3s would (with --fix)')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -234,6 +264,9 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;snapshots;help;backfill' {
+            break
+        }
+        'k3sdoctor;snapshots;help;restore' {
             break
         }
         'k3sdoctor;snapshots;help;help' {
@@ -303,6 +336,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences')
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the missing and stale entries exactly as k3s would (with --fix)')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)')
             break
         }
         'k3sdoctor;help;snapshots;list' {
@@ -312,6 +346,9 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;help;snapshots;backfill' {
+            break
+        }
+        'k3sdoctor;help;snapshots;restore' {
             break
         }
         'k3sdoctor;help;completions' {

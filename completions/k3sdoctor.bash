@@ -64,6 +64,9 @@ _k3sdoctor() {
             k3sdoctor__subcmd__help__subcmd__snapshots,list)
                 cmd="k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__list"
                 ;;
+            k3sdoctor__subcmd__help__subcmd__snapshots,restore)
+                cmd="k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__restore"
+                ;;
             k3sdoctor__subcmd__leases,follow)
                 cmd="k3sdoctor__subcmd__leases__subcmd__follow"
                 ;;
@@ -88,6 +91,9 @@ _k3sdoctor() {
             k3sdoctor__subcmd__snapshots,list)
                 cmd="k3sdoctor__subcmd__snapshots__subcmd__list"
                 ;;
+            k3sdoctor__subcmd__snapshots,restore)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__restore"
+                ;;
             k3sdoctor__subcmd__snapshots__subcmd__help,backfill)
                 cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__backfill"
                 ;;
@@ -99,6 +105,9 @@ _k3sdoctor() {
                 ;;
             k3sdoctor__subcmd__snapshots__subcmd__help,list)
                 cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__list"
+                ;;
+            k3sdoctor__subcmd__snapshots__subcmd__help,restore)
+                cmd="k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__restore"
                 ;;
             *)
                 ;;
@@ -359,7 +368,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help__subcmd__snapshots)
-            opts="list diff backfill"
+            opts="list diff backfill restore"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -401,6 +410,20 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__snapshots__subcmd__restore)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -469,7 +492,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases__subcmd__follow)
-            opts="-y -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -485,6 +508,10 @@ _k3sdoctor() {
                     ;;
                 --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -627,7 +654,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version list diff backfill help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version list diff backfill restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -677,7 +704,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__backfill)
-            opts="-y -o -v -q -h -V --fix --prune --yes --backup --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --fix --prune --yes --backup --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -685,6 +712,10 @@ _k3sdoctor() {
             case "${prev}" in
                 --backup)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -785,7 +816,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__help)
-            opts="list diff backfill help"
+            opts="list diff backfill restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -854,6 +885,20 @@ _k3sdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        k3sdoctor__subcmd__snapshots__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         k3sdoctor__subcmd__snapshots__subcmd__list)
             opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -861,6 +906,68 @@ _k3sdoctor() {
                 return 0
             fi
             case "${prev}" in
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__snapshots__subcmd__restore)
+            opts="-y -o -v -q -h -V --from-backup --fix --yes --backup --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from-backup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --backup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0

@@ -68,6 +68,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --to 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)'
             cand --lease 'The lock to move: <prog> (default) or <prog>-etcd'
             cand --timeout 'How long to wait for the takeover'
+            cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
@@ -81,7 +82,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -y 'Do not ask for confirmation (needed without a terminal)'
             cand --yes 'Do not ask for confirmation (needed without a terminal)'
             cand --no-wait 'Do not wait for the target to take the lock over'
-            cand --force 'Skip the target and etcd-quorum checks (never the permission check)'
+            cand --force 'Skip the target, etcd-quorum and split checks (never the permission check)'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
@@ -140,6 +141,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
             cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
             cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
+            cand restore 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'k3sdoctor;snapshots;list'= {
@@ -183,7 +185,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --version 'Print version'
         }
         &'k3sdoctor;snapshots;backfill'= {
-            cand --backup 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)'
+            cand --backup 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json); undo with `snapshots restore --from-backup FILE --fix`'
+            cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
@@ -206,10 +209,36 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'k3sdoctor;snapshots;restore'= {
+            cand --from-backup 'The backup file `snapshots backfill --fix` saved (it prints its path)'
+            cand --backup 'Where to save the current ConfigMap before restoring (default: ./<configmap>.<resourceVersion>.backup.json)'
+            cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use'
+            cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand --fix 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown'
+            cand -y 'Do not ask for confirmation (needed without a terminal)'
+            cand --yes 'Do not ask for confirmation (needed without a terminal)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;snapshots;help'= {
             cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
             cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
             cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
+            cand restore 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'k3sdoctor;snapshots;help;list'= {
@@ -217,6 +246,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;snapshots;help;diff'= {
         }
         &'k3sdoctor;snapshots;help;backfill'= {
+        }
+        &'k3sdoctor;snapshots;help;restore'= {
         }
         &'k3sdoctor;snapshots;help;help'= {
         }
@@ -278,12 +309,15 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
             cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
             cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
+            cand restore 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
         }
         &'k3sdoctor;help;snapshots;list'= {
         }
         &'k3sdoctor;help;snapshots;diff'= {
         }
         &'k3sdoctor;help;snapshots;backfill'= {
+        }
+        &'k3sdoctor;help;snapshots;restore'= {
         }
         &'k3sdoctor;help;completions'= {
         }

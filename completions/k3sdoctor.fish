@@ -76,6 +76,9 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fi
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l to -d 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l lease -d 'The lock to move: <prog> (default) or <prog>-etcd' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l timeout -d 'How long to wait for the takeover' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l fail-on -d 'After a verified write, exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l context -d 'The kubeconfig context to use' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
@@ -94,7 +97,7 @@ never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l fix -d 'Write the change (after a server-side dry run and confirmation); without it only the plan is shown'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l no-wait -d 'Do not wait for the target to take the lock over'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l force -d 'Skip the target and etcd-quorum checks (never the permission check)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l force -d 'Skip the target, etcd-quorum and split checks (never the permission check)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -123,29 +126,30 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s v -l verbo
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
 yaml\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -f -a "restore" -d 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
 warning\t''
 never\t''"
@@ -190,7 +194,10 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l backup -d 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l backup -d 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json); undo with `snapshots restore --from-backup FILE --fix`' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l fail-on -d 'After a verified write, exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
@@ -213,9 +220,36 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-backup -d 'The backup file `snapshots backfill --fix` saved (it prints its path)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l backup -d 'Where to save the current ConfigMap before restoring (default: ./<configmap>.<resourceVersion>.backup.json)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l fail-on -d 'After a verified write, exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
+warning\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l fix -d 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l context -d 'The kubeconfig context to use' -r
@@ -266,3 +300,4 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_see
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "restore" -d 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'

@@ -168,9 +168,13 @@ pub struct FollowArgs {
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_wait)]
     pub timeout: Duration,
 
-    /// Skip the target and etcd-quorum checks (never the permission check).
+    /// Skip the target, etcd-quorum and split checks (never the permission check).
     #[arg(long)]
     pub force: bool,
+
+    /// After a verified write, exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -197,6 +201,32 @@ pub enum SnapshotsAction {
     /// Write the missing and stale entries exactly as k3s would (with --fix).
     #[command(after_long_help = SNAPSHOTS_BACKFILL_EXAMPLES)]
     Backfill(BackfillArgs),
+    /// Put back the ConfigMap data a backfill backup holds, exactly (with --fix).
+    #[command(after_long_help = SNAPSHOTS_RESTORE_EXAMPLES)]
+    Restore(RestoreArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RestoreArgs {
+    /// The backup file `snapshots backfill --fix` saved (it prints its path).
+    #[arg(long, value_name = "FILE", required = true)]
+    pub from_backup: PathBuf,
+
+    /// Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// Do not ask for confirmation (needed without a terminal).
+    #[arg(short, long)]
+    pub yes: bool,
+
+    /// Where to save the current ConfigMap before restoring (default: ./<configmap>.<resourceVersion>.backup.json).
+    #[arg(long, value_name = "FILE")]
+    pub backup: Option<PathBuf>,
+
+    /// After a verified write, exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -227,9 +257,13 @@ pub struct BackfillArgs {
     #[arg(short, long)]
     pub yes: bool,
 
-    /// Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json).
+    /// Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json); undo with `snapshots restore --from-backup FILE --fix`.
     #[arg(long, value_name = "FILE")]
     pub backup: Option<PathBuf>,
+
+    /// After a verified write, exit 1 when a finding of at least this severity remains.
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
 }
 
 /// The name to show in help and messages: `kubectl-k3s_doctor` on PATH makes the tool a

@@ -45,6 +45,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
             // Leaked once per process: the name lives as long as the run.
             program: (bin_name != "k3sdoctor")
                 .then(|| &*Box::leak(bin_name.to_string().into_boxed_str())),
+            rerun: Some(Box::leak(Box::new(commands::rerun_flags(&cli.global)))),
         },
         cli.global.verbose,
         cli.global.quiet,
@@ -56,7 +57,10 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 Some(f) => (f.exit(), f.detail().map(str::to_string)),
                 None => (Exit::ReadFailed, Some(format!("{err:?}"))),
             };
-            ui.err_line(&format!("{bin_name}: error: {err}"));
+            ui.err_line(&format!(
+                "{bin_name}: error: {}",
+                ui.style.with_flags(&err.to_string())
+            ));
             if let (true, Some(detail)) = (cli.global.verbose > 0, detail) {
                 ui.err_line(&format!("  cause: {detail}"));
             }
@@ -84,6 +88,7 @@ fn without_wide_columns(command: &Command) -> Option<(&'static str, &'static str
             cli::SnapshotsAction::List(_) => None,
             cli::SnapshotsAction::Diff(_) => always("snapshots diff"),
             cli::SnapshotsAction::Backfill(_) => always("snapshots backfill"),
+            cli::SnapshotsAction::Restore(_) => always("snapshots restore"),
         },
         Command::Check(_) => always("check"),
         Command::Completions { .. } => always("completions"),
@@ -127,6 +132,9 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             }
             cli::SnapshotsAction::Backfill(backfill) => {
                 commands::snapshots_backfill::run(&cli.global, backfill, ui)
+            }
+            cli::SnapshotsAction::Restore(restore) => {
+                commands::snapshots_restore::run(&cli.global, restore, ui)
             }
         },
         Command::Completions { shell } => {

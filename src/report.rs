@@ -187,6 +187,24 @@ pub struct BackfillResult {
     pub after: Option<crate::diagnose::snapshots::SnapshotAnalysis>,
 }
 
+/// `snapshots restore`: what the backup puts back and what happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreResult {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// `nothing-to-do`, `planned`, `declined`, `written`.
+    pub outcome: &'static str,
+    /// The backup file restored from.
+    pub from_backup: String,
+    pub plan: crate::repair::restore_plan::RestorePlan,
+    /// Where the ConfigMap was saved before the restore.
+    pub backup: Option<String>,
+    pub resource_version: Option<String>,
+    /// The diff after writing.
+    pub after: Option<crate::diagnose::snapshots::SnapshotAnalysis>,
+}
+
 /// `check`: every analyser, findings linked to their cause.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,7 +6,11 @@ Exit codes:
   1  findings at or above --fail-on remain (diff found differences; plan not applied; user declined)
   2  usage error or refused request (e.g. --fix without a TTY and without --yes, --fix on a dump)
   3  could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)
-  4  a repair was attempted but not completed or not verified";
+  4  a repair was attempted but not completed or not verified
+
+One rule for every repair (--fix): exit 4 only when the write did not happen or was not verified;
+after a verified write the exit code is the verdict of the cluster read again, under --fail-on
+(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain).";
 
 pub const FOLLOW_EXAMPLES: &str = "\
 Examples:
@@ -72,6 +76,14 @@ Examples:
 
   # Non-interactive, with the backup in a chosen place
   k3sdoctor snapshots backfill --fix --yes --backup /root/k3s-etcd-snapshots.json";
+
+pub const SNAPSHOTS_RESTORE_EXAMPLES: &str = "\
+Examples:
+  # Show what restoring the backup would change; writes nothing
+  k3sdoctor snapshots restore --from-backup k3s-etcd-snapshots.1234.backup.json
+
+  # Restore it (the current ConfigMap is saved first; dry run, confirmation, verified)
+  k3sdoctor snapshots restore --from-backup k3s-etcd-snapshots.1234.backup.json --fix";
 
 pub const LEASES_EXAMPLES: &str = "\
 Examples:

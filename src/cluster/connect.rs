@@ -26,6 +26,8 @@ pub struct Connection {
     pub client: kube::Client,
     pub server: String,
     pub activity: super::activity::Activity,
+    /// The kubeconfig context in use (`None` in a Pod's service account), for prompts.
+    pub context: Option<String>,
 }
 
 pub fn user_agent() -> String {
@@ -33,7 +35,7 @@ pub fn user_agent() -> String {
 }
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
-    let mut config = load_config(opts).await?;
+    let (mut config, context) = load_config(opts).await?;
     // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
     // kube's own connect (30 s) and write (295 s) limits too.
     config.connect_timeout = opts.request_timeout;
@@ -58,10 +60,11 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
         client,
         server,
         activity: Default::default(),
+        context,
     })
 }
 
-async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
+async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<String>), ReadError> {
     let options = KubeConfigOptions {
         context: opts.context.clone(),
         ..KubeConfigOptions::default()
@@ -72,7 +75,7 @@ async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
             if opts.context.is_some() {
                 return Err(no_config("--context needs a kubeconfig"));
             }
-            return kube::Config::incluster().map_err(|e| {
+            return kube::Config::incluster().map(|c| (c, None)).map_err(|e| {
                 no_config("not running in a cluster either").with_detail(cause_chain(&e))
             });
         }
@@ -80,8 +83,13 @@ async fn load_config(opts: &ConnectOptions) -> Result<kube::Config, ReadError> {
     if let Some(wanted) = &opts.context {
         check_context(&kubeconfig, wanted, &origin)?;
     }
+    let context = opts
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone());
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
+        .map(|c| (c, context))
         .map_err(|e| {
             let context = opts
                 .context

@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod connect;
 pub mod dump;
+pub mod dump_coverage;
 pub mod live;
 mod read_error;
 
@@ -73,6 +74,44 @@ impl ClusterState {
         self.nodes.as_deref().unwrap_or_default()
     }
 
+    /// Why an explicit `--distro` cannot be right: every Node that reports a version reports the
+    /// other product's (`+k3s1` against `--distro rke2`, or the reverse). `None` when any Node
+    /// agrees, or none reports a version.
+    pub fn distro_contradiction(&self, chosen: Distro) -> Option<String> {
+        let versions: Vec<(&str, String)> = self
+            .nodes()
+            .iter()
+            .filter_map(|n| Some((n.name.as_str(), n.version.as_ref()?.to_string())))
+            .collect();
+        let distros: Vec<Option<Distro>> = self
+            .nodes()
+            .iter()
+            .filter_map(|n| n.version.as_ref().map(|v| v.distro()))
+            .collect();
+        let other = match chosen {
+            Distro::K3s => Distro::Rke2,
+            Distro::Rke2 => Distro::K3s,
+        };
+        if distros.is_empty() || distros.iter().any(|d| *d != Some(other)) {
+            return None;
+        }
+        let (first_node, first_version) = &versions[0];
+        let more = match versions.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        Some(format!(
+            "--distro {}, but every Node reports {} version ({first_version} on {first_node}{more}); drop \
+             --distro or pass --distro {}",
+            chosen.prog(),
+            match other {
+                Distro::K3s => "a K3s",
+                Distro::Rke2 => "an RKE2",
+            },
+            other.prog()
+        ))
+    }
+
     /// `--distro auto`: the lock names first (a cluster has the locks of the product that
     /// runs it), then the ConfigMap-only locks of old versions, then the node versions.
     pub fn detect_distro(&self) -> Option<Distro> {
@@ -96,5 +135,36 @@ impl ClusterState {
                 .find_map(|n| n.version.as_ref()?.distro())
         };
         from_leases.or_else(from_configmaps).or_else(from_nodes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::test_cluster::TestCluster;
+
+    #[test]
+    fn an_explicit_distro_that_no_node_runs_is_a_contradiction() {
+        let k3s = TestCluster::k3s()
+            .server("s1", "v1.29.4+k3s1")
+            .server("s2", "v1.29.4+k3s1")
+            .build();
+        let line = k3s.distro_contradiction(Distro::Rke2).unwrap();
+        assert_eq!(
+            line,
+            "--distro rke2, but every Node reports a K3s version (v1.29.4+k3s1 on s1 and 1 more); drop \
+             --distro or pass --distro k3s"
+        );
+        assert!(k3s.distro_contradiction(Distro::K3s).is_none());
+        let mixed = TestCluster::k3s()
+            .server("s1", "v1.29.4+k3s1")
+            .server("r1", "v1.29.5+rke2r1")
+            .build();
+        assert!(mixed.distro_contradiction(Distro::Rke2).is_none());
+        assert!(
+            ClusterState::default()
+                .distro_contradiction(Distro::Rke2)
+                .is_none()
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! `k3sdoctor check`: every analyser at once, for people, scripts and monitoring.
 
 use super::Ui;
-use super::load::load_snapshot_state;
+use super::load::{load_snapshot_state, require_primary};
 use crate::cli::{CheckArgs, GlobalArgs};
+use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::check::analyse_check;
 use crate::exit::Exit;
 use crate::render;
@@ -10,6 +11,7 @@ use crate::report::CheckReport;
 
 pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    require_primary(&loaded, Primary::Anything)?;
     let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
     let report = CheckReport::new(loaded.now, analysis).failing_on(args.fail_on);
     let written = match global.output {

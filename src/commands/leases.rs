@@ -1,8 +1,9 @@
 //! `k3sdoctor leases`.
 
 use super::Ui;
-use super::load::load_lease_state;
+use super::load::{load_lease_state, require_primary};
 use crate::cli::{GlobalArgs, LeasesArgs};
+use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::leases::analyse_leases;
 use crate::exit::Exit;
 use crate::render::{self, OutputFormat};
@@ -10,6 +11,7 @@ use crate::report::LeaseReport;
 
 pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_lease_state(global, ui)?;
+    require_primary(&loaded, Primary::Locks)?;
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
     let report = LeaseReport::new(loaded.now, analysis).failing_on(args.fail_on);
     match global.output {

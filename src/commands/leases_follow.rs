@@ -31,12 +31,13 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
             return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_lease_state(global, ui)?;
+        super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Locks)?;
         let outcome = plan(&loaded, &request)?;
         let moves = matches!(outcome, FollowOutcome::Move(_));
         let (exit, status) = if moves {
             (Exit::Findings, RepairOutcome::Planned)
         } else {
-            (Exit::Healthy, RepairOutcome::Aligned)
+            (verdict(&loaded, args), RepairOutcome::Aligned)
         };
         emit(global, ui, &RepairResult::new(status, outcome))?;
         if moves {
@@ -69,7 +70,7 @@ async fn follow_live(
             ui,
             &RepairResult::new(RepairOutcome::Aligned, outcome),
         )?;
-        return Ok(Exit::Healthy);
+        return Ok(verdict(&loaded, args));
     };
     let mut result = RepairResult::new(RepairOutcome::Planned, outcome);
     if !global.output.is_structured() && !ui.quiet {
@@ -86,7 +87,7 @@ async fn follow_live(
     check_permissions(&conn, &planned.lock, &planned.writes).await?;
     dry_run(&conn, &planned).await?;
     ui.note("server-side dry run: accepted");
-    if !args.yes && !confirm(&planned) {
+    if !args.yes && !confirm(&conn, &planned) {
         ui.note("declined: nothing was written");
         result.outcome = RepairOutcome::Declined;
         emit_structured(global, ui, &result)?;
@@ -101,73 +102,98 @@ async fn follow_live(
                 planned.lock, planned.to_identity
             ));
             result.outcome = RepairOutcome::Aligned;
+            let after = read_live(&conn, global, ui).await?;
             emit_structured(global, ui, &result)?;
-            return Ok(Exit::Healthy);
+            return Ok(verdict(&after, args));
         }
     };
     result.written = written.iter().map(|(_, w)| w.clone()).collect();
     result.outcome = RepairOutcome::Written;
-    if args.no_wait {
-        ui.note("not waiting for the takeover (--no-wait); check with `k3sdoctor leases`");
-        emit_structured(global, ui, &result)?;
-        return Ok(Exit::Healthy);
-    }
 
-    let verification = {
-        let spinner = Spinner::new(ui);
-        let phase = |line: &str| spinner.set(line);
-        verify_takeover(
-            &conn,
-            &planned.lock,
-            &written,
-            &planned.from_holder,
-            &planned.to_identity,
-            args.timeout,
-            &phase,
-        )
-        .await
-    };
-    let verified = verification.verified;
-    if verified {
+    if args.no_wait {
+        // The write itself was read back (the PUT answered with the new holder); the takeover
+        // is left to the user.
+        ui.note("not waiting for the takeover (--no-wait); check with `k3sdoctor leases`");
+    } else {
+        let verification = {
+            let spinner = Spinner::new(ui);
+            let phase = |line: &str| spinner.set(line);
+            verify_takeover(
+                &conn,
+                &planned.lock,
+                &written,
+                &planned.from_holder,
+                &planned.to_identity,
+                args.timeout,
+                &phase,
+            )
+            .await
+        };
+        result.verification = Some(verification.clone());
+        if !verification.verified {
+            result.outcome = RepairOutcome::NotVerified;
+            // Still show the cluster as it is now; the failure is the error line at the end.
+            if let Ok(after) = read_live(&conn, global, ui).await {
+                show_after(global, ui, &mut result, &after)?;
+            }
+            emit_structured(global, ui, &result)?;
+            return Err(Failure::Incomplete(verification.message).into());
+        }
         // A failure is the error line at the end; success is worth a line of its own.
         ui.note(&verification.message);
+        result.outcome = RepairOutcome::Verified;
     }
-    result.outcome = if verified {
-        RepairOutcome::Verified
-    } else {
-        RepairOutcome::NotVerified
-    };
-    result.verification = Some(verification.clone());
 
-    match read_live(&conn, global, ui).await {
-        Ok(after) => {
-            let analysis = analyse_leases(&after.state, after.distro, after.now.time);
-            if !global.output.is_structured() && !ui.quiet {
-                let report = LeaseReport::new(after.now, analysis.clone());
-                let mut out = Vec::new();
-                render::leases::write_table(
-                    &mut out,
-                    &report,
-                    global.output == OutputFormat::Wide,
-                    ui.style,
-                )?;
-                render::tolerate_closed_pipe(
-                    ui.out
-                        .write_all(b"\n")
-                        .and_then(|_| ui.out.write_all(&out))
-                        .map_err(Into::into),
-                )?;
-            }
-            result.after = Some(analysis);
-        }
-        Err(e) => ui.note(&format!("could not read the leases after the repair: {e}")),
-    }
+    // One exit rule for every repair: once the write is verified, the exit code is the verdict
+    // of the cluster read afresh, exactly as `leases --fail-on` computes it.
+    let after = read_live(&conn, global, ui).await.map_err(|e| {
+        Failure::Read(crate::cluster::ReadError::new(format!(
+            "{} was written and verified, but the cluster could not be read again to judge it: {e}; run \
+             k3sdoctor leases",
+            planned.lock
+        )))
+    })?;
+    show_after(global, ui, &mut result, &after)?;
     emit_structured(global, ui, &result)?;
-    if verified {
-        Ok(Exit::Healthy)
+    Ok(verdict(&after, args))
+}
+
+/// The `leases` verdict on a state under `--fail-on`.
+fn verdict(loaded: &Loaded, args: &FollowArgs) -> Exit {
+    let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
+    if args.fail_on.is_failure(&analysis.findings) {
+        Exit::Findings
     } else {
-        Err(Failure::Incomplete(verification.message).into())
+        Exit::Healthy
     }
+}
+
+/// The `leases` table after the repair, and the analysis in the result.
+fn show_after(
+    global: &GlobalArgs,
+    ui: &mut Ui,
+    result: &mut RepairResult,
+    after: &Loaded,
+) -> anyhow::Result<()> {
+    let analysis = analyse_leases(&after.state, after.distro, after.now.time);
+    if !global.output.is_structured() && !ui.quiet {
+        let report = LeaseReport::new(after.now, analysis.clone());
+        let mut out = Vec::new();
+        render::leases::write_table(
+            &mut out,
+            &report,
+            global.output == OutputFormat::Wide,
+            ui.style,
+        )?;
+        render::tolerate_closed_pipe(
+            ui.out
+                .write_all(b"\n")
+                .and_then(|_| ui.out.write_all(&out))
+                .map_err(Into::into),
+        )?;
+    }
+    result.after = Some(analysis);
+    Ok(())
 }
 
 /// The server-side dry run of every write, on freshly read objects; a conflict here only
@@ -183,11 +209,19 @@ async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
     Ok(())
 }
 
-fn confirm(plan: &FollowPlan) -> bool {
+fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
+    let from = if plan.from_holder.is_empty() {
+        "(released)".to_string()
+    } else {
+        plan.from_holder.clone()
+    };
     dialoguer::Confirm::new()
         .with_prompt(format!(
-            "Move {} to {} (node {})?",
-            plan.lock, plan.to_identity, plan.to_node
+            "On {}: move lock kube-system/{} from {from} to the server with hostname {} (node {})?",
+            super::cluster_label(conn),
+            plan.lock,
+            plan.to_identity,
+            plan.to_node
         ))
         .default(false)
         .interact()

@@ -6,6 +6,7 @@ use jiff::Timestamp;
 use super::Ui;
 use crate::cli::{DistroChoice, GlobalArgs};
 use crate::cluster::connect::{ConnectOptions, Connection, connect};
+use crate::cluster::dump_coverage::{Primary, lacking};
 use crate::cluster::{ClusterState, ReadError, dump, live};
 use crate::distro::Distro;
 use crate::exit::Failure;
@@ -21,13 +22,22 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
     if !global.from_file.is_empty() {
         let state = dump::read_dump(&global.from_file)?;
         let distro = explicit_distro(global).or_else(|| state.detect_distro());
-        return Ok(finish(global, state, distro, ui));
+        return finish(global, state, distro, ui);
     }
     let runtime = runtime()?;
     runtime.block_on(async {
         let conn = connect_live(global, ui).await?;
         read_live(&conn, global, ui).await
     })
+}
+
+/// A dump without any of the command's primary objects is unreadable input (exit 3), not a
+/// healthy cluster.
+pub fn require_primary(loaded: &Loaded, primary: Primary) -> Result<(), Failure> {
+    match lacking(&loaded.state, primary) {
+        Some(line) => Err(Failure::Read(ReadError::new(line))),
+        None => Ok(()),
+    }
 }
 
 /// Everything the snapshot commands need: the lease state (for the writer's version and the
@@ -80,7 +90,7 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
 pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
     let trace = |line: &str| ui.trace(line);
     let (state, distro) = live::read_lease_state(conn, explicit_distro(global), &trace).await?;
-    Ok(finish(global, state, distro, ui))
+    finish(global, state, distro, ui)
 }
 
 fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
@@ -103,7 +113,17 @@ fn warn_about_skew(server: Timestamp, ui: &Ui) {
     }
 }
 
-fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: &Ui) -> Loaded {
+fn finish(
+    global: &GlobalArgs,
+    state: ClusterState,
+    distro: Option<Distro>,
+    ui: &Ui,
+) -> Result<Loaded, Failure> {
+    // Every name the tool derives (locks, ConfigMaps, annotations) follows the distro; the wrong
+    // one would report healthy locks as missing or write the wrong objects.
+    if let Some(line) = explicit_distro(global).and_then(|d| state.distro_contradiction(d)) {
+        return Err(Failure::Refused(line));
+    }
     for note in &state.notes {
         ui.note(&format!("note: {note}"));
     }
@@ -140,5 +160,5 @@ fn finish(global: &GlobalArgs, state: ClusterState, distro: Option<Distro>, ui: 
             source: NowSource::LocalClock,
         },
     };
-    Loaded { state, distro, now }
+    Ok(Loaded { state, distro, now })
 }

@@ -10,6 +10,7 @@ pub mod man;
 pub mod request_spinner;
 pub mod snapshots;
 pub mod snapshots_backfill;
+pub mod snapshots_restore;
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -51,10 +52,10 @@ impl Ui {
         std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
-    /// A line on stderr unless `-q`.
+    /// A line on stderr unless `-q`; a command it suggests carries this run's connection flags.
     pub fn note(&self, line: &str) {
         if !self.quiet {
-            self.err_line(line);
+            self.err_line(&self.style.with_flags(line));
         }
     }
 
@@ -124,4 +125,24 @@ pub fn require_confirmation_means(
         "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
             .into(),
     ))
+}
+
+/// The connection flags this run was given, for the commands it suggests: `--kubeconfig`,
+/// `--context` and a `--distro` other than auto.
+pub fn rerun_flags(global: &crate::cli::GlobalArgs) -> crate::render::rerun::RerunFlags {
+    let distro = match global.distro {
+        crate::cli::DistroChoice::Auto => None,
+        crate::cli::DistroChoice::K3s => Some("k3s"),
+        crate::cli::DistroChoice::Rke2 => Some("rke2"),
+    };
+    let kubeconfig = global.kubeconfig.as_ref().map(|p| p.display().to_string());
+    crate::render::rerun::RerunFlags::new(kubeconfig.as_deref(), global.context.as_deref(), distro)
+}
+
+/// Which cluster a confirmation prompt is about: the context and the server URL.
+pub fn cluster_label(conn: &crate::cluster::connect::Connection) -> String {
+    match &conn.context {
+        Some(context) => format!("context {context} ({})", conn.server),
+        None => format!("the in-cluster API server ({})", conn.server),
+    }
 }

@@ -1,8 +1,9 @@
 //! `k3sdoctor snapshots list` and `snapshots diff`.
 
 use super::Ui;
-use super::load::{Loaded, load_snapshot_state};
+use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::{GlobalArgs, SnapshotDiffArgs, SnapshotListArgs};
+use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::finding::FailOn;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
@@ -39,6 +40,7 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 
 pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let report =
         SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded)).failing_on(args.fail_on);
@@ -62,6 +64,7 @@ pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> an
 /// replaces that rule with the severity threshold the other commands use.
 pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
+    require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded))
         .failing_on(args.fail_on.unwrap_or(FailOn::Error));

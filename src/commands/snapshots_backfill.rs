@@ -10,10 +10,11 @@ use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtim
 use super::snapshots::analyse;
 use crate::cli::{BackfillArgs, GlobalArgs};
 use crate::cluster::connect::Connection;
+use crate::diagnose::finding::FailOn;
 use crate::exit::{Exit, Failure};
 use crate::render;
 use crate::repair::backfill_apply::{
-    check_permission, read_configmap, write_backup, write_configmap,
+    check_permission, default_backup_path, read_configmap, write_backup, write_configmap,
 };
 use crate::repair::backfill_plan::{BackfillPlan, plan_backfill};
 use crate::repair::follow_apply::WriteError;
@@ -27,6 +28,7 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
             return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_snapshot_state(global, ui)?;
+        super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Snapshots)?;
         let analysis = analyse(&loaded);
         let current = loaded
             .state
@@ -35,7 +37,7 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
             .unwrap_or_default();
         let plan =
             plan_backfill(&analysis, &current, args.prune).map_err(|e| Failure::Refused(e.0))?;
-        return finish_plan_only(global, ui, plan);
+        return finish_plan_only(global, ui, plan, verdict(&analysis.findings, args.fail_on));
     }
     let interactive = ui.interactive();
     runtime()?.block_on(backfill_live(global, args, ui, interactive))
@@ -53,14 +55,20 @@ fn result(outcome: &'static str, plan: BackfillPlan) -> BackfillResult {
     }
 }
 
-fn finish_plan_only(global: &GlobalArgs, ui: &mut Ui, plan: BackfillPlan) -> anyhow::Result<Exit> {
+/// `nothing_to_do`: the exit when the plan is empty, the verdict of the cluster as read.
+fn finish_plan_only(
+    global: &GlobalArgs,
+    ui: &mut Ui,
+    plan: BackfillPlan,
+    nothing_to_do: Exit,
+) -> anyhow::Result<Exit> {
     let exit = if plan.is_empty() {
-        Exit::Healthy
+        nothing_to_do
     } else {
         Exit::Findings
     };
     show_plan(global, ui, &plan)?;
-    if exit == Exit::Findings {
+    if !plan.is_empty() {
         ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
     }
     emit(
@@ -100,7 +108,8 @@ async fn plan_now(
     global: &GlobalArgs,
     ui: &Ui,
     prune: bool,
-) -> Result<(BackfillPlan, Option<ConfigMap>), Failure> {
+    fail_on: FailOn,
+) -> Result<(BackfillPlan, Option<ConfigMap>, Exit), Failure> {
     let loaded = read_live_snapshots(conn, global, ui).await?;
     let analysis = analyse(&loaded);
     let original = read_configmap(conn, &analysis.configmap).await?;
@@ -111,7 +120,7 @@ async fn plan_now(
     let plan = plan_backfill(&analysis, &current.into_iter().collect(), prune).map_err(|e| {
         Failure::Refused(format!("the planned ConfigMap cannot fit the apiserver's 1 MiB limit ({e}); nothing was written"))
     })?;
-    Ok((plan, original))
+    Ok((plan, original, verdict(&analysis.findings, fail_on)))
 }
 
 async fn backfill_live(
@@ -121,33 +130,35 @@ async fn backfill_live(
     interactive: bool,
 ) -> anyhow::Result<Exit> {
     let conn = connect_live(global, ui).await?;
-    let (plan, original) = plan_now(&conn, global, ui, args.prune).await?;
+    let (plan, original, nothing_to_do) =
+        plan_now(&conn, global, ui, args.prune, args.fail_on).await?;
     if !args.fix || plan.is_empty() {
-        return finish_plan_only(global, ui, plan);
+        return finish_plan_only(global, ui, plan, nothing_to_do);
     }
     show_plan(global, ui, &plan)?;
     super::require_confirmation_means(args.yes, interactive)?;
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
-    match write_configmap(&conn, &plan, original.as_ref(), true).await {
+    match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), true).await {
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
         Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
     }
-    if !args.yes && !confirm(&plan) {
+    if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
         emit(global, ui, &result("declined", plan))?;
         return Ok(Exit::Findings);
     }
 
-    let (mut plan, mut original) = (plan, original);
+    let (mut plan, mut original, mut nothing_to_do) = (plan, original, nothing_to_do);
     let mut backup: Option<PathBuf> = None;
     for attempt in 1..=MAX_ATTEMPTS {
         if attempt > 1 {
             // The last write met a 409: plan again against the ConfigMap as it is now.
-            (plan, original) = plan_now(&conn, global, ui, args.prune).await?;
+            (plan, original, nothing_to_do) =
+                plan_now(&conn, global, ui, args.prune, args.fail_on).await?;
         }
         if plan.is_empty() {
             ui.note("the ConfigMap already holds what k3s would write now: nothing to do");
-            return Ok(Exit::Healthy);
+            return Ok(nothing_to_do);
         }
         if let (None, Some(cm)) = (&backup, &original) {
             let path = args
@@ -161,13 +172,14 @@ async fn backfill_live(
                 ))
             })?;
             ui.note(&format!(
-                "saved ConfigMap kube-system/{} to {}",
+                "saved ConfigMap kube-system/{} to {} (undo with: k3sdoctor snapshots restore --from-backup {} --fix)",
                 plan.configmap,
-                path.display()
+                path.display(),
+                crate::render::rerun::shell_quote(&path.display().to_string())
             ));
             backup = Some(path);
         }
-        match write_configmap(&conn, &plan, original.as_ref(), false).await {
+        match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), false).await {
             Ok(written) => {
                 let rv = written.metadata.resource_version.clone();
                 ui.note(&format!(
@@ -175,7 +187,7 @@ async fn backfill_live(
                     plan.configmap,
                     rv.as_deref().unwrap_or("?")
                 ));
-                return report_after(&conn, global, ui, plan, backup, rv).await;
+                return report_after(&conn, global, ui, plan, backup, rv, args.fail_on).await;
             }
             Err(WriteError::Conflict) => ui.note(&format!(
                 "ConfigMap kube-system/{} changed while planning (409); re-reading",
@@ -199,10 +211,22 @@ async fn report_after(
     plan: BackfillPlan,
     backup: Option<PathBuf>,
     resource_version: Option<String>,
+    args_fail_on: FailOn,
 ) -> anyhow::Result<Exit> {
-    let after = read_live_snapshots(conn, global, ui).await?;
+    let after = read_live_snapshots(conn, global, ui).await.map_err(|e| {
+        Failure::Incomplete(format!(
+            "ConfigMap kube-system/{} was written but could not be read back to verify it: {e}; check it with \
+             k3sdoctor snapshots diff",
+            plan.configmap
+        ))
+    })?;
     let analysis = analyse(&after);
-    let clean = !analysis.has_differences();
+    let read_back = after
+        .state
+        .configmap(&plan.configmap)
+        .map(|c| c.data.clone())
+        .unwrap_or_default();
+    let unverified = plan.unverified(&read_back);
     if !global.output.is_structured() && !ui.quiet {
         let report =
             crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
@@ -219,27 +243,40 @@ async fn report_after(
     result.backup = backup.map(|p| p.display().to_string());
     result.resource_version = resource_version;
     result.after = Some(analysis);
+    let findings = result
+        .after
+        .as_ref()
+        .map(|a| a.findings.clone())
+        .unwrap_or_default();
     emit(global, ui, &result)?;
-    if clean {
-        Ok(Exit::Healthy)
+    if !unverified.is_empty() {
+        return Err(Failure::Incomplete(format!(
+            "wrote ConfigMap kube-system/{}, but reading it back does not show {} of the planned changes ({}); \
+             check it with k3sdoctor snapshots diff",
+            result.plan.configmap,
+            unverified.len(),
+            unverified.join(", ")
+        ))
+        .into());
+    }
+    // One exit rule for every repair: after a verified write, the verdict of the cluster as it
+    // is now (orphans kept without --prune are warnings, not a failed repair).
+    Ok(verdict(&findings, args_fail_on))
+}
+
+fn verdict(findings: &[crate::diagnose::finding::Finding], fail_on: FailOn) -> Exit {
+    if fail_on.is_failure(findings) {
+        Exit::Findings
     } else {
-        Err(Failure::Incomplete(
-            "written, but the ConfigMap still differs from the ETCDSnapshotFiles (see above)"
-                .into(),
-        )
-        .into())
+        Exit::Healthy
     }
 }
 
-fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
-    let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
-    PathBuf::from(format!("{name}.{rv}.backup.json"))
-}
-
-fn confirm(plan: &BackfillPlan) -> bool {
+fn confirm(conn: &Connection, plan: &BackfillPlan) -> bool {
     dialoguer::Confirm::new()
         .with_prompt(format!(
-            "Write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)?",
+            "On {}: write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)?",
+            super::cluster_label(conn),
             plan.configmap,
             plan.add.len(),
             plan.update.len(),

@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::cluster_summary::ClusterSummary;
-use super::finding::{Finding, FindingCode};
+use super::finding::{Finding, FindingCode, Severity};
 use super::leases::analyse_leases;
 use super::lock_status::LockStatus;
 use super::membership::analyse_membership;
@@ -126,8 +126,13 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
     });
     findings.extend(membership);
 
+    let version_advice = version_advice(state);
+    // While split, the lease-split finding already names the upgrade as the lasting fix.
+    if !findings.iter().any(|f| f.code == FindingCode::LeaseSplit) {
+        findings.extend(version_affected(&version_advice));
+    }
     CheckAnalysis {
-        version_advice: version_advice(state),
+        version_advice,
         cluster: leases.cluster,
         locks: leases.locks,
         snapshots,
@@ -180,6 +185,34 @@ fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
         .collect();
     linked.sort_by_key(|f| std::cmp::Reverse(f.finding.severity));
     linked
+}
+
+/// One warning while any server line is affected: a repaired split can come back after any
+/// restart until the upgrade, and `--fail-on warning` monitoring should keep seeing that.
+fn version_affected(advice: &[VersionAdvice]) -> Option<Finding> {
+    let affected: Vec<&VersionAdvice> = advice.iter().filter(|a| a.status == "affected").collect();
+    let running: Vec<String> = affected.iter().flat_map(|a| a.running.clone()).collect();
+    let targets: Vec<String> = affected
+        .iter()
+        .filter_map(|a| a.upgrade_to.clone())
+        .collect();
+    if affected.is_empty() {
+        return None;
+    }
+    Some(
+        Finding::new(
+            Severity::Warning,
+            FindingCode::VersionAffected,
+            "server Nodes",
+            format!(
+                "{} affected by k3s-io/k3s#10046: whenever the two locks land on different servers again (any \
+                 server restart can do it), the etcd snapshot controller stops and snapshots go missing from \
+                 the ConfigMap",
+                running.join(", ")
+            ),
+        )
+        .fix(format!("upgrade to {} or later", targets.join(" / "))),
+    )
 }
 
 fn version_advice(state: &ClusterState) -> Vec<VersionAdvice> {
@@ -257,7 +290,14 @@ mod tests {
             Distro::K3s,
             now(),
         );
-        assert!(a.findings.is_empty(), "{:?}", a.findings);
+        // Healthy now, but the version can split again: one warning names the upgrade.
+        let codes: Vec<FindingCode> = a.all_findings().iter().map(|f| f.code).collect();
+        assert_eq!(codes, [FindingCode::VersionAffected], "{:?}", a.findings);
+        assert_eq!(a.findings[0].finding.severity, Severity::Warning);
+        assert_eq!(
+            a.findings[0].finding.remediation,
+            "upgrade to v1.29.6+k3s1 or later"
+        );
         assert!(a.checks.iter().all(|c| c.ran));
         assert_eq!(
             a.version_advice[0].upgrade_to.as_deref(),
@@ -315,6 +355,27 @@ mod tests {
             a.findings
                 .iter()
                 .any(|f| f.finding.code == FindingCode::DumpIncomplete)
+        );
+    }
+}
+
+#[cfg(test)]
+mod version_affected_tests {
+    use super::*;
+    use crate::diagnose::test_cluster::{TestCluster, now};
+
+    #[test]
+    fn a_fixed_version_gets_no_version_warning() {
+        let state = TestCluster::k3s()
+            .server("s1", "v1.29.6+k3s1")
+            .lease("k3s", "s1", 1)
+            .lease("k3s-etcd", "s1", 1)
+            .build();
+        let a = analyse_check(&state, Distro::K3s, now());
+        assert!(
+            a.all_findings()
+                .iter()
+                .all(|f| f.code != FindingCode::VersionAffected)
         );
     }
 }

@@ -47,10 +47,11 @@ pub enum FindingCode {
     MemberNotVoter,
     EtcdQuorumAtRisk,
     DumpIncomplete,
+    VersionAffected,
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 23] = [
+    pub const ALL: [FindingCode; 24] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
@@ -74,6 +75,7 @@ impl FindingCode {
         FindingCode::MemberNotVoter,
         FindingCode::EtcdQuorumAtRisk,
         FindingCode::DumpIncomplete,
+        FindingCode::VersionAffected,
     ];
 
     /// (usual severity, meaning, remediation): the finding-code table of the README and the
@@ -196,6 +198,11 @@ impl FindingCode {
                 "the dump lacks objects a check needs; that check did not run",
                 "add the named kubectl output to the dump",
             ),
+            VersionAffected => (
+                "warning",
+                "check: servers run a version affected by k3s-io/k3s#10046, so a split can come back after any restart, even after a repair",
+                "upgrade to the release the finding names",
+            ),
         }
     }
 
@@ -224,6 +231,7 @@ impl FindingCode {
             FindingCode::MemberNotVoter => "member-not-voter",
             FindingCode::EtcdQuorumAtRisk => "etcd-quorum-at-risk",
             FindingCode::DumpIncomplete => "dump-incomplete",
+            FindingCode::VersionAffected => "version-affected",
         }
     }
 }

@@ -16,9 +16,15 @@ pub fn write_plan(
         }
         FollowOutcome::Move(plan) => plan,
     };
+    // A move that leaves the locks split says so first: it is the one thing to know before --force.
+    let split = plan
+        .split_after
+        .as_ref()
+        .map(|s| format!("; {}", s.summary))
+        .unwrap_or_default();
     writeln!(
         out,
-        "{} move {} from {} to {} (node {})",
+        "{} move {} from {} to {} (node {}){split}",
         style.bold("Plan:"),
         plan.lock,
         from(plan),

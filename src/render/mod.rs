@@ -6,6 +6,8 @@ pub mod closed_pipe;
 pub mod findings;
 pub mod follow;
 pub mod leases;
+pub mod rerun;
+pub mod restore;
 pub mod snapshots;
 pub mod style;
 mod table;

@@ -1,5 +1,6 @@
 //! Colour, only when asked for or when stdout is a terminal.
 
+use super::rerun::RerunFlags;
 use crate::diagnose::finding::Severity;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -7,14 +8,26 @@ pub struct Style {
     pub color: bool,
     /// How the user invoked the tool when it is not `k3sdoctor` (`kubectl k3s-doctor`).
     pub program: Option<&'static str>,
+    /// The connection flags of this run, for the commands it suggests.
+    pub rerun: Option<&'static RerunFlags>,
 }
 
 impl Style {
     /// A remediation as the user would type it: `k3sdoctor ...` becomes `kubectl k3s-doctor ...`
     /// when run as a kubectl plugin. JSON keeps the canonical name.
     pub fn command(self, text: &str) -> String {
+        let text = self.with_flags(text);
         match self.program {
             Some(program) => text.replace("k3sdoctor ", &format!("{program} ")),
+            None => text,
+        }
+    }
+
+    /// The suggested commands in `text` with this run's `--kubeconfig`, `--context` and
+    /// `--distro`, so a pasted command targets the same cluster.
+    pub fn with_flags(self, text: &str) -> String {
+        match self.rerun {
+            Some(flags) => flags.apply(text),
             None => text.to_string(),
         }
     }

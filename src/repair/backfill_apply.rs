@@ -1,6 +1,7 @@
 //! The I/O half of `snapshots backfill`: read the ConfigMap as it is, back it up, and write
 //! the planned data with the resourceVersion that was read.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -8,7 +9,6 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, PostParams};
 
 use super::access_review::{denied, may};
-use super::backfill_plan::BackfillPlan;
 use super::follow_apply::{FIELD_MANAGER, WriteError};
 use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
@@ -40,6 +40,12 @@ pub async fn check_permission(
     }
 }
 
+/// `./<configmap>.<resourceVersion>.backup.json`: the resourceVersion tells backups apart.
+pub fn default_backup_path(name: &str, cm: &ConfigMap) -> std::path::PathBuf {
+    let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
+    std::path::PathBuf::from(format!("{name}.{rv}.backup.json"))
+}
+
 /// Saves the ConfigMap as read, before anything changes it. Refuses to overwrite a file.
 pub fn write_backup(path: &Path, original: &ConfigMap) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
@@ -51,10 +57,12 @@ pub fn write_backup(path: &Path, original: &ConfigMap) -> std::io::Result<()> {
     file.sync_all()
 }
 
-/// Replaces the data (PUT with the read resourceVersion) or creates the ConfigMap.
+/// Replaces the data (PUT with the read resourceVersion, so a change made since the read is a
+/// 409, not overwritten) or creates the ConfigMap.
 pub async fn write_configmap(
     conn: &Connection,
-    plan: &BackfillPlan,
+    name: &str,
+    data: &BTreeMap<String, String>,
     original: Option<&ConfigMap>,
     dry_run: bool,
 ) -> Result<ConfigMap, WriteError> {
@@ -73,7 +81,7 @@ pub async fn write_configmap(
         kube::Error::Api(status) if status.code == 409 => WriteError::Conflict,
         _ => WriteError::Other(ReadError::from_kube(
             &e,
-            &format!("{verb} configmap kube-system/{}", plan.configmap),
+            &format!("{verb} configmap kube-system/{name}"),
             &conn.server,
         )),
     };
@@ -81,19 +89,17 @@ pub async fn write_configmap(
         Some(cm) => {
             let mut next = cm.clone();
             next.metadata.managed_fields = None;
-            next.data = Some(plan.data.clone());
-            api.replace(&plan.configmap, &params, &next)
-                .await
-                .map_err(fail)
+            next.data = Some(data.clone());
+            api.replace(name, &params, &next).await.map_err(fail)
         }
         None => {
             let cm = ConfigMap {
                 metadata: ObjectMeta {
-                    name: Some(plan.configmap.clone()),
+                    name: Some(name.to_string()),
                     namespace: Some(LOCK_NAMESPACE.to_string()),
                     ..Default::default()
                 },
-                data: Some(plan.data.clone()),
+                data: Some(data.clone()),
                 ..Default::default()
             };
             api.create(&params, &cm).await.map_err(fail)

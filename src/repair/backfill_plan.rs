@@ -55,6 +55,23 @@ impl BackfillPlan {
     fn create_needed(&self) -> bool {
         self.create && !self.data.is_empty()
     }
+
+    /// The planned changes that `data` (the ConfigMap read back after the write) does not
+    /// show: an added or rewritten entry with other bytes, or a removed entry still there.
+    /// Entries the plan did not touch are k3s's business and are not compared.
+    pub fn unverified(&self, data: &BTreeMap<String, String>) -> Vec<String> {
+        let written = self
+            .add
+            .iter()
+            .chain(&self.update)
+            .filter(|k| data.get(*k) != self.data.get(*k));
+        let removed = self
+            .remove
+            .iter()
+            .chain(&self.dropped_for_size)
+            .filter(|k| data.contains_key(*k));
+        written.chain(removed).cloned().collect()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -240,5 +257,42 @@ mod tests {
     fn refuses_what_cannot_fit() {
         let mut data = entries(2, 600_000, 1);
         assert!(prune_to_limit(&mut data).is_err());
+    }
+
+    #[test]
+    fn verification_compares_only_what_the_plan_changed() {
+        let plan = BackfillPlan {
+            configmap: "k3s-etcd-snapshots".into(),
+            create: false,
+            add: vec!["a".into()],
+            update: vec!["b".into()],
+            remove: vec!["c".into()],
+            kept: vec![],
+            dropped_for_size: vec![],
+            not_added_for_size: vec![],
+            bytes_before: 0,
+            bytes_after: 0,
+            writer_version: None,
+            go_escaping: GoEscaping::Go122,
+            go_escaping_assumed: true,
+            data: [("a", "1"), ("b", "2"), ("k", "kept")]
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .into(),
+        };
+        let read = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        // An entry k3s added meanwhile, or one the plan did not touch, is not a failure.
+        assert!(
+            plan.unverified(&read(&[("a", "1"), ("b", "2"), ("z", "new")]))
+                .is_empty()
+        );
+        assert_eq!(
+            plan.unverified(&read(&[("a", "other"), ("c", "x")])),
+            ["a", "b", "c"]
+        );
     }
 }

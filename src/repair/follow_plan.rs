@@ -12,6 +12,8 @@ use crate::distro::Distro;
 use crate::model::node::{NodeFacts, Readiness, node_for_identity};
 use crate::version::{LockStyle, SplitImpact};
 
+use super::split_after_move::{SplitAfterMove, split_after_move};
+
 #[derive(Debug, Clone, Default)]
 pub struct FollowRequest {
     /// `--lease`: the lock to move (default `<prog>`).
@@ -56,6 +58,9 @@ pub struct FollowPlan {
     pub why: String,
     pub impact: Vec<String>,
     pub quorum: QuorumCheck,
+    /// Set when the locks end up on different servers (only with `--force`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_after: Option<SplitAfterMove>,
     /// Checks `--force` skipped.
     pub overridden: Vec<String>,
 }
@@ -137,6 +142,39 @@ pub fn plan_follow(
         overridden.push(message);
     }
 
+    let moves_core = lock.purpose == LockPurpose::Core;
+    let (core_now, etcd_now) = if moves_core {
+        (lock.holder.as_deref(), other.holder.as_deref())
+    } else {
+        (other.holder.as_deref(), lock.holder.as_deref())
+    };
+    let etcd_version = if moves_core {
+        etcd_now
+            .and_then(|h| node_for_identity(nodes, distro, h))
+            .and_then(|(n, _)| n.version.as_ref())
+    } else {
+        target.version.as_ref()
+    }
+    .or(analysis.verdict_version.as_ref());
+    let split_after = split_after_move(
+        distro,
+        moves_core,
+        &to_identity,
+        core_now,
+        etcd_now,
+        etcd_version,
+    );
+    if let Some(split) = &split_after {
+        let message = format!("moving {lock_name} to {}: {}", target.name, split.summary);
+        if !req.force {
+            return Err(Refusal(format!(
+                "{message}; to end the split move {core_name} onto the {etcd_name} holder (leases follow without \
+                 --to or --lease), or override with --force"
+            )));
+        }
+        overridden.push(message);
+    }
+
     let from_node = node_for_identity(nodes, distro, &from_holder).map(|(n, _)| n.name.clone());
     let quorum = QuorumCheck::new(nodes, from_node.as_deref());
     if !quorum.holds() {
@@ -160,12 +198,11 @@ pub fn plan_follow(
     };
     let impact = impact(
         distro,
-        &lock_name,
-        &from_holder,
+        lock,
         from_node.as_deref(),
         target,
         &quorum,
-        lock.purpose,
+        etcd_now.filter(|h| moves_core && !h.is_empty() && *h != to_identity),
     );
     Ok(FollowOutcome::Move(Box::new(FollowPlan {
         lock: lock_name,
@@ -178,6 +215,7 @@ pub fn plan_follow(
         why,
         impact,
         quorum,
+        split_after,
         overridden,
     })))
 }
@@ -272,13 +310,16 @@ fn not_a_candidate(node: &NodeFacts) -> Option<&'static str> {
 
 fn impact(
     distro: Distro,
-    lock: &str,
-    from_holder: &str,
+    lock_status: &LockStatus,
     from_node: Option<&str>,
     target: &NodeFacts,
     quorum: &QuorumCheck,
-    purpose: LockPurpose,
+    // Moving the core lock onto a server that does not hold the etcd lock: its informer start
+    // has no etcd controllers to start (they are registered on this holder).
+    etcd_held_elsewhere: Option<&str>,
 ) -> Vec<String> {
+    let (lock, purpose) = (lock_status.name.as_str(), lock_status.purpose);
+    let from_holder = lock_status.holder.as_deref().unwrap_or_default();
     let unit = distro.server_unit();
     let mut lines = Vec::new();
     match (from_holder.is_empty(), from_node) {
@@ -300,30 +341,42 @@ fn impact(
              within the 30s renew deadline"
         )),
     }
-    let runs = if purpose == LockPurpose::Core {
-        "the core controllers; its informer start also starts the etcd controllers registered there"
-    } else {
-        "the etcd controllers"
+    let affected = target.version.as_ref().is_some_and(|v| {
+        matches!(
+            v.split_impact(),
+            SplitImpact::Affected { .. } | SplitImpact::Undetermined { .. }
+        )
+    });
+    let runs = match (purpose, etcd_held_elsewhere) {
+        (LockPurpose::Core, None) => {
+            "runs the core controllers; its informer start also starts the etcd controllers registered there"
+                .to_string()
+        }
+        (LockPurpose::Core, Some(etcd_holder)) => format!(
+            "runs the core controllers; it does not hold {}, so no etcd controllers are registered there for its \
+             informer start to start (they are registered on {etcd_holder})",
+            distro.etcd_lock()
+        ),
+        // Facts §1.9/§2.4: before k3s-io/k3s#10047 the -etcd callback only registers handlers;
+        // whether the target already started its factories or never will, they stay idle.
+        (LockPurpose::Etcd, _) if affected => format!(
+            "registers the etcd controllers, but on this version only the {} callback starts informers, so \
+             the snapshot ConfigMap controller there stays idle",
+            distro.core_lock()
+        ),
+        _ => "runs the etcd controllers".to_string(),
     };
     lines.push(format!(
-        "{} takes {lock} on its next retry (2-4 s) and runs {runs}",
+        "{} takes {lock} on its next retry (2-4 s) and {runs}",
         target.name
     ));
-    if purpose == LockPurpose::Etcd {
-        let affected = target.version.as_ref().is_some_and(|v| {
-            matches!(
-                v.split_impact(),
-                SplitImpact::Affected { .. } | SplitImpact::Undetermined { .. }
-            )
-        });
-        if affected {
-            lines.push(format!(
+    if purpose == LockPurpose::Etcd && affected {
+        lines.push(format!(
                 "moving {lock} does not fix k3s-io/k3s#10046 on this version: the informers start only from the \
                  {} callback; move {} onto the {lock} holder instead (the default)",
                 distro.core_lock(),
                 distro.core_lock()
             ));
-        }
     }
     lines
 }

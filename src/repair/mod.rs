@@ -7,3 +7,5 @@ pub mod backfill_plan;
 pub mod follow_apply;
 pub mod follow_plan;
 pub mod lock_edit;
+pub mod restore_plan;
+pub mod split_after_move;

@@ -43,7 +43,8 @@ fn a_healthy_cluster_prints_its_summary_and_exits_0() {
         (report.api_version.as_str(), report.kind.as_str()),
         ("k3sdoctor.io/v1", "CheckReport")
     );
-    assert!(report.findings.is_empty(), "{:?}", report.codes());
+    // Healthy, on a version where the split can come back: one warning names the upgrade.
+    assert_eq!(report.codes(), ["warning/version-affected"]);
     assert!(report.checks.iter().all(|c| c.ran), "{:?}", report.checks);
     assert_eq!(
         report.version_advice[0].upgrade_to.as_deref(),
@@ -55,7 +56,12 @@ fn a_healthy_cluster_prints_its_summary_and_exits_0() {
         .run()
         .code(0)
         .stdout_has("K3s cluster: 3 servers (3 etcd members), 1 agent")
-        .stdout_has("healthy: no findings");
+        .stdout_has("version-affected")
+        .stdout_has("upgrade to v1.29.6+k3s1 or later");
+    k3sdoctor(["check", "--fail-on", "warning", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(1);
 }
 
 #[test]

@@ -268,3 +268,36 @@ fn tls_with_a_certificate_the_kubeconfig_does_not_trust() {
         .run()
         .code(0);
 }
+
+#[test]
+fn a_distro_that_no_node_runs_is_refused() {
+    let fake = small_cluster();
+    for command in [&["leases"][..], &["snapshots", "diff"], &["check"]] {
+        k3sdoctor(["--distro", "rke2"])
+            .args(command)
+            .cluster(&fake, Role::ReadOnly)
+            .run()
+            .code(2)
+            .one_line_error()
+            .stderr_has(
+                "--distro rke2, but every Node reports a K3s version (v1.29.4+k3s1 on s1); drop --distro or \
+                 pass --distro k3s",
+            );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("rke2.yaml");
+    crate::support::objects::write_dump(
+        &dump,
+        &[
+            server("r1", "v1.29.5+rke2r1"),
+            lease("rke2", "r1", 1),
+            lease("rke2-etcd", "r1", 1),
+        ],
+    );
+    k3sdoctor(["--distro", "k3s", "leases", "--from-file"])
+        .arg(dump.display().to_string())
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("every Node reports an RKE2 version (v1.29.5+rke2r1 on r1)");
+}

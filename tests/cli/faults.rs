@@ -181,9 +181,11 @@ fn backfill_write_failures_lose_nothing() {
     // One conflict is re-read and the same change goes through.
     let fake = FakeApi::with_objects(split());
     fake.inject(Fault::status("PUT", "configmaps/k3s-etcd-snapshots?&fieldManager", 409).times(1));
+    // Written and verified; exit 1 is the verdict: nothing runs the snapshot controller here.
     backfill(&fake)
-        .code(0)
-        .stderr_has("changed while planning (409)");
+        .code(1)
+        .stderr_has("changed while planning (409)")
+        .stdout_has("snapshot-controller-idle");
     let data = snapshot_data(&fake);
     assert!(
         data.get("etcd-snapshot-old-1634567890").is_some(),
@@ -200,7 +202,9 @@ fn a_failed_second_write_of_a_multilock_says_exactly_what_state_is_left() {
         .code(4)
         .one_line_error()
         .stderr_has("ConfigMap kube-system/k3s now names s2 but writing Lease kube-system/k3s failed")
-        .stderr_has("kubectl -n kube-system patch lease k3s --type merge -p '{\"spec\":{\"holderIdentity\":\"s2\"}}'");
+        // The kubectl command that finishes the job targets the same cluster as the run.
+        .stderr_has("finish now with: kubectl --kubeconfig ")
+        .stderr_has(" -n kube-system patch lease k3s --type merge -p '{\"spec\":{\"holderIdentity\":\"s2\"}}'");
     assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
     assert_eq!(holder(&fake, "Lease", "k3s"), "s1");
 }

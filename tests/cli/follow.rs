@@ -371,7 +371,13 @@ fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_written() {
     let fake = static_split(vec![]);
     let (code, screen) = follow_on_a_terminal(&fake, "n\n");
     assert_eq!(code, 1, "{screen}");
-    assert!(screen.contains("Move k3s to s2 (node s2)?"), "{screen}");
+    // The prompt names the cluster (context and server URL), the lock, and the target by
+    // hostname and node name.
+    let prompt = format!(
+        "On context fake ({}): move lock kube-system/k3s from s1 to the server with hostname s2 (node s2)?",
+        fake.url().trim_end_matches('/')
+    );
+    assert!(screen.contains(&prompt), "{prompt}\n{screen}");
     assert!(screen.contains("declined: nothing was written"), "{screen}");
     assert!(
         fake.writes().iter().all(|w| w.contains("dryRun=All")),

@@ -91,13 +91,15 @@ fn with_the_repair_role_both_repairs_go_through() {
     )
     .code(0);
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
-    // The snapshot ConfigMap does not exist yet: backfill creates it.
+    // The snapshot ConfigMap does not exist yet: backfill creates it. Exit 1 is the verdict
+    // after the verified write: nothing runs the snapshot controller in this fake.
     run_as(
         &fake,
         "bob-token",
         &["snapshots", "backfill", "--fix", "--yes"],
     )
-    .code(0);
+    .code(1)
+    .stderr_has("wrote ConfigMap kube-system/k3s-etcd-snapshots");
     assert!(
         fake.get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
             .is_some()
@@ -109,7 +111,8 @@ fn with_the_repair_role_both_repairs_go_through() {
         "bob-token",
         &["snapshots", "backfill", "--fix", "--yes"],
     )
-    .code(0);
+    .code(1)
+    .stderr_has("wrote ConfigMap kube-system/k3s-etcd-snapshots");
     let denied: Vec<_> = fake
         .requests()
         .into_iter()

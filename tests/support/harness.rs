@@ -66,6 +66,12 @@ impl Run {
         self
     }
 
+    pub fn args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
+        self.args
+            .extend(args.iter().map(|a| a.as_ref().to_string()));
+        self
+    }
+
     pub fn env(mut self, key: &str, value: &str) -> Self {
         self.env.push((key.into(), value.into()));
         self

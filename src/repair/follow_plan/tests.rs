@@ -109,6 +109,12 @@ fn moving_the_etcd_lock_says_it_does_not_fix_the_bug() {
         "{:?}",
         p.impact
     );
+    // The target's line does not claim controllers that this version leaves idle.
+    assert!(
+        p.impact[1].contains("s1 takes k3s-etcd") && p.impact[1].contains("stays idle"),
+        "{:?}",
+        p.impact
+    );
 }
 
 #[test]
@@ -164,7 +170,8 @@ fn force_records_what_it_overrode() {
         },
     ));
     assert_eq!(p.to_node, "w1");
-    assert_eq!(p.overridden.len(), 1);
+    assert_eq!(p.overridden.len(), 2, "{:?}", p.overridden);
+    assert!(p.split_after.as_ref().unwrap().kept);
 }
 
 #[test]
@@ -185,4 +192,48 @@ fn an_ambiguous_target_is_refused() {
     )
     .unwrap_err();
     assert!(err.0.contains("ambiguous"), "{err}");
+}
+
+#[test]
+fn a_move_that_keeps_the_split_is_refused_unless_forced_and_says_so() {
+    let to_s3 = |force| FollowRequest {
+        to: Some("s3".into()),
+        force,
+        ..Default::default()
+    };
+    let err = plan(split(AFFECTED), to_s3(false)).unwrap_err().0;
+    assert!(
+        err.contains("this keeps a split (k3s on s3, k3s-etcd on s2)"),
+        "{err}"
+    );
+    assert!(err.contains("override with --force"), "{err}");
+    let p = moved(plan(split(AFFECTED), to_s3(true)));
+    assert!(p.split_after.is_some());
+    let target_line = &p.impact[1];
+    assert!(
+        !target_line.contains("also starts the etcd controllers")
+            && target_line.contains("it does not hold k3s-etcd"),
+        "{target_line}"
+    );
+}
+
+#[test]
+fn moving_the_etcd_lock_off_an_aligned_pair_creates_a_split() {
+    let aligned = TestCluster::k3s()
+        .server("s1", AFFECTED)
+        .server("s2", AFFECTED)
+        .server("s3", AFFECTED)
+        .lease("k3s", "s1", 1)
+        .lease("k3s-etcd", "s1", 1);
+    let err = plan(
+        aligned,
+        FollowRequest {
+            lease: Some("k3s-etcd".into()),
+            to: Some("s2".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .0;
+    assert!(err.contains("this creates a split"), "{err}");
 }

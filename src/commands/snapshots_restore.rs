@@ -1,0 +1,283 @@
+//! `k3sdoctor snapshots restore --from-backup FILE`: plan → (with `--fix`) permission check,
+//! server-side dry run, confirmation, backup of the current ConfigMap, preconditioned write →
+//! read back (exactly the backed-up data) → diff again.
+
+use std::path::Path;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+
+use super::Ui;
+use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots, runtime};
+use super::snapshots::analyse;
+use crate::cli::{GlobalArgs, RestoreArgs};
+use crate::cluster::ReadError;
+use crate::cluster::connect::Connection;
+use crate::exit::{Exit, Failure};
+use crate::render;
+use crate::repair::backfill_apply::{
+    check_permission, default_backup_path, read_configmap, write_backup, write_configmap,
+};
+use crate::repair::follow_apply::WriteError;
+use crate::repair::restore_plan::{RestorePlan, plan_restore};
+use crate::report::{API_VERSION, RestoreResult};
+
+pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if !global.from_file.is_empty() && args.fix {
+        return Err(super::refuse_fix_on_dump().into());
+    }
+    let backup = read_backup(&args.from_backup)?;
+    if !global.from_file.is_empty() {
+        let loaded = load_snapshot_state(global, ui)?;
+        let name = loaded.distro.snapshots_configmap();
+        // A dump holds ConfigMapFacts, not API objects: rebuild the little the plan compares.
+        let current = loaded.state.configmap(&name).map(|c| ConfigMap {
+            metadata: kube::api::ObjectMeta {
+                name: Some(c.name.clone()),
+                resource_version: c.resource_version.clone(),
+                ..Default::default()
+            },
+            data: Some(c.data.clone()),
+            ..Default::default()
+        });
+        let plan = plan(&backup, current.as_ref(), &name)?;
+        return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
+    }
+    let interactive = ui.interactive();
+    runtime()?.block_on(restore_live(global, args, ui, interactive, &backup))
+}
+
+/// The backup as `snapshots backfill --fix` wrote it: one ConfigMap in JSON.
+fn read_backup(path: &Path) -> Result<ConfigMap, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Failure::Read(ReadError::new(format!(
+            "cannot read backup {}: {e}; pass the file snapshots backfill --fix saved (it prints `saved ConfigMap \
+             ... to FILE`)",
+            path.display()
+        )))
+    })?;
+    let cm: ConfigMap = serde_json::from_str(&text).map_err(|e| {
+        Failure::Read(ReadError::new(format!(
+            "backup {} is not a ConfigMap in JSON ({e}); pass the file snapshots backfill --fix saved",
+            path.display()
+        )))
+    })?;
+    Ok(cm)
+}
+
+fn plan(
+    backup: &ConfigMap,
+    current: Option<&ConfigMap>,
+    name: &str,
+) -> Result<RestorePlan, Failure> {
+    plan_restore(backup, current, name)
+        .map_err(|r| Failure::Refused(format!("{r}; nothing was written")))
+}
+
+fn verdict(loaded: &Loaded, args: &RestoreArgs) -> Exit {
+    if args.fail_on.is_failure(&analyse(loaded).findings) {
+        Exit::Findings
+    } else {
+        Exit::Healthy
+    }
+}
+
+fn result(args: &RestoreArgs, outcome: &'static str, plan: RestorePlan) -> RestoreResult {
+    RestoreResult {
+        api_version: API_VERSION,
+        kind: "RestoreResult",
+        outcome,
+        from_backup: args.from_backup.display().to_string(),
+        plan,
+        backup: None,
+        resource_version: None,
+        after: None,
+    }
+}
+
+fn show_plan(
+    global: &GlobalArgs,
+    args: &RestoreArgs,
+    ui: &mut Ui,
+    plan: &RestorePlan,
+) -> anyhow::Result<()> {
+    if !global.output.is_structured() && !ui.quiet {
+        render::tolerate_closed_pipe(
+            render::restore::write_plan(
+                &mut ui.out,
+                plan,
+                &args.from_backup.display().to_string(),
+                ui.style,
+            )
+            .map_err(Into::into),
+        )?;
+    }
+    Ok(())
+}
+
+fn emit(global: &GlobalArgs, ui: &mut Ui, result: &RestoreResult) -> anyhow::Result<()> {
+    if global.output.is_structured() {
+        render::tolerate_closed_pipe(render::write_structured(&mut ui.out, global.output, result))?;
+    }
+    Ok(())
+}
+
+fn finish_plan_only(
+    global: &GlobalArgs,
+    args: &RestoreArgs,
+    ui: &mut Ui,
+    plan: RestorePlan,
+    nothing_to_do: Exit,
+) -> anyhow::Result<Exit> {
+    show_plan(global, args, ui, &plan)?;
+    let (exit, outcome) = if plan.is_empty() {
+        (nothing_to_do, "nothing-to-do")
+    } else {
+        ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
+        (Exit::Findings, "planned")
+    };
+    emit(global, ui, &result(args, outcome, plan))?;
+    Ok(exit)
+}
+
+async fn restore_live(
+    global: &GlobalArgs,
+    args: &RestoreArgs,
+    ui: &mut Ui,
+    interactive: bool,
+    backup: &ConfigMap,
+) -> anyhow::Result<Exit> {
+    let conn = connect_live(global, ui).await?;
+    let loaded = read_live_snapshots(&conn, global, ui).await?;
+    let name = loaded.distro.snapshots_configmap();
+    let current = read_configmap(&conn, &name).await?;
+    let plan = plan(backup, current.as_ref(), &name)?;
+    if !args.fix || plan.is_empty() {
+        return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
+    }
+    show_plan(global, args, ui, &plan)?;
+    super::require_confirmation_means(args.yes, interactive)?;
+    check_permission(&conn, &name, current.is_none()).await?;
+    match write_configmap(&conn, &name, &plan.data, current.as_ref(), true).await {
+        Ok(_) => ui.note("server-side dry run: accepted"),
+        Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
+        Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
+    }
+    if !args.yes && !confirm(&conn, &plan, args) {
+        ui.note("declined: nothing was written");
+        emit(global, ui, &result(args, "declined", plan))?;
+        return Ok(Exit::Findings);
+    }
+    let saved = match &current {
+        Some(cm) => Some(save_current(args, &name, cm, ui)?),
+        None => None,
+    };
+    // The precondition is the resourceVersion just read: a change made since (k3s's own
+    // controller, another operator) is a 409 and nothing is overwritten.
+    let written = match write_configmap(&conn, &name, &plan.data, current.as_ref(), false).await {
+        Ok(written) => written,
+        Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
+        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
+    };
+    let rv = written.metadata.resource_version.clone();
+    ui.note(&format!(
+        "wrote ConfigMap kube-system/{name} (resourceVersion {})",
+        rv.as_deref().unwrap_or("?")
+    ));
+    report_after(&conn, global, args, ui, plan, saved, rv).await
+}
+
+fn changed_since_read(name: &str) -> Failure {
+    Failure::Incomplete(format!(
+        "ConfigMap kube-system/{name} changed since it was read (409); nothing was written; run the command again \
+         to plan against it as it is now"
+    ))
+}
+
+fn save_current(
+    args: &RestoreArgs,
+    name: &str,
+    cm: &ConfigMap,
+    ui: &Ui,
+) -> Result<String, Failure> {
+    let path = args
+        .backup
+        .clone()
+        .unwrap_or_else(|| default_backup_path(name, cm));
+    write_backup(&path, cm).map_err(|e| {
+        Failure::Refused(format!(
+            "cannot write the backup {}: {e}; nothing was written; choose another path with --backup",
+            path.display()
+        ))
+    })?;
+    ui.note(&format!(
+        "saved ConfigMap kube-system/{name} to {}",
+        path.display()
+    ));
+    Ok(path.display().to_string())
+}
+
+async fn report_after(
+    conn: &Connection,
+    global: &GlobalArgs,
+    args: &RestoreArgs,
+    ui: &mut Ui,
+    plan: RestorePlan,
+    saved: Option<String>,
+    resource_version: Option<String>,
+) -> anyhow::Result<Exit> {
+    let name = plan.configmap.clone();
+    let unverified = |e: String| {
+        Failure::Incomplete(format!(
+            "wrote ConfigMap kube-system/{name}, but {e}; check it with k3sdoctor snapshots diff"
+        ))
+    };
+    let after = read_live_snapshots(conn, global, ui)
+        .await
+        .map_err(|e| unverified(format!("it could not be read back: {e}")))?;
+    let read_back = after
+        .state
+        .configmap(&name)
+        .map(|c| c.data.clone())
+        .unwrap_or_default();
+    let analysis = analyse(&after);
+    if !global.output.is_structured() && !ui.quiet {
+        let report =
+            crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
+        let mut out = Vec::new();
+        render::snapshots::write_diff(&mut out, &report, ui.style)?;
+        render::tolerate_closed_pipe(
+            ui.out
+                .write_all(b"\n")
+                .and_then(|_| ui.out.write_all(&out))
+                .map_err(Into::into),
+        )?;
+    }
+    let exact = read_back == plan.data;
+    let mut result = result(args, "written", plan);
+    result.backup = saved;
+    result.resource_version = resource_version;
+    result.after = Some(analysis);
+    emit(global, ui, &result)?;
+    if !exact {
+        return Err(
+            unverified("reading it back does not show exactly the backed-up data".into()).into(),
+        );
+    }
+    Ok(verdict(&after, args))
+}
+
+fn confirm(conn: &Connection, plan: &RestorePlan, args: &RestoreArgs) -> bool {
+    dialoguer::Confirm::new()
+        .with_prompt(format!(
+            "On {}: replace the data of ConfigMap kube-system/{} with {} ({} to add, {} to update, {} to remove)?",
+            super::cluster_label(conn),
+            plan.configmap,
+            args.from_backup.display(),
+            plan.add.len(),
+            plan.update.len(),
+            plan.remove.len()
+        ))
+        .default(false)
+        .interact()
+        .unwrap_or(false)
+}
