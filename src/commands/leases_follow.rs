@@ -286,6 +286,17 @@ async fn apply(
                 Err(WriteError::Other(e)) if i == 0 => {
                     return Err(super::write_failed_nothing_written(e));
                 }
+                Err(WriteError::Conflict) => {
+                    // The first copy landed, so the old holder is fenced (client-go's MultiLock
+                    // reads it first); a 409 here is its last renewal of the Lease racing in.
+                    // Re-read that copy and write it again, bounded.
+                    let w = rewrite_after_conflict(conn, planned, *copy, ui)
+                        .await
+                        .map_err(|e| {
+                            Failure::Incomplete(partial_write(planned, &written, *copy, e))
+                        })?;
+                    written.push((*copy, w));
+                }
                 Err(e) => {
                     return Err(Failure::Incomplete(partial_write(
                         planned, &written, *copy, e,
@@ -299,6 +310,48 @@ async fn apply(
         "{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run the command again",
         planned.lock
     )))
+}
+
+/// How often a later copy of a MultiLock is re-read and written again after a 409.
+const LATER_COPY_ATTEMPTS: usize = 3;
+
+async fn rewrite_after_conflict(
+    conn: &Connection,
+    planned: &FollowPlan,
+    copy: LockCopy,
+    ui: &Ui,
+) -> Result<WrittenCopy, WriteError> {
+    let mut last = WriteError::Conflict;
+    for attempt in 1..=LATER_COPY_ATTEMPTS {
+        ui.trace(&format!(
+            "conflict writing {} after the first copy landed (attempt {attempt}); re-reading it",
+            copy.object(&planned.lock)
+        ));
+        let objects = read_lock_objects(conn, &planned.lock, &[copy])
+            .await
+            .map_err(WriteError::Other)?;
+        match write_copy(
+            conn,
+            &planned.lock,
+            copy,
+            &objects,
+            &planned.to_identity,
+            false,
+        )
+        .await
+        {
+            Ok(w) => {
+                ui.note(&format!(
+                    "wrote {} (resourceVersion {})",
+                    w.object, w.resource_version
+                ));
+                return Ok(w);
+            }
+            Err(WriteError::Conflict) => last = WriteError::Conflict,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
 }
 
 fn same_change(a: &FollowPlan, b: &FollowPlan) -> bool {

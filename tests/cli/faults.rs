@@ -319,3 +319,36 @@ fn a_conflict_on_the_configmap_copy_of_a_multilock_is_replanned() {
     assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
     assert_eq!(holder(&fake, "Lease", "k3s"), "s2");
 }
+
+#[test]
+fn a_conflict_on_the_lease_after_the_configmap_landed_is_retried_on_the_lease_alone() {
+    // The old holder's last renewal of the Lease races the second write; the ConfigMap copy,
+    // which client-go's MultiLock reads first, already fences it.
+    let fake = multilock_split();
+    fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 409).times(1));
+    follow_fix(&fake, &["--no-wait", "-v"])
+        .code(0)
+        .stderr_has("conflict writing Lease kube-system/k3s after the first copy landed");
+    assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
+    assert_eq!(holder(&fake, "Lease", "k3s"), "s2");
+    let configmap_puts = fake
+        .writes()
+        .iter()
+        .filter(|w| {
+            w.starts_with("PUT /") && w.contains("/configmaps/k3s?") && !w.contains("dryRun")
+        })
+        .count();
+    assert_eq!(configmap_puts, 1, "the ConfigMap copy is not written again");
+}
+
+#[test]
+fn a_lease_that_keeps_conflicting_leaves_a_clear_partial_write() {
+    let fake = multilock_split();
+    fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 409));
+    follow_fix(&fake, &["--no-wait"])
+        .code(4)
+        .one_line_error()
+        .stderr_has(
+            "ConfigMap kube-system/k3s now names s2 but writing Lease kube-system/k3s failed",
+        );
+}
