@@ -72,7 +72,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         'k3sdoctor;leases;follow' {
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)')
             [CompletionResult]::new('--lease', '--lease', [CompletionResultType]::ParameterName, 'The lock to move: <prog> (default) or <prog>-etcd')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the takeover')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the takeover (default: the lock record''s lease duration plus its renew deadline, 75s for wrangler''s 45s/30s, at least 30s and at most 10m)')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')

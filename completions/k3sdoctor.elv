@@ -67,7 +67,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;leases;follow'= {
             cand --to 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)'
             cand --lease 'The lock to move: <prog> (default) or <prog>-etcd'
-            cand --timeout 'How long to wait for the takeover'
+            cand --timeout 'How long to wait for the takeover (default: the lock record''s lease duration plus its renew deadline, 75s for wrangler''s 45s/30s, at least 30s and at most 10m)'
             cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use'

@@ -75,7 +75,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fi
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l to -d 'The node (name or hostname) that should hold the lock (default: the holder of the other k3s lock)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l lease -d 'The lock to move: <prog> (default) or <prog>-etcd' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l timeout -d 'How long to wait for the takeover' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l timeout -d 'How long to wait for the takeover (default: the lock record\'s lease duration plus its renew deadline, 75s for wrangler\'s 45s/30s, at least 30s and at most 10m)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l fail-on -d 'After a verified write, exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
 warning\t''
 never\t''"

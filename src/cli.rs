@@ -164,9 +164,10 @@ pub struct FollowArgs {
     #[arg(long)]
     pub no_wait: bool,
 
-    /// How long to wait for the takeover.
-    #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = parse_wait)]
-    pub timeout: Duration,
+    /// How long to wait for the takeover (default: the lock record's lease duration plus its
+    /// renew deadline, 75s for wrangler's 45s/30s, at least 30s and at most 10m)
+    #[arg(long, value_name = "DURATION", value_parser = parse_wait)]
+    pub timeout: Option<Duration>,
 
     /// Skip the target, etcd-quorum and split checks (never the permission check).
     #[arg(long)]

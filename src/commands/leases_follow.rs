@@ -124,7 +124,8 @@ async fn follow_live(
                 &written,
                 &planned.from_holder,
                 &planned.to_identity,
-                args.timeout,
+                args.timeout
+                    .unwrap_or_else(|| planned.timing.verify_timeout()),
                 &phase,
             )
             .await
@@ -201,7 +202,7 @@ fn show_after(
 async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
     let objects = read_lock_objects(conn, &plan.lock, &plan.writes).await?;
     for copy in &plan.writes {
-        match write_copy(conn, &plan.lock, *copy, &objects, &plan.to_identity, true).await {
+        match write_copy(conn, &plan.lock, *copy, &objects, plan.edit(), true).await {
             Ok(_) | Err(WriteError::Conflict) => {}
             Err(WriteError::Other(e)) => return Err(Failure::Read(e)),
         }
@@ -259,16 +260,7 @@ async fn apply(
         let objects = read_lock_objects(conn, &planned.lock, &planned.writes).await?;
         let mut written = Vec::new();
         for (i, copy) in planned.writes.iter().enumerate() {
-            match write_copy(
-                conn,
-                &planned.lock,
-                *copy,
-                &objects,
-                &planned.to_identity,
-                false,
-            )
-            .await
-            {
+            match write_copy(conn, &planned.lock, *copy, &objects, planned.edit(), false).await {
                 Ok(w) => {
                     ui.note(&format!(
                         "wrote {} (resourceVersion {})",
@@ -330,16 +322,7 @@ async fn rewrite_after_conflict(
         let objects = read_lock_objects(conn, &planned.lock, &[copy])
             .await
             .map_err(WriteError::Other)?;
-        match write_copy(
-            conn,
-            &planned.lock,
-            copy,
-            &objects,
-            &planned.to_identity,
-            false,
-        )
-        .await
-        {
+        match write_copy(conn, &planned.lock, copy, &objects, planned.edit(), false).await {
             Ok(w) => {
                 ui.note(&format!(
                     "wrote {} (resourceVersion {})",

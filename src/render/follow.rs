@@ -40,9 +40,13 @@ pub fn write_plan(
                 "holderIdentity in annotation control-plane.alpha.kubernetes.io/leader"
             }
         };
+        let duration = plan
+            .restore_duration_seconds
+            .map(|d| format!("; leaseDurationSeconds 1 -> {d} (the released record's)"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "{label} {}: {field} {} -> {}",
+            "{label} {}: {field} {} -> {}{duration}",
             copy.object(&plan.lock),
             from(plan),
             plan.to_identity
@@ -55,6 +59,7 @@ pub fn write_plan(
             if i == 0 { "  impact: " } else { "          " }
         )?;
     }
+    writeln!(out, "  timings: {}", plan.timing.describe())?;
     if plan.quorum.applies() && plan.overridden.is_empty() {
         writeln!(
             out,

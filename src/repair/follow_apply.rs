@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::access_review::{denied, may};
 use super::follow_plan::LockCopy;
-use super::lock_edit::{configmap_record, configmap_with_holder, lease_with_holder};
+use super::lock_edit::{HolderEdit, configmap_record, configmap_with_holder, lease_with_holder};
 use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
 use crate::distro::LOCK_NAMESPACE;
@@ -114,13 +114,13 @@ pub async fn check_permissions(
     Ok(())
 }
 
-/// PUTs one copy with `holder`, preconditioned on the resourceVersion in `objects`.
+/// PUTs one copy with the edit, preconditioned on the resourceVersion in `objects`.
 pub async fn write_copy(
     conn: &Connection,
     lock: &str,
     copy: LockCopy,
     objects: &LockObjects,
-    holder: &str,
+    edit: HolderEdit<'_>,
     dry_run: bool,
 ) -> Result<WrittenCopy, WriteError> {
     let params = PostParams {
@@ -147,7 +147,7 @@ pub async fn write_copy(
             let current = objects.lease.as_ref().ok_or_else(missing)?;
             let api: Api<Lease> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
             let written = api
-                .replace(lock, &params, &lease_with_holder(current, holder))
+                .replace(lock, &params, &lease_with_holder(current, edit))
                 .await
                 .map_err(fail)?;
             (
@@ -157,7 +157,7 @@ pub async fn write_copy(
         }
         LockCopy::ConfigMap => {
             let current = objects.configmap.as_ref().ok_or_else(missing)?;
-            let next = configmap_with_holder(current, holder)
+            let next = configmap_with_holder(current, edit)
                 .map_err(|m| WriteError::Other(ReadError::new(m)))?;
             let api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
             let written = api.replace(lock, &params, &next).await.map_err(fail)?;

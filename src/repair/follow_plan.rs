@@ -12,6 +12,8 @@ use crate::distro::Distro;
 use crate::model::node::{NodeFacts, Readiness, node_for_identity};
 use crate::version::{LockStyle, SplitImpact};
 
+use super::election_timing::{ElectionTiming, election_timing};
+use super::lock_edit::HolderEdit;
 use super::split_after_move::{SplitAfterMove, split_after_move};
 
 #[derive(Debug, Clone, Default)]
@@ -63,6 +65,22 @@ pub struct FollowPlan {
     pub split_after: Option<SplitAfterMove>,
     /// Checks `--force` skipped.
     pub overridden: Vec<String>,
+    /// The election timings the impact and the default wait assume, and where they come from.
+    pub timing: ElectionTiming,
+    /// Set when the record was released (`release()` leaves a 1 s duration): the edit writes
+    /// this duration back, or a third server would take the lock a second later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_duration_seconds: Option<i64>,
+}
+
+impl FollowPlan {
+    /// What every written copy of the lock gets.
+    pub fn edit(&self) -> HolderEdit<'_> {
+        HolderEdit {
+            holder: &self.to_identity,
+            restore_duration_seconds: self.restore_duration_seconds,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -196,6 +214,16 @@ pub fn plan_follow(
         LockStyle::ConfigMap => vec![LockCopy::ConfigMap],
         LockStyle::ConfigMapAndLease => vec![LockCopy::ConfigMap, LockCopy::Lease],
     };
+    let holder_version = node_for_identity(nodes, distro, &from_holder)
+        .and_then(|(n, _)| n.version.as_ref())
+        .or(target.version.as_ref());
+    let timing = election_timing(
+        lock.lease_duration_seconds,
+        other.lease_duration_seconds,
+        holder_version,
+    );
+    let released = from_holder.is_empty() || lock.lease_duration_seconds.is_some_and(|d| d <= 1);
+    let restore_duration_seconds = released.then_some(timing.lease_duration_seconds);
     let impact = impact(
         distro,
         lock,
@@ -203,6 +231,7 @@ pub fn plan_follow(
         target,
         &quorum,
         etcd_now.filter(|h| moves_core && !h.is_empty() && *h != to_identity),
+        &timing,
     );
     Ok(FollowOutcome::Move(Box::new(FollowPlan {
         lock: lock_name,
@@ -217,6 +246,8 @@ pub fn plan_follow(
         quorum,
         split_after,
         overridden,
+        timing,
+        restore_duration_seconds,
     })))
 }
 
@@ -317,7 +348,9 @@ fn impact(
     // Moving the core lock onto a server that does not hold the etcd lock: its informer start
     // has no etcd controllers to start (they are registered on this holder).
     etcd_held_elsewhere: Option<&str>,
+    timing: &ElectionTiming,
 ) -> Vec<String> {
+    let deadline = format!("{}s", timing.renew_deadline_seconds);
     let (lock, purpose) = (lock_status.name.as_str(), lock_status.purpose);
     let from_holder = lock_status.holder.as_deref().unwrap_or_default();
     let unit = distro.server_unit();
@@ -331,14 +364,14 @@ fn impact(
             };
             let holder = if node == from_holder { String::new() } else { format!(" (holder {from_holder})") };
             lines.push(format!(
-                "the {unit} process on {node}{holder} exits within the 30s renew deadline and is restarted by \
-                 systemd; {etcd}{}",
+                "the {unit} process on {node}{holder} exits within the {deadline} renew deadline and is restarted \
+                 by systemd; {etcd}{}",
                 if quorum.applies() { format!(" ({})", quorum.describe()) } else { String::new() }
             ));
         }
         (false, None) => lines.push(format!(
             "the current holder {from_holder:?} matches no Node; if it is still running, its {unit} process exits \
-             within the 30s renew deadline"
+             within the {deadline} renew deadline"
         )),
     }
     let affected = target.version.as_ref().is_some_and(|v| {
@@ -367,8 +400,10 @@ fn impact(
         _ => "runs the etcd controllers".to_string(),
     };
     lines.push(format!(
-        "{} takes {lock} on its next retry (2-4 s) and {runs}",
-        target.name
+        "{} takes {lock} on its next retry ({}-{:.1} s) and {runs}",
+        target.name,
+        timing.retry_period_seconds,
+        timing.retry_period_seconds as f64 * 2.2
     ));
     if purpose == LockPurpose::Etcd && affected {
         lines.push(format!(

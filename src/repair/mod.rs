@@ -4,6 +4,7 @@
 pub mod access_review;
 pub mod backfill_apply;
 pub mod backfill_plan;
+pub mod election_timing;
 pub mod follow_apply;
 pub mod follow_plan;
 pub mod lock_edit;

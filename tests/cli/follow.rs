@@ -389,3 +389,44 @@ fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_written() {
     assert_eq!(code, 0, "{screen}");
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
 }
+
+#[test]
+fn taking_over_a_released_lock_restores_its_duration() {
+    // release() left holderIdentity "" and a 1 s duration: written back as it was, a third
+    // server would take the lock a second later.
+    let fake = FakeApi::with_objects([
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        server("s3", AFFECTED),
+        lease("k3s", "", 1),
+        lease("k3s-etcd", "s2", 1),
+    ]);
+    follow_fix(&fake, &["--no-wait"])
+        .stdout_has("leaseDurationSeconds 1 -> 45 (the released record's)");
+    let written = fake
+        .get("Lease", Some("kube-system"), "k3s")
+        .expect("the lease");
+    assert_eq!(written["spec"]["holderIdentity"], "s2");
+    assert_eq!(written["spec"]["leaseDurationSeconds"], 45);
+}
+
+#[test]
+fn the_plan_takes_its_timings_from_the_record() {
+    let mut core = lease("k3s", "s1", 1);
+    let mut etcd = lease("k3s-etcd", "s2", 1);
+    core["spec"]["leaseDurationSeconds"] = serde_json::json!(15);
+    etcd["spec"]["leaseDurationSeconds"] = serde_json::json!(15);
+    let fake = FakeApi::with_objects([
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        server("s3", AFFECTED),
+        core,
+        etcd,
+    ]);
+    let out = k3sdoctor(["leases", "follow", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.stdout_has("exits within the 10s renew deadline")
+        .stdout_has("timings: lease 15s, renew deadline 10s, retry 2s (not wrangler's default");
+    assert!(!out.stdout.contains("30s renew deadline"), "{}", out.stdout);
+}
