@@ -218,11 +218,15 @@ fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
     };
     dialoguer::Confirm::new()
         .with_prompt(format!(
-            "On {}: move lock kube-system/{} from {from} to the server with hostname {} (node {})?",
+            "On {}: move lock kube-system/{} from {from} to the server with hostname {} ({})?",
             super::cluster_label(conn),
             plan.lock,
             plan.to_identity,
-            plan.to_node
+            if plan.to_agentless {
+                "no Node: it runs without an agent".to_string()
+            } else {
+                format!("node {}", plan.to_node)
+            }
         ))
         .default(false)
         .interact()

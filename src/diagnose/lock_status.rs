@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::finding::{Finding, FindingCode, Severity};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
+use crate::model::lease::live_apiserver_identity;
 use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
 use crate::model::node::{IdentityMatch, Readiness, node_for_identity};
 use crate::version::LockStyle;
@@ -356,17 +357,8 @@ fn released_finding(
 
 /// The fresh kube-apiserver identity Lease whose hostname is `holder`: a live server, agent or not.
 fn live_apiserver<'a>(input: &'a LockInputs<'_>, holder: &str) -> Option<&'a str> {
-    input
-        .state
-        .leases
-        .iter()
-        .flatten()
-        .find(|l| {
-            l.apiserver_hostname() == Some(holder)
-                && l.record
-                    .expires_at()
-                    .is_some_and(|t| t > input.now - CLOCK_SKEW_ALLOWANCE)
-        })
+    let leases = input.state.leases.as_deref().unwrap_or_default();
+    live_apiserver_identity(leases, holder, input.now - CLOCK_SKEW_ALLOWANCE)
         .map(|l| l.name.as_str())
 }
 
@@ -398,8 +390,18 @@ fn holder_node(
                 object,
                 format!(
                     "{name} is held by {holder:?}, which matches no Node by the {} annotation, node name or \
-                     kubernetes.io/hostname label: the holder is gone or was never a server of this cluster",
-                    distro.hostname_annotation()
+                     kubernetes.io/hostname label: {}",
+                    distro.hostname_annotation(),
+                    if holder.contains("localhost") {
+                        format!(
+                            "k3s writes the node name into {} when the OS hostname contains \"localhost\", and \
+                             more than one server (or none) could be this one; run `hostname` on the servers to \
+                             find it",
+                            distro.hostname_annotation()
+                        )
+                    } else {
+                        "the holder is gone or was never a server of this cluster".to_string()
+                    }
                 ),
             )
             .fix(format!(

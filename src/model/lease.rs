@@ -47,3 +47,15 @@ impl LeaseFacts {
             .map(String::as_str)
     }
 }
+
+/// The identity Lease of a kube-apiserver on `hostname` that is still valid at `at`: a live
+/// server, with or without a Node.
+pub fn live_apiserver_identity<'a>(
+    leases: &'a [LeaseFacts],
+    hostname: &str,
+    at: jiff::Timestamp,
+) -> Option<&'a LeaseFacts> {
+    leases.iter().find(|l| {
+        l.apiserver_hostname() == Some(hostname) && l.record.expires_at().is_some_and(|t| t > at)
+    })
+}

@@ -66,6 +66,10 @@ pub enum IdentityMatch {
     NodeName,
     /// `kubernetes.io/hostname` label.
     HostnameLabel,
+    /// The identity contains `localhost`, so k3s wrote the node name into `<prog>.io/hostname`
+    /// instead of it (`getHostname`, `pkg/agent/run.go`), and this is the only server whose
+    /// annotation is its node name.
+    LocalhostHostname,
 }
 
 impl NodeFacts {
@@ -202,6 +206,28 @@ pub fn node_for_identity<'a>(
             n.hostname_label() == Some(identity)
         })
     })
+    .or_else(|| localhost_holder(nodes, distro, identity))
+}
+
+/// k3s uses the node name for `<prog>.io/hostname` when `os.Hostname()` is empty or contains
+/// `localhost`, while the election identity stays `os.Hostname()`. Such a holder belongs to a
+/// server whose annotation is its node name; when exactly one server is like that, it is that
+/// one.
+fn localhost_holder<'a>(
+    nodes: &'a [NodeFacts],
+    distro: Distro,
+    identity: &str,
+) -> Option<(&'a NodeFacts, IdentityMatch)> {
+    if !identity.contains("localhost") {
+        return None;
+    }
+    let mut candidates = nodes
+        .iter()
+        .filter(|n| n.is_server() && n.hostname_annotation(distro) == Some(n.name.as_str()));
+    match (candidates.next(), candidates.next()) {
+        (Some(only), None) => Some((only, IdentityMatch::LocalhostHostname)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -231,6 +257,31 @@ mod tests {
         }))
         .unwrap();
         NodeFacts::from_api(&api)
+    }
+
+    #[test]
+    fn a_localhost_holder_maps_to_the_only_server_named_by_its_node_name() {
+        let mut a = node("a", Some("a"), None);
+        let mut b = node("b", Some("web-2.lan"), None);
+        for n in [&mut a, &mut b] {
+            n.labels.insert(
+                "node-role.kubernetes.io/control-plane".into(),
+                "true".into(),
+            );
+        }
+        let nodes = [a.clone(), b];
+        let (n, how) = node_for_identity(&nodes, Distro::K3s, "localhost.localdomain").unwrap();
+        assert_eq!(
+            (n.name.as_str(), how),
+            ("a", IdentityMatch::LocalhostHostname)
+        );
+        // Two candidates: it could be either, so it is neither.
+        let mut c = node("c", Some("c"), None);
+        c.labels.insert(
+            "node-role.kubernetes.io/control-plane".into(),
+            "true".into(),
+        );
+        assert!(node_for_identity(&[a, c], Distro::K3s, "localhost.localdomain").is_none());
     }
 
     #[test]

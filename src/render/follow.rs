@@ -22,14 +22,18 @@ pub fn write_plan(
         .as_ref()
         .map(|s| format!("; {}", s.summary))
         .unwrap_or_default();
+    let node = if plan.to_agentless {
+        "no Node: a server without an agent".to_string()
+    } else {
+        format!("node {}", plan.to_node)
+    };
     writeln!(
         out,
-        "{} move {} from {} to {} (node {}){split}",
+        "{} move {} from {} to {} ({node}){split}",
         style.bold("Plan:"),
         plan.lock,
         from(plan),
         plan.to_identity,
-        plan.to_node
     )?;
     writeln!(out, "  why:     {}", plan.why)?;
     for (i, copy) in plan.writes.iter().enumerate() {

@@ -9,6 +9,7 @@ use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::lock_status::{LockPurpose, LockState, LockStatus};
 use crate::diagnose::quorum::QuorumCheck;
 use crate::distro::Distro;
+use crate::model::lease::live_apiserver_identity;
 use crate::model::node::{NodeFacts, Readiness, node_for_identity};
 use crate::version::{LockStyle, SplitImpact};
 
@@ -57,6 +58,9 @@ pub struct FollowPlan {
     /// The identity the target's server process campaigns with (its hostname).
     pub to_identity: String,
     pub to_node: String,
+    /// The target is a server without an agent: no Node; `to_node` is its hostname.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub to_agentless: bool,
     pub why: String,
     pub impact: Vec<String>,
     pub quorum: QuorumCheck,
@@ -134,11 +138,45 @@ pub fn plan_follow(
     }
     let nodes = state.nodes();
     let mut overridden = Vec::new();
-    let (target, why) = match &req.to {
-        Some(to) => (resolve_target(nodes, distro, to)?, format!("--to {to}")),
-        None => default_target(nodes, distro, other, req.force, &mut overridden)?,
+    let stand_in;
+    let (target, why, to_identity) = match &req.to {
+        Some(to) => {
+            let target = match resolve_target(nodes, distro, to)? {
+                Some(node) => node,
+                None => {
+                    stand_in = agentless_server(state, distro, now, to)?;
+                    &stand_in
+                }
+            };
+            let identity = target.lock_identity(distro).to_string();
+            if let Some(doubt) = unconfirmed_identity(state, distro, target, &identity) {
+                if !req.force {
+                    return Err(Refusal(doubt));
+                }
+                overridden.push(doubt);
+            }
+            (target, format!("--to {to}"), identity)
+        }
+        // The other lock's holder identity is what that server campaigns with, exactly.
+        None => {
+            let (node, why, identity) =
+                default_target(nodes, distro, other, req.force, &mut overridden)?;
+            let target = match node {
+                Some(node) => node,
+                None => {
+                    stand_in = agentless_server(state, distro, now, &identity).map_err(|_| {
+                        Refusal(format!(
+                            "{} is held by {identity:?}, which matches no Node and no live kube-apiserver; \
+                             name a target with --to",
+                            other.name
+                        ))
+                    })?;
+                    &stand_in
+                }
+            };
+            (target, why, identity)
+        }
     };
-    let to_identity = target.lock_identity(distro).to_string();
     let from_holder = lock.holder.clone().unwrap_or_default();
     if from_holder == to_identity && lock.state != LockState::Disagreeing {
         return Ok(FollowOutcome::Aligned {
@@ -241,6 +279,7 @@ pub fn plan_follow(
         from_node,
         to_identity,
         to_node: target.name.clone(),
+        to_agentless: nodes.iter().all(|n| n.name != target.name),
         why,
         impact,
         quorum,
@@ -257,7 +296,7 @@ fn resolve_target<'a>(
     nodes: &'a [NodeFacts],
     distro: Distro,
     to: &str,
-) -> Result<&'a NodeFacts, Refusal> {
+) -> Result<Option<&'a NodeFacts>, Refusal> {
     let by_name = nodes.iter().find(|n| n.name == to);
     let by_hostname = nodes
         .iter()
@@ -275,12 +314,46 @@ fn resolve_target<'a>(
              node's name instead",
             a.name, b.name
         ))),
-        (Some(n), _) | (None, Some(n)) => Ok(n),
-        (None, None) => Err(Refusal(format!(
-            "--to {to}: no Node has that name or {} annotation; see `kubectl get nodes`",
-            distro.hostname_annotation()
-        ))),
+        (Some(n), _) | (None, Some(n)) => Ok(Some(n)),
+        (None, None) => Ok(None),
     }
+}
+
+/// A server run with `--disable-agent` has no Node, but its kube-apiserver renews an identity
+/// Lease labelled with its hostname, which is also its election identity. The plan stands it in
+/// for the Node it does not have: named by that hostname, a live server, version unknown.
+fn agentless_server(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    hostname: &str,
+) -> Result<NodeFacts, Refusal> {
+    let leases = state.leases.as_deref().unwrap_or_default();
+    let at = now - jiff::SignedDuration::from_secs(10);
+    if live_apiserver_identity(leases, hostname, at).is_none() {
+        return Err(Refusal(format!(
+            "--to {hostname}: no Node has that name or {} annotation, and no live kube-apiserver has that \
+             hostname; see `kubectl get nodes` and `kubectl -n kube-system get leases -l \
+             apiserver.kubernetes.io/identity`",
+            distro.hostname_annotation()
+        )));
+    }
+    Ok(NodeFacts {
+        name: hostname.to_string(),
+        labels: [(
+            "node-role.kubernetes.io/control-plane".to_string(),
+            "true".to_string(),
+        )]
+        .into(),
+        annotations: [(distro.hostname_annotation(), hostname.to_string())].into(),
+        finalizers: Vec::new(),
+        deleting: false,
+        deletion_time: None,
+        readiness: Readiness::Ready,
+        kubelet_version: String::new(),
+        version: None,
+        conditions: Default::default(),
+    })
 }
 
 /// Default: `<prog>` follows the `<prog>-etcd` holder (facts §1.9); `--lease <prog>-etcd`
@@ -291,7 +364,7 @@ fn default_target<'a>(
     other: &LockStatus,
     force: bool,
     overridden: &mut Vec<String>,
-) -> Result<(&'a NodeFacts, String), Refusal> {
+) -> Result<(Option<&'a NodeFacts>, String, String), Refusal> {
     let holder = match (other.state, other.holder.as_deref()) {
         (LockState::Held | LockState::Expired, Some(h)) if !h.is_empty() => h,
         _ => {
@@ -318,13 +391,56 @@ fn default_target<'a>(
         }
         overridden.push(message);
     }
-    let Some((node, _)) = node_for_identity(nodes, distro, holder) else {
-        return Err(Refusal(format!(
-            "{} is held by {holder:?}, which matches no Node; name a target with --to",
-            other.name
-        )));
-    };
-    Ok((node, format!("{} is held by {holder}", other.name)))
+    // No Node: perhaps a server without an agent, which the caller looks for.
+    let node = node_for_identity(nodes, distro, holder).map(|(n, _)| n);
+    Ok((
+        node,
+        format!("{} is held by {holder}", other.name),
+        holder.to_string(),
+    ))
+}
+
+/// `--to` names a Node; the identity written is its `<prog>.io/hostname`. When that is the node
+/// name and some server of the cluster campaigns as a `localhost` hostname, k3s may have put the
+/// node name there in place of the real `os.Hostname()` (`getHostname`, `pkg/agent/run.go`), and
+/// writing it would name a holder no server campaigns as. Unless a record already shows a server
+/// campaigning with it, say so instead.
+fn unconfirmed_identity(
+    state: &ClusterState,
+    distro: Distro,
+    target: &NodeFacts,
+    identity: &str,
+) -> Option<String> {
+    if identity != target.name {
+        return None;
+    }
+    let leases = state.leases.as_deref().unwrap_or_default();
+    // Lock holders (`<hostname>` or upstream `<hostname>_<uuid>`) and apiserver hostnames.
+    let campaigning: Vec<&str> = leases
+        .iter()
+        .map(|l| {
+            let h = l.record.holder_identity.as_str();
+            if l.is_apiserver_identity() {
+                l.apiserver_hostname().unwrap_or_default()
+            } else {
+                h.rsplit_once('_').map_or(h, |(host, _)| host)
+            }
+        })
+        .collect();
+    let localhost = campaigning.iter().find(|h| h.contains("localhost"))?;
+    if campaigning.contains(&identity) {
+        return None;
+    }
+    Some(format!(
+        "cannot establish the identity {} campaigns with: its {} is its node name, which k3s also writes \
+         when the OS hostname contains \"localhost\" (a server here campaigns as {localhost:?}), and no lock \
+         record shows a server campaigning as {identity:?}; run `hostname` on {}: if it prints {identity}, \
+         re-run with --force, else move the lock without --to once that server holds {}",
+        target.name,
+        distro.hostname_annotation(),
+        target.name,
+        distro.etcd_lock()
+    ))
 }
 
 fn not_a_candidate(node: &NodeFacts) -> Option<&'static str> {

@@ -430,3 +430,80 @@ fn the_plan_takes_its_timings_from_the_record() {
         .stdout_has("timings: lease 15s, renew deadline 10s, retry 2s (not wrangler's default");
     assert!(!out.stdout.contains("30s renew deadline"), "{}", out.stdout);
 }
+
+/// s1's OS hostname contains "localhost": k3s annotated it with its node name, while it
+/// campaigns as "localhost.localdomain". s2 and s3 have real hostnames.
+fn localhost_cluster() -> FakeApi {
+    let spec = |name: &'static str, hostname: &'static str| NodeSpec {
+        name,
+        hostname,
+        version: AFFECTED,
+        prog: "k3s",
+        server: true,
+        ready: true,
+    };
+    FakeApi::with_objects([
+        node(&spec("s1", "s1")),
+        node(&spec("s2", "web-2")),
+        node(&spec("s3", "web-3")),
+        lease("k3s", "web-2", 1),
+        lease("k3s-etcd", "localhost.localdomain", 1),
+    ])
+}
+
+#[test]
+fn a_localhost_holder_is_mapped_and_followed_by_its_real_identity() {
+    let fake = localhost_cluster();
+    let report: Value = k3sdoctor(["leases", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .json();
+    let etcd = &report["locks"][1];
+    assert_eq!(etcd["node"]["name"], "s1", "{report:#}");
+    assert_eq!(etcd["node"]["matchedBy"], "localhost-hostname");
+    // The identity written is the one s1 campaigns with, never its node name.
+    follow_fix(&fake, &["--no-wait"]);
+    assert_eq!(
+        fake.lock_holder("Lease", "k3s").as_deref(),
+        Some("localhost.localdomain")
+    );
+}
+
+#[test]
+fn follow_to_a_node_whose_identity_cannot_be_established_is_refused() {
+    let fake = localhost_cluster();
+    // --to s1 names a node whose annotation is its node name while a localhost identity
+    // campaigns here: writing "s1" could name a holder nobody campaigns as.
+    follow_fix(&fake, &["--to", "s1"])
+        .code(2)
+        .one_line_error()
+        .stderr_has("cannot establish the identity s1 campaigns with")
+        .stderr_has("run `hostname` on s1");
+    assert_eq!(fake.lock_holder("Lease", "k3s").as_deref(), Some("web-2"));
+}
+
+#[test]
+fn follow_to_names_a_server_without_an_agent_by_its_hostname() {
+    let mut identity = lease("apiserver-wj467rbl25eeviqacfhvg2yvnm", "", 5);
+    identity["spec"]["holderIdentity"] =
+        serde_json::json!("apiserver-wj467rbl25eeviqacfhvg2yvnm_0c8914f7");
+    identity["spec"]["leaseDurationSeconds"] = serde_json::json!(3600);
+    identity["metadata"]["labels"] = serde_json::json!({
+        "apiserver.kubernetes.io/identity": "kube-apiserver",
+        "kubernetes.io/hostname": "cp-1"
+    });
+    let fake = FakeApi::with_objects([
+        server("s1", AFFECTED),
+        server("s2", AFFECTED),
+        server("s3", AFFECTED),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "cp-1", 1),
+        identity,
+    ]);
+    follow_fix(&fake, &["--no-wait"]).stdout_has("to cp-1 (no Node: a server without an agent)");
+    assert_eq!(fake.lock_holder("Lease", "k3s").as_deref(), Some("cp-1"));
+    // --to works by that hostname too, and an unknown one is refused.
+    follow_fix(&fake, &["--lease", "k3s-etcd", "--to", "cp-2", "--no-wait"])
+        .code(2)
+        .stderr_has("no live kube-apiserver has that hostname");
+}
