@@ -19,6 +19,15 @@ impl Exit {
     pub fn code(self) -> u8 {
         self as u8
     }
+
+    /// The verdict of a report: 1 when findings at or above `--fail-on` remain, else 0.
+    pub fn verdict(failing: bool) -> Exit {
+        if failing {
+            Exit::Findings
+        } else {
+            Exit::Healthy
+        }
+    }
 }
 
 /// A failure that ends the run, with the exit code it maps to.

@@ -20,11 +20,7 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result
         _ => render::check::write_check(&mut ui.out, &report, ui.style).map_err(Into::into),
     };
     render::tolerate_closed_pipe(written)?;
-    Ok(
-        if args.fail_on.is_failure(&report.analysis.all_findings()) {
-            Exit::Findings
-        } else {
-            Exit::Healthy
-        },
-    )
+    Ok(Exit::verdict(
+        args.fail_on.is_failure(&report.analysis.all_findings()),
+    ))
 }

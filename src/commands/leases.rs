@@ -24,9 +24,7 @@ pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Resul
             ui.style,
         )?,
     }
-    Ok(if args.fail_on.is_failure(&report.analysis.findings) {
-        Exit::Findings
-    } else {
-        Exit::Healthy
-    })
+    Ok(Exit::verdict(
+        args.fail_on.is_failure(&report.analysis.findings),
+    ))
 }

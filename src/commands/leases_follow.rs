@@ -162,11 +162,7 @@ async fn follow_live(
 /// The `leases` verdict on a state under `--fail-on`.
 fn verdict(loaded: &Loaded, args: &FollowArgs) -> Exit {
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
-    if args.fail_on.is_failure(&analysis.findings) {
-        Exit::Findings
-    } else {
-        Exit::Healthy
-    }
+    Exit::verdict(args.fail_on.is_failure(&analysis.findings))
 }
 
 /// The `leases` table after the repair, and the analysis in the result.
@@ -186,12 +182,7 @@ fn show_after(
             global.output == OutputFormat::Wide,
             ui.style,
         )?;
-        render::tolerate_closed_pipe(
-            ui.out
-                .write_all(b"\n")
-                .and_then(|_| ui.out.write_all(&out))
-                .map_err(Into::into),
-        )?;
+        ui.write_after(&out)?;
     }
     result.after = Some(analysis);
     Ok(())

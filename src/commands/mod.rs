@@ -52,6 +52,16 @@ impl Ui {
         std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
+    /// The cluster as read again after a repair, set off by a blank line.
+    pub fn write_after(&mut self, rendered: &[u8]) -> anyhow::Result<()> {
+        crate::render::tolerate_closed_pipe(
+            self.out
+                .write_all(b"\n")
+                .and_then(|_| self.out.write_all(rendered))
+                .map_err(Into::into),
+        )
+    }
+
     /// A line on stderr unless `-q`; a command it suggests carries this run's connection flags.
     pub fn note(&self, line: &str) {
         if !self.quiet {

@@ -52,11 +52,9 @@ pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> an
             .map_err(Into::into),
     };
     render::tolerate_closed_pipe(written)?;
-    Ok(if args.fail_on.is_failure(&report.analysis.findings) {
-        Exit::Findings
-    } else {
-        Exit::Healthy
-    })
+    Ok(Exit::verdict(
+        args.fail_on.is_failure(&report.analysis.findings),
+    ))
 }
 
 /// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`, or on

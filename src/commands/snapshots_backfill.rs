@@ -232,12 +232,7 @@ async fn report_after(
             crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
         let mut out = Vec::new();
         render::snapshots::write_diff(&mut out, &report, ui.style)?;
-        render::tolerate_closed_pipe(
-            ui.out
-                .write_all(b"\n")
-                .and_then(|_| ui.out.write_all(&out))
-                .map_err(Into::into),
-        )?;
+        ui.write_after(&out)?;
     }
     let mut result = result("written", plan);
     result.backup = backup.map(|p| p.display().to_string());
@@ -265,11 +260,7 @@ async fn report_after(
 }
 
 fn verdict(findings: &[crate::diagnose::finding::Finding], fail_on: FailOn) -> Exit {
-    if fail_on.is_failure(findings) {
-        Exit::Findings
-    } else {
-        Exit::Healthy
-    }
+    Exit::verdict(fail_on.is_failure(findings))
 }
 
 fn confirm(conn: &Connection, plan: &BackfillPlan) -> bool {

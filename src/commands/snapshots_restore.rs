@@ -74,11 +74,7 @@ fn plan(
 }
 
 fn verdict(loaded: &Loaded, args: &RestoreArgs) -> Exit {
-    if args.fail_on.is_failure(&analyse(loaded).findings) {
-        Exit::Findings
-    } else {
-        Exit::Healthy
-    }
+    Exit::verdict(args.fail_on.is_failure(&analyse(loaded).findings))
 }
 
 fn result(args: &RestoreArgs, outcome: &'static str, plan: RestorePlan) -> RestoreResult {
@@ -245,12 +241,7 @@ async fn report_after(
             crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
         let mut out = Vec::new();
         render::snapshots::write_diff(&mut out, &report, ui.style)?;
-        render::tolerate_closed_pipe(
-            ui.out
-                .write_all(b"\n")
-                .and_then(|_| ui.out.write_all(&out))
-                .map_err(Into::into),
-        )?;
+        ui.write_after(&out)?;
     }
     let exact = read_back == plan.data;
     let mut result = result(args, "written", plan);

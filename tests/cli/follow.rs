@@ -10,7 +10,9 @@ use crate::common::follow_fix;
 use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder};
-use crate::support::objects::{NOW, NodeSpec, agent, lease, node, server, snapshot_cr};
+use crate::support::objects::{
+    NOW, NodeSpec, agent, apiserver_identity, lease, node, server, snapshot_cr,
+};
 use crate::support::wait::wait_for;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
@@ -484,14 +486,7 @@ fn follow_to_a_node_whose_identity_cannot_be_established_is_refused() {
 
 #[test]
 fn follow_to_names_a_server_without_an_agent_by_its_hostname() {
-    let mut identity = lease("apiserver-wj467rbl25eeviqacfhvg2yvnm", "", 5);
-    identity["spec"]["holderIdentity"] =
-        serde_json::json!("apiserver-wj467rbl25eeviqacfhvg2yvnm_0c8914f7");
-    identity["spec"]["leaseDurationSeconds"] = serde_json::json!(3600);
-    identity["metadata"]["labels"] = serde_json::json!({
-        "apiserver.kubernetes.io/identity": "kube-apiserver",
-        "kubernetes.io/hostname": "cp-1"
-    });
+    let identity = apiserver_identity("cp-1", 5);
     let fake = FakeApi::with_objects([
         server("s1", AFFECTED),
         server("s2", AFFECTED),

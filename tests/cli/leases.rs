@@ -3,7 +3,9 @@ use serde_json::Value;
 use crate::report::LeaseReport;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::{Output, k3sdoctor};
-use crate::support::objects::{NOW, NodeSpec, agent, configmap_lock, lease, node, server};
+use crate::support::objects::{
+    NOW, NodeSpec, agent, apiserver_identity, configmap_lock, lease, node, server,
+};
 
 const AFFECTED: &str = "v1.29.4+k3s1";
 const FIXED: &str = "v1.29.6+k3s1";
@@ -376,14 +378,7 @@ fn the_etcd_lock_is_expected_from_the_first_release_of_each_line_that_elects_it(
 
 #[test]
 fn a_holder_with_no_node_but_a_live_apiserver_is_an_agentless_server() {
-    let mut identity = lease("apiserver-wj467rbl25eeviqacfhvg2yvnm", "", 5);
-    identity["spec"]["holderIdentity"] =
-        serde_json::json!("apiserver-wj467rbl25eeviqacfhvg2yvnm_0c8914f7");
-    identity["spec"]["leaseDurationSeconds"] = serde_json::json!(3600);
-    identity["metadata"]["labels"] = serde_json::json!({
-        "apiserver.kubernetes.io/identity": "kube-apiserver",
-        "kubernetes.io/hostname": "cp-1"
-    });
+    let identity = apiserver_identity("cp-1", 5);
     let fake = FakeApi::with_objects(with(
         three_servers(FIXED),
         [

@@ -115,6 +115,20 @@ pub fn lease(name: &str, holder: &str, secs_ago: i64) -> Value {
     })
 }
 
+/// The identity Lease a 1.27+ kube-apiserver on `hostname` renews (an hour's duration, its
+/// hostname as a label), renewed `secs_ago` seconds before `NOW`.
+pub fn apiserver_identity(hostname: &str, secs_ago: i64) -> Value {
+    let name = "apiserver-wj467rbl25eeviqacfhvg2yvnm";
+    let mut identity = lease(name, "", secs_ago);
+    identity["spec"]["holderIdentity"] = json!(format!("{name}_0c8914f7"));
+    identity["spec"]["leaseDurationSeconds"] = json!(3600);
+    identity["metadata"]["labels"] = json!({
+        "apiserver.kubernetes.io/identity": "kube-apiserver",
+        "kubernetes.io/hostname": hostname
+    });
+    identity
+}
+
 /// The ConfigMap copy of a lock (≤ 1.27), with client-go's annotation.
 pub fn configmap_lock(name: &str, holder: &str, secs_ago: i64) -> Value {
     let record = json!({
