@@ -4,6 +4,7 @@ use std::io::Write;
 
 use super::plural;
 use super::style::Style;
+use super::wrap::write_wrapped;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 
 pub fn write_findings(
@@ -18,15 +19,35 @@ pub fn write_findings(
             "{} {}  {}",
             style.severity(f.severity),
             style.bold(f.code.as_str()),
-            f.object
+            short_object(&f.object)
         )?;
-        writeln!(out, "        {}", f.message)?;
-        if !f.remediation.is_empty() {
-            writeln!(out, "        fix: {}", style.command(&f.remediation))?;
-        }
+        write_body(out, f, "        ", style)?;
         writeln!(out)?;
     }
     writeln!(out, "{}", summary_line(findings, fail_on))
+}
+
+/// The object as the first line of a finding names it: k3s keeps every namespaced object it
+/// elects or books snapshots with in kube-system, so the namespace is dropped there to keep
+/// severity, code and object on one 80-column line. JSON and YAML keep the full name.
+pub fn short_object(object: &str) -> String {
+    object.replacen(" kube-system/", " ", 1)
+}
+
+/// A finding's message and fix under its first line, wrapped to the output width; `indent`
+/// is where the text column starts, and the fix's continuation lines hang under its command.
+pub fn write_body(
+    out: &mut dyn Write,
+    f: &Finding,
+    indent: &str,
+    style: Style,
+) -> std::io::Result<()> {
+    write_wrapped(out, &f.message, indent, indent, style.width)?;
+    if !f.remediation.is_empty() {
+        let fix = format!("fix: {}", style.command(&f.remediation));
+        write_wrapped(out, &fix, indent, &format!("{indent}     "), style.width)?;
+    }
+    Ok(())
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,

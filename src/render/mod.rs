@@ -9,6 +9,7 @@ pub mod leases;
 pub mod snapshots;
 pub mod style;
 mod table;
+pub mod wrap;
 
 use std::io::Write;
 

@@ -14,6 +14,7 @@ mod fail_on;
 mod faults;
 mod follow;
 mod generated_files;
+mod layout;
 mod leases;
 mod rbac;
 mod real_cluster;

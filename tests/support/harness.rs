@@ -123,6 +123,11 @@ impl Running {
     }
 }
 
+/// `text` with every run of whitespace made one space.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 impl Output {
     /// Asserts the exit code, showing everything the run printed when it differs.
     #[track_caller]
@@ -135,10 +140,12 @@ impl Output {
         self
     }
 
+    /// Human output wraps at 80 columns when piped, so a phrase may span lines: it is found
+    /// when its words appear in order with any whitespace between them.
     #[track_caller]
     pub fn stdout_has(&self, needle: &str) -> &Self {
         assert!(
-            self.stdout.contains(needle),
+            self.stdout.contains(needle) || words(&self.stdout).contains(&words(needle)),
             "stdout of `{}` lacks {needle:?}:\n{}",
             self.command,
             self.stdout
