@@ -3,14 +3,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
 use crate::diagnose::finding::FindingCode;
 
 /// The top page and one page per subcommand, as (file name, contents).
 pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
-    let top = Cli::command();
+    let top = crate::cli::command();
     let mut pages = Vec::new();
     let mut buf = Vec::new();
     clap_mangen::Man::new(top.clone()).render(&mut buf)?;
@@ -43,7 +40,8 @@ fn add_subcommand_pages(
     prefix: &str,
     pages: &mut Vec<(String, Vec<u8>)>,
 ) -> std::io::Result<()> {
-    for sub in cmd.get_subcommands() {
+    // clap's `help` subcommand only repeats `--help`; it gets no page of its own.
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("{prefix}-{}", sub.get_name());
         let mut buf = Vec::new();
         clap_mangen::Man::new(sub.clone().name(name.clone())).render(&mut buf)?;

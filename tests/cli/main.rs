@@ -14,6 +14,7 @@ mod fail_on;
 mod faults;
 mod follow;
 mod generated_files;
+mod help;
 mod layout;
 mod leases;
 mod rbac;
