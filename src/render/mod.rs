@@ -6,6 +6,7 @@ pub mod closed_pipe;
 pub mod findings;
 pub mod follow;
 pub mod leases;
+pub mod man_page;
 pub mod snapshots;
 pub mod style;
 mod table;

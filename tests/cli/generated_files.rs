@@ -67,6 +67,6 @@ fn generated_completions_and_man_pages_are_current() {
 fn man_page_documents_the_exit_codes() {
     let out = k3sdoctor(["man"]).run();
     out.code(0)
-        .stdout_has("Exit codes")
+        .stdout_has(".SH \"EXIT STATUS\"")
         .stdout_has("could not read the cluster");
 }

@@ -17,6 +17,7 @@ mod generated_files;
 mod help;
 mod layout;
 mod leases;
+mod man_pages;
 mod rbac;
 mod real_cluster;
 mod report;
