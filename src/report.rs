@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
+use crate::diagnose::snapshots::EntryState;
 
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
 
@@ -169,6 +170,16 @@ impl SnapshotReport {
 
     pub fn failing_on(self, fail_on: FailOn) -> Self {
         Self { fail_on, ..self }
+    }
+
+    /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
+    /// would write (missing, stale, pruned), beside the orphaned entries; `SnapshotList` is
+    /// the one that lists every snapshot.
+    pub fn only_differences(mut self) -> Self {
+        self.analysis
+            .snapshots
+            .retain(|r| r.state.is_difference() || r.state == EntryState::PrunedForSize);
+        self
     }
 }
 

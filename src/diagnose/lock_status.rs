@@ -8,7 +8,7 @@ use super::finding::{Finding, FindingCode, Severity};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
-use crate::model::node::{IdentityMatch, Readiness, node_for_identity};
+use crate::model::node::{IdentityMatch, NodeFacts, Readiness, node_for_identity};
 use crate::version::LockStyle;
 
 /// How far a holder's clock may run behind ours before a lock counts as expired.
@@ -66,6 +66,20 @@ pub struct HolderNode {
     pub roles: Vec<String>,
     pub server: bool,
     pub version: String,
+}
+
+impl HolderNode {
+    /// The one shape a lock holder's Node has in every report.
+    pub fn of(node: &NodeFacts, matched_by: IdentityMatch) -> Self {
+        HolderNode {
+            name: node.name.clone(),
+            matched_by,
+            readiness: node.readiness,
+            roles: node.roles(),
+            server: node.is_server(),
+            version: node.kubelet_version.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -440,12 +454,5 @@ fn holder_node(
             )),
         );
     }
-    Some(HolderNode {
-        name: node.name.clone(),
-        matched_by,
-        readiness: node.readiness,
-        roles: node.roles(),
-        server: node.is_server(),
-        version: node.kubelet_version.clone(),
-    })
+    Some(HolderNode::of(node, matched_by))
 }
