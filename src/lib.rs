@@ -12,6 +12,7 @@ pub mod model;
 pub mod render;
 pub mod repair;
 pub mod report;
+pub mod schema;
 pub mod version;
 
 #[cfg(test)]

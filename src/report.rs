@@ -11,7 +11,7 @@ use crate::diagnose::snapshots::EntryState;
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
 
 /// Which `now` freshness was judged against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NowSource {
     /// `--now`.
@@ -34,13 +34,13 @@ impl NowSource {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Now {
     pub time: Timestamp,
     pub source: NowSource,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
@@ -58,7 +58,7 @@ impl Summary {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseReport {
     pub api_version: &'static str,
@@ -91,7 +91,7 @@ impl LeaseReport {
 }
 
 /// What `leases follow` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RepairOutcome {
     /// Nothing to do.
@@ -108,7 +108,7 @@ pub enum RepairOutcome {
     NotVerified,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RepairResult {
     pub api_version: &'static str,
@@ -139,7 +139,7 @@ impl RepairResult {
 }
 
 /// `snapshots list` (`kind: SnapshotList`) and `snapshots diff` (`kind: SnapshotDiff`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotReport {
     pub api_version: &'static str,
@@ -184,7 +184,7 @@ impl SnapshotReport {
 }
 
 /// What `snapshots backfill` planned and did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillResult {
     pub api_version: &'static str,
@@ -199,7 +199,7 @@ pub struct BackfillResult {
 }
 
 /// `check`: every analyser, findings linked to their cause.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckReport {
     pub api_version: &'static str,

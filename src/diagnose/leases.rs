@@ -12,7 +12,7 @@ use crate::distro::Distro;
 use crate::model::node::node_for_identity;
 use crate::version::ProductVersion;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseAnalysis {
     pub cluster: ClusterSummary,
@@ -25,7 +25,7 @@ pub struct LeaseAnalysis {
     pub findings: Vec<Finding>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ElectionStatus {
     pub name: String,

@@ -13,7 +13,7 @@ use crate::model::snapshot_key::key_timestamp;
 /// k3s drops this many more of the oldest entries on each retry (`pruneStepSize`).
 const PRUNE_STEP: usize = 4;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillPlan {
     pub configmap: String,

@@ -21,5 +21,6 @@ mod man_pages;
 mod rbac;
 mod real_cluster;
 mod report;
+mod schemas;
 mod slow_requests;
 mod snapshots;
