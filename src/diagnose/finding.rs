@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::object_ref::ObjectRef;
+
 #[derive(
     Debug,
     Clone,
@@ -255,6 +257,13 @@ pub struct Finding {
     /// that one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caused_by: Option<FindingCode>,
+    /// `object` as an API reference, when it names one object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_ref: Option<ObjectRef>,
+    /// Every object the finding names, when it names several (complete, where the message
+    /// shows a few).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub object_refs: Vec<ObjectRef>,
 }
 
 impl Finding {
@@ -264,14 +273,23 @@ impl Finding {
         object: impl Into<String>,
         message: impl Into<String>,
     ) -> Finding {
+        let object = object.into();
         Finding {
             severity,
             code,
-            object: object.into(),
+            object_ref: ObjectRef::parse(&object),
+            object,
             message: message.into(),
             remediation: String::new(),
             caused_by: None,
+            object_refs: Vec::new(),
         }
+    }
+
+    /// The objects the finding names, all of them.
+    pub fn about(mut self, objects: Vec<ObjectRef>) -> Finding {
+        self.object_refs = objects;
+        self
     }
 
     pub fn fix(mut self, remediation: impl Into<String>) -> Finding {

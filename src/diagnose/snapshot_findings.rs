@@ -6,6 +6,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::LeaseAnalysis;
+use super::object_ref::ObjectRef;
 use super::snapshots::{EntryState, OrphanedEntry, SnapshotRow};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
@@ -52,8 +53,26 @@ pub struct Context<'a> {
 fn some(names: &[String]) -> String {
     let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
     match names.len() {
-        n if n > 5 => format!("{} (and {} more)", shown.join(", "), n - 5),
+        // The finding's objectRefs in -o json|yaml hold every one.
+        n if n > 5 => format!(
+            "{} (and {} more; -o json lists all)",
+            shown.join(", "),
+            n - 5
+        ),
         _ => shown.join(", "),
+    }
+}
+
+/// Up to five ConfigMap keys, then how many more: keys are no API objects, so it is the
+/// diff's JSON that has them all.
+fn some_keys(keys: &[String]) -> String {
+    match keys.len() {
+        n if n > 5 => format!(
+            "{} (and {} more; snapshots diff -o json lists all)",
+            keys[..5].join(", "),
+            n - 5
+        ),
+        _ => keys.join(", "),
     }
 }
 
@@ -103,7 +122,8 @@ pub fn findings(
                     .map(|(why, _)| format!(". Cause: {why}"))
                     .unwrap_or_default()
             ),
-        );
+        )
+        .about(ObjectRef::snapshot_files(&missing));
         f.remediation = match &cause {
             Some((_, fix)) => format!(
                 "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
@@ -137,9 +157,16 @@ pub fn findings(
                 format!(
                     "{} differ from their ETCDSnapshotFile: {}",
                     plural(stale.len(), "entry", "entries"),
-                    some(&stale)
+                    some_keys(&stale)
                 ),
             )
+            .about(ObjectRef::snapshot_files(
+                &rows
+                    .iter()
+                    .filter(|r| r.state == EntryState::Stale)
+                    .map(|r| r.name.clone())
+                    .collect::<Vec<_>>(),
+            ))
             .fix("k3sdoctor snapshots backfill --fix"),
         );
     }
@@ -160,7 +187,7 @@ pub fn findings(
                     "{} belong to ETCDSnapshotFiles stuck deleting, whose finalizer the idle controller never \
                      removes: {}",
                     plural(keys.len(), "entry", "entries"),
-                    some(&keys)
+                    some_keys(&keys)
                 ),
             )
             .fix("k3sdoctor leases follow --fix (the controller then removes them and lets the CRs go)")
@@ -186,7 +213,7 @@ pub fn findings(
                 format!(
                     "{} have no ETCDSnapshotFile behind them: {}",
                     plural(keys.len(), "entry", "entries"),
-                    some(&keys)
+                    some_keys(&keys)
                 ),
             )
             .fix("k3sdoctor snapshots backfill --fix --prune"),
@@ -206,7 +233,7 @@ pub fn findings(
                 ctx.bytes,
                 some(&pruned)
             ),
-        ));
+        ).about(ObjectRef::snapshot_files(&pruned)));
     }
 
     let no_metadata = names(EntryState::NotExpected);
@@ -222,7 +249,7 @@ pub fn findings(
                 if no_metadata.len() == 1 { "it" } else { "them" },
                 some(&no_metadata)
             ),
-        ));
+        ).about(ObjectRef::snapshot_files(&no_metadata)));
     }
 
     if !tally.without_finalizer.is_empty() {
@@ -244,7 +271,8 @@ pub fn findings(
                     .map(|(why, _)| format!(". Cause: {why}"))
                     .unwrap_or_default()
             ),
-        );
+        )
+        .about(ObjectRef::snapshot_files(&tally.without_finalizer));
         f = f.caused_by(split_code(&cause));
         f.remediation = match &cause {
             Some((_, fix)) => fix.clone(),
@@ -272,7 +300,14 @@ pub fn findings(
                 plural(whys.len(), "name", "names"),
                 some(&whys)
             ),
-        ));
+        )
+        .about(ObjectRef::snapshot_files(
+            &tally
+                .digest_mismatches
+                .iter()
+                .map(|(name, _)| name.clone())
+                .collect::<Vec<_>>(),
+        )));
     }
 
     if !legacy_keys.is_empty() {

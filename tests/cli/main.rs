@@ -18,6 +18,7 @@ mod help;
 mod layout;
 mod leases;
 mod man_pages;
+mod object_refs;
 mod rbac;
 mod real_cluster;
 mod report;
