@@ -8,6 +8,7 @@ mod check;
 mod closed_pipe;
 mod common;
 mod completions;
+mod deploy;
 mod dump_vs_live;
 mod errors;
 mod fail_on;
