@@ -6,7 +6,7 @@ use std::io::Write;
 use super::findings::write_findings;
 use super::style::Style;
 use super::table::{lines, plain_table};
-use super::wrap::write_wrapped;
+use super::wrap::{self, write_wrapped};
 use crate::age;
 use crate::diagnose::snapshots::EntryState;
 use crate::repair::backfill_plan::BackfillPlan;
@@ -182,10 +182,9 @@ pub fn write_backfill_plan(
             plan.configmap
         );
     }
-    writeln!(
-        out,
-        "{} {} ConfigMap kube-system/{}: {} to add, {} to update, {} to remove ({} -> {} bytes of 1048576)",
-        style.bold("Plan:"),
+    // Only the text after the bold label wraps: its colour codes take no columns.
+    let text = format!(
+        "{} ConfigMap kube-system/{}: {} to add, {} to update, {} to remove ({} -> {} bytes of 1048576)",
         if plan.create { "create" } else { "update" },
         plan.configmap,
         plan.add.len(),
@@ -193,22 +192,25 @@ pub fn write_backfill_plan(
         plan.remove.len(),
         plan.bytes_before,
         plan.bytes_after
-    )?;
+    );
+    let first = format!("{} ", style.bold("Plan:"));
+    let mut lines = wrap::wrap(&text, "Plan: ", "  ", style.width);
+    lines[0] = lines[0].replacen("Plan: ", &first, 1);
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
     let escapes = match plan.go_escaping {
         GoEscaping::Go122 => "Go 1.22+ escaping, \\b and \\f",
         GoEscaping::BeforeGo122 => "Go before 1.22, \\u0008 and \\u000c",
     };
-    match (&plan.writer_version, plan.go_escaping_assumed) {
-        (Some(v), false) => writeln!(
-            out,
-            "  values: byte for byte as {v} writes them ({escapes})"
-        )?,
-        (v, _) => writeln!(
-            out,
-            "  values: as k3s writes them; {escapes} assumed, since the Go release of the writer{} is not known",
+    let values = match (&plan.writer_version, plan.go_escaping_assumed) {
+        (Some(v), false) => format!("byte for byte as {v} writes them ({escapes})"),
+        (v, _) => format!(
+            "as k3s writes them; {escapes} assumed, since the Go release of the writer{} is not known",
             v.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
-        )?,
-    }
+        ),
+    };
+    write_wrapped(out, &values, "  values: ", "          ", style.width)?;
     for (label, keys) in [
         ("add", &plan.add),
         ("update", &plan.update),

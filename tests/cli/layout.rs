@@ -196,3 +196,15 @@ fn a_five_server_cluster_fits_80_columns_too() {
         assert_fits(&out.stdout, 80, &format!("{args:?} on five servers"));
     }
 }
+
+#[test]
+fn repair_plans_fit_80_columns_too() {
+    for args in [
+        &["leases", "follow"][..],
+        &["snapshots", "backfill", "--prune"],
+    ] {
+        let out = on_dump(args).run();
+        assert!(out.stdout.starts_with("Plan: "), "{args:?}: {}", out.stdout);
+        assert_fits(&out.stdout, 80, &format!("{args:?} piped"));
+    }
+}
