@@ -49,17 +49,17 @@ pub struct Context<'a> {
     pub bytes: usize,
 }
 
-/// Up to five names, then how many more.
-fn some(names: &[String]) -> String {
-    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
-    match names.len() {
-        // The finding's objectRefs in -o json|yaml hold every one.
-        n if n > 5 => format!(
-            "{} (and {} more; -o json lists all)",
-            shown.join(", "),
-            n - 5
-        ),
-        _ => shown.join(", "),
+/// Every ETCDSnapshotFile name: the message in JSON and YAML is complete, and the table view
+/// shows five of them (`render::findings`, by the finding's objectRefs).
+fn all(names: &[String]) -> String {
+    names.join(", ")
+}
+
+/// Up to five explanations, then how many more.
+fn some(whys: &[String]) -> String {
+    match whys.len() {
+        n if n > 5 => format!("{} (and {} more)", whys[..5].join(", "), n - 5),
+        _ => whys.join(", "),
     }
 }
 
@@ -116,7 +116,7 @@ pub fn findings(
                 } else {
                     "are not"
                 },
-                some(&missing),
+                all(&missing),
                 cause
                     .as_ref()
                     .map(|(why, _)| format!(". Cause: {why}"))
@@ -231,7 +231,7 @@ pub fn findings(
                 plural(pruned.len(), "snapshot is", "snapshots are"),
                 ctx.cm_name,
                 ctx.bytes,
-                some(&pruned)
+                all(&pruned)
             ),
         ).about(ObjectRef::snapshot_files(&pruned)));
     }
@@ -247,7 +247,7 @@ pub fn findings(
                 plural(no_metadata.len(), "snapshot has", "snapshots have"),
                 ctx.distro.extra_metadata_configmap(),
                 if no_metadata.len() == 1 { "it" } else { "them" },
-                some(&no_metadata)
+                all(&no_metadata)
             ),
         ).about(ObjectRef::snapshot_files(&no_metadata)));
     }
@@ -265,7 +265,7 @@ pub fn findings(
                     "ETCDSnapshotFile",
                     "ETCDSnapshotFiles"
                 ),
-                some(&tally.without_finalizer),
+                all(&tally.without_finalizer),
                 cause
                     .as_ref()
                     .map(|(why, _)| format!(". Cause: {why}"))

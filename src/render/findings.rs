@@ -42,12 +42,29 @@ pub fn write_body(
     indent: &str,
     style: Style,
 ) -> std::io::Result<()> {
-    write_wrapped(out, &f.message, indent, indent, style.width)?;
+    write_wrapped(out, &short_message(f), indent, indent, style.width)?;
     if !f.remediation.is_empty() {
         let fix = format!("fix: {}", style.command(&f.remediation));
         write_wrapped(out, &fix, indent, &format!("{indent}     "), style.width)?;
     }
     Ok(())
+}
+
+/// The message with a long list of the finding's objects cut to five, saying where the rest
+/// are; JSON and YAML carry the whole list.
+fn short_message(f: &Finding) -> String {
+    const SHOWN: usize = 5;
+    if f.object_refs.len() <= SHOWN {
+        return f.message.clone();
+    }
+    let names: Vec<&str> = f.object_refs.iter().map(|r| r.name.as_str()).collect();
+    let full = names.join(", ");
+    let short = format!(
+        "{} (and {} more; -o json lists all)",
+        names[..SHOWN].join(", "),
+        names.len() - SHOWN
+    );
+    f.message.replacen(&full, &short, 1)
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,
@@ -78,6 +95,25 @@ pub fn summary_line(findings: &[Finding], fail_on: FailOn) -> String {
 mod tests {
     use super::*;
     use crate::diagnose::finding::FindingCode;
+
+    #[test]
+    fn long_object_lists_are_cut_to_five_in_the_table_only() {
+        use crate::diagnose::object_ref::ObjectRef;
+        let names: Vec<String> = (1..=7).map(|i| format!("s{i}")).collect();
+        let f = Finding::new(
+            Severity::Error,
+            FindingCode::SnapshotControllerIdle,
+            "ETCDSnapshotFiles",
+            format!("7 lack it: {}. Cause: x", names.join(", ")),
+        )
+        .about(ObjectRef::snapshot_files(&names));
+        assert_eq!(
+            short_message(&f),
+            "7 lack it: s1, s2, s3, s4, s5 (and 2 more; -o json lists all). Cause: x"
+        );
+        let few = Finding::new(Severity::Error, FindingCode::LeaseSplit, "x", "a, b");
+        assert_eq!(short_message(&few), "a, b");
+    }
 
     #[test]
     fn summary_says_when_findings_do_not_count() {
