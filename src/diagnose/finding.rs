@@ -264,6 +264,10 @@ pub struct Finding {
     /// shows a few).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub object_refs: Vec<ObjectRef>,
+    /// The list the message spells out in full, `, `-separated: the table view shows five
+    /// of it and says where the rest are; JSON and YAML keep the whole message.
+    #[serde(skip)]
+    pub listed: Vec<String>,
 }
 
 impl Finding {
@@ -283,7 +287,14 @@ impl Finding {
             remediation: String::new(),
             caused_by: None,
             object_refs: Vec::new(),
+            listed: Vec::new(),
         }
+    }
+
+    /// The list the message spells out, for the table view to shorten.
+    pub fn listing(mut self, items: &[String]) -> Finding {
+        self.listed = items.to_vec();
+        self
     }
 
     /// The objects the finding names, all of them.

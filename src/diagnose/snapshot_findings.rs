@@ -49,31 +49,10 @@ pub struct Context<'a> {
     pub bytes: usize,
 }
 
-/// Every ETCDSnapshotFile name: the message in JSON and YAML is complete, and the table view
-/// shows five of them (`render::findings`, by the finding's objectRefs).
-fn all(names: &[String]) -> String {
-    names.join(", ")
-}
-
-/// Up to five explanations, then how many more.
-fn some(whys: &[String]) -> String {
-    match whys.len() {
-        n if n > 5 => format!("{} (and {} more)", whys[..5].join(", "), n - 5),
-        _ => whys.join(", "),
-    }
-}
-
-/// Up to five ConfigMap keys, then how many more: keys are no API objects, so it is the
-/// diff's JSON that has them all.
-fn some_keys(keys: &[String]) -> String {
-    match keys.len() {
-        n if n > 5 => format!(
-            "{} (and {} more; snapshots diff -o json lists all)",
-            keys[..5].join(", "),
-            n - 5
-        ),
-        _ => keys.join(", "),
-    }
+/// Every item of a list: the message in JSON and YAML is complete, and the table view shows
+/// five of the finding's `listed` items (`render::findings`).
+fn all(items: &[String]) -> String {
+    items.join(", ")
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -123,7 +102,8 @@ pub fn findings(
                     .unwrap_or_default()
             ),
         )
-        .about(ObjectRef::snapshot_files(&missing));
+        .about(ObjectRef::snapshot_files(&missing))
+        .listing(&missing);
         f.remediation = match &cause {
             Some((_, fix)) => format!(
                 "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
@@ -157,7 +137,7 @@ pub fn findings(
                 format!(
                     "{} differ from their ETCDSnapshotFile: {}",
                     plural(stale.len(), "entry", "entries"),
-                    some_keys(&stale)
+                    all(&stale)
                 ),
             )
             .about(ObjectRef::snapshot_files(
@@ -167,6 +147,7 @@ pub fn findings(
                     .map(|r| r.name.clone())
                     .collect::<Vec<_>>(),
             ))
+            .listing(&stale)
             .fix("k3sdoctor snapshots backfill --fix"),
         );
     }
@@ -187,9 +168,10 @@ pub fn findings(
                     "{} belong to ETCDSnapshotFiles stuck deleting, whose finalizer the idle controller never \
                      removes: {}",
                     plural(keys.len(), "entry", "entries"),
-                    some_keys(&keys)
+                    all(&keys)
                 ),
             )
+            .listing(&keys)
             .fix("k3sdoctor leases follow --fix (the controller then removes them and lets the CRs go)")
             .caused_by(split_code(&cause)),
         );
@@ -213,9 +195,10 @@ pub fn findings(
                 format!(
                     "{} have no ETCDSnapshotFile behind them: {}",
                     plural(keys.len(), "entry", "entries"),
-                    some_keys(&keys)
+                    all(&keys)
                 ),
             )
+            .listing(&keys)
             .fix("k3sdoctor snapshots backfill --fix --prune"),
         );
     }
@@ -233,7 +216,9 @@ pub fn findings(
                 ctx.bytes,
                 all(&pruned)
             ),
-        ).about(ObjectRef::snapshot_files(&pruned)));
+        )
+        .about(ObjectRef::snapshot_files(&pruned))
+        .listing(&pruned));
     }
 
     let no_metadata = names(EntryState::NotExpected);
@@ -249,7 +234,9 @@ pub fn findings(
                 if no_metadata.len() == 1 { "it" } else { "them" },
                 all(&no_metadata)
             ),
-        ).about(ObjectRef::snapshot_files(&no_metadata)));
+        )
+        .about(ObjectRef::snapshot_files(&no_metadata))
+        .listing(&no_metadata));
     }
 
     if !tally.without_finalizer.is_empty() {
@@ -272,7 +259,8 @@ pub fn findings(
                     .unwrap_or_default()
             ),
         )
-        .about(ObjectRef::snapshot_files(&tally.without_finalizer));
+        .about(ObjectRef::snapshot_files(&tally.without_finalizer))
+        .listing(&tally.without_finalizer);
         f = f.caused_by(split_code(&cause));
         f.remediation = match &cause {
             Some((_, fix)) => fix.clone(),
@@ -298,7 +286,7 @@ pub fn findings(
             format!(
                 "{} do not match their node and location (edited, copied between clusters, or renamed by hand): {}",
                 plural(whys.len(), "name", "names"),
-                some(&whys)
+                all(&whys)
             ),
         )
         .about(ObjectRef::snapshot_files(
@@ -307,7 +295,8 @@ pub fn findings(
                 .iter()
                 .map(|(name, _)| name.clone())
                 .collect::<Vec<_>>(),
-        )));
+        ))
+        .listing(&whys));
     }
 
     if !legacy_keys.is_empty() {
@@ -319,9 +308,10 @@ pub fn findings(
                 format!(
                     "{} use the pre-2023 bare-key format, which k3s no longer writes or updates: {}",
                     plural(legacy_keys.len(), "entry", "entries"),
-                    some(legacy_keys)
+                    all(legacy_keys)
                 ),
             )
+            .listing(legacy_keys)
             .fix(format!("once nothing reads them, remove them: kubectl -n kube-system edit configmap {}", ctx.cm_name)),
         );
     }

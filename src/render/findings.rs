@@ -50,21 +50,19 @@ pub fn write_body(
     Ok(())
 }
 
-/// The message with a long list of the finding's objects cut to five, saying where the rest
-/// are; JSON and YAML carry the whole list.
+/// The message with its long list cut to five items, saying where the rest are; JSON and
+/// YAML carry the whole list.
 fn short_message(f: &Finding) -> String {
     const SHOWN: usize = 5;
-    if f.object_refs.len() <= SHOWN {
+    if f.listed.len() <= SHOWN {
         return f.message.clone();
     }
-    let names: Vec<&str> = f.object_refs.iter().map(|r| r.name.as_str()).collect();
-    let full = names.join(", ");
     let short = format!(
         "{} (and {} more; -o json lists all)",
-        names[..SHOWN].join(", "),
-        names.len() - SHOWN
+        f.listed[..SHOWN].join(", "),
+        f.listed.len() - SHOWN
     );
-    f.message.replacen(&full, &short, 1)
+    f.message.replacen(&f.listed.join(", "), &short, 1)
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,
@@ -97,8 +95,7 @@ mod tests {
     use crate::diagnose::finding::FindingCode;
 
     #[test]
-    fn long_object_lists_are_cut_to_five_in_the_table_only() {
-        use crate::diagnose::object_ref::ObjectRef;
+    fn long_lists_are_cut_to_five_in_the_table_only() {
         let names: Vec<String> = (1..=7).map(|i| format!("s{i}")).collect();
         let f = Finding::new(
             Severity::Error,
@@ -106,7 +103,7 @@ mod tests {
             "ETCDSnapshotFiles",
             format!("7 lack it: {}. Cause: x", names.join(", ")),
         )
-        .about(ObjectRef::snapshot_files(&names));
+        .listing(&names);
         assert_eq!(
             short_message(&f),
             "7 lack it: s1, s2, s3, s4, s5 (and 2 more; -o json lists all). Cause: x"

@@ -108,3 +108,25 @@ fn yaml_carries_the_same_references() {
     assert_eq!(json["findings"], yaml["findings"]);
     assert!(json["findings"][0]["objectRef"].is_object());
 }
+
+/// Lists of ConfigMap keys (no API objects) are complete in JSON as well: the orphaned
+/// entries' message names every key the diff lists.
+#[test]
+fn key_lists_are_complete_in_json_and_cut_in_the_table() {
+    let report: Value = on_dump(&["check", "-o", "json"]).json();
+    let orphaned = all_findings(&report)
+        .into_iter()
+        .find(|f| f["code"] == "snapshot-orphaned-in-configmap")
+        .unwrap();
+    let message = orphaned["message"].as_str().unwrap().to_string();
+    let diff: Value = on_dump(&["snapshots", "diff", "-o", "json"]).json();
+    let keys: Vec<&str> = diff["orphaned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys.len(), 6);
+    assert!(keys.iter().all(|k| message.contains(k)), "{message}");
+    on_dump(&["check"]).stdout_has("(and 1 more; -o json lists all)");
+}
