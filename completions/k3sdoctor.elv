@@ -252,14 +252,6 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;snapshots;help;help'= {
         }
         &'k3sdoctor;completions'= {
-            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
-            cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
-            cand -o 'Output format'
-            cand --output 'Output format'
-            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
-            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
-            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -272,14 +264,6 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;man'= {
             cand --out-dir 'Write k3sdoctor.1 and one page per subcommand into this directory'
-            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
-            cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
-            cand -o 'Output format'
-            cand --output 'Output format'
-            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
-            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
-            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'

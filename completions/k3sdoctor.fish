@@ -251,18 +251,6 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
-json\t''
-yaml\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
-k3s\t''
-rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -271,18 +259,6 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s q -l
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l out-dir -d 'Write k3sdoctor.1 and one page per subcommand into this directory' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l context -d 'The kubeconfig context to use' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s o -l output -d 'Output format' -r -f -a "table\t''
-wide\t''
-json\t''
-yaml\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
-k3s\t''
-rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -26,7 +26,7 @@ use value_parsers::{parse_now, parse_wait};
                   k3s/k3s-etcd (rke2/rke2-etcd) leader locks, whether they are fresh, whether they are split \
                   across servers, and whether that split breaks etcd snapshot bookkeeping on this version \
                   (k3s-io/k3s#10046). Nothing is ever written without --fix.",
-    after_long_help = EXIT_CODES,
+    after_long_help = TOP_AFTER_HELP,
     propagate_version = true
 )]
 pub struct Cli {
@@ -36,8 +36,10 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Flags accepted before or after the subcommand, spelled as kubectl spells them.
+/// Flags accepted before or after the subcommand, spelled as kubectl spells them. `--help`
+/// lists them after the subcommand's own options, under their own heading.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).
     #[arg(long, global = true, value_name = "FILE")]
@@ -267,6 +269,84 @@ pub struct BackfillArgs {
     pub fail_on: FailOn,
 }
 
+/// The global flags that say which cluster to read and how to print it: meaningless to
+/// `completions` and `man`, which never read a cluster.
+const CLUSTER_FLAGS: [&str; 7] = [
+    "kubeconfig",
+    "context",
+    "request_timeout",
+    "output",
+    "distro",
+    "from_file",
+    "now",
+];
+
+/// The command line as clap sees it, for parsing, completions and man pages alike: the
+/// derived one, built, with `completions` and `man` rid of the cluster flags that clap
+/// propagated into them. They mean nothing there, so help, man pages and completion scripts
+/// do not offer them and `completions bash --kubeconfig x` is a usage error (before the
+/// subcommand they are still accepted, as on every command).
+pub fn command() -> clap::Command {
+    command_as("k3sdoctor")
+}
+
+/// [`command`] with usage lines under `name` (`kubectl k3s-doctor`, `kubectl-k3s_doctor`).
+pub fn command_as(name: &str) -> clap::Command {
+    use clap::CommandFactory;
+    let mut command = Cli::command()
+        .name(name.to_string())
+        .bin_name(name.to_string());
+    // Building propagates the global flags; the replacements below are not built again, so
+    // they keep only what they are given.
+    command.build();
+    // `mut_subcommand` moves what it changes to the end, so every subcommand goes through it
+    // in its declared order, and keeps its place in `--help` too.
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for (order, name) in names.iter().enumerate() {
+        command = command.mut_subcommand(name, |sub| {
+            let sub = if ["completions", "man"].contains(&name.as_str()) {
+                without_cluster_flags(sub)
+            } else {
+                sub
+            };
+            sub.display_order(order)
+        });
+    }
+    command
+}
+
+fn without_cluster_flags(built: clap::Command) -> clap::Command {
+    let mut sub = clap::Command::new(built.get_name().to_string())
+        // The help and version flags are among the arguments copied below.
+        .disable_help_flag(true)
+        .disable_version_flag(true);
+    if let Some(bin_name) = built.get_bin_name() {
+        sub = sub.bin_name(bin_name.to_string());
+    }
+    if let Some(about) = built.get_about() {
+        sub = sub.about(about.clone());
+    }
+    if let Some(about) = built.get_long_about() {
+        sub = sub.long_about(about.clone());
+    }
+    if let Some(help) = built.get_after_long_help() {
+        sub = sub.after_long_help(help.clone());
+    }
+    if let Some(version) = built.get_version() {
+        sub = sub.version(version.to_string());
+    }
+    for arg in built
+        .get_arguments()
+        .filter(|a| !CLUSTER_FLAGS.contains(&a.get_id().as_str()))
+    {
+        sub = sub.arg(arg.clone());
+    }
+    sub
+}
+
 /// The name to show in help and messages: `kubectl-k3s_doctor` on PATH makes the tool a
 /// kubectl plugin, invoked as `kubectl k3s-doctor`.
 pub fn display_name(argv0: Option<&std::ffi::OsStr>) -> String {
@@ -306,10 +386,8 @@ pub fn is_kubectl_completer(argv0: Option<&std::ffi::OsStr>) -> bool {
 /// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
 /// for `--help`/`--version` (0) as clap does.
 pub fn parse_as(name: &str) -> Cli {
-    use clap::{CommandFactory, FromArgMatches};
-    let mut command = Cli::command()
-        .name(name.to_string())
-        .bin_name(name.to_string());
+    use clap::FromArgMatches;
+    let mut command = command_as(name);
     if name != "k3sdoctor" {
         command = with_program_in_examples(command, name);
     }
@@ -341,6 +419,41 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    #[test]
+    fn completions_and_man_take_no_cluster_flags_after_them() {
+        let parse = |args: &[&str]| {
+            command()
+                .try_get_matches_from(args)
+                .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+        };
+        let cli = parse(&[
+            "k3sdoctor",
+            "--kubeconfig",
+            "x",
+            "completions",
+            "bash",
+            "-q",
+        ])
+        .unwrap();
+        assert_eq!(cli.global.kubeconfig, Some(PathBuf::from("x")));
+        assert!(cli.global.quiet);
+        assert!(parse(&["k3sdoctor", "man", "--from-file", "x"]).is_err());
+        let cmd = command();
+        for name in ["completions", "man"] {
+            let ids: Vec<&str> = cmd
+                .find_subcommand(name)
+                .unwrap()
+                .get_arguments()
+                .map(|a| a.get_id().as_str())
+                .collect();
+            assert!(CLUSTER_FLAGS.iter().all(|f| !ids.contains(f)), "{ids:?}");
+            assert!(ids.contains(&"help") && ids.contains(&"color"), "{ids:?}");
+        }
+        let leases = cmd.find_subcommand("leases").unwrap();
+        assert!(leases.get_arguments().any(|a| a.get_id() == "kubeconfig"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 /// Which product runs the cluster.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Distro {
     K3s,

@@ -12,6 +12,7 @@ pub mod model;
 pub mod render;
 pub mod repair;
 pub mod report;
+pub mod schema;
 pub mod version;
 
 #[cfg(test)]
@@ -46,6 +47,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
             program: (bin_name != "k3sdoctor")
                 .then(|| &*Box::leak(bin_name.to_string().into_boxed_str())),
             rerun: Some(Box::leak(Box::new(commands::rerun_flags(&cli.global)))),
+            width: output_width(),
         },
         cli.global.verbose,
         cli.global.quiet,
@@ -67,6 +69,18 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
             exit
         }
     }
+}
+
+/// The terminal's width when stdout is one; a pipe or a file gets 80 columns, the layout of
+/// a standard terminal, so captured output matches what a reader saw.
+fn output_width() -> usize {
+    if !std::io::stdout().is_terminal() {
+        return render::wrap::DEFAULT_WIDTH;
+    }
+    terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(terminal_size::Width(w), _)| usize::from(w))
+        .filter(|&w| w > 0)
+        .unwrap_or(render::wrap::DEFAULT_WIDTH)
 }
 
 const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list` and the table \

@@ -6,11 +6,12 @@ use serde::Serialize;
 
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
+use crate::diagnose::snapshots::EntryState;
 
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
 
 /// Which `now` freshness was judged against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum NowSource {
     /// `--now`.
@@ -33,13 +34,13 @@ impl NowSource {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Now {
     pub time: Timestamp,
     pub source: NowSource,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
@@ -57,7 +58,7 @@ impl Summary {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseReport {
     pub api_version: &'static str,
@@ -90,7 +91,7 @@ impl LeaseReport {
 }
 
 /// What `leases follow` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RepairOutcome {
     /// Nothing to do.
@@ -107,7 +108,7 @@ pub enum RepairOutcome {
     NotVerified,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RepairResult {
     pub api_version: &'static str,
@@ -138,7 +139,7 @@ impl RepairResult {
 }
 
 /// `snapshots list` (`kind: SnapshotList`) and `snapshots diff` (`kind: SnapshotDiff`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotReport {
     pub api_version: &'static str,
@@ -170,10 +171,20 @@ impl SnapshotReport {
     pub fn failing_on(self, fail_on: FailOn) -> Self {
         Self { fail_on, ..self }
     }
+
+    /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
+    /// would write (missing, stale, pruned), beside the orphaned entries; `SnapshotList` is
+    /// the one that lists every snapshot.
+    pub fn only_differences(mut self) -> Self {
+        self.analysis
+            .snapshots
+            .retain(|r| r.state.is_difference() || r.state == EntryState::PrunedForSize);
+        self
+    }
 }
 
 /// What `snapshots backfill` planned and did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillResult {
     pub api_version: &'static str,
@@ -188,7 +199,7 @@ pub struct BackfillResult {
 }
 
 /// `snapshots restore`: what the backup puts back and what happened.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RestoreResult {
     pub api_version: &'static str,
@@ -206,7 +217,7 @@ pub struct RestoreResult {
 }
 
 /// `check`: every analyser, findings linked to their cause.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckReport {
     pub api_version: &'static str,

@@ -277,8 +277,22 @@ impl Serialize for ProductVersion {
     }
 }
 
+/// Serialised as the kubelet version string it was read from.
+impl schemars::JsonSchema for ProductVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ProductVersion".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A k3s or RKE2 version as the kubelet reports it, e.g. v1.29.4+k3s1"
+        })
+    }
+}
+
 /// Which objects a leader lock lives in (wrangler `pkg/leader/leader.go`, facts §1.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockStyle {
     /// ≤ 1.23: annotation `control-plane.alpha.kubernetes.io/leader` on a ConfigMap.

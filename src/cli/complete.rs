@@ -197,12 +197,10 @@ fn first_line(text: Option<&clap::builder::StyledStr>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Cli;
-    use clap::CommandFactory;
 
     fn values_for(words: &[&str]) -> (Vec<String>, u8) {
         let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        let c = complete(&Cli::command(), &words);
+        let c = complete(&crate::cli::command(), &words);
         (
             c.candidates.into_iter().map(|(v, _)| v).collect(),
             c.directive,

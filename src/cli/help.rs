@@ -1,6 +1,8 @@
 //! Help texts: the exit-code table and the examples every subcommand's `--help` ends with.
 
-pub const EXIT_CODES: &str = "\
+macro_rules! exit_codes {
+    () => {
+        "\
 Exit codes:
   0  healthy / no differences / repair done and verified
   1  findings at or above --fail-on remain (diff found differences; plan not applied; user declined)
@@ -10,7 +12,31 @@ Exit codes:
 
 One rule for every repair (--fix): exit 4 only when the write did not happen or was not verified;
 after a verified write the exit code is the verdict of the cluster read again, under --fail-on
-(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain).";
+(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain)."
+    };
+}
+
+pub const EXIT_CODES: &str = exit_codes!();
+
+/// The top-level `--help` ends like the subcommands' do: with examples, then the exit codes.
+pub const TOP_AFTER_HELP: &str = concat!(
+    "\
+Examples:
+  # Every check on the current kubectl context: lock split, snapshots, etcd membership
+  k3sdoctor check
+
+  # Who holds the k3s and k3s-etcd locks, on a dump instead of a live cluster
+  k3sdoctor --from-file support-bundle/ leases
+
+  # Repair a split after a dry run and a confirmation, then verify the takeover
+  k3sdoctor leases follow --fix
+
+  # For monitoring: JSON on stdout, exit 1 on warnings too
+  k3sdoctor check -o json --fail-on warning
+
+",
+    exit_codes!()
+);
 
 pub const FOLLOW_EXAMPLES: &str = "\
 Examples:

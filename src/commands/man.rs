@@ -3,21 +3,44 @@
 use std::io::Write;
 use std::path::Path;
 
-use clap::CommandFactory;
-
-use crate::cli::Cli;
+use crate::cli::EXIT_CODES;
 use crate::diagnose::finding::FindingCode;
+use crate::render::man_page::{PageText, write_page};
 
 /// The top page and one page per subcommand, as (file name, contents).
 pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
-    let top = Cli::command();
+    let top = crate::cli::command();
+    let mut commands = vec![(vec!["k3sdoctor".to_string()], top.clone())];
+    collect(&top, &["k3sdoctor".to_string()], &mut commands);
+    let names: Vec<String> = commands.iter().map(|(path, _)| path.join("-")).collect();
+    let finding_codes = finding_codes_section();
     let mut pages = Vec::new();
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(top.clone()).render(&mut buf)?;
-    buf.extend_from_slice(finding_codes_section().as_bytes());
-    pages.push(("k3sdoctor.1".to_string(), buf));
-    add_subcommand_pages(&top, "k3sdoctor", &mut pages)?;
+    for ((path, cmd), name) in commands.iter().zip(&names) {
+        let words: Vec<&str> = path.iter().map(String::as_str).collect();
+        let text = PageText {
+            name,
+            path: &words,
+            exit_codes: EXIT_CODES,
+            related: &names,
+            extra_roff: if path.len() == 1 { &finding_codes } else { "" },
+            reads_cluster: !matches!(words.get(1), Some(&"completions" | &"man")),
+        };
+        let mut buf = Vec::new();
+        write_page(&mut buf, cmd, &text)?;
+        pages.push((format!("{name}.1"), buf));
+    }
     Ok(pages)
+}
+
+/// Every command below `cmd` with the words that run it; clap's `help` subcommand only
+/// repeats `--help` and gets no page.
+fn collect(cmd: &clap::Command, path: &[String], into: &mut Vec<(Vec<String>, clap::Command)>) {
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let mut sub_path = path.to_vec();
+        sub_path.push(sub.get_name().to_string());
+        into.push((sub_path.clone(), sub.clone()));
+        collect(sub, &sub_path, into);
+    }
 }
 
 /// The stable finding codes, as a roff section appended to the main page.
@@ -35,22 +58,6 @@ fn finding_codes_section() -> String {
         ));
     }
     roff
-}
-
-/// `k3sdoctor-leases.1`, `k3sdoctor-leases-follow.1`, ...: one page per command, nested ones too.
-fn add_subcommand_pages(
-    cmd: &clap::Command,
-    prefix: &str,
-    pages: &mut Vec<(String, Vec<u8>)>,
-) -> std::io::Result<()> {
-    for sub in cmd.get_subcommands() {
-        let name = format!("{prefix}-{}", sub.get_name());
-        let mut buf = Vec::new();
-        clap_mangen::Man::new(sub.clone().name(name.clone())).render(&mut buf)?;
-        pages.push((format!("{name}.1"), buf));
-        add_subcommand_pages(sub, &name, pages)?;
-    }
-    Ok(())
 }
 
 pub fn write_main(out: &mut dyn Write) -> std::io::Result<()> {

@@ -68,7 +68,9 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
         .failing_on(args.fail_on.unwrap_or(FailOn::Error));
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
-        f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
+        f if f.is_structured() => {
+            render::write_structured(&mut ui.out, f, &report.clone().only_differences())
+        }
         _ if ui.quiet => Ok(()),
         _ => render::snapshots::write_diff(&mut ui.out, &report, ui.style).map_err(Into::into),
     };

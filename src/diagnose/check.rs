@@ -16,7 +16,7 @@ use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::version::{ProductVersion, SplitImpact};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckFinding {
     #[serde(flatten)]
@@ -27,7 +27,7 @@ pub struct CheckFinding {
 }
 
 /// Whether an analyser ran, and why not.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckRun {
     pub name: &'static str,
@@ -37,7 +37,7 @@ pub struct CheckRun {
 }
 
 /// What a minor line's servers should run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VersionAdvice {
     pub line: String,
@@ -48,7 +48,7 @@ pub struct VersionAdvice {
     pub advice: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotTotals {
     pub snapshot_files: usize,
@@ -61,7 +61,7 @@ pub struct SnapshotTotals {
     pub explained: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckAnalysis {
     pub cluster: ClusterSummary,

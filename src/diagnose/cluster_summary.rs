@@ -8,7 +8,7 @@ use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::version::{LockStyle, ProductVersion};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterSummary {
     pub distro: Distro,
@@ -23,7 +23,7 @@ pub struct ClusterSummary {
     pub lock_style: Option<LockStyle>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VersionGroup {
     pub version: String,

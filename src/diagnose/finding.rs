@@ -2,7 +2,21 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+use super::object_ref::ObjectRef;
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -21,7 +35,7 @@ impl Severity {
 }
 
 /// Stable finding codes (design.md §4): add codes when needed, never rename one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingCode {
     LeaseSplit,
@@ -236,7 +250,7 @@ impl FindingCode {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     pub severity: Severity,
@@ -251,6 +265,17 @@ pub struct Finding {
     /// that one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caused_by: Option<FindingCode>,
+    /// `object` as an API reference, when it names one object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_ref: Option<ObjectRef>,
+    /// Every object the finding names, when it names several (complete, where the message
+    /// shows a few).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub object_refs: Vec<ObjectRef>,
+    /// The list the message spells out in full, `, `-separated: the table view shows five
+    /// of it and says where the rest are; JSON and YAML keep the whole message.
+    #[serde(skip)]
+    pub listed: Vec<String>,
 }
 
 impl Finding {
@@ -260,14 +285,30 @@ impl Finding {
         object: impl Into<String>,
         message: impl Into<String>,
     ) -> Finding {
+        let object = object.into();
         Finding {
             severity,
             code,
-            object: object.into(),
+            object_ref: ObjectRef::parse(&object),
+            object,
             message: message.into(),
             remediation: String::new(),
             caused_by: None,
+            object_refs: Vec::new(),
+            listed: Vec::new(),
         }
+    }
+
+    /// The list the message spells out, for the table view to shorten.
+    pub fn listing(mut self, items: &[String]) -> Finding {
+        self.listed = items.to_vec();
+        self
+    }
+
+    /// The objects the finding names, all of them.
+    pub fn about(mut self, objects: Vec<ObjectRef>) -> Finding {
+        self.object_refs = objects;
+        self
     }
 
     pub fn fix(mut self, remediation: impl Into<String>) -> Finding {

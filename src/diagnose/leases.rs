@@ -6,13 +6,13 @@ use serde::Serialize;
 use super::cluster_summary::ClusterSummary;
 use super::finding::{Finding, FindingCode, Severity, rank};
 use super::lease_split::{split_finding, verdict_version};
-use super::lock_status::{LockInputs, LockPurpose, LockStatus, examine_lock};
+use super::lock_status::{HolderNode, LockInputs, LockPurpose, LockStatus, examine_lock};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::node::node_for_identity;
 use crate::version::ProductVersion;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseAnalysis {
     pub cluster: ClusterSummary,
@@ -25,12 +25,14 @@ pub struct LeaseAnalysis {
     pub findings: Vec<Finding>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ElectionStatus {
     pub name: String,
     pub holder: String,
+    /// The holder's Node name; `holderNode` has the Node in the shape `locks[].node` has.
     pub node: Option<String>,
+    pub holder_node: Option<HolderNode>,
     pub acquire_time: Option<Timestamp>,
     pub renew_time: Option<Timestamp>,
     pub renewed_seconds_ago: Option<i64>,
@@ -180,11 +182,12 @@ fn other_elections(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<
         .map(|l| {
             let r = &l.record;
             let hostname = r.holder_identity.split('_').next().unwrap_or_default();
+            let node = node_for_identity(state.nodes(), distro, hostname);
             ElectionStatus {
                 name: l.name.clone(),
                 holder: r.holder_identity.clone(),
-                node: node_for_identity(state.nodes(), distro, hostname)
-                    .map(|(n, _)| n.name.clone()),
+                node: node.map(|(n, _)| n.name.clone()),
+                holder_node: node.map(|(n, matched_by)| HolderNode::of(n, matched_by)),
                 acquire_time: r.acquire_time,
                 renew_time: r.renew_time,
                 renewed_seconds_ago: r.renew_time.map(|t| now.duration_since(t).as_secs()),

@@ -9,13 +9,13 @@ use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::lease::live_apiserver_identity;
 use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
-use crate::model::node::{IdentityMatch, Readiness, node_for_identity};
+use crate::model::node::{IdentityMatch, NodeFacts, Readiness, node_for_identity};
 use crate::version::LockStyle;
 
 /// How far a holder's clock may run behind ours before a lock counts as expired.
 pub const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockPurpose {
     /// `<prog>`: core controllers (node, helm, ... and the informer start).
@@ -25,7 +25,7 @@ pub enum LockPurpose {
 }
 
 /// Which objects hold the record that counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockKind {
     Lease,
@@ -45,7 +45,7 @@ impl LockKind {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockState {
     Held,
@@ -58,7 +58,7 @@ pub enum LockState {
     NotApplicable,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HolderNode {
     pub name: String,
@@ -69,7 +69,21 @@ pub struct HolderNode {
     pub version: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+impl HolderNode {
+    /// The one shape a lock holder's Node has in every report.
+    pub fn of(node: &NodeFacts, matched_by: IdentityMatch) -> Self {
+        HolderNode {
+            name: node.name.clone(),
+            matched_by,
+            readiness: node.readiness,
+            roles: node.roles(),
+            server: node.is_server(),
+            version: node.kubelet_version.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LockCopies {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -80,7 +94,7 @@ pub struct LockCopies {
     pub config_map_ignored: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LockStatus {
     pub name: String,
@@ -442,12 +456,5 @@ fn holder_node(
             )),
         );
     }
-    Some(HolderNode {
-        name: node.name.clone(),
-        matched_by,
-        readiness: node.readiness,
-        roles: node.roles(),
-        server: node.is_server(),
-        version: node.kubelet_version.clone(),
-    })
+    Some(HolderNode::of(node, matched_by))
 }

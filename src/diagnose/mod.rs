@@ -8,6 +8,7 @@ pub mod lease_split;
 pub mod leases;
 pub mod lock_status;
 pub mod membership;
+pub mod object_ref;
 pub mod quorum;
 pub mod snapshot_findings;
 pub mod snapshot_reconcile;

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::model::node::{NodeFacts, Readiness};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct QuorumCheck {
     /// Nodes carrying the etcd role.

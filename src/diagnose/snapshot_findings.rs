@@ -6,6 +6,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::LeaseAnalysis;
+use super::object_ref::ObjectRef;
 use super::snapshots::{EntryState, OrphanedEntry, SnapshotRow};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
@@ -48,13 +49,10 @@ pub struct Context<'a> {
     pub bytes: usize,
 }
 
-/// Up to five names, then how many more.
-fn some(names: &[String]) -> String {
-    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
-    match names.len() {
-        n if n > 5 => format!("{} (and {} more)", shown.join(", "), n - 5),
-        _ => shown.join(", "),
-    }
+/// Every item of a list: the message in JSON and YAML is complete, and the table view shows
+/// five of the finding's `listed` items (`render::findings`).
+fn all(items: &[String]) -> String {
+    items.join(", ")
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -97,13 +95,15 @@ pub fn findings(
                 } else {
                     "are not"
                 },
-                some(&missing),
+                all(&missing),
                 cause
                     .as_ref()
                     .map(|(why, _)| format!(". Cause: {why}"))
                     .unwrap_or_default()
             ),
-        );
+        )
+        .about(ObjectRef::snapshot_files(&missing))
+        .listing(&missing);
         f.remediation = match &cause {
             Some((_, fix)) => format!(
                 "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
@@ -137,9 +137,17 @@ pub fn findings(
                 format!(
                     "{} differ from their ETCDSnapshotFile: {}",
                     plural(stale.len(), "entry", "entries"),
-                    some(&stale)
+                    all(&stale)
                 ),
             )
+            .about(ObjectRef::snapshot_files(
+                &rows
+                    .iter()
+                    .filter(|r| r.state == EntryState::Stale)
+                    .map(|r| r.name.clone())
+                    .collect::<Vec<_>>(),
+            ))
+            .listing(&stale)
             .fix("k3sdoctor snapshots backfill --fix"),
         );
     }
@@ -160,9 +168,10 @@ pub fn findings(
                     "{} belong to ETCDSnapshotFiles stuck deleting, whose finalizer the idle controller never \
                      removes: {}",
                     plural(keys.len(), "entry", "entries"),
-                    some(&keys)
+                    all(&keys)
                 ),
             )
+            .listing(&keys)
             .fix("k3sdoctor leases follow --fix (the controller then removes them and lets the CRs go)")
             .caused_by(split_code(&cause)),
         );
@@ -191,9 +200,10 @@ pub fn findings(
                     "{} have no ETCDSnapshotFile behind them that k3s lists: {}. k3s's next reconcile removes \
                      {removed}{kept_why}",
                     plural(keys.len(), "entry", "entries"),
-                    some(&keys)
+                    all(&keys)
                 ),
             )
+            .listing(&keys)
             .fix(if removed > 0 {
                 "k3sdoctor snapshots backfill --fix --prune (removes exactly what k3s's reconcile would)"
             } else {
@@ -213,9 +223,11 @@ pub fn findings(
                 plural(pruned.len(), "snapshot is", "snapshots are"),
                 ctx.cm_name,
                 ctx.bytes,
-                some(&pruned)
+                all(&pruned)
             ),
-        ));
+        )
+        .about(ObjectRef::snapshot_files(&pruned))
+        .listing(&pruned));
     }
 
     let no_metadata = names(EntryState::NotExpected);
@@ -229,9 +241,11 @@ pub fn findings(
                 plural(no_metadata.len(), "snapshot has", "snapshots have"),
                 ctx.distro.extra_metadata_configmap(),
                 if no_metadata.len() == 1 { "it" } else { "them" },
-                some(&no_metadata)
+                all(&no_metadata)
             ),
-        ));
+        )
+        .about(ObjectRef::snapshot_files(&no_metadata))
+        .listing(&no_metadata));
     }
 
     if !tally.without_finalizer.is_empty() {
@@ -247,13 +261,15 @@ pub fn findings(
                     "ETCDSnapshotFile",
                     "ETCDSnapshotFiles"
                 ),
-                some(&tally.without_finalizer),
+                all(&tally.without_finalizer),
                 cause
                     .as_ref()
                     .map(|(why, _)| format!(". Cause: {why}"))
                     .unwrap_or_default()
             ),
-        );
+        )
+        .about(ObjectRef::snapshot_files(&tally.without_finalizer))
+        .listing(&tally.without_finalizer);
         f = f.caused_by(split_code(&cause));
         f.remediation = match &cause {
             Some((_, fix)) => fix.clone(),
@@ -279,9 +295,17 @@ pub fn findings(
             format!(
                 "{} do not match their node and location (edited, copied between clusters, or renamed by hand): {}",
                 plural(whys.len(), "name", "names"),
-                some(&whys)
+                all(&whys)
             ),
-        ));
+        )
+        .about(ObjectRef::snapshot_files(
+            &tally
+                .digest_mismatches
+                .iter()
+                .map(|(name, _)| name.clone())
+                .collect::<Vec<_>>(),
+        ))
+        .listing(&whys));
     }
 
     if !legacy_keys.is_empty() {
@@ -293,9 +317,10 @@ pub fn findings(
                 format!(
                     "{} use the pre-2023 bare-key format, which k3s no longer writes or updates: {}",
                     plural(legacy_keys.len(), "entry", "entries"),
-                    some(legacy_keys)
+                    all(legacy_keys)
                 ),
             )
+            .listing(legacy_keys)
             .fix(format!("once nothing reads them, remove them: kubectl -n kube-system edit configmap {}", ctx.cm_name)),
         );
     }

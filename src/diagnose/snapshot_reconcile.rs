@@ -18,7 +18,7 @@ use crate::distro::Distro;
 use crate::model::node::NodeFacts;
 
 /// What the reconcile does with such an entry, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReconcileFate {
     /// `true`: the next reconcile deletes it (so `backfill --prune` may too).

@@ -27,7 +27,7 @@ pub const CONFIGMAP_LIMIT: usize = 1_048_576;
 /// How old a CR must be before a missing controller finalizer means the controller is idle.
 const FINALIZER_GRACE: SignedDuration = SignedDuration::from_secs(60);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EntryState {
     /// The ConfigMap holds what k3s would write.
@@ -66,7 +66,7 @@ impl EntryState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotRow {
     pub name: String,
@@ -88,7 +88,7 @@ pub struct SnapshotRow {
     pub expected_value: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrphanedEntry {
     pub key: String,
@@ -103,7 +103,7 @@ pub struct OrphanedEntry {
     pub reconcile: ReconcileFate,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotAnalysis {
     pub configmap: String,

@@ -10,7 +10,7 @@ use serde::Serialize;
 /// How the Go release that built the writer escapes backspace and form feed: Go 1.22 changed
 /// `encoding/json` to write them as `\b` and `\f` ("Marshal now escapes '\b' and '\f'", Go 1.22
 /// release notes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum GoEscaping {
     /// Go before 1.22: `\u0008`, `\u000c`.

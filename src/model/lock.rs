@@ -14,7 +14,7 @@ pub const APISERVER_IDENTITY_LABEL: &str = "apiserver.kubernetes.io/identity";
 pub const WRANGLER_LEASE_DURATION: SignedDuration = SignedDuration::from_secs(45);
 
 /// One copy of client-go's `LeaderElectionRecord`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LockRecord {
     /// `os.Hostname()` of the holding server for k3s/RKE2 locks; `""` once released.

@@ -30,7 +30,7 @@ pub struct NodeFacts {
     pub conditions: BTreeMap<String, Condition>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Condition {
     pub status: String,
     pub reason: Option<String>,
@@ -38,7 +38,7 @@ pub struct Condition {
     pub last_heartbeat: Option<Timestamp>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Readiness {
     Ready,
@@ -58,7 +58,7 @@ impl Readiness {
 }
 
 /// How a lock holder identity was matched to a Node (facts §1.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IdentityMatch {
     /// `<prog>.io/hostname` annotation — what the server really uses.

@@ -15,7 +15,7 @@ use super::go_json::{GoEscaping, ObjectWriter, string_map};
 use super::snapshot_file::SnapshotFile;
 
 /// The two shapes k3s has written for `s3Config`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum S3Shape {
     /// Up to v1.29.6/v1.30.2: k3s's own `s3Config` struct.
@@ -103,7 +103,7 @@ pub fn encode_for(file: &SnapshotFile, shape: S3Shape, escaping: GoEscaping) -> 
 }
 
 /// A decoded ConfigMap value.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotEntry {
     pub name: String,
@@ -254,7 +254,7 @@ impl SnapshotEntry {
 }
 
 /// One field that differs between what k3s would write and what the ConfigMap holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FieldDifference {
     pub field: String,
     pub expected: String,

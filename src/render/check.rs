@@ -2,9 +2,10 @@
 
 use std::io::Write;
 
-use super::findings::summary_line;
+use super::findings::{short_object, summary_line, write_body};
 use super::plural;
 use super::style::Style;
+use super::wrap::{columns, write_wrapped};
 use crate::diagnose::finding::Finding;
 use crate::diagnose::lock_status::LockState;
 use crate::report::CheckReport;
@@ -18,8 +19,8 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         .map(|g| format!("{} ({})", g.version, g.nodes.len()))
         .collect::<Vec<_>>()
         .join(", ");
-    writeln!(
-        out,
+    let mut header = Vec::new();
+    header.push(format!(
         "{} cluster: {}, {}; versions: {}",
         c.distro.product(),
         plural(c.servers, "server") + &format!(" ({} etcd members)", c.etcd_members),
@@ -29,7 +30,7 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         } else {
             versions
         }
-    )?;
+    ));
     let locks = a
         .locks
         .iter()
@@ -48,10 +49,9 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         .collect::<Vec<_>>()
         .join(", ");
     let style_text = c.lock_style.map(|s| s.describe()).unwrap_or("unknown");
-    writeln!(out, "locks: {locks}; lock objects: {style_text}")?;
+    header.push(format!("locks: {locks}; lock objects: {style_text}"));
     if let Some(s) = &a.snapshots {
-        writeln!(
-            out,
+        header.push(format!(
             "snapshots: {} ETCDSnapshotFiles; ConfigMap {} entries, {} bytes: {} present, {} missing, {} stale, {} orphaned, {} explained",
             s.snapshot_files,
             s.configmap_entries,
@@ -61,34 +61,36 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
             s.stale,
             s.orphaned,
             s.explained
-        )?;
+        ));
     }
     for v in &a.version_advice {
-        writeln!(
-            out,
+        header.push(format!(
             "version {}: {} — {}",
             v.line,
             v.running.join(", "),
             v.advice
-        )?;
+        ));
     }
     for run in a.checks.iter().filter(|r| !r.ran) {
-        writeln!(out, "not checked: {} ({})", run.name, run.note)?;
+        header.push(format!("not checked: {} ({})", run.name, run.note));
     }
-    writeln!(
-        out,
+    header.push(format!(
         "now: {} ({})",
         report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         report.now.source.describe()
-    )?;
+    ));
+    // Header lines wrap like findings do, continuation lines indented under their label.
+    for line in &header {
+        write_wrapped(out, line, "", "  ", style.width)?;
+    }
     writeln!(out)?;
     for f in &a.findings {
         write_one(out, &f.finding, "", style)?;
         for (i, child) in f.children.iter().enumerate() {
             let branch = if i + 1 == f.children.len() {
-                "└─ "
+                "  └─ "
             } else {
-                "├─ "
+                "  ├─ "
             };
             write_one(out, child, branch, style)?;
         }
@@ -97,23 +99,15 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
     writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
 }
 
-/// A finding; a child is drawn under its cause with a branch and indented once more.
+/// A finding; a child is drawn under its cause with a branch, its text hanging under its
+/// code.
 fn write_one(out: &mut dyn Write, f: &Finding, branch: &str, style: Style) -> std::io::Result<()> {
-    let (lead, indent) = if branch.is_empty() {
-        (String::new(), " ".repeat(8))
-    } else {
-        (format!("        {branch}"), " ".repeat(19))
-    };
     writeln!(
         out,
-        "{lead}{} {}  {}",
+        "{branch}{} {}  {}",
         style.severity(f.severity),
         style.bold(f.code.as_str()),
-        f.object
+        short_object(&f.object)
     )?;
-    writeln!(out, "{indent}{}", f.message)?;
-    if !f.remediation.is_empty() {
-        writeln!(out, "{indent}fix: {}", style.command(&f.remediation))?;
-    }
-    Ok(())
+    write_body(out, f, &" ".repeat(columns(branch) + 8), style)
 }

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use super::plural;
 use super::style::Style;
+use super::wrap::write_wrapped;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 
 pub fn write_findings(
@@ -18,15 +19,50 @@ pub fn write_findings(
             "{} {}  {}",
             style.severity(f.severity),
             style.bold(f.code.as_str()),
-            f.object
+            short_object(&f.object)
         )?;
-        writeln!(out, "        {}", f.message)?;
-        if !f.remediation.is_empty() {
-            writeln!(out, "        fix: {}", style.command(&f.remediation))?;
-        }
+        write_body(out, f, "        ", style)?;
         writeln!(out)?;
     }
     writeln!(out, "{}", summary_line(findings, fail_on))
+}
+
+/// The object as the first line of a finding names it: k3s keeps every namespaced object it
+/// elects or books snapshots with in kube-system, so the namespace is dropped there to keep
+/// severity, code and object on one 80-column line. JSON and YAML keep the full name.
+pub fn short_object(object: &str) -> String {
+    object.replacen(" kube-system/", " ", 1)
+}
+
+/// A finding's message and fix under its first line, wrapped to the output width; `indent`
+/// is where the text column starts, and the fix's continuation lines hang under its command.
+pub fn write_body(
+    out: &mut dyn Write,
+    f: &Finding,
+    indent: &str,
+    style: Style,
+) -> std::io::Result<()> {
+    write_wrapped(out, &short_message(f), indent, indent, style.width)?;
+    if !f.remediation.is_empty() {
+        let fix = format!("fix: {}", style.command(&f.remediation));
+        write_wrapped(out, &fix, indent, &format!("{indent}     "), style.width)?;
+    }
+    Ok(())
+}
+
+/// The message with its long list cut to five items, saying where the rest are; JSON and
+/// YAML carry the whole list.
+fn short_message(f: &Finding) -> String {
+    const SHOWN: usize = 5;
+    if f.listed.len() <= SHOWN {
+        return f.message.clone();
+    }
+    let short = format!(
+        "{} (and {} more; -o json lists all)",
+        f.listed[..SHOWN].join(", "),
+        f.listed.len() - SHOWN
+    );
+    f.message.replacen(&f.listed.join(", "), &short, 1)
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,
@@ -57,6 +93,24 @@ pub fn summary_line(findings: &[Finding], fail_on: FailOn) -> String {
 mod tests {
     use super::*;
     use crate::diagnose::finding::FindingCode;
+
+    #[test]
+    fn long_lists_are_cut_to_five_in_the_table_only() {
+        let names: Vec<String> = (1..=7).map(|i| format!("s{i}")).collect();
+        let f = Finding::new(
+            Severity::Error,
+            FindingCode::SnapshotControllerIdle,
+            "ETCDSnapshotFiles",
+            format!("7 lack it: {}. Cause: x", names.join(", ")),
+        )
+        .listing(&names);
+        assert_eq!(
+            short_message(&f),
+            "7 lack it: s1, s2, s3, s4, s5 (and 2 more; -o json lists all). Cause: x"
+        );
+        let few = Finding::new(Severity::Error, FindingCode::LeaseSplit, "x", "a, b");
+        assert_eq!(short_message(&few), "a, b");
+    }
 
     #[test]
     fn summary_says_when_findings_do_not_count() {

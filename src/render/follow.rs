@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::style::Style;
+use super::wrap::write_wrapped;
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan};
 
 pub fn write_plan(
@@ -35,7 +36,9 @@ pub fn write_plan(
         from(plan),
         plan.to_identity,
     )?;
-    writeln!(out, "  why:     {}", plan.why)?;
+    // Each line hangs under its text, wrapped to the output width.
+    const HANG: &str = "           ";
+    write_wrapped(out, &plan.why, "  why:     ", HANG, style.width)?;
     for (i, copy) in plan.writes.iter().enumerate() {
         let label = if i == 0 { "  writes: " } else { "          " };
         let field = match copy {
@@ -48,28 +51,35 @@ pub fn write_plan(
             .restore_duration_seconds
             .map(|d| format!("; leaseDurationSeconds 1 -> {d} (the released record's)"))
             .unwrap_or_default();
-        writeln!(
-            out,
-            "{label} {}: {field} {} -> {}{duration}",
+        let text = format!(
+            "{}: {field} {} -> {}{duration}",
             copy.object(&plan.lock),
             from(plan),
             plan.to_identity
-        )?;
+        );
+        write_wrapped(out, &text, &format!("{label} "), HANG, style.width)?;
     }
     for (i, line) in plan.impact.iter().enumerate() {
-        writeln!(
-            out,
-            "{} - {line}",
-            if i == 0 { "  impact: " } else { "          " }
-        )?;
+        let label = if i == 0 {
+            "  impact:  - "
+        } else {
+            "           - "
+        };
+        write_wrapped(out, line, label, "             ", style.width)?;
     }
-    writeln!(out, "  timings: {}", plan.timing.describe())?;
+    write_wrapped(
+        out,
+        &plan.timing.describe(),
+        "  timings: ",
+        HANG,
+        style.width,
+    )?;
     if plan.quorum.applies() && plan.overridden.is_empty() {
-        writeln!(
-            out,
-            "  checks:  target is a Ready server; etcd quorum holds ({})",
+        let text = format!(
+            "target is a Ready server; etcd quorum holds ({})",
             plan.quorum.describe()
-        )?;
+        );
+        write_wrapped(out, &text, "  checks:  ", HANG, style.width)?;
     }
     for line in &plan.overridden {
         writeln!(out, "  {}  {line}", style.bold("FORCED:"))?;

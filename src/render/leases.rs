@@ -8,6 +8,7 @@ use super::findings::write_findings;
 use super::plural;
 use super::style::Style;
 use super::table::{lines, plain_table};
+use super::wrap::write_wrapped;
 use crate::age;
 use crate::diagnose::cluster_summary::ClusterSummary;
 use crate::diagnose::lock_status::{LockState, LockStatus};
@@ -20,53 +21,63 @@ pub fn write_table(
     style: Style,
 ) -> std::io::Result<()> {
     let a = &report.analysis;
-    writeln!(out, "{}", cluster_line(&a.cluster))?;
+    write_wrapped(out, &cluster_line(&a.cluster), "", "  ", style.width)?;
     let verdict = match (&a.verdict_version, &a.verdict_version_from) {
         (Some(v), Some(from)) => format!("; verdict judged on {v} ({from})"),
         _ => String::new(),
     };
-    writeln!(
-        out,
+    let now = format!(
         "now: {} ({}){verdict}",
         report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         report.now.source.describe()
-    )?;
+    );
+    write_wrapped(out, &now, "", "  ", style.width)?;
     writeln!(out)?;
 
-    let mut header = vec![
-        "LOCK",
-        "HOLDER",
-        "NODE",
-        "KIND",
-        "STATE",
-        "RENEWED",
-        "DURATION",
-        "TRANSITIONS",
-        "NODE STATUS",
-        "ROLES",
-    ];
-    if wide {
-        header.extend(["ACQUIRED", "VERSION", "MATCHED BY"]);
-    }
-    let mut table = plain_table(&header);
+    // The default stays within 80 columns: the node is shown only where it differs from the
+    // holder identity, and what rarely matters for the verdict waits for -o wide.
+    let header = if wide {
+        vec![
+            "LOCK",
+            "HOLDER",
+            "NODE",
+            "KIND",
+            "STATE",
+            "RENEWED",
+            "DURATION",
+            "TRANSITIONS",
+            "NODE STATUS",
+            "ROLES",
+            "ACQUIRED",
+            "VERSION",
+            "MATCHED BY",
+        ]
+    } else {
+        // STATUS and ROLES are the holder node's, as `kubectl get nodes` spells them.
+        vec!["LOCK", "HOLDER", "STATE", "RENEWED", "STATUS", "ROLES"]
+    };
+    let mut table = plain_table(&header, (!wide).then_some(style.width));
     for lock in &a.locks {
         table.add_row(lock_row(lock, wide));
     }
-    for line in lines(&table) {
+    for line in lines(table) {
         writeln!(out, "{line}")?;
     }
 
     if wide && !a.other_elections.is_empty() {
         writeln!(out)?;
-        let mut table = plain_table(&[
-            "OTHER ELECTION",
-            "HOLDER",
-            "NODE",
-            "RENEWED",
-            "DURATION",
-            "TRANSITIONS",
-            "ACQUIRED",
-        ]);
+        let mut table = plain_table(
+            &[
+                "OTHER ELECTION",
+                "HOLDER",
+                "NODE",
+                "RENEWED",
+                "DURATION",
+                "TRANSITIONS",
+                "ACQUIRED",
+            ],
+            None,
+        );
         for e in &a.other_elections {
             table.add_row(vec![
                 e.name.clone(),
@@ -78,7 +89,7 @@ pub fn write_table(
                 time(e.acquire_time),
             ]);
         }
-        for line in lines(&table) {
+        for line in lines(table) {
             writeln!(out, "{line}")?;
         }
     }
@@ -90,8 +101,7 @@ pub fn write_table(
         .collect();
     if !ahead.is_empty() {
         writeln!(out)?;
-        writeln!(
-            out,
+        let note = format!(
             "note: {} renewed after now ({}): {}",
             ahead.join(" and "),
             report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -105,7 +115,8 @@ pub fn write_table(
                     source.describe()
                 ),
             }
-        )?;
+        );
+        write_wrapped(out, &note, "", "      ", style.width)?;
     }
     writeln!(out)?;
     write_findings(out, &a.findings, report.fail_on, style)
@@ -162,6 +173,33 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
         }
         _ => "-".to_string(),
     };
+    let status = node
+        .map(|n| n.readiness.label().to_string())
+        .unwrap_or_else(|| "-".into());
+    let roles = node
+        .map(|n| {
+            if n.roles.is_empty() {
+                "<none>".to_string()
+            } else {
+                n.roles.join(",")
+            }
+        })
+        .unwrap_or_else(|| "-".into());
+    if !wide {
+        let holder = match (node, lock.holder.as_deref()) {
+            (Some(n), Some(h)) if n.name != h => format!("{h} (node {})", n.name),
+            _ if node_name == "(no such node)" => format!("{holder} (no such node)"),
+            _ => holder,
+        };
+        return vec![
+            lock.name.clone(),
+            holder,
+            state.to_string(),
+            ago(lock.renewed_seconds_ago),
+            status,
+            roles,
+        ];
+    }
     let mut row = vec![
         lock.name.clone(),
         holder,
@@ -171,31 +209,21 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
         ago(lock.renewed_seconds_ago),
         secs(lock.lease_duration_seconds),
         num(lock.transitions),
-        node.map(|n| n.readiness.label().to_string())
+        status,
+        roles,
+    ];
+    row.extend([
+        time(lock.acquire_time),
+        node.map(|n| n.version.clone())
             .unwrap_or_else(|| "-".into()),
         node.map(|n| {
-            if n.roles.is_empty() {
-                "<none>".to_string()
-            } else {
-                n.roles.join(",")
-            }
+            serde_json::to_value(n.matched_by)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
         })
         .unwrap_or_else(|| "-".into()),
-    ];
-    if wide {
-        row.extend([
-            time(lock.acquire_time),
-            node.map(|n| n.version.clone())
-                .unwrap_or_else(|| "-".into()),
-            node.map(|n| {
-                serde_json::to_value(n.matched_by)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            })
-            .unwrap_or_else(|| "-".into()),
-        ]);
-    }
+    ]);
     row
 }
 

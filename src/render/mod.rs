@@ -6,11 +6,13 @@ pub mod closed_pipe;
 pub mod findings;
 pub mod follow;
 pub mod leases;
+pub mod man_page;
 pub mod rerun;
 pub mod restore;
 pub mod snapshots;
 pub mod style;
 mod table;
+pub mod wrap;
 
 use std::io::Write;
 

@@ -6,6 +6,8 @@ use std::io::Write;
 use super::findings::write_findings;
 use super::style::Style;
 use super::table::{lines, plain_table};
+use super::wrap::{self, write_wrapped};
+use crate::age;
 use crate::diagnose::snapshots::EntryState;
 use crate::repair::backfill_plan::BackfillPlan;
 use crate::report::SnapshotReport;
@@ -26,7 +28,7 @@ pub fn human_size(bytes: i64) -> String {
     }
 }
 
-fn header(out: &mut dyn Write, report: &SnapshotReport) -> std::io::Result<()> {
+fn header(out: &mut dyn Write, report: &SnapshotReport, style: Style) -> std::io::Result<()> {
     let a = &report.analysis;
     let cm = if a.configmap_present {
         format!(
@@ -41,19 +43,22 @@ fn header(out: &mut dyn Write, report: &SnapshotReport) -> std::io::Result<()> {
         Some(false) => "every snapshot gets an entry",
         None => "whether snapshots without metadata get an entry is not known for this version",
     };
-    writeln!(
-        out,
-        "ConfigMap kube-system/{}: {cm}; {} ETCDSnapshotFiles",
-        a.configmap,
-        a.snapshots.len()
-    )?;
-    writeln!(
-        out,
-        "writer: {} ({rule}); now: {} ({})",
-        a.writer_version.as_deref().unwrap_or("version unknown"),
-        report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        report.now.source.describe()
-    )?;
+    let lines = [
+        format!(
+            "ConfigMap kube-system/{}: {cm}; {} ETCDSnapshotFiles",
+            a.configmap,
+            a.snapshots.len()
+        ),
+        format!(
+            "writer: {} ({rule}); now: {} ({})",
+            a.writer_version.as_deref().unwrap_or("version unknown"),
+            report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            report.now.source.describe()
+        ),
+    ];
+    for line in lines {
+        write_wrapped(out, &line, "", "  ", style.width)?;
+    }
     writeln!(out)
 }
 
@@ -63,43 +68,54 @@ pub fn write_list(
     wide: bool,
     style: Style,
 ) -> std::io::Result<()> {
-    header(out, report)?;
-    let mut head = vec![
-        "NAME",
-        "NODE",
-        "STORAGE",
-        "CREATED",
-        "SIZE",
-        "READY",
-        "CONFIGMAP",
-        "FINALIZER",
-    ];
-    if wide {
-        head.push("KEY");
-    }
-    let mut table = plain_table(&head);
+    header(out, report, style)?;
+    // The default fits 80 columns: node and storage are spelled in the name itself, and the
+    // rest waits for -o wide.
+    let head = if wide {
+        vec![
+            "NAME",
+            "NODE",
+            "STORAGE",
+            "CREATED",
+            "SIZE",
+            "READY",
+            "CONFIGMAP",
+            "FINALIZER",
+            "KEY",
+        ]
+    } else {
+        vec!["NAME", "AGE", "SIZE", "CONFIGMAP"]
+    };
+    let mut table = plain_table(&head, (!wide).then_some(style.width));
     for r in &report.analysis.snapshots {
-        let mut row = vec![
+        let size = r.size.map(human_size).unwrap_or_else(|| "?".into());
+        let state = r.state.label().to_string();
+        if !wide {
+            let age = r
+                .created
+                .map(|t| age::short(report.now.time.duration_since(t)))
+                .unwrap_or_else(|| "-".into());
+            table.add_row(vec![r.name.clone(), age, size, state]);
+            continue;
+        }
+        table.add_row(vec![
             r.name.clone(),
             r.node.clone(),
             r.storage.to_string(),
             r.created
                 .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
                 .unwrap_or_else(|| "-".into()),
-            r.size.map(human_size).unwrap_or_else(|| "?".into()),
+            size,
             if r.ready { "true" } else { "false" }.to_string(),
-            r.state.label().to_string(),
+            state,
             if r.finalizer { "yes" } else { "no" }.to_string(),
-        ];
-        if wide {
-            row.push(r.key.clone());
-        }
-        table.add_row(row);
+            r.key.clone(),
+        ]);
     }
     if report.analysis.snapshots.is_empty() {
         writeln!(out, "No ETCDSnapshotFiles.")?;
     } else {
-        for line in lines(&table) {
+        for line in lines(table) {
             writeln!(out, "{line}")?;
         }
     }
@@ -112,7 +128,7 @@ pub fn write_diff(
     report: &SnapshotReport,
     style: Style,
 ) -> std::io::Result<()> {
-    header(out, report)?;
+    header(out, report, style)?;
     let a = &report.analysis;
     let mut any = false;
     for r in &a.snapshots {
@@ -123,17 +139,14 @@ pub fn write_diff(
             _ => continue,
         };
         any = true;
-        writeln!(
-            out,
-            "{what} {}  (ETCDSnapshotFile {}, node {})",
-            r.key, r.name, r.node
-        )?;
+        let line = format!("{}  (ETCDSnapshotFile {}, node {})", r.key, r.name, r.node);
+        write_wrapped(out, &line, &format!("{what} "), "         ", style.width)?;
         for d in &r.differences {
-            writeln!(
-                out,
-                "           {}: expected {:?}, found {:?}",
+            let line = format!(
+                "{}: expected {:?}, found {:?}",
                 d.field, d.expected, d.found
-            )?;
+            );
+            write_wrapped(out, &line, "           ", "             ", style.width)?;
         }
     }
     let mut last_why = None;
@@ -149,10 +162,11 @@ pub fn write_diff(
         } else {
             "k3s keeps it"
         };
-        writeln!(out, "orphaned {}  ({fate}{cr})", o.key)?;
+        let line = format!("{}  ({fate}{cr})", o.key);
+        write_wrapped(out, &line, "orphaned ", "         ", style.width)?;
         // Consecutive orphans usually share their reason: say it once for the run.
         if last_why != Some(&o.reconcile.why) {
-            writeln!(out, "           {}", o.reconcile.why)?;
+            write_wrapped(out, &o.reconcile.why, "         ", "         ", style.width)?;
             last_why = Some(&o.reconcile.why);
         }
     }
@@ -176,10 +190,9 @@ pub fn write_backfill_plan(
             plan.configmap
         );
     }
-    writeln!(
-        out,
-        "{} {} ConfigMap kube-system/{}: {} to add, {} to update, {} to remove ({} -> {} bytes of 1048576)",
-        style.bold("Plan:"),
+    // Only the text after the bold label wraps: its colour codes take no columns.
+    let text = format!(
+        "{} ConfigMap kube-system/{}: {} to add, {} to update, {} to remove ({} -> {} bytes of 1048576)",
         if plan.create { "create" } else { "update" },
         plan.configmap,
         plan.add.len(),
@@ -187,22 +200,25 @@ pub fn write_backfill_plan(
         plan.remove.len(),
         plan.bytes_before,
         plan.bytes_after
-    )?;
+    );
+    let first = format!("{} ", style.bold("Plan:"));
+    let mut lines = wrap::wrap(&text, "Plan: ", "  ", style.width);
+    lines[0] = lines[0].replacen("Plan: ", &first, 1);
+    for line in lines {
+        writeln!(out, "{line}")?;
+    }
     let escapes = match plan.go_escaping {
         GoEscaping::Go122 => "Go 1.22+ escaping, \\b and \\f",
         GoEscaping::BeforeGo122 => "Go before 1.22, \\u0008 and \\u000c",
     };
-    match (&plan.writer_version, plan.go_escaping_assumed) {
-        (Some(v), false) => writeln!(
-            out,
-            "  values: byte for byte as {v} writes them ({escapes})"
-        )?,
-        (v, _) => writeln!(
-            out,
-            "  values: as k3s writes them; {escapes} assumed, since the Go release of the writer{} is not known",
+    let values = match (&plan.writer_version, plan.go_escaping_assumed) {
+        (Some(v), false) => format!("byte for byte as {v} writes them ({escapes})"),
+        (v, _) => format!(
+            "as k3s writes them; {escapes} assumed, since the Go release of the writer{} is not known",
             v.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
-        )?,
-    }
+        ),
+    };
+    write_wrapped(out, &values, "  values: ", "          ", style.width)?;
     for (label, keys) in [
         ("add", &plan.add),
         ("update", &plan.update),

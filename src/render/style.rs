@@ -1,15 +1,29 @@
 //! Colour, only when asked for or when stdout is a terminal.
 
 use super::rerun::RerunFlags;
+use super::wrap::DEFAULT_WIDTH;
 use crate::diagnose::finding::Severity;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Style {
     pub color: bool,
     /// How the user invoked the tool when it is not `k3sdoctor` (`kubectl k3s-doctor`).
     pub program: Option<&'static str>,
     /// The connection flags of this run, for the commands it suggests.
     pub rerun: Option<&'static RerunFlags>,
+    /// Columns that tables and wrapped text fit into: the terminal's on a TTY, else 80.
+    pub width: usize,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            color: false,
+            program: None,
+            rerun: None,
+            width: DEFAULT_WIDTH,
+        }
+    }
 }
 
 impl Style {
@@ -32,6 +46,7 @@ impl Style {
         }
     }
 
+    /// The severity padded to one width, so that codes line up.
     pub fn severity(self, severity: Severity) -> String {
         let label = format!("{:<7}", severity.label());
         if !self.color {

@@ -1,21 +1,155 @@
 //! kubectl-looking tables: no borders, upper-case headers, three spaces between columns.
+//!
+//! Tables fit the output width by wrapping the widest cells between words. comfy-table's own
+//! dynamic arrangement also cuts words (a node name split over two lines cannot be copied),
+//! so the columns are sized here and comfy-table only draws them.
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
 
-pub fn plain_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.to_vec());
-    for column in table.column_iter_mut() {
-        column.set_padding((0, 3));
-    }
-    table
+use super::wrap::{columns, wrap_to};
+
+/// Column gap, as kubectl prints it.
+const GAP: usize = 3;
+
+pub struct PlainTable {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    /// `None` for `-o wide`, which is wide by request and never wraps, like kubectl's.
+    width: Option<usize>,
 }
 
-/// comfy-table pads the last column too; kubectl does not.
-pub fn lines(table: &Table) -> Vec<String> {
-    table.lines().map(|l| l.trim_end().to_string()).collect()
+pub fn plain_table(header: &[&str], width: Option<usize>) -> PlainTable {
+    PlainTable {
+        header: header.iter().map(|h| h.to_string()).collect(),
+        rows: Vec::new(),
+        width,
+    }
+}
+
+impl PlainTable {
+    pub fn add_row(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+}
+
+/// The table's lines, at most the width asked for where the words allow; a table that cannot
+/// fit without cutting a word stays wider.
+pub fn lines(table: PlainTable) -> Vec<String> {
+    let PlainTable {
+        header,
+        mut rows,
+        width,
+    } = table;
+    if let Some(width) = width {
+        let limits = column_limits(&header, &rows, width);
+        for row in &mut rows {
+            for (cell, limit) in row.iter_mut().zip(&limits) {
+                if let Some(limit) = limit {
+                    *cell = wrap_to(cell, "", "", *limit).join("\n");
+                }
+            }
+        }
+    }
+    let mut drawn = Table::new();
+    drawn
+        .load_style(NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    for row in rows {
+        drawn.add_row(row);
+    }
+    for column in drawn.column_iter_mut() {
+        column.set_padding((0, GAP as u16));
+    }
+    // comfy-table pads the last column too; kubectl does not.
+    drawn.lines().map(|l| l.trim_end().to_string()).collect()
+}
+
+/// For each column, the width its cells wrap to (`None`: as wide as its content). The widest
+/// column gives way first, never below its longest word.
+fn column_limits(header: &[String], rows: &[Vec<String>], width: usize) -> Vec<Option<usize>> {
+    let cells =
+        |i: usize| std::iter::once(&header[i]).chain(rows.iter().filter_map(move |r| r.get(i)));
+    let natural: Vec<usize> = (0..header.len())
+        .map(|i| cells(i).map(|c| columns(c)).max().unwrap_or(0))
+        .collect();
+    let longest_word: Vec<usize> = (0..header.len())
+        .map(|i| {
+            cells(i)
+                .flat_map(|c| c.split_whitespace())
+                .map(columns)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut sizes = natural.clone();
+    let total = |sizes: &[usize]| sizes.iter().sum::<usize>() + GAP * sizes.len().saturating_sub(1);
+    while total(&sizes) > width {
+        let Some(widest) = (0..sizes.len())
+            .filter(|&i| sizes[i] > longest_word[i])
+            .max_by_key(|&i| sizes[i])
+        else {
+            break;
+        };
+        let excess = total(&sizes) - width;
+        sizes[widest] = sizes[widest]
+            .saturating_sub(excess)
+            .max(longest_word[widest]);
+    }
+    sizes
+        .iter()
+        .zip(&natural)
+        .map(|(&size, &natural)| (size < natural).then_some(size))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(width: usize) -> Vec<String> {
+        let mut table = plain_table(&["LOCK", "HOLDER", "ROLES"], Some(width));
+        table.add_row(vec![
+            "k3s".into(),
+            "cp-a (node ip-10-0-1-5.ec2.internal)".into(),
+            "control-plane,etcd,master".into(),
+        ]);
+        lines(table)
+    }
+
+    #[test]
+    fn cells_wrap_between_words_to_fit() {
+        assert_eq!(
+            render(60),
+            [
+                "LOCK   HOLDER                      ROLES",
+                "k3s    cp-a (node                  control-plane,etcd,master",
+                "       ip-10-0-1-5.ec2.internal)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_table_that_cannot_fit_keeps_its_words_whole() {
+        let lines = render(20);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("ip-10-0-1-5.ec2.internal)"))
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("control-plane,etcd,master"))
+        );
+    }
+
+    #[test]
+    fn a_table_that_fits_is_left_alone() {
+        assert_eq!(
+            render(100)[1],
+            "k3s    cp-a (node ip-10-0-1-5.ec2.internal)   control-plane,etcd,master"
+        );
+    }
 }

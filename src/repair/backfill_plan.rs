@@ -17,7 +17,7 @@ const PRUNE_STEP: usize = 4;
 /// after the ninth refusal it gives up and writes nothing, so at most eight prunes.
 const WRITE_ATTEMPTS: usize = 9;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillPlan {
     pub configmap: String,

@@ -21,7 +21,7 @@ const DEV_MODE_DEADLINE: i64 = 30 * 3600;
 const MIN_VERIFY: i64 = 30;
 const MAX_VERIFY: i64 = 600;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ElectionTiming {
     pub lease_duration_seconds: i64,

@@ -44,7 +44,7 @@ impl LockObjects {
 }
 
 /// A write that went through.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WrittenCopy {
     pub object: String,
@@ -175,7 +175,7 @@ pub async fn write_copy(
 }
 
 /// What verification saw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Verification {
     pub verified: bool,

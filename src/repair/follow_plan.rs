@@ -28,7 +28,7 @@ pub struct FollowRequest {
 }
 
 /// A copy of a lock that the plan writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockCopy {
     /// The `control-plane.alpha.kubernetes.io/leader` annotation of the ConfigMap.
@@ -45,7 +45,7 @@ impl LockCopy {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FollowPlan {
     pub lock: String,
@@ -87,7 +87,7 @@ impl FollowPlan {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum FollowOutcome {
     /// Nothing to do: the lock already names the target.

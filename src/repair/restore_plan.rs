@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::follow_plan::Refusal;
 use crate::distro::LOCK_NAMESPACE;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RestorePlan {
     pub configmap: String,

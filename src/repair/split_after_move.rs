@@ -7,7 +7,7 @@ use crate::distro::Distro;
 use crate::version::{ProductVersion, SplitImpact};
 
 /// A move that ends with the two locks on different servers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SplitAfterMove {
     /// The locks were already split before the move (`false`: the move creates the split).

@@ -61,7 +61,8 @@ fn wide_is_refused_where_it_would_add_nothing() {
         &["man"][..],
         &["leases", "follow"][..],
     ] {
-        let out = on_dump(&[args, &["-o", "wide"][..]].concat()).run();
+        // Before the subcommand, where `completions` and `man` accept the cluster flags too.
+        let out = on_dump(&[&["-o", "wide"][..], args].concat()).run();
         out.code(2)
             .one_line_error()
             .stderr_has("has no wide columns");

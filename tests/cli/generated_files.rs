@@ -63,10 +63,38 @@ fn generated_completions_and_man_pages_are_current() {
     );
 }
 
+/// `schema/<kind>.json`, generated from the report types.
+#[test]
+fn committed_schemas_are_current() {
+    let mut stale = Vec::new();
+    let schemas = k3sdoctor::schema::all();
+    for (kind, schema) in &schemas {
+        let text = serde_json::to_string_pretty(schema).unwrap() + "\n";
+        check(
+            &repo_path("schema").join(format!("{kind}.json")),
+            text.as_bytes(),
+            &mut stale,
+        );
+    }
+    let committed = std::fs::read_dir(repo_path("schema"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    if committed != schemas.len() {
+        stale.push(format!(
+            "schema/ holds {committed} files, the types give {}",
+            schemas.len()
+        ));
+    }
+    assert!(
+        stale.is_empty(),
+        "stale schemas: {stale:?}; regenerate with K3SDOCTOR_UPDATE_GENERATED=1 cargo test --test cli generated"
+    );
+}
+
 #[test]
 fn man_page_documents_the_exit_codes() {
     let out = k3sdoctor(["man"]).run();
     out.code(0)
-        .stdout_has("Exit codes")
+        .stdout_has(".SH \"EXIT STATUS\"")
         .stdout_has("could not read the cluster");
 }

@@ -118,16 +118,26 @@ fn missing_entries_on_a_split_name_the_lease_repair() {
             .unwrap()
             .starts_with("k3sdoctor leases follow --fix")
     );
-    let present: Vec<&Value> = report["snapshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["state"] == "present")
-        .collect();
+    // The diff lists only what differs; the list has every snapshot.
+    let states = |report: &Value| -> Vec<String> {
+        report["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["state"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(states(&report), ["missing"], "{report:#}");
+    let list: Value = k3sdoctor(["snapshots", "list", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .json();
+    let mut listed = states(&list);
+    listed.sort();
     assert_eq!(
-        present.len(),
-        1,
-        "the simulator's bytes must match k3sdoctor's rules: {report:#}"
+        listed,
+        ["missing", "present"],
+        "the simulator's bytes must match k3sdoctor's rules: {list:#}"
     );
 }
 

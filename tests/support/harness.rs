@@ -129,6 +129,11 @@ impl Running {
     }
 }
 
+/// `text` with every run of whitespace made one space.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 impl Output {
     /// Asserts the exit code, showing everything the run printed when it differs.
     #[track_caller]
@@ -141,10 +146,12 @@ impl Output {
         self
     }
 
+    /// Human output wraps at 80 columns when piped, so a phrase may span lines: it is found
+    /// when its words appear in order with any whitespace between them.
     #[track_caller]
     pub fn stdout_has(&self, needle: &str) -> &Self {
         assert!(
-            self.stdout.contains(needle),
+            self.stdout.contains(needle) || words(&self.stdout).contains(&words(needle)),
             "stdout of `{}` lacks {needle:?}:\n{}",
             self.command,
             self.stdout
@@ -198,13 +205,50 @@ impl Output {
         self
     }
 
+    /// The JSON on stdout, checked against the committed schema of its `kind` first, so every
+    /// report a test reads is also a test of the schemas.
     #[track_caller]
     pub fn json<T: DeserializeOwned>(&self) -> T {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+        let value: serde_json::Value = serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout of `{}` is not JSON ({e}):\n{}",
+                self.command, self.stdout
+            )
+        });
+        assert_matches_schema(&value, &self.command);
+        serde_json::from_value(value).unwrap_or_else(|e| {
             panic!(
                 "stdout of `{}` is not the expected JSON ({e}):\n{}",
                 self.command, self.stdout
             )
         })
     }
+}
+
+/// Validates a k3sdoctor document (`apiVersion: k3sdoctor.io/v1`) against `schema/<kind>.json`;
+/// anything else (a test's own JSON) passes through.
+#[track_caller]
+pub fn assert_matches_schema(doc: &serde_json::Value, what: &str) {
+    if doc["apiVersion"] != "k3sdoctor.io/v1" {
+        return;
+    }
+    let kind = doc["kind"]
+        .as_str()
+        .expect("a k3sdoctor document has a kind");
+    let path = repo_path("schema").join(format!("{kind}.json"));
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("no schema for {kind} at {}: {e}", path.display())),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the {kind} of `{what}` does not match schema/{kind}.json:\n{}",
+        errors.join("\n")
+    );
 }

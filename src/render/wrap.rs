@@ -1,0 +1,104 @@
+//! Word wrapping for prose under a table: lines break between words, never inside one, and
+//! continuation lines hang under the first line's text.
+
+use std::io::Write;
+
+/// Columns used when stdout is not a terminal (or the terminal does not say): a pipe gets
+/// the layout of an 80-column terminal, so what a script captures is what a reader sees.
+pub const DEFAULT_WIDTH: usize = 80;
+
+/// Below this, wrapping would leave a word or two per line; wider lines read better.
+const NARROWEST: usize = 40;
+
+/// `text` as lines of at most `width` columns (where its words allow): the first starts with
+/// `first`, the rest with `rest`. A word longer than a line gets a line of its own rather than
+/// being cut, because names and commands must stay copyable.
+pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+    wrap_to(text, first, rest, width.max(NARROWEST))
+}
+
+/// [`wrap`] to exactly `width`, however narrow: for table cells.
+pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = first.to_string();
+    let mut line_cols = columns(first);
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        let cols = columns(word);
+        if !empty && line_cols + 1 + cols > width {
+            lines.push(std::mem::replace(&mut line, rest.to_string()));
+            line_cols = columns(rest);
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+            line_cols += 1;
+        }
+        line.push_str(word);
+        line_cols += cols;
+        empty = false;
+    }
+    lines.push(line);
+    lines
+}
+
+/// Writes `text` wrapped as [`wrap`] does.
+pub fn write_wrapped(
+    out: &mut dyn Write,
+    text: &str,
+    first: &str,
+    rest: &str,
+    width: usize,
+) -> std::io::Result<()> {
+    for line in wrap(text, first, rest, width) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Display columns: every character here is one column wide (ASCII, `—`, `…`, box drawing).
+pub fn columns(text: &str) -> usize {
+    text.chars().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn breaks_between_words_with_a_hanging_indent() {
+        let text = "k3s is held by prod-k3s-1 but k3s-etcd by prod-k3s-2, so the etcd \
+                    controllers never start their informers";
+        let lines = wrap(text, "    ", "    ", 40);
+        assert_eq!(
+            lines,
+            [
+                "    k3s is held by prod-k3s-1 but",
+                "    k3s-etcd by prod-k3s-2, so the etcd",
+                "    controllers never start their",
+                "    informers",
+            ]
+        );
+        assert!(lines.iter().all(|l| columns(l) <= 40));
+    }
+
+    #[test]
+    fn a_word_longer_than_the_line_stands_alone_uncut() {
+        let long = "local-etcd-snapshot-prod-k3s-1-1716984000-48513c-and-more-and-more";
+        let lines = wrap(&format!("missing: {long} here"), "", "  ", 40);
+        assert_eq!(lines, ["missing:", &format!("  {long}"), "  here"]);
+    }
+
+    #[test]
+    fn first_line_prefix_differs_from_the_rest() {
+        assert_eq!(
+            wrap(
+                "fix: aaaa bbbb cccc dddd eeee ffff gggg hhhh",
+                "* ",
+                "    ",
+                40
+            ),
+            ["* fix: aaaa bbbb cccc dddd eeee ffff", "    gggg hhhh"]
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! `deploy/k3sdoctor-cronjob.yaml`: a complete manifest (ServiceAccount, the README's
+//! read-only ClusterRole, its binding, the CronJob) whose command the binary accepts.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::support::harness::{k3sdoctor, repo_path};
+use crate::support::readme::readme_role;
+
+const MANIFEST: &str = "deploy/k3sdoctor-cronjob.yaml";
+
+fn documents() -> Vec<Value> {
+    let text = std::fs::read_to_string(repo_path(MANIFEST)).unwrap();
+    serde_yaml_ng::Deserializer::from_str(&text)
+        .map(|doc| Value::deserialize(doc).unwrap())
+        .collect()
+}
+
+fn find<'a>(docs: &'a [Value], kind: &str) -> &'a Value {
+    docs.iter()
+        .find(|d| d["kind"] == kind)
+        .unwrap_or_else(|| panic!("{MANIFEST} has no {kind}"))
+}
+
+#[test]
+fn the_manifest_binds_a_service_account_to_the_read_only_role_and_runs_check() {
+    let docs = documents();
+    let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "CronJob"
+        ]
+    );
+    for doc in &docs {
+        assert!(doc["apiVersion"].is_string(), "{doc}");
+        assert!(doc["metadata"]["name"].is_string(), "{doc}");
+    }
+
+    let account = find(&docs, "ServiceAccount");
+    assert_eq!(account["apiVersion"], "v1");
+    let (name, namespace) = (
+        &account["metadata"]["name"],
+        &account["metadata"]["namespace"],
+    );
+
+    let readme: Value = serde_yaml_ng::from_str(&readme_role("k3sdoctor-read-only")).unwrap();
+    assert_eq!(
+        find(&docs, "ClusterRole"),
+        &readme,
+        "the manifest's role differs from the README's"
+    );
+
+    let binding = find(&docs, "ClusterRoleBinding");
+    assert_eq!(binding["apiVersion"], "rbac.authorization.k8s.io/v1");
+    assert_eq!(
+        binding["roleRef"],
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "k3sdoctor-read-only"})
+    );
+    assert_eq!(
+        binding["subjects"],
+        json!([{"kind": "ServiceAccount", "name": name, "namespace": namespace}])
+    );
+
+    let cron = find(&docs, "CronJob");
+    assert_eq!(cron["apiVersion"], "batch/v1");
+    assert_eq!(&cron["metadata"]["namespace"], namespace);
+    assert_eq!(
+        cron["spec"]["schedule"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .count(),
+        5
+    );
+    let pod = &cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+    assert_eq!(&pod["serviceAccountName"], name);
+    assert!(["Never", "OnFailure"].contains(&pod["restartPolicy"].as_str().unwrap()));
+    let containers = pod["containers"].as_array().unwrap();
+    assert_eq!(containers.len(), 1);
+    assert!(
+        containers[0]["image"]
+            .as_str()
+            .is_some_and(|i| !i.is_empty())
+    );
+}
+
+#[test]
+fn the_cronjobs_command_prints_only_json_on_stdout() {
+    let docs = documents();
+    let container =
+        &find(&docs, "CronJob")["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0];
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let dump = repo_path("tests/fixtures/split-cluster");
+    let out = k3sdoctor(
+        ["--from-file", dump.to_str().unwrap()]
+            .into_iter()
+            .chain(args),
+    )
+    .run();
+    out.code(1);
+    let report: Value = out.json();
+    assert_eq!(report["kind"], "CheckReport");
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+}
+
+/// kubectl decodes every object (offline: `apply --dry-run=client` needs an API server for
+/// its discovery, which a test machine does not have).
+#[test]
+fn kubectl_reads_every_object_when_installed() {
+    let Ok(out) = std::process::Command::new("kubectl")
+        .args(["label", "--local", "--dry-run=client", "-o", "name", "-f"])
+        .arg(repo_path(MANIFEST))
+        .arg("checked=true")
+        .env("KUBECONFIG", "/nonexistent")
+        .output()
+    else {
+        println!("skipped: kubectl is not installed");
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        names,
+        [
+            "serviceaccount/k3sdoctor",
+            "clusterrole.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "clusterrolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "cronjob.batch/k3sdoctor"
+        ]
+    );
+}

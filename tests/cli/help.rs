@@ -1,0 +1,79 @@
+//! `--help`: a subcommand's own options first, the global ones under their own heading; no
+//! cluster flags where they mean nothing; examples under the top-level help too.
+
+use crate::support::harness::k3sdoctor;
+
+/// (subcommand, one of its own flags)
+const OWN_FLAGS: [(&[&str], &str); 6] = [
+    (&["leases"], "--fail-on"),
+    (&["leases", "follow"], "--to <NODE|HOSTNAME>"),
+    (&["check"], "--fail-on"),
+    (&["snapshots", "list"], "--fail-on"),
+    (&["snapshots", "diff"], "--fail-on"),
+    (&["snapshots", "backfill"], "--backup <FILE>"),
+];
+
+#[test]
+fn a_subcommands_own_options_come_before_the_global_ones() {
+    for (args, own) in OWN_FLAGS {
+        let out = k3sdoctor(args.iter().chain(&["--help"])).run();
+        out.code(0);
+        let help = &out.stdout;
+        let at = |needle: &str| {
+            help.find(needle)
+                .unwrap_or_else(|| panic!("{args:?} --help lacks {needle:?}:\n{help}"))
+        };
+        assert!(at("Options:") < at(own), "{args:?}:\n{help}");
+        assert!(at(own) < at("Global options:"), "{args:?}:\n{help}");
+        assert!(
+            at("Global options:") < at("--kubeconfig <FILE>"),
+            "{args:?}:\n{help}"
+        );
+        assert!(
+            at("Global options:") < at("--from-file <PATH>"),
+            "{args:?}:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn completions_and_man_do_not_offer_cluster_flags() {
+    for args in [&["completions"][..], &["man"][..]] {
+        let out = k3sdoctor(args.iter().chain(&["--help"])).run();
+        out.code(0);
+        for flag in [
+            "--kubeconfig",
+            "--context",
+            "--from-file",
+            "--output",
+            "--distro",
+        ] {
+            assert!(
+                !out.stdout.contains(flag),
+                "{args:?} offers {flag}:\n{}",
+                out.stdout
+            );
+        }
+    }
+    // Still accepted anywhere, as global flags are.
+    k3sdoctor(["--kubeconfig", "/nonexistent", "completions", "bash"])
+        .run()
+        .code(0);
+}
+
+#[test]
+fn the_top_level_help_ends_with_examples_and_exit_codes() {
+    let out = k3sdoctor(["--help"]).run();
+    out.code(0);
+    let (_, tail) = out
+        .stdout
+        .split_once("\nExamples:\n")
+        .unwrap_or_else(|| panic!("no examples:\n{}", out.stdout));
+    let (examples, codes) = tail.split_once("\nExit codes:\n").unwrap();
+    let commands = examples
+        .lines()
+        .filter(|l| l.trim_start().starts_with("k3sdoctor "))
+        .count();
+    assert!((3..=5).contains(&commands), "{examples}");
+    assert!(codes.contains("4  a repair was attempted"), "{codes}");
+}

@@ -1,0 +1,210 @@
+//! Human output at a terminal's width: tables and findings fit, words stay whole, the first
+//! line of a finding is one line; a pipe gets the 80-column layout without colour.
+
+use crate::support::harness::{Run, k3sdoctor, repo_path};
+use crate::support::objects::{
+    NOW, agent, extra_metadata, lease, server, snapshot_configmap, snapshot_cr, write_dump,
+};
+
+const DUMP: &str = "tests/fixtures/split-cluster";
+
+/// The default views the issue names, plus `snapshots list`, whose table must fit too.
+const COMMANDS: [&[&str]; 4] = [
+    &["leases"],
+    &["snapshots", "diff"],
+    &["snapshots", "list"],
+    &["check"],
+];
+
+/// Runs `args` on the bundled dump on a pseudo-terminal (util-linux `script`) `columns` wide
+/// and returns what the terminal showed, colour codes removed.
+fn on_a_terminal(args: &[&str], columns: usize) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let command = format!(
+        "stty cols {columns} rows 50; {} --from-file {} {}",
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        repo_path(DUMP).display(),
+        args.join(" ")
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("TERM", "xterm")
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("util-linux script");
+    // stdin stays open until the command is done, so the terminal never sees an early EOF.
+    let stdin = child.stdin.take().unwrap();
+    let mut screen = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut screen).unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(1), "{args:?}: {screen}");
+    assert!(
+        screen.contains("\x1b["),
+        "a terminal gets colour by default: {screen}"
+    );
+    strip_ansi(&screen.replace("\r\n", "\n"))
+}
+
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ parameters final-byte
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn on_dump(args: &[&str]) -> Run {
+    let dump = repo_path(DUMP).display().to_string();
+    k3sdoctor([&["--from-file", dump.as_str()][..], args].concat())
+}
+
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+#[track_caller]
+fn assert_fits(text: &str, columns: usize, what: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= columns,
+            "{what}: a line exceeds {columns} columns:\n{line}\n---\n{text}"
+        );
+    }
+}
+
+/// Every (code, object) pair of a report's findings, children included.
+fn findings(json: &serde_json::Value, into: &mut Vec<(String, String)>) {
+    match json {
+        serde_json::Value::Object(map) => {
+            if let (Some(code), Some(object)) = (map.get("code"), map.get("object")) {
+                into.push((
+                    code.as_str().unwrap().to_string(),
+                    object.as_str().unwrap().to_string(),
+                ));
+            }
+            map.values().for_each(|v| findings(v, into));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| findings(v, into)),
+        _ => {}
+    }
+}
+
+#[test]
+fn on_a_terminal_output_fits_its_width_without_splitting_words() {
+    for args in COMMANDS {
+        // So wide that nothing wraps: the words every narrower rendering must keep whole.
+        let unwrapped = on_a_terminal(args, 1000);
+        let json: serde_json::Value = on_dump(args).arg("-o").arg("json").run().json();
+        let mut expected = Vec::new();
+        findings(&json, &mut expected);
+        assert!(!expected.is_empty(), "{args:?}");
+        for columns in [80, 120] {
+            let screen = on_a_terminal(args, columns);
+            let what = format!("{args:?} at {columns} columns");
+            assert_fits(&screen, columns, &what);
+            assert_eq!(
+                words(&screen),
+                words(&unwrapped),
+                "{what}: words differ\n{screen}"
+            );
+            for (code, object) in &expected {
+                let first_line = format!("{code}  {}", object.replacen(" kube-system/", " ", 1));
+                assert!(
+                    screen.lines().any(|l| l.contains(&first_line)),
+                    "{what}: the finding's first line is split: {first_line}\n{screen}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_pipe_gets_the_80_column_layout_without_colour() {
+    for args in COMMANDS {
+        let out = on_dump(args).run();
+        out.code(1);
+        assert!(!out.stdout.contains('\x1b'), "{args:?}: {}", out.stdout);
+        assert_fits(&out.stdout, 80, &format!("{args:?} piped"));
+        // Identical to an 80-column terminal, colour aside.
+        assert_eq!(out.stdout, on_a_terminal(args, 80), "{args:?}");
+    }
+}
+
+#[test]
+fn the_default_lease_table_shows_the_node_only_where_it_differs() {
+    let out = on_dump(&["leases"]).run();
+    let header = out.stdout.lines().find(|l| l.starts_with("LOCK")).unwrap();
+    assert_eq!(
+        words(header),
+        ["LOCK", "HOLDER", "STATE", "RENEWED", "STATUS", "ROLES"]
+    );
+    let wide = on_dump(&["leases", "-o", "wide"]).run();
+    let header = wide.stdout.lines().find(|l| l.starts_with("LOCK")).unwrap();
+    assert!(
+        header.contains("NODE   ") && header.contains("MATCHED BY"),
+        "{header}"
+    );
+}
+
+#[test]
+fn a_five_server_cluster_fits_80_columns_too() {
+    let servers = (1..=5).map(|i| format!("prod-k3s-{i}")).collect::<Vec<_>>();
+    let mut objects: Vec<_> = servers.iter().map(|s| server(s, "v1.29.4+k3s1")).collect();
+    objects.push(agent("prod-k3s-worker-1", "v1.29.4+k3s1"));
+    objects.push(lease("k3s", "prod-k3s-1", 1));
+    objects.push(lease("k3s-etcd", "prod-k3s-4", 1));
+    objects.push(extra_metadata("k3s"));
+    objects.push(snapshot_configmap("k3s", &[]));
+    for (i, s) in servers.iter().enumerate() {
+        for day in 0..4 {
+            objects.push(snapshot_cr(
+                s,
+                1_716_811_200 + day * 43_200 + i as i64,
+                true,
+            ));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("five-servers.yaml");
+    write_dump(&dump, &objects);
+    for args in COMMANDS {
+        let out = k3sdoctor(
+            [
+                &["--from-file", dump.to_str().unwrap(), "--now", NOW][..],
+                args,
+            ]
+            .concat(),
+        )
+        .run();
+        out.code(1);
+        assert_fits(&out.stdout, 80, &format!("{args:?} on five servers"));
+    }
+}
+
+#[test]
+fn repair_plans_fit_80_columns_too() {
+    for args in [
+        &["leases", "follow"][..],
+        &["snapshots", "backfill", "--prune"],
+    ] {
+        let out = on_dump(args).run();
+        assert!(out.stdout.starts_with("Plan: "), "{args:?}: {}", out.stdout);
+        assert_fits(&out.stdout, 80, &format!("{args:?} piped"));
+    }
+}
