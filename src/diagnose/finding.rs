@@ -261,6 +261,10 @@ pub struct Finding {
     /// The next command or action; empty when there is nothing to do.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub remediation: String,
+    /// The command `remediation` starts with, as an argv a program can run without parsing
+    /// prose (connection flags are the caller's to add); absent when the remediation is advice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remediation_command: Vec<String>,
     /// The finding this one follows from, when the analyser knows it (`check` lists it under
     /// that one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,6 +282,24 @@ pub struct Finding {
     pub listed: Vec<String>,
 }
 
+/// The `k3sdoctor …` or `kubectl …` command a remediation starts with, up to where the prose
+/// explaining it begins (` (`, `;`, `,`); nothing when it starts with advice or quotes an argument.
+fn leading_command(remediation: &str) -> Vec<String> {
+    if !(remediation.starts_with("k3sdoctor ") || remediation.starts_with("kubectl ")) {
+        return Vec::new();
+    }
+    let end = [" (", ";", ","]
+        .iter()
+        .filter_map(|sep| remediation.find(sep))
+        .min()
+        .unwrap_or(remediation.len());
+    let command = &remediation[..end];
+    if command.contains(['\'', '"', '`']) {
+        return Vec::new();
+    }
+    command.split_whitespace().map(str::to_string).collect()
+}
+
 impl Finding {
     pub fn new(
         severity: Severity,
@@ -293,6 +315,7 @@ impl Finding {
             object,
             message: message.into(),
             remediation: String::new(),
+            remediation_command: Vec::new(),
             caused_by: None,
             object_refs: Vec::new(),
             listed: Vec::new(),
@@ -313,6 +336,7 @@ impl Finding {
 
     pub fn fix(mut self, remediation: impl Into<String>) -> Finding {
         self.remediation = remediation.into();
+        self.remediation_command = leading_command(&self.remediation);
         self
     }
 
@@ -373,6 +397,21 @@ mod tests {
         assert!(FailOn::Warning.is_failure(&warn));
         assert!(!FailOn::Never.is_failure(&warn));
         assert!(!FailOn::Warning.is_failure(&[]));
+    }
+
+    #[test]
+    fn a_remediation_that_starts_with_a_command_carries_its_argv() {
+        let argv = |text: &str| leading_command(text);
+        assert_eq!(
+            argv("k3sdoctor leases follow --fix (moves k3s to s2); lasting fix: upgrade"),
+            ["k3sdoctor", "leases", "follow", "--fix"]
+        );
+        assert_eq!(
+            argv("k3sdoctor snapshots backfill --fix --prune"),
+            ["k3sdoctor", "snapshots", "backfill", "--fix", "--prune"]
+        );
+        assert!(argv("upgrade to v1.29.6+k3s1 or later").is_empty());
+        assert!(argv("kubectl -n kube-system patch lease k3s -p '{}'").is_empty());
     }
 }
 

@@ -299,3 +299,30 @@ fn a_removed_etcd_member_counts_neither_for_quorum_nor_for_follow() {
         .run()
         .stdout_has("etcd quorum holds (3 etcd members, 3 Ready, 2 Ready during the restart");
 }
+
+#[test]
+fn a_remediation_command_comes_as_an_argv_too() {
+    let dump = repo_path("tests/fixtures/split-cluster");
+    let report: Value = k3sdoctor(["--from-file", dump.to_str().unwrap(), "check", "-o", "json"])
+        .run()
+        .json();
+    let split = &report["findings"][0];
+    assert_eq!(split["code"], "lease-split");
+    assert_eq!(
+        split["remediationCommand"],
+        json!(["k3sdoctor", "leases", "follow", "--fix"])
+    );
+    // Advice is not a command: no argv.
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+            .filter(|f| !f["remediation"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("k3sdoctor "))
+            .all(|f| f.get("remediationCommand").is_none())
+    );
+}
