@@ -224,7 +224,7 @@ pub struct FleetRow {
     pub locks: String,
     /// The severity of the split, to colour `split` with.
     pub split_severity: Option<Severity>,
-    /// Snapshot entries missing/stale/orphaned in the ConfigMap; `-` when not read.
+    /// Snapshot entries missing/stale/orphaned in the ConfigMap (`2/0/1`); `-` when not read.
     pub drift: String,
     /// Etcd members Ready/total; `-` without managed etcd.
     pub etcd: String,
@@ -327,10 +327,16 @@ mod tests {
     const AFFECTED: &str = "v1.29.4+k3s1";
     const FIXED: &str = "v1.29.6+k3s1";
 
+    /// A server as the etcd member controller leaves it, so that only the locks matter.
+    fn synced(name: &str) -> serde_json::Value {
+        serde_json::json!({"finalizers": ["wrangler.cattle.io/managed-etcd-controller"],
+               "annotations": {"etcd.k3s.cattle.io/node-name": format!("{name}-1a2b3c4d")}})
+    }
+
     fn checked(context: &str, version: &str, core: &str, etcd: &str) -> FleetEntry<CheckAnalysis> {
         let state = TestCluster::k3s()
-            .server("s1", version)
-            .server("s2", version)
+            .server_with("s1", version, synced("s1"))
+            .server_with("s2", version, synced("s2"))
             .lease("k3s", core, 1)
             .lease("k3s-etcd", etcd, 1)
             .snapshot_configmap(&[])

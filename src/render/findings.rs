@@ -12,6 +12,16 @@ pub fn write_findings(
     fail_on: FailOn,
     style: Style,
 ) -> std::io::Result<()> {
+    write_finding_list(out, findings, style)?;
+    writeln!(out, "{}", summary_line(findings, fail_on))
+}
+
+/// The findings, a blank line after each, without the summary line.
+pub fn write_finding_list(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    style: Style,
+) -> std::io::Result<()> {
     for f in findings {
         writeln!(
             out,
@@ -26,7 +36,7 @@ pub fn write_findings(
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary_line(findings, fail_on))
+    Ok(())
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,

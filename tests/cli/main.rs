@@ -13,6 +13,7 @@ mod empty_dumps;
 mod errors;
 mod fail_on;
 mod faults;
+mod fleet;
 mod follow;
 mod generated_files;
 mod leases;
