@@ -207,6 +207,8 @@ fn progress_bar(ui: &Ui, total: usize) -> Option<indicatif::ProgressBar> {
     {
         bar.set_style(style);
     }
+    // Drawn at once: `0/N` says the run has started even before the first cluster answers.
+    bar.tick();
     Some(bar)
 }
 

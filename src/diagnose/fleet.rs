@@ -381,7 +381,7 @@ mod tests {
             fleet_exit(entries, fail_on, ignore)
         };
         assert_eq!(
-            exit(&[healthy.clone()], FailOn::Error, false),
+            exit(std::slice::from_ref(&healthy), FailOn::Error, false),
             Exit::Healthy
         );
         assert_eq!(

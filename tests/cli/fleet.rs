@@ -413,3 +413,80 @@ fn fix_with_several_contexts_is_refused_with_the_per_cluster_command() {
     .code(2)
     .one_line_error();
 }
+
+#[test]
+fn a_rejected_token_and_a_tls_mismatch_are_their_own_outcomes() {
+    let plain = cluster(FIXED, "s1", "s1");
+    let tls_url = plain.url().replace("http://", "https://");
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = write_fleet_kubeconfig(
+        dir.path(),
+        "fleet.yaml",
+        &[
+            FleetContext {
+                name: "bad-token",
+                server: &plain.url(),
+                token: "not-a-token",
+            },
+            FleetContext {
+                name: "https-to-http",
+                server: &tls_url,
+                token: Role::ReadOnly.token(),
+            },
+            FleetContext {
+                name: "fine",
+                server: &plain.url(),
+                token: Role::ReadOnly.token(),
+            },
+        ],
+    );
+    let out = k3sdoctor(["check", "--all-contexts", "--now", NOW])
+        .kubeconfig(&kubeconfig)
+        .run();
+    out.code(3);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("bad-token ") && lines[1].ends_with(" 401"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[2].starts_with("https-to-http ") && lines[2].ends_with(" TLS"),
+        "{}",
+        out.stdout
+    );
+    let report: FleetReport = k3sdoctor(["check", "--all-contexts", "-o", "json", "--now", NOW])
+        .kubeconfig(&kubeconfig)
+        .run()
+        .json();
+    let entries = by_context(&report);
+    assert_eq!(entries["bad-token"].outcome, "unauthorized");
+    assert_eq!(entries["https-to-http"].outcome, "tls");
+    assert_eq!(entries["fine"].outcome, "checked");
+}
+
+#[test]
+fn on_a_terminal_a_progress_bar_counts_the_clusters() {
+    let fleet = fleet();
+    let command = format!(
+        "{} check --all-contexts --now {NOW} --kubeconfig {}",
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        fleet.kubeconfig.display()
+    );
+    // util-linux `script` gives the tool a pseudo-terminal for stdout and stderr.
+    let out = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env_clear()
+        .env("HOME", fleet.dir.path())
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let Ok(out) = out else {
+        eprintln!("skipped: util-linux script is not installed");
+        return;
+    };
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{screen}");
+    assert!(screen.contains("/4 clusters read"), "{screen}");
+    assert!(screen.contains("prod-split"), "{screen}");
+}
