@@ -75,21 +75,25 @@ fn fleet() -> Fleet {
                 name: "prod-healthy",
                 server: &healthy.url(),
                 token: Role::ReadOnly.token(),
+                ca_pem: None,
             },
             FleetContext {
                 name: "prod-split",
                 server: &split.url(),
                 token: Role::ReadOnly.token(),
+                ca_pem: None,
             },
             FleetContext {
                 name: "edge-down",
                 server: &down,
                 token: Role::ReadOnly.token(),
+                ca_pem: None,
             },
             FleetContext {
                 name: "lab-forbidden",
                 server: &forbidden.url(),
                 token: Role::Nobody.token(),
+                ca_pem: None,
             },
         ],
     );
@@ -346,6 +350,7 @@ fn kubeconfig_files_in_kubeconfig_are_merged_like_kubectl() {
             name: "second-file",
             server: &other.url(),
             token: Role::ReadOnly.token(),
+            ca_pem: None,
         }],
     );
     let joined = std::env::join_paths([&fleet.kubeconfig, &second]).unwrap();
@@ -427,16 +432,19 @@ fn a_rejected_token_and_a_tls_mismatch_are_their_own_outcomes() {
                 name: "bad-token",
                 server: &plain.url(),
                 token: "not-a-token",
+                ca_pem: None,
             },
             FleetContext {
                 name: "https-to-http",
                 server: &tls_url,
                 token: Role::ReadOnly.token(),
+                ca_pem: None,
             },
             FleetContext {
                 name: "fine",
                 server: &plain.url(),
                 token: Role::ReadOnly.token(),
+                ca_pem: None,
             },
         ],
     );

@@ -4,11 +4,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-/// A context of a fleet kubeconfig: its name, the API server URL and the bearer token.
+/// A context of a fleet kubeconfig: its name, the API server URL, the bearer token and, for
+/// an HTTPS server, the CA certificate (PEM) to trust.
 pub struct FleetContext<'a> {
     pub name: &'a str,
     pub server: &'a str,
     pub token: &'a str,
+    pub ca_pem: Option<&'a str>,
 }
 
 /// Writes `dir/file` with one cluster, one user and one context per entry (each named after
@@ -18,10 +20,15 @@ pub fn write_fleet_kubeconfig(dir: &Path, file: &str, contexts: &[FleetContext<'
     let config = json!({
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": contexts.iter().map(|c| json!({
-            "name": format!("{}-cluster", c.name),
-            "cluster": {"server": c.server},
-        })).collect::<Vec<_>>(),
+        "clusters": contexts.iter().map(|c| {
+            let mut cluster = json!({"server": c.server});
+            if let Some(pem) = c.ca_pem {
+                use base64::Engine as _;
+                cluster["certificate-authority-data"] =
+                    json!(base64::engine::general_purpose::STANDARD.encode(pem));
+            }
+            json!({"name": format!("{}-cluster", c.name), "cluster": cluster})
+        }).collect::<Vec<_>>(),
         "users": contexts.iter().map(|c| json!({
             "name": format!("{}-user", c.name),
             "user": {"token": c.token},
