@@ -69,8 +69,8 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     }
 }
 
-const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list` and the table \
-     `leases follow --fix` prints after the move)";
+const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list`, `check` over several \
+     contexts and the table `leases follow --fix` prints after the move)";
 
 /// The commands whose output has no table that `-o wide` could widen, as (command, when):
 /// they refuse it rather than accept it and print the same thing.

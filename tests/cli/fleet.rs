@@ -293,10 +293,19 @@ fn leases_reads_a_fleet_too() {
         "LeaseReport"
     );
     // `leases` reads no snapshots, so the drift column says so.
-    run(&fleet, &["leases", "--contexts", "^prod-"])
-        .run()
-        .code(1)
-        .stdout_has("prod-split ");
+    let out = run(&fleet, &["leases", "--contexts", "^prod-"]).run();
+    out.code(1);
+    let split_row: Vec<&str> = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("prod-split "))
+        .unwrap_or_else(|| panic!("no prod-split row:\n{}", out.stdout))
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        split_row,
+        ["prod-split", AFFECTED, "split", "-", "3/3", "error"]
+    );
 }
 
 #[test]
