@@ -22,7 +22,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
     $completions = @(switch ($command) {
         'k3sdoctor' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -47,9 +47,11 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;leases' {
+            [CompletionResult]::new('--contexts', '--contexts', [CompletionResultType]::ParameterName, 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)')
+            [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'Read at most this many clusters at once [default: 16]')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -57,6 +59,8 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)')
+            [CompletionResult]::new('--ignore-unreachable', '--ignore-unreachable', [CompletionResultType]::ParameterName, 'A cluster that cannot be read is a warning row instead of exit 3')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
@@ -75,7 +79,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the takeover (default: the lock record''s lease duration plus its renew deadline, 75s for wrangler''s 45s/30s, at least 30s and at most 10m)')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -111,8 +115,10 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         }
         'k3sdoctor;check' {
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a finding of at least this severity remains')
+            [CompletionResult]::new('--contexts', '--contexts', [CompletionResultType]::ParameterName, 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)')
+            [CompletionResult]::new('--parallel', '--parallel', [CompletionResultType]::ParameterName, 'Read at most this many clusters at once [default: 16]')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -120,6 +126,8 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)')
+            [CompletionResult]::new('--ignore-unreachable', '--ignore-unreachable', [CompletionResultType]::ParameterName, 'A cluster that cannot be read is a warning row instead of exit 3')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
@@ -132,7 +140,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         }
         'k3sdoctor;snapshots' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -158,7 +166,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         'k3sdoctor;snapshots;list' {
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -179,7 +187,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         'k3sdoctor;snapshots;diff' {
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a finding of at least this severity remains (default: on any difference, like kubectl diff, or any error)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -201,7 +209,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json); undo with `snapshots restore --from-backup FILE --fix`')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
@@ -228,7 +236,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--backup', '--backup', [CompletionResultType]::ParameterName, 'Where to save the current ConfigMap before restoring (default: ./<configmap>.<resourceVersion>.backup.json)')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'After a verified write, exit 1 when a finding of at least this severity remains')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')

@@ -135,11 +135,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -166,7 +166,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__check)
-            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --fail-on --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,6 +174,14 @@ _k3sdoctor() {
             case "${prev}" in
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --contexts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -189,11 +197,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -406,12 +414,20 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases)
-            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version follow help"
+            opts="-o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version follow help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --contexts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --parallel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
                     return 0
@@ -429,11 +445,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -495,11 +511,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -609,11 +625,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -667,11 +683,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -721,11 +737,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -859,11 +875,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)
@@ -921,11 +937,11 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table wide json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --distro)

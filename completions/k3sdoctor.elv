@@ -19,7 +19,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
     var completions = [
         &'k3sdoctor'= {
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -43,9 +43,11 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'k3sdoctor;leases'= {
+            cand --contexts 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)'
+            cand --parallel 'Read at most this many clusters at once [default: 16]'
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -53,6 +55,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
             cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand --all-contexts 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
+            cand --ignore-unreachable 'A cluster that cannot be read is a warning row instead of exit 3'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
@@ -70,7 +74,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --timeout 'How long to wait for the takeover (default: the lock record''s lease duration plus its renew deadline, 75s for wrangler''s 45s/30s, at least 30s and at most 10m)'
             cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -102,8 +106,10 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;check'= {
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
+            cand --contexts 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)'
+            cand --parallel 'Read at most this many clusters at once [default: 16]'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -111,6 +117,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
             cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand --all-contexts 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
+            cand --ignore-unreachable 'A cluster that cannot be read is a warning row instead of exit 3'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'
@@ -122,7 +130,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;snapshots'= {
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -147,7 +155,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;snapshots;list'= {
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -167,7 +175,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;snapshots;diff'= {
             cand --fail-on 'Exit 1 when a finding of at least this severity remains (default: on any difference, like kubectl diff, or any error)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -188,7 +196,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --backup 'Where to save the ConfigMap before changing it (default: ./<configmap>.<resourceVersion>.backup.json); undo with `snapshots restore --from-backup FILE --fix`'
             cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'
@@ -214,7 +222,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --backup 'Where to save the current ConfigMap before restoring (default: ./<configmap>.<resourceVersion>.backup.json)'
             cand --fail-on 'After a verified write, exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
-            cand --context 'The kubeconfig context to use'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
             cand -o 'Output format'
             cand --output 'Output format'

@@ -25,12 +25,13 @@ function __fish_k3sdoctor_using_subcommand
 end
 
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -49,16 +50,19 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "snapshots" -d '
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l contexts -d 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l parallel -d 'Read at most this many clusters at once [default: 16]' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
 warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -67,6 +71,8 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fi
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l all-contexts -d 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l ignore-unreachable -d 'A cluster that cannot be read is a warning row instead of exit 3'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -80,12 +86,13 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -107,13 +114,16 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l contexts -d 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l parallel -d 'Read at most this many clusters at once [default: 16]' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -122,17 +132,20 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l now -d 'Th
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l all-contexts -d 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l ignore-unreachable -d 'A cluster that cannot be read is a warning row instead of exit 3'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -154,12 +167,13 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -176,12 +190,13 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -199,12 +214,13 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
@@ -226,12 +242,13 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l context -d 'The kubeconfig context to use' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"

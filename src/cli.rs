@@ -15,7 +15,7 @@ mod value_parsers;
 pub use help::EXIT_CODES;
 use help::*;
 pub use value_parsers::parse_request_timeout;
-use value_parsers::{parse_now, parse_wait};
+use value_parsers::{parse_now, parse_regex, parse_wait};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -45,9 +45,9 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// The kubeconfig context to use.
-    #[arg(long, global = true, value_name = "NAME")]
-    pub context: Option<String>,
+    /// The kubeconfig context to use; repeat it to read several clusters at once (check, leases).
+    #[arg(long, global = true, value_name = "NAME", action = clap::ArgAction::Append)]
+    pub context: Vec<String>,
 
     /// How long to wait for one API request (e.g. 10s, 1m; 0 = no limit).
     #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_request_timeout)]
@@ -80,6 +80,46 @@ pub struct GlobalArgs {
     /// When to use colours (NO_COLOR is honoured with auto).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+impl GlobalArgs {
+    /// The `--context` of a single-cluster run; `None` when not given or given several times.
+    pub fn single_context(&self) -> Option<&str> {
+        match self.context.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// Selecting several clusters (`check` and `leases`): every context, a pattern, or
+/// `--context` repeated; each is read with its own client, concurrently.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FleetArgs {
+    /// Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them).
+    #[arg(long, conflicts_with = "contexts")]
+    pub all_contexts: bool,
+
+    /// Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $).
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub contexts: Option<regex::Regex>,
+
+    /// Read at most this many clusters at once [default: 16].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub parallel: Option<u16>,
+
+    /// A cluster that cannot be read is a warning row instead of exit 3.
+    #[arg(long)]
+    pub ignore_unreachable: bool,
+}
+
+impl FleetArgs {
+    pub const DEFAULT_PARALLEL: u16 = 16;
+
+    /// Whether this run reads a fleet rather than one cluster.
+    pub fn selects_fleet(&self, global: &GlobalArgs) -> bool {
+        self.all_contexts || self.contexts.is_some() || global.context.len() > 1
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -131,6 +171,9 @@ pub enum Command {
 pub struct LeasesArgs {
     #[command(subcommand)]
     pub action: Option<LeasesAction>,
+
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
@@ -185,6 +228,9 @@ pub struct CheckArgs {
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Clone, Args)]

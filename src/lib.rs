@@ -83,12 +83,15 @@ fn output_width() -> usize {
         .unwrap_or(render::wrap::DEFAULT_WIDTH)
 }
 
-const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list` and the table \
-     `leases follow --fix` prints after the move)";
+const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list`, `check` over several \
+     contexts and the table `leases follow --fix` prints after the move)";
 
 /// The commands whose output has no table that `-o wide` could widen, as (command, when):
 /// they refuse it rather than accept it and print the same thing.
-fn without_wide_columns(command: &Command) -> Option<(&'static str, &'static str)> {
+fn without_wide_columns(
+    command: &Command,
+    global: &cli::GlobalArgs,
+) -> Option<(&'static str, &'static str)> {
     let always = |name| Some((name, ""));
     match command {
         // The lease table after a verified move is the only table `follow` prints.
@@ -104,10 +107,54 @@ fn without_wide_columns(command: &Command) -> Option<(&'static str, &'static str
             cli::SnapshotsAction::Backfill(_) => always("snapshots backfill"),
             cli::SnapshotsAction::Restore(_) => always("snapshots restore"),
         },
-        Command::Check(_) => always("check"),
+        Command::Check(args) if !args.fleet.selects_fleet(global) => always("check"),
+        Command::Check(_) => None,
         Command::Completions { .. } => always("completions"),
         Command::Man { .. } => always("man"),
     }
+}
+
+/// Only `check` and `leases` read several clusters, and only they stream `-o jsonl`; a
+/// repair is refused for several contexts with the per-cluster command to run instead.
+fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
+    use commands::fleet::refuse_several_contexts as refuse;
+    let g = &cli.global;
+    let (command, fix) = match &cli.command {
+        Command::Check(_) => return Ok(()),
+        Command::Leases(args) => match &args.action {
+            None => return Ok(()),
+            Some(cli::LeasesAction::Follow(f)) => {
+                let fix = f.fix.then_some("--fix");
+                refuse("leases follow", fix, g, Some(&args.fleet), bin_name)?;
+                commands::fleet::refuse_fleet_flags_alone(g, &args.fleet)?;
+                ("leases follow", None)
+            }
+        },
+        Command::Snapshots(args) => match &args.action {
+            cli::SnapshotsAction::List(_) => ("snapshots list", None),
+            cli::SnapshotsAction::Diff(_) => ("snapshots diff", None),
+            cli::SnapshotsAction::Backfill(b) => ("snapshots backfill", b.fix.then_some("--fix")),
+            cli::SnapshotsAction::Restore(r) => (
+                "snapshots restore",
+                r.fix.then_some("--from-backup FILE --fix"),
+            ),
+        },
+        // They read no cluster: --context means nothing to them, once or many times.
+        Command::Completions { .. } => return refuse_jsonl(g, "completions", bin_name),
+        Command::Man { .. } => return refuse_jsonl(g, "man", bin_name),
+    };
+    refuse(command, fix, g, None, bin_name)?;
+    refuse_jsonl(g, command, bin_name)
+}
+
+fn refuse_jsonl(g: &cli::GlobalArgs, command: &str, bin_name: &str) -> Result<(), Failure> {
+    if g.output == render::OutputFormat::Jsonl {
+        return Err(Failure::Refused(format!(
+            "-o jsonl: `{bin_name} {command}` has one report, not a stream; use -o json or yaml (check and leases \
+             stream one line per cluster with several contexts)"
+        )));
+    }
+    Ok(())
 }
 
 /// Answers kubectl's plugin completion (`kubectl_complete-k3s_doctor WORD...`): candidates
@@ -122,13 +169,14 @@ pub fn complete_for_kubectl(words: &[String]) -> Exit {
 
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     if cli.global.output == render::OutputFormat::Wide
-        && let Some((command, when)) = without_wide_columns(&cli.command)
+        && let Some((command, when)) = without_wide_columns(&cli.command, &cli.global)
     {
         return Err(Failure::Refused(format!(
             "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml {WIDE_WHERE}"
         ))
         .into());
     }
+    refuse_fleet_where_unsupported(cli, bin_name)?;
     match &cli.command {
         Command::Leases(args) => match &args.action {
             Some(cli::LeasesAction::Follow(follow)) => {

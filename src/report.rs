@@ -247,3 +247,76 @@ impl CheckReport {
         Self { fail_on, ..self }
     }
 }
+
+/// `check` or `leases` over several clusters: one entry per context, worst first.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FleetReport<R> {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub summary: crate::diagnose::fleet::FleetSummary,
+    pub entries: Vec<crate::diagnose::fleet::FleetEntry<R>>,
+    #[serde(skip)]
+    pub fail_on: FailOn,
+    #[serde(skip)]
+    pub ignore_unreachable: bool,
+}
+
+impl<R: crate::diagnose::fleet::FleetMember> FleetReport<R> {
+    /// Sorts the entries worst first; the summary counts them.
+    pub fn new(
+        mut entries: Vec<crate::diagnose::fleet::FleetEntry<R>>,
+        fail_on: FailOn,
+        ignore_unreachable: bool,
+    ) -> FleetReport<R> {
+        crate::diagnose::fleet::sort_worst_first(&mut entries, ignore_unreachable);
+        FleetReport {
+            api_version: API_VERSION,
+            kind: "FleetReport",
+            summary: crate::diagnose::fleet::FleetSummary::of(&entries),
+            entries,
+            fail_on,
+            ignore_unreachable,
+        }
+    }
+}
+
+impl crate::diagnose::fleet::FleetMember for CheckReport {
+    fn findings(&self) -> Vec<Finding> {
+        self.analysis.findings()
+    }
+    fn cluster(&self) -> &crate::diagnose::cluster_summary::ClusterSummary {
+        self.analysis.cluster()
+    }
+    fn locks(&self) -> &[crate::diagnose::lock_status::LockStatus] {
+        self.analysis.locks()
+    }
+    fn snapshot_totals(&self) -> Option<&crate::diagnose::check::SnapshotTotals> {
+        self.analysis.snapshot_totals()
+    }
+}
+
+impl crate::diagnose::fleet::FleetMember for LeaseReport {
+    fn findings(&self) -> Vec<Finding> {
+        self.analysis.findings()
+    }
+    fn cluster(&self) -> &crate::diagnose::cluster_summary::ClusterSummary {
+        self.analysis.cluster()
+    }
+    fn locks(&self) -> &[crate::diagnose::lock_status::LockStatus] {
+        self.analysis.locks()
+    }
+    fn snapshot_totals(&self) -> Option<&crate::diagnose::check::SnapshotTotals> {
+        None
+    }
+}
+
+/// The report inside a fleet entry, for the `FleetReport` schema: `check` gives a
+/// `CheckReport`, `leases` a `LeaseReport`.
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only its schema is used
+pub enum FleetMemberReport {
+    Check(CheckReport),
+    Leases(LeaseReport),
+}

@@ -6,8 +6,8 @@ use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Value, json};
 
 use crate::report::{
-    API_VERSION, BackfillResult, CheckReport, LeaseReport, RepairResult, RestoreResult,
-    SnapshotReport,
+    API_VERSION, BackfillResult, CheckReport, FleetMemberReport, FleetReport, LeaseReport,
+    RepairResult, RestoreResult, SnapshotReport,
 };
 
 /// Every kind with its schema, in the order the README lists them.
@@ -63,6 +63,14 @@ pub fn all() -> Vec<(&'static str, Value)> {
             of::<CheckReport>(
                 "CheckReport",
                 "`k3sdoctor check`: every analyser over one read, findings linked to their cause.",
+            ),
+        ),
+        (
+            "FleetReport",
+            of::<FleetReport<FleetMemberReport>>(
+                "FleetReport",
+                "`k3sdoctor check|leases` over several contexts: one entry per cluster, worst first, \
+                 each with its outcome and, when it was read, its CheckReport or LeaseReport.",
             ),
         ),
     ]

@@ -12,7 +12,12 @@ Exit codes:
 
 One rule for every repair (--fix): exit 4 only when the write did not happen or was not verified;
 after a verified write the exit code is the verdict of the cluster read again, under --fail-on
-(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain)."
+(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain).
+
+Several clusters at once (check and leases with --all-contexts, --contexts REGEX or --context
+given more than once): 3 if any selected cluster could not be read (--ignore-unreachable makes
+that a warning), else 1 if any cluster has findings at or above --fail-on, else 0; --fix with
+several contexts is refused (2)."
     };
 }
 
@@ -58,7 +63,10 @@ Examples:
   k3sdoctor --from-file support-bundle/ check
 
   # From cron or a CronJob: JSON for the log, exit 1 on warnings too
-  k3sdoctor check -o json --fail-on warning";
+  k3sdoctor check -o json --fail-on warning
+
+  # Every cluster of the kubeconfig at once, worst first (see the README section Fleets)
+  k3sdoctor check --all-contexts";
 
 pub const SNAPSHOTS_EXAMPLES: &str = "\
 Examples:

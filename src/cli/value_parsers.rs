@@ -57,6 +57,24 @@ pub(super) fn parse_wait(text: &str) -> Result<Duration, String> {
     })
 }
 
+pub(super) fn parse_regex(text: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(text).map_err(|e| {
+        // The regex crate's message is a multi-line diagram; its last line says what is wrong.
+        let why = e.to_string();
+        let why = why
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        format!(
+            "{text:?} is not a regular expression: {}",
+            why.trim_start_matches("error: ")
+        )
+    })
+}
+
 pub(super) fn parse_now(text: &str) -> Result<Timestamp, String> {
     text.trim()
         .parse::<Timestamp>()

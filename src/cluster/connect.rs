@@ -35,13 +35,34 @@ pub fn user_agent() -> String {
 }
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
-    let (mut config, context) = load_config(opts).await?;
+    let (config, context) = load_config(opts).await?;
+    client_for(config, context, opts.request_timeout)
+}
+
+/// A client for one context of a kubeconfig that is already read and merged: a fleet reads
+/// the files once, and each context still gets its own config, credentials and exec plugin.
+pub async fn connect_context(
+    kubeconfig: &Kubeconfig,
+    origin: &str,
+    context: &str,
+    request_timeout: Option<Duration>,
+) -> Result<Connection, ReadError> {
+    check_context(kubeconfig, context, origin)?;
+    let config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
+    client_for(config, Some(context.to_string()), request_timeout)
+}
+
+fn client_for(
+    mut config: kube::Config,
+    context: Option<String>,
+    request_timeout: Option<Duration>,
+) -> Result<Connection, ReadError> {
     // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
     // kube's own connect (30 s) and write (295 s) limits too.
-    config.connect_timeout = opts.request_timeout;
-    config.read_timeout = opts.request_timeout;
-    config.write_timeout = opts.request_timeout;
-    config.reset_reader_on_write = opts.request_timeout.is_some();
+    config.connect_timeout = request_timeout;
+    config.read_timeout = request_timeout;
+    config.write_timeout = request_timeout;
+    config.reset_reader_on_write = request_timeout.is_some();
     // Retries are ours to decide: a repair must never be sent twice behind our back.
     config.default_retry = false;
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
@@ -65,11 +86,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
 }
 
 async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<String>), ReadError> {
-    let options = KubeConfigOptions {
-        context: opts.context.clone(),
-        ..KubeConfigOptions::default()
-    };
-    let (kubeconfig, origin) = match find_kubeconfig(opts)? {
+    let (kubeconfig, origin) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
         Some(found) => found,
         None => {
             if opts.context.is_some() {
@@ -87,13 +104,24 @@ async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<Stri
         .context
         .clone()
         .or_else(|| kubeconfig.current_context.clone());
-    kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    config_for(kubeconfig, &origin, opts.context.as_deref())
         .await
         .map(|c| (c, context))
+}
+
+async fn config_for(
+    kubeconfig: Kubeconfig,
+    origin: &str,
+    context: Option<&str>,
+) -> Result<kube::Config, ReadError> {
+    let options = KubeConfigOptions {
+        context: context.map(str::to_string),
+        ..KubeConfigOptions::default()
+    };
+    kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
         .map_err(|e| {
-            let context = opts
-                .context
-                .as_deref()
+            let context = context
                 .map(|c| format!(" with context {c:?}"))
                 .unwrap_or_default();
             ReadError::new(format!(
@@ -101,6 +129,28 @@ async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<Stri
             ))
             .with_detail(cause_chain(&e))
         })
+}
+
+/// The API server a context points at, as written in the kubeconfig: known even when the
+/// context's credentials cannot be loaded.
+pub fn server_of(kubeconfig: &Kubeconfig, context: &str) -> Option<String> {
+    let cluster = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)?
+        .context
+        .as_ref()?
+        .cluster
+        .clone();
+    kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster)?
+        .cluster
+        .as_ref()?
+        .server
+        .as_ref()
+        .map(|s| s.trim_end_matches('/').to_string())
 }
 
 fn no_config(why: &str) -> ReadError {
@@ -112,8 +162,10 @@ fn no_config(why: &str) -> ReadError {
     ))
 }
 
-fn find_kubeconfig(opts: &ConnectOptions) -> Result<Option<(Kubeconfig, String)>, ReadError> {
-    if let Some(path) = &opts.kubeconfig {
+/// The kubeconfig kubectl would use and where it came from (for messages): `--kubeconfig`,
+/// else every existing file in `KUBECONFIG` merged in order, else `~/.kube/config`.
+pub fn find_kubeconfig(explicit: Option<&Path>) -> Result<Option<(Kubeconfig, String)>, ReadError> {
+    if let Some(path) = explicit {
         return read_one(path).map(|kc| Some((kc, path.display().to_string())));
     }
     if let Some(value) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {

@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod connect;
+pub mod context_selection;
 pub mod dump;
 pub mod dump_coverage;
 pub mod live;
@@ -18,7 +19,7 @@ use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::snapshot_file::SnapshotFile;
 
-pub use read_error::ReadError;
+pub use read_error::{ReadError, ReadFailureKind};
 
 /// Everything k3sdoctor read. A collection is `None` when it was not read (a dump that lacks
 /// it), which is different from read and empty: checks that need it must say so rather than

@@ -12,6 +12,25 @@ pub struct ReadError {
     pub http_status: Option<u16>,
     /// The full cause chain, shown with `-v`.
     pub detail: Option<String>,
+    /// What kind of failure it was, for a fleet's one-word reason.
+    pub kind: ReadFailureKind,
+    /// What was being done (`list nodes`), when a request failed: a 403 names the permission.
+    pub action: Option<String>,
+}
+
+/// Why a cluster could not be read, in the words a fleet report uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadFailureKind {
+    /// Nothing answered: refused, timed out, reset, or the host does not resolve.
+    Unreachable,
+    Tls,
+    /// 401: the credentials were rejected.
+    Unauthorized,
+    /// 403: the credentials lack a permission.
+    Forbidden,
+    /// Anything else: a bad kubeconfig, a failing API server, an unexpected answer.
+    #[default]
+    Other,
 }
 
 impl ReadError {
@@ -20,6 +39,8 @@ impl ReadError {
             message: message.into(),
             http_status: None,
             detail: None,
+            kind: ReadFailureKind::Other,
+            action: None,
         }
     }
 
@@ -35,7 +56,16 @@ impl ReadError {
             kube::Error::Api(status) => api_status_message(status, action, server),
             _ => transport_message(err, &chain, action, server),
         };
-        let mut read = ReadError::new(message).with_detail(chain);
+        let mut read = ReadError::new(message).with_detail(chain.clone());
+        read.action = Some(action.to_string());
+        read.kind = match err {
+            kube::Error::Api(status) => match status.code {
+                401 => ReadFailureKind::Unauthorized,
+                403 => ReadFailureKind::Forbidden,
+                _ => ReadFailureKind::Other,
+            },
+            _ => transport_kind(err, &chain.to_lowercase()),
+        };
         if let kube::Error::Api(status) = err {
             read.http_status = Some(status.code);
         }
@@ -154,6 +184,38 @@ fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str)
         );
     }
     format!("cannot {action} at {server}: {}", last_cause(err))
+}
+
+/// The same judgement as [`transport_message`], as a kind rather than a sentence.
+fn transport_kind(err: &kube::Error, lower: &str) -> ReadFailureKind {
+    use std::io::ErrorKind::*;
+    let io = io_error_kind(err);
+    if matches!(io, Some(ConnectionRefused | TimedOut)) {
+        return ReadFailureKind::Unreachable;
+    }
+    if looks_like_tls(lower) {
+        return ReadFailureKind::Tls;
+    }
+    let unreachable = matches!(
+        io,
+        Some(ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe)
+    ) || [
+        "connection closed before message completed",
+        "incomplete message",
+        "timed out",
+        "timeout",
+        "elapsed",
+        "dns error",
+        "failed to lookup",
+        "name or service not known",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle));
+    if unreachable {
+        ReadFailureKind::Unreachable
+    } else {
+        ReadFailureKind::Other
+    }
 }
 
 fn looks_like_tls(lower: &str) -> bool {

@@ -1,7 +1,8 @@
 //! `k3sdoctor check`: every analyser at once, for people, scripts and monitoring.
 
 use super::Ui;
-use super::load::{load_snapshot_state, require_primary};
+use super::fleet::FleetCommand;
+use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::check::analyse_check;
@@ -10,6 +11,23 @@ use crate::render;
 use crate::report::CheckReport;
 
 pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    super::fleet::refuse_fleet_flags_alone(global, &args.fleet)?;
+    if args.fleet.selects_fleet(global) {
+        let analyse = |loaded: Loaded| {
+            let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
+            CheckReport::new(loaded.now, analysis).failing_on(args.fail_on)
+        };
+        let write_member = |out: &mut dyn std::io::Write, report: &CheckReport, style| {
+            render::check::write_linked_findings(out, &report.analysis.findings, style)
+        };
+        let command = FleetCommand {
+            snapshots: true,
+            fail_on: args.fail_on,
+            analyse: &analyse,
+            write_member: &write_member,
+        };
+        return super::fleet::run(global, &args.fleet, command, ui);
+    }
     let loaded = load_snapshot_state(global, ui)?;
     require_primary(&loaded, Primary::Anything)?;
     let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);

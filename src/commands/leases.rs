@@ -1,7 +1,8 @@
 //! `k3sdoctor leases`.
 
 use super::Ui;
-use super::load::{load_lease_state, require_primary};
+use super::fleet::FleetCommand;
+use super::load::{Loaded, load_lease_state, require_primary};
 use crate::cli::{GlobalArgs, LeasesArgs};
 use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::leases::analyse_leases;
@@ -10,6 +11,23 @@ use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
 
 pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    super::fleet::refuse_fleet_flags_alone(global, &args.fleet)?;
+    if args.fleet.selects_fleet(global) {
+        let analyse = |loaded: Loaded| {
+            let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
+            LeaseReport::new(loaded.now, analysis).failing_on(args.fail_on)
+        };
+        let write_member = |out: &mut dyn std::io::Write, report: &LeaseReport, style| {
+            render::findings::write_finding_list(out, &report.analysis.findings, style)
+        };
+        let command = FleetCommand {
+            snapshots: false,
+            fail_on: args.fail_on,
+            analyse: &analyse,
+            write_member: &write_member,
+        };
+        return super::fleet::run(global, &args.fleet, command, ui);
+    }
     let loaded = load_lease_state(global, ui)?;
     require_primary(&loaded, Primary::Locks)?;
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);

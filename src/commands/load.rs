@@ -78,7 +78,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Failure> {
     let opts = ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
-        context: global.context.clone(),
+        context: global.single_context().map(str::to_string),
         request_timeout: global.request_timeout.0,
     };
     let conn = connect(&opts).await?;
@@ -93,6 +93,22 @@ pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Resul
     finish(global, state, distro, ui)
 }
 
+/// A fleet member's read: the lease state, and the snapshot objects when `snapshots`; notes
+/// are returned, not printed. Requests are traced through `trace`.
+pub async fn read_live_quietly(
+    conn: &Connection,
+    global: &GlobalArgs,
+    snapshots: bool,
+    trace: live::Trace<'_>,
+) -> Result<(Loaded, Vec<String>), Failure> {
+    let (state, distro) = live::read_lease_state(conn, explicit_distro(global), trace).await?;
+    let (mut loaded, notes) = settle(global, state, distro)?;
+    if snapshots {
+        live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
+    }
+    Ok((loaded, notes))
+}
+
 fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
     match global.distro {
         DistroChoice::Auto => None,
@@ -102,15 +118,15 @@ fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
 }
 
 /// A local clock far from the API server's explains odd ages in other tools' output.
-fn warn_about_skew(server: Timestamp, ui: &Ui) {
+fn skew_note(server: Timestamp) -> Option<String> {
     let skew = Timestamp::now().duration_since(server);
-    if skew.abs() > jiff::SignedDuration::from_secs(30) {
-        ui.note(&format!(
+    (skew.abs() > jiff::SignedDuration::from_secs(30)).then(|| {
+        format!(
             "note: this machine's clock is {} {} the API server's; ages are judged on the API server's clock",
             crate::age::short(skew.abs()),
             if skew.is_positive() { "ahead of" } else { "behind" }
-        ));
-    }
+        )
+    })
 }
 
 fn finish(
@@ -119,18 +135,31 @@ fn finish(
     distro: Option<Distro>,
     ui: &Ui,
 ) -> Result<Loaded, Failure> {
+    let (loaded, notes) = settle(global, state, distro)?;
+    for note in notes {
+        ui.note(&note);
+    }
+    Ok(loaded)
+}
+
+/// The distro and the `now` for what was read, and the notes worth telling the user (the
+/// caller prints them: a fleet prefixes each with its context).
+pub fn settle(
+    global: &GlobalArgs,
+    state: ClusterState,
+    distro: Option<Distro>,
+) -> Result<(Loaded, Vec<String>), Failure> {
     // Every name the tool derives (locks, ConfigMaps, annotations) follows the distro; the wrong
     // one would report healthy locks as missing or write the wrong objects.
     if let Some(line) = explicit_distro(global).and_then(|d| state.distro_contradiction(d)) {
         return Err(Failure::Refused(line));
     }
-    for note in &state.notes {
-        ui.note(&format!("note: {note}"));
-    }
+    let mut notes: Vec<String> = state.notes.iter().map(|n| format!("note: {n}")).collect();
     let distro = distro.unwrap_or_else(|| {
-        ui.note(
+        notes.push(
             "note: could not tell k3s from RKE2 (no k3s/rke2 locks, no k3s/RKE2 node versions); assuming k3s, \
-             use --distro to choose",
+             use --distro to choose"
+                .to_string(),
         );
         Distro::K3s
     });
@@ -149,7 +178,7 @@ fn finish(
             source: NowSource::NewestInDump,
         },
         (None, false, _, Some(time)) => {
-            warn_about_skew(time, ui);
+            notes.extend(skew_note(time));
             Now {
                 time,
                 source: NowSource::ApiServerClock,
@@ -160,5 +189,5 @@ fn finish(
             source: NowSource::LocalClock,
         },
     };
-    Ok(Loaded { state, distro, now })
+    Ok((Loaded { state, distro, now }, notes))
 }

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod completions;
+pub mod fleet;
 pub mod leases;
 pub mod leases_follow;
 pub mod load;
@@ -140,13 +141,21 @@ pub fn require_confirmation_means(
 /// The connection flags this run was given, for the commands it suggests: `--kubeconfig`,
 /// `--context` and a `--distro` other than auto.
 pub fn rerun_flags(global: &crate::cli::GlobalArgs) -> crate::render::rerun::RerunFlags {
+    rerun_flags_for(global, global.single_context())
+}
+
+/// The connection flags for commands about one `context` of this run.
+pub fn rerun_flags_for(
+    global: &crate::cli::GlobalArgs,
+    context: Option<&str>,
+) -> crate::render::rerun::RerunFlags {
     let distro = match global.distro {
         crate::cli::DistroChoice::Auto => None,
         crate::cli::DistroChoice::K3s => Some("k3s"),
         crate::cli::DistroChoice::Rke2 => Some("rke2"),
     };
     let kubeconfig = global.kubeconfig.as_ref().map(|p| p.display().to_string());
-    crate::render::rerun::RerunFlags::new(kubeconfig.as_deref(), global.context.as_deref(), distro)
+    crate::render::rerun::RerunFlags::new(kubeconfig.as_deref(), context, distro)
 }
 
 /// Which cluster a confirmation prompt is about: the context and the server URL.

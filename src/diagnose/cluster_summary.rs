@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
+use crate::model::node::Readiness;
 use crate::version::{LockStyle, ProductVersion};
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -17,6 +18,8 @@ pub struct ClusterSummary {
     pub servers: usize,
     pub agents: usize,
     pub etcd_members: usize,
+    /// Etcd members whose Node is Ready.
+    pub etcd_members_ready: usize,
     /// Kubelet versions, oldest first, with the nodes that run each.
     pub versions: Vec<VersionGroup>,
     /// How the oldest server writes its locks; `None` when no server version is known.
@@ -57,6 +60,10 @@ impl ClusterSummary {
             servers,
             agents: nodes.len() - servers,
             etcd_members: nodes.iter().filter(|n| n.is_etcd_member()).count(),
+            etcd_members_ready: nodes
+                .iter()
+                .filter(|n| n.is_etcd_member() && n.readiness == Readiness::Ready)
+                .count(),
             versions: groups.into_values().collect(),
             lock_style: oldest_server_version(state).map(|v| v.lock_style()),
         }

@@ -6,6 +6,7 @@ use super::findings::{short_object, summary_line, write_body};
 use super::plural;
 use super::style::Style;
 use super::wrap::{columns, write_wrapped};
+use crate::diagnose::check::CheckFinding;
 use crate::diagnose::finding::Finding;
 use crate::diagnose::lock_status::LockState;
 use crate::report::CheckReport;
@@ -84,7 +85,17 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         write_wrapped(out, line, "", "  ", style.width)?;
     }
     writeln!(out)?;
-    for f in &a.findings {
+    write_linked_findings(out, &a.findings, style)?;
+    writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
+}
+
+/// Findings causes first, each cause's consequences drawn under it; a blank line after each.
+pub fn write_linked_findings(
+    out: &mut dyn Write,
+    findings: &[CheckFinding],
+    style: Style,
+) -> std::io::Result<()> {
+    for f in findings {
         write_one(out, &f.finding, "", style)?;
         for (i, child) in f.children.iter().enumerate() {
             let branch = if i + 1 == f.children.len() {
@@ -96,7 +107,7 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
+    Ok(())
 }
 
 /// A finding; a child is drawn under its cause with a branch, its text hanging under its

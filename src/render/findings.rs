@@ -13,6 +13,16 @@ pub fn write_findings(
     fail_on: FailOn,
     style: Style,
 ) -> std::io::Result<()> {
+    write_finding_list(out, findings, style)?;
+    writeln!(out, "{}", summary_line(findings, fail_on))
+}
+
+/// The findings, a blank line after each, without the summary line.
+pub fn write_finding_list(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    style: Style,
+) -> std::io::Result<()> {
     for f in findings {
         writeln!(
             out,
@@ -24,7 +34,7 @@ pub fn write_findings(
         write_body(out, f, "        ", style)?;
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary_line(findings, fail_on))
+    Ok(())
 }
 
 /// The object as the first line of a finding names it: k3s keeps every namespaced object it

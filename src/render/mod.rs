@@ -4,6 +4,7 @@
 pub mod check;
 pub mod closed_pipe;
 pub mod findings;
+pub mod fleet;
 pub mod follow;
 pub mod leases;
 pub mod man_page;
@@ -24,6 +25,8 @@ pub enum OutputFormat {
     Wide,
     Json,
     Yaml,
+    /// One JSON object per line, written as each cluster of a fleet is read.
+    Jsonl,
 }
 
 impl OutputFormat {

@@ -48,16 +48,20 @@ impl Style {
 
     /// The severity padded to one width, so that codes line up.
     pub fn severity(self, severity: Severity) -> String {
-        let label = format!("{:<7}", severity.label());
+        self.paint(severity, &format!("{:<7}", severity.label()))
+    }
+
+    /// `text` in the colour of `severity`.
+    pub fn paint(self, severity: Severity, text: &str) -> String {
         if !self.color {
-            return label;
+            return text.to_string();
         }
         let code = match severity {
             Severity::Error => "1;31",
             Severity::Warning => "1;33",
             Severity::Info => "36",
         };
-        format!("\x1b[{code}m{label}\x1b[0m")
+        format!("\x1b[{code}m{text}\x1b[0m")
     }
 
     pub fn bold(self, text: &str) -> String {

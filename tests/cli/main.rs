@@ -14,6 +14,7 @@ mod empty_dumps;
 mod errors;
 mod fail_on;
 mod faults;
+mod fleet;
 mod follow;
 mod generated_files;
 mod help;

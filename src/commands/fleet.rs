@@ -1,0 +1,261 @@
+//! `check` and `leases` over several contexts of a kubeconfig: each cluster read with its
+//! own client, at most `--parallel` at once, each request under `--request-timeout`, so an
+//! unreachable cluster costs only its own timeout. The verdicts are the single-cluster ones.
+
+use std::io::IsTerminal;
+
+use futures_util::StreamExt;
+use kube::config::Kubeconfig;
+use serde::Serialize;
+
+use super::Ui;
+use super::load::{Loaded, read_live_quietly, runtime};
+use crate::cli::{FleetArgs, GlobalArgs};
+use crate::cluster::ReadError;
+use crate::cluster::connect::{connect_context, find_kubeconfig, server_of};
+use crate::cluster::context_selection::{ContextSelection, select_contexts};
+use crate::diagnose::finding::FailOn;
+use crate::diagnose::fleet::{FleetEntry, FleetMember, fleet_exit};
+use crate::exit::{Exit, Failure};
+use crate::render::fleet::{MemberWriter, write_fleet, write_json_line};
+use crate::render::style::Style;
+use crate::render::{self, OutputFormat};
+use crate::report::FleetReport;
+
+/// What one command reads and concludes per cluster.
+pub struct FleetCommand<'a, R> {
+    /// Read the snapshot objects too (`check`), not only the lease state (`leases`).
+    pub snapshots: bool,
+    pub fail_on: FailOn,
+    pub analyse: &'a dyn Fn(Loaded) -> R,
+    pub write_member: MemberWriter<'a, R>,
+}
+
+pub fn run<R: FleetMember + Serialize>(
+    global: &GlobalArgs,
+    fleet: &FleetArgs,
+    command: FleetCommand<'_, R>,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
+    if !global.from_file.is_empty() {
+        return Err(Failure::Refused(
+            "--from-file reads one dump, which is one cluster; drop --all-contexts, --contexts and the extra \
+             --context flags, or drop --from-file to read the clusters live"
+                .into(),
+        )
+        .into());
+    }
+    let (kubeconfig, origin) = find_kubeconfig(global.kubeconfig.as_deref())?.ok_or_else(|| {
+        Failure::Read(ReadError::new(
+            "selecting contexts needs a kubeconfig and none was found (no --kubeconfig, KUBECONFIG unset, \
+             no ~/.kube/config); pass --kubeconfig FILE",
+        ))
+    })?;
+    let available: Vec<&str> = kubeconfig
+        .contexts
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    let contexts = select_contexts(
+        &available,
+        ContextSelection {
+            all: fleet.all_contexts,
+            pattern: fleet.contexts.as_ref(),
+            names: &global.context,
+        },
+        &origin,
+    )?;
+    let parallel = usize::from(fleet.parallel.unwrap_or(FleetArgs::DEFAULT_PARALLEL));
+    ui.trace(&format!(
+        "reading {} contexts of {origin}, {parallel} at a time",
+        contexts.len()
+    ));
+    let progress = progress_bar(ui, contexts.len());
+    let label = ui.style.program.unwrap_or("k3sdoctor");
+    // The streamed lines go to stdout while the reads, which trace through `ui`, are in flight.
+    let mut out = std::mem::replace(&mut ui.out, Box::new(std::io::sink()));
+    let ui_ref: &Ui = ui;
+    let reading = async {
+        let mut entries = Vec::with_capacity(contexts.len());
+        let mut reads = futures_util::stream::iter(&contexts)
+            .map(|context| read_one(&kubeconfig, &origin, context, global, &command, ui_ref))
+            .buffer_unordered(parallel);
+        while let Some((entry, notes)) = reads.next().await {
+            let report_line = |line: &str| match &progress {
+                Some(bar) => bar.suspend(|| ui_ref.err_line(line)),
+                None => ui_ref.err_line(line),
+            };
+            for note in notes.iter().filter(|_| !ui_ref.quiet) {
+                report_line(&format!("context {}: {note}", entry.context));
+            }
+            if let Some(error) = &entry.error {
+                if !fleet.ignore_unreachable {
+                    report_line(&format!(
+                        "{label}: error: context {}: {error}",
+                        entry.context
+                    ));
+                } else if !ui_ref.quiet {
+                    report_line(&format!(
+                        "{label}: warning: context {}: {error}",
+                        entry.context
+                    ));
+                }
+            }
+            if global.output == OutputFormat::Jsonl {
+                render::tolerate_closed_pipe(write_json_line(&mut out, &entry))?;
+            }
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
+            entries.push(entry);
+        }
+        anyhow::Ok(entries)
+    };
+    let entries = runtime()?.block_on(reading);
+    ui.out = out;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    let report = FleetReport::new(entries?, command.fail_on, fleet.ignore_unreachable);
+    let written = match global.output {
+        OutputFormat::Jsonl => Ok(()),
+        f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
+        _ if ui.quiet => Ok(()),
+        f => {
+            let style_for = |context: &str| context_style(global, context, ui.style);
+            write_fleet(
+                &mut ui.out,
+                &report,
+                f == OutputFormat::Wide,
+                ui.style,
+                &style_for,
+                command.write_member,
+            )
+            .map_err(Into::into)
+        }
+    };
+    render::tolerate_closed_pipe(written)?;
+    Ok(fleet_exit(
+        &report.entries,
+        command.fail_on,
+        fleet.ignore_unreachable,
+    ))
+}
+
+/// Reads and judges one context. A failure becomes the entry's outcome, never the run's:
+/// the other clusters still get their verdict.
+async fn read_one<R: FleetMember>(
+    kubeconfig: &Kubeconfig,
+    origin: &str,
+    context: &str,
+    global: &GlobalArgs,
+    command: &FleetCommand<'_, R>,
+    ui: &Ui,
+) -> (FleetEntry<R>, Vec<String>) {
+    let server = server_of(kubeconfig, context).unwrap_or_default();
+    let conn = match connect_context(kubeconfig, origin, context, global.request_timeout.0).await {
+        Ok(conn) => conn,
+        Err(e) => {
+            return (
+                FleetEntry::unreadable(context.into(), server, &e),
+                Vec::new(),
+            );
+        }
+    };
+    let trace = |line: &str| ui.trace(&format!("context {context}: {line}"));
+    match read_live_quietly(&conn, global, command.snapshots, &trace).await {
+        Ok((loaded, notes)) => (
+            FleetEntry::checked(context.into(), conn.server, (command.analyse)(loaded)),
+            notes,
+        ),
+        Err(failure) => {
+            let error = match failure {
+                Failure::Read(e) => e,
+                // A --distro this cluster contradicts: its verdict would be wrong, so none.
+                other => ReadError::new(other.to_string()),
+            };
+            (
+                FleetEntry::unreadable(context.into(), conn.server, &error),
+                Vec::new(),
+            )
+        }
+    }
+}
+
+/// Suggested commands in a cluster's findings name that cluster's context.
+fn context_style(global: &GlobalArgs, context: &str, style: Style) -> Style {
+    let flags = crate::commands::rerun_flags_for(global, Some(context));
+    Style {
+        // One small value per context, alive for the rest of this short process, as the
+        // run's own flags are (`lib.rs`); `Style` stays `Copy`.
+        rerun: Some(Box::leak(Box::new(flags))),
+        ..style
+    }
+}
+
+/// Clusters done / total, on a terminal only, and not under `-q` or `-v` (whose lines it
+/// would tear).
+fn progress_bar(ui: &Ui, total: usize) -> Option<indicatif::ProgressBar> {
+    if ui.quiet || ui.verbose > 0 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} clusters read")
+    {
+        bar.set_style(style);
+    }
+    // Drawn at once: `0/N` says the run has started even before the first cluster answers.
+    bar.tick();
+    Some(bar)
+}
+
+/// Repairs and the single-cluster commands read one cluster: several contexts there are
+/// refused up front (exit 2), `--fix` with a line to run per cluster.
+pub fn refuse_several_contexts(
+    command: &str,
+    fix: Option<&str>,
+    global: &GlobalArgs,
+    fleet: Option<&FleetArgs>,
+    bin_name: &str,
+) -> Result<(), Failure> {
+    let several =
+        global.context.len() > 1 || fleet.is_some_and(|f| f.all_contexts || f.contexts.is_some());
+    if !several {
+        return Ok(());
+    }
+    let example = global.context.first().map_or("NAME", String::as_str);
+    let example = crate::render::rerun::shell_quote(example);
+    Err(Failure::Refused(match fix {
+        Some(rest) => format!(
+            "--fix repairs one cluster at a time and this run selects several contexts; run it per cluster, \
+             e.g. {bin_name} --context {example} {command} {rest}"
+        ),
+        None => format!(
+            "`{bin_name} {command}` reads one cluster; pick one with --context (only check and leases read \
+             several contexts)"
+        ),
+    }))
+}
+
+/// `--parallel`, `--ignore-unreachable` and `-o jsonl` only mean something for a fleet.
+pub fn refuse_fleet_flags_alone(global: &GlobalArgs, fleet: &FleetArgs) -> Result<(), Failure> {
+    if fleet.selects_fleet(global) {
+        return Ok(());
+    }
+    let flag = if global.output == OutputFormat::Jsonl {
+        "-o jsonl"
+    } else if fleet.parallel.is_some() {
+        "--parallel"
+    } else if fleet.ignore_unreachable {
+        "--ignore-unreachable"
+    } else {
+        return Ok(());
+    };
+    Err(Failure::Refused(format!(
+        "{flag} applies to several clusters; select them with --all-contexts, --contexts REGEX or --context \
+         given more than once"
+    )))
+}

@@ -1,0 +1,269 @@
+//! A fleet for people: one summary row per cluster, worst first, then the findings of each
+//! cluster that has any, headed by its context. JSON lines for streaming.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::plural;
+use super::style::Style;
+use super::table::{lines, plain_table};
+use crate::diagnose::finding::{FailOn, Severity};
+use crate::diagnose::fleet::{FleetEntry, FleetMember, summary_row};
+use crate::report::FleetReport;
+
+/// Writes one cluster's findings (without a summary line): `check`'s linked findings or
+/// `leases`' flat ones. `style` carries that cluster's `--context` for pasted commands.
+pub type MemberWriter<'a, R> = &'a dyn Fn(&mut dyn Write, &R, Style) -> std::io::Result<()>;
+
+/// The summary table (`wide` adds the API server), then each cluster's findings. `style_for`
+/// gives the style of one context, so that suggested commands name that context.
+pub fn write_fleet<R: FleetMember>(
+    out: &mut dyn Write,
+    report: &FleetReport<R>,
+    wide: bool,
+    style: Style,
+    style_for: &dyn Fn(&str) -> Style,
+    write_member: MemberWriter<'_, R>,
+) -> std::io::Result<()> {
+    let mut header = vec!["CONTEXT"];
+    if wide {
+        header.push("SERVER");
+    }
+    header.extend(["VERSION", "LOCKS", "DRIFT", "ETCD", "STATUS"]);
+    let mut table = plain_table(&header, (!wide).then_some(style.width));
+    let rows: Vec<_> = report
+        .entries
+        .iter()
+        .map(|e| summary_row(e, report.ignore_unreachable))
+        .collect();
+    for row in &rows {
+        let mut cells = vec![row.context.clone()];
+        if wide {
+            cells.push(row.server.clone());
+        }
+        cells.extend([
+            row.version.clone(),
+            row.locks.clone(),
+            row.drift.clone(),
+            row.etcd.clone(),
+            row.status.clone(),
+        ]);
+        table.add_row(cells);
+    }
+    let printed = lines(table);
+    let locks_at = printed.first().and_then(|h| h.find("LOCKS"));
+    for (i, line) in printed.iter().enumerate() {
+        let line = match i.checked_sub(1).and_then(|r| rows.get(r)) {
+            Some(row) if style.color => colour_row(
+                line,
+                locks_at,
+                &row.locks,
+                row.split_severity,
+                row.severity,
+                style,
+            ),
+            _ => line.clone(),
+        };
+        writeln!(out, "{line}")?;
+    }
+    let mut sections = 0;
+    for entry in &report.entries {
+        let Some(member) = &entry.report else {
+            continue;
+        };
+        if member.findings().is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            style.bold(&format!("── {} ({}) ──", entry.context, entry.server))
+        )?;
+        // Each finding ends with a blank line, which also separates the summary line.
+        write_member(out, member, style_for(&entry.context))?;
+        sections += 1;
+    }
+    if sections == 0 {
+        writeln!(out)?;
+    }
+    writeln!(out, "{}", fleet_summary_line(report))
+}
+
+/// Colours the status (the last column) by severity and a `split` in the LOCKS column by the
+/// split's severity; the table was laid out without colour, so widths stay right.
+fn colour_row(
+    line: &str,
+    locks_at: Option<usize>,
+    locks: &str,
+    split: Option<Severity>,
+    severity: Option<Severity>,
+    style: Style,
+) -> String {
+    let mut line = line.to_string();
+    if let Some(severity) = severity
+        && let Some(start) = line.rfind(char::is_whitespace).map(|i| i + 1)
+    {
+        let status = line[start..].to_string();
+        line.replace_range(start.., &style.paint(severity, &status));
+    }
+    if let (Some(at), Some(severity), "split") = (locks_at, split, locks)
+        && line.is_char_boundary(at)
+        && line[at..].starts_with("split")
+    {
+        line.replace_range(at..at + "split".len(), &style.paint(severity, "split"));
+    }
+    line
+}
+
+/// `4 clusters: 1 with errors, 1 with warnings, 1 healthy, 1 not read`.
+pub fn fleet_summary_line<R>(report: &FleetReport<R>) -> String {
+    let s = &report.summary;
+    let mut parts = Vec::new();
+    for (n, what) in [
+        (s.with_errors, "with errors"),
+        (s.with_warnings, "with warnings"),
+        (s.with_infos, "with info only"),
+        (s.healthy, "healthy"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    if s.unreadable > 0 {
+        let ignored = if report.ignore_unreachable {
+            " (--ignore-unreachable)"
+        } else {
+            ""
+        };
+        parts.push(format!("{} not read{ignored}", s.unreadable));
+    }
+    let line = format!("{}: {}", plural(s.clusters, "cluster"), parts.join(", "));
+    if report.fail_on == FailOn::Never && s.with_errors + s.with_warnings > 0 {
+        format!("{line}; findings not counted in the exit code (--fail-on never)")
+    } else {
+        line
+    }
+}
+
+/// One entry as one line of JSON (`-o jsonl`), written as soon as its cluster is read.
+pub fn write_json_line<R: Serialize>(
+    out: &mut dyn Write,
+    entry: &FleetEntry<R>,
+) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, entry)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{ReadError, ReadFailureKind};
+    use crate::diagnose::check::{CheckAnalysis, analyse_check};
+    use crate::diagnose::test_cluster::{TestCluster, now};
+    use crate::distro::Distro;
+
+    fn entry(context: &str, core: &str, etcd: &str) -> FleetEntry<CheckAnalysis> {
+        let state = TestCluster::k3s()
+            .server("s1", "v1.29.4+k3s1")
+            .server("s2", "v1.29.4+k3s1")
+            .lease("k3s", core, 1)
+            .lease("k3s-etcd", etcd, 1)
+            .snapshot_configmap(&[])
+            .build();
+        FleetEntry::checked(
+            context.into(),
+            format!("https://{context}.example.com:6443"),
+            analyse_check(&state, Distro::K3s, now()),
+        )
+    }
+
+    fn render(report: &FleetReport<CheckAnalysis>, wide: bool) -> String {
+        let mut out = Vec::new();
+        let member = |out: &mut dyn Write, a: &CheckAnalysis, style: Style| {
+            crate::render::check::write_linked_findings(out, &a.findings, style)
+        };
+        write_fleet(
+            &mut out,
+            report,
+            wide,
+            Style::default(),
+            &|_| Style::default(),
+            &member,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_default_table_fits_80_columns_worst_first_with_sections() {
+        let mut down = ReadError::new("cannot list leases in kube-system: forbidden");
+        down.kind = ReadFailureKind::Forbidden;
+        down.action = Some("list leases in kube-system".into());
+        let report = FleetReport::new(
+            vec![
+                entry("production-eu-west-1", "s1", "s1"),
+                entry("production-us-east-2", "s1", "s2"),
+                FleetEntry::unreadable("edge-store-0042".into(), String::new(), &down),
+            ],
+            FailOn::Error,
+            false,
+        );
+        let text = render(&report, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0].split_whitespace().collect::<Vec<_>>(),
+            ["CONTEXT", "VERSION", "LOCKS", "DRIFT", "ETCD", "STATUS"]
+        );
+        assert!(lines[1].starts_with("edge-store-0042 "), "{text}");
+        assert!(lines[1].ends_with("403 list leases"), "{text}");
+        assert!(lines[2].starts_with("production-us-east-2 "), "{text}");
+        assert!(lines[2].contains(" split "), "{text}");
+        assert!(
+            lines[3].contains(" s1 ") && lines[3].ends_with("warning"),
+            "{text}"
+        );
+        for line in &lines[..4] {
+            assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+        }
+        assert!(text.contains(
+            "── production-us-east-2 (https://production-us-east-2.example.com:6443) ──"
+        ));
+        assert!(text.contains("lease-split"));
+        assert!(
+            text.ends_with("3 clusters: 1 with errors, 1 with warnings, 1 not read\n"),
+            "{text}"
+        );
+        assert!(
+            render(&report, true)
+                .lines()
+                .next()
+                .unwrap()
+                .contains("SERVER")
+        );
+    }
+
+    #[test]
+    fn colour_goes_on_the_status_and_the_split_only() {
+        let style = Style {
+            color: true,
+            ..Style::default()
+        };
+        let line = "prod   v1   split   0/0/0   3/3   error";
+        let painted = colour_row(
+            line,
+            Some(12),
+            "split",
+            Some(Severity::Error),
+            Some(Severity::Error),
+            style,
+        );
+        assert_eq!(
+            painted,
+            "prod   v1   \x1b[1;31msplit\x1b[0m   0/0/0   3/3   \x1b[1;31merror\x1b[0m"
+        );
+    }
+}
