@@ -53,6 +53,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
             cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -w 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change'
+            cand --watch 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'

@@ -117,9 +117,15 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     }
     match &cli.command {
         Command::Leases(args) => match &args.action {
+            Some(cli::LeasesAction::Follow(_)) if args.watch => Err(Failure::Refused(
+                "--watch is for `leases`; `leases follow --fix` waits for the takeover itself"
+                    .into(),
+            )
+            .into()),
             Some(cli::LeasesAction::Follow(follow)) => {
                 commands::leases_follow::run(&cli.global, follow, ui)
             }
+            None if args.watch => commands::leases_watch::run(&cli.global, args, ui),
             None => commands::leases::run(&cli.global, args, ui),
         },
         Command::Check(args) => commands::check::run(&cli.global, args, ui),

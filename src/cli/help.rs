@@ -96,5 +96,11 @@ Examples:
   # For monitoring: JSON, and a non-zero exit on warnings too
   k3sdoctor leases -o json --fail-on warning
 
+  # Keep watching: the table, then one line per holder or state change (Ctrl-C to stop)
+  k3sdoctor leases --watch
+
+  # The same as JSON Lines: a LeaseReport, then one LeaseChange object per change
+  k3sdoctor leases --watch -o json
+
   # Repair a split: see `k3sdoctor leases follow --help`
   k3sdoctor leases follow --fix";

@@ -37,10 +37,11 @@ pub enum WatchNews {
     Failed(String),
 }
 
+/// Boxed: a Node event is kilobytes, and most events are small Lease renewals.
 enum Update {
-    Lease(Result<Event<Lease>, watcher::Error>),
-    Node(Result<Event<Node>, watcher::Error>),
-    ConfigMap(usize, Result<Event<ConfigMap>, watcher::Error>),
+    Lease(Box<Result<Event<Lease>, watcher::Error>>),
+    Node(Box<Result<Event<Node>, watcher::Error>>),
+    ConfigMap(usize, Box<Result<Event<ConfigMap>, watcher::Error>>),
 }
 
 type Updates = Pin<Box<dyn Stream<Item = Update> + Send>>;
@@ -69,16 +70,16 @@ impl LeaseWatch {
             Api::<Lease>::namespaced(conn.client.clone(), LOCK_NAMESPACE),
             config.clone(),
         )
-        .map(Update::Lease);
-        let nodes =
-            watcher(Api::<Node>::all(conn.client.clone()), config.clone()).map(Update::Node);
+        .map(|event| Update::Lease(Box::new(event)));
+        let nodes = watcher(Api::<Node>::all(conn.client.clone()), config.clone())
+            .map(|event| Update::Node(Box::new(event)));
         let names = vec![distro.core_lock(), distro.etcd_lock()];
         let mut updates: Vec<Updates> = vec![Box::pin(leases), Box::pin(nodes)];
         for (index, name) in names.iter().enumerate() {
             let api = Api::<ConfigMap>::namespaced(conn.client.clone(), LOCK_NAMESPACE);
             let one = config.clone().fields(&format!("metadata.name={name}"));
             updates.push(Box::pin(
-                watcher(api, one).map(move |event| Update::ConfigMap(index, event)),
+                watcher(api, one).map(move |event| Update::ConfigMap(index, Box::new(event))),
             ));
         }
         LeaseWatch {
@@ -98,15 +99,15 @@ impl LeaseWatch {
             return WatchNews::Failed("every watch ended".into());
         };
         let changed = match update {
-            Update::Lease(event) => match event {
+            Update::Lease(event) => match *event {
                 Ok(event) => self.leases.apply(event, object_name, LeaseFacts::from_api),
                 Err(e) => return self.failed(&e, "watch leases in kube-system"),
             },
-            Update::Node(event) => match event {
+            Update::Node(event) => match *event {
                 Ok(event) => self.nodes.apply(event, object_name, NodeFacts::from_api),
                 Err(e) => return self.failed(&e, "watch nodes"),
             },
-            Update::ConfigMap(index, event) => match event {
+            Update::ConfigMap(index, event) => match *event {
                 Ok(event) => {
                     self.configmaps[index].apply(event, object_name, ConfigMapFacts::from_api)
                 }

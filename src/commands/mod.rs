@@ -5,6 +5,7 @@ pub mod check;
 pub mod completions;
 pub mod leases;
 pub mod leases_follow;
+pub mod leases_watch;
 pub mod load;
 pub mod man;
 pub mod request_spinner;

@@ -193,6 +193,6 @@ mod tests {
         assert_eq!(changes[0].lock, "k3s");
         assert_eq!(changes[0].from, changes[0].to);
         assert!(changes[0].split);
-        assert_eq!(lease_changes(&after, &unsplit, now())[0].split, false);
+        assert!(!lease_changes(&after, &unsplit, now())[0].split);
     }
 }

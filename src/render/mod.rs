@@ -5,6 +5,7 @@ pub mod check;
 pub mod closed_pipe;
 pub mod findings;
 pub mod follow;
+pub mod lease_changes;
 pub mod leases;
 pub mod rerun;
 pub mod restore;

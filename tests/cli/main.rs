@@ -24,3 +24,4 @@ mod rerun_flags;
 mod restore;
 mod slow_requests;
 mod snapshots;
+mod watch;
