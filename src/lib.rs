@@ -35,10 +35,10 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
+    let stdout = render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout());
+    let reader_gone = stdout.reader_gone();
     let mut ui = Ui::new(
-        Box::new(render::closed_pipe::ClosedPipeTolerant::new(
-            std::io::stdout(),
-        )),
+        Box::new(stdout),
         Box::new(std::io::stderr()),
         Style {
             color,
@@ -50,6 +50,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         cli.global.verbose,
         cli.global.quiet,
     );
+    ui.reader_gone = Some(reader_gone);
     match dispatch(&cli, bin_name, &mut ui) {
         Ok(exit) => exit,
         Err(err) => {

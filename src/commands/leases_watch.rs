@@ -1,5 +1,5 @@
 //! `k3sdoctor leases --watch`: the table (or a `LeaseReport`), then one line (or one
-//! `LeaseChange` document) per change, until SIGINT or SIGTERM.
+//! `LeaseChange` document) per change, until SIGINT or SIGTERM or until nobody reads stdout.
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -101,6 +101,10 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
             }
         }
         last = next;
+        if ui.reader_gone.as_ref().is_some_and(|g| g.is_gone()) {
+            // `leases --watch | head -3`: nobody reads what would follow.
+            break;
+        }
     }
     Ok(exit_for(&last, args))
 }

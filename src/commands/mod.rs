@@ -27,6 +27,8 @@ pub struct Ui {
     pub style: Style,
     pub verbose: u8,
     pub quiet: bool,
+    /// Set when `out` is standard output: whether its reader has gone (`| head`).
+    pub reader_gone: Option<crate::render::closed_pipe::ReaderGone>,
 }
 
 impl Ui {
@@ -44,6 +46,7 @@ impl Ui {
             style,
             verbose,
             quiet,
+            reader_gone: None,
         }
     }
 

@@ -116,3 +116,28 @@ fn real_leases_watch_without_the_watch_role_reports_the_403_and_keeps_running() 
     // Healthy cluster, still watching after the 403: SIGTERM ends it with the verdict's exit 0.
     watch.signal_and_wait(libc::SIGTERM).code(0);
 }
+
+#[test]
+fn real_leases_watch_ends_when_nobody_reads_its_output() {
+    let Some(env) = EnvTest::start("real_leases_watch_ends_when_nobody_reads_its_output") else {
+        return;
+    };
+    let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
+    let old = cluster.holder("k3s-etcd");
+    let target = ["server-1", "server-2", "server-3"]
+        .into_iter()
+        .find(|s| *s != old)
+        .unwrap();
+    // `k3sdoctor leases --watch -o json | head -1`
+    let mut watch = k3sdoctor(["leases", "--watch", "-o", "json"])
+        .kubeconfig(&env.kubeconfig(User::Admin))
+        .spawn();
+    let first = watch.first_line_then_close_stdout();
+    assert!(first.contains("\"kind\":\"LeaseReport\""), "{first}");
+    cluster.split_etcd_onto(target);
+    // The change line finds no reader: the watch ends with the verdict (split: exit 1).
+    let out = watch
+        .exit_within(TRANSITION)
+        .expect("the watch kept running with nobody reading");
+    out.code(1);
+}

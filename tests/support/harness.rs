@@ -325,3 +325,26 @@ impl Streaming {
         }
     }
 }
+
+impl Running {
+    /// Reads stdout up to the first line, then closes it as `| head -1` would; blocks until the
+    /// process prints a line or exits.
+    pub fn first_line_then_close_stdout(&mut self) -> String {
+        use std::io::BufRead;
+        let stdout = self.child.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        line
+    }
+
+    /// The process' exit within `limit`; after that it is killed and `None` returned.
+    pub fn exit_within(mut self, limit: std::time::Duration) -> Option<Output> {
+        let exited = super::wait::wait_for(limit, || matches!(self.child.try_wait(), Ok(Some(_))));
+        if !exited {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return None;
+        }
+        Some(self.wait())
+    }
+}
