@@ -61,6 +61,8 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured with auto)')
             [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)')
             [CompletionResult]::new('--ignore-unreachable', '--ignore-unreachable', [CompletionResultType]::ParameterName, 'A cluster that cannot be read is a warning row instead of exit 3')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')

@@ -414,7 +414,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases)
-            opts="-o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version follow help"
+            opts="-w -o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --watch --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version follow help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -57,6 +57,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
             cand --all-contexts 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
             cand --ignore-unreachable 'A cluster that cannot be read is a warning row instead of exit 3'
+            cand -w 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change'
+            cand --watch 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'

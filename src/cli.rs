@@ -175,6 +175,10 @@ pub struct LeasesArgs {
     #[command(flatten)]
     pub fleet: FleetArgs,
 
+    /// Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change.
+    #[arg(short, long)]
+    pub watch: bool,
+
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,

@@ -36,10 +36,10 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
+    let stdout = render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout());
+    let reader_gone = stdout.reader_gone();
     let mut ui = Ui::new(
-        Box::new(render::closed_pipe::ClosedPipeTolerant::new(
-            std::io::stdout(),
-        )),
+        Box::new(stdout),
         Box::new(std::io::stderr()),
         Style {
             color,
@@ -52,6 +52,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         cli.global.verbose,
         cli.global.quiet,
     );
+    ui.reader_gone = Some(reader_gone);
     match dispatch(&cli, bin_name, &mut ui) {
         Ok(exit) => exit,
         Err(err) => {
@@ -179,9 +180,15 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     refuse_fleet_where_unsupported(cli, bin_name)?;
     match &cli.command {
         Command::Leases(args) => match &args.action {
+            Some(cli::LeasesAction::Follow(_)) if args.watch => Err(Failure::Refused(
+                "--watch is for `leases`; `leases follow --fix` waits for the takeover itself"
+                    .into(),
+            )
+            .into()),
             Some(cli::LeasesAction::Follow(follow)) => {
                 commands::leases_follow::run(&cli.global, follow, ui)
             }
+            None if args.watch => commands::leases_watch::run(&cli.global, args, ui),
             None => commands::leases::run(&cli.global, args, ui),
         },
         Command::Check(args) => commands::check::run(&cli.global, args, ui),

@@ -66,6 +66,14 @@ pub fn all() -> Vec<(&'static str, Value)> {
             ),
         ),
         (
+            "LeaseChange",
+            of::<crate::render::lease_changes::LeaseChangeDocument<'static>>(
+                "LeaseChange",
+                "`k3sdoctor leases --watch -o json|yaml`: one document per change of a lock, after \
+                 the first LeaseReport.",
+            ),
+        ),
+        (
             "FleetReport",
             of::<FleetReport<FleetMemberReport>>(
                 "FleetReport",

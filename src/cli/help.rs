@@ -124,11 +124,12 @@ Examples:
   # Who holds k3s and k3s-etcd on the current kubectl context
   k3sdoctor leases
 
-  # The same from a dump, with the other elections and acquire times
-  k3sdoctor --from-file cluster-dump/ leases -o wide
-
   # For monitoring: JSON, and a non-zero exit on warnings too
   k3sdoctor leases -o json --fail-on warning
+
+  # Keep watching: the table, then one line per holder or state change (Ctrl-C to stop;
+  # -o json streams one LeaseChange object per line)
+  k3sdoctor leases --watch
 
   # Repair a split: see `k3sdoctor leases follow --help`
   k3sdoctor leases follow --fix";

@@ -6,8 +6,10 @@ pub mod connect;
 pub mod context_selection;
 pub mod dump;
 pub mod dump_coverage;
+pub mod lease_watch;
 pub mod live;
 mod read_error;
+pub mod watched_objects;
 
 use std::path::PathBuf;
 

@@ -81,17 +81,19 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
              refresh the token or client certificate in the kubeconfig"
         ),
         403 => {
-            let role = if ["update", "create", "patch", "delete", "dry-run"]
+            let (role, section) = if ["update", "create", "patch", "delete", "dry-run"]
                 .iter()
                 .any(|w| action.starts_with(w))
             {
-                "repair"
+                ("repair", "RBAC")
+            } else if action.starts_with("watch") {
+                ("k3sdoctor-watch", "Watching")
             } else {
-                "read-only"
+                ("read-only", "RBAC")
             };
             format!(
                 "cannot {action}: forbidden (403): {text}; grant the {role} ClusterRole shown in the README \
-                 (\"RBAC\") or use a kubeconfig with more rights"
+                 (\"{section}\") or use a kubeconfig with more rights"
             )
         }
         404 => {

@@ -6,6 +6,7 @@ pub mod completions;
 pub mod fleet;
 pub mod leases;
 pub mod leases_follow;
+pub mod leases_watch;
 pub mod load;
 pub mod man;
 pub mod request_spinner;
@@ -27,6 +28,8 @@ pub struct Ui {
     pub style: Style,
     pub verbose: u8,
     pub quiet: bool,
+    /// Set when `out` is standard output: whether its reader has gone (`| head`).
+    pub reader_gone: Option<crate::render::closed_pipe::ReaderGone>,
 }
 
 impl Ui {
@@ -44,6 +47,7 @@ impl Ui {
             style,
             verbose,
             quiet,
+            reader_gone: None,
         }
     }
 

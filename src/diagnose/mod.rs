@@ -5,6 +5,7 @@ pub mod check;
 pub mod cluster_summary;
 pub mod finding;
 pub mod fleet;
+pub mod lease_changes;
 pub mod lease_split;
 pub mod leases;
 pub mod lock_status;

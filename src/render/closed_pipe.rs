@@ -1,27 +1,48 @@
 //! Standard output that a reader may close early (`k3sdoctor check | head -1`).
 
 use std::io::{ErrorKind, Result, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Once the reader has gone, writes succeed and go nowhere: what is left to print has no
 /// reader, and the exit code must still be the verdict's rather than a write error. Any
 /// other error (a full disk) is still reported.
 pub struct ClosedPipeTolerant<W> {
     inner: W,
-    closed: bool,
+    closed: ReaderGone,
+}
+
+/// Whether the reader of a [`ClosedPipeTolerant`] has gone: a command that would otherwise
+/// print forever (`leases --watch | head`) stops when it has.
+#[derive(Debug, Clone, Default)]
+pub struct ReaderGone(Arc<AtomicBool>);
+
+impl ReaderGone {
+    pub fn is_gone(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 impl<W: Write> ClosedPipeTolerant<W> {
     pub fn new(inner: W) -> Self {
         ClosedPipeTolerant {
             inner,
-            closed: false,
+            closed: ReaderGone::default(),
         }
+    }
+
+    pub fn reader_gone(&self) -> ReaderGone {
+        self.closed.clone()
     }
 
     fn absorb(&mut self, result: Result<()>) -> Result<()> {
         match result {
             Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-                self.closed = true;
+                self.closed.set();
                 Ok(())
             }
             other => other,
@@ -31,12 +52,12 @@ impl<W: Write> ClosedPipeTolerant<W> {
 
 impl<W: Write> Write for ClosedPipeTolerant<W> {
     fn write(&mut self, buf: &[u8]) -> Result<usize> {
-        if self.closed {
+        if self.closed.is_gone() {
             return Ok(buf.len());
         }
         match self.inner.write(buf) {
             Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-                self.closed = true;
+                self.closed.set();
                 Ok(buf.len())
             }
             other => other,
@@ -44,7 +65,7 @@ impl<W: Write> Write for ClosedPipeTolerant<W> {
     }
 
     fn flush(&mut self) -> Result<()> {
-        if self.closed {
+        if self.closed.is_gone() {
             return Ok(());
         }
         let result = self.inner.flush();
@@ -81,11 +102,13 @@ mod tests {
             room: 6,
             written: Vec::new(),
         });
+        let gone = out.reader_gone();
         writeln!(out, "first").unwrap();
+        assert!(!gone.is_gone());
         writeln!(out, "second line").unwrap();
         writeln!(out, "x").unwrap();
         out.flush().unwrap();
-        assert!(out.closed);
+        assert!(gone.is_gone(), "the handle sees what the writer saw");
         assert_eq!(out.inner.written, b"first\n");
     }
 

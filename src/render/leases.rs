@@ -151,20 +151,25 @@ fn cluster_line(c: &ClusterSummary) -> String {
     )
 }
 
-fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
-    let holder = match (lock.state, lock.holder.as_deref()) {
-        (LockState::Released, _) => "(released)".to_string(),
-        (_, Some(h)) => h.to_string(),
-        (_, None) => "-".to_string(),
-    };
-    let state = match lock.state {
+/// The STATE column; shouting marks the states that need attention.
+pub fn state_label(state: LockState) -> &'static str {
+    match state {
         LockState::Held => "held",
         LockState::Expired => "EXPIRED",
         LockState::Released => "released",
         LockState::Disagreeing => "COPIES DISAGREE",
         LockState::Missing => "MISSING",
         LockState::NotApplicable => "-",
+    }
+}
+
+fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
+    let holder = match (lock.state, lock.holder.as_deref()) {
+        (LockState::Released, _) => "(released)".to_string(),
+        (_, Some(h)) => h.to_string(),
+        (_, None) => "-".to_string(),
     };
+    let state = state_label(lock.state);
     let node = lock.node.as_ref();
     let node_name = match (node, &lock.holder) {
         (Some(n), _) => n.name.clone(),

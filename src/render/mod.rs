@@ -6,6 +6,7 @@ pub mod closed_pipe;
 pub mod findings;
 pub mod fleet;
 pub mod follow;
+pub mod lease_changes;
 pub mod leases;
 pub mod man_page;
 pub mod rerun;

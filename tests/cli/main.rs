@@ -31,3 +31,4 @@ mod restore;
 mod schemas;
 mod slow_requests;
 mod snapshots;
+mod watch;

@@ -2,7 +2,7 @@
 
 use crate::client::{Req, send};
 use crate::support::fake_api::{FakeApi, Role};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn lease(name: &str, holder: &str) -> serde_json::Value {
     json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
@@ -200,19 +200,130 @@ fn writes_are_published_as_events() {
     );
 }
 
-#[test]
-fn watch_is_not_implemented_yet() {
-    let api = FakeApi::start();
+/// The event lines of a watch that ends after a second (`timeoutSeconds=1`).
+fn watch_lines(api: &FakeApi, query: &str) -> Vec<Value> {
     let got = send(
         api.addr(),
         &Req::new(
             "GET",
-            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?watch=true",
+            &format!("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?watch=true&timeoutSeconds=1{query}"),
         )
         .token(FakeApi::token(Role::Admin)),
     );
-    assert_eq!(got.status, 405);
-    assert_eq!(got.json()["reason"], "MethodNotAllowed");
+    assert_eq!(got.status, 200);
+    got.text()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON event per line"))
+        .collect()
+}
+
+fn events(lines: &[Value]) -> Vec<(String, String)> {
+    lines
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap_or_default().to_string(),
+                e["object"]["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+fn lease_object(name: &str, holder: &str) -> Value {
+    json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+           "metadata": {"name": name, "namespace": "kube-system"},
+           "spec": {"holderIdentity": holder}})
+}
+
+#[test]
+fn watch_replays_the_net_changes_since_a_resource_version() {
+    let api = FakeApi::start();
+    api.put(lease_object("kept", "a"));
+    api.put(lease_object("changed", "a"));
+    api.put(lease_object("gone", "a"));
+    let rv = api.resource_version();
+    api.put(lease_object("changed", "b"));
+    api.put(lease_object("changed", "c"));
+    api.put(lease_object("new", "a"));
+    api.remove("Lease", Some("kube-system"), "gone");
+
+    let from_rv = watch_lines(&api, &format!("&resourceVersion={rv}"));
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        events(&from_rv),
+        [
+            s("MODIFIED", "changed"),
+            s("ADDED", "new"),
+            s("DELETED", "gone")
+        ]
+    );
+    assert_eq!(from_rv[0]["object"]["spec"]["holderIdentity"], "c");
+    assert_eq!(from_rv[0]["object"]["kind"], "Lease");
+
+    // No resourceVersion: the current objects as ADDED.
+    let all = watch_lines(&api, "");
+    assert_eq!(
+        events(&all),
+        [s("ADDED", "changed"), s("ADDED", "kept"), s("ADDED", "new")]
+    );
+}
+
+#[test]
+fn watch_from_a_compacted_resource_version_is_an_error_event_410() {
+    let api = FakeApi::start();
+    api.put(lease_object("a", "x"));
+    let old = api.resource_version();
+    api.put(lease_object("a", "y"));
+    api.compact();
+    let lines = watch_lines(&api, &format!("&resourceVersion={}", old - 1));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["type"], "ERROR");
+    assert_eq!(lines[0]["object"]["kind"], "Status");
+    assert_eq!(lines[0]["object"]["code"], 410);
+    assert_eq!(lines[0]["object"]["reason"], "Expired");
+}
+
+#[test]
+fn watch_follows_later_writes_and_ends_at_its_timeout() {
+    let api = FakeApi::start();
+    api.put(lease_object("a", "x"));
+    let rv = api.resource_version();
+    let addr = api.addr();
+    let watching = std::thread::spawn(move || {
+        send(
+            addr,
+            &Req::new(
+                "GET",
+                &format!("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?watch=true&timeoutSeconds=2&resourceVersion={rv}&fieldSelector=metadata.name%3Da"),
+            )
+            .token(FakeApi::token(Role::Admin)),
+        )
+    });
+    // Only a write after the watch started can show up as MODIFIED to "y".
+    let started = crate::support::wait::wait_for(std::time::Duration::from_secs(10), || {
+        api.requests()
+            .iter()
+            .any(|r| r.query.contains("watch=true"))
+    });
+    assert!(started);
+    api.put(lease_object("b", "x"));
+    api.put(lease_object("a", "y"));
+    let got = watching.join().unwrap();
+    let lines: Vec<Value> = got
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        events(&lines),
+        [s("MODIFIED", "a")],
+        "b is filtered out by the field selector"
+    );
+    assert_eq!(lines[0]["object"]["spec"]["holderIdentity"], "y");
 }
 
 #[test]

@@ -14,3 +14,4 @@ mod fake_vs_real;
 mod rbac;
 mod split_and_follow;
 mod takeover;
+mod watch;

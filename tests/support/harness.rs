@@ -252,3 +252,143 @@ pub fn assert_matches_schema(doc: &serde_json::Value, what: &str) {
         errors.join("\n")
     );
 }
+
+/// A run whose stdout and stderr are read as they are printed (`leases --watch`), ended with a
+/// signal.
+pub struct Streaming {
+    child: std::process::Child,
+    command: String,
+    stdout: StreamedLines,
+    stderr: StreamedLines,
+    _home: tempfile::TempDir,
+}
+
+/// Lines of one pipe, read on a thread as they arrive.
+struct StreamedLines {
+    lines: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StreamedLines {
+    fn read(pipe: impl std::io::Read + Send + 'static) -> StreamedLines {
+        use std::io::BufRead;
+        let (send, lines) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        StreamedLines {
+            lines,
+            seen: Vec::new(),
+            reader: Some(reader),
+        }
+    }
+
+    fn matching(
+        &mut self,
+        limit: std::time::Duration,
+        mut pred: impl FnMut(&str) -> bool,
+    ) -> Option<String> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
+            self.seen.push(line.clone());
+            if pred(&line) {
+                return Some(line);
+            }
+        }
+    }
+
+    /// Everything, once the process has exited (the reader ends at end of file).
+    fn finish(mut self) -> String {
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        self.seen.extend(self.lines.try_iter());
+        self.seen.join("\n")
+    }
+}
+
+impl Running {
+    pub fn stream(mut self) -> Streaming {
+        let stdout = self.child.stdout.take().expect("stdout is piped");
+        let stderr = self.child.stderr.take().expect("stderr is piped");
+        Streaming {
+            child: self.child,
+            command: self.command,
+            stdout: StreamedLines::read(stdout),
+            stderr: StreamedLines::read(stderr),
+            _home: self._home,
+        }
+    }
+}
+
+impl Streaming {
+    /// The next stdout line that satisfies `pred`, waiting at most `limit` for it; `None` when
+    /// the time passes or the process closes stdout first.
+    pub fn line_matching(
+        &mut self,
+        limit: std::time::Duration,
+        pred: impl FnMut(&str) -> bool,
+    ) -> Option<String> {
+        self.stdout.matching(limit, pred)
+    }
+
+    /// The same for stderr.
+    pub fn stderr_line_matching(
+        &mut self,
+        limit: std::time::Duration,
+        pred: impl FnMut(&str) -> bool,
+    ) -> Option<String> {
+        self.stderr.matching(limit, pred)
+    }
+
+    /// Every stdout line read so far, for failure messages.
+    pub fn seen(&self) -> String {
+        self.stdout.seen.join("\n")
+    }
+
+    /// Sends `signal` (e.g. `libc::SIGTERM`) and waits for the process to exit.
+    pub fn signal_and_wait(mut self, signal: i32) -> Output {
+        let pid = i32::try_from(self.child.id()).expect("pid fits");
+        // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0, "could not signal {}", self.command);
+        let status = self.child.wait().expect("wait for k3sdoctor");
+        Output {
+            code: status.code().unwrap_or(-1),
+            stdout: self.stdout.finish(),
+            stderr: self.stderr.finish(),
+            command: self.command,
+        }
+    }
+}
+
+impl Running {
+    /// Reads stdout up to the first line, then closes it as `| head -1` would; blocks until the
+    /// process prints a line or exits.
+    pub fn first_line_then_close_stdout(&mut self) -> String {
+        use std::io::BufRead;
+        let stdout = self.child.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        line
+    }
+
+    /// The process' exit within `limit`; after that it is killed and `None` returned.
+    pub fn exit_within(mut self, limit: std::time::Duration) -> Option<Output> {
+        let exited = super::wait::wait_for(limit, || matches!(self.child.try_wait(), Ok(Some(_))));
+        if !exited {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return None;
+        }
+        Some(self.wait())
+    }
+}

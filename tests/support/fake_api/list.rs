@@ -98,11 +98,6 @@ fn too_large(rv: u64, current: u64) -> Reply {
 pub(crate) fn list(state: &State, ctx: &Ctx) -> Result<Reply> {
     let q = &ctx.req.query;
     let def = ctx.def;
-    if matches!(q.get("watch"), Some("true" | "1")) {
-        return Err(status::method_not_allowed(
-            "watch is not implemented by the fake API server",
-        ));
-    }
     let labels = LabelSelector::parse(q.get("labelSelector").unwrap_or(""))
         .map_err(|e| status::bad_request(&e))?;
     let allowed: &[&str] = if def.kind == "Node" {
@@ -112,6 +107,11 @@ pub(crate) fn list(state: &State, ctx: &Ctx) -> Result<Reply> {
     };
     let fields = FieldSelector::parse(q.get("fieldSelector").unwrap_or(""), allowed)
         .map_err(|e| status::bad_request(&e))?;
+    if matches!(q.get("watch"), Some("true" | "1")) {
+        let namespace =
+            (def.namespaced && !ctx.namespace.is_empty()).then_some(ctx.namespace.as_str());
+        return super::watch::watch(state, ctx, labels, fields, namespace);
+    }
     let limit: i64 = match q.get("limit").filter(|l| !l.is_empty()) {
         None => 0,
         Some(l) => l.parse().map_err(|_| {

@@ -5,8 +5,8 @@
 //! `tests/fixtures/wire/`): Leases, ConfigMaps, Nodes, ETCDSnapshotFiles, SelfSubjectAccessReviews,
 //! `/version` and discovery; get/list (limit/continue)/create/update/patch/delete, `dryRun=All`,
 //! bearer tokens mapped to roles (or to RBAC `ClusterRole`/`Role` YAML with
-//! [`FakeApi::add_rbac_user`]), a request log and fault injection. Watch is not implemented yet
-//! (`?watch=true` answers 405), but every write is published on [`FakeApi::events`].
+//! [`FakeApi::add_rbac_user`]), a request log, fault injection, and watch (`?watch=true`, see
+//! `watch.rs`); every write is also published on [`FakeApi::events`].
 //! [`FakeApi::start_tls`] serves the same over HTTPS with a fresh self-signed certificate.
 //!
 //! ```ignore
@@ -36,6 +36,7 @@ mod status;
 mod store;
 mod tls;
 mod validation;
+mod watch;
 mod writes;
 
 #[allow(unused_imports)]

@@ -52,6 +52,83 @@ impl Body for OneShotBody {
     }
 }
 
+/// A response body: one piece, or a watch's event lines as they happen.
+pub(crate) enum FakeBody {
+    OneShot(OneShotBody),
+    Watch(tokio::sync::mpsc::Receiver<Bytes>),
+}
+
+impl Body for FakeBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            FakeBody::OneShot(body) => Pin::new(body).poll_frame(cx),
+            FakeBody::Watch(lines) => lines.poll_recv(cx).map(|l| l.map(|d| Ok(Frame::data(d)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            FakeBody::OneShot(body) => body.is_end_stream(),
+            FakeBody::Watch(_) => false,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            FakeBody::OneShot(body) => body.size_hint(),
+            FakeBody::Watch(_) => SizeHint::default(),
+        }
+    }
+}
+
+/// Streams a watch: the replayed lines, then every later write it sees, until its timeout, the
+/// client leaving (the receiver dropped) or the server stopping.
+fn stream_watch(
+    start: super::watch::WatchStart,
+    mut events: tokio::sync::broadcast::Receiver<super::store::WatchEvent>,
+) -> tokio::sync::mpsc::Receiver<Bytes> {
+    use tokio::sync::broadcast::error::RecvError;
+    let (send, lines) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(async move {
+        for line in &start.initial {
+            if send.send(Bytes::from(line.clone())).await.is_err() {
+                return;
+            }
+        }
+        if !start.follow {
+            return;
+        }
+        let deadline = start.timeout.map(|t| tokio::time::Instant::now() + t);
+        loop {
+            let event = match deadline {
+                Some(at) => match tokio::time::timeout_at(at, events.recv()).await {
+                    Ok(event) => event,
+                    Err(_) => return,
+                },
+                None => events.recv().await,
+            };
+            match event {
+                Ok(event) => {
+                    if let Some(line) = start.line_for(&event)
+                        && send.send(Bytes::from(line)).await.is_err()
+                    {
+                        return;
+                    }
+                }
+                // Falling behind 1024 writes: end the watch, the client resumes or relists.
+                Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return,
+            }
+        }
+    });
+    lines
+}
+
 /// Accept connections until `shutdown` is notified; with `tls`, each connection first completes
 /// a TLS handshake (a failed handshake just closes that socket, before any request is logged).
 pub(crate) async fn serve(
@@ -126,7 +203,7 @@ async fn respond(
     req: hyper::Request<Incoming>,
     state: Arc<Mutex<State>>,
     kill: Arc<Notify>,
-) -> hyper::Response<OneShotBody> {
+) -> hyper::Response<FakeBody> {
     let method = req.method().as_str().to_string();
     let path = req.uri().path().to_string();
     let raw_query = req.uri().query().unwrap_or("").to_string();
@@ -164,33 +241,51 @@ async fn respond(
         let fault = faults::take_matching(&mut st.faults, &method, &target);
         (index, fault)
     };
-    let reply = match fault {
+    let (reply, feed) = match fault {
         Some(FaultAction::DropConnection) => {
             kill.notify_one();
             // Never answers: the connection task drops the socket.
-            std::future::pending::<Reply>().await
+            std::future::pending::<(Reply, Option<WatchFeed>)>().await
         }
         Some(FaultAction::Status(code)) => {
             let info = resources::request_info(&method, &path, &request.query);
             let def = resources::by_plural(&info.api_group, &info.api_version, &info.resource);
-            status::for_code(code, def.map(|d| (d, info.name.as_str())))
+            (
+                status::for_code(code, def.map(|d| (d, info.name.as_str()))),
+                None,
+            )
         }
         Some(FaultAction::Raw {
             status,
             content_type,
             body,
-        }) => Reply::raw(status, &content_type, body),
+        }) => (Reply::raw(status, &content_type, body), None),
         Some(FaultAction::Delay(delay)) => {
             tokio::time::sleep(delay).await;
-            handlers::handle(&mut state.lock().expect("fake api state"), &request)
+            handle(&state, &request)
         }
-        None => handlers::handle(&mut state.lock().expect("fake api state"), &request),
+        None => handle(&state, &request),
     };
     state.lock().expect("fake api state").requests[index].status = reply.status;
-    into_response(reply, authorization.is_none())
+    into_response(reply, feed, authorization.is_none())
 }
 
-fn into_response(reply: Reply, anonymous: bool) -> hyper::Response<OneShotBody> {
+/// Answers under the state lock; a watch subscribes to later writes under the same lock, so
+/// no write falls between the events it replays and the ones it follows.
+fn handle(state: &Mutex<State>, request: &Request) -> (Reply, Option<WatchFeed>) {
+    let mut st = state.lock().expect("fake api state");
+    let reply = handlers::handle(&mut st, request);
+    let feed = reply.watch.is_some().then(|| st.store.subscribe());
+    (reply, feed)
+}
+
+type WatchFeed = tokio::sync::broadcast::Receiver<super::store::WatchEvent>;
+
+fn into_response(
+    mut reply: Reply,
+    feed: Option<WatchFeed>,
+    anonymous: bool,
+) -> hyper::Response<FakeBody> {
     let mut builder = hyper::Response::builder()
         .status(reply.status)
         .header("Audit-Id", new_uid())
@@ -225,10 +320,18 @@ fn into_response(reply: Reply, anonymous: bool) -> hyper::Response<OneShotBody> 
     if reply.close {
         builder = builder.header("Connection", "close");
     }
+    if let (Some(start), Some(feed)) = (reply.watch.take(), feed) {
+        let lines = stream_watch(*start, feed);
+        return builder
+            .body(FakeBody::Watch(lines))
+            .expect("valid response");
+    }
     let chunked = reply.body.len() > 2048;
     let body = OneShotBody {
         data: Some(Bytes::from(reply.body)),
         chunked,
     };
-    builder.body(body).expect("valid response")
+    builder
+        .body(FakeBody::OneShot(body))
+        .expect("valid response")
 }

@@ -17,6 +17,8 @@ pub(crate) struct Reply {
     pub close: bool,
     /// Leave out the priority-and-fairness headers (the 401 has none, sample 063).
     pub no_flow_headers: bool,
+    /// A watch to stream instead of `body`.
+    pub watch: Option<Box<super::watch::WatchStart>>,
 }
 
 pub(crate) type Result<T> = std::result::Result<T, Reply>;
@@ -39,6 +41,7 @@ impl Reply {
             headers: Vec::new(),
             close: false,
             no_flow_headers: false,
+            watch: None,
         }
     }
 

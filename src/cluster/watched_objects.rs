@@ -1,0 +1,144 @@
+//! One watch's view of a set of objects, kept as the plain facts the analysers read. Pure: the
+//! watch events come in, the current set comes out, so relists and deletions are unit-tested
+//! without a server.
+
+use std::collections::BTreeMap;
+
+use kube::runtime::watcher::Event;
+
+/// The objects one watch has seen, by name.
+#[derive(Debug, Clone)]
+pub struct WatchedObjects<T> {
+    objects: BTreeMap<String, T>,
+    /// A relist in progress: its objects replace `objects` only once it is complete, so an
+    /// evaluation never sees half a list (and never reports a lock missing mid-relist).
+    relisting: Option<BTreeMap<String, T>>,
+    synced: bool,
+}
+
+impl<T> Default for WatchedObjects<T> {
+    fn default() -> Self {
+        WatchedObjects {
+            objects: BTreeMap::new(),
+            relisting: None,
+            synced: false,
+        }
+    }
+}
+
+impl<T: Clone + PartialEq> WatchedObjects<T> {
+    /// Applies one watch event; `true` when the visible set changed.
+    pub fn apply<K>(
+        &mut self,
+        event: Event<K>,
+        name: impl Fn(&K) -> String,
+        facts: impl Fn(&K) -> T,
+    ) -> bool {
+        match event {
+            Event::Init => {
+                self.relisting = Some(BTreeMap::new());
+                false
+            }
+            Event::InitApply(object) => {
+                self.relisting
+                    .get_or_insert_with(BTreeMap::new)
+                    .insert(name(&object), facts(&object));
+                false
+            }
+            Event::InitDone => {
+                let listed = self.relisting.take().unwrap_or_default();
+                let changed = !self.synced || listed != self.objects;
+                self.objects = listed;
+                self.synced = true;
+                changed
+            }
+            Event::Apply(object) => {
+                let new = facts(&object);
+                let old = self.objects.insert(name(&object), new.clone());
+                old.as_ref() != Some(&new)
+            }
+            Event::Delete(object) => self.objects.remove(&name(&object)).is_some(),
+        }
+    }
+
+    /// Whether the first list has completed.
+    pub fn synced(&self) -> bool {
+        self.synced
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.objects.values()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(set: &mut WatchedObjects<String>, event: Event<(&str, &str)>) -> bool {
+        set.apply(event, |o| o.0.to_string(), |o| o.1.to_string())
+    }
+
+    fn contents(set: &WatchedObjects<String>) -> Vec<&str> {
+        set.values().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn a_list_becomes_visible_only_when_complete() {
+        let mut set = WatchedObjects::default();
+        assert!(!apply(&mut set, Event::Init));
+        assert!(!apply(&mut set, Event::InitApply(("k3s", "a"))));
+        assert!(!set.synced());
+        assert!(contents(&set).is_empty());
+        assert!(apply(&mut set, Event::InitDone));
+        assert!(set.synced());
+        assert_eq!(contents(&set), ["a"]);
+    }
+
+    #[test]
+    fn an_empty_first_list_still_counts_as_a_change_so_the_first_evaluation_runs() {
+        let mut set = WatchedObjects::default();
+        apply(&mut set, Event::Init);
+        assert!(apply(&mut set, Event::InitDone));
+        assert!(set.synced());
+    }
+
+    #[test]
+    fn a_relist_drops_what_was_deleted_while_the_watch_was_down() {
+        let mut set = WatchedObjects::default();
+        apply(&mut set, Event::Init);
+        apply(&mut set, Event::InitApply(("k3s", "a")));
+        apply(&mut set, Event::InitApply(("k3s-etcd", "b")));
+        apply(&mut set, Event::InitDone);
+        apply(&mut set, Event::Init);
+        apply(&mut set, Event::InitApply(("k3s", "a")));
+        assert_eq!(contents(&set), ["a", "b"], "old set kept during a relist");
+        assert!(apply(&mut set, Event::InitDone));
+        assert_eq!(contents(&set), ["a"]);
+    }
+
+    #[test]
+    fn an_identical_relist_is_no_change() {
+        let mut set = WatchedObjects::default();
+        apply(&mut set, Event::Init);
+        apply(&mut set, Event::InitApply(("k3s", "a")));
+        assert!(apply(&mut set, Event::InitDone));
+        apply(&mut set, Event::Init);
+        apply(&mut set, Event::InitApply(("k3s", "a")));
+        assert!(!apply(&mut set, Event::InitDone));
+    }
+
+    #[test]
+    fn updates_and_deletes_report_whether_anything_visible_changed() {
+        let mut set = WatchedObjects::default();
+        apply(&mut set, Event::Init);
+        apply(&mut set, Event::InitDone);
+        assert!(apply(&mut set, Event::Apply(("k3s", "a"))));
+        assert!(!apply(&mut set, Event::Apply(("k3s", "a"))));
+        assert!(apply(&mut set, Event::Apply(("k3s", "b"))));
+        assert_eq!(contents(&set), ["b"]);
+        assert!(apply(&mut set, Event::Delete(("k3s", "b"))));
+        assert!(!apply(&mut set, Event::Delete(("k3s", "b"))));
+        assert!(contents(&set).is_empty());
+    }
+}

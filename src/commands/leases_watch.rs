@@ -1,0 +1,154 @@
+//! `k3sdoctor leases --watch`: the table (or a `LeaseReport`), then one line (or one
+//! `LeaseChange` document) per change, until SIGINT or SIGTERM or until nobody reads stdout.
+
+use std::io::Write as _;
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use super::Ui;
+use super::load::{connect_live, read_live, runtime};
+use crate::cli::{GlobalArgs, LeasesArgs};
+use crate::cluster::lease_watch::{LeaseWatch, WatchNews};
+use crate::diagnose::lease_changes::lease_changes;
+use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
+use crate::exit::{Exit, Failure};
+use crate::render::lease_changes::{LeaseChangeDocument, write_document, write_line};
+use crate::render::{self, OutputFormat};
+use crate::report::LeaseReport;
+
+/// Expiry happens without any event: the in-memory state is judged again this often (no
+/// request is made).
+const REJUDGE_EVERY: Duration = Duration::from_secs(1);
+
+pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if !global.from_file.is_empty() {
+        return Err(Failure::Refused(
+            "--watch needs a live cluster: a dump never changes; drop --from-file".into(),
+        )
+        .into());
+    }
+    if global.now.is_some() {
+        return Err(Failure::Refused(
+            "--watch judges freshness on the API server's clock as time passes; drop --now".into(),
+        )
+        .into());
+    }
+    runtime()?.block_on(watch(global, args, ui))
+}
+
+async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let mut termination = Termination::catch();
+    let conn = connect_live(global, ui).await?;
+    let loaded = read_live(&conn, global, ui).await?;
+    // Freshness is judged on the API server's clock (when it sent one), carried forward by ours.
+    let offset = loaded.now.time.duration_since(Timestamp::now());
+    let clock = move || {
+        let local = Timestamp::now();
+        local.checked_add(offset).unwrap_or(local)
+    };
+    let mut last = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
+    let report = LeaseReport::new(loaded.now, last.clone()).failing_on(args.fail_on);
+    match global.output {
+        format if format.is_structured() => write_document(&mut ui.out, format, &report)?,
+        _ if ui.quiet => {}
+        format => {
+            render::leases::write_table(
+                &mut ui.out,
+                &report,
+                format == OutputFormat::Wide,
+                ui.style,
+            )?;
+            writeln!(ui.out)?;
+            ui.out.flush()?;
+        }
+    }
+
+    let mut watch = LeaseWatch::start(&conn, loaded.distro, global.request_timeout.0);
+    let mut rejudge = tokio::time::interval(REJUDGE_EVERY);
+    let mut last_failure: Option<String> = None;
+    loop {
+        let judge = tokio::select! {
+            () = termination.received() => break,
+            news = watch.next() => match news {
+                WatchNews::Changed => {
+                    last_failure = None;
+                    true
+                }
+                WatchNews::Unchanged => false,
+                WatchNews::Failed(line) => {
+                    // The watcher retries with backoff; one line per distinct failure is enough.
+                    if last_failure.as_ref() != Some(&line) {
+                        ui.note(&format!("note: {line}"));
+                        last_failure = Some(line);
+                    }
+                    false
+                }
+            },
+            _ = rejudge.tick() => true,
+        };
+        if !judge || !watch.synced() {
+            continue;
+        }
+        let now = clock();
+        let next = analyse_leases(&watch.state(), loaded.distro, now);
+        for change in lease_changes(&last, &next, now) {
+            match global.output {
+                format if format.is_structured() => {
+                    write_document(&mut ui.out, format, &LeaseChangeDocument::new(&change))?;
+                }
+                _ => write_line(&mut ui.out, &change)?,
+            }
+        }
+        last = next;
+        if ui.reader_gone.as_ref().is_some_and(|g| g.is_gone()) {
+            // `leases --watch | head -3`: nobody reads what would follow.
+            break;
+        }
+    }
+    Ok(exit_for(&last, args))
+}
+
+/// Interrupted or terminated, the exit code says what the locks looked like last.
+fn exit_for(last: &LeaseAnalysis, args: &LeasesArgs) -> Exit {
+    if args.fail_on.is_failure(&last.findings) {
+        Exit::Findings
+    } else {
+        Exit::Healthy
+    }
+}
+
+/// SIGINT (Ctrl-C) and SIGTERM (`kill`, a pod being stopped), caught from the start so a
+/// signal that arrives while the first table is printed still ends the watch cleanly.
+struct Termination {
+    #[cfg(unix)]
+    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl Termination {
+    fn catch() -> Termination {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Termination {
+                signals: signal(SignalKind::interrupt())
+                    .and_then(|int| Ok((int, signal(SignalKind::terminate())?)))
+                    .ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Termination {}
+    }
+
+    async fn received(&mut self) {
+        #[cfg(unix)]
+        if let Some((int, term)) = &mut self.signals {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
