@@ -188,6 +188,13 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             Some(cli::LeasesAction::Follow(follow)) => {
                 commands::leases_follow::run(&cli.global, follow, ui)
             }
+            None if args.watch && args.fleet.selects_fleet(&cli.global) => {
+                Err(Failure::Refused(format!(
+                    "--watch follows one cluster; drop --all-contexts/--contexts (or the extra \
+                     --context) and run one `{bin_name} --context NAME leases --watch` per cluster"
+                ))
+                .into())
+            }
             None if args.watch => commands::leases_watch::run(&cli.global, args, ui),
             None => commands::leases::run(&cli.global, args, ui),
         },

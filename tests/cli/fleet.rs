@@ -426,6 +426,11 @@ fn fix_with_several_contexts_is_refused_with_the_per_cluster_command() {
     .run()
     .code(2)
     .one_line_error();
+    run(&fleet, &["leases", "--watch", "--all-contexts"])
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("--watch follows one cluster");
 }
 
 #[test]
