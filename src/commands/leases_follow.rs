@@ -207,10 +207,10 @@ fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
     } else {
         plan.from_holder.clone()
     };
-    dialoguer::Confirm::new()
-        .with_prompt(format!(
-            "On {}: move lock kube-system/{} from {from} to the server with hostname {} ({})?",
-            super::cluster_label(conn),
+    super::confirm_write(
+        conn,
+        &format!(
+            "move lock kube-system/{} from {from} to the server with hostname {} ({})",
             plan.lock,
             plan.to_identity,
             if plan.to_agentless {
@@ -218,10 +218,8 @@ fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
             } else {
                 format!("node {}", plan.to_node)
             }
-        ))
-        .default(false)
-        .interact()
-        .unwrap_or(false)
+        ),
+    )
 }
 
 enum Applied {

@@ -163,6 +163,16 @@ pub fn rerun_flags_for(
 }
 
 /// Which cluster a confirmation prompt is about: the context and the server URL.
+/// Asks before a write: "On CLUSTER: WHAT?", answered no unless the person says yes (also
+/// when the terminal goes away).
+pub fn confirm_write(conn: &crate::cluster::connect::Connection, what: &str) -> bool {
+    dialoguer::Confirm::new()
+        .with_prompt(format!("On {}: {what}?", cluster_label(conn)))
+        .default(false)
+        .interact()
+        .unwrap_or(false)
+}
+
 pub fn cluster_label(conn: &crate::cluster::connect::Connection) -> String {
     match &conn.context {
         Some(context) => format!("context {context} ({})", conn.server),

@@ -264,16 +264,14 @@ fn verdict(findings: &[crate::diagnose::finding::Finding], fail_on: FailOn) -> E
 }
 
 fn confirm(conn: &Connection, plan: &BackfillPlan) -> bool {
-    dialoguer::Confirm::new()
-        .with_prompt(format!(
-            "On {}: write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)?",
-            super::cluster_label(conn),
+    super::confirm_write(
+        conn,
+        &format!(
+            "write ConfigMap kube-system/{} ({} to add, {} to update, {} to remove)",
             plan.configmap,
             plan.add.len(),
             plan.update.len(),
             plan.remove.len()
-        ))
-        .default(false)
-        .interact()
-        .unwrap_or(false)
+        ),
+    )
 }

@@ -258,17 +258,15 @@ async fn report_after(
 }
 
 fn confirm(conn: &Connection, plan: &RestorePlan, args: &RestoreArgs) -> bool {
-    dialoguer::Confirm::new()
-        .with_prompt(format!(
-            "On {}: replace the data of ConfigMap kube-system/{} with {} ({} to add, {} to update, {} to remove)?",
-            super::cluster_label(conn),
+    super::confirm_write(
+        conn,
+        &format!(
+            "replace the data of ConfigMap kube-system/{} with {} ({} to add, {} to update, {} to remove)",
             plan.configmap,
             args.from_backup.display(),
             plan.add.len(),
             plan.update.len(),
             plan.remove.len()
-        ))
-        .default(false)
-        .interact()
-        .unwrap_or(false)
+        ),
+    )
 }
