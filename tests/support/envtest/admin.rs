@@ -165,14 +165,23 @@ impl AdminApi {
     /// Edits the holder of the lock the way an operator would by hand: the ConfigMap copy
     /// first when there is one (client-go's MultiLock reads it first), then the Lease.
     pub fn set_holder(&self, lock: &str, holder: &str) {
-        if let Some(mut cm) = self.configmap(lock) {
+        // The holder renews every retry period; a 409 is its renewal landing between our read
+        // and our write, so read again and retry, as any careful editor would.
+        for attempt in 1.. {
+            let Some(mut cm) = self.configmap(lock) else {
+                break;
+            };
             let annotations = &mut cm["metadata"]["annotations"];
-            if let Some(text) = annotations[LEADER_ANNOTATION].as_str() {
-                let mut record: Value = serde_json::from_str(text).expect("a JSON leader record");
-                record["holderIdentity"] = json!(holder);
-                annotations[LEADER_ANNOTATION] = json!(record.to_string());
-                self.replace(&configmap_path(lock), &cm)
-                    .unwrap_or_else(|e| panic!("edit the holder of ConfigMap {lock}: {e:?}"));
+            let Some(text) = annotations[LEADER_ANNOTATION].as_str() else {
+                break;
+            };
+            let mut record: Value = serde_json::from_str(text).expect("a JSON leader record");
+            record["holderIdentity"] = json!(holder);
+            annotations[LEADER_ANNOTATION] = json!(record.to_string());
+            match self.replace(&configmap_path(lock), &cm) {
+                Ok(_) => break,
+                Err((409, _)) if attempt < 10 => continue,
+                Err(e) => panic!("edit the holder of ConfigMap {lock}: {e:?}"),
             }
         }
         if self.lease(lock).is_some() {
