@@ -80,7 +80,7 @@ async fn follow_live(
     }
     if !args.fix {
         ui.note("dry run: nothing was written; re-run with --fix to apply this plan");
-        emit_structured(global, ui, &result)?;
+        ui.emit_structured(global, &result)?;
         return Ok(Exit::Findings);
     }
     super::require_confirmation_means(args.yes, interactive)?;
@@ -90,7 +90,7 @@ async fn follow_live(
     if !args.yes && !confirm(&conn, &planned) {
         ui.note("declined: nothing was written");
         result.outcome = RepairOutcome::Declined;
-        emit_structured(global, ui, &result)?;
+        ui.emit_structured(global, &result)?;
         return Ok(Exit::Findings);
     }
 
@@ -103,7 +103,7 @@ async fn follow_live(
             ));
             result.outcome = RepairOutcome::Aligned;
             let after = read_live(&conn, global, ui).await?;
-            emit_structured(global, ui, &result)?;
+            ui.emit_structured(global, &result)?;
             return Ok(verdict(&after, args));
         }
     };
@@ -137,7 +137,7 @@ async fn follow_live(
             if let Ok(after) = read_live(&conn, global, ui).await {
                 show_after(global, ui, &mut result, &after)?;
             }
-            emit_structured(global, ui, &result)?;
+            ui.emit_structured(global, &result)?;
             return Err(Failure::Incomplete(verification.message).into());
         }
         // A failure is the error line at the end; success is worth a line of its own.
@@ -155,7 +155,7 @@ async fn follow_live(
         )))
     })?;
     show_after(global, ui, &mut result, &after)?;
-    emit_structured(global, ui, &result)?;
+    ui.emit_structured(global, &result)?;
     Ok(verdict(&after, args))
 }
 
@@ -373,14 +373,7 @@ fn emit(global: &GlobalArgs, ui: &mut Ui, result: &RepairResult) -> anyhow::Resu
             render::follow::write_plan(&mut ui.out, &result.plan, ui.style).map_err(Into::into),
         )?;
     }
-    emit_structured(global, ui, result)
-}
-
-fn emit_structured(global: &GlobalArgs, ui: &mut Ui, result: &RepairResult) -> anyhow::Result<()> {
-    if global.output.is_structured() {
-        render::tolerate_closed_pipe(render::write_structured(&mut ui.out, global.output, result))?;
-    }
-    Ok(())
+    ui.emit_structured(global, result)
 }
 
 /// The current phase on stderr while waiting, only on a terminal.

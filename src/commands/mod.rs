@@ -57,6 +57,22 @@ impl Ui {
         std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
+    /// A repair's result document, when the output is JSON or YAML (tables say it in prose).
+    pub fn emit_structured<T: serde::Serialize>(
+        &mut self,
+        global: &crate::cli::GlobalArgs,
+        result: &T,
+    ) -> anyhow::Result<()> {
+        if global.output.is_structured() {
+            crate::render::tolerate_closed_pipe(crate::render::write_structured(
+                &mut self.out,
+                global.output,
+                result,
+            ))?;
+        }
+        Ok(())
+    }
+
     /// The cluster as read again after a repair, set off by a blank line.
     pub fn write_after(&mut self, rendered: &[u8]) -> anyhow::Result<()> {
         crate::render::tolerate_closed_pipe(

@@ -71,9 +71,8 @@ fn finish_plan_only(
     if !plan.is_empty() {
         ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
     }
-    emit(
+    ui.emit_structured(
         global,
-        ui,
         &result(
             if plan.is_empty() {
                 "nothing-to-do"
@@ -91,13 +90,6 @@ fn show_plan(global: &GlobalArgs, ui: &mut Ui, plan: &BackfillPlan) -> anyhow::R
         render::tolerate_closed_pipe(
             render::snapshots::write_backfill_plan(&mut ui.out, plan, ui.style).map_err(Into::into),
         )?;
-    }
-    Ok(())
-}
-
-fn emit(global: &GlobalArgs, ui: &mut Ui, result: &BackfillResult) -> anyhow::Result<()> {
-    if global.output.is_structured() {
-        render::tolerate_closed_pipe(render::write_structured(&mut ui.out, global.output, result))?;
     }
     Ok(())
 }
@@ -144,7 +136,7 @@ async fn backfill_live(
     }
     if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
-        emit(global, ui, &result("declined", plan))?;
+        ui.emit_structured(global, &result("declined", plan))?;
         return Ok(Exit::Findings);
     }
 
@@ -243,7 +235,7 @@ async fn report_after(
         .as_ref()
         .map(|a| a.findings.clone())
         .unwrap_or_default();
-    emit(global, ui, &result)?;
+    ui.emit_structured(global, &result)?;
     if !unverified.is_empty() {
         return Err(Failure::Incomplete(format!(
             "wrote ConfigMap kube-system/{}, but reading it back does not show {} of the planned changes ({}); \

@@ -110,13 +110,6 @@ fn show_plan(
     Ok(())
 }
 
-fn emit(global: &GlobalArgs, ui: &mut Ui, result: &RestoreResult) -> anyhow::Result<()> {
-    if global.output.is_structured() {
-        render::tolerate_closed_pipe(render::write_structured(&mut ui.out, global.output, result))?;
-    }
-    Ok(())
-}
-
 fn finish_plan_only(
     global: &GlobalArgs,
     args: &RestoreArgs,
@@ -131,7 +124,7 @@ fn finish_plan_only(
         ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
         (Exit::Findings, "planned")
     };
-    emit(global, ui, &result(args, outcome, plan))?;
+    ui.emit_structured(global, &result(args, outcome, plan))?;
     Ok(exit)
 }
 
@@ -160,7 +153,7 @@ async fn restore_live(
     }
     if !args.yes && !confirm(&conn, &plan, args) {
         ui.note("declined: nothing was written");
-        emit(global, ui, &result(args, "declined", plan))?;
+        ui.emit_structured(global, &result(args, "declined", plan))?;
         return Ok(Exit::Findings);
     }
     let saved = match &current {
@@ -248,7 +241,7 @@ async fn report_after(
     result.backup = saved;
     result.resource_version = resource_version;
     result.after = Some(analysis);
-    emit(global, ui, &result)?;
+    ui.emit_structured(global, &result)?;
     if !exact {
         return Err(
             unverified("reading it back does not show exactly the backed-up data".into()).into(),

@@ -57,22 +57,14 @@ fn seed(fake: &FakeApi) {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some(measure::LAUNCHER_ARG) {
-        measure::serve_launcher();
-        return;
-    }
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("fleet: skipped; run it with `cargo bench --bench fleet`");
+    if !measure::should_run("fleet") {
         return;
     }
     // Before anything big is allocated: see measure.rs.
     let mut launcher = Launcher::start();
     let bin = Path::new(env!("CARGO_BIN_EXE_k3sdoctor"));
-    let work = tempfile::tempdir().expect("temporary directory");
-    let home = work.path().join("home");
-    let scratch = work.path().join("scratch");
-    std::fs::create_dir_all(&home).expect("create HOME");
-    std::fs::create_dir_all(&scratch).expect("create scratch directory");
+    let work = measure::Workspace::new();
+    let (home, scratch) = (work.home.clone(), work.scratch.clone());
 
     let fakes: Vec<FakeApi> = (0..CLUSTERS - 1)
         .map(|_| {

@@ -310,3 +310,46 @@ pub fn kubectl_version(launcher: &mut Launcher, kubectl: &Path, env: &Env) -> Op
         .as_str()
         .map(str::to_string)
 }
+
+/// Where a benchmark run keeps its files: an empty HOME for the measured programs and a scratch
+/// directory, both removed with the returned guard.
+pub struct Workspace {
+    root: tempfile::TempDir,
+    pub home: PathBuf,
+    pub scratch: PathBuf,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        let root = tempfile::tempdir().expect("temporary directory");
+        let home = root.path().join("home");
+        let scratch = root.path().join("scratch");
+        std::fs::create_dir_all(&home).expect("create HOME");
+        std::fs::create_dir_all(&scratch).expect("create scratch directory");
+        Workspace {
+            root,
+            home,
+            scratch,
+        }
+    }
+
+    /// For the run's own files (kubeconfigs, scripts).
+    pub fn path(&self) -> &Path {
+        self.root.path()
+    }
+}
+
+/// `cargo bench` passes `--bench`; `cargo test --benches` / `--all-targets` does not (and builds
+/// a debug k3sdoctor): then only say how to run it, as criterion does. The launcher is served
+/// from the same binary.
+pub fn should_run(name: &str) -> bool {
+    if std::env::args().nth(1).as_deref() == Some(LAUNCHER_ARG) {
+        serve_launcher();
+        return false;
+    }
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("{name}: skipped; run it with `cargo bench --bench {name}`");
+        return false;
+    }
+    true
+}

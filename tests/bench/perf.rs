@@ -204,24 +204,14 @@ fn k3sdoctor(bin: &Path, args: &[&str]) -> Invocation {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() == Some(measure::LAUNCHER_ARG) {
-        measure::serve_launcher();
-        return;
-    }
-    // `cargo bench` passes `--bench`; `cargo test --benches` / `--all-targets` does not (and
-    // builds a debug k3sdoctor): only say how to run it then, as criterion does.
-    if !std::env::args().any(|a| a == "--bench") {
-        println!("perf: skipped; run it with `cargo bench --bench perf`");
+    if !measure::should_run("perf") {
         return;
     }
     // Before anything big is allocated: see measure.rs.
     let mut launcher = Launcher::start();
     let bin = Path::new(env!("CARGO_BIN_EXE_k3sdoctor"));
-    let work = tempfile::tempdir().expect("temporary directory");
-    let home = work.path().join("home");
-    let scratch = work.path().join("scratch");
-    std::fs::create_dir_all(&home).expect("create HOME");
-    std::fs::create_dir_all(&scratch).expect("create scratch directory");
+    let work = measure::Workspace::new();
+    let (home, scratch) = (work.home.clone(), work.scratch.clone());
 
     // HTTPS: kubectl (client-go) sends no credentials to an http:// server.
     let fake = FakeApi::start_tls();

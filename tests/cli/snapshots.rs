@@ -32,10 +32,15 @@ fn processed(mut cr: Value) -> Value {
 }
 
 fn base(core: &str, etcd: &str) -> Vec<Value> {
+    base_on(AFFECTED, core, etcd)
+}
+
+/// Three servers on `version`, `k3s` on `core`, `k3s-etcd` on `etcd`.
+fn base_on(version: &str, core: &str, etcd: &str) -> Vec<Value> {
     vec![
-        server("s1", AFFECTED),
-        server("s2", AFFECTED),
-        server("s3", AFFECTED),
+        server("s1", version),
+        server("s2", version),
+        server("s3", version),
         lease("k3s", core, 1),
         lease("k3s-etcd", etcd, 1),
     ]
@@ -447,15 +452,10 @@ fn the_metadata_rule_holds_in_every_build_of_its_first_patch() {
         ("v1.26.11+k3s1", false),
         ("v1.28.3+k3s1", true),
     ] {
-        let fake = FakeApi::with_objects([
-            server("s1", version),
-            server("s2", version),
-            server("s3", version),
-            lease("k3s", "s1", 1),
-            lease("k3s-etcd", "s1", 1),
+        let fake = FakeApi::with_objects(base_on(version, "s1", "s1").into_iter().chain([
             processed(snapshot_cr("s1", T0, false)),
             snapshot_configmap("k3s", &[]),
-        ]);
+        ]));
         let (code, report) = diff_json(&fake);
         assert_eq!(
             codes(&report).contains(&"error/snapshot-missing-from-configmap".to_string()),
@@ -477,15 +477,11 @@ fn backfill_escapes_control_characters_as_the_writers_go_release_does() {
     ] {
         let mut cr = processed(snapshot_cr("s1", T0, true));
         cr["spec"]["metadata"]["note"] = Value::String("a\u{8}\u{c}b".into());
-        let fake = FakeApi::with_objects([
-            server("s1", version),
-            server("s2", version),
-            server("s3", version),
-            lease("k3s", "s1", 1),
-            lease("k3s-etcd", "s1", 1),
-            extra_metadata("k3s"),
-            cr,
-        ]);
+        let fake = FakeApi::with_objects(
+            base_on(version, "s1", "s1")
+                .into_iter()
+                .chain([extra_metadata("k3s"), cr]),
+        );
         k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
             .cluster(&fake, Role::Admin)
             .run()
@@ -514,16 +510,11 @@ fn a_node_named_s3_keeps_its_entry_under_the_key_k3s_last_wrote() {
     let cr = processed(snapshot_cr("s3", T0, true));
     let (local_key, value) = written_by_k3s(&cr);
     let s3_key = local_key.replacen("local-", "s3-", 1);
-    let fake = FakeApi::with_objects([
-        server("s1", AFFECTED),
-        server("s2", AFFECTED),
-        server("s3", AFFECTED),
-        lease("k3s", "s1", 1),
-        lease("k3s-etcd", "s1", 1),
+    let fake = FakeApi::with_objects(base("s1", "s1").into_iter().chain([
         extra_metadata("k3s"),
         cr,
         snapshot_configmap("k3s", &[(s3_key.clone(), value)]),
-    ]);
+    ]));
     k3sdoctor(["snapshots", "diff", "-v", "--now", NOW])
         .cluster(&fake, Role::ReadOnly)
         .run()
