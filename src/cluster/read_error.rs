@@ -86,8 +86,6 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
                 .any(|w| action.starts_with(w))
             {
                 ("repair", "RBAC")
-            } else if action.starts_with("watch") {
-                ("k3sdoctor-watch", "Watching")
             } else {
                 ("read-only", "RBAC")
             };

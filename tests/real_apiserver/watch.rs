@@ -1,7 +1,7 @@
 //! `leases --watch` against a real kube-apiserver: the first document is the LeaseReport, a
 //! holder change made the realistic way (the k3s-etcd holder edited, client-go's electors
 //! reacting) streams as a `LeaseChange`, and SIGTERM ends the watch with the exit code of the
-//! last verdict. Run as a user bound to exactly the README's read-only and watch roles.
+//! last verdict. Run as a user bound to exactly the README's read-only role.
 
 use std::time::Duration;
 
@@ -22,9 +22,7 @@ fn real_leases_watch_streams_a_holder_change_and_stops_on_sigterm() {
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
     let admin = env.admin();
     admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.apply_yaml(&readme_role("k3sdoctor-watch"));
     admin.bind("k3sdoctor-read-only", "viewer");
-    admin.bind("k3sdoctor-watch", "viewer");
     let old = cluster.holder("k3s-etcd");
     let target = ["server-1", "server-2", "server-3"]
         .into_iter()
@@ -80,15 +78,20 @@ fn real_leases_watch_streams_a_holder_change_and_stops_on_sigterm() {
 }
 
 #[test]
-fn real_leases_watch_without_the_watch_role_reports_the_403_and_keeps_running() {
+fn real_leases_watch_without_the_watch_verb_reports_the_403_and_keeps_running() {
     let Some(env) = EnvTest::start(
-        "real_leases_watch_without_the_watch_role_reports_the_403_and_keeps_running",
+        "real_leases_watch_without_the_watch_verb_reports_the_403_and_keeps_running",
     ) else {
         return;
     };
     let _cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
     let admin = env.admin();
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
+    // The README's read-only role as it was before it allowed watches.
+    let without_watch = readme_role("k3sdoctor-read-only")
+        .replace("verbs: [list, watch]", "verbs: [list]")
+        .replace("verbs: [get, list, watch]", "verbs: [get]");
+    assert!(!without_watch.contains("watch]"), "{without_watch}");
+    admin.apply_yaml(&without_watch);
     admin.bind("k3sdoctor-read-only", "viewer");
 
     let mut watch = k3sdoctor(["leases", "--watch"])
@@ -109,7 +112,7 @@ fn real_leases_watch_without_the_watch_role_reports_the_403_and_keeps_running() 
     };
     assert!(note.starts_with("note: cannot watch "), "{note}");
     assert!(
-        note.contains("grant the k3sdoctor-watch ClusterRole"),
+        note.contains("grant the read-only ClusterRole shown in the README"),
         "{note}"
     );
     assert!(note.ends_with("; retrying"), "{note}");
