@@ -151,6 +151,9 @@ pub enum Command {
     /// ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s's own rules.
     #[command(after_long_help = SNAPSHOTS_EXAMPLES)]
     Snapshots(SnapshotsArgs),
+    /// Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report.
+    #[command(long_about = SERVE_ABOUT, after_long_help = SERVE_EXAMPLES)]
+    Serve(ServeArgs),
     /// Print a shell completion script.
     #[command(after_long_help = COMPLETIONS_EXAMPLES)]
     Completions {
@@ -225,6 +228,23 @@ pub struct FollowArgs {
     /// After a verified write, exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// The address and port to serve the endpoints on.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:9810")]
+    pub listen: std::net::SocketAddr,
+
+    /// How to write the log on stderr: text, or one JSON object per line.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Args)]

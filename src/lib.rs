@@ -9,6 +9,7 @@ pub mod diagnose;
 pub mod distro;
 pub mod exit;
 pub mod model;
+pub mod monitor;
 pub mod render;
 pub mod repair;
 pub mod report;
@@ -110,6 +111,7 @@ fn without_wide_columns(
         },
         Command::Check(args) if !args.fleet.selects_fleet(global) => always("check"),
         Command::Check(_) => None,
+        Command::Serve(_) => always("serve"),
         Command::Completions { .. } => always("completions"),
         Command::Man { .. } => always("man"),
     }
@@ -140,6 +142,7 @@ fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failu
                 r.fix.then_some("--from-backup FILE --fix"),
             ),
         },
+        Command::Serve(_) => ("serve", None),
         // They read no cluster: --context means nothing to them, once or many times.
         Command::Completions { .. } => return refuse_jsonl(g, "completions", bin_name),
         Command::Man { .. } => return refuse_jsonl(g, "man", bin_name),
@@ -213,6 +216,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
                 commands::snapshots_restore::run(&cli.global, restore, ui)
             }
         },
+        Command::Serve(args) => commands::serve::run(&cli.global, args, ui),
         Command::Completions { shell } => {
             commands::completions::write(*shell, &cli::script_name(bin_name), &mut ui.out);
             Ok(Exit::Healthy)

@@ -133,3 +133,37 @@ Examples:
 
   # Repair a split: see `k3sdoctor leases follow --help`
   k3sdoctor leases follow --fix";
+
+pub const SERVE_ABOUT: &str = "\
+Keep the objects `check` reads in memory through watches (kube-system Leases, the lock, \
+snapshot and extra-metadata ConfigMaps, Nodes, ETCDSnapshotFiles), run the same checks whenever \
+they change, and serve the verdicts over HTTP for Prometheus. Inside a pod it uses the \
+in-cluster config. A watch that fails (a 403, a CRD that is not installed, a dropped \
+connection) is logged and counted in k3sdoctor_watch_errors_total and retried with backoff; \
+it never ends the process. SIGTERM or SIGINT ends it (exit 0).
+
+Endpoints: /metrics (OpenMetrics text), /healthz (200 while the process runs), /readyz (200 \
+once every watch has listed its objects, else 503), /report (the latest CheckReport, JSON).
+
+Metrics:
+  k3sdoctor_up                        1 when the last evaluation read everything it needs
+  k3sdoctor_ready                     1 once every watch has listed its objects
+  k3sdoctor_findings{code,severity}   findings per code
+  k3sdoctor_lease_split{lock,affected}  1 while <prog> and <prog>-etcd are split; affected=true|false|unknown
+  k3sdoctor_lease_holder_info{lock,holder,node}  1 per held lock
+  k3sdoctor_lease_renew_age_seconds{lock}  seconds since the last renewal
+  k3sdoctor_snapshot_entries{state}   missing, orphaned, stale, pruned_for_size
+  k3sdoctor_etcd_members{state}       ready, not_ready
+  k3sdoctor_last_evaluation_timestamp_seconds
+  k3sdoctor_evaluation_duration_seconds  histogram
+  k3sdoctor_watch_synced{resource}    1 once that watch has listed its objects
+  k3sdoctor_watch_errors_total{resource,reason}  forbidden, unauthorized, not_found, other
+  k3sdoctor_build_info{version}";
+
+pub const SERVE_EXAMPLES: &str = "\
+Examples:
+  # On a workstation, against the current kubectl context
+  k3sdoctor serve --listen 127.0.0.1:9810
+
+  # In a pod (deploy/kustomization.yaml): JSON logs for the log pipeline
+  k3sdoctor serve --listen 0.0.0.0:9810 --log-format json";

@@ -2,11 +2,11 @@
 //! output (`dump`). Both fill the same `ClusterState`, which the rest of the tool reads.
 
 pub mod activity;
+pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;
 pub mod dump;
 pub mod dump_coverage;
-pub mod lease_watch;
 pub mod live;
 mod read_error;
 pub mod watched_objects;

@@ -8,8 +8,9 @@ use jiff::Timestamp;
 
 use super::Ui;
 use super::load::{connect_live, read_live, runtime};
+use super::termination::Termination;
 use crate::cli::{GlobalArgs, LeasesArgs};
-use crate::cluster::lease_watch::{LeaseWatch, WatchNews};
+use crate::cluster::cluster_watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::diagnose::lease_changes::lease_changes;
 use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::exit::{Exit, Failure};
@@ -64,7 +65,11 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
         }
     }
 
-    let mut watch = LeaseWatch::start(&conn, loaded.distro, global.request_timeout.0);
+    let scope = WatchScope {
+        distros: vec![loaded.distro],
+        snapshots: false,
+    };
+    let mut watch = ClusterWatch::start(&conn, &scope, global.request_timeout.0);
     let mut rejudge = tokio::time::interval(REJUDGE_EVERY);
     let mut last_failure: Option<String> = None;
     loop {
@@ -76,7 +81,8 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
                     true
                 }
                 WatchNews::Unchanged => false,
-                WatchNews::Failed(line) => {
+                WatchNews::Failed(failure) => {
+                    let line = failure.line;
                     // The watcher retries with backoff; one line per distinct failure is enough.
                     if last_failure.as_ref() != Some(&line) {
                         ui.note(&format!("note: {line}"));
@@ -115,40 +121,5 @@ fn exit_for(last: &LeaseAnalysis, args: &LeasesArgs) -> Exit {
         Exit::Findings
     } else {
         Exit::Healthy
-    }
-}
-
-/// SIGINT (Ctrl-C) and SIGTERM (`kill`, a pod being stopped), caught from the start so a
-/// signal that arrives while the first table is printed still ends the watch cleanly.
-struct Termination {
-    #[cfg(unix)]
-    signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
-}
-
-impl Termination {
-    fn catch() -> Termination {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            Termination {
-                signals: signal(SignalKind::interrupt())
-                    .and_then(|int| Ok((int, signal(SignalKind::terminate())?)))
-                    .ok(),
-            }
-        }
-        #[cfg(not(unix))]
-        Termination {}
-    }
-
-    async fn received(&mut self) {
-        #[cfg(unix)]
-        if let Some((int, term)) = &mut self.signals {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-        let _ = tokio::signal::ctrl_c().await;
     }
 }

@@ -109,7 +109,7 @@ pub async fn read_live_quietly(
     Ok((loaded, notes))
 }
 
-fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
+pub fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
     match global.distro {
         DistroChoice::Auto => None,
         DistroChoice::K3s => Some(Distro::K3s),

@@ -10,9 +10,11 @@ pub mod leases_watch;
 pub mod load;
 pub mod man;
 pub mod request_spinner;
+pub mod serve;
 pub mod snapshots;
 pub mod snapshots_backfill;
 pub mod snapshots_restore;
+pub mod termination;
 
 use std::io::Write;
 use std::sync::Mutex;

@@ -59,6 +59,8 @@ pub struct SnapshotTotals {
     pub stale: usize,
     pub orphaned: usize,
     pub explained: usize,
+    /// Of `explained`: missing because k3s pruned the oldest entries at the 1 MiB limit.
+    pub pruned_for_size: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -152,6 +154,7 @@ fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
         stale: count(EntryState::Stale),
         orphaned: a.orphaned.len(),
         explained: count(EntryState::PrunedForSize) + count(EntryState::NotExpected),
+        pruned_for_size: count(EntryState::PrunedForSize),
     }
 }
 

@@ -29,6 +29,7 @@ mod report;
 mod rerun_flags;
 mod restore;
 mod schemas;
+mod serve;
 mod slow_requests;
 mod snapshots;
 mod watch;

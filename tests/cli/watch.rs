@@ -9,21 +9,10 @@ use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::harness::{k3sdoctor, repo_path};
-use crate::support::objects::{lease, server};
+use crate::support::objects::{renewed_now, server};
 
 /// Generous: a change is seen in milliseconds, a retried watch after the watcher's backoff.
 const SEEN: Duration = Duration::from_secs(30);
-
-/// A Lease renewed just now by the real clock: `--watch` judges freshness on the API server's
-/// clock (the fake's `Date` header), where the fixed `NOW` of `objects::lease` is long past.
-fn renewed_now(name: &str, holder: &str) -> Value {
-    let mut lease = lease(name, holder, 0);
-    let now = jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")
-        .to_string();
-    lease["spec"]["renewTime"] = Value::String(now);
-    lease
-}
 
 fn healthy() -> FakeApi {
     let fake = FakeApi::start();

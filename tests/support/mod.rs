@@ -9,4 +9,5 @@ pub mod harness;
 pub mod k3s_sim;
 pub mod objects;
 pub mod readme;
+pub mod scrape;
 pub mod wait;

@@ -117,6 +117,18 @@ pub fn lease(name: &str, holder: &str, secs_ago: i64) -> Value {
 
 /// The identity Lease a 1.27+ kube-apiserver on `hostname` renews (an hour's duration, its
 /// hostname as a label), renewed `secs_ago` seconds before `NOW`.
+/// A Lease renewed just now by the real clock: `--watch` and `serve` judge freshness on the
+/// API server's clock (the fake's `Date` header), where the fixed `NOW` of [`lease`] is long
+/// past.
+pub fn renewed_now(name: &str, holder: &str) -> Value {
+    let mut lease = lease(name, holder, 0);
+    let now = jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")
+        .to_string();
+    lease["spec"]["renewTime"] = Value::String(now);
+    lease
+}
+
 pub fn apiserver_identity(hostname: &str, secs_ago: i64) -> Value {
     let name = "apiserver-wj467rbl25eeviqacfhvg2yvnm";
     let mut identity = lease(name, "", secs_ago);

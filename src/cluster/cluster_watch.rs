@@ -1,0 +1,464 @@
+//! Keeping what the analysers read current through watches instead of re-reading it:
+//! kube-system Leases, Nodes, the distro's ConfigMaps (one watch each, by name) and, for
+//! `serve`, ETCDSnapshotFiles. Watch errors (a 403, a dropped connection, an expired
+//! resourceVersion, a CRD that is not installed) come back as news to report while
+//! kube-runtime's watcher retries with backoff; they never end the watch.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures::stream::{self, Stream, StreamExt};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+use kube::runtime::WatchStreamExt;
+use kube::runtime::watcher::{self, Event};
+
+use super::connect::Connection;
+use super::watched_objects::WatchedObjects;
+use super::{ClusterState, Origin, ReadError};
+use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::model::configmap::ConfigMapFacts;
+use crate::model::lease::LeaseFacts;
+use crate::model::node::NodeFacts;
+use crate::model::snapshot_file::SnapshotFile;
+
+/// The apiserver ends a watch after `timeoutSeconds` and the watcher resumes it from the last
+/// resourceVersion (no relist). It must end before the client's read timeout fires on a quiet
+/// watch, or every quiet stretch would surface as an error.
+const LONGEST_WATCH: Duration = Duration::from_secs(290);
+
+/// What to watch.
+#[derive(Debug, Clone)]
+pub struct WatchScope {
+    /// Whose ConfigMaps to watch: one distro, or both while it is not known.
+    pub distros: Vec<Distro>,
+    /// Also the snapshot and extra-metadata ConfigMaps and the ETCDSnapshotFiles.
+    pub snapshots: bool,
+}
+
+/// Why a watch failed, as a metric label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchFailureReason {
+    Forbidden,
+    Unauthorized,
+    NotFound,
+    Other,
+}
+
+impl WatchFailureReason {
+    pub fn label(self) -> &'static str {
+        match self {
+            WatchFailureReason::Forbidden => "forbidden",
+            WatchFailureReason::Unauthorized => "unauthorized",
+            WatchFailureReason::NotFound => "not_found",
+            WatchFailureReason::Other => "other",
+        }
+    }
+}
+
+/// One failed attempt of one watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchFailure {
+    /// The watch's name, e.g. `leases`, `configmaps/k3s-etcd`, `etcdsnapshotfiles`.
+    pub resource: String,
+    pub reason: WatchFailureReason,
+    /// One line for a person, ending in `; retrying`.
+    pub line: String,
+}
+
+/// What one step of the watches brought.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchNews {
+    /// The watched objects changed (or a watch finished its first list).
+    Changed,
+    /// An event that changed nothing visible (a relist that found the same objects).
+    Unchanged,
+    /// A watch failed; it is being retried with backoff.
+    Failed(WatchFailure),
+}
+
+/// How one watch is doing, for readiness and metrics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchHealth {
+    pub resource: String,
+    /// Listed once (or found absent, for a CRD that is not installed).
+    pub synced: bool,
+    /// Its last attempt failed and no event has arrived since.
+    pub failing: Option<WatchFailureReason>,
+    /// The resource is not served (the ETCDSnapshotFile CRD is not installed): synced, empty.
+    pub absent: bool,
+}
+
+/// Boxed: a Node event is kilobytes, and most events are small Lease renewals.
+enum Update {
+    Lease(Box<Result<Event<Lease>, watcher::Error>>),
+    Node(Box<Result<Event<Node>, watcher::Error>>),
+    ConfigMap(usize, Box<Result<Event<ConfigMap>, watcher::Error>>),
+    SnapshotFile(Box<Result<Event<DynamicObject>, watcher::Error>>),
+}
+
+type Updates = Pin<Box<dyn Stream<Item = Update> + Send>>;
+
+/// Indexes into `ClusterWatch::health`.
+const LEASES: usize = 0;
+const NODES: usize = 1;
+const SNAPSHOT_FILES: usize = 2;
+
+pub struct ClusterWatch {
+    updates: Updates,
+    server: String,
+    leases: WatchedObjects<LeaseFacts>,
+    nodes: WatchedObjects<NodeFacts>,
+    /// One watch per ConfigMap (a `metadata.name` field selector, which a role limited by
+    /// resourceNames allows), so one watch's relist never hides another's object.
+    configmaps: Vec<WatchedObjects<ConfigMapFacts>>,
+    snapshot_files: Option<WatchedObjects<SnapshotFile>>,
+    /// The ETCDSnapshotFile CRD answered 404: not installed (releases before Oct 2023).
+    snapshot_crd_missing: bool,
+    /// Leases, Nodes, ETCDSnapshotFiles (present or not), then one per ConfigMap.
+    health: Vec<WatchHealth>,
+}
+
+impl ClusterWatch {
+    /// Starts the watches; nothing is read until [`ClusterWatch::next`] is polled.
+    /// `request_timeout` is the connection's read timeout (`None`: no limit).
+    pub fn start(
+        conn: &Connection,
+        scope: &WatchScope,
+        request_timeout: Option<Duration>,
+    ) -> ClusterWatch {
+        let config = watcher::Config::default().timeout(watch_timeout(request_timeout));
+        let leases = watcher(
+            Api::<Lease>::namespaced(conn.client.clone(), LOCK_NAMESPACE),
+            config.clone(),
+        )
+        .map(|event| Update::Lease(Box::new(event)));
+        let nodes = watcher(Api::<Node>::all(conn.client.clone()), config.clone())
+            .map(|event| Update::Node(Box::new(event)));
+        let mut updates: Vec<Updates> = vec![Box::pin(leases), Box::pin(nodes)];
+        if scope.snapshots {
+            let gvk = GroupVersionKind::gvk("k3s.cattle.io", "v1", "ETCDSnapshotFile");
+            let resource = ApiResource::from_gvk_with_plural(&gvk, "etcdsnapshotfiles");
+            let api = Api::<DynamicObject>::all_with(conn.client.clone(), &resource);
+            updates.push(Box::pin(
+                watcher(api, config.clone()).map(|event| Update::SnapshotFile(Box::new(event))),
+            ));
+        }
+        let names = configmap_names(scope);
+        for (index, name) in names.iter().enumerate() {
+            let api = Api::<ConfigMap>::namespaced(conn.client.clone(), LOCK_NAMESPACE);
+            let one = config.clone().fields(&format!("metadata.name={name}"));
+            updates.push(Box::pin(
+                watcher(api, one).map(move |event| Update::ConfigMap(index, Box::new(event))),
+            ));
+        }
+        let health = ["leases", "nodes", "etcdsnapshotfiles"]
+            .into_iter()
+            .map(str::to_string)
+            .chain(names.iter().map(|n| format!("configmaps/{n}")))
+            .map(|resource| WatchHealth {
+                resource,
+                synced: false,
+                failing: None,
+                absent: false,
+            })
+            .collect::<Vec<_>>();
+        let mut watch = ClusterWatch {
+            updates: Box::pin(stream::select_all(updates)),
+            server: conn.server.clone(),
+            configmaps: names.iter().map(|_| WatchedObjects::default()).collect(),
+            leases: WatchedObjects::default(),
+            nodes: WatchedObjects::default(),
+            snapshot_files: scope.snapshots.then(WatchedObjects::default),
+            snapshot_crd_missing: false,
+            health,
+        };
+        // Not watched, so never waited for.
+        watch.health[SNAPSHOT_FILES].synced = !scope.snapshots;
+        watch
+    }
+
+    /// Waits for the next watch event and applies it.
+    pub async fn next(&mut self) -> WatchNews {
+        let Some(update) = self.updates.next().await else {
+            // The watcher streams never end; this is only reachable if that changes.
+            return WatchNews::Failed(WatchFailure {
+                resource: "all".into(),
+                reason: WatchFailureReason::Other,
+                line: "every watch ended".into(),
+            });
+        };
+        let (slot, result) = match update {
+            Update::Lease(event) => (
+                LEASES,
+                event.map(|e| self.leases.apply(e, object_name, LeaseFacts::from_api)),
+            ),
+            Update::Node(event) => (
+                NODES,
+                event.map(|e| self.nodes.apply(e, object_name, NodeFacts::from_api)),
+            ),
+            Update::ConfigMap(index, event) => (
+                SNAPSHOT_FILES + 1 + index,
+                event.map(|e| {
+                    self.configmaps[index].apply(e, object_name, ConfigMapFacts::from_api)
+                }),
+            ),
+            Update::SnapshotFile(event) => (SNAPSHOT_FILES, self.apply_snapshot_file(*event)),
+        };
+        match result {
+            Ok(changed) => {
+                self.health[slot].failing = None;
+                self.health[slot].synced |= self.synced_at(slot);
+                if changed {
+                    WatchNews::Changed
+                } else {
+                    WatchNews::Unchanged
+                }
+            }
+            Err(error) if slot == SNAPSHOT_FILES && self.snapshot_crd_absent(&error) => {
+                WatchNews::Failed(WatchFailure {
+                    resource: self.health[slot].resource.clone(),
+                    reason: WatchFailureReason::NotFound,
+                    line: format!(
+                        "etcdsnapshotfiles.k3s.cattle.io is not served by {} (the CRD is not installed, as before \
+                         Oct 2023): the snapshot check is skipped; asking again with backoff",
+                        self.server
+                    ),
+                })
+            }
+            Err(error) => self.failed(slot, &error),
+        }
+    }
+
+    fn apply_snapshot_file(
+        &mut self,
+        event: Result<Event<DynamicObject>, watcher::Error>,
+    ) -> Result<bool, watcher::Error> {
+        let files = self
+            .snapshot_files
+            .get_or_insert_with(WatchedObjects::default);
+        let event = event?;
+        let was_missing = std::mem::take(&mut self.snapshot_crd_missing);
+        self.health[SNAPSHOT_FILES].absent = false;
+        let changed = files.apply(event, object_name, |o| {
+            SnapshotFile::from_json(&serde_json::to_value(o).unwrap_or_default())
+        });
+        Ok(changed || (was_missing && files.synced()))
+    }
+
+    /// A 404 for the whole group is an answer, not a failure: the CRD is not installed
+    /// (releases before Oct 2023), there are no snapshot files, and the snapshot check is
+    /// skipped. The watcher keeps asking, so a CRD installed later is picked up.
+    fn snapshot_crd_absent(&mut self, error: &watcher::Error) -> bool {
+        let absent = matches!(
+            error,
+            watcher::Error::InitialListFailed(kube::Error::Api(status)) if status.code == 404
+        );
+        if absent {
+            self.snapshot_crd_missing = true;
+            self.snapshot_files = Some(WatchedObjects::default());
+            let health = &mut self.health[SNAPSHOT_FILES];
+            health.synced = true;
+            health.absent = true;
+        }
+        absent
+    }
+
+    fn synced_at(&self, slot: usize) -> bool {
+        match slot {
+            LEASES => self.leases.synced(),
+            NODES => self.nodes.synced(),
+            SNAPSHOT_FILES => {
+                self.snapshot_crd_missing || self.snapshot_files.as_ref().is_none_or(|f| f.synced())
+            }
+            configmap => self.configmaps[configmap - SNAPSHOT_FILES - 1].synced(),
+        }
+    }
+
+    /// Whether every watch has listed its objects once.
+    pub fn synced(&self) -> bool {
+        self.health.iter().all(|h| h.synced)
+    }
+
+    /// How each watch is doing.
+    pub fn health(&self) -> impl Iterator<Item = &WatchHealth> {
+        let files_watched = self.snapshot_files.is_some();
+        self.health
+            .iter()
+            .enumerate()
+            .filter(move |(slot, _)| *slot != SNAPSHOT_FILES || files_watched)
+            .map(|(_, health)| health)
+    }
+
+    /// The watched objects as the state the analysers read.
+    pub fn state(&self) -> ClusterState {
+        ClusterState {
+            origin: Origin::Live {
+                server: self.server.clone(),
+            },
+            leases: Some(self.leases.values().cloned().collect()),
+            nodes: Some(self.nodes.values().cloned().collect()),
+            configmaps: Some(
+                self.configmaps
+                    .iter()
+                    .flat_map(|c| c.values().cloned())
+                    .collect(),
+            ),
+            snapshot_files: self
+                .snapshot_files
+                .as_ref()
+                .map(|f| f.values().cloned().collect()),
+            snapshot_crd_missing: self.snapshot_crd_missing,
+            ..ClusterState::default()
+        }
+    }
+
+    fn failed(&mut self, slot: usize, error: &watcher::Error) -> WatchNews {
+        let resource = self.health[slot].resource.clone();
+        let reason = reason(error);
+        self.health[slot].failing = Some(reason);
+        WatchNews::Failed(WatchFailure {
+            line: format!(
+                "{}; retrying",
+                describe(error, &action(&resource), &self.server)
+            ),
+            resource,
+            reason,
+        })
+    }
+}
+
+/// The ConfigMaps the analysers read, for every distro in scope.
+fn configmap_names(scope: &WatchScope) -> Vec<String> {
+    scope
+        .distros
+        .iter()
+        .flat_map(|d| {
+            let mut names = vec![d.core_lock(), d.etcd_lock()];
+            if scope.snapshots {
+                names.extend([d.snapshots_configmap(), d.extra_metadata_configmap()]);
+            }
+            names
+        })
+        .collect()
+}
+
+/// The verb phrase the one-shot reads use for the same objects.
+fn action(resource: &str) -> String {
+    match resource.split_once('/') {
+        Some((_, name)) => format!("watch configmap kube-system/{name}"),
+        None if resource == "leases" => "watch leases in kube-system".into(),
+        None if resource == "etcdsnapshotfiles" => "watch etcdsnapshotfiles.k3s.cattle.io".into(),
+        None => format!("watch {resource}"),
+    }
+}
+
+fn watcher<K>(
+    api: Api<K>,
+    config: watcher::Config,
+) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    watcher::watcher(api, config).default_backoff()
+}
+
+fn object_name<K: kube::Resource>(object: &K) -> String {
+    object.meta().name.clone().unwrap_or_default()
+}
+
+/// Whole seconds, a little under the read timeout, so the server ends a quiet watch first.
+fn watch_timeout(request_timeout: Option<Duration>) -> u32 {
+    let longest = request_timeout
+        .map(|t| {
+            t.saturating_sub(Duration::from_secs(5))
+                .max(Duration::from_secs(1))
+        })
+        .map_or(LONGEST_WATCH, |t| t.min(LONGEST_WATCH));
+    u32::try_from(longest.as_secs()).unwrap_or(u32::MAX)
+}
+
+fn reason(error: &watcher::Error) -> WatchFailureReason {
+    let code = match error {
+        watcher::Error::InitialListFailed(kube::Error::Api(s))
+        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
+        | watcher::Error::WatchFailed(kube::Error::Api(s)) => s.code,
+        watcher::Error::WatchError(s) => s.code,
+        _ => 0,
+    };
+    match code {
+        401 => WatchFailureReason::Unauthorized,
+        403 => WatchFailureReason::Forbidden,
+        404 => WatchFailureReason::NotFound,
+        _ => WatchFailureReason::Other,
+    }
+}
+
+/// A watch error in the words the one-shot reads use (`ReadError::from_kube`).
+fn describe(error: &watcher::Error, action: &str, server: &str) -> String {
+    match error {
+        watcher::Error::InitialListFailed(e)
+        | watcher::Error::WatchStartFailed(e)
+        | watcher::Error::WatchFailed(e) => ReadError::from_kube(e, action, server).message,
+        watcher::Error::WatchError(status) => format!(
+            "{action}: the API server ended the watch: {} ({})",
+            status.message, status.code
+        ),
+        watcher::Error::NoResourceVersion => {
+            format!("{action}: {server} sent no resourceVersion to resume from")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_watches_end_before_the_read_timeout_would_fail_them() {
+        assert_eq!(watch_timeout(Some(Duration::from_secs(30))), 25);
+        assert_eq!(watch_timeout(Some(Duration::from_secs(3))), 1);
+        assert_eq!(watch_timeout(Some(Duration::from_secs(3600))), 290);
+        assert_eq!(watch_timeout(None), 290);
+    }
+
+    #[test]
+    fn the_snapshot_scope_adds_the_snapshot_configmaps_of_every_distro_in_scope() {
+        let scope = WatchScope {
+            distros: vec![Distro::K3s],
+            snapshots: false,
+        };
+        assert_eq!(configmap_names(&scope), ["k3s", "k3s-etcd"]);
+        let scope = WatchScope {
+            distros: Distro::ALL.to_vec(),
+            snapshots: true,
+        };
+        assert_eq!(
+            configmap_names(&scope),
+            [
+                "k3s",
+                "k3s-etcd",
+                "k3s-etcd-snapshots",
+                "k3s-etcd-snapshot-extra-metadata",
+                "rke2",
+                "rke2-etcd",
+                "rke2-etcd-snapshots",
+                "rke2-etcd-snapshot-extra-metadata"
+            ]
+        );
+    }
+
+    #[test]
+    fn watch_failures_are_named_as_the_reads_name_them() {
+        assert_eq!(action("leases"), "watch leases in kube-system");
+        assert_eq!(
+            action("configmaps/k3s-etcd"),
+            "watch configmap kube-system/k3s-etcd"
+        );
+        assert_eq!(
+            action("etcdsnapshotfiles"),
+            "watch etcdsnapshotfiles.k3s.cattle.io"
+        );
+    }
+}

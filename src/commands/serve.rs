@@ -1,0 +1,228 @@
+//! `k3sdoctor serve`: watches what `check` reads, runs `check`'s analysers when it changes
+//! (debounced) and publishes the verdicts for Prometheus. Watch failures are logged, counted
+//! and retried by the watcher; only a bad kubeconfig or an address that cannot be bound ends
+//! the process early.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::{SignedDuration, Timestamp};
+use tokio::net::TcpListener;
+use tokio::time::Instant;
+
+use super::Ui;
+use super::load::{explicit_distro, runtime};
+use super::termination::Termination;
+use crate::cli::{GlobalArgs, ServeArgs};
+use crate::cluster::cluster_watch::{ClusterWatch, WatchFailure, WatchNews, WatchScope};
+use crate::cluster::connect::{ConnectOptions, connect};
+use crate::cluster::live;
+use crate::diagnose::check::analyse_check;
+use crate::distro::Distro;
+use crate::exit::{Exit, Failure};
+use crate::monitor::{Exporter, endpoints, log};
+use crate::render::{self, OutputFormat};
+use crate::report::{CheckReport, Now, NowSource};
+
+/// Changes arrive in bursts (a takeover touches both locks and their ConfigMaps); one
+/// evaluation after the first change of a burst covers them and keeps change → metric short.
+const DEBOUNCE: Duration = Duration::from_millis(250);
+
+/// Time alone changes verdicts (a lock expires without any event): the in-memory state is
+/// judged again this often. No request is made.
+const REJUDGE_EVERY: Duration = Duration::from_secs(5);
+
+pub fn run(global: &GlobalArgs, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
+    if !global.from_file.is_empty() {
+        return Err(Failure::Refused(
+            "serve watches a live cluster: a dump never changes; drop --from-file (or run check on it)"
+                .into(),
+        )
+        .into());
+    }
+    if global.now.is_some() {
+        return Err(Failure::Refused(
+            "serve judges freshness on the API server's clock as time passes; drop --now".into(),
+        )
+        .into());
+    }
+    if global.output != OutputFormat::Table {
+        return Err(Failure::Refused(
+            "-o: serve prints no report (GET /report has the CheckReport); use --log-format json for JSON logs"
+                .into(),
+        )
+        .into());
+    }
+    log::init(args.log_format);
+    runtime()?.block_on(serve(global, args))
+}
+
+async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
+    let mut termination = Termination::catch();
+    let listener = TcpListener::bind(args.listen).await.map_err(|e| {
+        Failure::Refused(format!(
+            "serve: cannot listen on {}: {e}; choose another --listen address",
+            args.listen
+        ))
+    })?;
+    let address = listener.local_addr().unwrap_or(args.listen);
+    let conn = connect(&ConnectOptions {
+        kubeconfig: global.kubeconfig.clone(),
+        context: global.single_context().map(str::to_string),
+        request_timeout: global.request_timeout.0,
+    })
+    .await?;
+    let server_time = live::server_time(&conn, &|_| {}).await;
+    let offset = server_time.map_or(SignedDuration::ZERO, |t| t.duration_since(Timestamp::now()));
+    let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION"), offset));
+    let http = tokio::spawn(endpoints::serve(listener, exporter.clone()));
+    tracing::info!(
+        address = %address,
+        apiserver = %conn.server,
+        "serving /metrics, /healthz, /readyz and /report on http://{address}"
+    );
+
+    let explicit = explicit_distro(global);
+    let scope = WatchScope {
+        distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
+        snapshots: true,
+    };
+    let mut watch = ClusterWatch::start(&conn, &scope, global.request_timeout.0);
+    let mut evaluator = Evaluator {
+        exporter: &exporter,
+        explicit,
+        clock: if server_time.is_some() {
+            NowSource::ApiServerClock
+        } else {
+            NowSource::LocalClock
+        },
+        verdict: None,
+    };
+    let mut failing: BTreeMap<String, String> = BTreeMap::new();
+    let mut due: Option<Instant> = None;
+    let mut rejudge = tokio::time::interval_at(Instant::now() + REJUDGE_EVERY, REJUDGE_EVERY);
+    loop {
+        let deadline = due.unwrap_or_else(|| Instant::now() + REJUDGE_EVERY);
+        tokio::select! {
+            () = termination.received() => break,
+            news = watch.next() => {
+                match news {
+                    WatchNews::Changed => {}
+                    WatchNews::Unchanged => continue,
+                    WatchNews::Failed(failure) => {
+                        exporter.metrics.count_watch_error(&failure);
+                        report_failure(&mut failing, failure);
+                    }
+                }
+                report_recoveries(&mut failing, &watch);
+                due.get_or_insert_with(|| Instant::now() + DEBOUNCE);
+            }
+            () = tokio::time::sleep_until(deadline), if due.is_some() => {
+                due = None;
+                evaluator.evaluate(&watch);
+            }
+            _ = rejudge.tick() => {
+                due.get_or_insert_with(Instant::now);
+            }
+        }
+    }
+    http.abort();
+    tracing::info!("stopping: SIGTERM or SIGINT received");
+    Ok(Exit::Healthy)
+}
+
+/// One warning per distinct failure of a watch; the watcher retries every few seconds.
+fn report_failure(failing: &mut BTreeMap<String, String>, failure: WatchFailure) {
+    if failing.get(&failure.resource) != Some(&failure.line) {
+        tracing::warn!(
+            resource = %failure.resource,
+            reason = failure.reason.label(),
+            "{}",
+            failure.line
+        );
+        failing.insert(failure.resource, failure.line);
+    }
+}
+
+fn report_recoveries(failing: &mut BTreeMap<String, String>, watch: &ClusterWatch) {
+    for health in watch.health() {
+        if health.failing.is_none() && !health.absent && failing.remove(&health.resource).is_some()
+        {
+            tracing::info!(resource = %health.resource, "watch {} works again", health.resource);
+        }
+    }
+}
+
+struct Evaluator<'a> {
+    exporter: &'a Exporter,
+    explicit: Option<Distro>,
+    clock: NowSource,
+    /// The finding codes of the last evaluation, to log when they change.
+    verdict: Option<Vec<String>>,
+}
+
+impl Evaluator<'_> {
+    fn evaluate(&mut self, watch: &ClusterWatch) {
+        let metrics = &self.exporter.metrics;
+        metrics.record_watches(watch.health());
+        if !watch.synced() {
+            // Half a picture would report healthy locks as missing.
+            metrics.mark_incomplete();
+            return;
+        }
+        self.exporter.set_ready(true);
+        let started = std::time::Instant::now();
+        let state = watch.state();
+        let distro = self
+            .explicit
+            .or_else(|| state.detect_distro())
+            .unwrap_or(Distro::K3s);
+        let now = self.exporter.now();
+        let analysis = analyse_check(&state, distro, now);
+        let report = CheckReport::new(
+            Now {
+                time: now,
+                source: self.clock,
+            },
+            analysis,
+        );
+        let complete = watch.health().all(|h| h.failing.is_none());
+        metrics.record_evaluation(&report, complete, started.elapsed(), now);
+        let mut json = Vec::new();
+        if render::write_structured(&mut json, OutputFormat::Json, &report).is_ok() {
+            self.exporter
+                .publish_report(String::from_utf8_lossy(&json).into_owned());
+        }
+        self.log_verdict_change(&report);
+    }
+
+    fn log_verdict_change(&mut self, report: &CheckReport) {
+        let findings = report.analysis.all_findings();
+        let mut codes: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{}/{}", f.code.as_str(), f.severity.label().to_lowercase()))
+            .collect();
+        codes.dedup();
+        if self.verdict.as_ref() == Some(&codes) {
+            return;
+        }
+        let summary = &report.summary;
+        if codes.is_empty() {
+            tracing::info!(findings = "", "verdict: healthy, no findings");
+        } else {
+            tracing::info!(
+                findings = %codes.join(","),
+                errors = summary.errors,
+                warnings = summary.warnings,
+                "verdict: {}",
+                findings
+                    .iter()
+                    .map(|f| format!("{} {}", f.code.as_str(), f.object))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        self.verdict = Some(codes);
+    }
+}

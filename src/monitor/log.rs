@@ -1,0 +1,28 @@
+//! `serve`'s log on stderr: one line per event, as text for a person or one JSON object per
+//! line (`--log-format json`) for a log pipeline. Only k3sdoctor's own events at info and
+//! above, and the libraries' errors: kube's watcher warns about every failed attempt, which
+//! k3sdoctor already reports once, in its own words.
+
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::cli::LogFormat;
+
+pub fn init(format: LogFormat) {
+    let targets = Targets::new()
+        .with_default(LevelFilter::ERROR)
+        .with_target("k3sdoctor", LevelFilter::INFO);
+    let registry = tracing_subscriber::registry().with(targets);
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false);
+    // A second initialisation (never in the binary) keeps the first subscriber.
+    let _ = match format {
+        LogFormat::Text => registry.with(layer).try_init(),
+        LogFormat::Json => registry
+            .with(layer.json().flatten_event(true).with_current_span(false))
+            .try_init(),
+    };
+}
