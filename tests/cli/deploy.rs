@@ -1,19 +1,16 @@
 //! `deploy/k3sdoctor-cronjob.yaml`: a complete manifest (ServiceAccount, the README's
 //! read-only ClusterRole, its binding, the CronJob) whose command the binary accepts.
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::support::harness::{k3sdoctor, repo_path};
+use crate::support::manifests::yaml_documents;
 use crate::support::readme::readme_role;
 
 const MANIFEST: &str = "deploy/k3sdoctor-cronjob.yaml";
 
 fn documents() -> Vec<Value> {
-    let text = std::fs::read_to_string(repo_path(MANIFEST)).unwrap();
-    serde_yaml_ng::Deserializer::from_str(&text)
-        .map(|doc| Value::deserialize(doc).unwrap())
-        .collect()
+    yaml_documents(MANIFEST)
 }
 
 fn find<'a>(docs: &'a [Value], kind: &str) -> &'a Value {

@@ -9,6 +9,7 @@ mod closed_pipe;
 mod common;
 mod completions;
 mod deploy;
+mod deploy_serve;
 mod dump_vs_live;
 mod empty_dumps;
 mod errors;

@@ -7,6 +7,7 @@ pub mod fake_api;
 pub mod fleet;
 pub mod harness;
 pub mod k3s_sim;
+pub mod manifests;
 pub mod objects;
 pub mod readme;
 pub mod scrape;
