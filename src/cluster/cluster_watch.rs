@@ -15,7 +15,7 @@ use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 
 use super::connect::Connection;
-use super::watched_objects::WatchedObjects;
+use super::watched_objects::{Change, WatchedObjects};
 use super::{ClusterState, Origin, ReadError};
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::configmap::ConfigMapFacts;
@@ -74,6 +74,8 @@ pub enum WatchNews {
     Changed,
     /// An event that changed nothing visible (a relist that found the same objects).
     Unchanged,
+    /// A lock renewed by its holder and nothing else: freshness moved on, no verdict did.
+    Renewed,
     /// A watch failed; it is being retried with backoff.
     Failed(WatchFailure),
 }
@@ -192,28 +194,43 @@ impl ClusterWatch {
         let (slot, result) = match update {
             Update::Lease(event) => (
                 LEASES,
-                event.map(|e| self.leases.apply(e, object_name, LeaseFacts::from_api)),
+                event.map(|e| {
+                    self.leases.apply_telling_renewals(
+                        e,
+                        object_name,
+                        LeaseFacts::from_api,
+                        LeaseFacts::renewed_only,
+                    )
+                }),
             ),
             Update::Node(event) => (
                 NODES,
-                event.map(|e| self.nodes.apply(e, object_name, NodeFacts::from_api)),
+                event.map(|e| changed(self.nodes.apply(e, object_name, NodeFacts::from_api))),
             ),
             Update::ConfigMap(index, event) => (
                 SNAPSHOT_FILES + 1 + index,
                 event.map(|e| {
-                    self.configmaps[index].apply(e, object_name, ConfigMapFacts::from_api)
+                    self.configmaps[index].apply_telling_renewals(
+                        e,
+                        object_name,
+                        ConfigMapFacts::from_api,
+                        ConfigMapFacts::renewed_only,
+                    )
                 }),
             ),
-            Update::SnapshotFile(event) => (SNAPSHOT_FILES, self.apply_snapshot_file(*event)),
+            Update::SnapshotFile(event) => (
+                SNAPSHOT_FILES,
+                self.apply_snapshot_file(*event).map(changed),
+            ),
         };
         match result {
-            Ok(changed) => {
+            Ok(change) => {
                 self.health[slot].failing = None;
                 self.health[slot].synced |= self.synced_at(slot);
-                if changed {
-                    WatchNews::Changed
-                } else {
-                    WatchNews::Unchanged
+                match change {
+                    Change::Changed => WatchNews::Changed,
+                    Change::Renewal => WatchNews::Renewed,
+                    Change::None => WatchNews::Unchanged,
                 }
             }
             Err(error) if slot == SNAPSHOT_FILES && self.snapshot_crd_absent(&error) => {
@@ -294,6 +311,18 @@ impl ClusterWatch {
     /// The watched objects as the state the analysers read.
     pub fn state(&self) -> ClusterState {
         ClusterState {
+            snapshot_files: self
+                .snapshot_files
+                .as_ref()
+                .map(|f| f.values().cloned().collect()),
+            snapshot_crd_missing: self.snapshot_crd_missing,
+            ..self.lease_state()
+        }
+    }
+
+    /// What the lease analysers read, without the (possibly thousands of) snapshot files.
+    pub fn lease_state(&self) -> ClusterState {
+        ClusterState {
             origin: Origin::Live {
                 server: self.server.clone(),
             },
@@ -305,13 +334,16 @@ impl ClusterWatch {
                     .flat_map(|c| c.values().cloned())
                     .collect(),
             ),
-            snapshot_files: self
-                .snapshot_files
-                .as_ref()
-                .map(|f| f.values().cloned().collect()),
-            snapshot_crd_missing: self.snapshot_crd_missing,
             ..ClusterState::default()
         }
+    }
+
+    /// When the Lease `name` was last renewed, as watched.
+    pub fn lease_renewed(&self, name: &str) -> Option<jiff::Timestamp> {
+        self.leases
+            .values()
+            .find(|l| l.name == name)
+            .and_then(|l| l.record.renew_time)
     }
 
     fn failed(&mut self, slot: usize, error: &watcher::Error) -> WatchNews {
@@ -327,6 +359,10 @@ impl ClusterWatch {
             reason,
         })
     }
+}
+
+fn changed(yes: bool) -> Change {
+    if yes { Change::Changed } else { Change::None }
 }
 
 /// The ConfigMaps the analysers read, for every distro in scope.

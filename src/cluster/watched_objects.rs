@@ -26,6 +26,15 @@ impl<T> Default for WatchedObjects<T> {
     }
 }
 
+/// What one event did to the visible set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    None,
+    /// An object changed only as its kind's `renewal_only` allows (a lock's renewTime).
+    Renewal,
+    Changed,
+}
+
 impl<T: Clone + PartialEq> WatchedObjects<T> {
     /// Applies one watch event; `true` when the visible set changed.
     pub fn apply<K>(
@@ -34,30 +43,46 @@ impl<T: Clone + PartialEq> WatchedObjects<T> {
         name: impl Fn(&K) -> String,
         facts: impl Fn(&K) -> T,
     ) -> bool {
+        self.apply_telling_renewals(event, name, facts, |_, _| false) != Change::None
+    }
+
+    /// [`WatchedObjects::apply`], telling an update that `renewal_only(old, new)` calls a mere
+    /// renewal from other changes.
+    pub fn apply_telling_renewals<K>(
+        &mut self,
+        event: Event<K>,
+        name: impl Fn(&K) -> String,
+        facts: impl Fn(&K) -> T,
+        renewal_only: impl Fn(&T, &T) -> bool,
+    ) -> Change {
+        let change = |yes: bool| if yes { Change::Changed } else { Change::None };
         match event {
             Event::Init => {
                 self.relisting = Some(BTreeMap::new());
-                false
+                Change::None
             }
             Event::InitApply(object) => {
                 self.relisting
                     .get_or_insert_with(BTreeMap::new)
                     .insert(name(&object), facts(&object));
-                false
+                Change::None
             }
             Event::InitDone => {
                 let listed = self.relisting.take().unwrap_or_default();
                 let changed = !self.synced || listed != self.objects;
                 self.objects = listed;
                 self.synced = true;
-                changed
+                change(changed)
             }
             Event::Apply(object) => {
                 let new = facts(&object);
-                let old = self.objects.insert(name(&object), new.clone());
-                old.as_ref() != Some(&new)
+                match self.objects.insert(name(&object), new.clone()) {
+                    Some(old) if old == new => Change::None,
+                    Some(old) if renewal_only(&old, &new) => Change::Renewal,
+                    _ => Change::Changed,
+                }
             }
-            Event::Delete(object) => self.objects.remove(&name(&object)).is_some(),
+            Event::Delete(object) => change(self.objects.remove(&name(&object)).is_some()),
         }
     }
 
@@ -126,6 +151,39 @@ mod tests {
         apply(&mut set, Event::Init);
         apply(&mut set, Event::InitApply(("k3s", "a")));
         assert!(!apply(&mut set, Event::InitDone));
+    }
+
+    #[test]
+    fn a_renewal_is_told_from_other_changes() {
+        let mut set = WatchedObjects::default();
+        apply(&mut set, Event::Init);
+        apply(&mut set, Event::InitApply(("k3s", "s1 renewed 10:00")));
+        apply(&mut set, Event::InitDone);
+        let same_holder = |old: &String, new: &String| old[..2] == new[..2];
+        let mut apply = |event| {
+            set.apply_telling_renewals(
+                event,
+                |o: &(&str, &str)| o.0.into(),
+                |o| o.1.into(),
+                same_holder,
+            )
+        };
+        assert_eq!(
+            apply(Event::Apply(("k3s", "s1 renewed 10:02"))),
+            Change::Renewal
+        );
+        assert_eq!(
+            apply(Event::Apply(("k3s", "s1 renewed 10:02"))),
+            Change::None
+        );
+        assert_eq!(
+            apply(Event::Apply(("k3s", "s2 renewed 10:03"))),
+            Change::Changed
+        );
+        assert_eq!(
+            apply(Event::Apply(("k3s-etcd", "s2 renewed 10:03"))),
+            Change::Changed
+        );
     }
 
     #[test]

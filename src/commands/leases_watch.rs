@@ -80,7 +80,8 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
                     last_failure = None;
                     true
                 }
-                WatchNews::Unchanged => false,
+                // Expiry is judged every second anyway; a renewal prints nothing.
+                WatchNews::Unchanged | WatchNews::Renewed => false,
                 WatchNews::Failed(failure) => {
                     let line = failure.line;
                     // The watcher retries with backoff; one line per distinct failure is enough.

@@ -15,10 +15,13 @@ use super::Ui;
 use super::load::{explicit_distro, runtime};
 use super::termination::Termination;
 use crate::cli::{GlobalArgs, ServeArgs};
+use crate::cluster::ClusterState;
 use crate::cluster::cluster_watch::{ClusterWatch, WatchFailure, WatchNews, WatchScope};
 use crate::cluster::connect::{ConnectOptions, connect};
 use crate::cluster::live;
 use crate::diagnose::check::analyse_check;
+use crate::diagnose::finding::{FindingCode, Severity};
+use crate::diagnose::leases::analyse_leases;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
 use crate::monitor::{Exporter, endpoints, log};
@@ -29,9 +32,19 @@ use crate::report::{CheckReport, Now, NowSource};
 /// evaluation after the first change of a burst covers them and keeps change → metric short.
 const DEBOUNCE: Duration = Duration::from_millis(250);
 
-/// Time alone changes verdicts (a lock expires without any event): the in-memory state is
-/// judged again this often. No request is made.
+/// Time alone changes verdicts (a lock expires without any event): this often the locks are
+/// judged again from memory (microseconds, no request), and everything is evaluated again when
+/// their verdict moved.
 const REJUDGE_EVERY: Duration = Duration::from_secs(5);
+
+/// The shortest read timeout of serve's connection: the server ends each watch a little before
+/// it (after at most 290 s) and the watcher resumes it, so a shorter `--request-timeout` would
+/// only make every quiet watch restart more often.
+const SHORTEST_READ_TIMEOUT: Duration = Duration::from_secs(320);
+
+/// The snapshot rules have a clock too (a CR older than a minute without the controller's
+/// finalizer): a full evaluation at least this often, whatever changed.
+const EVALUATE_AT_LEAST_EVERY: Duration = Duration::from_secs(60);
 
 pub fn run(global: &GlobalArgs, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
     if !global.from_file.is_empty() {
@@ -67,10 +80,14 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         ))
     })?;
     let address = listener.local_addr().unwrap_or(args.listen);
+    let read_timeout = global
+        .request_timeout
+        .0
+        .map(|t| t.max(SHORTEST_READ_TIMEOUT));
     let conn = connect(&ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.single_context().map(str::to_string),
-        request_timeout: global.request_timeout.0,
+        request_timeout: read_timeout,
     })
     .await?;
     let server_time = live::server_time(&conn, &|_| {}).await;
@@ -88,7 +105,7 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
         snapshots: true,
     };
-    let mut watch = ClusterWatch::start(&conn, &scope, global.request_timeout.0);
+    let mut watch = ClusterWatch::start(&conn, &scope, read_timeout);
     let mut evaluator = Evaluator {
         exporter: &exporter,
         explicit,
@@ -98,6 +115,8 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
             NowSource::LocalClock
         },
         verdict: None,
+        lease_verdict: Vec::new(),
+        evaluated: None,
     };
     let mut failing: BTreeMap<String, String> = BTreeMap::new();
     let mut due: Option<Instant> = None;
@@ -110,6 +129,12 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
                 match news {
                     WatchNews::Changed => {}
                     WatchNews::Unchanged => continue,
+                    // Every 2 s per lock: the renewal ages follow, the verdicts cannot have
+                    // moved (an evaluation over thousands of snapshots would cost more).
+                    WatchNews::Renewed => {
+                        exporter.metrics.refresh_renewals(|lock| watch.lease_renewed(lock));
+                        continue;
+                    }
                     WatchNews::Failed(failure) => {
                         exporter.metrics.count_watch_error(&failure);
                         report_failure(&mut failing, failure);
@@ -123,7 +148,9 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
                 evaluator.evaluate(&watch);
             }
             _ = rejudge.tick() => {
-                due.get_or_insert_with(Instant::now);
+                if evaluator.stale(&watch) {
+                    due.get_or_insert_with(Instant::now);
+                }
             }
         }
     }
@@ -160,9 +187,37 @@ struct Evaluator<'a> {
     clock: NowSource,
     /// The finding codes of the last evaluation, to log when they change.
     verdict: Option<Vec<String>>,
+    /// The lease findings of the last evaluation, to tell when time alone changed them.
+    lease_verdict: Vec<(FindingCode, Severity, String)>,
+    evaluated: Option<std::time::Instant>,
 }
 
 impl Evaluator<'_> {
+    fn distro(&self, state: &ClusterState) -> Distro {
+        self.explicit
+            .or_else(|| state.detect_distro())
+            .unwrap_or(Distro::K3s)
+    }
+
+    /// The lease verdict as of now, from memory.
+    fn judge_leases(&self, watch: &ClusterWatch) -> Vec<(FindingCode, Severity, String)> {
+        let state = watch.lease_state();
+        analyse_leases(&state, self.distro(&state), self.exporter.now())
+            .findings
+            .into_iter()
+            .map(|f| (f.code, f.severity, f.object))
+            .collect()
+    }
+
+    /// Whether time alone has made the last evaluation wrong (or it is simply old).
+    fn stale(&self, watch: &ClusterWatch) -> bool {
+        match self.evaluated {
+            None => true,
+            Some(at) if at.elapsed() >= EVALUATE_AT_LEAST_EVERY => true,
+            Some(_) => watch.synced() && self.judge_leases(watch) != self.lease_verdict,
+        }
+    }
+
     fn evaluate(&mut self, watch: &ClusterWatch) {
         let metrics = &self.exporter.metrics;
         metrics.record_watches(watch.health());
@@ -174,11 +229,10 @@ impl Evaluator<'_> {
         self.exporter.set_ready(true);
         let started = std::time::Instant::now();
         let state = watch.state();
-        let distro = self
-            .explicit
-            .or_else(|| state.detect_distro())
-            .unwrap_or(Distro::K3s);
+        let distro = self.distro(&state);
         let now = self.exporter.now();
+        self.evaluated = Some(started);
+        self.lease_verdict = self.judge_leases(watch);
         let analysis = analyse_check(&state, distro, now);
         let report = CheckReport::new(
             Now {

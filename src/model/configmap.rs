@@ -26,6 +26,22 @@ impl ConfigMapFacts {
         }
     }
 
+    /// Whether `new` is this lock ConfigMap with its leader record renewed by the same holder
+    /// and nothing else changed (what MultiLock writes every retry period on 1.24-1.27).
+    pub fn renewed_only(&self, new: &ConfigMapFacts) -> bool {
+        let (Some(Ok(old_record)), Some(Ok(new_record))) =
+            (self.leader_record(), new.leader_record())
+        else {
+            return false;
+        };
+        let others = |c: &ConfigMapFacts| {
+            let mut annotations = c.annotations.clone();
+            annotations.remove(LEADER_ANNOTATION);
+            (annotations, c.data.clone(), c.name.clone())
+        };
+        old_record.without_renewal() == new_record.without_renewal() && others(self) == others(new)
+    }
+
     /// The leader record kept in the annotation, if this ConfigMap is a lock.
     pub fn leader_record(&self) -> Option<Result<LockRecord, String>> {
         self.annotations

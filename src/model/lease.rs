@@ -26,6 +26,18 @@ impl LeaseFacts {
         }
     }
 
+    /// Whether `new` is this lease renewed by the same holder and nothing else: what an
+    /// elector writes every retry period (2 s for k3s), and an apiserver identity lease every
+    /// 10 s.
+    pub fn renewed_only(&self, new: &LeaseFacts) -> bool {
+        let comparable = |l: &LeaseFacts| LeaseFacts {
+            resource_version: None,
+            record: l.record.without_renewal(),
+            ..l.clone()
+        };
+        comparable(self) == comparable(new)
+    }
+
     /// One lease per apiserver (`apiserver-<hash>` from Kubernetes 1.27, `kube-apiserver-<hash>`
     /// labelled `k8s.io/component=kube-apiserver` in 1.26): a heartbeat, not an election, so never
     /// a problem to report (facts §1.1).

@@ -38,6 +38,14 @@ struct AnnotationRecord {
 }
 
 impl LockRecord {
+    /// The record as it was before its holder renewed it (no renewTime).
+    pub fn without_renewal(&self) -> LockRecord {
+        LockRecord {
+            renew_time: None,
+            ..self.clone()
+        }
+    }
+
     pub fn from_lease(lease: &Lease) -> LockRecord {
         let spec = lease.spec.clone().unwrap_or_default();
         LockRecord {

@@ -280,6 +280,16 @@ impl Metrics {
             .inc();
     }
 
+    /// Renewals seen since the last evaluation (`renewed(lock)`: the lock's latest renewTime).
+    pub fn refresh_renewals(&self, renewed: impl Fn(&str) -> Option<Timestamp>) {
+        let mut renewals = self.renewals.lock().unwrap_or_else(|p| p.into_inner());
+        for (lock, at) in renewals.iter_mut() {
+            if let Some(newer) = renewed(lock).filter(|t| *t > *at) {
+                *at = newer;
+            }
+        }
+    }
+
     pub fn mark_incomplete(&self) {
         self.up.set(0);
     }
