@@ -405,7 +405,7 @@ fn object_name<K: kube::Resource>(object: &K) -> String {
 }
 
 /// Whole seconds, a little under the read timeout, so the server ends a quiet watch first.
-fn watch_timeout(request_timeout: Option<Duration>) -> u32 {
+pub(crate) fn watch_timeout(request_timeout: Option<Duration>) -> u32 {
     let longest = request_timeout
         .map(|t| {
             t.saturating_sub(Duration::from_secs(5))

@@ -12,9 +12,10 @@ use crate::diagnose::leases::analyse_leases;
 use crate::exit::{Exit, Failure};
 use crate::render::{self, OutputFormat};
 use crate::repair::follow_apply::{
-    WriteError, WrittenCopy, check_permissions, read_lock_objects, verify_takeover, write_copy,
+    WriteError, WrittenCopy, check_permissions, read_lock_objects, write_copy,
 };
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
+use crate::repair::follow_verify::verify_takeover;
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
 
 /// Re-plans after a 409 at most this many times before giving up.
@@ -118,6 +119,7 @@ async fn follow_live(
         let verification = {
             let spinner = Spinner::new(ui);
             let phase = |line: &str| spinner.set(line);
+            let note = |line: &str| spinner.suspend(|| ui.note(line));
             verify_takeover(
                 &conn,
                 &planned.lock,
@@ -126,7 +128,9 @@ async fn follow_live(
                 &planned.to_identity,
                 args.timeout
                     .unwrap_or_else(|| planned.timing.verify_timeout()),
+                global.request_timeout.0,
                 &phase,
+                &note,
             )
             .await
         };
@@ -392,6 +396,14 @@ impl Spinner {
     fn set(&self, line: &str) {
         if let Some(bar) = &self.0 {
             bar.set_message(line.to_string());
+        }
+    }
+
+    /// Runs `print` (a line on stderr) with the spinner put aside.
+    fn suspend(&self, print: impl FnOnce()) {
+        match &self.0 {
+            Some(bar) => bar.suspend(print),
+            None => print(),
         }
     }
 }

@@ -2,8 +2,6 @@
 //! the takeover verification. Every write carries the resourceVersion that was read and
 //! `fieldManager=k3sdoctor`; nothing is retried blindly.
 
-use std::time::{Duration, Instant};
-
 use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -184,103 +182,4 @@ pub struct Verification {
     /// Distinct holders in the order they were seen, starting with the one we replaced.
     pub observed_holders: Vec<String>,
     pub message: String,
-}
-
-/// Polls the written copies until the target renews the lock itself (`renewTime` moves past
-/// what we wrote while the holder stays the target), another server takes it, or time runs out.
-pub async fn verify_takeover(
-    conn: &Connection,
-    lock: &str,
-    written: &[(LockCopy, WrittenCopy)],
-    from_holder: &str,
-    target: &str,
-    timeout: Duration,
-    phase: &(dyn Fn(&str) + Sync),
-) -> Verification {
-    let started = Instant::now();
-    let copies: Vec<LockCopy> = written.iter().map(|(c, _)| *c).collect();
-    let mut holders = vec![shown(from_holder)];
-    loop {
-        let last_error = match read_lock_objects(conn, lock, &copies).await {
-            Ok(objects) => {
-                let records: Vec<Option<LockRecord>> =
-                    copies.iter().map(|c| objects.record(*c)).collect();
-                for r in records.iter().flatten() {
-                    if holders.last() != Some(&shown(&r.holder_identity)) {
-                        holders.push(shown(&r.holder_identity));
-                    }
-                }
-                let all_target = records
-                    .iter()
-                    .all(|r| r.as_ref().is_some_and(|r| r.holder_identity == target));
-                let renewed = written.iter().zip(&records).any(|((_, w), r)| {
-                    r.as_ref()
-                        .and_then(|r| r.renew_time)
-                        .is_some_and(|t| w.renew_time.is_none_or(|old| t > old))
-                });
-                if all_target && renewed {
-                    let secs = started.elapsed().as_secs_f64();
-                    return Verification {
-                        verified: true,
-                        seconds: Some(secs),
-                        observed_holders: holders,
-                        message: format!(
-                            "{target} renewed {lock} itself {secs:.1}s after the write"
-                        ),
-                    };
-                }
-                if let Some(other) = records
-                    .iter()
-                    .flatten()
-                    .find(|r| r.holder_identity != target)
-                {
-                    return Verification {
-                        verified: false,
-                        seconds: None,
-                        message: format!(
-                            "{} took {lock} instead of {target}; holders seen: {}",
-                            shown(&other.holder_identity),
-                            holders.join(" -> ")
-                        ),
-                        observed_holders: holders,
-                    };
-                }
-                phase(&format!(
-                    "waiting for {target} to renew {lock} ({:.0}s)",
-                    started.elapsed().as_secs_f64()
-                ));
-                None
-            }
-            Err(e) => {
-                // The API server may be briefly unreachable while the old holder restarts.
-                phase(&format!("cannot read {lock} ({}); retrying", e.message));
-                Some(e.message)
-            }
-        };
-        if started.elapsed() >= timeout {
-            let why = match last_error {
-                Some(e) => format!("could not read the lock at the end: {e}"),
-                None => format!("{target} did not renew it"),
-            };
-            return Verification {
-                verified: false,
-                seconds: None,
-                message: format!(
-                    "takeover of {lock} not verified within {}s: {why}; holders seen: {}",
-                    timeout.as_secs(),
-                    holders.join(" -> ")
-                ),
-                observed_holders: holders,
-            };
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-}
-
-fn shown(holder: &str) -> String {
-    if holder.is_empty() {
-        "(released)".to_string()
-    } else {
-        holder.to_string()
-    }
 }

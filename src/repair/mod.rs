@@ -7,6 +7,8 @@ pub mod backfill_plan;
 pub mod election_timing;
 pub mod follow_apply;
 pub mod follow_plan;
+pub mod follow_verify;
 pub mod lock_edit;
 pub mod restore_plan;
 pub mod split_after_move;
+pub mod takeover_judge;

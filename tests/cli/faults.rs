@@ -216,12 +216,15 @@ fn the_server_going_away_during_verification() {
         {
             let fake = fake.clone();
             std::thread::spawn(move || {
-                // Once the real write has landed, every further read of the lock fails.
+                // Once the real write has landed, every further read of the lock fails: the
+                // watch open now ends, and neither it nor a GET can be made again.
                 for _ in 0..200 {
                     if fake.requests().iter().any(|r| {
                         r.method == "PUT" && !r.query.contains("dryRun") && r.status == 200
                     }) {
                         fake.inject(Fault::drop_connection("GET", "leases/k3s"));
+                        fake.inject(Fault::drop_connection("GET", "watch=true"));
+                        fake.end_watches();
                         return;
                     }
                     std::thread::sleep(Duration::from_millis(10));
@@ -231,11 +234,20 @@ fn the_server_going_away_during_verification() {
     let out = follow_fix(&fake, &["--timeout", "2s"]);
     cutter.join().unwrap();
     out.code(4)
-        .stderr_has("not verified within 2s: could not read the lock at the end");
+        .stderr_has("not verified within 2s: could not read the lock at the end")
+        .stderr_has("note: cannot watch lease kube-system/k3s (")
+        .stderr_has("; polling instead");
     assert_eq!(
         holder(&fake, "Lease", "k3s"),
         "s2",
         "the write itself happened and is reported"
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.query.contains("watch=true") && r.status == 0),
+        "the watch was cut: {:#?}",
+        fake.requests()
     );
 }
 

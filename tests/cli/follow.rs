@@ -7,12 +7,13 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::follow_fix;
-use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
+use crate::support::fake_api::{FakeApi, Fault, FaultAction, RequestRecord, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder};
 use crate::support::objects::{
     NOW, NodeSpec, agent, apiserver_identity, lease, node, server, snapshot_cr,
 };
+use crate::support::readme::readme_role;
 use crate::support::wait::wait_for;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
@@ -501,4 +502,232 @@ fn follow_to_names_a_server_without_an_agent_by_its_hostname() {
     follow_fix(&fake, &["--lease", "k3s-etcd", "--to", "cp-2", "--no-wait"])
         .code(2)
         .stderr_has("no live kube-apiserver has that hostname");
+}
+
+/// The requests of the takeover verification: those after the last real (not dry-run) write,
+/// up to the fresh read of the cluster that follows it (its list of the Leases).
+fn verification_requests(fake: &FakeApi) -> Vec<RequestRecord> {
+    let requests = fake.requests();
+    let write = requests
+        .iter()
+        .rposition(|r| r.method == "PUT" && !r.query.contains("dryRun"))
+        .expect("a real write");
+    requests[write + 1..]
+        .iter()
+        .take_while(|r| !is_lease_list(r))
+        .cloned()
+        .collect()
+}
+
+fn is_lease_list(r: &RequestRecord) -> bool {
+    r.path.ends_with("/namespaces/kube-system/leases") && !r.query.contains("watch=")
+}
+
+/// A watch of one lock copy by name (`resource` is `leases` or `configmaps`).
+fn is_watch_of(r: &RequestRecord, resource: &str, lock: &str) -> bool {
+    r.method == "GET"
+        && r.path
+            .ends_with(&format!("/namespaces/kube-system/{resource}"))
+        && r.query.contains("watch=true")
+        && r.query
+            .contains(&format!("fieldSelector=metadata.name%3D{lock}"))
+}
+
+/// GETs of one lock copy by its path: what polling does.
+fn gets_of(requests: &[RequestRecord], resource: &str, lock: &str) -> usize {
+    requests
+        .iter()
+        .filter(|r| r.method == "GET" && r.path.ends_with(&format!("/{resource}/{lock}")))
+        .count()
+}
+
+/// The resourceVersion the run reported for its write of `object`.
+fn written_resource_version(stderr: &str, object: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with(&format!("wrote {object} (resourceVersion ")))
+        .unwrap_or_else(|| panic!("no write of {object}: {stderr}"));
+    line.rsplit(' ')
+        .next()
+        .unwrap()
+        .trim_end_matches(')')
+        .to_string()
+}
+
+#[test]
+fn verification_watches_each_written_copy_from_its_write_instead_of_polling() {
+    for (version, style) in [
+        (AFFECTED, LockStyle::Lease),
+        ("v1.27.10+k3s2", LockStyle::MultiLock),
+    ] {
+        let (fake, _config, _sim) = split_cluster("k3s", version, style);
+        let fix = k3sdoctor(["leases", "follow", "--fix", "--yes", "--timeout", "30s"])
+            .cluster(&fake, Role::Admin)
+            .run();
+        fix.code(0).stderr_has("s2 renewed k3s itself");
+        assert!(!fix.stderr.contains("polling"), "{}", fix.stderr);
+        let during = verification_requests(&fake);
+        let copies: &[(&str, &str)] = if style == LockStyle::MultiLock {
+            &[("configmaps", "ConfigMap"), ("leases", "Lease")]
+        } else {
+            &[("leases", "Lease")]
+        };
+        for (resource, kind) in copies {
+            let rv = written_resource_version(&fix.stderr, &format!("{kind} kube-system/k3s"));
+            let watch = during
+                .iter()
+                .find(|r| is_watch_of(r, resource, "k3s"))
+                .unwrap_or_else(|| panic!("no watch of {resource}/k3s: {during:#?}"));
+            // From the write's resourceVersion: nothing between the write and the watch is
+            // missed, and nothing is listed first.
+            assert!(
+                watch.query.contains(&format!("resourceVersion={rv}&"))
+                    || watch.query.ends_with(&format!("resourceVersion={rv}")),
+                "{watch:?}"
+            );
+            assert_eq!(watch.status, 200, "{watch:?}");
+            assert_eq!(
+                gets_of(&during, resource, "k3s"),
+                0,
+                "{resource}/k3s polled: {during:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn without_the_watch_verb_verification_polls_and_says_so_once() {
+    let (fake, _config, _sim) = split_cluster("k3s", AFFECTED, LockStyle::Lease);
+    // The README's read-only role as it was before it allowed watches, and the repair role.
+    let without_watch = readme_role("k3sdoctor-read-only")
+        .replace("verbs: [list, watch]", "verbs: [list]")
+        .replace("verbs: [get, list, watch]", "verbs: [get]");
+    assert!(!without_watch.contains("watch]"), "{without_watch}");
+    fake.add_rbac_user("carol-token", "carol", &without_watch);
+    fake.add_rbac_user("carol-token", "carol", &readme_role("k3sdoctor-repair"));
+    let fix = k3sdoctor(["leases", "follow", "--fix", "--yes", "--timeout", "30s"])
+        .kubeconfig_for(&fake.url(), "carol-token")
+        .run();
+    fix.code(0)
+        .stderr_has("note: cannot watch lease kube-system/k3s (forbidden (403)")
+        .stderr_has("s2 renewed k3s itself");
+    let notes: Vec<&str> = fix
+        .stderr
+        .lines()
+        .filter(|l| l.contains("polling instead"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", fix.stderr);
+    assert!(notes[0].ends_with("; polling instead"), "{}", notes[0]);
+    let during = verification_requests(&fake);
+    let watches: Vec<_> = during
+        .iter()
+        .filter(|r| r.query.contains("watch=true"))
+        .collect();
+    assert_eq!(watches.len(), 1, "{watches:#?}");
+    assert_eq!(watches[0].status, 403);
+    assert!(gets_of(&during, "leases", "k3s") >= 1, "{during:#?}");
+}
+
+/// Renews the k3s Lease as s2 would, once `ready` holds for the requests so far.
+fn renew_as_s2_when(
+    fake: &Arc<FakeApi>,
+    ready: impl Fn(&FakeApi) -> bool + Send + 'static,
+) -> std::thread::JoinHandle<bool> {
+    let fake = fake.clone();
+    std::thread::spawn(move || {
+        if !wait_for(WAIT, || ready(&fake)) {
+            return false;
+        }
+        // The write kept the renewTime it read (1 s before NOW); s2's own renewal is later.
+        fake.put(lease("k3s", "s2", 0));
+        true
+    })
+}
+
+fn real_write_landed(fake: &FakeApi) -> bool {
+    fake.requests()
+        .iter()
+        .any(|r| r.method == "PUT" && !r.query.contains("dryRun") && r.status == 200)
+}
+
+#[test]
+fn a_watch_the_server_ends_mid_verification_is_resumed_where_it_stopped() {
+    let fake = Arc::new(static_split(vec![]));
+    let watches = |fake: &FakeApi| {
+        fake.requests()
+            .into_iter()
+            .filter(|r| is_watch_of(r, "leases", "k3s") && r.status == 200)
+            .count()
+    };
+    let closer = {
+        let fake = fake.clone();
+        std::thread::spawn(move || {
+            // The server ends the first watch (as at its timeoutSeconds) before s2 renews.
+            if wait_for(WAIT, || watches(&fake) == 1) {
+                fake.end_watches();
+            }
+        })
+    };
+    let renewer = renew_as_s2_when(&fake, move |fake| watches(fake) >= 2);
+    let fix = follow_fix(&fake, &["--timeout", "20s"]);
+    closer.join().unwrap();
+    assert!(
+        renewer.join().unwrap(),
+        "no second watch: {:#?}",
+        fake.requests()
+    );
+    fix.code(0).stderr_has("s2 renewed k3s itself");
+    assert!(!fix.stderr.contains("polling"), "{}", fix.stderr);
+    let during = verification_requests(&fake);
+    let rv = written_resource_version(&fix.stderr, "Lease kube-system/k3s");
+    let resumed: Vec<_> = during
+        .iter()
+        .filter(|r| is_watch_of(r, "leases", "k3s"))
+        .collect();
+    assert_eq!(resumed.len(), 2, "{resumed:#?}");
+    // Nothing happened to the lock in between: the resumed watch starts where the first did.
+    for watch in &resumed {
+        assert!(
+            watch.query.contains(&format!("resourceVersion={rv}")),
+            "{watch:?}"
+        );
+    }
+    assert_eq!(gets_of(&during, "leases", "k3s"), 0, "{during:#?}");
+}
+
+#[test]
+fn a_watch_that_expires_falls_back_to_polling_and_still_verifies() {
+    let fake = Arc::new(static_split(vec![]));
+    // The watch answers at once with the event a compacted resourceVersion gets (sample 131).
+    fake.inject(
+        Fault::raw(
+            "GET",
+            "watch=true",
+            200,
+            "application/json",
+            concat!(
+                r#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"#,
+                r#""status":"Failure","message":"too old resource version: 1005 (1009)","#,
+                r#""reason":"Expired","code":410}}"#,
+                "\n"
+            ),
+        )
+        .times(1),
+    );
+    // s2 renews once the lock is being polled.
+    let renewer = renew_as_s2_when(&fake, |fake| {
+        real_write_landed(fake) && gets_of(&verification_requests(fake), "leases", "k3s") >= 1
+    });
+    let fix = follow_fix(&fake, &["--timeout", "20s"]);
+    assert!(
+        renewer.join().unwrap(),
+        "never polled: {:#?}",
+        fake.requests()
+    );
+    fix.code(0)
+        .stderr_has(
+            "note: cannot watch lease kube-system/k3s (the API server ended the watch: too old \
+             resource version: 1005 (1009) (410)); polling instead",
+        )
+        .stderr_has("s2 renewed k3s itself");
 }

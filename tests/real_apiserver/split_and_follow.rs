@@ -7,6 +7,7 @@ use crate::common::{CATCH_UP, run_as, until_exit};
 use crate::report::{CheckReport, LeaseReport};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
+use crate::support::readme::readme_role;
 use crate::support::wait::wait_for;
 
 #[test]
@@ -111,6 +112,8 @@ fn split_then_follow(test: &str, prog: &'static str, version: &str) {
             "Plan: move {core} from server-1 (node ip-10-0-0-11) to server-2 (node ip-10-0-0-12)"
         ))
         .stderr_has(&format!("server-2 renewed {core} itself"));
+    // Verified through the watch from the write's resourceVersion, not by falling back.
+    assert!(!fix.stderr.contains("polling instead"), "{}", fix.stderr);
     assert_eq!(cluster.holders(&core), vec!["server-2".to_string()]);
 
     // It stays so through real renewals: the old holder loses, restarts as a fresh candidate,
@@ -140,6 +143,43 @@ fn split_then_follow(test: &str, prog: &'static str, version: &str) {
         .code(0)
         .json();
     assert_holders_match(&healed, &cluster);
+}
+
+#[test]
+fn real_follow_without_the_watch_verb_verifies_by_polling_with_one_note() {
+    let Some(env) =
+        EnvTest::start("real_follow_without_the_watch_verb_verifies_by_polling_with_one_note")
+    else {
+        return;
+    };
+    let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
+    let admin = env.admin();
+    // The README's read-only role as it was before it allowed watches, and the repair role.
+    let without_watch = readme_role("k3sdoctor-read-only")
+        .replace("verbs: [list, watch]", "verbs: [list]")
+        .replace("verbs: [get, list, watch]", "verbs: [get]");
+    assert!(!without_watch.contains("watch]"), "{without_watch}");
+    admin.apply_yaml(&without_watch);
+    admin.apply_yaml(&readme_role("k3sdoctor-repair"));
+    admin.bind("k3sdoctor-read-only", "repair");
+    admin.bind("k3sdoctor-repair", "repair");
+    cluster.split_etcd_onto("server-2");
+
+    let fix = run_as(
+        &env,
+        User::Repair,
+        &["leases", "follow", "--fix", "--yes", "--timeout", "60s"],
+    );
+    fix.code(0)
+        .stderr_has("note: cannot watch lease kube-system/k3s (forbidden (403)")
+        .stderr_has("server-2 renewed k3s itself");
+    let notes = fix
+        .stderr
+        .lines()
+        .filter(|l| l.ends_with("; polling instead"))
+        .count();
+    assert_eq!(notes, 1, "{}", fix.stderr);
+    assert_eq!(cluster.holders("k3s"), vec!["server-2".to_string()]);
 }
 
 /// Every lock the report shows names the holder the lock objects name.

@@ -433,6 +433,12 @@ impl FakeApi {
         self.state().store.compact();
     }
 
+    /// End every watch open now, cleanly (the final chunk, as when its `timeoutSeconds` runs
+    /// out), so clients must resume or give up; later watches are not affected.
+    pub fn end_watches(&self) {
+        self.state().watch_ends.send_modify(|n| *n += 1);
+    }
+
     /// Every later write (through the API or `put`/`remove`), as watch events.
     pub fn events(&self) -> broadcast::Receiver<WatchEvent> {
         self.state().store.subscribe()

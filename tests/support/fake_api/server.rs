@@ -91,7 +91,7 @@ impl Body for FakeBody {
 /// client leaving (the receiver dropped) or the server stopping.
 fn stream_watch(
     start: super::watch::WatchStart,
-    mut events: tokio::sync::broadcast::Receiver<super::store::WatchEvent>,
+    (mut events, mut ends): WatchFeed,
 ) -> tokio::sync::mpsc::Receiver<Bytes> {
     use tokio::sync::broadcast::error::RecvError;
     let (send, lines) = tokio::sync::mpsc::channel(64);
@@ -105,13 +105,19 @@ fn stream_watch(
             return;
         }
         let deadline = start.timeout.map(|t| tokio::time::Instant::now() + t);
+        let timeout = async {
+            match deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(timeout);
         loop {
-            let event = match deadline {
-                Some(at) => match tokio::time::timeout_at(at, events.recv()).await {
-                    Ok(event) => event,
-                    Err(_) => return,
-                },
-                None => events.recv().await,
+            let event = tokio::select! {
+                _ = &mut timeout => return,
+                // `end_watches`, or the server state gone.
+                _ = ends.changed() => return,
+                event = events.recv() => event,
             };
             match event {
                 Ok(event) => {
@@ -275,11 +281,19 @@ async fn respond(
 fn handle(state: &Mutex<State>, request: &Request) -> (Reply, Option<WatchFeed>) {
     let mut st = state.lock().expect("fake api state");
     let reply = handlers::handle(&mut st, request);
-    let feed = reply.watch.is_some().then(|| st.store.subscribe());
+    let feed = reply.watch.is_some().then(|| {
+        let mut ends = st.watch_ends.subscribe();
+        ends.mark_unchanged();
+        (st.store.subscribe(), ends)
+    });
     (reply, feed)
 }
 
-type WatchFeed = tokio::sync::broadcast::Receiver<super::store::WatchEvent>;
+/// Later writes, and the signal of `end_watches`.
+type WatchFeed = (
+    tokio::sync::broadcast::Receiver<super::store::WatchEvent>,
+    tokio::sync::watch::Receiver<u64>,
+);
 
 fn into_response(
     mut reply: Reply,

@@ -22,6 +22,8 @@ pub(crate) struct State {
     pub address: String,
     /// Users added with `add_rbac_user`, by bearer token.
     pub rbac_users: HashMap<String, Arc<RbacUser>>,
+    /// Bumped by `end_watches`: every open watch ends, as at its `timeoutSeconds`.
+    pub watch_ends: tokio::sync::watch::Sender<u64>,
 }
 
 impl State {
@@ -34,6 +36,7 @@ impl State {
             git_version: "v1.29.4+k3s1".to_string(),
             address,
             rbac_users: HashMap::new(),
+            watch_ends: tokio::sync::watch::Sender::new(0),
         }
     }
 }
