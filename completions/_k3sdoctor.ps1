@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause')
             [CompletionResult]::new('snapshots', 'snapshots', [CompletionResultType]::ParameterValue, 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write all man pages into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -282,6 +283,28 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         'k3sdoctor;snapshots;help;help' {
             break
         }
+        'k3sdoctor;serve' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to serve the endpoints on')
+            [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How to write the log on stderr: text, or one JSON object per line')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--distro', '--distro', [CompletionResultType]::ParameterName, 'Which product runs the cluster (auto: from the lock names, then the node versions)')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured with auto)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'k3sdoctor;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (NO_COLOR is honoured with auto)')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
@@ -311,6 +334,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause')
             [CompletionResult]::new('snapshots', 'snapshots', [CompletionResultType]::ParameterValue, 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page, or write all man pages into a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -343,6 +367,9 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;help;snapshots;restore' {
+            break
+        }
+        'k3sdoctor;help;serve' {
             break
         }
         'k3sdoctor;help;completions' {

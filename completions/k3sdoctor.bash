@@ -31,6 +31,9 @@ _k3sdoctor() {
             k3sdoctor,man)
                 cmd="k3sdoctor__subcmd__man"
                 ;;
+            k3sdoctor,serve)
+                cmd="k3sdoctor__subcmd__serve"
+                ;;
             k3sdoctor,snapshots)
                 cmd="k3sdoctor__subcmd__snapshots"
                 ;;
@@ -48,6 +51,9 @@ _k3sdoctor() {
                 ;;
             k3sdoctor__subcmd__help,man)
                 cmd="k3sdoctor__subcmd__help__subcmd__man"
+                ;;
+            k3sdoctor__subcmd__help,serve)
+                cmd="k3sdoctor__subcmd__help__subcmd__serve"
                 ;;
             k3sdoctor__subcmd__help,snapshots)
                 cmd="k3sdoctor__subcmd__help__subcmd__snapshots"
@@ -116,7 +122,7 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases check snapshots completions man help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases check snapshots serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -246,7 +252,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help)
-            opts="leases check snapshots completions man help"
+            opts="leases check snapshots serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +336,20 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -591,6 +611,64 @@ _k3sdoctor() {
             fi
             case "${prev}" in
                 --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__serve)
+            opts="-o -v -q -h -V --listen --log-format --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --distro)
+                    COMPREPLY=($(compgen -W "auto k3s rke2" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

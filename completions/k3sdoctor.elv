@@ -38,6 +38,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
             cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
+            cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -261,6 +262,27 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;snapshots;help;help'= {
         }
+        &'k3sdoctor;serve'= {
+            cand --listen 'The address and port to serve the endpoints on'
+            cand --log-format 'How to write the log on stderr: text, or one JSON object per line'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
+            cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;completions'= {
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -288,6 +310,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
             cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
+            cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -312,6 +335,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;help;snapshots;backfill'= {
         }
         &'k3sdoctor;help;snapshots;restore'= {
+        }
+        &'k3sdoctor;help;serve'= {
         }
         &'k3sdoctor;help;completions'= {
         }

@@ -47,6 +47,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s V -l version -d 'Pr
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "serve" -d 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -269,6 +270,29 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l listen -d 'The address and port to serve the endpoints on' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l log-format -d 'How to write the log on stderr: text, or one JSON object per line' -r -f -a "text\t''
+json\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
+k3s\t''
+rke2\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -284,12 +308,13 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s v -l verbose
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "serve" -d 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from leases" -f -a "follow" -d 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'

@@ -135,7 +135,7 @@ Examples:
   k3sdoctor leases follow --fix";
 
 pub const SERVE_ABOUT: &str = "\
-Keep the objects `check` reads in memory through watches (kube-system Leases, the lock, \
+Keep the objects check reads in memory through watches (kube-system Leases, the lock, \
 snapshot and extra-metadata ConfigMaps, Nodes, ETCDSnapshotFiles), run the same checks whenever \
 they change, and serve the verdicts over HTTP for Prometheus. Inside a pod it uses the \
 in-cluster config. A watch that fails (a 403, a CRD that is not installed, a dropped \
@@ -145,20 +145,33 @@ it never ends the process. SIGTERM or SIGINT ends it (exit 0).
 Endpoints: /metrics (OpenMetrics text), /healthz (200 while the process runs), /readyz (200 \
 once every watch has listed its objects, else 503), /report (the latest CheckReport, JSON).
 
-Metrics:
-  k3sdoctor_up                        1 when the last evaluation read everything it needs
-  k3sdoctor_ready                     1 once every watch has listed its objects
-  k3sdoctor_findings{code,severity}   findings per code
-  k3sdoctor_lease_split{lock,affected}  1 while <prog> and <prog>-etcd are split; affected=true|false|unknown
-  k3sdoctor_lease_holder_info{lock,holder,node}  1 per held lock
-  k3sdoctor_lease_renew_age_seconds{lock}  seconds since the last renewal
-  k3sdoctor_snapshot_entries{state}   missing, orphaned, stale, pruned_for_size
-  k3sdoctor_etcd_members{state}       ready, not_ready
+Metrics (README section \"Monitoring: serve\"):
+  k3sdoctor_up
+      1 when the last evaluation read everything it needs
+  k3sdoctor_ready
+      1 once every watch has listed its objects
+  k3sdoctor_findings{code,severity}
+      findings of the last evaluation, per code
+  k3sdoctor_lease_split{lock,affected}
+      1 while the two locks are split; affected: true, false or unknown
+  k3sdoctor_lease_holder_info{lock,holder,node}
+      1 per held lock
+  k3sdoctor_lease_renew_age_seconds{lock}
+      seconds since the holder last renewed the lock
+  k3sdoctor_snapshot_entries{state}
+      missing, orphaned, stale, pruned_for_size
+  k3sdoctor_etcd_members{state}
+      ready, not_ready
   k3sdoctor_last_evaluation_timestamp_seconds
-  k3sdoctor_evaluation_duration_seconds  histogram
-  k3sdoctor_watch_synced{resource}    1 once that watch has listed its objects
-  k3sdoctor_watch_errors_total{resource,reason}  forbidden, unauthorized, not_found, other
-  k3sdoctor_build_info{version}";
+      when the last evaluation ran
+  k3sdoctor_evaluation_duration_seconds
+      how long one evaluation took (histogram)
+  k3sdoctor_watch_synced{resource}
+      1 once that watch has listed its objects
+  k3sdoctor_watch_errors_total{resource,reason}
+      failed watch attempts: forbidden, unauthorized, not_found, other
+  k3sdoctor_build_info{version}
+      1, with the running version";
 
 pub const SERVE_EXAMPLES: &str = "\
 Examples:

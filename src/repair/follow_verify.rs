@@ -16,8 +16,8 @@ use super::takeover_judge::{
     Judgement, TakeoverJudge, WatchStep, configmap_step, lease_step, polling_note,
 };
 use crate::cluster::ReadError;
-use crate::cluster::connect::Connection;
 use crate::cluster::cluster_watch::watch_timeout;
+use crate::cluster::connect::Connection;
 use crate::distro::LOCK_NAMESPACE;
 use crate::model::lock::LockRecord;
 

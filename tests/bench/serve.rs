@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use support::fake_api::{FakeApi, Role};
 use support::objects::renewed_now;
-use support::scrape::{Scraper, sample};
+use support::scrape::{Scraper, sample, served_address};
 
 const FILES: usize = 5_000;
 const EDITS: usize = 100;
@@ -214,10 +214,7 @@ fn start(bin: &Path, kubeconfig: &Path) -> (Child, SocketAddr) {
     let address = lines
         .by_ref()
         .map_while(Result::ok)
-        .find_map(|line| {
-            let (_, rest) = line.split_once("on http://")?;
-            rest.split(' ').next()?.parse().ok()
-        })
+        .find_map(|line| served_address(&line))
         .expect("serve logs its address");
     // Keep draining the log so serve never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});

@@ -13,7 +13,7 @@ use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::{Run, Streaming, assert_matches_schema, k3sdoctor};
 use crate::support::objects::{extra_metadata, renewed_now, server, snapshot_cr};
 use crate::support::readme::readme_role;
-use crate::support::scrape::{get, sample};
+use crate::support::scrape::{self, get, metrics, sample, start_serve};
 use crate::support::wait::wait_for;
 
 /// Generous bounds: a change shows in well under a second, a retried watch after the
@@ -34,33 +34,12 @@ fn healthy() -> FakeApi {
     fake
 }
 
-/// Starts `serve` on a free port; returns it with the address it logged.
 fn start(run: Run) -> (Streaming, SocketAddr) {
-    let mut serve = run.args(&["--listen", "127.0.0.1:0"]).spawn().stream();
-    let line = serve
-        .stderr_line_matching(SEEN, |l| l.contains("serving /metrics"))
-        .expect("serve logs the address it listens on");
-    let address = line
-        .split_once("on http://")
-        .and_then(|(_, rest)| rest.split([' ', '"']).next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line}"));
-    (serve, address)
+    start_serve(run)
 }
 
-fn metrics(address: SocketAddr) -> String {
-    let (status, body) = get(address, "/metrics").expect("/metrics answers");
-    assert_eq!(status, 200, "{body}");
-    body
-}
-
-/// Waits until `series` has `value` in a scrape; panics with the last scrape otherwise.
 fn wait_for_sample(address: SocketAddr, series: &str, value: f64) {
-    let mut last = String::new();
-    let seen = wait_for(SEEN, || {
-        last = metrics(address);
-        sample(&last, series) == Some(value)
-    });
-    assert!(seen, "{series} never became {value}; last scrape:\n{last}");
+    scrape::wait_for_sample(address, series, value, SEEN);
 }
 
 #[test]

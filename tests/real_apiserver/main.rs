@@ -12,6 +12,7 @@ mod backfill;
 mod common;
 mod fake_vs_real;
 mod rbac;
+mod serve;
 mod split_and_follow;
 mod takeover;
 mod watch;

@@ -10,6 +10,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 
+use super::harness::{Run, Streaming};
+
 /// A client that keeps its connection open between GETs, as Prometheus does between scrapes.
 pub struct Scraper {
     runtime: tokio::runtime::Runtime,
@@ -45,6 +47,41 @@ impl Scraper {
                 .flatten()
         })
     }
+}
+
+/// The address `serve` logs when it starts listening (text or JSON log line).
+pub fn served_address(log_line: &str) -> Option<SocketAddr> {
+    let (_, rest) = log_line.split_once("on http://")?;
+    rest.split([' ', '"']).next()?.parse().ok()
+}
+
+/// Starts `serve` (the run's arguments plus `--listen 127.0.0.1:0`); returns it with the
+/// address it logged.
+pub fn start_serve(run: Run) -> (Streaming, SocketAddr) {
+    let mut serve = run.args(&["--listen", "127.0.0.1:0"]).spawn().stream();
+    let line = serve
+        .stderr_line_matching(Duration::from_secs(60), |l| l.contains("serving /metrics"))
+        .expect("serve logs the address it listens on");
+    let address = served_address(&line).unwrap_or_else(|| panic!("no address in {line}"));
+    (serve, address)
+}
+
+/// A scrape of `/metrics`, which must answer 200.
+pub fn metrics(address: SocketAddr) -> String {
+    let (status, body) = get(address, "/metrics").expect("/metrics answers");
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// Waits up to `limit` until `series` has `value` in a scrape; panics with the last scrape
+/// otherwise.
+pub fn wait_for_sample(address: SocketAddr, series: &str, value: f64, limit: Duration) {
+    let mut last = String::new();
+    let seen = super::wait::wait_for(limit, || {
+        last = metrics(address);
+        sample(&last, series) == Some(value)
+    });
+    assert!(seen, "{series} never became {value}; last scrape:\n{last}");
 }
 
 /// One GET on a connection of its own.
