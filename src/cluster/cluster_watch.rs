@@ -15,8 +15,9 @@ use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 
 use super::connect::Connection;
+use super::watch_failure::{WatchFailure, WatchFailureReason, action, describe, reason};
 use super::watched_objects::{Change, WatchedObjects};
-use super::{ClusterState, Origin, ReadError};
+use super::{ClusterState, Origin};
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
@@ -35,36 +36,6 @@ pub struct WatchScope {
     pub distros: Vec<Distro>,
     /// Also the snapshot and extra-metadata ConfigMaps and the ETCDSnapshotFiles.
     pub snapshots: bool,
-}
-
-/// Why a watch failed, as a metric label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WatchFailureReason {
-    Forbidden,
-    Unauthorized,
-    NotFound,
-    Other,
-}
-
-impl WatchFailureReason {
-    pub fn label(self) -> &'static str {
-        match self {
-            WatchFailureReason::Forbidden => "forbidden",
-            WatchFailureReason::Unauthorized => "unauthorized",
-            WatchFailureReason::NotFound => "not_found",
-            WatchFailureReason::Other => "other",
-        }
-    }
-}
-
-/// One failed attempt of one watch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WatchFailure {
-    /// The watch's name, e.g. `leases`, `configmaps/k3s-etcd`, `etcdsnapshotfiles`.
-    pub resource: String,
-    pub reason: WatchFailureReason,
-    /// One line for a person, ending in `; retrying`.
-    pub line: String,
 }
 
 /// What one step of the watches brought.
@@ -380,16 +351,6 @@ fn configmap_names(scope: &WatchScope) -> Vec<String> {
         .collect()
 }
 
-/// The verb phrase the one-shot reads use for the same objects.
-fn action(resource: &str) -> String {
-    match resource.split_once('/') {
-        Some((_, name)) => format!("watch configmap kube-system/{name}"),
-        None if resource == "leases" => "watch leases in kube-system".into(),
-        None if resource == "etcdsnapshotfiles" => "watch etcdsnapshotfiles.k3s.cattle.io".into(),
-        None => format!("watch {resource}"),
-    }
-}
-
 fn watcher<K>(
     api: Api<K>,
     config: watcher::Config,
@@ -413,38 +374,6 @@ pub(crate) fn watch_timeout(request_timeout: Option<Duration>) -> u32 {
         })
         .map_or(LONGEST_WATCH, |t| t.min(LONGEST_WATCH));
     u32::try_from(longest.as_secs()).unwrap_or(u32::MAX)
-}
-
-fn reason(error: &watcher::Error) -> WatchFailureReason {
-    let code = match error {
-        watcher::Error::InitialListFailed(kube::Error::Api(s))
-        | watcher::Error::WatchStartFailed(kube::Error::Api(s))
-        | watcher::Error::WatchFailed(kube::Error::Api(s)) => s.code,
-        watcher::Error::WatchError(s) => s.code,
-        _ => 0,
-    };
-    match code {
-        401 => WatchFailureReason::Unauthorized,
-        403 => WatchFailureReason::Forbidden,
-        404 => WatchFailureReason::NotFound,
-        _ => WatchFailureReason::Other,
-    }
-}
-
-/// A watch error in the words the one-shot reads use (`ReadError::from_kube`).
-fn describe(error: &watcher::Error, action: &str, server: &str) -> String {
-    match error {
-        watcher::Error::InitialListFailed(e)
-        | watcher::Error::WatchStartFailed(e)
-        | watcher::Error::WatchFailed(e) => ReadError::from_kube(e, action, server).message,
-        watcher::Error::WatchError(status) => format!(
-            "{action}: the API server ended the watch: {} ({})",
-            status.message, status.code
-        ),
-        watcher::Error::NoResourceVersion => {
-            format!("{action}: {server} sent no resourceVersion to resume from")
-        }
-    }
 }
 
 #[cfg(test)]
@@ -482,19 +411,6 @@ mod tests {
                 "rke2-etcd-snapshots",
                 "rke2-etcd-snapshot-extra-metadata"
             ]
-        );
-    }
-
-    #[test]
-    fn watch_failures_are_named_as_the_reads_name_them() {
-        assert_eq!(action("leases"), "watch leases in kube-system");
-        assert_eq!(
-            action("configmaps/k3s-etcd"),
-            "watch configmap kube-system/k3s-etcd"
-        );
-        assert_eq!(
-            action("etcdsnapshotfiles"),
-            "watch etcdsnapshotfiles.k3s.cattle.io"
         );
     }
 }

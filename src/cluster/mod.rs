@@ -9,6 +9,7 @@ pub mod dump;
 pub mod dump_coverage;
 pub mod live;
 mod read_error;
+pub mod watch_failure;
 pub mod watched_objects;
 
 use std::path::PathBuf;

@@ -16,7 +16,8 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
-use crate::cluster::cluster_watch::{WatchFailure, WatchHealth};
+use crate::cluster::cluster_watch::WatchHealth;
+use crate::cluster::watch_failure::WatchFailure;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::report::CheckReport;
 
@@ -345,3 +346,6 @@ fn affected(report: &CheckReport) -> &'static str {
         "unknown"
     }
 }
+
+#[cfg(test)]
+mod tests;

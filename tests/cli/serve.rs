@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::{Run, Streaming, assert_matches_schema, k3sdoctor};
-use crate::support::objects::{extra_metadata, renewed_now, server, snapshot_cr};
+use crate::support::objects::{extra_metadata, fresh_cluster, renewed_now, snapshot_cr};
 use crate::support::readme::readme_role;
 use crate::support::scrape::{self, get, metrics, sample, start_serve};
 use crate::support::wait::wait_for;
@@ -21,17 +21,7 @@ use crate::support::wait::wait_for;
 const SEEN: Duration = Duration::from_secs(30);
 
 fn healthy() -> FakeApi {
-    let fake = FakeApi::start();
-    for o in [
-        server("s1", "v1.29.4+k3s1"),
-        server("s2", "v1.29.4+k3s1"),
-        server("s3", "v1.29.4+k3s1"),
-        renewed_now("k3s", "s1"),
-        renewed_now("k3s-etcd", "s1"),
-    ] {
-        fake.put(o);
-    }
-    fake
+    fresh_cluster(&["s1", "s2", "s3"])
 }
 
 fn start(run: Run) -> (Streaming, SocketAddr) {

@@ -9,22 +9,13 @@ use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::harness::{k3sdoctor, repo_path};
-use crate::support::objects::{renewed_now, server};
+use crate::support::objects::{fresh_cluster, renewed_now};
 
 /// Generous: a change is seen in milliseconds, a retried watch after the watcher's backoff.
 const SEEN: Duration = Duration::from_secs(30);
 
 fn healthy() -> FakeApi {
-    let fake = FakeApi::start();
-    for o in [
-        server("s1", "v1.29.4+k3s1"),
-        server("s2", "v1.29.4+k3s1"),
-        renewed_now("k3s", "s1"),
-        renewed_now("k3s-etcd", "s1"),
-    ] {
-        fake.put(o);
-    }
-    fake
+    fresh_cluster(&["s1", "s2"])
 }
 
 fn change(line: &str) -> Value {

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::wait::wait_for;
@@ -33,4 +34,13 @@ pub fn until_exit(env: &EnvTest, args: &[&str], code: i32) -> Output {
         out.code(code);
     }
     out
+}
+
+/// A server of the three that does not hold `lock`: where a test moves it.
+pub fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
+    let holder = cluster.holder(lock);
+    ["server-1", "server-2", "server-3"]
+        .into_iter()
+        .find(|s| *s != holder)
+        .expect("three servers")
 }

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{CATCH_UP, run_as};
+use crate::common::{CATCH_UP, another_server, run_as};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
@@ -27,10 +27,7 @@ fn real_serve_reports_a_split_as_it_happens_and_clears_it_after_follow() {
     admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
     admin.bind("k3sdoctor-read-only", "viewer");
     let holder = cluster.holder("k3s-etcd");
-    let target = ["server-1", "server-2", "server-3"]
-        .into_iter()
-        .find(|s| *s != holder)
-        .unwrap();
+    let target = another_server(&cluster, "k3s-etcd");
 
     let (serve, address) =
         start_serve(k3sdoctor(["serve"]).kubeconfig(&env.kubeconfig(User::Viewer)));

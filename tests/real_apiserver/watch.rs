@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::common::another_server;
 use crate::support::envtest::servers::{SimCluster, TRANSITION};
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
-use crate::support::readme::readme_role;
+use crate::support::readme::{read_only_role_without_watch, readme_role};
 
 #[test]
 fn real_leases_watch_streams_a_holder_change_and_stops_on_sigterm() {
@@ -24,10 +25,7 @@ fn real_leases_watch_streams_a_holder_change_and_stops_on_sigterm() {
     admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
     admin.bind("k3sdoctor-read-only", "viewer");
     let old = cluster.holder("k3s-etcd");
-    let target = ["server-1", "server-2", "server-3"]
-        .into_iter()
-        .find(|s| *s != old)
-        .unwrap();
+    let target = another_server(&cluster, "k3s-etcd");
 
     let mut watch = k3sdoctor(["leases", "--watch", "-o", "json"])
         .kubeconfig(&env.kubeconfig(User::Viewer))
@@ -87,10 +85,7 @@ fn real_leases_watch_without_the_watch_verb_reports_the_403_and_keeps_running() 
     let _cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
     let admin = env.admin();
     // The README's read-only role as it was before it allowed watches.
-    let without_watch = readme_role("k3sdoctor-read-only")
-        .replace("verbs: [list, watch]", "verbs: [list]")
-        .replace("verbs: [get, list, watch]", "verbs: [get]");
-    assert!(!without_watch.contains("watch]"), "{without_watch}");
+    let without_watch = read_only_role_without_watch();
     admin.apply_yaml(&without_watch);
     admin.bind("k3sdoctor-read-only", "viewer");
 
@@ -126,11 +121,7 @@ fn real_leases_watch_ends_when_nobody_reads_its_output() {
         return;
     };
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
-    let old = cluster.holder("k3s-etcd");
-    let target = ["server-1", "server-2", "server-3"]
-        .into_iter()
-        .find(|s| *s != old)
-        .unwrap();
+    let target = another_server(&cluster, "k3s-etcd");
     // `k3sdoctor leases --watch -o json | head -1`
     let mut watch = k3sdoctor(["leases", "--watch", "-o", "json"])
         .kubeconfig(&env.kubeconfig(User::Admin))

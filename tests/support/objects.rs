@@ -129,6 +129,18 @@ pub fn renewed_now(name: &str, holder: &str) -> Value {
     lease
 }
 
+/// A fake API server holding healthy k3s v1.29.4 servers named `servers`, the first holding
+/// both locks, renewed just now.
+pub fn fresh_cluster(servers: &[&str]) -> super::fake_api::FakeApi {
+    let fake = super::fake_api::FakeApi::start();
+    for name in servers {
+        fake.put(server(name, "v1.29.4+k3s1"));
+    }
+    fake.put(renewed_now("k3s", servers[0]));
+    fake.put(renewed_now("k3s-etcd", servers[0]));
+    fake
+}
+
 pub fn apiserver_identity(hostname: &str, secs_ago: i64) -> Value {
     let name = "apiserver-wj467rbl25eeviqacfhvg2yvnm";
     let mut identity = lease(name, "", secs_ago);

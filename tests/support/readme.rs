@@ -15,3 +15,12 @@ pub fn readme_role(name: &str) -> String {
         .unwrap_or_else(|| panic!("README has no ClusterRole {name}"))
         .to_string()
 }
+
+/// The README's read-only role as it was before it allowed watches: every `watch` verb gone.
+pub fn read_only_role_without_watch() -> String {
+    let role = readme_role("k3sdoctor-read-only")
+        .replace("verbs: [list, watch]", "verbs: [list]")
+        .replace("verbs: [get, list, watch]", "verbs: [get]");
+    assert!(!role.contains("watch]"), "a watch verb is left: {role}");
+    role
+}
