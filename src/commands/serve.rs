@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use jiff::{SignedDuration, Timestamp};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 
@@ -91,15 +90,22 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         request_timeout: read_timeout,
     })
     .await?;
-    let server_time = live::server_time(&conn, &|_| {}).await;
-    let offset = server_time.map_or(SignedDuration::ZERO, |t| t.duration_since(Timestamp::now()));
-    let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION"), offset));
+    // Serving first: the liveness probe answers while the API server is still being asked.
+    let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION")));
     let http = tokio::spawn(endpoints::serve(listener, exporter.clone()));
     tracing::info!(
         address = %address,
         apiserver = %conn.server,
         "serving /metrics, /healthz, /readyz and /report on http://{address}"
     );
+    // An API server that does not answer must not hold up a SIGTERM (the pod is stopping).
+    let server_time = tokio::select! {
+        () = termination.received() => return Ok(stopped(http)),
+        time = live::server_time(&conn, &|_| {}) => time,
+    };
+    if let Some(time) = server_time {
+        exporter.set_server_clock(time);
+    }
 
     let explicit = explicit_distro(global);
     let scope = WatchScope {
@@ -155,9 +161,13 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
             }
         }
     }
+    Ok(stopped(http))
+}
+
+fn stopped(http: tokio::task::JoinHandle<()>) -> Exit {
     http.abort();
     tracing::info!("stopping: SIGTERM or SIGINT received");
-    Ok(Exit::Healthy)
+    Exit::Healthy
 }
 
 /// One warning per distinct failure of a watch; the watcher retries every few seconds.

@@ -7,7 +7,7 @@ pub mod log;
 pub mod metrics;
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use jiff::Timestamp;
 
@@ -19,24 +19,34 @@ pub struct Exporter {
     /// The latest `CheckReport`, as `/report` serves it.
     report: Mutex<Option<String>>,
     ready: AtomicBool,
-    /// The API server's clock minus ours, so ages are judged as `check` judges them.
-    clock_offset: jiff::SignedDuration,
+    /// The API server's clock minus ours in milliseconds, so ages are judged as `check`
+    /// judges them (0 until the server has been asked).
+    clock_offset_ms: AtomicI64,
 }
 
 impl Exporter {
-    pub fn new(version: &str, clock_offset: jiff::SignedDuration) -> Exporter {
+    pub fn new(version: &str) -> Exporter {
         Exporter {
             metrics: Metrics::new(version),
             report: Mutex::new(None),
             ready: AtomicBool::new(false),
-            clock_offset,
+            clock_offset_ms: AtomicI64::new(0),
         }
+    }
+
+    /// Judge time on the API server's clock, which was `server` a moment ago.
+    pub fn set_server_clock(&self, server: Timestamp) {
+        let offset = server.duration_since(Timestamp::now()).as_millis();
+        self.clock_offset_ms
+            .store(i64::try_from(offset).unwrap_or(0), Ordering::Relaxed);
     }
 
     /// Now, on the API server's clock.
     pub fn now(&self) -> Timestamp {
         let local = Timestamp::now();
-        local.checked_add(self.clock_offset).unwrap_or(local)
+        let offset =
+            jiff::SignedDuration::from_millis(self.clock_offset_ms.load(Ordering::Relaxed));
+        local.checked_add(offset).unwrap_or(local)
     }
 
     pub fn publish_report(&self, json: String) {

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Role};
+use crate::support::fleet::closed_port_url;
 use crate::support::harness::{Run, Streaming, assert_matches_schema, k3sdoctor};
 use crate::support::objects::{extra_metadata, fresh_cluster, renewed_now, snapshot_cr};
 use crate::support::readme::readme_role;
@@ -296,4 +297,31 @@ fn serve_refuses_what_it_cannot_do_before_listening() {
     let out = k3sdoctor(["serve", "--listen", "nowhere"]).run();
     out.code(2);
     assert!(fake.requests().is_empty(), "nothing was read");
+}
+
+#[test]
+fn an_api_server_that_refuses_connections_is_reported_and_sigterm_still_ends_serve() {
+    let (mut serve, address) = start(
+        k3sdoctor(["serve"]).kubeconfig_for(&closed_port_url(), FakeApi::token(Role::ReadOnly)),
+    );
+    assert_eq!(get(address, "/healthz").map(|(s, _)| s), Some(200));
+    assert_eq!(get(address, "/readyz").map(|(s, _)| s), Some(503));
+    let refused = serve
+        .stderr_line_matching(SEEN, |l| l.contains("WARN"))
+        .expect("the failed watches are logged");
+    assert!(refused.contains("retrying"), "{refused}");
+    let mut scrape = String::new();
+    assert!(
+        wait_for(SEEN, || {
+            scrape = metrics(address);
+            sample(
+                &scrape,
+                r#"k3sdoctor_watch_errors_total{resource="leases",reason="other"}"#,
+            )
+            .is_some_and(|n| n >= 1.0)
+        }),
+        "{scrape}"
+    );
+    assert_eq!(sample(&scrape, "k3sdoctor_ready"), Some(0.0), "{scrape}");
+    serve.signal_and_wait(libc::SIGTERM).code(0);
 }
