@@ -133,22 +133,26 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         tokio::select! {
             () = termination.received() => break,
             news = watch.next() => {
-                match news {
-                    WatchNews::Changed => {}
-                    WatchNews::Unchanged => continue,
+                let changed = match news {
+                    WatchNews::Changed => true,
+                    WatchNews::Unchanged => false,
                     // Every 2 s per lock: the renewal ages follow, the verdicts cannot have
                     // moved (an evaluation over thousands of snapshots would cost more).
                     WatchNews::Renewed => {
                         exporter.metrics.refresh_renewals(|lock| watch.lease_renewed(lock));
-                        continue;
+                        false
                     }
                     WatchNews::Failed(failure) => {
                         exporter.metrics.count_watch_error(&failure);
                         report_failure(&mut failing, failure);
+                        true
                     }
+                };
+                // A watch that works again makes `k3sdoctor_up` 1 again, whatever it brought.
+                let recovered = report_recoveries(&mut failing, &watch);
+                if changed || recovered {
+                    due.get_or_insert_with(|| Instant::now() + DEBOUNCE);
                 }
-                report_recoveries(&mut failing, &watch);
-                due.get_or_insert_with(|| Instant::now() + DEBOUNCE);
             }
             () = tokio::time::sleep_until(deadline), if due.is_some() => {
                 due = None;
@@ -183,13 +187,20 @@ fn report_failure(failing: &mut BTreeMap<String, String>, failure: WatchFailure)
     }
 }
 
-fn report_recoveries(failing: &mut BTreeMap<String, String>, watch: &ClusterWatch) {
+/// Logs the watches that failed and work again; whether there were any.
+fn report_recoveries(failing: &mut BTreeMap<String, String>, watch: &ClusterWatch) -> bool {
+    if failing.is_empty() {
+        return false;
+    }
+    let mut recovered = false;
     for health in watch.health() {
         if health.failing.is_none() && !health.absent && failing.remove(&health.resource).is_some()
         {
             tracing::info!(resource = %health.resource, "watch {} works again", health.resource);
+            recovered = true;
         }
     }
+    recovered
 }
 
 struct Evaluator<'a> {

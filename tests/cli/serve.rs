@@ -210,6 +210,20 @@ fn serve_reports_a_403_and_a_missing_crd_and_keeps_serving() {
     assert_eq!(get(address, "/report").map(|(s, _)| s), Some(503));
     assert_eq!(get(address, "/healthz").map(|(s, _)| s), Some(200));
 
+    // Granted the Nodes rule: the retried watch lists, is logged as working again, and
+    // serve is ready and complete.
+    fake.add_rbac_user(
+        "carol-token",
+        "carol",
+        &format!("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: nodes\nrules:\n{rule}"),
+    );
+    serve
+        .stderr_line_matching(SEEN, |l| l.contains("watch nodes works again"))
+        .expect("the recovery is logged");
+    wait_for_sample(address, "k3sdoctor_ready", 1.0);
+    wait_for_sample(address, "k3sdoctor_up", 1.0);
+    assert_eq!(get(address, "/readyz").map(|(s, _)| s), Some(200));
+
     serve.signal_and_wait(libc::SIGTERM).code(0);
 }
 
