@@ -86,6 +86,8 @@ pub struct ClusterWatch {
     /// One watch per ConfigMap (a `metadata.name` field selector, which a role limited by
     /// resourceNames allows), so one watch's relist never hides another's object.
     configmaps: Vec<WatchedObjects<ConfigMapFacts>>,
+    /// Which of `configmaps` are lock copies (the rest hold snapshot records).
+    lock_configmaps: Vec<bool>,
     snapshot_files: Option<WatchedObjects<SnapshotFile>>,
     /// The ETCDSnapshotFile CRD answered 404: not installed (releases before Oct 2023).
     snapshot_crd_missing: bool,
@@ -141,6 +143,15 @@ impl ClusterWatch {
             updates: Box::pin(stream::select_all(updates)),
             server: conn.server.clone(),
             configmaps: names.iter().map(|_| WatchedObjects::default()).collect(),
+            lock_configmaps: names
+                .iter()
+                .map(|n| {
+                    scope
+                        .distros
+                        .iter()
+                        .any(|d| *n == d.core_lock() || *n == d.etcd_lock())
+                })
+                .collect(),
             leases: WatchedObjects::default(),
             nodes: WatchedObjects::default(),
             snapshot_files: scope.snapshots.then(WatchedObjects::default),
@@ -287,12 +298,17 @@ impl ClusterWatch {
                 .as_ref()
                 .map(|f| f.values().cloned().collect()),
             snapshot_crd_missing: self.snapshot_crd_missing,
-            ..self.lease_state()
+            ..self.state_with_configmaps(|_| true)
         }
     }
 
-    /// What the lease analysers read, without the (possibly thousands of) snapshot files.
+    /// What the lease analysers read: without the (possibly thousands of) snapshot files and
+    /// the snapshot ConfigMaps (up to 1 MiB each).
     pub fn lease_state(&self) -> ClusterState {
+        self.state_with_configmaps(|index| self.lock_configmaps[index])
+    }
+
+    fn state_with_configmaps(&self, wanted: impl Fn(usize) -> bool) -> ClusterState {
         ClusterState {
             origin: Origin::Live {
                 server: self.server.clone(),
@@ -302,7 +318,9 @@ impl ClusterWatch {
             configmaps: Some(
                 self.configmaps
                     .iter()
-                    .flat_map(|c| c.values().cloned())
+                    .enumerate()
+                    .filter(|(index, _)| wanted(*index))
+                    .flat_map(|(_, c)| c.values().cloned())
                     .collect(),
             ),
             ..ClusterState::default()

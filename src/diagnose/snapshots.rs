@@ -164,23 +164,34 @@ pub fn analyse_snapshots(
         .min();
     // The bytes of every eligible entry that is absent and no newer than the oldest present
     // one: what k3s would have had to hold had it not pruned (either path, any number of rounds).
+    // Each CR's keys and entry, worked out once: `serve` runs this over thousands of CRs.
+    let keys: Vec<(String, Option<String>)> = files
+        .iter()
+        .map(|f| (data_key(f), alternate_key(f)))
+        .collect();
+    let expected: Vec<String> = files
+        .iter()
+        .map(|f| encode_for(f, shape, go_escaping))
+        .collect();
     let older_missing_bytes: usize = files
         .iter()
-        .filter(|f| !f.deleting && (!f.metadata.is_empty() || need_metadata == Some(false)))
-        .filter(|f| {
-            let key = data_key(f);
-            !data.contains_key(&key)
-                && alternate_key(f).is_none_or(|k| !data.contains_key(&k))
-                && oldest_present.is_some_and(|oldest| key_timestamp(&key) <= oldest)
+        .zip(&keys)
+        .zip(&expected)
+        .filter(|((f, _), _)| {
+            !f.deleting && (!f.metadata.is_empty() || need_metadata == Some(false))
         })
-        .map(|f| encode_for(f, shape, go_escaping).len())
+        .filter(|((_, (key, other)), _)| {
+            !data.contains_key(key)
+                && other.as_ref().is_none_or(|k| !data.contains_key(k))
+                && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
+        })
+        .map(|(_, value)| value.len())
         .sum();
     let mut rows = Vec::new();
     let mut tally = Tally::default();
-    for file in files {
-        let usual_key = data_key(file);
-        let other_key = alternate_key(file);
-        let (key, key_note) = match &other_key {
+    for ((file, (usual_key, other_key)), expected_value) in files.iter().zip(&keys).zip(expected) {
+        let usual_key = usual_key.clone();
+        let (key, key_note) = match other_key {
             Some(other) if !data.contains_key(&usual_key) && data.contains_key(other) => (
                 other.clone(),
                 Some(format!(
@@ -190,7 +201,6 @@ pub fn analyse_snapshots(
             ),
             _ => (usual_key, None),
         };
-        let expected_value = encode_for(file, shape, go_escaping);
         let eligible = !file.metadata.is_empty() || need_metadata == Some(false);
         let mut diffs = Vec::new();
         let entry_state = if file.deleting {
@@ -198,14 +208,18 @@ pub fn analyse_snapshots(
         } else if !eligible && data.contains_key(&key) {
             EntryState::Extra
         } else if let Some(found) = data.get(&key) {
-            match (decode(&expected_value), decode(found)) {
-                (Ok(e), Ok(f)) => diffs = differences(&e, &f),
-                (_, Err(e)) => diffs.push(FieldDifference {
-                    field: "value".into(),
-                    expected: expected_value.clone(),
-                    found: format!("(undecodable: {e})"),
-                }),
-                _ => {}
+            // What k3s wrote is byte for byte what it would write again in the common case;
+            // decoding both is only needed to say how they differ.
+            if found != &expected_value {
+                match (decode(&expected_value), decode(found)) {
+                    (Ok(e), Ok(f)) => diffs = differences(&e, &f),
+                    (_, Err(e)) => diffs.push(FieldDifference {
+                        field: "value".into(),
+                        expected: expected_value.clone(),
+                        found: format!("(undecodable: {e})"),
+                    }),
+                    _ => {}
+                }
             }
             if diffs.is_empty() {
                 EntryState::Present
@@ -243,20 +257,21 @@ pub fn analyse_snapshots(
         });
     }
     // Both keys k3s may use for a CR belong to it: neither is an orphan.
-    let keys_of: BTreeMap<&str, Vec<String>> = files
+    let keys_of: BTreeMap<&str, Vec<&String>> = files
         .iter()
-        .map(|f| {
-            let keys = std::iter::once(data_key(f))
-                .chain(alternate_key(f))
-                .collect();
-            (f.name.as_str(), keys)
+        .zip(&keys)
+        .map(|(f, (usual, other))| {
+            (
+                f.name.as_str(),
+                std::iter::once(usual).chain(other).collect(),
+            )
         })
         .collect();
     let live_keys: BTreeSet<&str> = rows
         .iter()
         .filter(|r| !matches!(r.state, EntryState::Deleting | EntryState::Extra))
         .flat_map(|r| keys_of.get(r.name.as_str()).into_iter().flatten())
-        .map(String::as_str)
+        .map(|key| key.as_str())
         .collect();
     let deleting_keys: BTreeSet<&str> = rows
         .iter()
