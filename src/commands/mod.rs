@@ -197,3 +197,21 @@ pub fn cluster_label(conn: &crate::cluster::connect::Connection) -> String {
         None => format!("the in-cluster API server ({})", conn.server),
     }
 }
+
+/// Saves the ConfigMap a repair is about to change: to `requested` (`--backup`), else to
+/// `./<name>.<resourceVersion>.backup.json`; an existing file is never overwritten.
+pub fn save_backup(
+    requested: Option<&std::path::Path>,
+    name: &str,
+    cm: &k8s_openapi::api::core::v1::ConfigMap,
+) -> Result<std::path::PathBuf, crate::exit::Failure> {
+    use crate::repair::backfill_apply::{default_backup_path, write_backup};
+    let path = requested.map_or_else(|| default_backup_path(name, cm), |p| p.to_path_buf());
+    write_backup(&path, cm).map_err(|e| {
+        crate::exit::Failure::Refused(format!(
+            "cannot write the backup {}: {e}; nothing was written; choose another path with --backup",
+            path.display()
+        ))
+    })?;
+    Ok(path)
+}

@@ -13,9 +13,7 @@ use crate::cluster::connect::Connection;
 use crate::diagnose::finding::FailOn;
 use crate::exit::{Exit, Failure};
 use crate::render;
-use crate::repair::backfill_apply::{
-    check_permission, default_backup_path, read_configmap, write_backup, write_configmap,
-};
+use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::repair::backfill_plan::{BackfillPlan, plan_backfill};
 use crate::repair::follow_apply::WriteError;
 use crate::report::{API_VERSION, BackfillResult};
@@ -153,16 +151,7 @@ async fn backfill_live(
             return Ok(nothing_to_do);
         }
         if let (None, Some(cm)) = (&backup, &original) {
-            let path = args
-                .backup
-                .clone()
-                .unwrap_or_else(|| default_backup_path(&plan.configmap, cm));
-            write_backup(&path, cm).map_err(|e| {
-                Failure::Refused(format!(
-                    "cannot write the backup {}: {e}; nothing was written; choose another path with --backup",
-                    path.display()
-                ))
-            })?;
+            let path = super::save_backup(args.backup.as_deref(), &plan.configmap, cm)?;
             ui.note(&format!(
                 "saved ConfigMap kube-system/{} to {} (undo with: k3sdoctor snapshots restore --from-backup {} --fix)",
                 plan.configmap,

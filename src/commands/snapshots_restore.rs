@@ -14,9 +14,7 @@ use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
 use crate::exit::{Exit, Failure};
 use crate::render;
-use crate::repair::backfill_apply::{
-    check_permission, default_backup_path, read_configmap, write_backup, write_configmap,
-};
+use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::repair::follow_apply::WriteError;
 use crate::repair::restore_plan::{RestorePlan, plan_restore};
 use crate::report::{API_VERSION, RestoreResult};
@@ -188,16 +186,7 @@ fn save_current(
     cm: &ConfigMap,
     ui: &Ui,
 ) -> Result<String, Failure> {
-    let path = args
-        .backup
-        .clone()
-        .unwrap_or_else(|| default_backup_path(name, cm));
-    write_backup(&path, cm).map_err(|e| {
-        Failure::Refused(format!(
-            "cannot write the backup {}: {e}; nothing was written; choose another path with --backup",
-            path.display()
-        ))
-    })?;
+    let path = super::save_backup(args.backup.as_deref(), name, cm)?;
     ui.note(&format!(
         "saved ConfigMap kube-system/{name} to {}",
         path.display()

@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::{Output, k3sdoctor};
+use crate::support::readme::readme_role;
 use crate::support::wait::wait_for;
 
 /// How long a test waits for a ConfigMap to catch up: a snapshot round (20 s) and the
@@ -43,4 +44,11 @@ pub fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
         .into_iter()
         .find(|s| *s != holder)
         .expect("three servers")
+}
+
+/// The test user `viewer`, bound to exactly the README's read-only role.
+pub fn viewer_with_the_read_only_role(env: &EnvTest) {
+    let admin = env.admin();
+    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
+    admin.bind("k3sdoctor-read-only", "viewer");
 }

@@ -5,11 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{CATCH_UP, another_server, run_as};
+use crate::common::{CATCH_UP, another_server, run_as, viewer_with_the_read_only_role};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
-use crate::support::readme::readme_role;
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 
 /// Generous: a change reaches `/metrics` in well under a second; a busy CI machine is slow.
@@ -23,9 +22,7 @@ fn real_serve_reports_a_split_as_it_happens_and_clears_it_after_follow() {
         return;
     };
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
-    let admin = env.admin();
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.bind("k3sdoctor-read-only", "viewer");
+    viewer_with_the_read_only_role(&env);
     let holder = cluster.holder("k3s-etcd");
     let target = another_server(&cluster, "k3s-etcd");
 

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::another_server;
+use crate::common::{another_server, viewer_with_the_read_only_role};
 use crate::support::envtest::servers::{SimCluster, TRANSITION};
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
-use crate::support::readme::{read_only_role_without_watch, readme_role};
+use crate::support::readme::read_only_role_without_watch;
 
 #[test]
 fn real_leases_watch_streams_a_holder_change_and_stops_on_sigterm() {
@@ -21,9 +21,7 @@ fn real_leases_watch_streams_a_holder_change_and_stops_on_sigterm() {
         return;
     };
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
-    let admin = env.admin();
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.bind("k3sdoctor-read-only", "viewer");
+    viewer_with_the_read_only_role(&env);
     let old = cluster.holder("k3s-etcd");
     let target = another_server(&cluster, "k3s-etcd");
 
