@@ -275,11 +275,12 @@ impl Evaluator<'_> {
 
     fn log_verdict_change(&mut self, report: &CheckReport) {
         let findings = report.analysis.all_findings();
-        let mut codes: Vec<String> = findings
+        let codes: Vec<String> = findings
             .iter()
-            .map(|f| format!("{}/{}", f.code.as_str(), f.severity.label().to_lowercase()))
+            .map(|f| format!("{}/{}", f.code.as_str(), f.severity.as_str()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
             .collect();
-        codes.dedup();
         if self.verdict.as_ref() == Some(&codes) {
             return;
         }

@@ -25,6 +25,15 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// As JSON spells it: `info`, `warning`, `error` (also the metric label and the log field).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Severity::Info => "INFO",

@@ -276,7 +276,7 @@ pub fn summary_row<R: FleetMember>(entry: &FleetEntry<R>, ignore_unreachable: bo
         } else {
             "-".into()
         },
-        status: severity.map_or("ok".into(), |s| s.label().to_lowercase()),
+        status: severity.map_or("ok", Severity::as_str).into(),
         severity,
     }
 }

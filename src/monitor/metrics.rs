@@ -18,7 +18,7 @@ use prometheus_client::registry::Registry;
 
 use crate::cluster::cluster_watch::WatchHealth;
 use crate::cluster::watch_failure::WatchFailure;
-use crate::diagnose::finding::{FindingCode, Severity};
+use crate::diagnose::finding::FindingCode;
 use crate::report::CheckReport;
 
 /// The content type of what [`Metrics::encode`] writes (OpenMetrics text).
@@ -196,7 +196,7 @@ impl Metrics {
             self.findings
                 .get_or_create(&FindingLabels {
                     code: finding.code.as_str().to_string(),
-                    severity: severity_label(finding.severity).to_string(),
+                    severity: finding.severity.as_str().to_string(),
                 })
                 .inc();
         }
@@ -323,14 +323,6 @@ impl Metrics {
         family.get_or_create(&StateLabels {
             state: state.to_string(),
         })
-    }
-}
-
-fn severity_label(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Info => "info",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
     }
 }
 

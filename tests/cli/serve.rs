@@ -302,7 +302,10 @@ fn serve_refuses_what_it_cannot_do_before_listening() {
             "GET /report has the CheckReport",
         ),
         (vec!["serve", "--now", "2024-05-31T12:00:00Z"], "drop --now"),
-        (vec!["serve", "--context", "a", "--context", "b"], "serve"),
+        (
+            vec!["serve", "--context", "a", "--context", "b"],
+            "`k3sdoctor serve` reads one cluster",
+        ),
     ] {
         let out = k3sdoctor(args.clone()).cluster(&fake, Role::ReadOnly).run();
         out.code(2).one_line_error();
