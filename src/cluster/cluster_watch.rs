@@ -97,13 +97,8 @@ pub struct ClusterWatch {
 
 impl ClusterWatch {
     /// Starts the watches; nothing is read until [`ClusterWatch::next`] is polled.
-    /// `request_timeout` is the connection's read timeout (`None`: no limit).
-    pub fn start(
-        conn: &Connection,
-        scope: &WatchScope,
-        request_timeout: Option<Duration>,
-    ) -> ClusterWatch {
-        let config = watcher::Config::default().timeout(watch_timeout(request_timeout));
+    pub fn start(conn: &Connection, scope: &WatchScope) -> ClusterWatch {
+        let config = watcher::Config::default().timeout(watch_timeout(conn.read_timeout));
         let leases = watcher(
             Api::<Lease>::namespaced(conn.client.clone(), LOCK_NAMESPACE),
             config.clone(),

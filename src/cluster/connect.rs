@@ -28,6 +28,8 @@ pub struct Connection {
     pub activity: super::activity::Activity,
     /// The kubeconfig context in use (`None` in a Pod's service account), for prompts.
     pub context: Option<String>,
+    /// How long a response may keep us waiting (`None`: no limit); watches must end before it.
+    pub read_timeout: Option<Duration>,
 }
 
 pub fn user_agent() -> String {
@@ -82,6 +84,7 @@ fn client_for(
         server,
         activity: Default::default(),
         context,
+        read_timeout: request_timeout,
     })
 }
 

@@ -15,7 +15,7 @@ use crate::repair::follow_apply::{
     WriteError, WrittenCopy, check_permissions, read_lock_objects, write_copy,
 };
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
-use crate::repair::follow_verify::verify_takeover;
+use crate::repair::follow_verify::{Progress, verify_takeover};
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
 
 /// Re-plans after a 409 at most this many times before giving up.
@@ -128,9 +128,10 @@ async fn follow_live(
                 &planned.to_identity,
                 args.timeout
                     .unwrap_or_else(|| planned.timing.verify_timeout()),
-                global.request_timeout.0,
-                &phase,
-                &note,
+                &Progress {
+                    phase: &phase,
+                    note: &note,
+                },
             )
             .await
         };

@@ -69,7 +69,7 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
         distros: vec![loaded.distro],
         snapshots: false,
     };
-    let mut watch = ClusterWatch::start(&conn, &scope, global.request_timeout.0);
+    let mut watch = ClusterWatch::start(&conn, &scope);
     let mut rejudge = tokio::time::interval(REJUDGE_EVERY);
     let mut last_failure: Option<String> = None;
     loop {

@@ -112,7 +112,7 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
         snapshots: true,
     };
-    let mut watch = ClusterWatch::start(&conn, &scope, read_timeout);
+    let mut watch = ClusterWatch::start(&conn, &scope);
     let mut evaluator = Evaluator {
         exporter: &exporter,
         explicit,

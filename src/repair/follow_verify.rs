@@ -25,10 +25,17 @@ use crate::model::lock::LockRecord;
 /// watches of one copy: a server that ends every watch at once costs no more than polling.
 const POLL_INTERVAL: Duration = Duration::from_millis(250);
 
+/// Where verification tells the user what it is doing.
+#[derive(Clone, Copy)]
+pub struct Progress<'a> {
+    /// The spinner's line (the phase and the time waited).
+    pub phase: &'a (dyn Fn(&str) + Sync),
+    /// The one line that says the watch was given up for polling.
+    pub note: &'a (dyn Fn(&str) + Sync),
+}
+
 /// Waits until the target renews the lock itself (`renewTime` past what we wrote while every
-/// copy names the target), another server takes it, or `timeout` passes. `note` gets the one
-/// line that says the watch was given up for polling; `phase` the spinner's line.
-#[allow(clippy::too_many_arguments)]
+/// copy names the target), another server takes it, or `timeout` passes.
 pub async fn verify_takeover(
     conn: &Connection,
     lock: &str,
@@ -36,10 +43,9 @@ pub async fn verify_takeover(
     from_holder: &str,
     target: &str,
     timeout: Duration,
-    request_timeout: Option<Duration>,
-    phase: &(dyn Fn(&str) + Sync),
-    note: &(dyn Fn(&str) + Sync),
+    progress: &Progress<'_>,
 ) -> Verification {
+    let Progress { phase, note } = *progress;
     let started = Instant::now();
     let mut judge = TakeoverJudge::new(
         lock,
@@ -57,7 +63,6 @@ pub async fn verify_takeover(
         copies: written.iter().map(|(c, _)| *c).collect(),
         started,
         timeout,
-        request_timeout,
     };
     let resource_versions = written
         .iter()
@@ -93,7 +98,6 @@ struct TakeoverWatch<'a> {
     copies: Vec<LockCopy>,
     started: Instant,
     timeout: Duration,
-    request_timeout: Option<Duration>,
 }
 
 impl TakeoverWatch<'_> {
@@ -189,7 +193,7 @@ impl TakeoverWatch<'_> {
         let remaining = self.deadline().saturating_duration_since(Instant::now());
         let seconds = u32::try_from(remaining.as_secs() + 1)
             .unwrap_or(u32::MAX)
-            .min(watch_timeout(self.request_timeout));
+            .min(watch_timeout(self.conn.read_timeout));
         let params = WatchParams::default()
             .fields(&format!("metadata.name={}", self.lock))
             .timeout(seconds);
