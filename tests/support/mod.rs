@@ -4,6 +4,7 @@
 
 pub mod envtest;
 pub mod fake_api;
+pub mod faults;
 pub mod fleet;
 pub mod harness;
 pub mod k3s_sim;

@@ -1,0 +1,1 @@
+//! A steppable clock for the binary under test (libfaketime).

@@ -1,0 +1,1 @@
+//! Exec credential plugins that hang, fail, or print secrets.

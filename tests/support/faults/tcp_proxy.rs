@@ -1,0 +1,1 @@
+//! A loopback TCP proxy that a test switches between pass, reset and blackhole.

@@ -1,0 +1,1 @@
+//! Concurrent writers: several runs of the binary released at the same instant.
