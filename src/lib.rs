@@ -59,7 +59,12 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         Err(err) => {
             let (exit, detail) = match err.downcast_ref::<Failure>() {
                 Some(f) => (f.exit(), f.detail().map(str::to_string)),
-                None => (Exit::ReadFailed, Some(format!("{err:?}"))),
+                // The cause chain, never `Debug`: library errors carry what they were given
+                // (a request, a process's output) in their `Debug` form.
+                None => (
+                    Exit::ReadFailed,
+                    Some(cluster::redact::redact_patterns(&format!("{err:#}"))),
+                ),
             };
             ui.err_line(&format!(
                 "{bin_name}: error: {}",

@@ -9,6 +9,7 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ReadError;
+use super::credential_plugin;
 use super::read_error::cause_chain;
 use crate::distro::Distro;
 
@@ -37,8 +38,43 @@ pub fn user_agent() -> String {
 }
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
+    prepare(opts).await?.authenticate().await
+}
+
+/// A kubeconfig read and resolved, before its credential plugin (if any) has run: the server
+/// is known, so `serve` can listen and log while a slow plugin runs.
+pub struct Prepared {
+    config: kube::Config,
+    context: Option<String>,
+    request_timeout: Option<Duration>,
+    /// How long the exec credential plugin may take (`None`: no limit).
+    pub plugin_timeout: Option<Duration>,
+    pub server: String,
+}
+
+pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
     let (config, context) = load_config(opts).await?;
-    client_for(config, context, opts.request_timeout)
+    Ok(Prepared {
+        server: server_url(&config),
+        config,
+        context,
+        request_timeout: opts.request_timeout,
+        plugin_timeout: opts.request_timeout,
+    })
+}
+
+impl Prepared {
+    /// Runs the credential plugin (bounded, off the runtime's thread) and builds the client.
+    pub async fn authenticate(mut self) -> Result<Connection, ReadError> {
+        use_plugin_credential(&mut self.config, self.plugin_timeout)
+            .await
+            .map_err(|e| match &self.context {
+                // One cluster, one line: the line names the context whose user runs it.
+                Some(context) => ReadError::new(format!("context {context}: {}", e.message)),
+                None => e,
+            })?;
+        client_for(self.config, self.context, self.request_timeout)
+    }
 }
 
 /// A client for one context of a kubeconfig that is already read and merged: a fleet reads
@@ -50,8 +86,48 @@ pub async fn connect_context(
     request_timeout: Option<Duration>,
 ) -> Result<Connection, ReadError> {
     check_context(kubeconfig, context, origin)?;
-    let config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
+    let mut config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
+    use_plugin_credential(&mut config, request_timeout).await?;
     client_for(config, Some(context.to_string()), request_timeout)
+}
+
+/// Runs the user's exec credential plugin ourselves and puts what it printed in its place, so
+/// kube never runs it (see `credential_plugin`). As in kube and client-go, a token, token file,
+/// basic auth or auth provider in the same user wins over `exec`, which then never runs.
+async fn use_plugin_credential(
+    config: &mut kube::Config,
+    limit: Option<Duration>,
+) -> Result<(), ReadError> {
+    let user = &mut config.auth_info;
+    let preferred = user.auth_provider.is_some()
+        || (user.username.is_some() && user.password.is_some())
+        || user.token.is_some()
+        || user.token_file.is_some();
+    if preferred {
+        return Ok(());
+    }
+    let Some(exec) = user.exec.take() else {
+        return Ok(());
+    };
+    let status = credential_plugin::run(&exec, limit).await?;
+    match (status.client_certificate_data, status.client_key_data) {
+        (Some(cert), Some(key)) => {
+            use base64::Engine as _;
+            let b64 = base64::engine::general_purpose::STANDARD;
+            user.client_certificate_data = Some(b64.encode(cert));
+            user.client_key_data = Some(b64.encode(key).into());
+        }
+        _ => user.token = status.token.map(Into::into),
+    }
+    Ok(())
+}
+
+fn server_url(config: &kube::Config) -> String {
+    config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_string()
 }
 
 fn client_for(
@@ -70,11 +146,7 @@ fn client_for(
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
         config.headers.push((http::header::USER_AGENT, value));
     }
-    let server = config
-        .cluster_url
-        .to_string()
-        .trim_end_matches('/')
-        .to_string();
+    let server = server_url(&config);
     let client = kube::Client::try_from(config).map_err(|e| {
         ReadError::new(format!("cannot set up a client for {server}: {e}"))
             .with_detail(cause_chain(&e))
