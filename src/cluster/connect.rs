@@ -10,6 +10,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ReadError;
 use super::credential_plugin;
+use super::credential_refresh::{RefreshingToken, WithToken};
 use super::read_error::cause_chain;
 use crate::distro::Distro;
 
@@ -66,14 +67,14 @@ pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
 impl Prepared {
     /// Runs the credential plugin (bounded, off the runtime's thread) and builds the client.
     pub async fn authenticate(mut self) -> Result<Connection, ReadError> {
-        use_plugin_credential(&mut self.config, self.plugin_timeout)
+        let refresh = use_plugin_credential(&mut self.config, self.plugin_timeout)
             .await
             .map_err(|e| match &self.context {
                 // One cluster, one line: the line names the context whose user runs it.
                 Some(context) => ReadError::new(format!("context {context}: {}", e.message)),
                 None => e,
             })?;
-        client_for(self.config, self.context, self.request_timeout)
+        client_for(self.config, self.context, self.request_timeout, refresh)
     }
 }
 
@@ -87,39 +88,50 @@ pub async fn connect_context(
 ) -> Result<Connection, ReadError> {
     check_context(kubeconfig, context, origin)?;
     let mut config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
-    use_plugin_credential(&mut config, request_timeout).await?;
-    client_for(config, Some(context.to_string()), request_timeout)
+    let refresh = use_plugin_credential(&mut config, request_timeout).await?;
+    client_for(config, Some(context.to_string()), request_timeout, refresh)
 }
 
 /// Runs the user's exec credential plugin ourselves and puts what it printed in its place, so
 /// kube never runs it (see `credential_plugin`). As in kube and client-go, a token, token file,
 /// basic auth or auth provider in the same user wins over `exec`, which then never runs.
+/// A token that expires comes back as the layer that fetches it again when due.
 async fn use_plugin_credential(
     config: &mut kube::Config,
     limit: Option<Duration>,
-) -> Result<(), ReadError> {
+) -> Result<Option<RefreshingToken>, ReadError> {
     let user = &mut config.auth_info;
     let preferred = user.auth_provider.is_some()
         || (user.username.is_some() && user.password.is_some())
         || user.token.is_some()
         || user.token_file.is_some();
     if preferred {
-        return Ok(());
+        return Ok(None);
     }
     let Some(exec) = user.exec.take() else {
-        return Ok(());
+        return Ok(None);
     };
     let status = credential_plugin::run(&exec, limit).await?;
-    match (status.client_certificate_data, status.client_key_data) {
-        (Some(cert), Some(key)) => {
+    let expires = status.expires();
+    match (
+        status.client_certificate_data,
+        status.client_key_data,
+        status.token,
+    ) {
+        // A client certificate lives in the TLS setup: not refreshed (kube does not either).
+        (Some(cert), Some(key), _) => {
             use base64::Engine as _;
             let b64 = base64::engine::general_purpose::STANDARD;
             user.client_certificate_data = Some(b64.encode(cert));
             user.client_key_data = Some(b64.encode(key).into());
         }
-        _ => user.token = status.token.map(Into::into),
+        (_, _, Some(token)) => match expires {
+            Some(expires) => return Ok(Some(RefreshingToken::new(exec, limit, token, expires))),
+            None => user.token = Some(token.into()),
+        },
+        _ => {}
     }
-    Ok(())
+    Ok(None)
 }
 
 fn server_url(config: &kube::Config) -> String {
@@ -134,6 +146,7 @@ fn client_for(
     mut config: kube::Config,
     context: Option<String>,
     request_timeout: Option<Duration>,
+    refresh: Option<RefreshingToken>,
 ) -> Result<Connection, ReadError> {
     // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
     // kube's own connect (30 s) and write (295 s) limits too.
@@ -147,7 +160,14 @@ fn client_for(
         config.headers.push((http::header::USER_AGENT, value));
     }
     let server = server_url(&config);
-    let client = kube::Client::try_from(config).map_err(|e| {
+    let client = kube::Client::try_from(config).map(|client| match refresh {
+        None => client,
+        Some(token) => {
+            let namespace = client.default_namespace().to_string();
+            kube::Client::new(WithToken { client, token }, namespace)
+        }
+    });
+    let client = client.map_err(|e| {
         ReadError::new(format!("cannot set up a client for {server}: {e}"))
             .with_detail(cause_chain(&e))
     })?;

@@ -34,6 +34,15 @@ pub struct CredentialStatus {
     pub token: Option<String>,
     pub client_certificate_data: Option<String>,
     pub client_key_data: Option<String>,
+    pub expiration_timestamp: Option<String>,
+}
+
+impl CredentialStatus {
+    /// When the credential stops being valid; `None` when the plugin did not say (or said
+    /// something that is not an RFC 3339 time, which client-go rejects and we ignore).
+    pub fn expires(&self) -> Option<jiff::Timestamp> {
+        self.expiration_timestamp.as_deref()?.parse().ok()
+    }
 }
 
 #[derive(Deserialize)]
@@ -91,6 +100,15 @@ impl PluginFailure {
         }
     }
 }
+
+impl std::fmt::Display for PluginFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+/// Refreshing a token happens inside a request: the failure travels as the request's error.
+impl std::error::Error for PluginFailure {}
 
 impl From<PluginFailure> for ReadError {
     fn from(failure: PluginFailure) -> ReadError {

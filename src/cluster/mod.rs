@@ -6,6 +6,7 @@ pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;
 pub mod credential_plugin;
+pub mod credential_refresh;
 pub mod dump;
 pub mod dump_coverage;
 pub mod live;

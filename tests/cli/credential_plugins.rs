@@ -238,3 +238,23 @@ fn serve_logs_a_failing_plugin_without_its_secrets() {
         assert_no_secret(&out.stderr, &[]);
     }
 }
+
+#[test]
+fn an_expiring_token_is_fetched_again_and_a_refresh_that_hangs_is_bounded() {
+    let fake = fresh_cluster(&["s1"]);
+    let plugin = ExecPlugin::new(Mode::Expiring(Role::Admin.token().into()));
+    let out = run_with(&fake, &plugin, &["check"]).expect("check ends");
+    out.code(0);
+    // Expiring within the minute: fetched again before the requests that carry it.
+    assert!(plugin.runs() > 1, "refreshed {} times", plugin.runs());
+
+    let plugin = ExecPlugin::new(Mode::ExpiringThenHang(Role::Admin.token().into()));
+    let out = run_with(&fake, &plugin, &["check", "--request-timeout", "2s"])
+        .expect("check ends when the refresh does not answer");
+    out.code(3)
+        .one_line_error()
+        .stderr_has("k3sdoctor: error: cannot ")
+        .stderr_has(": the credential plugin kubelogin did not answer within 2s; run it by hand");
+    assert_no_secret(&out.stderr, &[]);
+    assert_plugin_stopped(&plugin);
+}

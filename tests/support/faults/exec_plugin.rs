@@ -31,6 +31,11 @@ pub enum Mode {
     Token(String),
     /// Exits 0 after printing something that is not an ExecCredential (and holds a secret).
     Garbage,
+    /// Prints a valid ExecCredential with this token, expiring 10 s from now: within the
+    /// minute before expiry in which clients fetch a new one, so every request runs it again.
+    Expiring(String),
+    /// Like `Expiring` the first time, then hangs (a refresh that waits for a new login).
+    ExpiringThenHang(String),
 }
 
 pub struct ExecPlugin {
@@ -68,6 +73,12 @@ impl ExecPlugin {
                     "kind": "ExecCredential",
                     "status": {"token": token},
                 })
+            ),
+            Mode::Expiring(token) => format!("{record}\n{}", expiring_credential(token)),
+            Mode::ExpiringThenHang(token) => format!(
+                "{record}\nif [ \"$(wc -l < '{}')\" -gt 1 ]; then sleep 600; fi\n{}",
+                dir.path().join("runs").display(),
+                expiring_credential(token)
             ),
             Mode::Garbage => format!(
                 "{record}\necho '<html>login page {FAILING_TOKEN} $VAULT_TOKEN</html>'\nexit 0\n"
@@ -127,6 +138,15 @@ fn alive(pid: u32) -> bool {
             !state.starts_with('Z') && !state.starts_with('X')
         })
         .unwrap_or(false)
+}
+
+/// Prints an ExecCredential whose token expires 10 s after the plugin runs.
+fn expiring_credential(token: &str) -> String {
+    format!(
+        "expires=$(date -u -d '+10 seconds' +%Y-%m-%dT%H:%M:%SZ)\n\
+         printf '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\
+         \"status\":{{\"token\":\"%s\",\"expirationTimestamp\":\"%s\"}}}}\\n' '{token}' \"$expires\"\n"
+    )
 }
 
 /// A context of a kubeconfig written by [`write_kubeconfig`].
