@@ -167,9 +167,27 @@ fn client_for(
             kube::Client::new(WithToken { client, token }, namespace)
         }
     });
-    let client = client.map_err(|e| {
-        ReadError::new(format!("cannot set up a client for {server}: {e}"))
-            .with_detail(cause_chain(&e))
+    let client = client.map_err(|e| match &e {
+        // kube still runs a GCP auth-provider's `cmd-path` itself; its failure carries the
+        // command's output (a token) in `Debug` form: only its exit status is told.
+        kube::Error::Auth(kube::client::AuthError::AuthExecRun { cmd, out }) => {
+            let name = cmd.split_whitespace().next().unwrap_or_default();
+            let name = Path::new(name)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ReadError::new(format!(
+                "cannot set up a client for {server}: the auth-provider command {name} failed ({}); run it by \
+                 hand to see why",
+                out.status
+            ))
+        }
+        kube::Error::Auth(_) => {
+            let text = super::redact::redact_patterns(&e.to_string());
+            ReadError::new(format!("cannot set up a client for {server}: {text}"))
+        }
+        _ => ReadError::new(format!("cannot set up a client for {server}: {e}"))
+            .with_detail(cause_chain(&e)),
     })?;
     Ok(Connection {
         client,

@@ -258,3 +258,31 @@ fn an_expiring_token_is_fetched_again_and_a_refresh_that_hangs_is_bounded() {
     assert_no_secret(&out.stderr, &[]);
     assert_plugin_stopped(&plugin);
 }
+
+/// kube still runs a GCP auth-provider's `cmd-path` itself (synchronously: it is a legacy
+/// provider kubectl no longer ships); its failure must not print what the command printed.
+#[test]
+fn a_failing_gcp_auth_provider_command_is_told_without_its_output() {
+    let fake = fresh_cluster(&["s1"]);
+    let plugin = ExecPlugin::new(Mode::Fail);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gcp.json");
+    let kubeconfig = serde_json::json!({
+        "apiVersion": "v1", "kind": "Config", "current-context": "gke",
+        "clusters": [{"name": "gke", "cluster": {"server": fake.url()}}],
+        "users": [{"name": "gke", "user": {"auth-provider": {"name": "gcp", "config": {
+            "cmd-path": plugin.path().display().to_string(), "cmd-args": "config config-helper",
+        }}}}],
+        "contexts": [{"name": "gke", "context": {"cluster": "gke", "user": "gke"}}],
+    });
+    std::fs::write(&config, kubeconfig.to_string()).unwrap();
+    let out = k3sdoctor(["-vvv", "leases"])
+        .kubeconfig(&config)
+        .spawn()
+        .exit_within(ENDS)
+        .expect("leases ends");
+    out.code(3)
+        .stderr_has("the auth-provider command kubelogin failed (exit status: 1)");
+    assert_no_secret(&out.stdout, &[]);
+    assert_no_secret(&out.stderr, &[]);
+}

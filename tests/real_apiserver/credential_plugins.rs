@@ -70,6 +70,21 @@ fn real_credential_plugins_hang_fail_and_authenticate_without_leaking() {
     assert_no_secret(&out.stdout, &[&admin.token]);
     assert_no_secret(&out.stderr, &[&admin.token]);
 
+    // A token that expires within the minute is fetched again before the requests.
+    let expiring = ExecPlugin::new(Mode::Expiring(admin.token.clone()));
+    let out = k3sdoctor(["leases"])
+        .kubeconfig(&one("expiring", &expiring))
+        .spawn()
+        .exit_within(ENDS)
+        .expect("leases ends");
+    assert_ne!(
+        out.code, 3,
+        "read through refreshed tokens:\n{}",
+        out.stderr
+    );
+    assert!(expiring.runs() > 1, "refreshed {} times", expiring.runs());
+    assert_no_secret(&out.stderr, &[&admin.token]);
+
     // A hanging plugin (its helper holding stdout): one line at the request timeout, exit 3.
     let out = k3sdoctor(["check", "--request-timeout", "2s"])
         .kubeconfig(&one("hangs", &hang))
