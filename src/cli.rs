@@ -11,9 +11,13 @@ use crate::render::OutputFormat;
 
 pub mod complete;
 mod help;
+mod usage_error;
 mod value_parsers;
+
 pub use help::EXIT_CODES;
 use help::*;
+use usage_error::command_path;
+pub use usage_error::{UsageError, one_line_usage_error};
 pub use value_parsers::parse_request_timeout;
 use value_parsers::{parse_now, parse_regex, parse_wait};
 
@@ -455,14 +459,21 @@ pub fn is_kubectl_completer(argv0: Option<&std::ffi::OsStr>) -> bool {
 
 /// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
 /// for `--help`/`--version` (0) as clap does.
-pub fn parse_as(name: &str) -> Cli {
+pub fn parse_as(name: &str) -> Result<Cli, UsageError> {
     use clap::FromArgMatches;
     let mut command = command_as(name);
     if name != "k3sdoctor" {
         command = with_program_in_examples(command, name);
     }
-    let matches = command.get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command_path = command_path(&command, &args);
+    command
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .map_err(|error| UsageError {
+            error,
+            command_path,
+        })
 }
 
 /// The examples under every `--help` are written for `k3sdoctor`; show them as the user runs it.

@@ -19,7 +19,7 @@ pub mod version;
 #[cfg(test)]
 mod proptests;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 
 use cli::{Cli, ColorChoice, Command};
 use commands::Ui;
@@ -59,7 +59,12 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         Err(err) => {
             let (exit, detail) = match err.downcast_ref::<Failure>() {
                 Some(f) => (f.exit(), f.detail().map(str::to_string)),
-                None => (Exit::ReadFailed, Some(format!("{err:?}"))),
+                // The cause chain, never `Debug`: library errors carry what they were given
+                // (a request, a process's output) in their `Debug` form.
+                None => (
+                    Exit::ReadFailed,
+                    Some(cluster::redact::redact_patterns(&format!("{err:#}"))),
+                ),
             };
             ui.err_line(&format!(
                 "{bin_name}: error: {}",
@@ -69,6 +74,26 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 ui.err_line(&format!("  cause: {detail}"));
             }
             exit
+        }
+    }
+}
+
+/// What the command line could not be parsed into: one `k3sdoctor: error: …` line and exit 2,
+/// like every other refusal; `--help` and `--version` print as clap prints them.
+pub fn usage_error(usage: &cli::UsageError, bin_name: &str) -> Exit {
+    let e = &usage.error;
+    match cli::one_line_usage_error(usage) {
+        Some(line) => {
+            let _ = writeln!(std::io::stderr(), "{bin_name}: error: {line}");
+            Exit::Refused
+        }
+        None => {
+            let _ = e.print();
+            if e.exit_code() == 0 {
+                Exit::Healthy
+            } else {
+                Exit::Refused
+            }
         }
     }
 }

@@ -10,6 +10,8 @@ fn main() -> ExitCode {
         return ExitCode::from(k3sdoctor::complete_for_kubectl(&words).code());
     }
     let name = k3sdoctor::cli::display_name(argv0.as_deref());
-    let cli = k3sdoctor::cli::parse_as(&name);
-    ExitCode::from(k3sdoctor::run(cli, &name).code())
+    match k3sdoctor::cli::parse_as(&name) {
+        Ok(cli) => ExitCode::from(k3sdoctor::run(cli, &name).code()),
+        Err(e) => ExitCode::from(k3sdoctor::usage_error(&e, &name).code()),
+    }
 }

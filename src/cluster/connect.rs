@@ -9,6 +9,8 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ReadError;
+use super::credential_plugin;
+use super::credential_refresh::{RefreshingToken, WithToken};
 use super::read_error::cause_chain;
 use crate::distro::Distro;
 
@@ -37,8 +39,43 @@ pub fn user_agent() -> String {
 }
 
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
+    prepare(opts).await?.authenticate().await
+}
+
+/// A kubeconfig read and resolved, before its credential plugin (if any) has run: the server
+/// is known, so `serve` can listen and log while a slow plugin runs.
+pub struct Prepared {
+    config: kube::Config,
+    context: Option<String>,
+    request_timeout: Option<Duration>,
+    /// How long the exec credential plugin may take (`None`: no limit).
+    pub plugin_timeout: Option<Duration>,
+    pub server: String,
+}
+
+pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
     let (config, context) = load_config(opts).await?;
-    client_for(config, context, opts.request_timeout)
+    Ok(Prepared {
+        server: server_url(&config),
+        config,
+        context,
+        request_timeout: opts.request_timeout,
+        plugin_timeout: opts.request_timeout,
+    })
+}
+
+impl Prepared {
+    /// Runs the credential plugin (bounded, off the runtime's thread) and builds the client.
+    pub async fn authenticate(mut self) -> Result<Connection, ReadError> {
+        let refresh = use_plugin_credential(&mut self.config, self.plugin_timeout)
+            .await
+            .map_err(|e| match &self.context {
+                // One cluster, one line: the line names the context whose user runs it.
+                Some(context) => ReadError::new(format!("context {context}: {}", e.message)),
+                None => e,
+            })?;
+        client_for(self.config, self.context, self.request_timeout, refresh)
+    }
 }
 
 /// A client for one context of a kubeconfig that is already read and merged: a fleet reads
@@ -50,14 +87,66 @@ pub async fn connect_context(
     request_timeout: Option<Duration>,
 ) -> Result<Connection, ReadError> {
     check_context(kubeconfig, context, origin)?;
-    let config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
-    client_for(config, Some(context.to_string()), request_timeout)
+    let mut config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
+    let refresh = use_plugin_credential(&mut config, request_timeout).await?;
+    client_for(config, Some(context.to_string()), request_timeout, refresh)
+}
+
+/// Runs the user's exec credential plugin ourselves and puts what it printed in its place, so
+/// kube never runs it (see `credential_plugin`). As in kube and client-go, a token, token file,
+/// basic auth or auth provider in the same user wins over `exec`, which then never runs.
+/// A token that expires comes back as the layer that fetches it again when due.
+async fn use_plugin_credential(
+    config: &mut kube::Config,
+    limit: Option<Duration>,
+) -> Result<Option<RefreshingToken>, ReadError> {
+    let user = &mut config.auth_info;
+    let preferred = user.auth_provider.is_some()
+        || (user.username.is_some() && user.password.is_some())
+        || user.token.is_some()
+        || user.token_file.is_some();
+    if preferred {
+        return Ok(None);
+    }
+    let Some(exec) = user.exec.take() else {
+        return Ok(None);
+    };
+    let status = credential_plugin::run(&exec, limit).await?;
+    let expires = status.expires();
+    match (
+        status.client_certificate_data,
+        status.client_key_data,
+        status.token,
+    ) {
+        // A client certificate lives in the TLS setup: not refreshed (kube does not either).
+        (Some(cert), Some(key), _) => {
+            use base64::Engine as _;
+            let b64 = base64::engine::general_purpose::STANDARD;
+            user.client_certificate_data = Some(b64.encode(cert));
+            user.client_key_data = Some(b64.encode(key).into());
+        }
+        (_, _, Some(token)) => match expires {
+            Some(expires) => return Ok(Some(RefreshingToken::new(exec, limit, token, expires))),
+            None => user.token = Some(token.into()),
+        },
+        _ => {}
+    }
+    Ok(None)
+}
+
+fn server_url(config: &kube::Config) -> String {
+    config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_string()
 }
 
 fn client_for(
     mut config: kube::Config,
     context: Option<String>,
     request_timeout: Option<Duration>,
+    refresh: Option<RefreshingToken>,
 ) -> Result<Connection, ReadError> {
     // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
     // kube's own connect (30 s) and write (295 s) limits too.
@@ -70,14 +159,35 @@ fn client_for(
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
         config.headers.push((http::header::USER_AGENT, value));
     }
-    let server = config
-        .cluster_url
-        .to_string()
-        .trim_end_matches('/')
-        .to_string();
-    let client = kube::Client::try_from(config).map_err(|e| {
-        ReadError::new(format!("cannot set up a client for {server}: {e}"))
-            .with_detail(cause_chain(&e))
+    let server = server_url(&config);
+    let client = kube::Client::try_from(config).map(|client| match refresh {
+        None => client,
+        Some(token) => {
+            let namespace = client.default_namespace().to_string();
+            kube::Client::new(WithToken { client, token }, namespace)
+        }
+    });
+    let client = client.map_err(|e| match &e {
+        // kube still runs a GCP auth-provider's `cmd-path` itself; its failure carries the
+        // command's output (a token) in `Debug` form: only its exit status is told.
+        kube::Error::Auth(kube::client::AuthError::AuthExecRun { cmd, out }) => {
+            let name = cmd.split_whitespace().next().unwrap_or_default();
+            let name = Path::new(name)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ReadError::new(format!(
+                "cannot set up a client for {server}: the auth-provider command {name} failed ({}); run it by \
+                 hand to see why",
+                out.status
+            ))
+        }
+        kube::Error::Auth(_) => {
+            let text = super::redact::redact_patterns(&e.to_string());
+            ReadError::new(format!("cannot set up a client for {server}: {text}"))
+        }
+        _ => ReadError::new(format!("cannot set up a client for {server}: {e}"))
+            .with_detail(cause_chain(&e)),
     })?;
     Ok(Connection {
         client,

@@ -5,10 +5,13 @@ pub mod activity;
 pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;
+pub mod credential_plugin;
+pub mod credential_refresh;
 pub mod dump;
 pub mod dump_coverage;
 pub mod live;
 mod read_error;
+pub mod redact;
 pub mod watch_failure;
 pub mod watched_objects;
 

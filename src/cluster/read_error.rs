@@ -64,6 +64,7 @@ impl ReadError {
                 403 => ReadFailureKind::Forbidden,
                 _ => ReadFailureKind::Other,
             },
+            _ if plugin_failure(err).is_some() => ReadFailureKind::Other,
             _ => transport_kind(err, &chain.to_lowercase()),
         };
         if let kube::Error::Api(status) = err {
@@ -120,6 +121,10 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
 }
 
 fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str) -> String {
+    // A token refreshed inside the request: the plugin's own (redacted) words.
+    if let Some(plugin) = plugin_failure(err) {
+        return format!("cannot {action}: {plugin}");
+    }
     let lower = chain.to_lowercase();
     if let Some(kind) = io_error_kind(err) {
         use std::io::ErrorKind::*;
@@ -216,6 +221,19 @@ fn transport_kind(err: &kube::Error, lower: &str) -> ReadFailureKind {
     } else {
         ReadFailureKind::Other
     }
+}
+
+fn plugin_failure<'a>(
+    err: &'a (dyn StdError + 'static),
+) -> Option<&'a super::credential_plugin::PluginFailure> {
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(failure) = e.downcast_ref() {
+            return Some(failure);
+        }
+        cur = e.source();
+    }
+    None
 }
 
 fn looks_like_tls(lower: &str) -> bool {

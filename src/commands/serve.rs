@@ -16,7 +16,7 @@ use super::termination::Termination;
 use crate::cli::{GlobalArgs, ServeArgs};
 use crate::cluster::ClusterState;
 use crate::cluster::cluster_watch::{ClusterWatch, WatchNews, WatchScope};
-use crate::cluster::connect::{ConnectOptions, connect};
+use crate::cluster::connect::{ConnectOptions, prepare};
 use crate::cluster::live;
 use crate::cluster::watch_failure::WatchFailure;
 use crate::diagnose::check::analyse_check;
@@ -84,20 +84,35 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         .request_timeout
         .0
         .map(|t| t.max(SHORTEST_READ_TIMEOUT));
-    let conn = connect(&ConnectOptions {
+    let mut prepared = prepare(&ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.single_context().map(str::to_string),
         request_timeout: read_timeout,
     })
     .await?;
-    // Serving first: the liveness probe answers while the API server is still being asked.
+    // The credential plugin answers within --request-timeout, not the watches' longer limit.
+    prepared.plugin_timeout = global.request_timeout.0;
+    // Serving first: the liveness probe answers while the API server is still being asked,
+    // and while a credential plugin runs.
     let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION")));
     let http = tokio::spawn(endpoints::serve(listener, exporter.clone()));
     tracing::info!(
         address = %address,
-        apiserver = %conn.server,
+        apiserver = %prepared.server,
         "serving /metrics, /healthz, /readyz and /report on http://{address}"
     );
+    // A plugin waiting for a login must not hold up a SIGTERM either: dropping it kills it.
+    let conn = tokio::select! {
+        () = termination.received() => return Ok(stopped(http)),
+        conn = prepared.authenticate() => conn,
+    };
+    let conn = match conn {
+        Ok(conn) => conn,
+        Err(e) => {
+            http.abort();
+            return Err(Failure::Read(e).into());
+        }
+    };
     // An API server that does not answer must not hold up a SIGTERM (the pod is stopping).
     let server_time = tokio::select! {
         () = termination.received() => return Ok(stopped(http)),

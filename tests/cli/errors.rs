@@ -301,3 +301,46 @@ fn a_distro_that_no_node_runs_is_refused() {
         .one_line_error()
         .stderr_has("every Node reports an RKE2 version (v1.29.5+rke2r1 on r1)");
 }
+
+/// clap's own `error: … Usage: … For more information …` block is not the tool's format: a
+/// command line it refuses is one `k3sdoctor: error:` line, with clap's hint on it and the
+/// `--help` to read, exit 2. `--help` and `--version` are untouched.
+#[test]
+fn usage_errors_are_one_line_with_the_hint_and_exit_2() {
+    for (args, says) in [
+        (
+            &["--bogus", "check"][..],
+            "k3sdoctor: error: unexpected argument '--bogus' found; see `k3sdoctor --help`",
+        ),
+        (
+            &["check", "--fail-on", "maybe"][..],
+            "k3sdoctor: error: invalid value 'maybe' for '--fail-on <FAIL_ON>'; possible values: error, \
+             warning, never; see `k3sdoctor check --help`",
+        ),
+        (
+            &["chek"][..],
+            "k3sdoctor: error: unrecognized subcommand 'chek'; a similar subcommand exists: 'check'; see \
+             `k3sdoctor --help`",
+        ),
+        (
+            &["leases", "follow", "--to"][..],
+            "k3sdoctor: error: a value is required for '--to <NODE|HOSTNAME>' but none was supplied; see \
+             `k3sdoctor leases follow --help`",
+        ),
+        (
+            &["check", "--request-timeout", "xx"][..],
+            "k3sdoctor: error: invalid value 'xx' for '--request-timeout <DURATION>': \"xx\" is not a \
+             duration; use e.g. 30s, 1m or 0 for no limit; see `k3sdoctor check --help`",
+        ),
+    ] {
+        let out = k3sdoctor(args).run();
+        out.code(2).one_line_error();
+        assert_eq!(out.stderr, format!("{says}\n"), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
+    }
+    let help = k3sdoctor(["check", "--help"]).run();
+    help.code(0).stdout_has("Usage: k3sdoctor check [OPTIONS]");
+    assert!(help.stderr.is_empty(), "{}", help.stderr);
+    let version = k3sdoctor(["--version"]).run();
+    version.code(0).stdout_has("k3sdoctor ");
+}

@@ -8,6 +8,7 @@ mod check;
 mod closed_pipe;
 mod common;
 mod completions;
+mod credential_plugins;
 mod deploy;
 mod deploy_serve;
 mod dump_vs_live;

@@ -354,6 +354,35 @@ impl Streaming {
         self.stdout.seen.join("\n")
     }
 
+    /// Sends `signal` and waits at most `limit` for the process to exit; after that it is
+    /// killed (SIGKILL) and `None` returned.
+    pub fn signal_and_wait_within(
+        mut self,
+        signal: i32,
+        limit: std::time::Duration,
+    ) -> Option<Output> {
+        let pid = i32::try_from(self.child.id()).expect("pid fits");
+        // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0, "could not signal {}", self.command);
+        let mut status = None;
+        super::wait::wait_for(limit, || {
+            status = self.child.try_wait().ok().flatten();
+            status.is_some()
+        });
+        let Some(status) = status else {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            return None;
+        };
+        Some(Output {
+            code: status.code().unwrap_or(-1),
+            stdout: self.stdout.finish(),
+            stderr: self.stderr.finish(),
+            command: self.command,
+        })
+    }
+
     /// Sends `signal` (e.g. `libc::SIGTERM`) and waits for the process to exit.
     pub fn signal_and_wait(mut self, signal: i32) -> Output {
         let pid = i32::try_from(self.child.id()).expect("pid fits");

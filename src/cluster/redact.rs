@@ -1,0 +1,113 @@
+//! Removing what may be a secret from text k3sdoctor did not write (a credential plugin's
+//! stderr) before it reaches an error line, a log or a fleet report. The README promises that
+//! credentials never appear in output or logs, at any verbosity.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+pub const REDACTED: &str = "[redacted]";
+
+/// Shorter pieces of a plugin's stdout are kept: words such as `exit` or `401` say what went
+/// wrong and cannot carry a credential of any worth.
+const SHORTEST_SECRET: usize = 6;
+
+/// Known secrets (exec `env` values, the words of a plugin's stdout) plus patterns that look
+/// like credentials whoever wrote them.
+#[derive(Default)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+/// `Bearer <token>`, JWTs (`eyJ….….…`), and `token=…` / `password: …` style assignments.
+static PATTERNS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
+    [
+        Regex::new(r"(?i)\b(bearer|basic)\s+[^\s,;]+").expect("valid regex"),
+        Regex::new(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*").expect("valid regex"),
+        Regex::new(
+            r#"(?i)\b([a-z_-]*(token|secret|password|passwd|apikey|api_key|credential)[a-z_-]*)\s*([=:])\s*"?[^\s",;()\[\]]+"?"#,
+        )
+        .expect("valid regex"),
+    ]
+});
+
+impl Redactor {
+    /// A value that must never be printed, whole or in part of a line.
+    pub fn secret(&mut self, value: &str) {
+        let value = value.trim();
+        if value.len() >= 4 && !self.secrets.iter().any(|s| s == value) {
+            self.secrets.push(value.to_string());
+        }
+    }
+
+    /// Every word of `text` (split at whitespace and JSON punctuation) is a secret: a plugin's
+    /// stdout is a credential, or garbage that may contain one.
+    pub fn secret_text(&mut self, text: &str) {
+        let trimmed = text.trim();
+        if !trimmed.is_empty() {
+            self.secret(trimmed);
+        }
+        for word in text.split(|c: char| c.is_whitespace() || "\"'{}[],:=".contains(c)) {
+            if word.len() >= SHORTEST_SECRET {
+                self.secret(word);
+            }
+        }
+    }
+
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        // Longest first, so a secret that contains another is replaced whole.
+        let mut secrets: Vec<&String> = self.secrets.iter().collect();
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        for secret in secrets {
+            out = out.replace(secret.as_str(), REDACTED);
+        }
+        let out = redact_patterns(&out);
+        // Very long lines are cut: an error line stays one line.
+        match out.char_indices().nth(200) {
+            Some((at, _)) => format!("{}…", &out[..at]),
+            None => out,
+        }
+    }
+}
+
+/// The pattern half of [`Redactor::redact`], for text with no known secrets.
+pub fn redact_patterns(text: &str) -> String {
+    let [bearer, jwt, assignment] = &*PATTERNS;
+    let out = bearer.replace_all(text, |c: &regex::Captures| format!("{} {REDACTED}", &c[1]));
+    let out = jwt.replace_all(&out, REDACTED);
+    assignment
+        .replace_all(&out, |c: &regex::Captures| {
+            format!("{}{}{REDACTED}", &c[1], &c[3])
+        })
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_secrets_and_credential_shapes_are_replaced() {
+        let mut r = Redactor::default();
+        r.secret("s3cr3t-vault-value");
+        r.secret_text("{\"token\": \"tok-abcdef123456\"}\n");
+        let line = "login failed for tok-abcdef123456 (vault s3cr3t-vault-value); \
+                    Authorization: Bearer abc.def; id eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl; client_secret=hunter22";
+        let out = r.redact(line);
+        for leak in ["tok-abcdef", "s3cr3t", "abc.def", "eyJhbGciOi", "hunter22"] {
+            assert!(!out.contains(leak), "{leak} in {out}");
+        }
+        assert!(out.starts_with("login failed for [redacted]"), "{out}");
+        assert!(
+            out.contains("Bearer [redacted]") && out.contains("client_secret=[redacted]"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn ordinary_words_survive() {
+        let out = Redactor::default().redact("error: the server refused the login (401)");
+        assert_eq!(out, "error: the server refused the login (401)");
+    }
+}
