@@ -9,6 +9,7 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ReadError;
+use super::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
 use super::read_error::cause_chain;
 use crate::distro::Distro;
 
@@ -206,6 +207,17 @@ pub fn find_kubeconfig(explicit: Option<&Path>) -> Result<Option<(Kubeconfig, St
 }
 
 fn read_one(path: &Path) -> Result<Kubeconfig, ReadError> {
+    // kube reads the file whole: `/dev/zero` or a FIFO would never end.
+    match ensure_regular_file(path, KUBECONFIG_LIMIT) {
+        Err(e @ (BoundedReadError::NotRegular(_) | BoundedReadError::TooLarge { .. })) => {
+            return Err(ReadError::new(format!(
+                "kubeconfig {} {e}; pass the kubeconfig file itself with --kubeconfig",
+                path.display()
+            )));
+        }
+        // A missing or unreadable file gets kube's own words below.
+        _ => {}
+    }
     Kubeconfig::read_from(path).map_err(|e| {
         let message = match std::fs::metadata(path) {
             Err(io) => format!(

@@ -2,15 +2,18 @@
 //! output (`dump`). Both fill the same `ClusterState`, which the rest of the tool reads.
 
 pub mod activity;
+pub mod bounded_read;
 pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;
 pub mod dump;
 pub mod dump_coverage;
+mod dump_files;
 pub mod live;
 mod read_error;
 pub mod watch_failure;
 pub mod watched_objects;
+mod yaml_depth;
 
 use std::path::PathBuf;
 

@@ -19,6 +19,7 @@ mod fleet;
 mod follow;
 mod generated_files;
 mod help;
+mod hostile_inputs;
 mod layout;
 mod leases;
 mod man_pages;
