@@ -112,10 +112,14 @@ fn a_dump_file_past_the_cap_is_refused_without_reading_it() {
     // Sparse: 300 MiB that take no disk space and are never read.
     let file = std::fs::File::create(&big).unwrap();
     file.set_len(300 << 20).unwrap();
-    finishes(k3sdoctor(["--from-file", &big.display().to_string(), "check"]))
-        .code(3)
-        .one_line_error()
-        .stderr_has("is larger than 268435456 bytes (314572800 bytes); split it");
+    finishes(k3sdoctor([
+        "--from-file",
+        &big.display().to_string(),
+        "check",
+    ]))
+    .code(3)
+    .one_line_error()
+    .stderr_has("is larger than 268435456 bytes (314572800 bytes); split it");
 }
 
 /// Item 13: a mebibyte of nesting ends at once with the parse error naming the line.
@@ -123,14 +127,27 @@ fn a_dump_file_past_the_cap_is_refused_without_reading_it() {
 fn a_mebibyte_of_nested_flow_collections_fails_fast() {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in [
-        ("deep.yaml", format!("kind: List\nitems: {}", "[".repeat(1 << 20))),
-        ("maps.yaml", format!("kind: List\nitems:\n- {}", "{a: ".repeat(1 << 18))),
-        ("deep.json", format!("{}{}", "[".repeat(1 << 20), "]".repeat(1 << 20))),
+        (
+            "deep.yaml",
+            format!("kind: List\nitems: {}", "[".repeat(1 << 20)),
+        ),
+        (
+            "maps.yaml",
+            format!("kind: List\nitems:\n- {}", "{a: ".repeat(1 << 18)),
+        ),
+        (
+            "deep.json",
+            format!("{}{}", "[".repeat(1 << 20), "]".repeat(1 << 20)),
+        ),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         let started = std::time::Instant::now();
-        let out = finishes(k3sdoctor(["--from-file", &path.display().to_string(), "check"]));
+        let out = finishes(k3sdoctor([
+            "--from-file",
+            &path.display().to_string(),
+            "check",
+        ]));
         eprintln!("{name}: exit {} after {:?}", out.code, started.elapsed());
         out.code(3)
             .one_line_error()

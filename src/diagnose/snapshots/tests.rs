@@ -174,6 +174,20 @@ fn old_entries_pruned_at_the_size_limit_are_explained() {
         [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
     );
     assert!(!a.has_differences());
+    // Issue 18 item 17: the message and the README state the same rule.
+    let readme = include_str!("../../../README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = &a.findings[0].message;
+    for part in [
+        "no newer than the oldest entry left",
+        "would pass",
+        "within four of its largest entries",
+    ] {
+        assert!(message.contains(part), "message lacks {part:?}: {message}");
+        assert!(readme.contains(part), "README lacks {part:?}");
+    }
 
     // The same CR missing from a ConfigMap far from the limit is an error.
     let small = analyse(
