@@ -34,4 +34,5 @@ mod schemas;
 mod serve;
 mod slow_requests;
 mod snapshots;
+mod terminal_injection;
 mod watch;
