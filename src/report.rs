@@ -19,7 +19,8 @@ pub enum NowSource {
     LocalClock,
     /// The API server's `Date` header: independent of this machine's clock.
     ApiServerClock,
-    /// The newest timestamp in a dump: close to when it was taken.
+    /// The newest server-written timestamp in a dump (lock renewals, creation and managedFields
+    /// times; never kubelet heartbeats): close to when it was taken.
     NewestInDump,
 }
 
@@ -29,7 +30,9 @@ impl NowSource {
             NowSource::Flag => "from --now",
             NowSource::LocalClock => "local clock",
             NowSource::ApiServerClock => "API server clock",
-            NowSource::NewestInDump => "newest timestamp in the dump; override with --now",
+            NowSource::NewestInDump => {
+                "newest server-written timestamp in the dump; override with --now"
+            }
         }
     }
 }

@@ -21,7 +21,7 @@ pub const BACKUP_LIMIT: u64 = 4 * 1024 * 1024;
 /// Why a file was not read; the caller words it with the file's role and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BoundedReadError {
-    #[error("cannot be read: {0}")]
+    #[error("{0}")]
     Io(String),
     /// A FIFO, socket, device or directory: reading it may block or never end.
     #[error("is not a regular file (it is {0})")]

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use jiff::Timestamp;
+use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use serde::Deserialize;
@@ -33,7 +33,8 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
     let DumpFiles { files, mut notes } = dump_files::collect(paths)?;
     let mut objects: BTreeMap<(String, String, String), Found> = BTreeMap::new();
     let mut ignored = 0usize;
-    let mut newest: Option<Timestamp> = None;
+    let mut newest: Option<(Timestamp, String)> = None;
+    let mut heartbeat: Option<(Timestamp, String)> = None;
     for file in &files {
         let text = read_text(file, DUMP_FILE_LIMIT).map_err(|e| unreadable(file, &e))?;
         for value in parse_documents(&text, file)? {
@@ -46,7 +47,17 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
                     ignored += 1;
                     continue;
                 }
-                newest = newest.max(newest_timestamp(&object));
+                if key.0 == "Node"
+                    && let Some(beat) = newest_heartbeat(&object)
+                    && heartbeat.as_ref().is_none_or(|(t, _)| beat > *t)
+                {
+                    heartbeat = Some((beat, key.2.clone()));
+                }
+                if let Some((time, field)) = newest_timestamp(&object)
+                    && newest.as_ref().is_none_or(|(t, _)| time > *t)
+                {
+                    newest = Some((time, format!("{} {field}", shown_name(&key))));
+                }
                 let found = Found {
                     value: object,
                     file: file.clone(),
@@ -55,6 +66,7 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
             }
         }
     }
+    notes.extend(heartbeat_ahead(heartbeat.as_ref(), newest.as_ref()));
     if ignored > 0 {
         notes.push(format!(
             "{ignored} object(s) in the dump are not used by k3sdoctor and were skipped"
@@ -64,7 +76,8 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
         origin: Origin::Dump {
             paths: paths.to_vec(),
         },
-        newest_timestamp: newest,
+        newest_timestamp: newest.as_ref().map(|(t, _)| *t),
+        newest_timestamp_from: newest.map(|(_, from)| from),
         notes,
         ..ClusterState::default()
     };
@@ -105,8 +118,12 @@ fn unreadable(file: &Path, e: &BoundedReadError) -> ReadError {
         BoundedReadError::NotRegular(_) => "save the dump to a regular file and pass that",
         BoundedReadError::NotUtf8 | BoundedReadError::Io(_) => "pass a readable UTF-8 file",
     };
+    let problem = match e {
+        BoundedReadError::Io(io) => format!("cannot be read: {io}"),
+        other => other.to_string(),
+    };
     ReadError::new(format!(
-        "dump file {} {e}; {what_to_do} ({DUMP_HINT})",
+        "dump file {} {problem}; {what_to_do} ({DUMP_HINT})",
         file.display()
     ))
 }
@@ -280,29 +297,85 @@ fn typed<T: DeserializeOwned>(found: &Found) -> Result<T, ReadError> {
     })
 }
 
-/// The newest time an object carries; the newest over a dump stands in for "when the dump
-/// was taken". apiserver identity leases renew every 10 s, so with kube-system Leases in the
-/// dump this is within seconds of the real time.
-fn newest_timestamp(object: &Value) -> Option<Timestamp> {
-    let list = |pointer: &str, field: &'static str| {
+/// The newest time the API server or a control-plane lock holder wrote into an object, and
+/// where: the newest over a dump stands in for "when the dump was taken". Lease renewals
+/// (`spec.renewTime`: the k3s locks every 2 s, the apiserver identity leases every 10 s),
+/// `metadata.creationTimestamp` and `metadata.managedFields[].time` (both set by the API
+/// server). Not the Node conditions' `lastHeartbeatTime`: each kubelet writes that with its own
+/// clock, so one agent running minutes fast would make every fresh lock look expired.
+fn newest_timestamp(object: &Value) -> Option<(Timestamp, &'static str)> {
+    let at = |pointer: &str, field: &'static str| {
         object
             .pointer(pointer)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(move |entry| entry.get(field))
+            .and_then(Value::as_str)
+            .and_then(|t| t.parse::<Timestamp>().ok())
+            .map(|t| (t, field))
     };
+    let managed = object
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.get("time")?.as_str()?.parse::<Timestamp>().ok())
+        .map(|t| (t, "metadata.managedFields[].time"));
     [
-        object.pointer("/metadata/creationTimestamp"),
-        object.pointer("/spec/renewTime"),
+        at("/metadata/creationTimestamp", "metadata.creationTimestamp"),
+        at("/spec/renewTime", "spec.renewTime"),
     ]
     .into_iter()
     .flatten()
-    .chain(list("/metadata/managedFields", "time"))
-    .chain(list("/status/conditions", "lastHeartbeatTime"))
-    .filter_map(Value::as_str)
-    .filter_map(|t| t.parse::<Timestamp>().ok())
-    .max()
+    .chain(managed)
+    .max_by_key(|(t, _)| *t)
+}
+
+/// A kubelet heartbeat this far past the newest server-written time means that node's clock
+/// runs fast (heartbeats come every 10 s at most); the same allowance as lock freshness.
+const HEARTBEAT_SKEW: SignedDuration = SignedDuration::from_secs(10);
+
+/// The newest `lastHeartbeatTime` of a Node's conditions: written by its kubelet's clock.
+fn newest_heartbeat(node: &Value) -> Option<Timestamp> {
+    node.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .filter_map(|c| c.get("lastHeartbeatTime")?.as_str()?.parse().ok())
+        .max()
+}
+
+/// Says which time "now" is and why a later heartbeat was passed over, when one was.
+fn heartbeat_ahead(
+    heartbeat: Option<&(Timestamp, String)>,
+    newest: Option<&(Timestamp, String)>,
+) -> Option<String> {
+    let ((beat, node), (now, from)) = (heartbeat?, newest?);
+    let ahead = beat.duration_since(*now);
+    (ahead > HEARTBEAT_SKEW).then(|| {
+        format!(
+            "Node {node}'s heartbeat is {} past the newest server-written time in the dump (its clock \
+             probably runs fast) and was not used as now; now is {} from {from}, override with --now",
+            minutes_seconds(ahead),
+            now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
+    })
+}
+
+/// `6m0s`, `45s`.
+fn minutes_seconds(d: SignedDuration) -> String {
+    let secs = d.as_secs();
+    if secs >= 60 {
+        format!("{}m{}s", secs / 60, secs % 60)
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// `Lease kube-system/k3s` for messages.
+fn shown_name(key: &(String, String, String)) -> String {
+    let (kind, namespace, name) = key;
+    if namespace.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {namespace}/{name}")
+    }
 }
 
 #[cfg(test)]
@@ -398,9 +471,41 @@ mod tests {
             "metadata": {"creationTimestamp": "2024-05-01T00:00:00Z"},
             "spec": {"renewTime": "2024-05-31T12:10:33.918204Z"},
         });
-        assert_eq!(
-            newest_timestamp(&v).unwrap().to_string(),
-            "2024-05-31T12:10:33.918204Z"
+        let (time, field) = newest_timestamp(&v).unwrap();
+        assert_eq!(time.to_string(), "2024-05-31T12:10:33.918204Z");
+        assert_eq!(field, "spec.renewTime");
+    }
+
+    #[test]
+    fn a_heartbeat_ahead_of_now_is_named_with_the_time_used() {
+        let t = |s: &str| s.parse::<Timestamp>().unwrap();
+        let now = (
+            t("2024-05-31T12:10:40Z"),
+            "Lease kube-system/k3s spec.renewTime".to_string(),
         );
+        let fast = (t("2024-05-31T12:16:40Z"), "w1".to_string());
+        let note = heartbeat_ahead(Some(&fast), Some(&now)).unwrap();
+        assert!(
+            note.starts_with("Node w1's heartbeat is 6m0s past"),
+            "{note}"
+        );
+        assert!(
+            note.contains("now is 2024-05-31T12:10:40Z from Lease kube-system/k3s spec.renewTime")
+        );
+        let usual = (t("2024-05-31T12:10:48Z"), "w1".to_string());
+        assert_eq!(heartbeat_ahead(Some(&usual), Some(&now)), None);
+    }
+
+    /// Issue 18 item 14: a kubelet's clock six minutes fast does not move the dump's "now".
+    #[test]
+    fn node_heartbeats_do_not_count_but_server_written_times_do() {
+        let node: Value = serde_json::json!({
+            "metadata": {"creationTimestamp": "2024-05-01T00:00:00Z",
+                         "managedFields": [{"manager": "k3s", "time": "2024-05-31T12:10:30Z"}]},
+            "status": {"conditions": [{"type": "Ready", "lastHeartbeatTime": "2024-05-31T12:16:40Z"}]},
+        });
+        let (time, field) = newest_timestamp(&node).unwrap();
+        assert_eq!(time.to_string(), "2024-05-31T12:10:30Z");
+        assert_eq!(field, "metadata.managedFields[].time");
     }
 }

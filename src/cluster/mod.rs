@@ -44,6 +44,9 @@ pub struct ClusterState {
     pub snapshot_crd_missing: bool,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
+    /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.
+    /// `Lease kube-system/k3s spec.renewTime`.
+    pub newest_timestamp_from: Option<String>,
     /// The API server's clock when it was read (its `Date` header): the default `now` live.
     pub server_time: Option<Timestamp>,
     /// Things worth telling the user about how the state was read (duplicates, skipped objects).

@@ -48,7 +48,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
 fn read_backup(path: &Path) -> Result<ConfigMap, Failure> {
     let text = crate::cluster::bounded_read::read_text(path, crate::cluster::bounded_read::BACKUP_LIMIT).map_err(|e| {
         Failure::Read(ReadError::new(format!(
-            "backup {} {e}; pass the file snapshots backfill --fix saved (it prints `saved ConfigMap \
+            "cannot read backup {}: {e}; pass the file snapshots backfill --fix saved (it prints `saved ConfigMap \
              ... to FILE`)",
             path.display()
         )))

@@ -72,7 +72,7 @@ fn devices_and_fifos_given_as_inputs_are_one_line_exit_3() {
     ]))
     .code(3)
     .one_line_error()
-    .stderr_has("backup /dev/zero is not a regular file (it is a character device)");
+    .stderr_has("cannot read backup /dev/zero: is not a regular file (it is a character device)");
 }
 
 #[test]

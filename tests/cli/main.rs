@@ -10,6 +10,7 @@ mod common;
 mod completions;
 mod deploy;
 mod deploy_serve;
+mod dump_now;
 mod dump_vs_live;
 mod empty_dumps;
 mod errors;
