@@ -176,12 +176,13 @@ impl SnapshotReport {
     }
 
     /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
-    /// would write (missing, stale, pruned), beside the orphaned entries; `SnapshotList` is
-    /// the one that lists every snapshot.
+    /// would write (missing, stale, pruned) or is still to come (pending), beside the orphaned
+    /// entries; `SnapshotList` is the one that lists every snapshot.
     pub fn only_differences(mut self) -> Self {
-        self.analysis
-            .snapshots
-            .retain(|r| r.state.is_difference() || r.state == EntryState::PrunedForSize);
+        self.analysis.snapshots.retain(|r| {
+            r.state.is_difference()
+                || matches!(r.state, EntryState::PrunedForSize | EntryState::Pending)
+        });
         self
     }
 }

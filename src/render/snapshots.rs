@@ -137,10 +137,20 @@ pub fn write_diff(
             EntryState::Missing => "missing ",
             EntryState::Stale => "stale   ",
             EntryState::PrunedForSize => "pruned  ",
+            EntryState::Pending => "pending ",
             _ => continue,
         };
         any = true;
-        let line = format!("{}  (ETCDSnapshotFile {}, node {})", r.key, r.name, r.node);
+        let line = if r.state == EntryState::Pending {
+            // Not a difference yet: k3s's controller writes it within its normal delay.
+            format!(
+                "{}  (ETCDSnapshotFile {}, node {}; created less than a minute ago: k3s writes it shortly, \
+                 not a difference)",
+                r.key, r.name, r.node
+            )
+        } else {
+            format!("{}  (ETCDSnapshotFile {}, node {})", r.key, r.name, r.node)
+        };
         write_wrapped(out, &line, &format!("{what} "), "         ", style.width)?;
         for d in &r.differences {
             let line = format!(

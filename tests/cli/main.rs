@@ -25,6 +25,7 @@ mod layout;
 mod leases;
 mod man_pages;
 mod object_refs;
+mod pending_snapshots;
 mod rbac;
 mod real_cluster;
 mod repair_exits;
