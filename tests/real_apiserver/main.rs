@@ -12,6 +12,7 @@ mod backfill;
 mod common;
 mod deploy;
 mod fake_vs_real;
+mod inputs;
 mod rbac;
 mod serve;
 mod split_and_follow;
