@@ -208,15 +208,14 @@ pub fn find_kubeconfig(explicit: Option<&Path>) -> Result<Option<(Kubeconfig, St
 
 fn read_one(path: &Path) -> Result<Kubeconfig, ReadError> {
     // kube reads the file whole: `/dev/zero` or a FIFO would never end.
-    match ensure_regular_file(path, KUBECONFIG_LIMIT) {
-        Err(e @ (BoundedReadError::NotRegular(_) | BoundedReadError::TooLarge { .. })) => {
-            return Err(ReadError::new(format!(
-                "kubeconfig {} {e}; pass the kubeconfig file itself with --kubeconfig",
-                path.display()
-            )));
-        }
-        // A missing or unreadable file gets kube's own words below.
-        _ => {}
+    // A missing or unreadable file gets kube's own words below.
+    if let Err(e @ (BoundedReadError::NotRegular(_) | BoundedReadError::TooLarge { .. })) =
+        ensure_regular_file(path, KUBECONFIG_LIMIT)
+    {
+        return Err(ReadError::new(format!(
+            "kubeconfig {} {e}; pass the kubeconfig file itself with --kubeconfig",
+            path.display()
+        )));
     }
     Kubeconfig::read_from(path).map_err(|e| {
         let message = match std::fs::metadata(path) {
