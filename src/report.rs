@@ -19,7 +19,8 @@ pub enum NowSource {
     LocalClock,
     /// The API server's `Date` header: independent of this machine's clock.
     ApiServerClock,
-    /// The newest timestamp in a dump: close to when it was taken.
+    /// The newest server-written timestamp in a dump (lock renewals, creation and managedFields
+    /// times; never kubelet heartbeats): close to when it was taken.
     NewestInDump,
 }
 
@@ -29,7 +30,9 @@ impl NowSource {
             NowSource::Flag => "from --now",
             NowSource::LocalClock => "local clock",
             NowSource::ApiServerClock => "API server clock",
-            NowSource::NewestInDump => "newest timestamp in the dump; override with --now",
+            NowSource::NewestInDump => {
+                "newest server-written timestamp in the dump; override with --now"
+            }
         }
     }
 }
@@ -173,12 +176,13 @@ impl SnapshotReport {
     }
 
     /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
-    /// would write (missing, stale, pruned), beside the orphaned entries; `SnapshotList` is
-    /// the one that lists every snapshot.
+    /// would write (missing, stale, pruned) or is still to come (pending), beside the orphaned
+    /// entries; `SnapshotList` is the one that lists every snapshot.
     pub fn only_differences(mut self) -> Self {
-        self.analysis
-            .snapshots
-            .retain(|r| r.state.is_difference() || r.state == EntryState::PrunedForSize);
+        self.analysis.snapshots.retain(|r| {
+            r.state.is_difference()
+                || matches!(r.state, EntryState::PrunedForSize | EntryState::Pending)
+        });
         self
     }
 }

@@ -11,6 +11,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use super::ReadError;
 use super::credential_plugin;
 use super::credential_refresh::{RefreshingToken, WithToken};
+use super::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
 use super::read_error::cause_chain;
 use crate::distro::Distro;
 
@@ -316,6 +317,16 @@ pub fn find_kubeconfig(explicit: Option<&Path>) -> Result<Option<(Kubeconfig, St
 }
 
 fn read_one(path: &Path) -> Result<Kubeconfig, ReadError> {
+    // kube reads the file whole: `/dev/zero` or a FIFO would never end.
+    // A missing or unreadable file gets kube's own words below.
+    if let Err(e @ (BoundedReadError::NotRegular(_) | BoundedReadError::TooLarge { .. })) =
+        ensure_regular_file(path, KUBECONFIG_LIMIT)
+    {
+        return Err(ReadError::new(format!(
+            "kubeconfig {} {e}; pass the kubeconfig file itself with --kubeconfig",
+            path.display()
+        )));
+    }
     Kubeconfig::read_from(path).map_err(|e| {
         let message = match std::fs::metadata(path) {
             Err(io) => format!(

@@ -2,6 +2,7 @@
 //! output (`dump`). Both fill the same `ClusterState`, which the rest of the tool reads.
 
 pub mod activity;
+pub mod bounded_read;
 pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;
@@ -9,11 +10,13 @@ pub mod credential_plugin;
 pub mod credential_refresh;
 pub mod dump;
 pub mod dump_coverage;
+mod dump_files;
 pub mod live;
 mod read_error;
 pub mod redact;
 pub mod watch_failure;
 pub mod watched_objects;
+mod yaml_depth;
 
 use std::path::PathBuf;
 
@@ -44,6 +47,9 @@ pub struct ClusterState {
     pub snapshot_crd_missing: bool,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
+    /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.
+    /// `Lease kube-system/k3s spec.renewTime`.
+    pub newest_timestamp_from: Option<String>,
     /// The API server's clock when it was read (its `Date` header): the default `now` live.
     pub server_time: Option<Timestamp>,
     /// Things worth telling the user about how the state was read (duplicates, skipped objects).

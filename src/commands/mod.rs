@@ -118,7 +118,12 @@ impl Ui {
         let write = || {
             if let Ok(mut err) = self.err.lock() {
                 // stderr going away is no reason to fail the command.
-                let _ = writeln!(err, "{line}");
+                // Notes and errors quote the cluster (holders, names): never raw controls.
+                let _ = writeln!(
+                    err,
+                    "{}",
+                    crate::render::control_chars::escape_controls(line)
+                );
             }
         };
         match self.spinner.lock().as_deref() {

@@ -46,7 +46,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
 
 /// The backup as `snapshots backfill --fix` wrote it: one ConfigMap in JSON.
 fn read_backup(path: &Path) -> Result<ConfigMap, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::cluster::bounded_read::read_text(path, crate::cluster::bounded_read::BACKUP_LIMIT).map_err(|e| {
         Failure::Read(ReadError::new(format!(
             "cannot read backup {}: {e}; pass the file snapshots backfill --fix saved (it prints `saved ConfigMap \
              ... to FILE`)",

@@ -61,6 +61,9 @@ pub struct SnapshotTotals {
     pub explained: usize,
     /// Of `explained`: missing because k3s pruned the oldest entries at the 1 MiB limit.
     pub pruned_for_size: usize,
+    /// Without an entry yet, created less than a minute ago: k3s writes them shortly. Not
+    /// counted as missing.
+    pub pending: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -155,6 +158,7 @@ fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
         orphaned: a.orphaned.len(),
         explained: count(EntryState::PrunedForSize) + count(EntryState::NotExpected),
         pruned_for_size: count(EntryState::PrunedForSize),
+        pending: count(EntryState::Pending),
     }
 }
 

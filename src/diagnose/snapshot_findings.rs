@@ -219,10 +219,14 @@ pub fn findings(
             FindingCode::SnapshotPrunedForSize,
             &object,
             format!(
-                "{} missing, explained by k3s dropping the oldest entries at the 1 MiB limit ({} holds {} bytes): {}",
+                "{} missing, explained by k3s dropping the oldest entries at the 1 MiB limit: each is no newer \
+                 than the oldest entry left, and {} ({} of {} bytes) is near the limit (putting the entry, or \
+                 every such missing entry, back would pass it, or it is within four of its largest entries of \
+                 it): {}",
                 plural(pruned.len(), "snapshot is", "snapshots are"),
                 ctx.cm_name,
                 ctx.bytes,
+                super::snapshots::CONFIGMAP_LIMIT,
                 all(&pruned)
             ),
         )

@@ -24,7 +24,12 @@ use crate::version::ProductVersion;
 /// The apiserver's limit on the sum of a ConfigMap's values (wire sample 072).
 pub const CONFIGMAP_LIMIT: usize = 1_048_576;
 
-/// How old a CR must be before a missing controller finalizer means the controller is idle.
+/// The controller's normal delay, with room to spare: how old a CR must be before a missing
+/// controller finalizer means the controller is idle, and before a missing entry counts as
+/// missing rather than pending. k3s's controller reacts to each CR change through its work
+/// queue (`snapshots.OnChange` in `pkg/etcd/snapshot_controller.go`): an entry normally appears
+/// within milliseconds, or seconds when the workers conflict on the ConfigMap at a snapshot
+/// boundary (every server snapshots in the same second) and requeue with backoff.
 const FINALIZER_GRACE: SignedDuration = SignedDuration::from_secs(60);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -34,6 +39,9 @@ pub enum EntryState {
     Present,
     /// It should have an entry and has none.
     Missing,
+    /// It should have an entry and has none yet, but the CR is younger than the controller's
+    /// normal delay (a minute): k3s writes it any moment. Never a difference or a finding.
+    Pending,
     /// It has an entry whose fields differ from the CR.
     Stale,
     /// Missing, explained by k3s's pruning of the oldest entries at the 1 MiB limit.
@@ -52,6 +60,7 @@ impl EntryState {
         match self {
             EntryState::Present => "present",
             EntryState::Missing => "MISSING",
+            EntryState::Pending => "pending",
             EntryState::Stale => "STALE",
             EntryState::PrunedForSize => "pruned (size)",
             EntryState::NotExpected => "not expected",
@@ -237,6 +246,8 @@ pub fn analyse_snapshots(
             &data,
         ) {
             EntryState::PrunedForSize
+        } else if is_young(file, now) {
+            EntryState::Pending
         } else {
             EntryState::Missing
         };
@@ -334,6 +345,13 @@ pub fn analyse_snapshots(
         legacy_keys,
         findings,
     }
+}
+
+/// Created less than the controller's normal delay before `now` (a CR created after `now`, as
+/// when a snapshot lands between reading the clock and listing, is young too).
+fn is_young(file: &SnapshotFile, now: Timestamp) -> bool {
+    file.created
+        .is_some_and(|created| now.duration_since(created) < FINALIZER_GRACE)
 }
 
 /// k3s drops the oldest entries when a write would pass 1 MiB (facts §4.5): four on the first

@@ -306,8 +306,10 @@ pub fn snapshot_json(node: &str, ts: i64, with_metadata: bool) -> Value {
     let location = format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}");
     let digest = crate::model::snapshot_key::name_digest(node, &location);
     let time = Timestamp::from_second(ts).unwrap().to_string();
+    // `GenerateName`: a node literally named `s3` gets `s3-` names (pkg/etcd/snapshot/types.go).
+    let prefix = if node == "s3" { "s3" } else { "local" };
     let mut cr = json!({
-        "metadata": {"name": format!("local-{file}-{digest}"), "creationTimestamp": time,
+        "metadata": {"name": format!("{prefix}-{file}-{digest}"), "creationTimestamp": time,
                      "finalizers": ["wrangler.cattle.io/managed-etcd-snapshots-controller"]},
         "spec": {"snapshotName": file, "nodeName": node, "location": location},
         "status": {"creationTime": time, "readyToUse": true, "size": "8417312"}

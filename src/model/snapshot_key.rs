@@ -20,6 +20,17 @@ pub fn alternate_key(file: &SnapshotFile) -> Option<String> {
     (!file.is_s3() && file.node_name == "s3").then(|| format!("s3-{}", key_name(file)))
 }
 
+/// The prefix `GenerateName` gives a CR: `s3-` when the record's `NodeName` is `s3`, which
+/// is every S3 record (`FromETCDSnapshotFile` sets it) and also every local snapshot of a node
+/// literally named `s3` (`pkg/etcd/snapshot/types.go`); `local-` otherwise.
+fn name_prefix(file: &SnapshotFile) -> &'static str {
+    if file.is_s3() || file.node_name == "s3" {
+        "s3-"
+    } else {
+        "local-"
+    }
+}
+
 fn key_name(file: &SnapshotFile) -> String {
     file.snapshot_name
         .chars()
@@ -63,7 +74,7 @@ pub fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
         .rsplit_once('-')
         .map(|(_, d)| d)
         .unwrap_or_default();
-    let prefix = if file.is_s3() { "s3-" } else { "local-" };
+    let prefix = name_prefix(file);
     if actual == expected && file.name.starts_with(prefix) {
         return None;
     }
@@ -140,5 +151,41 @@ mod tests {
             false,
         );
         assert!(name_digest_mismatch(&moved).unwrap().contains("server-2"));
+    }
+
+    /// Issue 18 item 16: k3s names a local CR of a node called `s3` `s3-…`, as it keys it.
+    #[test]
+    fn a_local_snapshot_of_a_node_named_s3_is_named_s3_dash() {
+        let location =
+            "file:///var/lib/rancher/k3s/server/db/snapshots/etcd-snapshot-s3-1717156805";
+        let digest = name_digest("s3", location);
+        let named = |prefix: &str| {
+            file(
+                &format!("{prefix}etcd-snapshot-s3-1717156805-{digest}"),
+                "etcd-snapshot-s3-1717156805",
+                "s3",
+                location,
+                false,
+            )
+        };
+        assert_eq!(name_digest_mismatch(&named("s3-")), None);
+        let why = name_digest_mismatch(&named("local-")).unwrap();
+        assert!(why.contains("should start with s3-"), "{why}");
+        // Any other node keeps `local-`.
+        let other = file(
+            &format!(
+                "s3-etcd-snapshot-s3-1717156805-{}",
+                name_digest("s30", location)
+            ),
+            "etcd-snapshot-s3-1717156805",
+            "s30",
+            location,
+            false,
+        );
+        assert!(
+            name_digest_mismatch(&other)
+                .unwrap()
+                .contains("should start with local-")
+        );
     }
 }

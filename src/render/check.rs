@@ -63,6 +63,13 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
             s.orphaned,
             s.explained
         ));
+        if s.pending > 0 {
+            // Said only when there are some, so healthy output stays as it was.
+            header.push(format!(
+                "  {} pending (created less than a minute ago; k3s writes their entries shortly)",
+                s.pending
+            ));
+        }
     }
     for v in &a.version_advice {
         header.push(format!(

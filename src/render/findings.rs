@@ -41,7 +41,7 @@ pub fn write_finding_list(
 /// elects or books snapshots with in kube-system, so the namespace is dropped there to keep
 /// severity, code and object on one 80-column line. JSON and YAML keep the full name.
 pub fn short_object(object: &str) -> String {
-    object.replacen(" kube-system/", " ", 1)
+    super::control_chars::escape_controls(&object.replacen(" kube-system/", " ", 1)).into_owned()
 }
 
 /// A finding's message and fix under its first line, wrapped to the output width; `indent`

@@ -79,7 +79,10 @@ pub fn write_fleet<R: FleetMember>(
         writeln!(
             out,
             "{}",
-            style.bold(&format!("── {} ({}) ──", entry.context, entry.server))
+            style.bold(&super::control_chars::escape_controls(&format!(
+                "── {} ({}) ──",
+                entry.context, entry.server
+            )))
         )?;
         // Each finding ends with a blank line, which also separates the summary line.
         write_member(out, member, style_for(&entry.context))?;

@@ -1,5 +1,6 @@
 //! `k3sdoctor leases follow` for people: the plan, then what happened.
 
+use super::control_chars::escape_controls;
 use std::io::Write;
 
 use super::style::Style;
@@ -13,6 +14,7 @@ pub fn write_plan(
 ) -> std::io::Result<()> {
     let plan = match outcome {
         FollowOutcome::Aligned { lock, holder } => {
+            let holder = escape_controls(holder);
             return writeln!(out, "{lock} is already held by {holder}: nothing to do.");
         }
         FollowOutcome::Move(plan) => plan,
@@ -26,15 +28,15 @@ pub fn write_plan(
     let node = if plan.to_agentless {
         "no Node: a server without an agent".to_string()
     } else {
-        format!("node {}", plan.to_node)
+        format!("node {}", escape_controls(&plan.to_node))
     };
     writeln!(
         out,
         "{} move {} from {} to {} ({node}){split}",
         style.bold("Plan:"),
         plan.lock,
-        from(plan),
-        plan.to_identity,
+        escape_controls(&from(plan)),
+        escape_controls(&plan.to_identity),
     )?;
     // Each line hangs under its text, wrapped to the output width.
     const HANG: &str = "           ";
@@ -82,7 +84,12 @@ pub fn write_plan(
         write_wrapped(out, &text, "  checks:  ", HANG, style.width)?;
     }
     for line in &plan.overridden {
-        writeln!(out, "  {}  {line}", style.bold("FORCED:"))?;
+        writeln!(
+            out,
+            "  {}  {}",
+            style.bold("FORCED:"),
+            escape_controls(line)
+        )?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `leases --watch` after the first table: one line (or one JSON/YAML document) per change,
 //! as `kubectl get -w` prints one row per event.
 
+use super::control_chars::escape_controls;
 use std::io::Write;
 
 use serde::Serialize;
@@ -53,8 +54,13 @@ pub fn write_document<T: Serialize>(
 /// `TIME  LOCK  OLD → NEW  node NODE  transitions N  STATE[  split]`; what did not change is
 /// shown once, what did as `old → new`.
 pub fn write_line(out: &mut dyn Write, change: &LockChange) -> std::io::Result<()> {
-    let holder = |side: &LockSide| side.holder.clone().unwrap_or_else(|| "-".into());
-    let node = change.to.node.as_deref().unwrap_or("-");
+    // Holders and node names come from the cluster: escaped, so one change stays one line.
+    let holder = |side: &LockSide| {
+        side.holder
+            .as_deref()
+            .map_or("-".into(), |h| escape_controls(h).into_owned())
+    };
+    let node = escape_controls(change.to.node.as_deref().unwrap_or("-"));
     let transitions = |side: &LockSide| side.transitions.map_or("-".into(), |t| t.to_string());
     let both = |old: String, new: String| {
         if old == new {

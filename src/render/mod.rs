@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod closed_pipe;
+pub mod control_chars;
 pub mod findings;
 pub mod fleet;
 pub mod follow;

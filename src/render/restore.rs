@@ -1,5 +1,6 @@
 //! `k3sdoctor snapshots restore` for people: what putting the backup back changes.
 
+use super::control_chars::escape_controls;
 use std::io::Write;
 
 use super::style::Style;
@@ -36,7 +37,7 @@ pub fn write_plan(
         ("remove", &plan.remove),
     ] {
         for k in keys {
-            writeln!(out, "  {label:<7} {k}")?;
+            writeln!(out, "  {label:<7} {}", escape_controls(k))?;
         }
     }
     if let Some(rv) = &plan.current_resource_version {

@@ -1,5 +1,6 @@
 //! `k3sdoctor snapshots list|diff|backfill` for people.
 
+use super::control_chars::escape_controls;
 use crate::model::go_json::GoEscaping;
 use std::io::Write;
 
@@ -136,10 +137,20 @@ pub fn write_diff(
             EntryState::Missing => "missing ",
             EntryState::Stale => "stale   ",
             EntryState::PrunedForSize => "pruned  ",
+            EntryState::Pending => "pending ",
             _ => continue,
         };
         any = true;
-        let line = format!("{}  (ETCDSnapshotFile {}, node {})", r.key, r.name, r.node);
+        let line = if r.state == EntryState::Pending {
+            // Not a difference yet: k3s's controller writes it within its normal delay.
+            format!(
+                "{}  (ETCDSnapshotFile {}, node {}; created less than a minute ago: k3s writes it shortly, \
+                 not a difference)",
+                r.key, r.name, r.node
+            )
+        } else {
+            format!("{}  (ETCDSnapshotFile {}, node {})", r.key, r.name, r.node)
+        };
         write_wrapped(out, &line, &format!("{what} "), "         ", style.width)?;
         for d in &r.differences {
             let line = format!(
@@ -225,24 +236,26 @@ pub fn write_backfill_plan(
         ("remove", &plan.remove),
     ] {
         for k in keys {
-            writeln!(out, "  {label:<7} {k}")?;
+            writeln!(out, "  {label:<7} {}", escape_controls(k))?;
         }
     }
     for k in &plan.kept {
-        writeln!(out, "  {:<7} {k}", "keep")?;
+        writeln!(out, "  {:<7} {}", "keep", escape_controls(k))?;
     }
     for k in &plan.dropped_for_size {
         writeln!(
             out,
-            "  {:<7} {k}  (oldest; dropped to stay under 1 MiB, as k3s does)",
-            "drop"
+            "  {:<7} {}  (oldest; dropped to stay under 1 MiB, as k3s does)",
+            "drop",
+            escape_controls(k)
         )?;
     }
     for k in &plan.not_added_for_size {
         writeln!(
             out,
-            "  {:<7} {k}  (would be among the oldest and be pruned at once, as k3s would)",
-            "skip"
+            "  {:<7} {}  (would be among the oldest and be pruned at once, as k3s would)",
+            "skip",
+            escape_controls(k)
         )?;
     }
     Ok(())

@@ -7,6 +7,7 @@
 use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
 
+use super::control_chars::escape_controls;
 use super::wrap::{columns, wrap_to};
 
 /// Column gap, as kubectl prints it.
@@ -28,8 +29,14 @@ pub fn plain_table(header: &[&str], width: Option<usize>) -> PlainTable {
 }
 
 impl PlainTable {
+    /// Cells are text from the cluster: control characters are escaped, so a newline cannot
+    /// add a row and an escape sequence cannot reach the terminal.
     pub fn add_row(&mut self, row: Vec<String>) {
-        self.rows.push(row);
+        self.rows.push(
+            row.into_iter()
+                .map(|cell| escape_controls(&cell).into_owned())
+                .collect(),
+        );
     }
 }
 

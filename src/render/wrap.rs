@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use super::control_chars::escape_controls;
+
 /// Columns used when stdout is not a terminal (or the terminal does not say): a pipe gets
 /// the layout of an 80-column terminal, so what a script captures is what a reader sees.
 pub const DEFAULT_WIDTH: usize = 80;
@@ -19,6 +21,8 @@ pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
 
 /// [`wrap`] to exactly `width`, however narrow: for table cells.
 pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+    // Words are split at whitespace, which a newline in a cluster string is: escape first.
+    let text = escape_controls(text);
     let mut lines = Vec::new();
     let mut line = first.to_string();
     let mut line_cols = columns(first);

@@ -13,6 +13,7 @@ mod common;
 mod credential_plugins;
 mod deploy;
 mod fake_vs_real;
+mod inputs;
 mod rbac;
 mod serve;
 mod split_and_follow;

@@ -213,11 +213,13 @@ pub fn snapshot_cr(node: &str, ts: i64, with_metadata: bool) -> Value {
         .map(|b| format!("{b:02x}"))
         .collect();
     let time = jiff::Timestamp::from_second(ts).unwrap().to_string();
+    // `GenerateName`: a node literally named `s3` gets `s3-` names (pkg/etcd/snapshot/types.go).
+    let prefix = if node == "s3" { "s3" } else { "local" };
     let mut cr = json!({
         "apiVersion": "k3s.cattle.io/v1",
         "kind": "ETCDSnapshotFile",
         "metadata": {
-            "name": format!("local-{file}-{digest}"),
+            "name": format!("{prefix}-{file}-{digest}"),
             "creationTimestamp": time,
             "labels": {"etcd.k3s.cattle.io/snapshot-storage-node": node},
         },

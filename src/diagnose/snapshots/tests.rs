@@ -174,6 +174,20 @@ fn old_entries_pruned_at_the_size_limit_are_explained() {
         [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
     );
     assert!(!a.has_differences());
+    // Issue 18 item 17: the message and the README state the same rule.
+    let readme = include_str!("../../../README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = &a.findings[0].message;
+    for part in [
+        "no newer than the oldest entry left",
+        "would pass",
+        "within four of its largest entries",
+    ] {
+        assert!(message.contains(part), "message lacks {part:?}: {message}");
+        assert!(readme.contains(part), "README lacks {part:?}");
+    }
 
     // The same CR missing from a ConfigMap far from the limit is an error.
     let small = analyse(
@@ -362,4 +376,38 @@ fn an_entry_for_a_snapshot_without_metadata_is_one_k3s_reconcile_treats_as_orpha
         Some(a.snapshots[0].name.as_str())
     );
     assert!(a.has_differences());
+}
+
+/// Issue 18 item 4: a CR younger than the controller's normal delay has no entry yet because
+/// k3s has not had time to write it: pending, never a difference or a finding.
+#[test]
+fn a_cr_younger_than_a_minute_is_pending_not_missing() {
+    let now_s = now().as_second();
+    for (age, expected) in [
+        (-1, EntryState::Pending),
+        (0, EntryState::Pending),
+        (59, EntryState::Pending),
+        (60, EntryState::Missing),
+        (3600, EntryState::Missing),
+    ] {
+        let a = analyse(
+            aligned()
+                .extra_metadata()
+                .snapshot("s1", now_s - age, true)
+                .snapshot_configmap(&[]),
+        );
+        assert_eq!(a.snapshots[0].state, expected, "{age}s old");
+        if expected == EntryState::Pending {
+            assert!(a.findings.is_empty(), "{age}s old: {:?}", a.findings);
+            assert!(!a.has_differences());
+        } else {
+            assert!(
+                a.findings
+                    .iter()
+                    .any(|f| f.code == FindingCode::SnapshotMissingFromConfigmap),
+                "{age}s old: {:?}",
+                a.findings
+            );
+        }
+    }
 }

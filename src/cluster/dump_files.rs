@@ -1,0 +1,208 @@
+//! Which files a `--from-file` dump is made of: the files named, and the `*.yaml`, `*.yml`
+//! and `*.json` files under the folders named. A folder is a support bundle someone else
+//! made, so the walk trusts nothing in it: only regular files are read; symbolic links are
+//! followed only when they stay inside the folder given, and every folder and file at most once
+//! (by device and inode), so a link cycle cannot make the walk loop or grow; FIFOs, sockets
+//! and devices are skipped with a note, since opening one blocks or never ends.
+
+use std::collections::HashSet;
+use std::fs::Metadata;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::ReadError;
+use super::bounded_read::file_kind;
+
+/// The files to read, in order, and what was skipped on the way.
+#[derive(Debug, Default)]
+pub struct DumpFiles {
+    pub files: Vec<PathBuf>,
+    pub notes: Vec<String>,
+}
+
+/// Device and inode: one identity per file whatever the path that reached it.
+type FileId = (u64, u64);
+
+fn id(meta: &Metadata) -> FileId {
+    (meta.dev(), meta.ino())
+}
+
+pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
+    let mut walk = Walk::default();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| {
+            ReadError::new(format!(
+                "cannot read dump {}: {e}; pass an existing file or directory to --from-file",
+                path.display()
+            ))
+        })?;
+        if meta.is_file() {
+            if walk.seen.insert(id(&meta)) {
+                walk.found.files.push(path.clone());
+            }
+        } else if meta.is_dir() {
+            let root = path.canonicalize().map_err(|e| {
+                ReadError::new(format!(
+                    "cannot read dump directory {}: {e}",
+                    path.display()
+                ))
+            })?;
+            walk.seen.insert(id(&meta));
+            walk.directory(&root, path)?;
+        } else {
+            return Err(ReadError::new(format!(
+                "dump {} is {}, not a file or directory: reading it could block or never end; save the \
+                 dump to a file first (kubectl get ... -o yaml > dump.yaml) and pass that to --from-file",
+                path.display(),
+                file_kind(&meta)
+            )));
+        }
+    }
+    Ok(walk.found)
+}
+
+#[derive(Default)]
+struct Walk {
+    found: DumpFiles,
+    /// Folders and files already taken: a second path to one of them (a link) adds nothing.
+    seen: HashSet<FileId>,
+}
+
+impl Walk {
+    fn directory(&mut self, root: &Path, dir: &Path) -> Result<(), ReadError> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
+            .map_err(|e| {
+                ReadError::new(format!("cannot list dump directory {}: {e}", dir.display()))
+            })?;
+        entries.sort();
+        // A directory without dump files reads as an empty dump, like a 0-byte file: the command
+        // then names what it lacks and the kubectl command that adds it.
+        for entry in entries {
+            let Some(meta) = self.resolve(root, &entry) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if self.seen.insert(id(&meta)) {
+                    self.directory(root, &entry)?;
+                }
+            } else if meta.is_file() {
+                if has_dump_extension(&entry) && self.seen.insert(id(&meta)) {
+                    self.found.files.push(entry);
+                }
+            } else {
+                self.skip(&entry, &format!("it is {}", file_kind(&meta)));
+            }
+        }
+        Ok(())
+    }
+
+    /// What `entry` is, following a symbolic link only when its target lies inside `root`.
+    fn resolve(&mut self, root: &Path, entry: &Path) -> Option<Metadata> {
+        let meta = match std::fs::symlink_metadata(entry) {
+            Ok(meta) => meta,
+            Err(e) => {
+                self.skip(entry, &e.to_string());
+                return None;
+            }
+        };
+        if !meta.file_type().is_symlink() {
+            return Some(meta);
+        }
+        let target = match entry.canonicalize() {
+            Ok(target) => target,
+            Err(e) => {
+                self.skip(
+                    entry,
+                    &format!("a symbolic link that cannot be followed ({e})"),
+                );
+                return None;
+            }
+        };
+        if !target.starts_with(root) {
+            self.skip(
+                entry,
+                &format!(
+                    "a symbolic link to {}, outside {} (links are followed only inside the folder given)",
+                    target.display(),
+                    root.display()
+                ),
+            );
+            return None;
+        }
+        match std::fs::metadata(&target) {
+            Ok(meta) => Some(meta),
+            Err(e) => {
+                self.skip(entry, &e.to_string());
+                None
+            }
+        }
+    }
+
+    fn skip(&mut self, entry: &Path, why: &str) {
+        self.found
+            .notes
+            .push(format!("skipped {} in the dump: {why}", entry.display()));
+    }
+}
+
+fn has_dump_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("dump-files-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn links_outside_and_special_files_are_skipped_with_a_note() {
+        let dir = temp_dir("outside");
+        std::fs::write(dir.join("a.yaml"), "kind: List\n").unwrap();
+        symlink("/dev/zero", dir.join("zero.yaml")).unwrap();
+        symlink("/etc/hostname", dir.join("host.yaml")).unwrap();
+        symlink(dir.join("a.yaml"), dir.join("b.yaml")).unwrap();
+        let found = collect(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(found.files, [dir.join("a.yaml")]);
+        assert_eq!(found.notes.len(), 2, "{:?}", found.notes);
+        assert!(found.notes.iter().all(|n| n.contains("outside")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn link_cycles_are_walked_once() {
+        let dir = temp_dir("cycle");
+        let mut inner = dir.clone();
+        for level in 0..8 {
+            inner = inner.join(format!("d{level}"));
+            std::fs::create_dir(&inner).unwrap();
+            // Two links back to the top at every level: 2^8 paths if each were followed.
+            symlink(&dir, inner.join("up1")).unwrap();
+            symlink("..", inner.join("up2")).unwrap();
+        }
+        std::fs::write(inner.join("x.json"), "{}").unwrap();
+        let found = collect(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(found.files, [inner.join("x.json")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_device_given_as_the_dump_is_an_error() {
+        let err = collect(&[PathBuf::from("/dev/zero")]).unwrap_err();
+        assert!(
+            err.message
+                .contains("dump /dev/zero is a character device, not a file or directory"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! Issue 18, item 4: a snapshot younger than the controller's normal delay (a minute) whose
+//! entry k3s has not written yet is `pending` in `snapshots list|diff` (table and JSON), and
+//! never a difference, a finding or exit 1.
+
+use serde_json::Value;
+
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{
+    NOW, extra_metadata, lease, server, snapshot_configmap, snapshot_cr,
+};
+
+const V: &str = "v1.29.4+k3s1";
+
+fn cluster(age_secs: i64) -> FakeApi {
+    let now: jiff::Timestamp = NOW.parse().unwrap();
+    FakeApi::with_objects([
+        server("s1", V),
+        server("s2", V),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+        extra_metadata("k3s"),
+        snapshot_configmap("k3s", &[]),
+        snapshot_cr("s1", now.as_second() - age_secs, true),
+    ])
+}
+
+#[test]
+fn a_snapshot_seconds_old_without_its_entry_is_pending() {
+    let fake = cluster(3);
+    let run = |args: &[&str]| {
+        k3sdoctor(args)
+            .args(&["--now", NOW])
+            .cluster(&fake, Role::ReadOnly)
+            .run()
+    };
+    run(&["snapshots", "diff"])
+        .code(0)
+        .stdout_has("pending  local-on-demand-s1-")
+        .stdout_has("not a difference");
+    run(&["snapshots", "list"]).code(0).stdout_has("pending");
+    run(&["check"]).code(0).stdout_has("1 pending");
+    for (args, list) in [
+        (["snapshots", "list", "-o", "json"], "snapshots"),
+        (["snapshots", "diff", "-o", "json"], "snapshots"),
+    ] {
+        let out = run(&args);
+        out.code(0);
+        let report: Value = out.json();
+        assert_eq!(report[list][0]["state"], "pending", "{args:?}: {report}");
+        assert_eq!(report["findings"], serde_json::json!([]), "{args:?}");
+    }
+    let check: Value = run(&["check", "-o", "json"]).json();
+    assert_eq!(check["snapshots"]["pending"], 1);
+    assert_eq!(check["snapshots"]["missing"], 0);
+}
+
+#[test]
+fn a_minute_later_the_same_gap_is_missing() {
+    let fake = cluster(61);
+    k3sdoctor(["snapshots", "diff", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(1)
+        .stdout_has("missing  local-on-demand-s1-")
+        .stdout_has("snapshot-missing-from-configmap");
+}

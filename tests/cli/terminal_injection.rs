@@ -1,0 +1,93 @@
+//! Issue 18, item 15: text from the cluster never reaches the terminal as control characters.
+//! A Lease holder with `ESC[31m` and a newline is shown escaped in tables, findings and notes,
+//! on a pipe and on a terminal, and kept exact in JSON.
+
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{NOW, lease, server};
+
+const HOSTILE: &str = "s1\x1b[31m\nevil";
+const SHOWN: &str = "s1\\e[31m\\nevil";
+
+fn cluster() -> FakeApi {
+    FakeApi::with_objects([
+        server("s1", "v1.29.4+k3s1"),
+        server("s2", "v1.29.4+k3s1"),
+        lease("k3s", HOSTILE, 1),
+        lease("k3s-etcd", "s2", 1),
+    ])
+}
+
+/// Nothing but our own colour codes (`ESC[` + digits and `;` + `m`, none of them `31m`
+/// alone) may reach the screen, and no raw piece of the holder.
+#[track_caller]
+fn assert_escaped(screen: &str, what: &str) {
+    assert!(screen.contains(SHOWN), "{what} lacks {SHOWN:?}:\n{screen}");
+    assert!(
+        !screen.contains("\x1b[31m"),
+        "{what} has the raw escape:\n{screen:?}"
+    );
+    assert!(
+        !screen.contains("\nevil"),
+        "{what} has the raw newline:\n{screen:?}"
+    );
+}
+
+#[test]
+fn a_hostile_lease_holder_is_escaped_on_a_pipe() {
+    let fake = cluster();
+    for args in [
+        vec!["leases", "--now", NOW],
+        vec!["leases", "-o", "wide", "--now", NOW],
+        vec!["check", "--now", NOW],
+        vec!["leases", "follow", "--now", NOW],
+    ] {
+        let out = k3sdoctor(&args).cluster(&fake, Role::ReadOnly).run();
+        let both = format!("{}{}", out.stdout, out.stderr);
+        assert_escaped(&both, &args.join(" "));
+        assert!(
+            !both.contains('\x1b'),
+            "{args:?} wrote ESC on a pipe:\n{both:?}"
+        );
+    }
+    // Programs get the holder exactly, escaped by JSON itself.
+    let out = k3sdoctor(["leases", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["locks"][0]["holder"], HOSTILE);
+    assert!(out.stdout.contains(r"s1\u001b[31m\nevil"), "{}", out.stdout);
+}
+
+#[test]
+fn a_hostile_lease_holder_is_escaped_on_a_terminal() {
+    let fake = cluster();
+    let home = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.write_kubeconfig(home.path(), Role::ReadOnly);
+    let command = format!(
+        "{} leases --now {NOW} --kubeconfig {}; {} check --now {NOW} --kubeconfig {}",
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        kubeconfig.display(),
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        kubeconfig.display()
+    );
+    // util-linux `script` gives the tool a pseudo-terminal for stdout and stderr.
+    let out = std::process::Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let Ok(out) = out else {
+        eprintln!("skipped: util-linux script is not installed");
+        return;
+    };
+    let screen = String::from_utf8_lossy(&out.stdout);
+    // The terminal gets colour (so this is the terminal path), and the holder escaped.
+    assert!(
+        screen.contains("\x1b[1m"),
+        "no colour on the terminal:\n{screen:?}"
+    );
+    assert_escaped(&screen, "the terminal");
+}
