@@ -200,7 +200,7 @@ async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
     for copy in &plan.writes {
         match write_copy(conn, &plan.lock, *copy, &objects, plan.edit(), true).await {
             Ok(_) | Err(WriteError::Conflict) => {}
-            Err(WriteError::Other(e)) => return Err(Failure::Read(e)),
+            Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e)),
         }
     }
     Ok(())

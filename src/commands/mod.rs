@@ -205,7 +205,7 @@ pub fn save_backup(
     name: &str,
     cm: &k8s_openapi::api::core::v1::ConfigMap,
 ) -> Result<std::path::PathBuf, crate::exit::Failure> {
-    use crate::repair::backfill_apply::{default_backup_path, write_backup};
+    use crate::repair::backup_file::{default_backup_path, write_backup};
     let path = requested.map_or_else(|| default_backup_path(name, cm), |p| p.to_path_buf());
     write_backup(&path, cm).map_err(|e| {
         crate::exit::Failure::Refused(format!(

@@ -130,7 +130,9 @@ async fn backfill_live(
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
     match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), true).await {
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
-        Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
+        // A refused dry run (422 invalid, 413 too large, 500) changed nothing: the same
+        // exit and wording as a refused write (README, "Failure behaviour").
+        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
     }
     if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");

@@ -147,7 +147,8 @@ async fn restore_live(
     match write_configmap(&conn, &name, &plan.data, current.as_ref(), true).await {
         Ok(_) => ui.note("server-side dry run: accepted"),
         Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
-        Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
+        // A refused dry run changed nothing: the same exit and wording as a refused write.
+        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
     }
     if !args.yes && !confirm(&conn, &plan, args) {
         ui.note("declined: nothing was written");

@@ -4,6 +4,7 @@
 pub mod access_review;
 pub mod backfill_apply;
 pub mod backfill_plan;
+pub mod backup_file;
 pub mod election_timing;
 pub mod follow_apply;
 pub mod follow_plan;
