@@ -4,6 +4,7 @@
 pub mod check;
 pub mod completions;
 pub mod fleet;
+pub mod follow_write;
 pub mod leases;
 pub mod leases_follow;
 pub mod leases_watch;

@@ -233,13 +233,24 @@ fn a_refused_dry_run_writes_nothing_and_says_so() {
 fn a_failed_second_write_of_a_multilock_says_exactly_what_state_is_left() {
     let fake = multilock_split();
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 500));
-    follow_fix(&fake, &["--no-wait"])
-        .code(4)
+    let out = follow_fix(&fake, &["--no-wait"]);
+    // The copies are read again before a command is suggested; the command is conditioned on
+    // the Lease as read, so it cannot overwrite a change made after it.
+    let lease_rv =
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    out.code(4)
         .one_line_error()
         .stderr_has("ConfigMap kube-system/k3s now names s2 but writing Lease kube-system/k3s failed")
+        .stderr_has("read again, ConfigMap kube-system/k3s names \"s2\" and Lease kube-system/k3s names \"s1\"")
         // The kubectl command that finishes the job targets the same cluster as the run.
         .stderr_has("finish now with: kubectl --kubeconfig ")
-        .stderr_has(" -n kube-system patch lease k3s --type merge -p '{\"spec\":{\"holderIdentity\":\"s2\"}}'");
+        .stderr_has(&format!(
+            " -n kube-system patch lease k3s --type merge -p \
+             '{{\"metadata\":{{\"resourceVersion\":\"{lease_rv}\"}},\"spec\":{{\"holderIdentity\":\"s2\"}}}}'"
+        ));
     assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
     assert_eq!(holder(&fake, "Lease", "k3s"), "s1");
 }

@@ -9,6 +9,7 @@ mod check;
 mod closed_pipe;
 mod common;
 mod completions;
+mod concurrent_writers;
 mod deploy;
 mod deploy_serve;
 mod dump_vs_live;

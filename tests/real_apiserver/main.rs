@@ -10,6 +10,7 @@ mod report;
 
 mod backfill;
 mod common;
+mod concurrent_follow;
 mod deploy;
 mod fake_vs_real;
 mod rbac;
