@@ -19,6 +19,7 @@ mod fail_on;
 mod faults;
 mod fleet;
 mod follow;
+mod follow_signals;
 mod generated_files;
 mod help;
 mod layout;

@@ -13,6 +13,7 @@ mod common;
 mod concurrent_follow;
 mod deploy;
 mod fake_vs_real;
+mod follow_interrupted;
 mod rbac;
 mod serve;
 mod split_and_follow;

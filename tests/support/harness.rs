@@ -381,6 +381,14 @@ impl Streaming {
         self.stdout.seen.join("\n")
     }
 
+    /// Sends `signal` without waiting (a first Ctrl-C that the process may survive).
+    pub fn signal(&mut self, signal: i32) {
+        let pid = i32::try_from(self.child.id()).expect("pid fits");
+        // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0, "could not signal {}", self.command);
+    }
+
     /// Sends `signal` (e.g. `libc::SIGTERM`) and waits for the process to exit.
     pub fn signal_and_wait(mut self, signal: i32) -> Output {
         let pid = i32::try_from(self.child.id()).expect("pid fits");
