@@ -2,6 +2,7 @@
 //! output (`dump`). Both fill the same `ClusterState`, which the rest of the tool reads.
 
 pub mod activity;
+pub mod cluster_identity;
 pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;

@@ -39,6 +39,9 @@ pub fn write_plan(
             writeln!(out, "  {label:<7} {k}")?;
         }
     }
+    for reason in &plan.needs_force {
+        writeln!(out, "  needs --force: {reason}")?;
+    }
     if let Some(rv) = &plan.current_resource_version {
         writeln!(
             out,

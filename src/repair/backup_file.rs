@@ -6,16 +6,34 @@ use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 
+/// Where a backup records the cluster it was taken from: the UID of its `kube-system`
+/// Namespace, the usual cluster ID (Rancher and most tools use it; it lives as long as the
+/// cluster's datastore). The ConfigMap's own UID is kept in `metadata.uid`, as read.
+pub const CLUSTER_ID_ANNOTATION: &str = "k3sdoctor.io/cluster-id";
+
 /// `./<configmap>.<resourceVersion>.backup.json`: the resourceVersion tells backups apart.
 pub fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
     let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
     PathBuf::from(format!("{name}.{rv}.backup.json"))
 }
 
-/// Saves the ConfigMap as read, before anything changes it. Never overwrites a file, and
-/// never leaves a partial one: see `write_new_file`.
-pub fn write_backup(path: &Path, original: &ConfigMap) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(original)?;
+/// Saves the ConfigMap as read, before anything changes it, with the cluster's identity when it
+/// is known (`snapshots restore` compares it). Never overwrites a file, and never leaves a
+/// partial one: see `write_new_file`.
+pub fn write_backup(
+    path: &Path,
+    original: &ConfigMap,
+    cluster_id: Option<&str>,
+) -> std::io::Result<()> {
+    let mut saved = original.clone();
+    if let Some(id) = cluster_id {
+        saved
+            .metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(CLUSTER_ID_ANNOTATION.to_string(), id.to_string());
+    }
+    let mut bytes = serde_json::to_vec_pretty(&saved)?;
     bytes.push(b'\n');
     write_new_file(path, &bytes)
 }

@@ -15,6 +15,7 @@ mod deploy;
 mod fake_vs_real;
 mod follow_interrupted;
 mod rbac;
+mod restore_identity;
 mod serve;
 mod split_and_follow;
 mod takeover;
