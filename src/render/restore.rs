@@ -40,7 +40,13 @@ pub fn write_plan(
         }
     }
     for reason in &plan.needs_force {
-        writeln!(out, "  needs --force: {reason}")?;
+        super::wrap::write_wrapped(
+            out,
+            reason,
+            "  needs --force: ",
+            "                 ",
+            style.width,
+        )?;
     }
     if let Some(rv) = &plan.current_resource_version {
         writeln!(

@@ -261,3 +261,33 @@ fn a_backup_without_a_namespace_is_refused() {
         .stderr_has("nothing was written");
     assert_eq!(fake.writes().len(), writes_before);
 }
+
+/// A dry run the API server refuses (an invalid or over-1-MiB restore) changed nothing: exit 4
+/// with "nothing was written", as the README's failure table says, and nothing is saved.
+#[test]
+fn a_refused_dry_run_of_a_restore_writes_nothing_and_says_so() {
+    for code in [413, 422] {
+        let (fake, dir, backup, _original) = backed_up();
+        let before = data(&fake);
+        fake.inject(Fault::status(
+            "PUT",
+            "configmaps/k3s-etcd-snapshots?&dryRun=All",
+            code,
+        ));
+        let saved = dir.path().join("current.json");
+        restore(
+            &fake,
+            &backup,
+            &["--fix", "--yes", "--backup", &saved.display().to_string()],
+        )
+        .code(4)
+        .one_line_error()
+        .stderr_has("dry-run update configmap kube-system/k3s-etcd-snapshots")
+        .stderr_has("nothing was written");
+        assert_eq!(data(&fake), before, "HTTP {code} changed the ConfigMap");
+        assert!(
+            !saved.exists(),
+            "a backup was saved for a write that never came"
+        );
+    }
+}
