@@ -104,3 +104,37 @@ fn a_second_signal_stops_at_once_and_reports_each_copy() {
             "patch lease k3s --type merge -p '{{\"metadata\":{{\"resourceVersion\":\"{lease_rv}\"}},\"spec\":{{\"holderIdentity\":\"s2\"}}}}'"
         ));
 }
+
+/// Once written, a signal while waiting for the target's takeover (no simulated server here
+/// ever takes it) ends the run with exit 4 naming the writes, not silently.
+#[test]
+fn a_signal_while_waiting_for_the_takeover_names_what_was_written() {
+    let fake = FakeApi::with_objects(vec![
+        server("s1", "v1.29.4+k3s1"),
+        server("s2", "v1.29.4+k3s1"),
+        server("s3", "v1.29.4+k3s1"),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s2", 1),
+    ]);
+    let mut run = k3sdoctor([
+        "leases",
+        "follow",
+        "--fix",
+        "--yes",
+        "--timeout",
+        "60s",
+        "--now",
+        NOW,
+    ])
+    .cluster(&fake, Role::Admin)
+    .spawn()
+    .stream();
+    let wrote = run.stderr_line_matching(WAIT, |l| l.starts_with("wrote Lease kube-system/k3s"));
+    assert!(wrote.is_some(), "the Lease was not written");
+    let out = run.signal_and_wait(libc::SIGTERM);
+    out.code(4)
+        .one_line_error()
+        .stderr_has("interrupted while waiting for the takeover: wrote Lease kube-system/k3s (resourceVersion")
+        .stderr_has("(naming s2); the takeover was not verified");
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
+}
