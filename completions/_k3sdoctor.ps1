@@ -250,6 +250,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed without a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask for confirmation (needed without a terminal)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Restore a backup that cannot be confirmed as this very ConfigMap''s (it was recreated since, or the backup or the role cannot show the cluster''s identity); another cluster''s backup is refused even so')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v request trace and error causes, -vv more')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')

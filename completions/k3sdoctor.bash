@@ -984,7 +984,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__restore)
-            opts="-y -o -v -q -h -V --from-backup --fix --yes --backup --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --from-backup --fix --yes --backup --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

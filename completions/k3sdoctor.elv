@@ -236,6 +236,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --fix 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown'
             cand -y 'Do not ask for confirmation (needed without a terminal)'
             cand --yes 'Do not ask for confirmation (needed without a terminal)'
+            cand --force 'Restore a backup that cannot be confirmed as this very ConfigMap''s (it was recreated since, or the backup or the role cannot show the cluster''s identity); another cluster''s backup is refused even so'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'

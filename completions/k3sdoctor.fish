@@ -261,6 +261,7 @@ always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l fix -d 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l force -d 'Restore a backup that cannot be confirmed as this very ConfigMap\'s (it was recreated since, or the backup or the role cannot show the cluster\'s identity); another cluster\'s backup is refused even so'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'

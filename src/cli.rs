@@ -301,6 +301,10 @@ pub struct RestoreArgs {
     #[arg(long, value_name = "FILE")]
     pub backup: Option<PathBuf>,
 
+    /// Restore a backup that cannot be confirmed as this very ConfigMap's (it was recreated since, or the backup or the role cannot show the cluster's identity); another cluster's backup is refused even so.
+    #[arg(long)]
+    pub force: bool,
+
     /// After a verified write, exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,

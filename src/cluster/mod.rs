@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod bounded_read;
+pub mod cluster_identity;
 pub mod cluster_watch;
 pub mod connect;
 pub mod context_selection;

@@ -5,21 +5,18 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use super::Ui;
+use super::follow_write::{Applied, apply};
 use super::load::{Loaded, connect_live, load_lease_state, read_live, runtime};
+use super::termination::Termination;
 use crate::cli::{FollowArgs, GlobalArgs};
 use crate::cluster::connect::Connection;
 use crate::diagnose::leases::analyse_leases;
 use crate::exit::{Exit, Failure};
 use crate::render::{self, OutputFormat};
-use crate::repair::follow_apply::{
-    WriteError, WrittenCopy, check_permissions, read_lock_objects, write_copy,
-};
-use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
+use crate::repair::follow_apply::{WriteError, check_permissions, read_lock_objects, write_copy};
+use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
 use crate::repair::follow_verify::{Progress, verify_takeover};
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
-
-/// Re-plans after a 409 at most this many times before giving up.
-const MAX_ATTEMPTS: usize = 5;
 
 pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let request = FollowRequest {
@@ -95,7 +92,11 @@ async fn follow_live(
         return Ok(Exit::Findings);
     }
 
-    let written = match apply(&conn, global, &planned, request, ui).await? {
+    // From here on SIGINT/SIGTERM are caught, not fatal: once a write is sent, the pair is
+    // finished or reported exactly (design.md §5.4), and a signal while waiting for the
+    // takeover says what was written rather than dying silently.
+    let mut term = Termination::catch();
+    let written = match apply(&conn, global, &planned, request, ui, &mut term).await? {
         Applied::Written(written) => written,
         Applied::AlreadyAligned => {
             ui.note(&format!(
@@ -120,7 +121,11 @@ async fn follow_live(
             let spinner = Spinner::new(ui);
             let phase = |line: &str| spinner.set(line);
             let note = |line: &str| spinner.suspend(|| ui.note(line));
-            verify_takeover(
+            let progress = Progress {
+                phase: &phase,
+                note: &note,
+            };
+            let verify = verify_takeover(
                 &conn,
                 &planned.lock,
                 &written,
@@ -128,12 +133,26 @@ async fn follow_live(
                 &planned.to_identity,
                 args.timeout
                     .unwrap_or_else(|| planned.timing.verify_timeout()),
-                &Progress {
-                    phase: &phase,
-                    note: &note,
-                },
-            )
-            .await
+                &progress,
+            );
+            tokio::select! {
+                verification = verify => verification,
+                _ = term.received() => {
+                    drop(spinner);
+                    let done: Vec<String> = written
+                        .iter()
+                        .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
+                        .collect();
+                    ui.emit_structured(global, &result)?;
+                    return Err(Failure::Incomplete(format!(
+                        "interrupted while waiting for the takeover: wrote {} (naming {}); the takeover was not \
+                         verified; check it with k3sdoctor leases",
+                        done.join(" and "),
+                        planned.to_identity
+                    ))
+                    .into());
+                }
+            }
         };
         result.verification = Some(verification.clone());
         if !verification.verified {
@@ -200,7 +219,7 @@ async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
     for copy in &plan.writes {
         match write_copy(conn, &plan.lock, *copy, &objects, plan.edit(), true).await {
             Ok(_) | Err(WriteError::Conflict) => {}
-            Err(WriteError::Other(e)) => return Err(Failure::Read(e)),
+            Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e)),
         }
     }
     Ok(())
@@ -224,151 +243,6 @@ fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
                 format!("node {}", plan.to_node)
             }
         ),
-    )
-}
-
-enum Applied {
-    Written(Vec<(LockCopy, WrittenCopy)>),
-    AlreadyAligned,
-}
-
-/// Writes every copy with the resourceVersion just read. A 409 on the first copy means the
-/// lock moved on (usually a renewal): re-read, re-plan, and go on only if the plan is the same
-/// change. A failure after the first copy leaves the copies disagreeing: say exactly that.
-async fn apply(
-    conn: &Connection,
-    global: &GlobalArgs,
-    planned: &FollowPlan,
-    request: &FollowRequest,
-    ui: &Ui,
-) -> Result<Applied, Failure> {
-    'attempt: for attempt in 1..=MAX_ATTEMPTS {
-        let fresh = read_live(conn, global, ui).await?;
-        match plan(&fresh, request)? {
-            FollowOutcome::Aligned { .. } => return Ok(Applied::AlreadyAligned),
-            FollowOutcome::Move(p) if !same_change(&p, planned) => {
-                return Err(Failure::Incomplete(format!(
-                    "the lock changed since the plan: now {} would move from {:?} to {:?} (planned: from {:?} to {:?}); \
-                     nothing was written; run the command again to plan from the new state",
-                    p.lock, p.from_holder, p.to_identity, planned.from_holder, planned.to_identity
-                )));
-            }
-            FollowOutcome::Move(_) => {}
-        }
-        let objects = read_lock_objects(conn, &planned.lock, &planned.writes).await?;
-        let mut written = Vec::new();
-        for (i, copy) in planned.writes.iter().enumerate() {
-            match write_copy(conn, &planned.lock, *copy, &objects, planned.edit(), false).await {
-                Ok(w) => {
-                    ui.note(&format!(
-                        "wrote {} (resourceVersion {})",
-                        w.object, w.resource_version
-                    ));
-                    written.push((*copy, w));
-                }
-                Err(WriteError::Conflict) if i == 0 => {
-                    ui.trace(&format!(
-                        "conflict writing {} (attempt {attempt}); re-reading",
-                        copy.object(&planned.lock)
-                    ));
-                    continue 'attempt;
-                }
-                Err(WriteError::Other(e)) if i == 0 => {
-                    return Err(super::write_failed_nothing_written(e));
-                }
-                Err(WriteError::Conflict) => {
-                    // The first copy landed, so the old holder is fenced (client-go's MultiLock
-                    // reads it first); a 409 here is its last renewal of the Lease racing in.
-                    // Re-read that copy and write it again, bounded.
-                    let w = rewrite_after_conflict(conn, planned, *copy, ui)
-                        .await
-                        .map_err(|e| {
-                            Failure::Incomplete(partial_write(planned, &written, *copy, e))
-                        })?;
-                    written.push((*copy, w));
-                }
-                Err(e) => {
-                    return Err(Failure::Incomplete(partial_write(
-                        planned, &written, *copy, e,
-                    )));
-                }
-            }
-        }
-        return Ok(Applied::Written(written));
-    }
-    Err(Failure::Incomplete(format!(
-        "{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run the command again",
-        planned.lock
-    )))
-}
-
-/// How often a later copy of a MultiLock is re-read and written again after a 409.
-const LATER_COPY_ATTEMPTS: usize = 3;
-
-async fn rewrite_after_conflict(
-    conn: &Connection,
-    planned: &FollowPlan,
-    copy: LockCopy,
-    ui: &Ui,
-) -> Result<WrittenCopy, WriteError> {
-    let mut last = WriteError::Conflict;
-    for attempt in 1..=LATER_COPY_ATTEMPTS {
-        ui.trace(&format!(
-            "conflict writing {} after the first copy landed (attempt {attempt}); re-reading it",
-            copy.object(&planned.lock)
-        ));
-        let objects = read_lock_objects(conn, &planned.lock, &[copy])
-            .await
-            .map_err(WriteError::Other)?;
-        match write_copy(conn, &planned.lock, copy, &objects, planned.edit(), false).await {
-            Ok(w) => {
-                ui.note(&format!(
-                    "wrote {} (resourceVersion {})",
-                    w.object, w.resource_version
-                ));
-                return Ok(w);
-            }
-            Err(WriteError::Conflict) => last = WriteError::Conflict,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last)
-}
-
-fn same_change(a: &FollowPlan, b: &FollowPlan) -> bool {
-    a.lock == b.lock
-        && a.from_holder == b.from_holder
-        && a.to_identity == b.to_identity
-        && a.writes == b.writes
-}
-
-fn partial_write(
-    plan: &FollowPlan,
-    written: &[(LockCopy, WrittenCopy)],
-    failed: LockCopy,
-    e: WriteError,
-) -> String {
-    let done: Vec<String> = written.iter().map(|(_, w)| w.object.clone()).collect();
-    let why = match e {
-        WriteError::Conflict => "it changed since it was read (409)".to_string(),
-        WriteError::Other(e) => e.message,
-    };
-    let finish = match failed {
-        LockCopy::Lease => format!(
-            "kubectl -n kube-system patch lease {} --type merge -p '{{\"spec\":{{\"holderIdentity\":\"{}\"}}}}'",
-            plan.lock, plan.to_identity
-        ),
-        LockCopy::ConfigMap => format!(
-            "set holderIdentity to {:?} in the control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{}",
-            plan.to_identity, plan.lock
-        ),
-    };
-    format!(
-        "{} now names {} but writing {} failed: {why}. The two copies disagree, so the current leader exits and the \
-         next one is left to chance; finish now with: {finish} (or re-run k3sdoctor leases follow --fix)",
-        done.join(" and "),
-        plan.to_identity,
-        failed.object(&plan.lock)
     )
 }
 

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod completions;
 pub mod fleet;
+pub mod follow_write;
 pub mod leases;
 pub mod leases_follow;
 pub mod leases_watch;
@@ -204,19 +205,35 @@ pub fn cluster_label(conn: &crate::cluster::connect::Connection) -> String {
 }
 
 /// Saves the ConfigMap a repair is about to change: to `requested` (`--backup`), else to
-/// `./<name>.<resourceVersion>.backup.json`; an existing file is never overwritten.
+/// `./<name>.<resourceVersion>.backup.json`; an existing file is never overwritten. The backup
+/// records `cluster`'s identity when it is known (`snapshots restore` checks it).
 pub fn save_backup(
     requested: Option<&std::path::Path>,
     name: &str,
     cm: &k8s_openapi::api::core::v1::ConfigMap,
+    cluster: &crate::cluster::cluster_identity::ClusterIdentity,
 ) -> Result<std::path::PathBuf, crate::exit::Failure> {
-    use crate::repair::backfill_apply::{default_backup_path, write_backup};
+    use crate::repair::backup_file::{default_backup_path, write_backup};
     let path = requested.map_or_else(|| default_backup_path(name, cm), |p| p.to_path_buf());
-    write_backup(&path, cm).map_err(|e| {
+    write_backup(&path, cm, cluster.id()).map_err(|e| {
         crate::exit::Failure::Refused(format!(
             "cannot write the backup {}: {e}; nothing was written; choose another path with --backup",
             path.display()
         ))
     })?;
     Ok(path)
+}
+
+/// The note for a backup saved without the cluster's identity: restoring it needs `--force`
+/// unless the ConfigMap is still the same object.
+pub fn unidentified_backup_note(
+    cluster: &crate::cluster::cluster_identity::ClusterIdentity,
+) -> Option<String> {
+    match cluster {
+        crate::cluster::cluster_identity::ClusterIdentity::Known(_) => None,
+        crate::cluster::cluster_identity::ClusterIdentity::Unknown(why) => Some(format!(
+            "note: the backup records no cluster identity ({why}; the read-only role in the README allows it); \
+             restoring it onto anything but this very ConfigMap will need --force"
+        )),
+    }
 }

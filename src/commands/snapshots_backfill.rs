@@ -9,6 +9,7 @@ use super::Ui;
 use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::cli::{BackfillArgs, GlobalArgs};
+use crate::cluster::cluster_identity::read_cluster_identity;
 use crate::cluster::connect::Connection;
 use crate::diagnose::finding::FailOn;
 use crate::exit::{Exit, Failure};
@@ -130,7 +131,9 @@ async fn backfill_live(
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
     match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), true).await {
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
-        Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
+        // A refused dry run (422 invalid, 413 too large, 500) changed nothing: the same
+        // exit and wording as a refused write (README, "Failure behaviour").
+        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
     }
     if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
@@ -151,7 +154,12 @@ async fn backfill_live(
             return Ok(nothing_to_do);
         }
         if let (None, Some(cm)) = (&backup, &original) {
-            let path = super::save_backup(args.backup.as_deref(), &plan.configmap, cm)?;
+            let trace = |line: &str| ui.trace(line);
+            let cluster = read_cluster_identity(&conn, &trace).await;
+            let path = super::save_backup(args.backup.as_deref(), &plan.configmap, cm, &cluster)?;
+            if let Some(note) = super::unidentified_backup_note(&cluster) {
+                ui.note(&note);
+            }
             ui.note(&format!(
                 "saved ConfigMap kube-system/{} to {} (undo with: k3sdoctor snapshots restore --from-backup {} --fix)",
                 plan.configmap,

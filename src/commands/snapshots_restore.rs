@@ -11,6 +11,7 @@ use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots
 use super::snapshots::analyse;
 use crate::cli::{GlobalArgs, RestoreArgs};
 use crate::cluster::ReadError;
+use crate::cluster::cluster_identity::{ClusterIdentity, read_cluster_identity};
 use crate::cluster::connect::Connection;
 use crate::exit::{Exit, Failure};
 use crate::render;
@@ -37,7 +38,8 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
             data: Some(c.data.clone()),
             ..Default::default()
         });
-        let plan = plan(&backup, current.as_ref(), &name)?;
+        let unknown = ClusterIdentity::Unknown("a dump records no cluster identity".into());
+        let plan = plan(&backup, current.as_ref(), &name, &unknown)?;
         return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
     }
     let interactive = ui.interactive();
@@ -66,8 +68,9 @@ fn plan(
     backup: &ConfigMap,
     current: Option<&ConfigMap>,
     name: &str,
+    cluster: &ClusterIdentity,
 ) -> Result<RestorePlan, Failure> {
-    plan_restore(backup, current, name)
+    plan_restore(backup, current, name, cluster)
         .map_err(|r| Failure::Refused(format!("{r}; nothing was written")))
 }
 
@@ -137,17 +140,27 @@ async fn restore_live(
     let loaded = read_live_snapshots(&conn, global, ui).await?;
     let name = loaded.distro.snapshots_configmap();
     let current = read_configmap(&conn, &name).await?;
-    let plan = plan(backup, current.as_ref(), &name)?;
+    let trace = |line: &str| ui.trace(line);
+    let cluster = read_cluster_identity(&conn, &trace).await;
+    let plan = plan(backup, current.as_ref(), &name, &cluster)?;
     if !args.fix || plan.is_empty() {
         return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
     }
     show_plan(global, args, ui, &plan)?;
+    if !plan.needs_force.is_empty() && !args.force {
+        return Err(Failure::Refused(format!(
+            "{}; re-run with --force if this backup is meant for this ConfigMap; nothing was written",
+            plan.needs_force.join("; ")
+        ))
+        .into());
+    }
     super::require_confirmation_means(args.yes, interactive)?;
     check_permission(&conn, &name, current.is_none()).await?;
     match write_configmap(&conn, &name, &plan.data, current.as_ref(), true).await {
         Ok(_) => ui.note("server-side dry run: accepted"),
         Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
-        Err(WriteError::Other(e)) => return Err(Failure::Read(e).into()),
+        // A refused dry run changed nothing: the same exit and wording as a refused write.
+        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
     }
     if !args.yes && !confirm(&conn, &plan, args) {
         ui.note("declined: nothing was written");
@@ -155,7 +168,7 @@ async fn restore_live(
         return Ok(Exit::Findings);
     }
     let saved = match &current {
-        Some(cm) => Some(save_current(args, &name, cm, ui)?),
+        Some(cm) => Some(save_current(args, &name, cm, &cluster, ui)?),
         None => None,
     };
     // The precondition is the resourceVersion just read: a change made since (k3s's own
@@ -184,13 +197,17 @@ fn save_current(
     args: &RestoreArgs,
     name: &str,
     cm: &ConfigMap,
+    cluster: &ClusterIdentity,
     ui: &Ui,
 ) -> Result<String, Failure> {
-    let path = super::save_backup(args.backup.as_deref(), name, cm)?;
+    let path = super::save_backup(args.backup.as_deref(), name, cm, cluster)?;
     ui.note(&format!(
         "saved ConfigMap kube-system/{name} to {}",
         path.display()
     ));
+    if let Some(note) = super::unidentified_backup_note(cluster) {
+        ui.note(&note);
+    }
     Ok(path.display().to_string())
 }
 

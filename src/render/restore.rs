@@ -40,6 +40,15 @@ pub fn write_plan(
             writeln!(out, "  {label:<7} {}", escape_controls(k))?;
         }
     }
+    for reason in &plan.needs_force {
+        super::wrap::write_wrapped(
+            out,
+            reason,
+            "  needs --force: ",
+            "                 ",
+            style.width,
+        )?;
+    }
     if let Some(rv) = &plan.current_resource_version {
         writeln!(
             out,

@@ -2,8 +2,6 @@
 //! the planned data with the resourceVersion that was read.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::Path;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, PostParams};
@@ -38,23 +36,6 @@ pub async fn check_permission(
     } else {
         Err(denied(verb, "configmaps", name))
     }
-}
-
-/// `./<configmap>.<resourceVersion>.backup.json`: the resourceVersion tells backups apart.
-pub fn default_backup_path(name: &str, cm: &ConfigMap) -> std::path::PathBuf {
-    let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
-    std::path::PathBuf::from(format!("{name}.{rv}.backup.json"))
-}
-
-/// Saves the ConfigMap as read, before anything changes it. Refuses to overwrite a file.
-pub fn write_backup(path: &Path, original: &ConfigMap) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    serde_json::to_writer_pretty(&mut file, original)?;
-    file.write_all(b"\n")?;
-    file.sync_all()
 }
 
 /// Replaces the data (PUT with the read resourceVersion, so a change made since the read is a

@@ -4,9 +4,11 @@
 pub mod access_review;
 pub mod backfill_apply;
 pub mod backfill_plan;
+pub mod backup_file;
 pub mod election_timing;
 pub mod follow_apply;
 pub mod follow_plan;
+pub mod follow_rejudge;
 pub mod follow_verify;
 pub mod lock_edit;
 pub mod restore_plan;

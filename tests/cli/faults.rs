@@ -194,17 +194,63 @@ fn backfill_write_failures_lose_nothing() {
     assert_eq!(data.as_object().unwrap().len(), 2);
 }
 
+/// A dry run the API server refuses (an invalid or over-1-MiB ConfigMap, a server error)
+/// changed nothing: exit 4 and "nothing was written", like the same refusal of the write, and
+/// no backup is saved for a write that never came.
+#[test]
+fn a_refused_dry_run_writes_nothing_and_says_so() {
+    for code in [413, 422, 500] {
+        let fake = FakeApi::with_objects(split());
+        let before = snapshot_data(&fake);
+        fake.inject(Fault::status(
+            "PUT",
+            "configmaps/k3s-etcd-snapshots?&dryRun=All",
+            code,
+        ));
+        let out = backfill(&fake);
+        out.code(4)
+            .one_line_error()
+            .stderr_has("dry-run update configmap kube-system/k3s-etcd-snapshots")
+            .stderr_has("nothing was written");
+        assert!(!out.stderr.contains("saved ConfigMap"), "{}", out.stderr);
+        assert_eq!(
+            snapshot_data(&fake),
+            before,
+            "HTTP {code} changed the ConfigMap"
+        );
+    }
+    // The same for the lock a follow would move.
+    let fake = FakeApi::with_objects(split());
+    fake.inject(Fault::status("PUT", "leases/k3s?&dryRun=All", 422));
+    follow_fix(&fake, &["--no-wait"])
+        .code(4)
+        .one_line_error()
+        .stderr_has("nothing was written");
+    assert_eq!(holder(&fake, "Lease", "k3s"), "s1");
+}
+
 #[test]
 fn a_failed_second_write_of_a_multilock_says_exactly_what_state_is_left() {
     let fake = multilock_split();
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 500));
-    follow_fix(&fake, &["--no-wait"])
-        .code(4)
+    let out = follow_fix(&fake, &["--no-wait"]);
+    // The copies are read again before a command is suggested; the command is conditioned on
+    // the Lease as read, so it cannot overwrite a change made after it.
+    let lease_rv =
+        fake.get("Lease", Some("kube-system"), "k3s").unwrap()["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string();
+    out.code(4)
         .one_line_error()
         .stderr_has("ConfigMap kube-system/k3s now names s2 but writing Lease kube-system/k3s failed")
+        .stderr_has("read again, ConfigMap kube-system/k3s names \"s2\" and Lease kube-system/k3s names \"s1\"")
         // The kubectl command that finishes the job targets the same cluster as the run.
         .stderr_has("finish now with: kubectl --kubeconfig ")
-        .stderr_has(" -n kube-system patch lease k3s --type merge -p '{\"spec\":{\"holderIdentity\":\"s2\"}}'");
+        .stderr_has(&format!(
+            " -n kube-system patch lease k3s --type merge -p \
+             '{{\"metadata\":{{\"resourceVersion\":\"{lease_rv}\"}},\"spec\":{{\"holderIdentity\":\"s2\"}}}}'"
+        ));
     assert_eq!(holder(&fake, "ConfigMap", "k3s"), "s2");
     assert_eq!(holder(&fake, "Lease", "k3s"), "s1");
 }

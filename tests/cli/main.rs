@@ -4,10 +4,12 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod backups;
 mod check;
 mod closed_pipe;
 mod common;
 mod completions;
+mod concurrent_writers;
 mod credential_plugins;
 mod deploy;
 mod deploy_serve;
@@ -19,6 +21,7 @@ mod fail_on;
 mod faults;
 mod fleet;
 mod follow;
+mod follow_signals;
 mod generated_files;
 mod help;
 mod hostile_inputs;

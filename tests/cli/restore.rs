@@ -181,3 +181,113 @@ fn a_backup_of_another_object_or_no_backup_is_refused() {
         .one_line_error()
         .stderr_has("cannot read backup");
 }
+
+/// The ConfigMap deleted and created again since the backup: another object (another UID),
+/// so the plan says so and the write needs `--force`. The fake serves no Namespaces, so the
+/// backup could not record the cluster's identity either, which the plan also says.
+#[test]
+fn a_recreated_configmap_is_restored_only_with_force() {
+    let (fake, _dir, backup, original) = backed_up();
+    let old_uid = fake
+        .get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+        .unwrap()["metadata"]["uid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    fake.remove("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots");
+    fake.put(snapshot_configmap("k3s", &[]));
+    let new_uid = fake
+        .get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+        .unwrap()["metadata"]["uid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(old_uid, new_uid);
+    let writes_before = fake.writes().len();
+
+    restore(&fake, &backup, &[])
+        .code(1)
+        .stdout_has(&format!(
+            "needs --force: ConfigMap kube-system/k3s-etcd-snapshots was recreated since the backup (UID {old_uid} \
+             then, {new_uid} now)"
+        ))
+        .stdout_has("needs --force: the backup records no cluster identity");
+    restore(&fake, &backup, &["--fix", "--yes"])
+        .code(2)
+        .one_line_error()
+        .stderr_has("recreated since the backup")
+        .stderr_has("re-run with --force")
+        .stderr_has("nothing was written");
+    assert_eq!(fake.writes().len(), writes_before, "{:?}", fake.writes());
+
+    restore(&fake, &backup, &["--fix", "--yes", "--force"])
+        .stderr_has("server-side dry run: accepted");
+    assert_eq!(data(&fake), original);
+}
+
+/// A backup from before the identity was recorded (no annotation) still restores onto the
+/// very ConfigMap it was taken from: the same UID is the same object, on the same cluster.
+#[test]
+fn an_old_backup_without_identity_restores_onto_its_own_configmap() {
+    let (fake, _dir, backup, original) = backed_up();
+    let mut saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    if let Some(annotations) = saved["metadata"]["annotations"].as_object_mut() {
+        annotations.remove("k3sdoctor.io/cluster-id");
+    }
+    std::fs::write(&backup, serde_json::to_vec(&saved).unwrap()).unwrap();
+    let out = restore(&fake, &backup, &["--fix", "--yes"]);
+    assert!(!out.stdout.contains("needs --force"), "{}", out.stdout);
+    out.stderr_has("wrote ConfigMap kube-system/k3s-etcd-snapshots");
+    assert_eq!(data(&fake), original);
+}
+
+/// A backup that names no namespace could be of any namespace's ConfigMap: refused.
+#[test]
+fn a_backup_without_a_namespace_is_refused() {
+    let (fake, _dir, backup, _original) = backed_up();
+    let mut saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    saved["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("namespace");
+    std::fs::write(&backup, serde_json::to_vec(&saved).unwrap()).unwrap();
+    let writes_before = fake.writes().len();
+    restore(&fake, &backup, &["--fix", "--yes", "--force"])
+        .code(2)
+        .one_line_error()
+        .stderr_has("without a namespace")
+        .stderr_has("nothing was written");
+    assert_eq!(fake.writes().len(), writes_before);
+}
+
+/// A dry run the API server refuses (an invalid or over-1-MiB restore) changed nothing: exit 4
+/// with "nothing was written", as the README's failure table says, and nothing is saved.
+#[test]
+fn a_refused_dry_run_of_a_restore_writes_nothing_and_says_so() {
+    for code in [413, 422] {
+        let (fake, dir, backup, _original) = backed_up();
+        let before = data(&fake);
+        fake.inject(Fault::status(
+            "PUT",
+            "configmaps/k3s-etcd-snapshots?&dryRun=All",
+            code,
+        ));
+        let saved = dir.path().join("current.json");
+        restore(
+            &fake,
+            &backup,
+            &["--fix", "--yes", "--backup", &saved.display().to_string()],
+        )
+        .code(4)
+        .one_line_error()
+        .stderr_has("dry-run update configmap kube-system/k3s-etcd-snapshots")
+        .stderr_has("nothing was written");
+        assert_eq!(data(&fake), before, "HTTP {code} changed the ConfigMap");
+        assert!(
+            !saved.exists(),
+            "a backup was saved for a write that never came"
+        );
+    }
+}

@@ -10,11 +10,14 @@ mod report;
 
 mod backfill;
 mod common;
+mod concurrent_follow;
 mod credential_plugins;
 mod deploy;
 mod fake_vs_real;
+mod follow_interrupted;
 mod inputs;
 mod rbac;
+mod restore_identity;
 mod serve;
 mod split_and_follow;
 mod takeover;

@@ -12,6 +12,8 @@ pub struct Run {
     args: Vec<String>,
     env: Vec<(String, String)>,
     home: tempfile::TempDir,
+    /// A FIFO the run waits on before it starts (`faults::writers`).
+    gate: Option<PathBuf>,
 }
 
 pub struct Output {
@@ -30,6 +32,7 @@ where
         args: args.into_iter().map(|a| a.as_ref().to_string()).collect(),
         env: Vec::new(),
         home: tempfile::tempdir().expect("temp HOME"),
+        gate: None,
     }
 }
 
@@ -81,13 +84,32 @@ impl Run {
         self.home.path()
     }
 
+    /// The run starts only once it has read one byte from the FIFO `gate`: several runs are
+    /// released together by writing one byte each (`faults::writers::StartingGate`).
+    pub fn gated_by(mut self, gate: &Path) -> Self {
+        self.gate = Some(gate.to_path_buf());
+        self
+    }
+
     pub fn run(self) -> Output {
         self.spawn().wait()
     }
 
     /// Starts the run without waiting, for tests that act on the cluster while it runs.
     pub fn spawn(self) -> Running {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_k3sdoctor"));
+        let mut cmd = match &self.gate {
+            // `dd` reads exactly one byte, so each byte written to the gate releases one run.
+            Some(gate) => {
+                let mut cmd = Command::new("sh");
+                cmd.arg("-c")
+                    .arg(r#"dd if="$1" bs=1 count=1 status=none >/dev/null && shift && exec "$@""#)
+                    .arg("sh")
+                    .arg(gate)
+                    .arg(env!("CARGO_BIN_EXE_k3sdoctor"));
+                cmd
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_k3sdoctor")),
+        };
         cmd.args(&self.args)
             .env_clear()
             .env("HOME", self.home.path())
@@ -118,6 +140,11 @@ pub struct Running {
 }
 
 impl Running {
+    /// The process id (of the gate's shell until a gated run is released).
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn wait(self) -> Output {
         let out = self.child.wait_with_output().expect("wait for k3sdoctor");
         Output {
@@ -361,10 +388,7 @@ impl Streaming {
         signal: i32,
         limit: std::time::Duration,
     ) -> Option<Output> {
-        let pid = i32::try_from(self.child.id()).expect("pid fits");
-        // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
-        let sent = unsafe { libc::kill(pid, signal) };
-        assert_eq!(sent, 0, "could not signal {}", self.command);
+        self.signal(signal);
         let mut status = None;
         super::wait::wait_for(limit, || {
             status = self.child.try_wait().ok().flatten();
@@ -381,6 +405,14 @@ impl Streaming {
             stderr: self.stderr.finish(),
             command: self.command,
         })
+    }
+
+    /// Sends `signal` without waiting (a first Ctrl-C that the process may survive).
+    pub fn signal(&mut self, signal: i32) {
+        let pid = i32::try_from(self.child.id()).expect("pid fits");
+        // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0, "could not signal {}", self.command);
     }
 
     /// Sends `signal` (e.g. `libc::SIGTERM`) and waits for the process to exit.

@@ -1,0 +1,333 @@
+//! The writes of `leases follow --fix`: every copy of the lock conditioned on the very objects
+//! the plan was judged on, and a MultiLock pair finished or reported exactly — on a failure,
+//! and on SIGINT/SIGTERM too.
+
+use std::future::Future;
+use std::time::Duration;
+
+use super::Ui;
+use super::load::{Loaded, read_live};
+use super::termination::Termination;
+use crate::cli::GlobalArgs;
+use crate::cluster::connect::Connection;
+use crate::exit::Failure;
+use crate::repair::follow_apply::{
+    LockObjects, WriteError, WrittenCopy, read_lock_objects, write_copy,
+};
+use crate::repair::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
+use crate::repair::follow_rejudge::{
+    LaterCopy, Rejudged, finish_advice, judged_state, later_copy, rejudge, written_list,
+};
+
+/// Re-plans after a 409 at most this many times before giving up.
+const MAX_ATTEMPTS: usize = 5;
+
+/// How often a later copy of a MultiLock is re-read and written again after a 409.
+const LATER_COPY_ATTEMPTS: usize = 3;
+
+/// How long the copies are read again for a report after a stop; the report must not hang.
+const REPORT_READ_LIMIT: Duration = Duration::from_secs(5);
+
+pub enum Applied {
+    Written(Vec<(LockCopy, WrittenCopy)>),
+    AlreadyAligned,
+}
+
+/// Judges the plan again on the lock objects as they are now and writes every copy with
+/// *their* resourceVersions: whatever changes after this judgement is a 409, never
+/// overwritten. On a 409 on the first copy the loop judges again (`rejudge` holds the rule);
+/// a failure after the first copy leaves the copies disagreeing, which is said exactly.
+///
+/// `term` has caught SIGINT/SIGTERM since before the first read: before anything is sent, a
+/// signal stops with nothing written; once the first write is sent, the pair is finished
+/// first (a second signal stops at once, with a report of what each copy names).
+pub async fn apply(
+    conn: &Connection,
+    global: &GlobalArgs,
+    planned: &FollowPlan,
+    request: &FollowRequest,
+    ui: &Ui,
+    term: &mut Termination,
+) -> Result<Applied, Failure> {
+    for attempt in 1..=MAX_ATTEMPTS {
+        let judged = tokio::select! {
+            judged = judge(conn, global, planned, request, ui) => judged?,
+            _ = term.received() => {
+                return Err(Failure::Incomplete(
+                    "interrupted before anything was sent: nothing was written".into(),
+                ));
+            }
+        };
+        let (current, objects) = match judged {
+            (Rejudged::Proceed(current), objects) => (current, objects),
+            (Rejudged::AlreadyAligned, _) => return Ok(Applied::AlreadyAligned),
+            (Rejudged::Changed(line), _) => return Err(Failure::Incomplete(line)),
+        };
+        match write_pair(conn, &current, &objects, ui, term).await? {
+            Some(written) => return Ok(Applied::Written(written)),
+            None => ui.trace(&format!(
+                "conflict writing {} (attempt {attempt}); re-reading",
+                current.writes[0].object(&current.lock)
+            )),
+        }
+    }
+    Err(Failure::Incomplete(format!(
+        "{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run the command again",
+        planned.lock
+    )))
+}
+
+/// The cluster read again, with the lock's copies read last and substituted: the plan is
+/// made on exactly the objects (and resourceVersions) the writes will carry.
+async fn judge(
+    conn: &Connection,
+    global: &GlobalArgs,
+    planned: &FollowPlan,
+    request: &FollowRequest,
+    ui: &Ui,
+) -> Result<(Rejudged, LockObjects), Failure> {
+    let fresh = read_live(conn, global, ui).await?;
+    let objects = read_lock_objects(conn, &planned.lock, &planned.writes).await?;
+    let judged = Loaded {
+        state: judged_state(fresh.state, &planned.lock, &objects),
+        ..fresh
+    };
+    let outcome = plan_follow(&judged.state, judged.distro, judged.now.time, request);
+    Ok((rejudge(planned, outcome), objects))
+}
+
+/// Every copy, in order. `None`: a 409 on the first copy, nothing written.
+async fn write_pair(
+    conn: &Connection,
+    plan: &FollowPlan,
+    objects: &LockObjects,
+    ui: &Ui,
+    term: &mut Termination,
+) -> Result<Option<Vec<(LockCopy, WrittenCopy)>>, Failure> {
+    let mut written: Vec<(LockCopy, WrittenCopy)> = Vec::new();
+    let mut interrupted = false;
+    for (i, copy) in plan.writes.iter().copied().enumerate() {
+        let send = write_copy(conn, &plan.lock, copy, objects, plan.edit(), false);
+        let Some(result) = unless_stopped(send, term, &mut interrupted, ui, plan).await else {
+            return Err(stopped(conn, plan, &written, copy).await);
+        };
+        match result {
+            Ok(w) => {
+                ui.note(&format!(
+                    "wrote {} (resourceVersion {})",
+                    w.object, w.resource_version
+                ));
+                written.push((copy, w));
+            }
+            Err(WriteError::Conflict) if i == 0 && interrupted => {
+                return Err(Failure::Incomplete(format!(
+                    "interrupted: {} changed since it was read (409), so nothing was written",
+                    copy.object(&plan.lock)
+                )));
+            }
+            Err(WriteError::Conflict) if i == 0 => return Ok(None),
+            Err(WriteError::Other(e)) if i == 0 => {
+                return Err(super::write_failed_nothing_written(e));
+            }
+            Err(WriteError::Conflict) => {
+                let again =
+                    rewrite_after_conflict(conn, plan, copy, ui, term, &mut interrupted).await;
+                match again {
+                    Some(Ok(Some(w))) => written.push((copy, w)),
+                    // The copy names the target already: the pair agrees.
+                    Some(Ok(None)) => {}
+                    Some(Err(e)) => {
+                        return Err(Failure::Incomplete(
+                            partial_write(conn, plan, &written, copy, e).await,
+                        ));
+                    }
+                    None => return Err(stopped(conn, plan, &written, copy).await),
+                }
+            }
+            Err(e) => {
+                return Err(Failure::Incomplete(
+                    partial_write(conn, plan, &written, copy, e).await,
+                ));
+            }
+        }
+    }
+    if interrupted {
+        return Err(Failure::Incomplete(format!(
+            "interrupted: finished the write first: {} now {} {}; the takeover was not verified; check it with \
+             k3sdoctor leases",
+            written_list(&plan.lock, &plan.writes),
+            if plan.writes.len() > 1 {
+                "name"
+            } else {
+                "names"
+            },
+            plan.to_identity
+        )));
+    }
+    Ok(Some(written))
+}
+
+/// Runs `send` to its end through a first SIGINT/SIGTERM (noted, remembered in `interrupted`);
+/// `None` when a second one comes first.
+async fn unless_stopped<T>(
+    send: impl Future<Output = T>,
+    term: &mut Termination,
+    interrupted: &mut bool,
+    ui: &Ui,
+    plan: &FollowPlan,
+) -> Option<T> {
+    tokio::pin!(send);
+    loop {
+        tokio::select! {
+            // The request goes out before a pending signal is looked at.
+            biased;
+            done = &mut send => return Some(done),
+            _ = term.received() => {
+                if *interrupted {
+                    return None;
+                }
+                *interrupted = true;
+                ui.note(&format!(
+                    "interrupted: a write is already sent, so k3sdoctor first finishes writing {} (interrupt again \
+                     to stop at once and see what each copy names)",
+                    written_list(&plan.lock, &plan.writes)
+                ));
+            }
+        }
+    }
+}
+
+/// A later copy met a 409 after the first landed: read it again and write it again only over
+/// the old holder's own renewal (`later_copy`). `Ok(None)`: it names the target already.
+/// `None`: stopped by a second signal.
+async fn rewrite_after_conflict(
+    conn: &Connection,
+    plan: &FollowPlan,
+    copy: LockCopy,
+    ui: &Ui,
+    term: &mut Termination,
+    interrupted: &mut bool,
+) -> Option<Result<Option<WrittenCopy>, WriteError>> {
+    for attempt in 1..=LATER_COPY_ATTEMPTS {
+        ui.trace(&format!(
+            "conflict writing {} after the first copy landed (attempt {attempt}); re-reading it",
+            copy.object(&plan.lock)
+        ));
+        let copies = [copy];
+        let read = read_lock_objects(conn, &plan.lock, &copies);
+        let objects = match unless_stopped(read, term, interrupted, ui, plan).await? {
+            Ok(objects) => objects,
+            Err(e) => return Some(Err(WriteError::Other(e))),
+        };
+        match later_copy(plan, objects.record(copy).as_ref()) {
+            LaterCopy::Rewrite => {}
+            LaterCopy::AlreadyTarget => return Some(Ok(None)),
+            LaterCopy::Elsewhere(holder) => {
+                return Some(Err(WriteError::Other(crate::cluster::ReadError::new(
+                    format!(
+                        "it names {holder:?} now, so it was left alone rather than overwritten"
+                    ),
+                ))));
+            }
+        }
+        let send = write_copy(conn, &plan.lock, copy, &objects, plan.edit(), false);
+        match unless_stopped(send, term, interrupted, ui, plan).await? {
+            Ok(w) => {
+                ui.note(&format!(
+                    "wrote {} (resourceVersion {})",
+                    w.object, w.resource_version
+                ));
+                return Some(Ok(Some(w)));
+            }
+            Err(WriteError::Conflict) => {}
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    Some(Err(WriteError::Conflict))
+}
+
+/// The second of two writes failed: what landed, why the other did not, and — read again —
+/// what each copy names now and the command that makes them agree (if one is needed).
+async fn partial_write(
+    conn: &Connection,
+    plan: &FollowPlan,
+    written: &[(LockCopy, WrittenCopy)],
+    failed: LockCopy,
+    e: WriteError,
+) -> String {
+    let done: Vec<String> = written.iter().map(|(_, w)| w.object.clone()).collect();
+    let why = match e {
+        WriteError::Conflict => "it changed since it was read (409)".to_string(),
+        WriteError::Other(e) => e.message,
+    };
+    format!(
+        "{} now names {} but writing {} failed: {why}. The two copies disagree, so the current leader exits and the \
+         next one is left to chance; {}",
+        done.join(" and "),
+        plan.to_identity,
+        failed.object(&plan.lock),
+        read_again(conn, plan).await
+    )
+}
+
+/// A second signal while `pending` was being written: exactly what was confirmed, that the
+/// pending write may or may not have landed, and the copies as read again.
+async fn stopped(
+    conn: &Connection,
+    plan: &FollowPlan,
+    written: &[(LockCopy, WrittenCopy)],
+    pending: LockCopy,
+) -> Failure {
+    let confirmed = if written.is_empty() {
+        "no write was confirmed".to_string()
+    } else {
+        let done: Vec<String> = written
+            .iter()
+            .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
+            .collect();
+        format!("confirmed written: {}", done.join(" and "))
+    };
+    Failure::Incomplete(format!(
+        "stopped by a second interrupt: {confirmed}; the write of {} was sent and may or may not have landed; {}",
+        pending.object(&plan.lock),
+        read_again(conn, plan).await
+    ))
+}
+
+/// The copies of the lock read again (bounded), described for the operator.
+async fn read_again(conn: &Connection, plan: &FollowPlan) -> String {
+    let read = tokio::time::timeout(
+        REPORT_READ_LIMIT,
+        read_lock_objects(conn, &plan.lock, &plan.writes),
+    )
+    .await;
+    let objects = match read {
+        Ok(Ok(objects)) => Some(objects),
+        _ => None,
+    };
+    if plan.writes.len() == 1 {
+        let copy = plan.writes[0];
+        return match objects.as_ref().and_then(|o| o.record(copy)) {
+            Some(r) => format!(
+                "read again, {} names {:?}",
+                copy.object(&plan.lock),
+                r.holder_identity
+            ),
+            None => format!(
+                "could not read {} again: check it with k3sdoctor leases",
+                copy.object(&plan.lock)
+            ),
+        };
+    }
+    let objects = objects.unwrap_or_default();
+    let lease = objects.record(LockCopy::Lease);
+    let lease_rv = objects
+        .resource_version(LockCopy::Lease)
+        .unwrap_or_default();
+    finish_advice(
+        &plan.lock,
+        &plan.to_identity,
+        objects.record(LockCopy::ConfigMap).as_ref(),
+        lease.as_ref().map(|r| (r, lease_rv.as_str())),
+    )
+}
