@@ -9,9 +9,9 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ReadError;
+use super::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
 use super::credential_plugin;
 use super::credential_refresh::{RefreshingToken, WithToken};
-use super::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
 use super::read_error::cause_chain;
 use crate::distro::Distro;
 
