@@ -92,7 +92,14 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
     .await?;
     // Serving first: the liveness probe answers while the API server is still being asked.
     let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION")));
-    let http = tokio::spawn(endpoints::serve(listener, exporter.clone()));
+    let open_files = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|l| endpoints::open_files_limit(&l));
+    let http = tokio::spawn(endpoints::serve(
+        listener,
+        exporter.clone(),
+        endpoints::connection_limit(open_files),
+    ));
     tracing::info!(
         address = %address,
         apiserver = %conn.server,
