@@ -91,6 +91,47 @@ pub async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Ti
     time
 }
 
+/// One contact probe for `serve`: `GET /version`, which any authenticated user may read,
+/// answered within `limit`. `Ok` with the server's clock from the `Date` header (when it sent
+/// a usable one), or why not in the words the reads use. `client`, not a `Connection`: the
+/// probe runs on a task of its own.
+pub async fn probe_version(
+    client: &kube::Client,
+    server: &str,
+    limit: std::time::Duration,
+) -> Result<Option<jiff::Timestamp>, String> {
+    let action = "get /version";
+    let request = http::Request::get("/version")
+        .body(Vec::new())
+        .map_err(|e| format!("cannot {action}: {e}"))?;
+    let answer = tokio::time::timeout(limit, client.send(request.map(kube::client::Body::from)));
+    let response = match answer.await {
+        Err(_) => {
+            return Err(format!(
+                "cannot {action}: no answer from {server} within {} s",
+                limit.as_secs()
+            ));
+        }
+        Ok(Err(e)) => return Err(ReadError::from_kube(&e, action, server).message),
+        Ok(Ok(response)) => response,
+    };
+    if !response.status().is_success() {
+        return Err(format!(
+            "cannot {action}: the API server at {server} answered {}",
+            response.status()
+        ));
+    }
+    Ok(response
+        .headers()
+        .get(http::header::DATE)
+        .and_then(|d| d.to_str().ok())
+        .and_then(|d| {
+            jiff::fmt::rfc2822::DateTimeParser::new()
+                .parse_timestamp(d)
+                .ok()
+        }))
+}
+
 /// Adds what the snapshot checks need: every ETCDSnapshotFile (paged) and the snapshot and
 /// extra-metadata ConfigMaps of `distro`.
 pub async fn read_snapshot_objects(

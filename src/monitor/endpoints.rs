@@ -140,7 +140,7 @@ fn answer(request: &Request<Incoming>, exporter: &Exporter) -> Response<Full<Byt
         "/metrics" => reply(
             StatusCode::OK,
             CONTENT_TYPE,
-            exporter.metrics.encode(exporter.now()),
+            exporter.metrics.encode(exporter.scrape_now()),
         ),
         "/healthz" => reply(StatusCode::OK, TEXT, "ok\n".into()),
         "/readyz" if exporter.ready() => reply(StatusCode::OK, TEXT, "ok\n".into()),
