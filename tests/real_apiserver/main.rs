@@ -14,6 +14,7 @@ mod deploy;
 mod fake_vs_real;
 mod rbac;
 mod serve;
+mod serve_faults;
 mod split_and_follow;
 mod takeover;
 mod watch;
