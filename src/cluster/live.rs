@@ -104,25 +104,33 @@ pub async fn probe_version(
     let request = http::Request::get("/version")
         .body(Vec::new())
         .map_err(|e| format!("cannot {action}: {e}"))?;
-    let answer = tokio::time::timeout(limit, client.send(request.map(kube::client::Body::from)));
-    let response = match answer.await {
-        Err(_) => {
-            return Err(format!(
-                "cannot {action}: no answer from {server} within {} s",
-                limit.as_secs()
-            ));
-        }
-        Ok(Err(e)) => return Err(ReadError::from_kube(&e, action, server).message),
-        Ok(Ok(response)) => response,
+    // The body is read too, so the connection goes back to the pool instead of a new TLS
+    // handshake every few seconds.
+    let answer = async {
+        let response = client
+            .send(request.map(kube::client::Body::from))
+            .await
+            .map_err(|e| ReadError::from_kube(&e, action, server).message)?;
+        let (head, body) = response.into_parts();
+        http_body_util::BodyExt::collect(body)
+            .await
+            .map_err(|e| format!("cannot {action} at {server}: {e}"))?;
+        Ok::<_, String>(head)
     };
-    if !response.status().is_success() {
+    let head = tokio::time::timeout(limit, answer).await.map_err(|_| {
+        format!(
+            "cannot {action}: no answer from {server} within {} s",
+            limit.as_secs()
+        )
+    })??;
+    if !head.status.is_success() {
         return Err(format!(
             "cannot {action}: the API server at {server} answered {}",
-            response.status()
+            head.status
         ));
     }
-    Ok(response
-        .headers()
+    Ok(head
+        .headers
         .get(http::header::DATE)
         .and_then(|d| d.to_str().ok())
         .and_then(|d| {
