@@ -4,11 +4,13 @@
 pub mod activity;
 pub mod cluster_watch;
 pub mod connect;
+pub mod contact_probe;
 pub mod context_selection;
 pub mod dump;
 pub mod dump_coverage;
 pub mod live;
 mod read_error;
+pub mod relisting_watcher;
 pub mod watch_failure;
 pub mod watched_objects;
 

@@ -18,8 +18,8 @@ use crate::cli::{GlobalArgs, ServeArgs};
 use crate::cluster::ClusterState;
 use crate::cluster::cluster_watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::cluster::connect::{ConnectOptions, connect};
-use crate::cluster::live;
 use crate::cluster::watch_failure::WatchFailure;
+use crate::cluster::{contact_probe, live};
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
@@ -124,7 +124,7 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         sent,
         std::time::Instant::now(),
     );
-    let mut probes = spawn_probes(&conn);
+    let mut probes = contact_probe::spawn(&conn.client, &conn.server, PROBE_EVERY, PROBE_TIMEOUT);
 
     let explicit = explicit_distro(global);
     let scope = WatchScope {
@@ -169,7 +169,8 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
                 }
             }
             Some(probe) = probes.recv() => {
-                match exporter.observe_probe(&probe.outcome, probe.sent, probe.received) {
+                let outcome = probe.outcome.map_or_else(ProbeOutcome::Failed, ProbeOutcome::Answered);
+                match exporter.observe_probe(&outcome, probe.sent, probe.received) {
                     ContactChange::None => {}
                     ContactChange::Lost { why, silent_for } => {
                         tracing::warn!(
@@ -212,40 +213,6 @@ fn stopped(http: tokio::task::JoinHandle<()>) -> Exit {
     http.abort();
     tracing::info!("stopping: SIGTERM or SIGINT received");
     Exit::Healthy
-}
-
-/// One probe of the API server, as the probe task saw it.
-struct Probe {
-    outcome: ProbeOutcome,
-    sent: std::time::Instant,
-    received: std::time::Instant,
-}
-
-/// Probes the API server every `PROBE_EVERY` on a task of its own, so that a probe waiting for
-/// its answer never holds up the watches; ends when the receiver is dropped.
-fn spawn_probes(conn: &crate::cluster::connect::Connection) -> tokio::sync::mpsc::Receiver<Probe> {
-    let (send, receive) = tokio::sync::mpsc::channel(4);
-    let (client, server) = (conn.client.clone(), conn.server.clone());
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval_at(Instant::now() + PROBE_EVERY, PROBE_EVERY);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            every.tick().await;
-            let sent = std::time::Instant::now();
-            let outcome = live::probe_version(&client, &server, PROBE_TIMEOUT)
-                .await
-                .map_or_else(ProbeOutcome::Failed, ProbeOutcome::Answered);
-            let probe = Probe {
-                outcome,
-                sent,
-                received: std::time::Instant::now(),
-            };
-            if send.send(probe).await.is_err() {
-                return;
-            }
-        }
-    });
-    receive
 }
 
 /// A watch failing since its first failed attempt, until it has listed again.
