@@ -11,10 +11,10 @@ use futures::stream::{self, Stream, StreamExt};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
-use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 
 use super::connect::Connection;
+use super::relisting_watcher::watcher;
 use super::watch_failure::{WatchFailure, WatchFailureReason, action, describe, reason};
 use super::watched_objects::{Change, WatchedObjects};
 use super::{ClusterState, Origin};
@@ -69,6 +69,21 @@ enum Update {
     Node(Box<Result<Event<Node>, watcher::Error>>),
     ConfigMap(usize, Box<Result<Event<ConfigMap>, watcher::Error>>),
     SnapshotFile(Box<Result<Event<DynamicObject>, watcher::Error>>),
+}
+
+impl Update {
+    /// `Init` and `InitApply`: a list under way, not yet a working watch.
+    fn starts_a_list(&self) -> bool {
+        fn listing<K>(event: &Result<Event<K>, watcher::Error>) -> bool {
+            matches!(event, Ok(Event::Init | Event::InitApply(_)))
+        }
+        match self {
+            Update::Lease(e) => listing(e),
+            Update::Node(e) => listing(e),
+            Update::ConfigMap(_, e) => listing(e),
+            Update::SnapshotFile(e) => listing(e),
+        }
+    }
 }
 
 type Updates = Pin<Box<dyn Stream<Item = Update> + Send>>;
@@ -168,6 +183,9 @@ impl ClusterWatch {
                 line: "every watch ended".into(),
             });
         };
+        // A watch works again once it has listed its objects (or delivered a change after
+        // that), not when a fresh list merely starts: that list may fail too.
+        let listing = update.starts_a_list();
         let (slot, result) = match update {
             Update::Lease(event) => (
                 LEASES,
@@ -202,7 +220,9 @@ impl ClusterWatch {
         };
         match result {
             Ok(change) => {
-                self.health[slot].failing = None;
+                if !listing {
+                    self.health[slot].failing = None;
+                }
                 self.health[slot].synced |= self.synced_at(slot);
                 match change {
                     Change::Changed => WatchNews::Changed,
@@ -362,16 +382,6 @@ fn configmap_names(scope: &WatchScope) -> Vec<String> {
             names
         })
         .collect()
-}
-
-fn watcher<K>(
-    api: Api<K>,
-    config: watcher::Config,
-) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
-where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
-{
-    watcher::watcher(api, config).default_backoff()
 }
 
 fn object_name<K: kube::Resource>(object: &K) -> String {

@@ -91,6 +91,55 @@ pub async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Ti
     time
 }
 
+/// One contact probe for `serve`: `GET /version`, which any authenticated user may read,
+/// answered within `limit`. `Ok` with the server's clock from the `Date` header (when it sent
+/// a usable one), or why not in the words the reads use. `client`, not a `Connection`: the
+/// probe runs on a task of its own.
+pub async fn probe_version(
+    client: &kube::Client,
+    server: &str,
+    limit: std::time::Duration,
+) -> Result<Option<jiff::Timestamp>, String> {
+    let action = "get /version";
+    let request = http::Request::get("/version")
+        .body(Vec::new())
+        .map_err(|e| format!("cannot {action}: {e}"))?;
+    // The body is read too, so the connection goes back to the pool instead of a new TLS
+    // handshake every few seconds.
+    let answer = async {
+        let response = client
+            .send(request.map(kube::client::Body::from))
+            .await
+            .map_err(|e| ReadError::from_kube(&e, action, server).message)?;
+        let (head, body) = response.into_parts();
+        http_body_util::BodyExt::collect(body)
+            .await
+            .map_err(|e| format!("cannot {action} at {server}: {e}"))?;
+        Ok::<_, String>(head)
+    };
+    let head = tokio::time::timeout(limit, answer).await.map_err(|_| {
+        format!(
+            "cannot {action}: no answer from {server} within {} s",
+            limit.as_secs()
+        )
+    })??;
+    if !head.status.is_success() {
+        return Err(format!(
+            "cannot {action}: the API server at {server} answered {}",
+            head.status
+        ));
+    }
+    Ok(head
+        .headers
+        .get(http::header::DATE)
+        .and_then(|d| d.to_str().ok())
+        .and_then(|d| {
+            jiff::fmt::rfc2822::DateTimeParser::new()
+                .parse_timestamp(d)
+                .ok()
+        }))
+}
+
 /// Adds what the snapshot checks need: every ETCDSnapshotFile (paged) and the snapshot and
 /// extra-metadata ConfigMaps of `distro`.
 pub async fn read_snapshot_objects(

@@ -141,12 +141,23 @@ fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str)
                      path to the API server, or raise --request-timeout"
                 );
             }
-            ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe
-                if !looks_like_tls(&lower) =>
-            {
+            // A reset is a reset even during the TLS handshake (whose layers then name TLS in
+            // the chain): a wrong certificate fails with a TLS alert, never with a reset.
+            ConnectionReset | ConnectionAborted | BrokenPipe => {
                 return format!(
-                    "cannot {action}: {server} closed the connection before answering; retry, and check any \
-                     load balancer or proxy in front of the API server"
+                    "cannot {action}: {server} reset the connection before answering; retry, and check \
+                     the network path and any load balancer or proxy in front of the API server"
+                );
+            }
+            UnexpectedEof => {
+                let during = if looks_like_tls(&lower) {
+                    " during the TLS handshake"
+                } else {
+                    ""
+                };
+                return format!(
+                    "cannot {action}: {server} closed the connection{during} before answering; retry, and \
+                     check any load balancer or proxy in front of the API server"
                 );
             }
             _ => {}
@@ -195,7 +206,10 @@ fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str)
 fn transport_kind(err: &kube::Error, lower: &str) -> ReadFailureKind {
     use std::io::ErrorKind::*;
     let io = io_error_kind(err);
-    if matches!(io, Some(ConnectionRefused | TimedOut)) {
+    if matches!(
+        io,
+        Some(ConnectionRefused | TimedOut | ConnectionReset | ConnectionAborted | BrokenPipe)
+    ) {
         return ReadFailureKind::Unreachable;
     }
     if looks_like_tls(lower) {
@@ -249,15 +263,26 @@ fn looks_like_tls(lower: &str) -> bool {
     .any(|needle| lower.contains(needle))
 }
 
+/// The first telling io error kind in the chain. A watch's body errors arrive as
+/// `io::Error::other(hyper error)` around the real io error, and an io error's `source()`
+/// skips the error it wraps, so wrapped errors are looked into with `get_ref`.
 fn io_error_kind(err: &(dyn StdError + 'static)) -> Option<std::io::ErrorKind> {
     let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
+    let mut vague = None;
     while let Some(e) = cur {
         if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            return Some(io.kind());
+            if io.kind() != std::io::ErrorKind::Other {
+                return Some(io.kind());
+            }
+            vague = Some(io.kind());
+            if let Some(inner) = io.get_ref() {
+                cur = Some(inner as &(dyn StdError + 'static));
+                continue;
+            }
         }
         cur = e.source();
     }
-    None
+    vague
 }
 
 fn last_cause(err: &(dyn StdError + 'static)) -> String {
@@ -279,4 +304,97 @@ pub(crate) fn cause_chain(err: &(dyn StdError + 'static)) -> String {
         cur = e.source();
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What hyper-rustls reports when the peer resets the connection mid-handshake: layers
+    /// that name TLS around an io error that says reset.
+    #[derive(Debug, thiserror::Error)]
+    #[error("tls handshake failed")]
+    struct Handshake(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("client error (Connect)")]
+    struct Connect(#[source] Handshake);
+
+    fn connect_error(kind: std::io::ErrorKind) -> kube::Error {
+        kube::Error::Service(Box::new(Connect(Handshake(std::io::Error::new(
+            kind,
+            "Connection reset by peer (os error 104)",
+        )))))
+    }
+
+    #[test]
+    fn a_reset_during_the_handshake_is_a_reset_not_a_tls_problem() {
+        let error = ReadError::from_kube(
+            &connect_error(std::io::ErrorKind::ConnectionReset),
+            "watch leases in kube-system",
+            "https://10.0.0.1:6443",
+        );
+        assert_eq!(
+            error.message,
+            "cannot watch leases in kube-system: https://10.0.0.1:6443 reset the connection before \
+             answering; retry, and check the network path and any load balancer or proxy in front of \
+             the API server"
+        );
+        assert_eq!(error.kind, ReadFailureKind::Unreachable);
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("error reading a body from connection")]
+    struct Body(#[source] std::io::Error);
+
+    #[test]
+    fn a_reset_inside_a_watch_body_is_found_through_the_io_error_that_wraps_it() {
+        let reset = std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "Connection reset by peer (os error 104)",
+        );
+        let error = kube::Error::ReadEvents(std::io::Error::other(Body(reset)));
+        let read = ReadError::from_kube(&error, "watch nodes", "https://10.0.0.1:6443");
+        assert!(
+            read.message
+                .starts_with("cannot watch nodes: https://10.0.0.1:6443 reset the connection"),
+            "{}",
+            read.message
+        );
+        assert_eq!(read.kind, ReadFailureKind::Unreachable);
+    }
+
+    #[test]
+    fn an_end_of_file_in_the_handshake_says_where_it_happened() {
+        let error = ReadError::from_kube(
+            &connect_error(std::io::ErrorKind::UnexpectedEof),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert!(
+            error
+                .message
+                .starts_with("cannot list nodes: https://10.0.0.1:6443 closed the connection during the TLS handshake"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_certificate_problem_is_still_a_tls_problem() {
+        let error = ReadError::from_kube(
+            &kube::Error::Service(Box::new(Connect(Handshake(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "invalid peer certificate: UnknownIssuer",
+            ))))),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert!(
+            error.message.contains("TLS handshake with"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.kind, ReadFailureKind::Tls);
+    }
 }

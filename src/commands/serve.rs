@@ -1,7 +1,8 @@
 //! `k3sdoctor serve`: watches what `check` reads, runs `check`'s analysers when it changes
 //! (debounced) and publishes the verdicts for Prometheus. Watch failures are logged, counted
-//! and retried by the watcher; only a bad kubeconfig or an address that cannot be bound ends
-//! the process early.
+//! and retried by the watcher; a probe of the API server every few seconds tells a silent
+//! connection from a quiet cluster and keeps its clock current (`monitor::contact`). Only a
+//! bad kubeconfig or an address that cannot be bound ends the process early.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,13 +18,14 @@ use crate::cli::{GlobalArgs, ServeArgs};
 use crate::cluster::ClusterState;
 use crate::cluster::cluster_watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::cluster::connect::{ConnectOptions, prepare};
-use crate::cluster::live;
 use crate::cluster::watch_failure::WatchFailure;
+use crate::cluster::{contact_probe, live};
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
+use crate::monitor::contact::{ContactChange, ProbeOutcome};
 use crate::monitor::{Exporter, endpoints, log};
 use crate::render::{self, OutputFormat};
 use crate::report::{CheckReport, Now, NowSource};
@@ -41,6 +43,12 @@ const REJUDGE_EVERY: Duration = Duration::from_secs(5);
 /// it (after at most 290 s) and the watcher resumes it, so a shorter `--request-timeout` would
 /// only make every quiet watch restart more often.
 const SHORTEST_READ_TIMEOUT: Duration = Duration::from_secs(320);
+
+/// How often the API server is asked whether it answers (and what time it is there), and how
+/// long an answer may take: a blackholed connection is noticed within
+/// `monitor::contact::CONTACT_LOST_AFTER` plus one probe.
+const PROBE_EVERY: Duration = Duration::from_secs(5);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The snapshot rules have a clock too (a CR older than a minute without the controller's
 /// finalizer): a full evaluation at least this often, whatever changed.
@@ -95,7 +103,14 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
     // Serving first: the liveness probe answers while the API server is still being asked,
     // and while a credential plugin runs.
     let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION")));
-    let http = tokio::spawn(endpoints::serve(listener, exporter.clone()));
+    let open_files = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|l| endpoints::open_files_limit(&l));
+    let http = tokio::spawn(endpoints::serve(
+        listener,
+        exporter.clone(),
+        endpoints::connection_limit(open_files),
+    ));
     tracing::info!(
         address = %address,
         apiserver = %prepared.server,
@@ -114,13 +129,17 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         }
     };
     // An API server that does not answer must not hold up a SIGTERM (the pod is stopping).
-    let server_time = tokio::select! {
+    let sent = Instant::now().into_std();
+    let first = tokio::select! {
         () = termination.received() => return Ok(stopped(http)),
-        time = live::server_time(&conn, &|_| {}) => time,
+        answer = live::probe_version(&conn.client, &conn.server, PROBE_TIMEOUT) => answer,
     };
-    if let Some(time) = server_time {
-        exporter.set_server_clock(time);
-    }
+    exporter.observe_probe(
+        &first.map_or_else(ProbeOutcome::Failed, ProbeOutcome::Answered),
+        sent,
+        std::time::Instant::now(),
+    );
+    let mut probes = contact_probe::spawn(&conn.client, &conn.server, PROBE_EVERY, PROBE_TIMEOUT);
 
     let explicit = explicit_distro(global);
     let scope = WatchScope {
@@ -131,16 +150,11 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
     let mut evaluator = Evaluator {
         exporter: &exporter,
         explicit,
-        clock: if server_time.is_some() {
-            NowSource::ApiServerClock
-        } else {
-            NowSource::LocalClock
-        },
         verdict: None,
         lease_verdict: Vec::new(),
         evaluated: None,
     };
-    let mut failing: BTreeMap<String, String> = BTreeMap::new();
+    let mut failing: BTreeMap<String, FailureEpisode> = BTreeMap::new();
     let mut due: Option<Instant> = None;
     let mut rejudge = tokio::time::interval_at(Instant::now() + REJUDGE_EVERY, REJUDGE_EVERY);
     loop {
@@ -169,12 +183,39 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
                     due.get_or_insert_with(|| Instant::now() + DEBOUNCE);
                 }
             }
+            Some(probe) = probes.recv() => {
+                let outcome = probe.outcome.map_or_else(ProbeOutcome::Failed, ProbeOutcome::Answered);
+                match exporter.observe_probe(&outcome, probe.sent, probe.received) {
+                    ContactChange::None => {}
+                    ContactChange::Lost { why, silent_for } => {
+                        tracing::warn!(
+                            apiserver = %conn.server,
+                            "lost contact with the API server {}: {why} (no answer for {} s); \
+                             k3sdoctor_up is 0 and the findings are the last verdict, held and marked \
+                             stale, until it answers again",
+                            conn.server,
+                            silent_for.as_secs()
+                        );
+                    }
+                    ContactChange::Regained { after } => {
+                        tracing::info!(
+                            apiserver = %conn.server,
+                            "the API server {} answers again after {} s; listing everything afresh",
+                            conn.server,
+                            after.as_secs()
+                        );
+                        // The watches' connections may still be stuck in the partition (no
+                        // error comes until the read timeout): new watches list anew.
+                        watch = ClusterWatch::start(&conn, &scope);
+                    }
+                }
+            }
             () = tokio::time::sleep_until(deadline), if due.is_some() => {
                 due = None;
                 evaluator.evaluate(&watch);
             }
             _ = rejudge.tick() => {
-                if evaluator.stale(&watch) {
+                if !exporter.contact_lost() && evaluator.stale(&watch) {
                     due.get_or_insert_with(Instant::now);
                 }
             }
@@ -189,29 +230,52 @@ fn stopped(http: tokio::task::JoinHandle<()>) -> Exit {
     Exit::Healthy
 }
 
-/// One warning per distinct failure of a watch; the watcher retries every few seconds.
-fn report_failure(failing: &mut BTreeMap<String, String>, failure: WatchFailure) {
-    if failing.get(&failure.resource) != Some(&failure.line) {
-        tracing::warn!(
-            resource = %failure.resource,
-            reason = failure.reason.label(),
-            "{}",
-            failure.line
-        );
-        failing.insert(failure.resource, failure.line);
-    }
+/// A watch failing since its first failed attempt, until it has listed again.
+struct FailureEpisode {
+    since: std::time::Instant,
+    attempts: u32,
 }
 
-/// Logs the watches that failed and work again; whether there were any.
-fn report_recoveries(failing: &mut BTreeMap<String, String>, watch: &ClusterWatch) -> bool {
+/// One warning per failure episode of a watch (the first attempt's cause), however often the
+/// watch is retried and however the cause is worded on the later attempts.
+fn report_failure(failing: &mut BTreeMap<String, FailureEpisode>, failure: WatchFailure) {
+    if let Some(episode) = failing.get_mut(&failure.resource) {
+        episode.attempts += 1;
+        return;
+    }
+    tracing::warn!(
+        resource = %failure.resource,
+        reason = failure.reason.label(),
+        "{}",
+        failure.line
+    );
+    failing.insert(
+        failure.resource,
+        FailureEpisode {
+            since: std::time::Instant::now(),
+            attempts: 1,
+        },
+    );
+}
+
+/// Logs the watches that failed and have listed again since; whether there were any.
+fn report_recoveries(failing: &mut BTreeMap<String, FailureEpisode>, watch: &ClusterWatch) -> bool {
     if failing.is_empty() {
         return false;
     }
     let mut recovered = false;
     for health in watch.health() {
-        if health.failing.is_none() && !health.absent && failing.remove(&health.resource).is_some()
-        {
-            tracing::info!(resource = %health.resource, "watch {} works again", health.resource);
+        if health.failing.is_some() || !health.synced {
+            continue;
+        }
+        if let Some(episode) = failing.remove(&health.resource) {
+            tracing::info!(
+                resource = %health.resource,
+                "watch {} works again after {} failed attempt(s) over {} s",
+                health.resource,
+                episode.attempts,
+                episode.since.elapsed().as_secs()
+            );
             recovered = true;
         }
     }
@@ -221,7 +285,6 @@ fn report_recoveries(failing: &mut BTreeMap<String, String>, watch: &ClusterWatc
 struct Evaluator<'a> {
     exporter: &'a Exporter,
     explicit: Option<Distro>,
-    clock: NowSource,
     /// The finding codes of the last evaluation, to log when they change.
     verdict: Option<Vec<String>>,
     /// The lease findings of the last evaluation, to tell when time alone changed them.
@@ -239,7 +302,7 @@ impl Evaluator<'_> {
     /// The lease verdict as of now, from memory.
     fn judge_leases(&self, watch: &ClusterWatch) -> Vec<(FindingCode, Severity, String)> {
         let state = watch.lease_state();
-        analyse_leases(&state, self.distro(&state), self.exporter.now())
+        analyse_leases(&state, self.distro(&state), self.exporter.judged_now())
             .findings
             .into_iter()
             .map(|f| (f.code, f.severity, f.object))
@@ -258,6 +321,10 @@ impl Evaluator<'_> {
     fn evaluate(&mut self, watch: &ClusterWatch) {
         let metrics = &self.exporter.metrics;
         metrics.record_watches(watch.health());
+        if self.exporter.contact_lost() {
+            // What is in memory may be minutes old: the last verdict stays, marked stale.
+            return;
+        }
         if !watch.synced() {
             // Half a picture would report healthy locks as missing.
             metrics.mark_incomplete();
@@ -267,14 +334,18 @@ impl Evaluator<'_> {
         let started = std::time::Instant::now();
         let state = watch.state();
         let distro = self.distro(&state);
-        let now = self.exporter.now();
+        let now = self.exporter.judged_now();
         self.evaluated = Some(started);
         self.lease_verdict = self.judge_leases(watch);
         let analysis = analyse_check(&state, distro, now);
         let report = CheckReport::new(
             Now {
                 time: now,
-                source: self.clock,
+                source: if self.exporter.on_server_clock() {
+                    NowSource::ApiServerClock
+                } else {
+                    NowSource::LocalClock
+                },
             },
             analysis,
         );

@@ -1,7 +1,9 @@
 //! `serve`'s log on stderr: one line per event, as text for a person or one JSON object per
 //! line (`--log-format json`) for a log pipeline. Only k3sdoctor's own events at info and
-//! above, and the libraries' errors: kube's watcher warns about every failed attempt, which
-//! k3sdoctor already reports once, in its own words.
+//! above, and the libraries' errors except kube's: its client logs an ERROR for every failed
+//! request (`failed with error client error (Connect)`, dozens a minute while the API server is
+//! down, naming nothing) and its watcher warns about every failed attempt, which k3sdoctor
+//! already reports once per failure episode, naming the resource and the cause.
 
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
@@ -12,7 +14,9 @@ use crate::cli::LogFormat;
 pub fn init(format: LogFormat) {
     let targets = Targets::new()
         .with_default(LevelFilter::ERROR)
-        .with_target("k3sdoctor", LevelFilter::INFO);
+        .with_target("k3sdoctor", LevelFilter::INFO)
+        .with_target("kube_client", LevelFilter::OFF)
+        .with_target("kube_runtime", LevelFilter::OFF);
     let registry = tracing_subscriber::registry().with(targets);
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)

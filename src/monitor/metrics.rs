@@ -69,6 +69,7 @@ type FloatGauge = Gauge<f64, AtomicU64>;
 pub struct Metrics {
     registry: Registry,
     up: Gauge,
+    stale: Gauge,
     ready: Gauge,
     findings: Family<FindingLabels, Gauge>,
     lease_split: Family<SplitLabels, Gauge>,
@@ -90,6 +91,7 @@ impl Metrics {
         let mut registry = Registry::default();
         let metrics = Metrics {
             up: Gauge::default(),
+            stale: Gauge::default(),
             ready: Gauge::default(),
             findings: Family::default(),
             lease_split: Family::default(),
@@ -107,8 +109,13 @@ impl Metrics {
         };
         registry.register(
             "k3sdoctor_up",
-            "1 when the last evaluation read everything it needs",
+            "1 when the last evaluation read everything it needs and the API server answers",
             metrics.up.clone(),
+        );
+        registry.register(
+            "k3sdoctor_stale",
+            "1 while contact with the API server is lost: the findings are the last verdict, held",
+            metrics.stale.clone(),
         );
         registry.register(
             "k3sdoctor_ready",
@@ -293,6 +300,15 @@ impl Metrics {
 
     pub fn mark_incomplete(&self) {
         self.up.set(0);
+    }
+
+    /// `stale`: contact with the API server is lost and the findings are held from the last
+    /// evaluation before it; `k3sdoctor_up` is 0 for as long.
+    pub fn mark_stale(&self, stale: bool) {
+        self.stale.set(i64::from(stale));
+        if stale {
+            self.up.set(0);
+        }
     }
 
     /// The exposition text, with renewal ages as of `now`.

@@ -2,15 +2,18 @@
 //! and the HTTP endpoints that publish it. The watch loop that feeds it is in
 //! `commands::serve`.
 
+pub mod contact;
 pub mod endpoints;
 pub mod log;
 pub mod metrics;
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use jiff::Timestamp;
 
+use contact::{Contact, ContactChange, ProbeOutcome, ServerClock};
 use metrics::Metrics;
 
 /// Shared between the watch loop (which writes) and the endpoints (which read).
@@ -19,9 +22,9 @@ pub struct Exporter {
     /// The latest `CheckReport`, as `/report` serves it.
     report: Mutex<Option<String>>,
     ready: AtomicBool,
-    /// The API server's clock minus ours in milliseconds, so ages are judged as `check`
-    /// judges them (0 until the server has been asked).
-    clock_offset_ms: AtomicI64,
+    /// Contact with the API server and its clock, so ages are judged as `check` judges them
+    /// (the local clock read once at start until the server has answered).
+    contact: Mutex<Contact>,
 }
 
 impl Exporter {
@@ -30,34 +33,93 @@ impl Exporter {
             metrics: Metrics::new(version),
             report: Mutex::new(None),
             ready: AtomicBool::new(false),
-            clock_offset_ms: AtomicI64::new(0),
+            // The only read of the local wall clock: from here on time moves with the
+            // monotonic clock, and the API server's `Date` headers correct it.
+            contact: Mutex::new(Contact::new(
+                ServerClock::anchored(Instant::now(), Timestamp::now()),
+                false,
+                Instant::now(),
+            )),
         }
     }
 
-    /// Judge time on the API server's clock, which was `server` a moment ago.
-    pub fn set_server_clock(&self, server: Timestamp) {
-        let offset = server.duration_since(Timestamp::now()).as_millis();
-        self.clock_offset_ms
-            .store(i64::try_from(offset).unwrap_or(0), Ordering::Relaxed);
+    fn contact(&self) -> std::sync::MutexGuard<'_, Contact> {
+        self.contact.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes in one contact probe (see [`Contact::observe`]); `k3sdoctor_stale` follows it.
+    pub fn observe_probe(
+        &self,
+        outcome: &ProbeOutcome,
+        sent: Instant,
+        received: Instant,
+    ) -> ContactChange {
+        let mut contact = self.contact();
+        let change = contact.observe(outcome, sent, received);
+        if contact.lost() {
+            self.metrics.mark_stale(true);
+        }
+        change
+    }
+
+    /// Whether contact with the API server is lost (the published verdict is held, stale).
+    pub fn contact_lost(&self) -> bool {
+        self.contact().lost()
+    }
+
+    /// Whether "now" is the API server's clock.
+    pub fn on_server_clock(&self) -> bool {
+        self.contact().server_clock()
     }
 
     /// Now, on the API server's clock.
     pub fn now(&self) -> Timestamp {
-        let local = Timestamp::now();
-        let offset =
-            jiff::SignedDuration::from_millis(self.clock_offset_ms.load(Ordering::Relaxed));
-        local.checked_add(offset).unwrap_or(local)
+        self.contact().now(Instant::now())
     }
 
+    /// The time to judge freshness at: now, but never past the server's last answer.
+    pub fn judged_now(&self) -> Timestamp {
+        self.contact().judged_now(Instant::now())
+    }
+
+    /// The time ages are shown at on `/metrics`: now while in contact, the last contact once
+    /// it is lost (a renewal may well have happened since, unseen).
+    pub fn scrape_now(&self) -> Timestamp {
+        let contact = self.contact();
+        if contact.lost() {
+            contact.last_contact()
+        } else {
+            contact.now(Instant::now())
+        }
+    }
+
+    /// The report of a complete evaluation (marked fresh again).
     pub fn publish_report(&self, json: String) {
         *self.report.lock().unwrap_or_else(|p| p.into_inner()) = Some(json);
+        self.metrics.mark_stale(false);
     }
 
+    /// The latest report; while contact is lost it is held and says so: `"stale": true` and
+    /// `"lastContact"` (the API server's time of its last answer).
     pub fn report(&self) -> Option<String> {
-        self.report
+        let json = self
+            .report
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .clone()
+            .clone()?;
+        let contact = self.contact().clone();
+        if !contact.lost() {
+            return Some(json);
+        }
+        let Ok(serde_json::Value::Object(mut report)) = serde_json::from_str(&json) else {
+            return Some(json);
+        };
+        report.insert("stale".into(), true.into());
+        report.insert(
+            "lastContact".into(),
+            contact.last_contact().to_string().into(),
+        );
+        Some(serde_json::to_string_pretty(&report).unwrap_or(json))
     }
 
     pub fn set_ready(&self, ready: bool) {

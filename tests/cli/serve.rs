@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::fake_api::{FakeApi, Role};
+use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::fleet::closed_port_url;
 use crate::support::harness::{Run, Streaming, assert_matches_schema, k3sdoctor};
 use crate::support::objects::{extra_metadata, fresh_cluster, renewed_now, snapshot_cr};
@@ -341,4 +341,46 @@ fn an_api_server_that_refuses_connections_is_reported_and_sigterm_still_ends_ser
     );
     assert_eq!(sample(&scrape, "k3sdoctor_ready"), Some(0.0), "{scrape}");
     serve.signal_and_wait(libc::SIGTERM).code(0);
+}
+
+/// Issue 18 item 11: a watch that fails four times in a row, with two different causes, is one
+/// failure episode: one WARN naming the watch (the first cause), every attempt counted, and one
+/// INFO once its list succeeds, which is also what brings `k3sdoctor_up` back to 1 for a
+/// ConfigMap that does not exist and so never sends an event.
+#[test]
+fn a_failing_watch_is_one_warning_per_episode_and_works_again_once_it_has_listed() {
+    let fake = healthy();
+    let name = "rke2-etcd-snapshot-extra-metadata";
+    fake.inject(Fault::status("GET", name, 500).times(2));
+    fake.inject(Fault::drop_connection("GET", name).times(2));
+    let (serve, address) = start(k3sdoctor(["serve"]).cluster(&fake, Role::ReadOnly));
+    wait_for_sample(address, "k3sdoctor_up", 1.0);
+    let scrape = metrics(address);
+    let resource = format!("configmaps/{name}");
+    assert_eq!(
+        sample(
+            &scrape,
+            &format!(r#"k3sdoctor_watch_errors_total{{resource="{resource}",reason="other"}}"#)
+        ),
+        Some(4.0),
+        "{scrape}"
+    );
+
+    let out = serve.signal_and_wait(libc::SIGTERM);
+    out.code(0);
+    let warnings: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains(" WARN ") && l.contains(&format!("resource={resource} ")))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stderr);
+    assert!(
+        warnings[0].contains(&format!("cannot watch configmap kube-system/{name}")),
+        "{}",
+        warnings[0]
+    );
+    out.stderr_has(&format!(
+        "watch {resource} works again after 4 failed attempt(s)"
+    ));
+    assert!(!out.stderr.contains("ERROR"), "{}", out.stderr);
 }

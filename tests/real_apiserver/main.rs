@@ -19,6 +19,7 @@ mod inputs;
 mod rbac;
 mod restore_identity;
 mod serve;
+mod serve_faults;
 mod split_and_follow;
 mod takeover;
 mod watch;

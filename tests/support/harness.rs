@@ -14,6 +14,8 @@ pub struct Run {
     home: tempfile::TempDir,
     /// A FIFO the run waits on before it starts (`faults::writers`).
     gate: Option<PathBuf>,
+    /// RLIMIT_NOFILE (soft and hard) for the process, when a test bounds it.
+    open_files: Option<u64>,
 }
 
 pub struct Output {
@@ -33,6 +35,7 @@ where
         env: Vec::new(),
         home: tempfile::tempdir().expect("temp HOME"),
         gate: None,
+        open_files: None,
     }
 }
 
@@ -80,6 +83,12 @@ impl Run {
         self
     }
 
+    /// Runs the process with at most `limit` open files, as a container's ulimit would.
+    pub fn open_files(mut self, limit: u64) -> Self {
+        self.open_files = Some(limit);
+        self
+    }
+
     pub fn home(&self) -> &Path {
         self.home.path()
     }
@@ -118,6 +127,23 @@ impl Run {
             .stdin(Stdio::null());
         for (k, v) in &self.env {
             cmd.env(k, v);
+        }
+        if let Some(limit) = self.open_files {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            // SAFETY: setrlimit is async-signal-safe and touches only the child being started.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
         }
         let child = cmd
             .stdout(Stdio::piped())
