@@ -23,8 +23,13 @@ use crate::model::cron_schedule::longest_gap;
 use crate::model::snapshot_file::SnapshotFile;
 use crate::version::S3RetentionRule;
 
-/// Room for a snapshot and its upload on top of the schedule's gap.
+/// Room for a snapshot and its upload on top of the schedule's gap (at most the gap itself:
+/// k3s's cron skips a run while the previous one still runs).
 const UPLOAD_MARGIN: SignedDuration = SignedDuration::from_mins(30);
+
+fn upload_margin(gap: SignedDuration) -> SignedDuration {
+    UPLOAD_MARGIN.min(gap)
+}
 
 fn is_s3(f: &SnapshotFile) -> bool {
     f.s3.is_some() || f.location.starts_with("s3://")
@@ -245,14 +250,14 @@ fn listing_suspect(
         let up_long_enough = server
             .node
             .created
-            .is_none_or(|c| now.duration_since(c) > gap + UPLOAD_MARGIN);
+            .is_none_or(|c| now.duration_since(c) > gap + upload_margin(gap));
         if now.duration_since(stamp) <= bound.limit && up_long_enough {
             fresh.push((server.node.name.as_str(), stamp));
             allowed = Some(allowed.map_or(gap, |a: SignedDuration| a.min(gap)));
         }
     }
     let gap = allowed?;
-    if newest.is_some_and(|n| now.duration_since(n) <= gap + UPLOAD_MARGIN) {
+    if newest.is_some_and(|n| now.duration_since(n) <= gap + upload_margin(gap)) {
         return None;
     }
     let newest_text = match newest {
