@@ -163,8 +163,8 @@ mod tests {
         assert_eq!(r("v1.35.3+k3s1"), Some(S3FlagOrSnapshotRetention));
         assert_eq!(r("v1.36.0+k3s1"), Some(S3FlagOrSnapshotRetention));
         // Inferred tags are marked.
-        assert_eq!(v("v1.33.10+k3s1").s3_retention_rule().unwrap().1, true);
-        assert_eq!(v("v1.34.6+k3s1").s3_retention_rule().unwrap().1, false);
-        assert_eq!(v("v1.31.12+k3s1").s3_retention_rule().unwrap().1, true);
+        assert!(v("v1.33.10+k3s1").s3_retention_rule().unwrap().1);
+        assert!(!v("v1.34.6+k3s1").s3_retention_rule().unwrap().1);
+        assert!(v("v1.31.12+k3s1").s3_retention_rule().unwrap().1);
     }
 }
