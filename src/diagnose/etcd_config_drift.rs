@@ -18,10 +18,14 @@ const SECRET: [&str; 3] = [
     "etcd-s3-session-token",
 ];
 
+/// Paths on each server's own disk: they may differ without changing what is kept.
+const LOCAL_PATHS: [&str; 2] = ["etcd-snapshot-dir", "etcd-s3-endpoint-ca"];
+
 fn compared(flag: &str) -> bool {
-    (flag.starts_with("etcd-snapshot")
-        || flag.starts_with("etcd-s3")
-        || flag == "etcd-disable-snapshots")
+    !LOCAL_PATHS.contains(&flag)
+        && (flag.starts_with("etcd-snapshot")
+            || flag.starts_with("etcd-s3")
+            || flag == "etcd-disable-snapshots")
         && !SECRET.contains(&flag)
 }
 
@@ -149,6 +153,12 @@ mod tests {
             .agent("a1", V)
             .build();
         assert!(analyse_etcd_config_drift(&state, Distro::K3s).is_empty());
+        // Each server's own snapshot directory is its business.
+        let dirs = TestCluster::k3s()
+            .server_with("s1", V, args(r#"["server","--etcd-snapshot-dir","/a"]"#))
+            .server_with("s2", V, args(r#"["server","--etcd-snapshot-dir","/b"]"#))
+            .build();
+        assert!(analyse_etcd_config_drift(&dirs, Distro::K3s).is_empty());
         // One server alone has nothing to disagree with.
         let one = TestCluster::k3s()
             .server_with(

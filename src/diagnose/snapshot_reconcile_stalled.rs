@@ -14,6 +14,7 @@ use super::object_ref::ObjectRef;
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::cron_schedule::longest_gap;
+use crate::model::node::Readiness;
 
 /// Room for a slow reconcile (an S3 listing with many objects) on top of the interval.
 const RECONCILE_MARGIN: SignedDuration = SignedDuration::from_mins(5);
@@ -113,7 +114,10 @@ pub fn analyse_reconcile_stalled(
                 "{annotation} is missing, though snapshots are enabled: its startup reconcile never succeeded"
             )),
         };
-        if let Some(what) = stalled {
+        if let Some(mut what) = stalled {
+            if server.node.readiness != Readiness::Ready {
+                what.push_str(&format!(" (the Node is {})", server.node.readiness.label()));
+            }
             findings.push(
                 Finding::new(
                     Severity::Warning,

@@ -128,11 +128,14 @@ fn regression_window(servers: &[EtcdServer]) -> Vec<Finding> {
                 ),
             )
             .about(node_refs([node.as_str()]))
-            .fix(format!(
-                "set --etcd-s3-retention {local} on every etcd server (Rancher: as an extra server arg), or upgrade \
-                 to {} or later",
-                version.s3_retention_fixed_in().unwrap_or_default()
-            )),
+            .fix({
+                let (target, inferred) = version.s3_retention_fixed_in();
+                format!(
+                    "set --etcd-s3-retention {local} on every etcd server (Rancher: as an extra server arg), or \
+                     upgrade to {target}{} or later",
+                    inferred_note(inferred)
+                )
+            }),
         );
     }
     findings

@@ -99,16 +99,15 @@ impl ProductVersion {
         })
     }
 
-    /// The first release of this line with the #13770 fix, for advice.
-    pub fn s3_retention_fixed_in(&self) -> Option<String> {
-        let patch = match self.minor {
-            35 => 3,
-            34 => 6,
-            33 => 10,
-            32 => 14,
-            _ => return Some("v1.34.6".into()),
-        };
-        Some(format!("v1.{}.{patch}", self.minor))
+    /// The release to upgrade to for the #13770 fix, for advice, and whether that tag is
+    /// inferred. 1.31 never got it; whether a 1.32 tag has it is not confirmed, so 1.31 and
+    /// 1.32 are pointed at 1.33's fix.
+    pub fn s3_retention_fixed_in(&self) -> (&'static str, bool) {
+        match self.minor {
+            35 => ("v1.35.3+k3s1", false),
+            34 => ("v1.34.6+k3s1", false),
+            _ => ("v1.33.10+k3s1", true),
+        }
     }
 }
 

@@ -70,6 +70,18 @@ fn the_13769_window_fires_and_the_fixed_release_does_not() {
         )
         .build();
     assert!(codes(&set).is_empty());
+    // The fix named is the line's own, or 1.33's (inferred) where the line has none confirmed.
+    let fix = |v: &str| {
+        analyse_s3_snapshots(&at(v), Distro::K3s, now())[0]
+            .remediation
+            .clone()
+    };
+    assert!(
+        fix("v1.34.5+k3s1").ends_with("upgrade to v1.34.6+k3s1 or later"),
+        "{}",
+        fix("v1.34.5+k3s1")
+    );
+    assert!(fix("v1.32.8+k3s1").contains("v1.33.10+k3s1 (inferred)"));
     // A 1.31.12+ version is in the window by inference, and says so.
     let inferred = codes(&at("v1.31.12+k3s1"));
     assert!(inferred[0].1.contains("(inferred)"), "{inferred:?}");
