@@ -137,3 +137,68 @@ fn a_dump_without_snapshot_files_still_checks_the_flags() {
         report.checks
     );
 }
+
+/// A fleet: the leaky cluster's entry carries the finding, the clean one's does not, and the
+/// fleet report never holds the secret.
+#[test]
+fn a_fleet_names_the_cluster_that_leaks() {
+    use crate::support::fleet::{FleetContext, write_fleet_kubeconfig};
+    let leaky = FakeApi::with_objects(cluster(&format!(
+        r#"["server","--etcd-s3-session-token","{SECRET}"]"#
+    )));
+    let mut clean_objects = cluster(r#"["server","--etcd-snapshot-retention","9"]"#);
+    clean_objects[2] = with_args(
+        server("s3", V),
+        r#"["server","--etcd-snapshot-retention","9"]"#,
+        "2024-05-31T12:09:40Z",
+    );
+    let clean = FakeApi::with_objects(clean_objects);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = write_fleet_kubeconfig(
+        dir.path(),
+        "fleet.yaml",
+        &[
+            FleetContext {
+                name: "leaky",
+                server: &leaky.url(),
+                token: Role::ReadOnly.token(),
+                ca_pem: None,
+            },
+            FleetContext {
+                name: "clean",
+                server: &clean.url(),
+                token: Role::ReadOnly.token(),
+                ca_pem: None,
+            },
+        ],
+    );
+    let out = k3sdoctor(["check", "--all-contexts", "-o", "json", "--now", NOW])
+        .kubeconfig(&kubeconfig)
+        .run();
+    assert!(!out.stdout.contains(SECRET) && !out.stderr.contains(SECRET));
+    let report: Value = serde_json::from_str(&out.stdout).expect("a FleetReport");
+    let codes_of = |context: &str| -> Vec<String> {
+        let entry = report["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["context"] == context)
+            .unwrap_or_else(|| panic!("no entry {context}: {report}"));
+        entry["report"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        codes_of("leaky").contains(&"node-args-secret-exposed".to_string()),
+        "{report}"
+    );
+    assert!(
+        !codes_of("clean")
+            .iter()
+            .any(|c| c == "node-args-secret-exposed" || c == "etcd-config-drift")
+    );
+    out.code(1);
+}
