@@ -114,6 +114,23 @@ mod tests {
     }
 
     #[test]
+    fn rke2_nodes_carry_rke2_annotations() {
+        let state = TestCluster::new(Distro::Rke2)
+            .server_with(
+                "s1",
+                "v1.34.6+rke2r1",
+                json!({"annotations": {"rke2.io/node-args": r#"["server","--etcd-s3-session-token","abc123"]"#}}),
+            )
+            .build();
+        let f = analyse_node_args_secrets(&state, Distro::Rke2);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].message.contains("rke2.io/node-args"));
+        assert!(f[0].remediation.contains("restart rke2-server"));
+        // The k3s annotation name means nothing on RKE2.
+        assert!(analyse_node_args_secrets(&state, Distro::K3s).is_empty());
+    }
+
+    #[test]
     fn what_k3s_redacts_does_not_fire() {
         let state = TestCluster::k3s()
             .server_with(

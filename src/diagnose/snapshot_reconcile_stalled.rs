@@ -33,6 +33,16 @@ pub struct ReconcileBound {
 /// are unknown), snapshots disabled, or a schedule this reader cannot judge.
 pub fn reconcile_bound(server: &EtcdServer) -> Option<ReconcileBound> {
     server.args.as_ref()?;
+    // The stamps came with ETCDSnapshotFiles (commit 550ab36ab, Oct 2023): older servers
+    // never write them.
+    if server
+        .node
+        .version
+        .as_ref()
+        .is_some_and(|v| !v.has_snapshot_crds())
+    {
+        return None;
+    }
     if !server.snapshots_enabled() {
         // No startup or periodic reconcile with --etcd-disable-snapshots (cluster.go).
         return None;
@@ -284,6 +294,12 @@ mod tests {
                 json!({"annotations": {"k3s.io/node-args": r#"["server","--etcd-disable-snapshots"]"#}}),
             )
             .agent("agent", "v1.34.6+k3s1")
+            // Before ETCDSnapshotFiles (Oct 2023) no server stamps its Node.
+            .server_with(
+                "older",
+                "v1.27.6+k3s1",
+                json!({"annotations": {"k3s.io/node-args": r#"["server"]"#}}),
+            )
             .build();
         assert_eq!(codes(&state), ["Node plain"]);
         let mut young = state.clone();
