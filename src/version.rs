@@ -448,5 +448,8 @@ impl AffectedLine {
     }
 }
 
+mod snapshot_features;
+pub use snapshot_features::{Known, S3RetentionRule};
+
 #[cfg(test)]
 mod tests;

@@ -7,10 +7,14 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::cluster_summary::ClusterSummary;
+use super::etcd_config_drift::analyse_etcd_config_drift;
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::analyse_leases;
 use super::lock_status::LockStatus;
 use super::membership::analyse_membership;
+use super::node_args_secrets::analyse_node_args_secrets;
+use super::snapshot_reconcile_stalled::analyse_reconcile_stalled;
+use super::snapshot_s3::analyse_s3_snapshots;
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
@@ -130,6 +134,8 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
         },
     });
     findings.extend(membership);
+    findings.extend(etcd_config(state, distro, &mut checks));
+    findings.extend(snapshot_schedule(state, distro, now, &mut checks));
 
     let version_advice = version_advice(state);
     // While split, the lease-split finding already names the upgrade as the lasting fix.
@@ -144,6 +150,57 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
         checks,
         findings: link(dedupe(findings)),
     }
+}
+
+/// The servers' flags as node-args shows them: secrets in the annotation, drift between
+/// etcd servers. Needs only Nodes.
+fn etcd_config(state: &ClusterState, distro: Distro, checks: &mut Vec<CheckRun>) -> Vec<Finding> {
+    let ran = state.nodes.is_some();
+    checks.push(CheckRun {
+        name: "etcd-config",
+        ran,
+        note: if ran {
+            String::new()
+        } else {
+            "Nodes not read".into()
+        },
+    });
+    if !ran {
+        return Vec::new();
+    }
+    let mut findings = analyse_node_args_secrets(state, distro);
+    findings.extend(analyse_etcd_config_drift(state, distro));
+    findings
+}
+
+/// Whether each etcd server keeps its snapshots' bookkeeping and S3 as its flags promise.
+/// Needs Nodes and ETCDSnapshotFiles.
+fn snapshot_schedule(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    checks: &mut Vec<CheckRun>,
+) -> Vec<Finding> {
+    let note = if state.snapshot_crd_missing {
+        "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)"
+    } else if state.nodes.is_none() {
+        "Nodes not read"
+    } else if state.snapshot_files.is_none() {
+        "ETCDSnapshotFiles not read"
+    } else {
+        ""
+    };
+    checks.push(CheckRun {
+        name: "snapshot-schedule",
+        ran: note.is_empty(),
+        note: note.into(),
+    });
+    if !note.is_empty() {
+        return Vec::new();
+    }
+    let mut findings = analyse_reconcile_stalled(state, distro, now);
+    findings.extend(analyse_s3_snapshots(state, distro, now));
+    findings
 }
 
 fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {

@@ -71,10 +71,17 @@ pub enum FindingCode {
     EtcdQuorumAtRisk,
     DumpIncomplete,
     VersionAffected,
+    // Issue 19, NODEARGS part: the servers' flags (node-args) and snapshot schedule.
+    NodeArgsSecretExposed,
+    EtcdConfigDrift,
+    SnapshotReconcileStalled,
+    SnapshotS3ListingSuspect,
+    SnapshotS3Retention,
+    SnapshotS3RetentionClusterWide,
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 24] = [
+    pub const ALL: [FindingCode; 30] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
@@ -99,6 +106,13 @@ impl FindingCode {
         FindingCode::EtcdQuorumAtRisk,
         FindingCode::DumpIncomplete,
         FindingCode::VersionAffected,
+        // Issue 19, NODEARGS part.
+        FindingCode::NodeArgsSecretExposed,
+        FindingCode::EtcdConfigDrift,
+        FindingCode::SnapshotReconcileStalled,
+        FindingCode::SnapshotS3ListingSuspect,
+        FindingCode::SnapshotS3Retention,
+        FindingCode::SnapshotS3RetentionClusterWide,
     ];
 
     /// (usual severity, meaning, remediation): the finding-code table of the README and the
@@ -226,6 +240,36 @@ impl FindingCode {
                 "check: servers run a version affected by k3s-io/k3s#10046, so a split can come back after any restart, even after a repair",
                 "upgrade to the release the finding names",
             ),
+            NodeArgsSecretExposed => (
+                "error",
+                "a <prog>.io/node-args or node-env annotation holds a secret that is not ******** (--etcd-s3-session-token, -t=... before the July 2026 releases, secrets in --*-arg): anyone who can read Nodes reads it",
+                "remove the annotation (kubectl annotate node NODE <prog>.io/node-args- <prog>.io/node-config-hash-), rotate the secret, move it out of the flags",
+            ),
+            EtcdConfigDrift => (
+                "warning",
+                "etcd servers run with different --etcd-snapshot-* / --etcd-s3* flags (node-args)",
+                "set the flags the same on every server",
+            ),
+            SnapshotReconcileStalled => (
+                "warning",
+                "an etcd server's local-snapshots-timestamp is older than its reconcile interval (releases with periodic reconcile; else its snapshot schedule) plus a margin, or missing with snapshots enabled; or a failed ETCDSnapshotFile outlived the 24 h error TTL",
+                "check the server's log for reconcile errors",
+            ),
+            SnapshotS3ListingSuspect => (
+                "warning",
+                "S3 is on and the s3-snapshots-timestamp is fresh, yet no S3 snapshot is as new as the schedule promises: S3 listing or upload fails",
+                "run <prog> etcd-snapshot ls on a server and check S3 errors",
+            ),
+            SnapshotS3Retention => (
+                "warning",
+                "S3 keeps another number of snapshots than configured: --etcd-snapshot-retention ignored by S3 on the k3s-io/k3s#13769 releases, or more snapshots than the retention (not applied)",
+                "set --etcd-s3-retention, or upgrade to the release the finding names",
+            ),
+            SnapshotS3RetentionClusterWide => (
+                "info",
+                "S3 retention counts every etcd server's uploads together: M servers keep about N/M cycles, fewer than each keeps locally",
+                "raise --etcd-s3-retention to local retention x servers",
+            ),
         }
     }
 
@@ -255,6 +299,12 @@ impl FindingCode {
             FindingCode::EtcdQuorumAtRisk => "etcd-quorum-at-risk",
             FindingCode::DumpIncomplete => "dump-incomplete",
             FindingCode::VersionAffected => "version-affected",
+            FindingCode::NodeArgsSecretExposed => "node-args-secret-exposed",
+            FindingCode::EtcdConfigDrift => "etcd-config-drift",
+            FindingCode::SnapshotReconcileStalled => "snapshot-reconcile-stalled",
+            FindingCode::SnapshotS3ListingSuspect => "snapshot-s3-listing-suspect",
+            FindingCode::SnapshotS3Retention => "snapshot-s3-retention",
+            FindingCode::SnapshotS3RetentionClusterWide => "snapshot-s3-retention-cluster-wide",
         }
     }
 }

@@ -3,6 +3,8 @@
 
 pub mod check;
 pub mod cluster_summary;
+pub mod etcd_config_drift;
+pub mod etcd_settings;
 pub mod finding;
 pub mod fleet;
 pub mod lease_changes;
@@ -10,10 +12,13 @@ pub mod lease_split;
 pub mod leases;
 pub mod lock_status;
 pub mod membership;
+pub mod node_args_secrets;
 pub mod object_ref;
 pub mod quorum;
 pub mod snapshot_findings;
 pub mod snapshot_reconcile;
+pub mod snapshot_reconcile_stalled;
+pub mod snapshot_s3;
 pub mod snapshots;
 
 #[cfg(test)]

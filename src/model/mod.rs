@@ -1,10 +1,12 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
 pub mod configmap;
+pub mod cron_schedule;
 pub mod go_json;
 pub mod lease;
 pub mod lock;
 pub mod node;
+pub mod node_args;
 pub mod quantity;
 pub mod snapshot_entry;
 pub mod snapshot_file;

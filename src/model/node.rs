@@ -6,6 +6,7 @@ use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Node;
 use serde::Serialize;
 
+use super::node_args::{NodeArgs, parse_node_env};
 use crate::distro::Distro;
 use crate::version::ProductVersion;
 
@@ -28,6 +29,9 @@ pub struct NodeFacts {
     pub version: Option<ProductVersion>,
     /// Conditions by type (`Ready`, `EtcdIsVoter`, ...).
     pub conditions: BTreeMap<String, Condition>,
+    /// `metadata.creationTimestamp`: a Node younger than a reconcile interval may not have
+    /// reconciled its snapshots yet.
+    pub created: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -111,6 +115,7 @@ impl NodeFacts {
             version: ProductVersion::parse(&kubelet_version).ok(),
             kubelet_version,
             conditions,
+            created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
         }
     }
 
@@ -180,6 +185,23 @@ impl NodeFacts {
     /// The identity this node's server process campaigns with: its `os.Hostname()`.
     pub fn lock_identity(&self, distro: Distro) -> &str {
         self.hostname_annotation(distro).unwrap_or(&self.name)
+    }
+
+    /// `<prog>.io/node-args`: `None` when absent (agentless servers have no Node; agents
+    /// before the annotation existed), `Err` when it is not the JSON array k3s writes.
+    pub fn node_args(&self, distro: Distro) -> Option<Result<NodeArgs, String>> {
+        let raw = self
+            .annotations
+            .get(&format!("{}.io/node-args", distro.prog()))?;
+        Some(NodeArgs::parse(raw))
+    }
+
+    /// `<prog>.io/node-env`, like [`NodeFacts::node_args`].
+    pub fn node_env(&self, distro: Distro) -> Option<Result<BTreeMap<String, String>, String>> {
+        let raw = self
+            .annotations
+            .get(&format!("{}.io/node-env", distro.prog()))?;
+        Some(parse_node_env(raw))
     }
 }
 

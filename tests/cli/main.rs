@@ -28,6 +28,7 @@ mod hostile_inputs;
 mod layout;
 mod leases;
 mod man_pages;
+mod node_args;
 mod object_refs;
 mod pending_snapshots;
 mod rbac;

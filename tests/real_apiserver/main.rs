@@ -16,6 +16,7 @@ mod deploy;
 mod fake_vs_real;
 mod follow_interrupted;
 mod inputs;
+mod node_args;
 mod rbac;
 mod restore_identity;
 mod serve;
