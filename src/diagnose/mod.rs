@@ -12,7 +12,9 @@ pub mod lock_status;
 pub mod membership;
 pub mod object_ref;
 pub mod quorum;
+pub mod snapshot_files;
 pub mod snapshot_findings;
+pub mod snapshot_provenance;
 pub mod snapshot_reconcile;
 pub mod snapshots;
 
