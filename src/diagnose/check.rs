@@ -138,7 +138,7 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
         note: missing.unwrap_or_default().to_string(),
     });
     findings.extend(super::snapshot_files::analyse_snapshot_files(
-        state, distro, now,
+        state, distro, now, &leases,
     ));
 
     let version_advice = version_advice(state);

@@ -6,6 +6,7 @@
 use jiff::{SignedDuration, Timestamp};
 
 use super::finding::{Finding, FindingCode, Severity};
+use super::leases::LeaseAnalysis;
 use super::object_ref::ObjectRef;
 use super::snapshot_provenance::{s3_foreign, token_rotated};
 use crate::age;
@@ -40,17 +41,30 @@ pub fn missing_input(state: &ClusterState) -> Option<&'static str> {
     }
 }
 
+/// `leases` tells whether a split on an affected version has stopped the snapshot controller
+/// (k3s-io/k3s#10046): then a stuck deletion is that split's doing.
 pub fn analyse_snapshot_files(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
+    leases: &LeaseAnalysis,
 ) -> Vec<Finding> {
     if missing_input(state).is_some() {
         return Vec::new();
     }
     let files = state.snapshot_files.as_deref().unwrap_or_default();
     let mut out = failed(files, state.nodes(), distro, now);
-    out.extend(deletion_stuck(files, state, distro, now));
+    let controller_stopped = leases
+        .findings
+        .iter()
+        .any(|f| f.code == FindingCode::LeaseSplit && f.severity == Severity::Error);
+    out.extend(deletion_stuck(
+        files,
+        state,
+        distro,
+        now,
+        controller_stopped,
+    ));
     out.extend(of_removed_node(files, state.nodes(), distro));
     out.extend(token_rotated(files, distro));
     out.extend(s3_foreign(files, state.nodes(), distro));
@@ -101,32 +115,44 @@ fn failed(
         any
     };
     let (local_all, s3_all) = (all_failed("local"), all_failed("s3"));
-    recent
+    let mut groups: std::collections::BTreeMap<(&str, &str), Vec<&SnapshotFile>> =
+        Default::default();
+    for f in recent {
+        groups
+            .entry((f.node_name.as_str(), storage(f, distro)))
+            .or_default()
+            .push(f);
+    }
+    groups
         .into_iter()
-        .map(|f| {
-            let kind = storage(f, distro);
+        .map(|((node, kind), mut group)| {
+            group.sort_by_key(|f| std::cmp::Reverse(f.taken_at()));
+            let newest = group[0];
             let everywhere = if kind == "s3" { s3_all } else { local_all };
-            let message = f
+            let message = newest
                 .error
                 .as_ref()
                 .and_then(|e| e.message.clone())
                 .unwrap_or_else(|| "no message".into());
-            let place = if f.location.is_empty() {
-                String::new()
+            let count = if group.len() == 1 {
+                format!("{kind} snapshot {}", newest.snapshot_name)
             } else {
-                format!(" ({})", f.location)
+                format!(
+                    "{} {kind} snapshots in the last 24 h, the newest {},",
+                    group.len(),
+                    newest.snapshot_name
+                )
             };
             let mut text = format!(
-                "{kind} snapshot {}{place} failed on node {} at {}: {message}",
-                f.snapshot_name,
-                f.node_name,
-                when(f.taken_at())
+                "{count} failed on node {node} at {}: {message}",
+                when(newest.taken_at())
             );
             if everywhere {
                 text.push_str(&format!(
                     "; the newest {kind} snapshot of every etcd node failed, so none has a fresh {kind} backup"
                 ));
             }
+            let names: Vec<String> = group.iter().map(|f| f.name.clone()).collect();
             Finding::new(
                 if everywhere {
                     Severity::Error
@@ -134,14 +160,14 @@ fn failed(
                     Severity::Warning
                 },
                 FindingCode::SnapshotFailed,
-                format!("ETCDSnapshotFile {}", f.name),
+                "ETCDSnapshotFiles",
                 text,
             )
+            .about(ObjectRef::snapshot_files(&names))
             .fix(format!(
-                "fix what the error names, then take one: `{} etcd-snapshot save` on {} (k3s deletes the failed \
-                 record 24 h after the error)",
-                distro.prog(),
-                f.node_name
+                "fix what the error names, then take one: `{} etcd-snapshot save` on {node} (k3s deletes a failed \
+                 record 24 h after its error)",
+                distro.prog()
             ))
         })
         .collect()
@@ -154,7 +180,8 @@ fn deletion_stuck(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
-) -> Vec<Finding> {
+    controller_stopped: bool,
+) -> Option<Finding> {
     let lock = distro.etcd_lock();
     let holder = state
         .leases
@@ -165,6 +192,11 @@ fn deletion_stuck(
         .map(|l| &l.record)
         .filter(|r| !r.is_released() && r.expires_at().is_some_and(|t| t > now));
     let leader = match (&state.leases, holder) {
+        _ if controller_stopped => format!(
+            "{} and {lock} are held by different servers on an affected version, so the snapshot controller \
+             that removes the finalizer never started (k3s-io/k3s#10046)",
+            distro.core_lock()
+        ),
         (None, _) => format!(
             "the Lease kube-system/{lock} was not read, so who should remove it is not known"
         ),
@@ -178,57 +210,92 @@ fn deletion_stuck(
              the lease"
         ),
     };
-    files
+    let stuck: Vec<(&SnapshotFile, SignedDuration)> = files
         .iter()
         .filter(|f| f.deleting && f.has_controller_finalizer())
         .filter_map(|f| {
-            let since = f.deletion_time?;
-            let waited = now.duration_since(since);
+            let waited = now.duration_since(f.deletion_time?);
             (waited > DELETION_GRACE).then_some((f, waited))
         })
-        .map(|(f, waited)| {
-            let index = f
-                .finalizers
-                .iter()
-                .position(|x| x == CONTROLLER_FINALIZER)
-                .unwrap_or(0);
-            let patch = format!(
-                r#"[{{"op":"test","path":"/metadata/finalizers/{index}","value":"{CONTROLLER_FINALIZER}"}},{{"op":"remove","path":"/metadata/finalizers/{index}"}}]"#
-            );
-            let argv: Vec<String> = [
-                "kubectl",
-                "patch",
-                "etcdsnapshotfiles.k3s.cattle.io",
-                &f.name,
-                "--type=json",
-                "-p",
-                &patch,
-            ]
-            .map(str::to_string)
-            .to_vec();
-            let mut finding = Finding::new(
-                Severity::Warning,
-                FindingCode::SnapshotDeletionStuck,
-                format!("ETCDSnapshotFile {}", f.name),
-                format!(
-                    "ETCDSnapshotFile {} ({} on {}) has been terminating for {}, held by the {CONTROLLER_FINALIZER} \
-                     finalizer; {leader}",
-                    f.name,
-                    f.snapshot_name,
-                    f.node_name,
-                    age::short(waited)
-                ),
+        .collect();
+    let Some(longest) = stuck.iter().map(|(_, w)| *w).max() else {
+        return None;
+    };
+    let names: Vec<String> = stuck.iter().map(|(f, _)| f.name.clone()).collect();
+    let what = if let [(f, _)] = stuck.as_slice() {
+        format!(
+            "ETCDSnapshotFile {} ({} on {}) has been terminating for {}",
+            f.name,
+            f.snapshot_name,
+            f.node_name,
+            age::short(longest)
+        )
+    } else {
+        format!(
+            "{} ETCDSnapshotFiles have been terminating for up to {} ({})",
+            stuck.len(),
+            age::short(longest),
+            names.join(", ")
+        )
+    };
+    let finding = Finding::new(
+        Severity::Warning,
+        FindingCode::SnapshotDeletionStuck,
+        "ETCDSnapshotFiles",
+        format!("{what}, held by the {CONTROLLER_FINALIZER} finalizer; {leader}"),
+    )
+    .listing(&names)
+    .about(ObjectRef::snapshot_files(&names))
+    .caused_by(controller_stopped.then_some(FindingCode::LeaseSplit));
+    if controller_stopped {
+        return Some(finding.fix(
+            "k3sdoctor leases follow --fix (the controller then finishes the deletions and drops their ConfigMap \
+             entries)",
+        ));
+    }
+    // A JSON patch that removes exactly this finalizer, and fails if the list changed since.
+    let patch = |f: &SnapshotFile| {
+        let index = f
+            .finalizers
+            .iter()
+            .position(|x| x == CONTROLLER_FINALIZER)
+            .unwrap_or(0);
+        format!(
+            r#"[{{"op":"test","path":"/metadata/finalizers/{index}","value":"{CONTROLLER_FINALIZER}"}},{{"op":"remove","path":"/metadata/finalizers/{index}"}}]"#
+        )
+    };
+    let commands: Vec<String> = stuck
+        .iter()
+        .map(|(f, _)| {
+            format!(
+                "kubectl patch etcdsnapshotfiles.k3s.cattle.io {} --type=json -p '{}'",
+                f.name,
+                patch(f)
             )
-            .fix(format!(
-                "when the snapshot is truly gone (and no {lock} leader will come back), remove the finalizer: \
-                 kubectl patch etcdsnapshotfiles.k3s.cattle.io {} --type=json -p '{patch}' (then k3sdoctor snapshots \
-                 backfill --fix --prune drops its ConfigMap entry, which the controller would have removed)",
-                f.name
-            ));
-            finding.remediation_command = argv;
-            finding
         })
-        .collect()
+        .collect();
+    let mut finding = finding.fix(format!(
+        "when the snapshot is truly gone (and no {lock} leader will come back), remove the finalizer: {} \
+         (then k3sdoctor snapshots backfill --fix --prune drops the ConfigMap entry the controller would have \
+         removed)",
+        commands.join("; ")
+    ));
+    // An argv only where one command fixes it all.
+    let [(first, _)] = stuck.as_slice() else {
+        return Some(finding);
+    };
+    finding.remediation_command = [
+        "kubectl",
+        "patch",
+        "etcdsnapshotfiles.k3s.cattle.io",
+        &first.name,
+        "--type=json",
+        "-p",
+        &patch(first),
+    ]
+    .map(str::to_string)
+    .to_vec();
+    Some(finding)
 }
 
 /// `snapshot-file-of-removed-node`: every reconcile, on every etcd server with a Node, deletes

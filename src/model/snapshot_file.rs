@@ -228,9 +228,16 @@ impl SnapshotFile {
             .filter(|h| !h.is_empty())
     }
 
-    /// Stored in S3: the `spec.s3` block, or the storage-node label `s3` (k3s sets both).
+    /// Stored in S3: the `spec.s3` block or an `s3://` location; or, for the record of an S3
+    /// client that failed to start (no location, node `s3`, pkg/etcd/snapshot.go L358-375), the
+    /// storage-node label `s3`. A local snapshot of a node literally named `s3` has a `file://`
+    /// location and stays local.
     pub fn in_s3(&self, distro: Distro) -> bool {
-        self.is_s3() || self.storage_node(distro) == Some("s3")
+        self.is_s3()
+            || self.location.starts_with("s3://")
+            || (self.location.is_empty()
+                && self.node_name == "s3"
+                && self.storage_node(distro) == Some("s3"))
     }
 
     /// Failed: not ready, with an error k3s recorded.

@@ -61,7 +61,9 @@ fn cluster() -> TestCluster {
 }
 
 fn run(c: TestCluster) -> Vec<Finding> {
-    analyse_snapshot_files(&c.build(), Distro::K3s, now())
+    let state = c.build();
+    let leases = crate::diagnose::leases::analyse_leases(&state, Distro::K3s, now());
+    analyse_snapshot_files(&state, Distro::K3s, now(), &leases)
 }
 
 fn of(findings: &[Finding], code: FindingCode) -> Vec<&Finding> {
@@ -92,10 +94,7 @@ fn a_recent_failure_is_a_warning_naming_node_and_message() {
         failed[0].message
     );
     assert!(failed[0].message.contains("no space left on device"));
-    assert_eq!(
-        failed[0].object_ref.as_ref().unwrap().kind,
-        "ETCDSnapshotFile"
-    );
+    assert_eq!(failed[0].object_refs[0].kind, "ETCDSnapshotFile");
 }
 
 #[test]
@@ -106,7 +105,7 @@ fn a_failure_is_an_error_when_every_etcd_nodes_newest_snapshot_failed() {
         .snapshot_json(failed_local("s2", 600));
     let found = run(c);
     let failed = of(&found, FindingCode::SnapshotFailed);
-    assert_eq!(failed.len(), 2);
+    assert_eq!(failed.len(), 2, "one per node");
     assert!(failed.iter().all(|f| f.severity == Severity::Error));
     // One node's newer success keeps it a warning.
     let c = cluster()
@@ -153,7 +152,7 @@ fn a_deletion_held_past_five_minutes_is_stuck_and_says_who_should_finish_it() {
             "kubectl",
             "patch",
             "etcdsnapshotfiles.k3s.cattle.io",
-            stuck[0].object_ref.as_ref().unwrap().name.as_str()
+            stuck[0].object_refs[0].name.as_str()
         ]
     );
     let patch: Value = serde_json::from_str(argv.last().unwrap()).unwrap();
@@ -287,5 +286,80 @@ fn without_nodes_or_files_the_check_does_not_run() {
     let mut state = cluster().build();
     state.snapshot_files = None;
     assert!(missing_input(&state).is_some());
-    assert!(analyse_snapshot_files(&state, Distro::K3s, now()).is_empty());
+    let leases = crate::diagnose::leases::analyse_leases(&state, Distro::K3s, now());
+    assert!(analyse_snapshot_files(&state, Distro::K3s, now(), &leases).is_empty());
+}
+
+#[test]
+fn a_deletion_stuck_behind_a_split_on_an_affected_version_hangs_under_the_split() {
+    let state = TestCluster::k3s()
+        .server_with("s1", "v1.29.4+k3s1", reconciled(60))
+        .server_with("s2", "v1.29.4+k3s1", reconciled(60))
+        .lease("k3s", "s1", 1)
+        .lease("k3s-etcd", "s2", 1)
+        .snapshot_json(terminating(600))
+        .build();
+    let check = crate::diagnose::check::analyse_check(&state, Distro::K3s, now());
+    let split = check
+        .findings
+        .iter()
+        .find(|f| f.finding.code == FindingCode::LeaseSplit)
+        .expect("split");
+    let stuck: Vec<&Finding> = split
+        .children
+        .iter()
+        .filter(|c| c.code == FindingCode::SnapshotDeletionStuck)
+        .collect();
+    assert_eq!(stuck.len(), 1, "{:#?}", check.findings);
+    assert!(stuck[0].message.contains("k3s-io/k3s#10046"));
+    assert_eq!(
+        stuck[0].remediation_command,
+        ["k3sdoctor", "leases", "follow", "--fix"]
+    );
+    let run = check
+        .checks
+        .iter()
+        .find(|c| c.name == "snapshot-files")
+        .unwrap();
+    assert!(run.ran);
+}
+
+#[test]
+fn several_stuck_deletions_are_one_finding_listing_each_patch() {
+    let mut second = local("s2", 3600, "h");
+    second["metadata"]["deletionTimestamp"] = json!(t(900));
+    let found = run(cluster()
+        .snapshot_json(terminating(600))
+        .snapshot_json(second));
+    let stuck = of(&found, FindingCode::SnapshotDeletionStuck);
+    assert_eq!(stuck.len(), 1);
+    assert_eq!(stuck[0].object_refs.len(), 2);
+    assert!(
+        stuck[0].message.contains("up to 15m"),
+        "{}",
+        stuck[0].message
+    );
+    assert_eq!(stuck[0].remediation.matches("kubectl patch").count(), 2);
+    assert!(
+        stuck[0].remediation_command.is_empty(),
+        "no one argv fixes both"
+    );
+}
+
+#[test]
+fn failures_of_one_node_are_one_finding_naming_the_newest() {
+    let found = run(cluster()
+        .snapshot_json(failed_local("s1", 7200))
+        .snapshot_json(failed_local("s1", 600))
+        .snapshot_json(local("s2", 600, "h")));
+    let failed = of(&found, FindingCode::SnapshotFailed);
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0].message.starts_with(&format!(
+            "2 local snapshots in the last 24 h, the newest etcd-snapshot-s1-{}",
+            unix(600)
+        )),
+        "{}",
+        failed[0].message
+    );
 }
