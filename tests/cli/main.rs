@@ -39,6 +39,7 @@ mod restore;
 mod schemas;
 mod serve;
 mod slow_requests;
+mod snapshot_files;
 mod snapshots;
 mod terminal_injection;
 mod watch;
