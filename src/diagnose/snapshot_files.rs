@@ -218,9 +218,7 @@ fn deletion_stuck(
             (waited > DELETION_GRACE).then_some((f, waited))
         })
         .collect();
-    let Some(longest) = stuck.iter().map(|(_, w)| *w).max() else {
-        return None;
-    };
+    let longest = stuck.iter().map(|(_, w)| *w).max()?;
     let names: Vec<String> = stuck.iter().map(|(f, _)| f.name.clone()).collect();
     let what = if let [(f, _)] = stuck.as_slice() {
         format!(
