@@ -33,9 +33,9 @@ pub fn missing_input(state: &ClusterState) -> Option<&'static str> {
     if state.snapshot_crd_missing {
         Some("the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)")
     } else if state.snapshot_files.is_none() {
-        Some("not checked: ETCDSnapshotFiles were not read (not in the dump, or not allowed)")
+        Some("ETCDSnapshotFiles were not read: not in the dump, or not allowed")
     } else if state.nodes.is_none() {
-        Some("not checked: Nodes were not read (not in the dump, or not allowed)")
+        Some("Nodes were not read: not in the dump, or not allowed")
     } else {
         None
     }
@@ -66,8 +66,15 @@ pub fn analyse_snapshot_files(
         controller_stopped,
     ));
     out.extend(of_removed_node(files, state.nodes(), distro));
-    out.extend(token_rotated(files, distro));
-    out.extend(s3_foreign(files, state.nodes(), distro));
+    // Another cluster's S3 objects carry its token hash: no rotation of this cluster's.
+    let foreign = s3_foreign(files, state.nodes(), distro);
+    let foreign_names: Vec<String> = foreign
+        .iter()
+        .flat_map(|f| f.object_refs.iter().map(|r| r.name.clone()))
+        .collect();
+    let foreign_names: Vec<&str> = foreign_names.iter().map(String::as_str).collect();
+    out.extend(token_rotated(files, distro, &foreign_names));
+    out.extend(foreign);
     out
 }
 
@@ -143,10 +150,13 @@ fn failed(
                     newest.snapshot_name
                 )
             };
-            let mut text = format!(
-                "{count} failed on node {node} at {}: {message}",
-                when(newest.taken_at())
-            );
+            // An S3 client that failed to start records node `s3` (pkg/etcd/snapshot.go L358-375).
+            let on = if node == "s3" {
+                "on S3 (the uploading node is not recorded)".to_string()
+            } else {
+                format!("on node {node}")
+            };
+            let mut text = format!("{count} failed {on} at {}: {message}", when(newest.taken_at()));
             if everywhere {
                 text.push_str(&format!(
                     "; the newest {kind} snapshot of every etcd node failed, so none has a fresh {kind} backup"

@@ -14,9 +14,12 @@ use crate::model::snapshot_file::SnapshotFile;
 /// token.go). Two values among ready snapshots mean the token changed in between, and a
 /// restore of the older ones needs the old token. Failed snapshots and local files found by a
 /// directory scan carry none, so a missing hash is no mismatch (spec §6).
-pub fn token_rotated(files: &[SnapshotFile], distro: Distro) -> Option<Finding> {
+pub fn token_rotated(files: &[SnapshotFile], distro: Distro, foreign: &[&str]) -> Option<Finding> {
     let mut newest: BTreeMap<&str, (&SnapshotFile, usize)> = BTreeMap::new();
-    for f in files.iter().filter(|f| f.ready_to_use && !f.deleting) {
+    for f in files
+        .iter()
+        .filter(|f| f.ready_to_use && !f.deleting && !foreign.contains(&f.name.as_str()))
+    {
         let Some(hash) = f.token_hash(distro) else {
             continue;
         };

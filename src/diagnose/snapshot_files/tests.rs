@@ -282,7 +282,11 @@ fn s3_objects_named_for_no_server_here_are_foreign() {
 #[test]
 fn without_nodes_or_files_the_check_does_not_run() {
     let state = cluster().without_nodes().build();
-    assert!(missing_input(&state).unwrap().starts_with("not checked"));
+    assert!(
+        missing_input(&state)
+            .unwrap()
+            .starts_with("Nodes were not read")
+    );
     let mut state = cluster().build();
     state.snapshot_files = None;
     assert!(missing_input(&state).is_some());
@@ -362,4 +366,55 @@ fn failures_of_one_node_are_one_finding_naming_the_newest() {
         "{}",
         failed[0].message
     );
+}
+
+#[test]
+fn another_clusters_s3_objects_carry_its_token_and_are_no_rotation() {
+    let mut theirs = s3("etcd-snapshot-prod-a-1717156800", "prod-a", 600);
+    theirs["metadata"]["annotations"] =
+        json!({"etcd.k3s.cattle.io/snapshot-token-hash": "ffffffffffff"});
+    let found = run(cluster()
+        .snapshot_json(local("s1", 600, "37831a857fac"))
+        .snapshot_json(theirs));
+    assert_eq!(of(&found, FindingCode::SnapshotS3Foreign).len(), 1);
+    assert_eq!(
+        of(&found, FindingCode::SnapshotTokenRotated).len(),
+        0,
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn an_s3_client_that_failed_to_start_is_said_so() {
+    let mut cr = failed_local("s3", 600);
+    cr["spec"]["nodeName"] = json!("s3");
+    cr["metadata"]["labels"] = json!({"etcd.k3s.cattle.io/snapshot-storage-node": "s3"});
+    cr["status"]["error"]["message"] = json!("failed to initialize S3 client: bad endpoint");
+    let found = run(cluster().snapshot_json(cr));
+    let failed = of(&found, FindingCode::SnapshotFailed);
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0].message.starts_with("s3 snapshot"),
+        "{}",
+        failed[0].message
+    );
+    assert!(
+        failed[0]
+            .message
+            .contains("failed on S3 (the uploading node is not recorded)")
+    );
+}
+
+#[test]
+fn without_the_snapshot_crd_the_file_check_says_why_it_did_not_run() {
+    let mut state = cluster().build();
+    state.snapshot_crd_missing = true;
+    let check = crate::diagnose::check::analyse_check(&state, Distro::K3s, now());
+    let run = check
+        .checks
+        .iter()
+        .find(|c| c.name == "snapshot-files")
+        .unwrap();
+    assert!(!run.ran);
+    assert!(run.note.contains("CRD is not installed"), "{}", run.note);
 }
