@@ -157,6 +157,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;snapshots;list'= {
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
+            cand --node 'Only snapshots taken (or uploaded) by this node'
+            cand --storage 'Only snapshots stored locally on their node, or in S3'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
@@ -166,6 +168,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --from-file 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable'
             cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand --failed 'Only failed snapshots (readyToUse false with an error)'
             cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
             cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
             cand -q 'Print nothing for table output; rely on the exit code'

@@ -315,6 +315,34 @@ pub struct SnapshotListArgs {
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+
+    /// Only snapshots taken (or uploaded) by this node.
+    #[arg(long, value_name = "NODE")]
+    pub node: Option<String>,
+
+    /// Only snapshots stored locally on their node, or in S3.
+    #[arg(long, value_enum, value_name = "STORAGE")]
+    pub storage: Option<SnapshotStorage>,
+
+    /// Only failed snapshots (readyToUse false with an error).
+    #[arg(long)]
+    pub failed: bool,
+}
+
+/// Where a snapshot is stored, for `snapshots list --storage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SnapshotStorage {
+    Local,
+    S3,
+}
+
+impl SnapshotStorage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SnapshotStorage::Local => "local",
+            SnapshotStorage::S3 => "s3",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]

@@ -4,10 +4,12 @@ use super::Ui;
 use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::{GlobalArgs, SnapshotDiffArgs, SnapshotListArgs};
 use crate::cluster::dump_coverage::Primary;
-use crate::diagnose::finding::FailOn;
+use crate::diagnose::check::analyse_check;
+use crate::diagnose::finding::{FailOn, Finding, rank};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
 use crate::exit::Exit;
+use crate::model::snapshot_file::FileState;
 use crate::render::{self, OutputFormat};
 use crate::report::SnapshotReport;
 
@@ -38,12 +40,45 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
     analyse_snapshots(&loaded.state, loaded.distro, loaded.now.time, &leases)
 }
 
+/// The ConfigMap comparison plus every other `snapshot-*` finding `check` makes (failed
+/// snapshots, stuck deletions, S3 retention, …), so `snapshots list|diff` show what `check`
+/// says about snapshots.
+fn analyse_with_snapshot_findings(loaded: &Loaded) -> SnapshotAnalysis {
+    let mut analysis = analyse(loaded);
+    let check = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
+    let others: Vec<Finding> = check
+        .all_findings()
+        .into_iter()
+        .filter(|f| f.code.as_str().starts_with("snapshot-"))
+        .filter(|f| {
+            !analysis
+                .findings
+                .iter()
+                .any(|shown| shown.code == f.code && shown.message == f.message)
+        })
+        .collect();
+    analysis.findings.extend(others);
+    rank(&mut analysis.findings);
+    analysis
+}
+
+/// `--node`, `--storage` and `--failed` choose the rows; the findings stay whole, since they
+/// judge the cluster.
+fn filter_rows(analysis: &mut SnapshotAnalysis, args: &SnapshotListArgs) {
+    analysis.snapshots.retain(|r| {
+        args.node.as_ref().is_none_or(|n| &r.node == n)
+            && args.storage.is_none_or(|s| r.storage == s.as_str())
+            && (!args.failed || r.file_state == FileState::Failed)
+    });
+}
+
 pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state(global, ui)?;
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
-    let report =
-        SnapshotReport::new("SnapshotList", loaded.now, analyse(&loaded)).failing_on(args.fail_on);
+    let mut analysis = analyse_with_snapshot_findings(&loaded);
+    filter_rows(&mut analysis, args);
+    let report = SnapshotReport::new("SnapshotList", loaded.now, analysis).failing_on(args.fail_on);
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
@@ -64,8 +99,12 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
     let loaded = load_snapshot_state(global, ui)?;
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
-    let report = SnapshotReport::new("SnapshotDiff", loaded.now, analyse(&loaded))
-        .failing_on(args.fail_on.unwrap_or(FailOn::Error));
+    let report = SnapshotReport::new(
+        "SnapshotDiff",
+        loaded.now,
+        analyse_with_snapshot_findings(&loaded),
+    )
+    .failing_on(args.fail_on.unwrap_or(FailOn::Error));
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => {

@@ -137,6 +137,16 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
     findings.extend(etcd_config(state, distro, &mut checks));
     findings.extend(snapshot_schedule(state, distro, now, &mut checks));
 
+    let missing = super::snapshot_files::missing_input(state);
+    checks.push(CheckRun {
+        name: "snapshot-files",
+        ran: missing.is_none(),
+        note: missing.unwrap_or_default().to_string(),
+    });
+    findings.extend(super::snapshot_files::analyse_snapshot_files(
+        state, distro, now, &leases,
+    ));
+
     let version_advice = version_advice(state);
     // While split, the lease-split finding already names the upgrade as the lasting fix.
     if !findings.iter().any(|f| f.code == FindingCode::LeaseSplit) {

@@ -78,10 +78,16 @@ pub enum FindingCode {
     SnapshotS3ListingSuspect,
     SnapshotS3Retention,
     SnapshotS3RetentionClusterWide,
+    // Issue 19, ESF part: what the ETCDSnapshotFiles themselves say (`snapshot-files` check).
+    SnapshotFailed,
+    SnapshotDeletionStuck,
+    SnapshotFileOfRemovedNode,
+    SnapshotTokenRotated,
+    SnapshotS3Foreign,
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 30] = [
+    pub const ALL: [FindingCode; 35] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
@@ -113,6 +119,12 @@ impl FindingCode {
         FindingCode::SnapshotS3ListingSuspect,
         FindingCode::SnapshotS3Retention,
         FindingCode::SnapshotS3RetentionClusterWide,
+        // Issue 19, ESF part.
+        FindingCode::SnapshotFailed,
+        FindingCode::SnapshotDeletionStuck,
+        FindingCode::SnapshotFileOfRemovedNode,
+        FindingCode::SnapshotTokenRotated,
+        FindingCode::SnapshotS3Foreign,
     ];
 
     /// (usual severity, meaning, remediation): the finding-code table of the README and the
@@ -270,6 +282,32 @@ impl FindingCode {
                 "S3 retention counts every etcd server's uploads together: M servers keep about N/M cycles, fewer than each keeps locally",
                 "raise --etcd-s3-retention to local retention x servers",
             ),
+            // Issue 19, ESF part.
+            SnapshotFailed => (
+                "warning, error when every etcd node's newest snapshot (local or S3) failed",
+                "an ETCDSnapshotFile with readyToUse false and an error from the last 24 h; names the node and the message",
+                "fix what the error names, then k3s etcd-snapshot save on that node",
+            ),
+            SnapshotDeletionStuck => (
+                "warning",
+                "an ETCDSnapshotFile terminating for more than 5 minutes on the managed-etcd-snapshots-controller finalizer; says whether a fresh k3s-etcd holder exists (nobody else removes it)",
+                "check the k3s-etcd holder's log; when the snapshot is truly gone, the kubectl patch the finding gives removes the finalizer",
+            ),
+            SnapshotFileOfRemovedNode => (
+                "warning",
+                "a local ETCDSnapshotFile whose storage node is no current etcd Node, still present after a reconcile",
+                "kubectl delete etcdsnapshotfiles.k3s.cattle.io NAME...; check that a server with a Node runs the reconcile",
+            ),
+            SnapshotTokenRotated => (
+                "info",
+                "ready snapshots carry different snapshot-token-hash values: restoring the older ones needs the old token (names the newest snapshot per hash; a missing hash is no mismatch)",
+                "keep the old token with those snapshots",
+            ),
+            SnapshotS3Foreign => (
+                "warning",
+                "S3 ETCDSnapshotFiles not named <name>-<node>-<unix> for a server of this cluster: a shared bucket or folder mixes clusters (k3s-io/k3s#13934)",
+                "give each cluster its own --etcd-s3-folder or bucket",
+            ),
         }
     }
 
@@ -305,6 +343,12 @@ impl FindingCode {
             FindingCode::SnapshotS3ListingSuspect => "snapshot-s3-listing-suspect",
             FindingCode::SnapshotS3Retention => "snapshot-s3-retention",
             FindingCode::SnapshotS3RetentionClusterWide => "snapshot-s3-retention-cluster-wide",
+            // Issue 19, ESF part.
+            FindingCode::SnapshotFailed => "snapshot-failed",
+            FindingCode::SnapshotDeletionStuck => "snapshot-deletion-stuck",
+            FindingCode::SnapshotFileOfRemovedNode => "snapshot-file-of-removed-node",
+            FindingCode::SnapshotTokenRotated => "snapshot-token-rotated",
+            FindingCode::SnapshotS3Foreign => "snapshot-s3-foreign",
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode_for};
-use crate::model::snapshot_file::SnapshotFile;
+use crate::model::snapshot_file::{FileState, SnapshotFile};
 use crate::model::snapshot_key::{
     alternate_key, data_key, is_current_format, key_timestamp, name_digest_mismatch,
 };
@@ -81,6 +81,18 @@ pub struct SnapshotRow {
     pub name: String,
     pub node: String,
     pub storage: &'static str,
+    /// `spec.snapshotName`: the file name `k3s etcd-snapshot ls` shows.
+    pub snapshot_name: String,
+    /// `spec.location`: `file:///…` or `s3://bucket/key`; empty for a failed save.
+    pub location: String,
+    /// ready, failed, terminating or pending (`state` is the ConfigMap entry's).
+    pub file_state: FileState,
+    /// `etcd.<prog>.cattle.io/snapshot-token-hash`, when k3s set one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_hash: Option<String>,
+    /// `status.error.message` of a failed snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub created: Option<Timestamp>,
     pub size: Option<i64>,
     pub ready: bool,
@@ -255,8 +267,13 @@ pub fn analyse_snapshots(
         rows.push(SnapshotRow {
             name: file.name.clone(),
             node: file.node_name.clone(),
-            storage: if file.is_s3() { "s3" } else { "local" },
-            created: file.creation_time,
+            storage: if file.in_s3(distro) { "s3" } else { "local" },
+            snapshot_name: file.snapshot_name.clone(),
+            location: file.location.clone(),
+            file_state: file.file_state(),
+            token_hash: file.token_hash(distro).map(str::to_string),
+            error: file.error.as_ref().and_then(|e| e.message.clone()),
+            created: file.taken_at(),
             size: file.size_bytes(),
             ready: file.ready_to_use,
             key,

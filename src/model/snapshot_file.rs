@@ -7,15 +7,55 @@ use jiff::Timestamp;
 use serde_json::Value;
 
 use super::quantity::parse_quantity;
+use crate::distro::Distro;
 
 /// Finalizer the snapshot ConfigMap controller adds on first sync (wrangler `pkg/generic/remove.go`).
 pub const CONTROLLER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-snapshots-controller";
+
+/// Label naming where a snapshot is stored: the node for a local file, `s3` for S3
+/// (`etcd.<prog>.cattle.io/snapshot-storage-node`, pkg/etcd/snapshot/types.go).
+pub const STORAGE_NODE_SUFFIX: &str = "snapshot-storage-node";
+/// Annotation with the first 12 hex of sha256 of the server token's password part, set on
+/// successful snapshots only (`AnnotationTokenHash`, pkg/etcd/snapshot/types.go L40).
+pub const TOKEN_HASH_SUFFIX: &str = "snapshot-token-hash";
+
+/// What a snapshot file is, as `snapshots list` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileState {
+    /// `status.readyToUse: true`.
+    Ready,
+    /// Not ready, with `status.error`: k3s writes these for a failed save or upload and keeps
+    /// them 24 h (`errorTTL`, pkg/etcd/snapshot.go).
+    Failed,
+    /// `metadata.deletionTimestamp` set: waiting for the controller's finalizer.
+    Terminating,
+    /// Not ready and no error (yet).
+    Pending,
+}
+
+impl FileState {
+    pub fn label(self) -> &'static str {
+        match self {
+            FileState::Ready => "ready",
+            FileState::Failed => "FAILED",
+            FileState::Terminating => "terminating",
+            FileState::Pending => "pending",
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotFile {
     pub name: String,
     pub created: Option<Timestamp>,
     pub deleting: bool,
+    /// `metadata.deletionTimestamp`.
+    pub deletion_time: Option<Timestamp>,
+    /// The `etcd.<prog>.cattle.io/…` labels only (the storage node): what the checks read.
+    pub labels: BTreeMap<String, String>,
+    /// The `etcd.<prog>.cattle.io/…` annotations only (the token hash).
+    pub annotations: BTreeMap<String, String>,
     pub finalizers: Vec<String>,
     /// `spec.snapshotName`: the file name, with `.zip` when compressed.
     pub snapshot_name: String,
@@ -60,6 +100,19 @@ fn text(v: &Value, pointer: &str) -> String {
 
 fn time(v: &Value, pointer: &str) -> Option<Timestamp> {
     v.pointer(pointer)?.as_str()?.parse().ok()
+}
+
+/// The `etcd.*.cattle.io/` entries of a metadata map: k3s's own keys, not every tool's.
+fn etcd_keys(v: &Value, pointer: &str) -> BTreeMap<String, String> {
+    v.pointer(pointer)
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter(|(k, _)| k.starts_with("etcd.") && k.contains(".cattle.io/"))
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn flag(v: &Value, pointer: &str) -> bool {
@@ -126,6 +179,9 @@ impl SnapshotFile {
             deleting: v
                 .pointer("/metadata/deletionTimestamp")
                 .is_some_and(|d| !d.is_null()),
+            deletion_time: time(v, "/metadata/deletionTimestamp"),
+            labels: etcd_keys(v, "/metadata/labels"),
+            annotations: etcd_keys(v, "/metadata/annotations"),
             finalizers: v
                 .pointer("/metadata/finalizers")
                 .and_then(Value::as_array)
@@ -154,6 +210,60 @@ impl SnapshotFile {
 
     pub fn has_controller_finalizer(&self) -> bool {
         self.finalizers.iter().any(|f| f == CONTROLLER_FINALIZER)
+    }
+
+    /// The storage-node label: a node name for a local file, `s3` for S3; `None` when absent
+    /// (objects not written by k3s).
+    pub fn storage_node(&self, distro: Distro) -> Option<&str> {
+        self.labels
+            .get(&distro.etcd_annotation(STORAGE_NODE_SUFFIX))
+            .map(String::as_str)
+    }
+
+    /// The token hash; empty values count as absent.
+    pub fn token_hash(&self, distro: Distro) -> Option<&str> {
+        self.annotations
+            .get(&distro.etcd_annotation(TOKEN_HASH_SUFFIX))
+            .map(String::as_str)
+            .filter(|h| !h.is_empty())
+    }
+
+    /// Stored in S3: the `spec.s3` block or an `s3://` location; or, for the record of an S3
+    /// client that failed to start (no location, node `s3`, pkg/etcd/snapshot.go L358-375), the
+    /// storage-node label `s3`. A local snapshot of a node literally named `s3` has a `file://`
+    /// location and stays local.
+    pub fn in_s3(&self, distro: Distro) -> bool {
+        self.is_s3()
+            || self.location.starts_with("s3://")
+            || (self.location.is_empty()
+                && self.node_name == "s3"
+                && self.storage_node(distro) == Some("s3"))
+    }
+
+    /// Failed: not ready, with an error k3s recorded.
+    pub fn is_failed(&self) -> bool {
+        !self.ready_to_use && self.error.is_some()
+    }
+
+    pub fn file_state(&self) -> FileState {
+        if self.deleting {
+            FileState::Terminating
+        } else if self.ready_to_use {
+            FileState::Ready
+        } else if self.error.is_some() {
+            FileState::Failed
+        } else {
+            FileState::Pending
+        }
+    }
+
+    /// When the snapshot was taken: `status.creationTime`, else the error's time (a failed
+    /// snapshot's creation time is its error time, pkg/etcd/snapshot/types.go), else when the
+    /// object was created.
+    pub fn taken_at(&self) -> Option<Timestamp> {
+        self.creation_time
+            .or_else(|| self.error.as_ref().and_then(|e| e.time))
+            .or(self.created)
     }
 
     /// The size to report; an unparseable one counts as unknown.
@@ -201,5 +311,46 @@ mod tests {
         assert_eq!(f.s3.unwrap().prefix, "p");
         assert_eq!(f.error.unwrap().message.as_deref(), Some("boom"));
         assert_eq!(f.metadata["a"], "b");
+    }
+
+    #[test]
+    fn reads_storage_node_token_hash_deletion_time_and_state() {
+        let f = SnapshotFile::from_json(&json!({
+            "metadata": {"name": "local-x", "deletionTimestamp": "2024-05-31T12:00:00Z",
+                         "labels": {"etcd.rke2.cattle.io/snapshot-storage-node": "n1", "app": "x"},
+                         "annotations": {"etcd.rke2.cattle.io/snapshot-token-hash": "37831a857fac",
+                                         "kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+            "status": {"readyToUse": true}
+        }));
+        assert_eq!(f.storage_node(Distro::Rke2), Some("n1"));
+        assert_eq!(f.storage_node(Distro::K3s), None);
+        assert_eq!(f.token_hash(Distro::Rke2), Some("37831a857fac"));
+        assert_eq!(
+            f.labels.len() + f.annotations.len(),
+            2,
+            "only k3s's keys are kept"
+        );
+        assert_eq!(
+            f.deletion_time,
+            Some("2024-05-31T12:00:00Z".parse().unwrap())
+        );
+        assert_eq!(f.file_state(), FileState::Terminating);
+        let failed = SnapshotFile::from_json(&json!({"status": {"readyToUse": false,
+            "error": {"time": "2024-05-31T11:00:00Z", "message": "no space"}}}));
+        assert!(failed.is_failed());
+        assert_eq!(failed.file_state(), FileState::Failed);
+        assert_eq!(
+            failed.taken_at(),
+            Some("2024-05-31T11:00:00Z".parse().unwrap())
+        );
+        assert_eq!(
+            SnapshotFile::from_json(&json!({})).file_state(),
+            FileState::Pending
+        );
+        let ready = SnapshotFile::from_json(&json!({"status": {"readyToUse": true}}));
+        assert_eq!(
+            (ready.file_state(), ready.is_failed()),
+            (FileState::Ready, false)
+        );
     }
 }

@@ -70,45 +70,71 @@ pub fn write_list(
     style: Style,
 ) -> std::io::Result<()> {
     header(out, report, style)?;
-    // The default fits 80 columns: node and storage are spelled in the name itself, and the
-    // rest waits for -o wide.
+    // The default fits 80 columns: the file name spells the node, and the rest waits for
+    // -o wide. STATE is the file's own (ready, FAILED, terminating, pending), CONFIGMAP its
+    // entry's in the snapshot ConfigMap.
     let head = if wide {
         vec![
-            "NAME",
+            "FILE",
+            "LOCATION",
             "NODE",
             "STORAGE",
             "CREATED",
             "SIZE",
-            "READY",
+            "STATE",
+            "TOKEN HASH",
             "CONFIGMAP",
+            "NAME",
             "FINALIZER",
             "KEY",
         ]
     } else {
-        vec!["NAME", "AGE", "SIZE", "CONFIGMAP"]
+        vec!["FILE", "STATE", "AGE", "SIZE", "CONFIGMAP"]
     };
     let mut table = plain_table(&head, (!wide).then_some(style.width));
     for r in &report.analysis.snapshots {
-        let size = r.size.map(human_size).unwrap_or_else(|| "?".into());
+        // One word (`20.6MiB`, as kubectl writes `20Mi`), so a narrow table never splits it.
+        let size = r
+            .size
+            .map(|b| human_size(b).replace(' ', ""))
+            .unwrap_or_else(|| "?".into());
         let state = r.state.label().to_string();
+        let file = if r.snapshot_name.is_empty() {
+            r.name.clone()
+        } else {
+            r.snapshot_name.clone()
+        };
         if !wide {
             let age = r
                 .created
                 .map(|t| age::short(report.now.time.duration_since(t)))
                 .unwrap_or_else(|| "-".into());
-            table.add_row(vec![r.name.clone(), age, size, state]);
+            table.add_row(vec![
+                file,
+                r.file_state.label().to_string(),
+                age,
+                size,
+                state,
+            ]);
             continue;
         }
         table.add_row(vec![
-            r.name.clone(),
+            file,
+            if r.location.is_empty() {
+                "-".into()
+            } else {
+                r.location.clone()
+            },
             r.node.clone(),
             r.storage.to_string(),
             r.created
                 .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
                 .unwrap_or_else(|| "-".into()),
             size,
-            if r.ready { "true" } else { "false" }.to_string(),
+            r.file_state.label().to_string(),
+            r.token_hash.clone().unwrap_or_else(|| "-".into()),
             state,
+            r.name.clone(),
             if r.finalizer { "yes" } else { "no" }.to_string(),
             r.key.clone(),
         ]);

@@ -219,7 +219,9 @@ fn the_bundled_dump() {
         [
             "snapshot-missing-from-configmap",
             "snapshot-controller-idle",
-            "snapshot-orphaned-in-configmap"
+            "snapshot-orphaned-in-configmap",
+            // The CRs deleted meanwhile wait on the idle controller's finalizer.
+            "snapshot-deletion-stuck"
         ]
     );
 }

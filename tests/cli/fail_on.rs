@@ -19,7 +19,7 @@ fn snapshots_list_fails_on_the_errors_it_counts() {
     on_dump(&["snapshots", "list"])
         .run()
         .code(1)
-        .stdout_has("2 errors, 1 warning\n");
+        .stdout_has("2 errors, 2 warnings\n");
     on_dump(&["snapshots", "list", "--fail-on", "warning"])
         .run()
         .code(1);

@@ -40,6 +40,7 @@ mod restore;
 mod schemas;
 mod serve;
 mod slow_requests;
+mod snapshot_files;
 mod snapshots;
 mod terminal_injection;
 mod watch;

@@ -21,6 +21,7 @@ mod rbac;
 mod restore_identity;
 mod serve;
 mod serve_faults;
+mod snapshot_files;
 mod split_and_follow;
 mod takeover;
 mod watch;
