@@ -71,10 +71,12 @@ pub enum FindingCode {
     EtcdQuorumAtRisk,
     DumpIncomplete,
     VersionAffected,
+    // Issue 19, ENDPOINTS part.
+    ApiserverEndpointStale,
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 24] = [
+    pub const ALL: [FindingCode; 25] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
@@ -99,6 +101,8 @@ impl FindingCode {
         FindingCode::EtcdQuorumAtRisk,
         FindingCode::DumpIncomplete,
         FindingCode::VersionAffected,
+        // Issue 19, ENDPOINTS part.
+        FindingCode::ApiserverEndpointStale,
     ];
 
     /// (usual severity, meaning, remediation): the finding-code table of the README and the
@@ -226,6 +230,11 @@ impl FindingCode {
                 "check: servers run a version affected by k3s-io/k3s#10046, so a split can come back after any restart, even after a repair",
                 "upgrade to the release the finding names",
             ),
+            ApiserverEndpointStale => (
+                "warning (info when a server without a Node may own the address)",
+                "the kubernetes Endpoints or EndpointSlice in default lists an address that is no current server's; agents' load balancers follow it (k3s-io/k3s#14594)",
+                "check that no apiserver still advertises it, then delete its /registry/masterleases key with etcdctl on a server",
+            ),
         }
     }
 
@@ -255,6 +264,7 @@ impl FindingCode {
             FindingCode::EtcdQuorumAtRisk => "etcd-quorum-at-risk",
             FindingCode::DumpIncomplete => "dump-incomplete",
             FindingCode::VersionAffected => "version-affected",
+            FindingCode::ApiserverEndpointStale => "apiserver-endpoint-stale",
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct NodeFacts {
     pub version: Option<ProductVersion>,
     /// Conditions by type (`Ready`, `EtcdIsVoter`, ...).
     pub conditions: BTreeMap<String, Condition>,
+    /// `status.addresses[].address` (InternalIP, ExternalIP, Hostname), as the kubelet
+    /// reports them.
+    pub addresses: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -96,6 +99,12 @@ impl NodeFacts {
             Some("False") => Readiness::NotReady,
             _ => Readiness::Unknown,
         };
+        let addresses = status
+            .addresses
+            .iter()
+            .flatten()
+            .map(|a| a.address.clone())
+            .collect();
         let kubelet_version = status
             .node_info
             .map(|i| i.kubelet_version)
@@ -111,6 +120,7 @@ impl NodeFacts {
             version: ProductVersion::parse(&kubelet_version).ok(),
             kubelet_version,
             conditions,
+            addresses,
         }
     }
 

@@ -353,6 +353,7 @@ fn agentless_server(
         kubelet_version: String::new(),
         version: None,
         conditions: Default::default(),
+        addresses: Vec::new(),
     })
 }
 
