@@ -131,7 +131,7 @@ fn stale_finding(object: &ApiserverEndpoints, stale: &[&str], c: &Context<'_>) -
             c.live_apiservers
         ));
     }
-    message.push_str(&format!(". {}", follows(object.kind, c.judged_on, prog)));
+    message.push_str(&format!(". {}.", follows(object.kind, c.judged_on, prog)));
     message.push_str(
         " A /registry/masterleases/<ip> key that never expires is the likely cause (inferred: the \
          maintainers' analysis of k3s-io/k3s#14594 is not public); it cannot be seen through the API.",

@@ -28,8 +28,8 @@ pub struct NodeFacts {
     pub version: Option<ProductVersion>,
     /// Conditions by type (`Ready`, `EtcdIsVoter`, ...).
     pub conditions: BTreeMap<String, Condition>,
-    /// `status.addresses[].address` (InternalIP, ExternalIP, Hostname), as the kubelet
-    /// reports them.
+    /// `status.addresses[].address` of the IP types (InternalIP, ExternalIP), as the kubelet
+    /// reports them; `Hostname` entries are names, not addresses.
     pub addresses: Vec<String>,
 }
 
@@ -103,6 +103,7 @@ impl NodeFacts {
             .addresses
             .iter()
             .flatten()
+            .filter(|a| a.type_ != "Hostname")
             .map(|a| a.address.clone())
             .collect();
         let kubelet_version = status

@@ -1,0 +1,166 @@
+//! `apiserver-endpoint-stale` through the binary: the fake API server serves the `kubernetes`
+//! Endpoints and EndpointSlices, and a role without the Role in default gets "not checked".
+
+use serde_json::Value;
+
+use crate::report::CheckReport;
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{
+    NOW, kubernetes_endpoint_slice, kubernetes_endpoints, lease, server_at, write_dump,
+};
+use crate::support::readme::{readme_namespaced_role, readme_role};
+
+const CURRENT: &str = "v1.34.2+k3s1";
+
+fn cluster(published: &[&str]) -> Vec<Value> {
+    vec![
+        server_at("s1", CURRENT, "10.0.0.1"),
+        server_at("s2", CURRENT, "10.0.0.2"),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+        kubernetes_endpoints(published),
+        kubernetes_endpoint_slice(published),
+    ]
+}
+
+fn check_as(fake: &FakeApi, role: Role, extra: &[&str]) -> (i32, CheckReport) {
+    let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
+        .cluster(fake, role)
+        .args(extra)
+        .run();
+    (out.code, out.json())
+}
+
+fn endpoints_run(report: &CheckReport) -> (bool, String) {
+    let run = report
+        .checks
+        .iter()
+        .find(|c| c.name == "apiserver-endpoints")
+        .expect("an apiserver-endpoints check run");
+    (run.ran, run.note.clone())
+}
+
+#[test]
+fn a_stale_address_fires_on_both_objects_and_a_current_one_does_not() {
+    let fake = FakeApi::with_objects(cluster(&["10.0.0.1", "10.0.0.2", "192.168.68.59"]));
+    let (code, report) = check_as(&fake, Role::ReadOnly, &[]);
+    assert_eq!(code, 0, "a warning is below the default --fail-on error");
+    assert_eq!(
+        report.codes(),
+        [
+            "warning/apiserver-endpoint-stale",
+            "warning/apiserver-endpoint-stale"
+        ]
+    );
+    let objects: Vec<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.finding.object.as_str())
+        .collect();
+    assert_eq!(
+        objects,
+        [
+            "Endpoints default/kubernetes",
+            "EndpointSlice default/kubernetes"
+        ]
+    );
+    let slice = &report.findings[1].finding;
+    assert!(slice.message.contains("192.168.68.59"), "{}", slice.message);
+    assert!(
+        slice
+            .message
+            .contains("v1.34.2+k3s1 copies this EndpointSlice into the k3s/apiaddresses etcd key"),
+        "{}",
+        slice.message
+    );
+    assert_eq!(endpoints_run(&report), (true, String::new()));
+    k3sdoctor(["check", "--fail-on", "warning", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(1)
+        .stdout_has("apiserver-endpoint-stale");
+
+    let healthy = FakeApi::with_objects(cluster(&["10.0.0.1", "10.0.0.2"]));
+    let (code, report) = check_as(&healthy, Role::ReadOnly, &["--fail-on", "warning"]);
+    assert_eq!(code, 0, "{:?}", report.codes());
+    assert!(report.findings.is_empty());
+    assert_eq!(endpoints_run(&report).0, true);
+}
+
+#[test]
+fn without_the_role_in_default_the_check_is_not_checked_and_the_rest_runs() {
+    let fake = FakeApi::with_objects(cluster(&["10.0.0.1", "192.168.68.59"]));
+    fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
+        .kubeconfig_for(&fake.url(), "alice-token")
+        .run();
+    out.code(0);
+    let report: CheckReport = out.json();
+    let (ran, note) = endpoints_run(&report);
+    assert!(!ran);
+    assert!(
+        note.starts_with("not checked: this user may not "),
+        "{note}"
+    );
+    assert!(
+        note.contains("Role k3sdoctor-read-only in default"),
+        "{note}"
+    );
+    assert!(report.findings.is_empty(), "{:?}", report.codes());
+    assert!(
+        report
+            .checks
+            .iter()
+            .filter(|c| c.name != "apiserver-endpoints")
+            .all(|c| c.ran)
+    );
+
+    // With the README's Role in default as well, it runs and finds the stale address.
+    fake.add_rbac_user(
+        "alice-token",
+        "alice",
+        &readme_namespaced_role("k3sdoctor-read-only"),
+    );
+    let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
+        .kubeconfig_for(&fake.url(), "alice-token")
+        .run();
+    let report: CheckReport = out.json();
+    assert_eq!(endpoints_run(&report).0, true);
+    assert_eq!(report.findings.len(), 2, "{:?}", report.codes());
+}
+
+#[test]
+fn a_dump_with_the_objects_is_judged_and_one_without_says_not_in_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = dir.path().join("with.yaml");
+    write_dump(&with, &cluster(&["10.0.0.1", "10.0.0.9"]));
+    let out = k3sdoctor(["check", "-o", "json", "--from-file", with.to_str().unwrap()]).run();
+    let report: CheckReport = out.json();
+    assert_eq!(
+        report.codes(),
+        [
+            // The dump has no ETCDSnapshotFiles.
+            "warning/dump-incomplete",
+            "warning/apiserver-endpoint-stale",
+            "warning/apiserver-endpoint-stale"
+        ]
+    );
+    let without = dir.path().join("without.yaml");
+    let mut objects = cluster(&[]);
+    objects.truncate(4);
+    write_dump(&without, &objects);
+    let out = k3sdoctor([
+        "check",
+        "-o",
+        "json",
+        "--from-file",
+        without.to_str().unwrap(),
+    ])
+    .run();
+    out.code(0);
+    let report: CheckReport = out.json();
+    let (ran, note) = endpoints_run(&report);
+    assert!(!ran);
+    assert!(note.starts_with("not in dump"), "{note}");
+}
