@@ -164,3 +164,66 @@ fn a_dump_with_the_objects_is_judged_and_one_without_says_not_in_dump() {
     assert!(!ran);
     assert!(note.starts_with("not in dump"), "{note}");
 }
+
+/// `serve` watches both objects: the finding appears on `/metrics` when a stale address is
+/// written and goes when it is removed; a role without the Role in default leaves serve ready
+/// and up, with the check not run.
+#[test]
+fn serve_follows_the_endpoints_and_is_up_without_the_role_in_default() {
+    use crate::support::objects::fresh_cluster;
+    use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
+    use std::time::Duration;
+    const SEEN: Duration = Duration::from_secs(30);
+    const SERIES: &str =
+        r#"k3sdoctor_findings{code="apiserver-endpoint-stale",severity="warning"}"#;
+
+    let fake = fresh_cluster(&["s1", "s2"]);
+    fake.put(kubernetes_endpoints(&["10.0.0.1"]));
+    fake.put(kubernetes_endpoint_slice(&["10.0.0.1"]));
+    let (_serve, address) = start_serve(k3sdoctor(["serve"]).cluster(&fake, Role::ReadOnly));
+    wait_for_sample(address, "k3sdoctor_ready", 1.0, SEEN);
+    assert_eq!(sample(&metrics(address), SERIES), None);
+    fake.put(kubernetes_endpoint_slice(&["10.0.0.1", "192.168.68.59"]));
+    wait_for_sample(address, SERIES, 1.0, SEEN);
+    fake.put(kubernetes_endpoints(&["10.0.0.1", "192.168.68.59"]));
+    wait_for_sample(address, SERIES, 2.0, SEEN);
+    fake.put(kubernetes_endpoint_slice(&["10.0.0.1"]));
+    fake.put(kubernetes_endpoints(&["10.0.0.1"]));
+    assert!(
+        crate::support::wait::wait_for(SEEN, || sample(&metrics(address), SERIES).is_none()),
+        "{}",
+        metrics(address)
+    );
+
+    let limited = fresh_cluster(&["s1"]);
+    limited.put(kubernetes_endpoints(&["10.0.0.1", "192.168.68.59"]));
+    limited.add_rbac_user("dave-token", "dave", &readme_role("k3sdoctor-read-only"));
+    let (_serve, address) =
+        start_serve(k3sdoctor(["serve"]).kubeconfig_for(&limited.url(), "dave-token"));
+    wait_for_sample(address, "k3sdoctor_ready", 1.0, SEEN);
+    wait_for_sample(address, "k3sdoctor_up", 1.0, SEEN);
+    let mut report = Value::Null;
+    assert!(crate::support::wait::wait_for(SEEN, || {
+        report = get(address, "/report")
+            .and_then(|(_, body)| serde_json::from_str(&body).ok())
+            .unwrap_or(Value::Null);
+        report["checks"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["name"] == "apiserver-endpoints"))
+    }));
+    let run = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "apiserver-endpoints")
+        .unwrap();
+    assert_eq!(run["ran"], false, "{run}");
+    assert!(
+        run["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("not checked: this user may not list"),
+        "{run}"
+    );
+    assert_eq!(sample(&metrics(address), SERIES), None);
+}
