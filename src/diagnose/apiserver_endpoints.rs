@@ -50,9 +50,10 @@ pub fn analyse_apiserver_endpoints(
         return Vec::new();
     }
     let servers: Vec<&NodeFacts> = state.nodes().iter().filter(|n| n.is_server()).collect();
-    let known: BTreeSet<&str> = servers
+    let known: BTreeSet<String> = servers
         .iter()
         .flat_map(|n| server_addresses(n, distro))
+        .map(canonical)
         .collect();
     // A server run with --disable-agent has no Node, so no address to compare with: its
     // kube-apiserver's identity Lease is all that shows it.
@@ -87,7 +88,7 @@ pub fn analyse_apiserver_endpoints(
     for object in objects {
         let stale: Vec<&str> = object
             .ready_ips()
-            .filter(|ip| !known.contains(ip))
+            .filter(|ip| !known.contains(&canonical(ip)))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
@@ -108,7 +109,7 @@ pub fn analyse_apiserver_endpoints(
 }
 
 struct Context<'a> {
-    known: &'a BTreeSet<&'a str>,
+    known: &'a BTreeSet<String>,
     live_apiservers: usize,
     agentless: &'a [&'a str],
     without_address: &'a [&'a str],
@@ -123,7 +124,7 @@ fn stale_finding(object: &ApiserverEndpoints, stale: &[&str], c: &Context<'_>) -
     let mut message = format!(
         "{shown} lists {} that no server Node has (server addresses: {})",
         stale.join(", "),
-        c.known.iter().copied().collect::<Vec<_>>().join(", ")
+        c.known.iter().cloned().collect::<Vec<_>>().join(", ")
     );
     if c.live_apiservers > 0 && listed > c.live_apiservers {
         message.push_str(&format!(
@@ -215,6 +216,13 @@ fn server_addresses<'a>(node: &'a NodeFacts, distro: Distro) -> impl Iterator<It
         .iter()
         .map(String::as_str)
         .chain(from_annotations)
+}
+
+/// One spelling per address: `fd00:0::5` and `fd00::5` are the same server.
+fn canonical(address: &str) -> String {
+    address
+        .parse::<std::net::IpAddr>()
+        .map_or_else(|_| address.to_string(), |ip| ip.to_string())
 }
 
 /// The version that decides which object k3s follows: the `<prog>-etcd` holder's (the

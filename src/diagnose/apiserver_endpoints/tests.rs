@@ -118,6 +118,12 @@ fn addresses_known_only_from_annotations_count() {
     s2.annotations
         .insert("k3s.io/internal-ip".into(), "172.16.0.5,fd00::5".into());
     assert!(findings(&state).is_empty());
+    // The same IPv6 address spelt differently is the same address.
+    let mut state = cluster("v1.32.5+k3s1", &["10.0.0.1", "fd00:0:0::5"]);
+    state.nodes.as_mut().unwrap()[1]
+        .addresses
+        .push("fd00::5".into());
+    assert!(findings(&state).is_empty());
     let mut state = cluster("v1.32.5+k3s1", &["10.0.0.1", "10.0.0.7"]);
     state.nodes.as_mut().unwrap()[1]
         .annotations
