@@ -103,3 +103,59 @@ fn real_a_stale_apiserver_address_is_found_on_both_objects_and_a_current_one_is_
     let objects: Vec<String> = stale(&report).into_iter().map(|(o, _)| o).collect();
     assert_eq!(objects, ["Endpoints default/kubernetes"]);
 }
+
+/// `serve` as a user with the README's roles: its Endpoints watch (a `metadata.name` field
+/// selector, which the Role's resourceNames allows) and its EndpointSlice watch (a label
+/// selector) are what a real kube-apiserver accepts, and the finding follows the objects.
+/// Without the Role in default it stays ready and up, the check not run.
+#[test]
+fn real_serve_follows_the_kubernetes_endpoints_with_the_readme_roles() {
+    use crate::common::viewer_with_the_read_only_role;
+    use crate::support::harness::k3sdoctor;
+    use crate::support::readme::readme_namespaced_role;
+    use crate::support::scrape::{metrics, sample, start_serve, wait_for_sample};
+    use crate::support::wait::wait_for;
+    use std::time::Duration;
+    const SEEN: Duration = Duration::from_secs(30);
+    const SERIES: &str =
+        r#"k3sdoctor_findings{code="apiserver-endpoint-stale",severity="warning"}"#;
+
+    let Some(env) = EnvTest::start("real_serve_follows_the_kubernetes_endpoints") else {
+        return;
+    };
+    let _cluster = SimCluster::start(&env, "k3s", "v1.34.2+k3s1", 1, &[]);
+    let admin = env.admin();
+    admin.put(
+        ENDPOINTS,
+        &kubernetes_endpoints(&["10.0.0.11", "192.168.68.59"]),
+    );
+    admin.put(SLICES, &kubernetes_endpoint_slice(&["10.0.0.11"]));
+    viewer_with_the_read_only_role(&env);
+
+    // The ClusterRole alone: ready and up, the check not run, no finding.
+    let (serve, address) =
+        start_serve(k3sdoctor(["serve"]).kubeconfig(&env.kubeconfig(User::Viewer)));
+    wait_for_sample(address, "k3sdoctor_ready", 1.0, SEEN);
+    wait_for_sample(address, "k3sdoctor_up", 1.0, SEEN);
+    assert_eq!(sample(&metrics(address), SERIES), None);
+    drop(serve);
+
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
+    admin.bind_in("default", "k3sdoctor-read-only", "viewer");
+    let (_serve, address) =
+        start_serve(k3sdoctor(["serve"]).kubeconfig(&env.kubeconfig(User::Viewer)));
+    wait_for_sample(address, SERIES, 1.0, SEEN);
+    admin.put(
+        SLICES,
+        &kubernetes_endpoint_slice(&["10.0.0.11", "192.168.68.59"]),
+    );
+    wait_for_sample(address, SERIES, 2.0, SEEN);
+    admin.put(ENDPOINTS, &kubernetes_endpoints(&["10.0.0.11"]));
+    admin.put(SLICES, &kubernetes_endpoint_slice(&["10.0.0.11"]));
+    assert!(
+        wait_for(SEEN, || sample(&metrics(address), SERIES).is_none()),
+        "{}",
+        metrics(address)
+    );
+    assert_eq!(sample(&metrics(address), "k3sdoctor_up"), Some(1.0));
+}
