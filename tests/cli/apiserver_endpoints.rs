@@ -227,3 +227,68 @@ fn serve_follows_the_endpoints_and_is_up_without_the_role_in_default() {
     );
     assert_eq!(sample(&metrics(address), SERIES), None);
 }
+
+/// A fleet runs the same read and analyser per cluster: the cluster with a stale address has
+/// the finding, one whose user lacks the Role in default is still checked (not unreadable).
+#[test]
+fn a_fleet_reports_it_per_cluster_and_a_missing_role_costs_only_that_check() {
+    use crate::support::fleet::{FleetContext, write_fleet_kubeconfig};
+    let stale = FakeApi::with_objects(cluster(&["10.0.0.1", "192.168.68.59"]));
+    let limited = FakeApi::with_objects(cluster(&["10.0.0.1", "192.168.68.59"]));
+    limited.add_rbac_user("erin-token", "erin", &readme_role("k3sdoctor-read-only"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = write_fleet_kubeconfig(
+        dir.path(),
+        "fleet.yaml",
+        &[
+            FleetContext {
+                name: "prod-stale",
+                server: &stale.url(),
+                token: Role::ReadOnly.token(),
+                ca_pem: None,
+            },
+            FleetContext {
+                name: "lab-limited",
+                server: &limited.url(),
+                token: "erin-token",
+                ca_pem: None,
+            },
+        ],
+    );
+    let out = k3sdoctor(["check", "--all-contexts", "-o", "json", "--now", NOW])
+        .kubeconfig(&kubeconfig)
+        .run();
+    out.code(0);
+    let report: Value = out.json();
+    let entry = |context: &str| {
+        report["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["context"] == context)
+            .unwrap()
+            .clone()
+    };
+    let stale_entry = entry("prod-stale");
+    assert_eq!(stale_entry["outcome"], "checked");
+    let codes: Vec<&str> = stale_entry["report"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        ["apiserver-endpoint-stale", "apiserver-endpoint-stale"]
+    );
+    let limited_entry = entry("lab-limited");
+    assert_eq!(limited_entry["outcome"], "checked", "{limited_entry}");
+    let run = limited_entry["report"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "apiserver-endpoints")
+        .unwrap()
+        .clone();
+    assert_eq!(run["ran"], false, "{run}");
+}
