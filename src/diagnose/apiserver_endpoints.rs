@@ -26,7 +26,8 @@ use crate::version::apiserver_addresses::apiaddresses_source;
 /// Why the check cannot run on `state`, or `None` when it can.
 pub fn not_checked(state: &ClusterState) -> Option<String> {
     if let Some(reason) = &state.endpoints_not_read {
-        return Some(format!("not checked: {reason}"));
+        // `check` prints it as "not checked: apiserver-endpoints (<reason>)".
+        return Some(reason.clone());
     }
     if state.kubernetes_endpoints.is_none() && state.kubernetes_endpoint_slices.is_none() {
         return Some(if state.origin.is_dump() {

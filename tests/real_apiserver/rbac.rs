@@ -39,9 +39,7 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
         .unwrap();
     assert!(!endpoints.ran, "{endpoints:?}");
     assert!(
-        endpoints
-            .note
-            .starts_with("not checked: this user may not "),
+        endpoints.note.starts_with("this user may not "),
         "{endpoints:?}"
     );
     assert!(

@@ -238,7 +238,7 @@ fn unread_objects_are_not_checked_and_say_why() {
     assert!(
         not_checked(&state)
             .unwrap()
-            .starts_with("not checked: the API server refused")
+            .starts_with("the API server refused")
     );
     let mut dump = TestCluster::k3s()
         .server("s1", "v1.34.2+k3s1")
