@@ -8,6 +8,8 @@ use serde::Serialize;
 
 use crate::distro::Distro;
 
+pub mod apiserver_addresses;
+
 /// A version from `status.nodeInfo.kubeletVersion`, e.g. `v1.29.4+k3s1`, `v1.31.2-rc2+k3s1`,
 /// `v1.29.5+k3s-da2625d1` (an untagged commit build) or `v1.29.6+rke2r1`.
 #[derive(Debug, Clone, PartialEq, Eq)]

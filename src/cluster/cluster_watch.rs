@@ -1,6 +1,6 @@
 //! Keeping what the analysers read current through watches instead of re-reading it:
 //! kube-system Leases, Nodes, the distro's ConfigMaps (one watch each, by name) and, for
-//! `serve`, ETCDSnapshotFiles. Watch errors (a 403, a dropped connection, an expired
+//! `serve`, ETCDSnapshotFiles and the `kubernetes` Service's Endpoints and EndpointSlices. Watch errors (a 403, a dropped connection, an expired
 //! resourceVersion, a CRD that is not installed) come back as news to report while
 //! kube-runtime's watcher retries with backoff; they never end the watch.
 
@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use futures::stream::{self, Stream, StreamExt};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kube::runtime::watcher::{self, Event};
 
@@ -19,6 +20,9 @@ use super::watch_failure::{WatchFailure, WatchFailureReason, action, describe, r
 use super::watched_objects::{Change, WatchedObjects};
 use super::{ClusterState, Origin};
 use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::model::apiserver_endpoints::{
+    ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
+};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
@@ -34,7 +38,8 @@ const LONGEST_WATCH: Duration = Duration::from_secs(290);
 pub struct WatchScope {
     /// Whose ConfigMaps to watch: one distro, or both while it is not known.
     pub distros: Vec<Distro>,
-    /// Also the snapshot and extra-metadata ConfigMaps and the ETCDSnapshotFiles.
+    /// Also the snapshot and extra-metadata ConfigMaps, the ETCDSnapshotFiles and the
+    /// `kubernetes` Endpoints and EndpointSlices: everything `check` reads.
     pub snapshots: bool,
 }
 
@@ -59,7 +64,9 @@ pub struct WatchHealth {
     pub synced: bool,
     /// Its last attempt failed and no event has arrived since.
     pub failing: Option<WatchFailureReason>,
-    /// The resource is not served (the ETCDSnapshotFile CRD is not installed): synced, empty.
+    /// The resource is not served (the ETCDSnapshotFile CRD is not installed) or, for the
+    /// `kubernetes` Endpoints and EndpointSlices, not allowed (403): synced, and the check that
+    /// needs it is not run.
     pub absent: bool,
 }
 
@@ -69,6 +76,8 @@ enum Update {
     Node(Box<Result<Event<Node>, watcher::Error>>),
     ConfigMap(usize, Box<Result<Event<ConfigMap>, watcher::Error>>),
     SnapshotFile(Box<Result<Event<DynamicObject>, watcher::Error>>),
+    Endpoints(Box<Result<Event<Endpoints>, watcher::Error>>),
+    EndpointSlice(Box<Result<Event<EndpointSlice>, watcher::Error>>),
 }
 
 impl Update {
@@ -82,6 +91,8 @@ impl Update {
             Update::Node(e) => listing(e),
             Update::ConfigMap(_, e) => listing(e),
             Update::SnapshotFile(e) => listing(e),
+            Update::Endpoints(e) => listing(e),
+            Update::EndpointSlice(e) => listing(e),
         }
     }
 }
@@ -92,6 +103,10 @@ type Updates = Pin<Box<dyn Stream<Item = Update> + Send>>;
 const LEASES: usize = 0;
 const NODES: usize = 1;
 const SNAPSHOT_FILES: usize = 2;
+const ENDPOINTS: usize = 3;
+const ENDPOINT_SLICES: usize = 4;
+/// The first ConfigMap watch; one slot per ConfigMap from here.
+const CONFIGMAPS: usize = 5;
 
 pub struct ClusterWatch {
     updates: Updates,
@@ -106,7 +121,13 @@ pub struct ClusterWatch {
     snapshot_files: Option<WatchedObjects<SnapshotFile>>,
     /// The ETCDSnapshotFile CRD answered 404: not installed (releases before Oct 2023).
     snapshot_crd_missing: bool,
-    /// Leases, Nodes, ETCDSnapshotFiles (present or not), then one per ConfigMap.
+    /// `Endpoints default/kubernetes` and the `kubernetes` EndpointSlices, when in scope.
+    endpoints: Option<WatchedObjects<ApiserverEndpoints>>,
+    endpoint_slices: Option<WatchedObjects<ApiserverEndpoints>>,
+    /// Why they are not read: the API server refused them (403).
+    endpoints_not_read: Option<String>,
+    /// Leases, Nodes, ETCDSnapshotFiles (present or not), Endpoints, EndpointSlices, then one
+    /// per ConfigMap.
     health: Vec<WatchHealth>,
 }
 
@@ -129,6 +150,20 @@ impl ClusterWatch {
             updates.push(Box::pin(
                 watcher(api, config.clone()).map(|event| Update::SnapshotFile(Box::new(event))),
             ));
+            let endpoints = Api::<Endpoints>::namespaced(conn.client.clone(), SERVICE_NAMESPACE);
+            let by_name = config
+                .clone()
+                .fields(&format!("metadata.name={SERVICE_NAME}"));
+            updates.push(Box::pin(
+                watcher(endpoints, by_name).map(|event| Update::Endpoints(Box::new(event))),
+            ));
+            let slices = Api::<EndpointSlice>::namespaced(conn.client.clone(), SERVICE_NAMESPACE);
+            let by_label = config
+                .clone()
+                .labels(&format!("{SERVICE_NAME_LABEL}={SERVICE_NAME}"));
+            updates.push(Box::pin(
+                watcher(slices, by_label).map(|event| Update::EndpointSlice(Box::new(event))),
+            ));
         }
         let names = configmap_names(scope);
         for (index, name) in names.iter().enumerate() {
@@ -138,17 +173,23 @@ impl ClusterWatch {
                 watcher(api, one).map(move |event| Update::ConfigMap(index, Box::new(event))),
             ));
         }
-        let health = ["leases", "nodes", "etcdsnapshotfiles"]
-            .into_iter()
-            .map(str::to_string)
-            .chain(names.iter().map(|n| format!("configmaps/{n}")))
-            .map(|resource| WatchHealth {
-                resource,
-                synced: false,
-                failing: None,
-                absent: false,
-            })
-            .collect::<Vec<_>>();
+        let health = [
+            "leases",
+            "nodes",
+            "etcdsnapshotfiles",
+            "endpoints/kubernetes",
+            "endpointslices",
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .chain(names.iter().map(|n| format!("configmaps/{n}")))
+        .map(|resource| WatchHealth {
+            resource,
+            synced: false,
+            failing: None,
+            absent: false,
+        })
+        .collect::<Vec<_>>();
         let mut watch = ClusterWatch {
             updates: Box::pin(stream::select_all(updates)),
             server: conn.server.clone(),
@@ -166,10 +207,15 @@ impl ClusterWatch {
             nodes: WatchedObjects::default(),
             snapshot_files: scope.snapshots.then(WatchedObjects::default),
             snapshot_crd_missing: false,
+            endpoints: scope.snapshots.then(WatchedObjects::default),
+            endpoint_slices: scope.snapshots.then(WatchedObjects::default),
+            endpoints_not_read: None,
             health,
         };
         // Not watched, so never waited for.
-        watch.health[SNAPSHOT_FILES].synced = !scope.snapshots;
+        for slot in [SNAPSHOT_FILES, ENDPOINTS, ENDPOINT_SLICES] {
+            watch.health[slot].synced = !scope.snapshots;
+        }
         watch
     }
 
@@ -203,7 +249,7 @@ impl ClusterWatch {
                 event.map(|e| changed(self.nodes.apply(e, object_name, NodeFacts::from_api))),
             ),
             Update::ConfigMap(index, event) => (
-                SNAPSHOT_FILES + 1 + index,
+                CONFIGMAPS + index,
                 event.map(|e| {
                     self.configmaps[index].apply_telling_renewals(
                         e,
@@ -217,14 +263,32 @@ impl ClusterWatch {
                 SNAPSHOT_FILES,
                 self.apply_snapshot_file(*event).map(changed),
             ),
+            Update::Endpoints(event) => (
+                ENDPOINTS,
+                event.map(|e| {
+                    let set = self.endpoints.get_or_insert_with(WatchedObjects::default);
+                    changed(set.apply(e, object_name, ApiserverEndpoints::from_endpoints))
+                }),
+            ),
+            Update::EndpointSlice(event) => (
+                ENDPOINT_SLICES,
+                event.map(|e| {
+                    let set = self
+                        .endpoint_slices
+                        .get_or_insert_with(WatchedObjects::default);
+                    changed(set.apply(e, object_name, ApiserverEndpoints::from_slice))
+                }),
+            ),
         };
         match result {
             Ok(change) => {
                 if !listing {
                     self.health[slot].failing = None;
                 }
+                let was_refused = self.endpoints_allowed_again(slot);
                 self.health[slot].synced |= self.synced_at(slot);
                 match change {
+                    _ if was_refused && self.synced_at(slot) => WatchNews::Changed,
                     Change::Changed => WatchNews::Changed,
                     Change::Renewal => WatchNews::Renewed,
                     Change::None => WatchNews::Unchanged,
@@ -241,8 +305,74 @@ impl ClusterWatch {
                     ),
                 })
             }
+            Err(error)
+                if matches!(slot, ENDPOINTS | ENDPOINT_SLICES)
+                    && self.endpoints_refused(slot, &error) =>
+            {
+                WatchNews::Failed(WatchFailure {
+                    resource: self.health[slot].resource.clone(),
+                    reason: WatchFailureReason::Forbidden,
+                    line: format!(
+                        "{} answered 403 for the kubernetes {} in {SERVICE_NAMESPACE}: apiserver-endpoint-stale is not \
+                         checked (grant the README's Role k3sdoctor-read-only in {SERVICE_NAMESPACE}); asking again \
+                         with backoff",
+                        self.server, self.health[slot].resource
+                    ),
+                })
+            }
             Err(error) => self.failed(slot, &error),
         }
+    }
+
+    /// A 403 on the `kubernetes` Endpoints or EndpointSlices is an answer, not a failure: a
+    /// role granted before these checks existed lacks the Role in `default`, and only
+    /// `apiserver-endpoint-stale` goes unchecked. A 404 on the EndpointSlices (servers before
+    /// Kubernetes 1.21) means there are none. The watcher keeps asking, so rights granted later
+    /// are picked up.
+    fn endpoints_refused(&mut self, slot: usize, error: &watcher::Error) -> bool {
+        let status = match error {
+            watcher::Error::InitialListFailed(kube::Error::Api(status)) => status.code,
+            _ => return false,
+        };
+        match status {
+            403 => {
+                self.endpoints_not_read = Some(format!(
+                    "this user may not list {} in {SERVICE_NAMESPACE} (grant the Role k3sdoctor-read-only in \
+                     {SERVICE_NAMESPACE} shown in the README)",
+                    self.health[slot].resource
+                ));
+            }
+            404 if slot == ENDPOINT_SLICES => {
+                self.endpoint_slices = Some(WatchedObjects::default());
+            }
+            _ => return false,
+        }
+        let health = &mut self.health[slot];
+        health.synced = true;
+        health.absent = true;
+        true
+    }
+
+    /// Clears a refusal once both watches list again; `true` when one was cleared.
+    fn endpoints_allowed_again(&mut self, slot: usize) -> bool {
+        if !matches!(slot, ENDPOINTS | ENDPOINT_SLICES) || !self.health[slot].absent {
+            return false;
+        }
+        let listed = match slot {
+            ENDPOINTS => self.endpoints.as_ref().is_some_and(WatchedObjects::synced),
+            _ => self
+                .endpoint_slices
+                .as_ref()
+                .is_some_and(WatchedObjects::synced),
+        };
+        if !listed {
+            return false;
+        }
+        self.health[slot].absent = false;
+        if !self.health[ENDPOINTS].absent && !self.health[ENDPOINT_SLICES].absent {
+            self.endpoints_not_read = None;
+        }
+        true
     }
 
     fn apply_snapshot_file(
@@ -286,7 +416,14 @@ impl ClusterWatch {
             SNAPSHOT_FILES => {
                 self.snapshot_crd_missing || self.snapshot_files.as_ref().is_none_or(|f| f.synced())
             }
-            configmap => self.configmaps[configmap - SNAPSHOT_FILES - 1].synced(),
+            ENDPOINTS => {
+                self.health[ENDPOINTS].absent || self.endpoints.as_ref().is_none_or(|e| e.synced())
+            }
+            ENDPOINT_SLICES => {
+                self.health[ENDPOINT_SLICES].absent
+                    || self.endpoint_slices.as_ref().is_none_or(|e| e.synced())
+            }
+            configmap => self.configmaps[configmap - CONFIGMAPS].synced(),
         }
     }
 
@@ -301,7 +438,9 @@ impl ClusterWatch {
         self.health
             .iter()
             .enumerate()
-            .filter(move |(slot, _)| *slot != SNAPSHOT_FILES || files_watched)
+            .filter(move |(slot, _)| {
+                !matches!(*slot, SNAPSHOT_FILES | ENDPOINTS | ENDPOINT_SLICES) || files_watched
+            })
             .map(|(_, health)| health)
     }
 
@@ -313,8 +452,22 @@ impl ClusterWatch {
                 .as_ref()
                 .map(|f| f.values().cloned().collect()),
             snapshot_crd_missing: self.snapshot_crd_missing,
+            kubernetes_endpoints: self.endpoints_read(&self.endpoints),
+            kubernetes_endpoint_slices: self.endpoints_read(&self.endpoint_slices),
+            endpoints_not_read: self.endpoints_not_read.clone(),
             ..self.state_with_configmaps(|_| true)
         }
+    }
+
+    /// A watched set as read, or `None` while the API server refuses it.
+    fn endpoints_read(
+        &self,
+        set: &Option<WatchedObjects<ApiserverEndpoints>>,
+    ) -> Option<Vec<ApiserverEndpoints>> {
+        if self.endpoints_not_read.is_some() {
+            return None;
+        }
+        set.as_ref().map(|s| s.values().cloned().collect())
     }
 
     /// What the lease analysers read: without the (possibly thousands of) snapshot files and

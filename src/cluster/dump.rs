@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -16,6 +17,9 @@ use super::dump_files::{self, DumpFiles};
 use super::yaml_depth::{MAX_FLOW_NESTING, too_deep};
 use super::{ClusterState, Origin, ReadError};
 use crate::distro::LOCK_NAMESPACE;
+use crate::model::apiserver_endpoints::{
+    ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
+};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
@@ -99,6 +103,26 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
                 &mut state.snapshot_files,
                 SnapshotFile::from_json(&found.value),
             ),
+            "Endpoints" => push(
+                &mut state.kubernetes_endpoints,
+                ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?),
+            ),
+            "EndpointSlice" => {
+                let slice = typed::<EndpointSlice>(found)?;
+                // `kubectl -n default get endpointslices` has every Service's; only the
+                // kubernetes Service's count, and their presence says the kind was dumped.
+                let slices = state
+                    .kubernetes_endpoint_slices
+                    .get_or_insert_with(Vec::new);
+                let labels = slice.metadata.labels.as_ref();
+                if labels
+                    .and_then(|l| l.get(SERVICE_NAME_LABEL))
+                    .map(String::as_str)
+                    == Some(SERVICE_NAME)
+                {
+                    slices.push(ApiserverEndpoints::from_slice(&slice));
+                }
+            }
             _ => {}
         }
     }
@@ -220,6 +244,8 @@ fn object_key(object: &Value) -> Option<(String, String, String)> {
             | ("v1", "ConfigMap")
             | ("coordination.k8s.io/v1", "Lease")
             | ("k3s.cattle.io/v1", "ETCDSnapshotFile")
+            | ("v1", "Endpoints")
+            | ("discovery.k8s.io/v1", "EndpointSlice")
     );
     Some((
         if known {
@@ -232,10 +258,12 @@ fn object_key(object: &Value) -> Option<(String, String, String)> {
     ))
 }
 
-fn is_relevant((kind, namespace, _): &(String, String, String)) -> bool {
+fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
     match kind.as_str() {
         "Node" | "ETCDSnapshotFile" => true,
         "Lease" | "ConfigMap" => namespace == LOCK_NAMESPACE,
+        "Endpoints" => namespace == SERVICE_NAMESPACE && name == SERVICE_NAME,
+        "EndpointSlice" => namespace == SERVICE_NAMESPACE,
         _ => false,
     }
 }
@@ -419,6 +447,41 @@ mod tests {
                 .unwrap(),
             r#"{"holderIdentity":"a"}"#
         );
+    }
+
+    #[test]
+    fn only_the_kubernetes_services_endpoints_and_slices_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("default.yaml");
+        std::fs::write(
+            &file,
+            "apiVersion: v1\nkind: List\nitems:\n\
+             - apiVersion: v1\n  kind: Endpoints\n  metadata: {name: kubernetes, namespace: default}\n  \
+               subsets: [{addresses: [{ip: 10.0.0.1}], ports: [{name: https, port: 6443}]}]\n\
+             - apiVersion: v1\n  kind: Endpoints\n  metadata: {name: web, namespace: default}\n\
+             - apiVersion: discovery.k8s.io/v1\n  kind: EndpointSlice\n  \
+               metadata: {name: kubernetes, namespace: default, labels: {kubernetes.io/service-name: kubernetes}}\n  \
+               addressType: IPv4\n  endpoints: [{addresses: [10.0.0.1]}]\n\
+             - apiVersion: discovery.k8s.io/v1\n  kind: EndpointSlice\n  \
+               metadata: {name: web-x1, namespace: default, labels: {kubernetes.io/service-name: web}}\n  \
+               addressType: IPv4\n  endpoints: []\n",
+        )
+        .unwrap();
+        let state = read_dump(std::slice::from_ref(&file)).unwrap();
+        let endpoints = state.kubernetes_endpoints.unwrap();
+        assert_eq!(endpoints.len(), 1);
+        assert_eq!(endpoints[0].ready_ips().collect::<Vec<_>>(), ["10.0.0.1"]);
+        let slices = state.kubernetes_endpoint_slices.unwrap();
+        assert_eq!(slices.len(), 1);
+        assert_eq!(slices[0].name, "kubernetes");
+        let without = dir.path().join("nodes.yaml");
+        std::fs::write(
+            &without,
+            "apiVersion: v1\nkind: Node\nmetadata: {name: s1}\n",
+        )
+        .unwrap();
+        let state = read_dump(&[without]).unwrap();
+        assert!(state.kubernetes_endpoints.is_none() && state.kubernetes_endpoint_slices.is_none());
     }
 
     #[test]

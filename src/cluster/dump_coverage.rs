@@ -17,7 +17,7 @@ pub enum Primary {
 
 const LOCKS_COMMAND: &str = "kubectl -n kube-system get leases,configmaps -o yaml > locks.yaml";
 const SNAPSHOTS_COMMAND: &str = "{ kubectl get etcdsnapshotfiles.k3s.cattle.io -o yaml; echo ---; kubectl -n kube-system get configmaps -o yaml; } > snapshots.yaml";
-const EVERYTHING_COMMAND: &str = "{ kubectl get nodes,etcdsnapshotfiles.k3s.cattle.io -o yaml; echo ---; kubectl -n kube-system get leases,configmaps -o yaml; } > k3s-dump.yaml";
+const EVERYTHING_COMMAND: &str = "{ kubectl get nodes,etcdsnapshotfiles.k3s.cattle.io -o yaml; echo ---; kubectl -n kube-system get leases,configmaps -o yaml; echo ---; kubectl -n default get endpoints,endpointslices -o yaml; } > k3s-dump.yaml";
 
 /// The one-line reason a dump cannot answer the command, naming the `kubectl` command that
 /// adds what it lacks; `None` when the command's objects are there (or the state is live).

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 
 use crate::distro::Distro;
+use crate::model::apiserver_endpoints::ApiserverEndpoints;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
@@ -48,6 +49,14 @@ pub struct ClusterState {
     pub snapshot_files: Option<Vec<SnapshotFile>>,
     /// The API server does not serve `k3s.cattle.io/v1` ETCDSnapshotFiles (CRD not installed).
     pub snapshot_crd_missing: bool,
+    /// `Endpoints default/kubernetes` (none or one); `None` when not read.
+    pub kubernetes_endpoints: Option<Vec<ApiserverEndpoints>>,
+    /// The EndpointSlices labelled `kubernetes.io/service-name=kubernetes` in `default`;
+    /// `None` when not read.
+    pub kubernetes_endpoint_slices: Option<Vec<ApiserverEndpoints>>,
+    /// Why the two above were not read, when the API server refused them (RBAC): the check
+    /// that needs them says "not checked" instead of failing the run.
+    pub endpoints_not_read: Option<String>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

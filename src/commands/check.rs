@@ -2,7 +2,7 @@
 
 use super::Ui;
 use super::fleet::FleetCommand;
-use super::load::{Loaded, load_snapshot_state, require_primary};
+use super::load::{Loaded, load_check_state, require_primary};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::check::analyse_check;
@@ -28,7 +28,7 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result
         };
         return super::fleet::run(global, &args.fleet, command, ui);
     }
-    let loaded = load_snapshot_state(global, ui)?;
+    let loaded = load_check_state(global, ui)?;
     require_primary(&loaded, Primary::Anything)?;
     let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
     let report = CheckReport::new(loaded.now, analysis).failing_on(args.fail_on);

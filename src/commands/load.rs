@@ -52,6 +52,21 @@ pub fn load_snapshot_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failu
     })
 }
 
+/// What `check` reads: the snapshot state plus the `kubernetes` Service's Endpoints and
+/// EndpointSlices (a dump carries whatever it holds of them).
+pub fn load_check_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
+    if !global.from_file.is_empty() {
+        return load_lease_state(global, ui);
+    }
+    runtime()?.block_on(async {
+        let conn = connect_live(global, ui).await?;
+        let mut loaded = read_live_snapshots(&conn, global, ui).await?;
+        let trace = |line: &str| ui.trace(line);
+        live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
+        Ok(loaded)
+    })
+}
+
 pub async fn read_live_snapshots(
     conn: &Connection,
     global: &GlobalArgs,
@@ -93,7 +108,8 @@ pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Resul
     finish(global, state, distro, ui)
 }
 
-/// A fleet member's read: the lease state, and the snapshot objects when `snapshots`; notes
+/// A fleet member's read: the lease state, and the snapshot objects and the `kubernetes`
+/// Endpoints (everything `check` reads) when `snapshots`; notes
 /// are returned, not printed. Requests are traced through `trace`.
 pub async fn read_live_quietly(
     conn: &Connection,
@@ -105,6 +121,7 @@ pub async fn read_live_quietly(
     let (mut loaded, notes) = settle(global, state, distro)?;
     if snapshots {
         live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
+        live::read_apiserver_endpoints(conn, &mut loaded.state, trace).await?;
     }
     Ok((loaded, notes))
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use serde::Serialize;
 
+use super::apiserver_endpoints::{self, analyse_apiserver_endpoints};
 use super::cluster_summary::ClusterSummary;
 use super::etcd_config_drift::analyse_etcd_config_drift;
 use super::finding::{Finding, FindingCode, Severity};
@@ -146,6 +147,14 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
     findings.extend(super::snapshot_files::analyse_snapshot_files(
         state, distro, now, &leases,
     ));
+
+    let endpoints_note = apiserver_endpoints::not_checked(state);
+    checks.push(CheckRun {
+        name: "apiserver-endpoints",
+        ran: endpoints_note.is_none(),
+        note: endpoints_note.unwrap_or_default(),
+    });
+    findings.extend(analyse_apiserver_endpoints(state, distro, now));
 
     let version_advice = version_advice(state);
     // While split, the lease-split finding already names the upgrade as the lasting fix.

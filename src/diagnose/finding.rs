@@ -84,10 +84,12 @@ pub enum FindingCode {
     SnapshotFileOfRemovedNode,
     SnapshotTokenRotated,
     SnapshotS3Foreign,
+    // Issue 19, ENDPOINTS part.
+    ApiserverEndpointStale,
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 35] = [
+    pub const ALL: [FindingCode; 36] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
@@ -125,6 +127,8 @@ impl FindingCode {
         FindingCode::SnapshotFileOfRemovedNode,
         FindingCode::SnapshotTokenRotated,
         FindingCode::SnapshotS3Foreign,
+        // Issue 19, ENDPOINTS part.
+        FindingCode::ApiserverEndpointStale,
     ];
 
     /// (usual severity, meaning, remediation): the finding-code table of the README and the
@@ -308,6 +312,11 @@ impl FindingCode {
                 "S3 ETCDSnapshotFiles not named <name>-<node>-<unix> for a server of this cluster: a shared bucket or folder mixes clusters (k3s-io/k3s#13934)",
                 "give each cluster its own --etcd-s3-folder or bucket",
             ),
+            ApiserverEndpointStale => (
+                "warning (info when a server without a Node may own the address)",
+                "the kubernetes Endpoints or EndpointSlice in default lists an address that is no current server's; agents' load balancers follow it (k3s-io/k3s#14594)",
+                "check that no apiserver still advertises it, then delete its /registry/masterleases key with etcdctl on a server",
+            ),
         }
     }
 
@@ -349,6 +358,7 @@ impl FindingCode {
             FindingCode::SnapshotFileOfRemovedNode => "snapshot-file-of-removed-node",
             FindingCode::SnapshotTokenRotated => "snapshot-token-rotated",
             FindingCode::SnapshotS3Foreign => "snapshot-s3-foreign",
+            FindingCode::ApiserverEndpointStale => "apiserver-endpoint-stale",
         }
     }
 }

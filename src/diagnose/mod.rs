@@ -1,6 +1,7 @@
 //! Pure diagnosis: `ClusterState` + `now` → findings. Nothing here touches the network, the
 //! clock or the terminal, so every verdict is a unit test.
 
+pub mod apiserver_endpoints;
 pub mod check;
 pub mod cluster_summary;
 pub mod etcd_config_drift;

@@ -21,6 +21,8 @@ impl ObjectRef {
             "Lease" => "coordination.k8s.io/v1",
             "ConfigMap" | "Node" => "v1",
             "ETCDSnapshotFile" => "k3s.cattle.io/v1",
+            "Endpoints" => "v1",
+            "EndpointSlice" => "discovery.k8s.io/v1",
             _ => return None,
         };
         Some(ObjectRef {

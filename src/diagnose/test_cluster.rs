@@ -38,6 +38,8 @@ impl TestCluster {
                 leases: Some(Vec::new()),
                 configmaps: Some(Vec::new()),
                 snapshot_files: Some(Vec::new()),
+                kubernetes_endpoints: Some(Vec::new()),
+                kubernetes_endpoint_slices: Some(Vec::new()),
                 ..ClusterState::default()
             },
         }

@@ -1,5 +1,6 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
+pub mod apiserver_endpoints;
 pub mod configmap;
 pub mod cron_schedule;
 pub mod go_json;

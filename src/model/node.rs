@@ -32,6 +32,9 @@ pub struct NodeFacts {
     /// `metadata.creationTimestamp`: a Node younger than a reconcile interval may not have
     /// reconciled its snapshots yet.
     pub created: Option<Timestamp>,
+    /// `status.addresses[].address` of the IP types (InternalIP, ExternalIP), as the kubelet
+    /// reports them; `Hostname` entries are names, not addresses.
+    pub addresses: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -100,6 +103,13 @@ impl NodeFacts {
             Some("False") => Readiness::NotReady,
             _ => Readiness::Unknown,
         };
+        let addresses = status
+            .addresses
+            .iter()
+            .flatten()
+            .filter(|a| a.type_ != "Hostname")
+            .map(|a| a.address.clone())
+            .collect();
         let kubelet_version = status
             .node_info
             .map(|i| i.kubelet_version)
@@ -116,6 +126,7 @@ impl NodeFacts {
             kubelet_version,
             conditions,
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
+            addresses,
         }
     }
 

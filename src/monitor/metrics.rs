@@ -249,6 +249,9 @@ impl Metrics {
                 ("orphaned", totals.orphaned),
                 ("stale", totals.stale),
                 ("pruned_for_size", totals.pruned_for_size),
+                // Created less than a minute ago without an entry yet: k3s writes it shortly
+                // (issue 18); a count that stays up is no longer pending but missing.
+                ("pending", totals.pending),
             ] {
                 self.entry(&self.snapshot_entries, state).set(count as i64);
             }

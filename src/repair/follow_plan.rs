@@ -354,6 +354,7 @@ fn agentless_server(
         version: None,
         conditions: Default::default(),
         created: None,
+        addresses: Vec::new(),
     })
 }
 

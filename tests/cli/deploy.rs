@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::harness::{k3sdoctor, repo_path};
 use crate::support::manifests::yaml_documents;
-use crate::support::readme::readme_role;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 
 const MANIFEST: &str = "deploy/k3sdoctor-cronjob.yaml";
 
@@ -28,6 +28,8 @@ fn the_manifest_binds_a_service_account_to_the_read_only_role_and_runs_check() {
         [
             "ServiceAccount",
             "ClusterRole",
+            "Role",
+            "RoleBinding",
             "ClusterRoleBinding",
             "CronJob"
         ]
@@ -49,6 +51,24 @@ fn the_manifest_binds_a_service_account_to_the_read_only_role_and_runs_check() {
         find(&docs, "ClusterRole"),
         &readme,
         "the manifest's role differs from the README's"
+    );
+
+    let readme_role_in_default: Value =
+        serde_yaml_ng::from_str(&readme_namespaced_role("k3sdoctor-read-only")).unwrap();
+    assert_eq!(
+        find(&docs, "Role"),
+        &readme_role_in_default,
+        "the manifest's Role in default differs from the README's"
+    );
+    let role_binding = find(&docs, "RoleBinding");
+    assert_eq!(role_binding["metadata"]["namespace"], "default");
+    assert_eq!(
+        role_binding["roleRef"],
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "k3sdoctor-read-only"})
+    );
+    assert_eq!(
+        role_binding["subjects"],
+        json!([{"kind": "ServiceAccount", "name": name, "namespace": namespace}])
     );
 
     let binding = find(&docs, "ClusterRoleBinding");
@@ -135,6 +155,8 @@ fn kubectl_reads_every_object_when_installed() {
         [
             "serviceaccount/k3sdoctor",
             "clusterrole.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "role.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "rolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
             "clusterrolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
             "cronjob.batch/k3sdoctor"
         ]

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::support::harness::{k3sdoctor, repo_path};
 use crate::support::manifests::yaml_documents;
-use crate::support::readme::readme_role;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 
 const KUSTOMIZATION: &str = "deploy/kustomization.yaml";
 const CRONJOB: &str = "deploy/k3sdoctor-cronjob.yaml";
@@ -19,7 +19,7 @@ const PROMETHEUS_RULE: &str = "deploy/prometheus/k3sdoctor-prometheusrule.yaml";
 const RULE_TESTS: &str = "deploy/prometheus/tests";
 
 /// What the kustomization applies, in its order: one object a file.
-const SERVE_MANIFESTS: [(&str, &str, &str); 7] = [
+const SERVE_MANIFESTS: [(&str, &str, &str); 9] = [
     ("serve-serviceaccount.yaml", "ServiceAccount", "v1"),
     (
         "serve-clusterrole.yaml",
@@ -29,6 +29,12 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 7] = [
     (
         "serve-clusterrolebinding.yaml",
         "ClusterRoleBinding",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    ("serve-role.yaml", "Role", "rbac.authorization.k8s.io/v1"),
+    (
+        "serve-rolebinding.yaml",
+        "RoleBinding",
         "rbac.authorization.k8s.io/v1",
     ),
     ("serve-deployment.yaml", "Deployment", "apps/v1"),
@@ -156,9 +162,14 @@ fn each_serve_manifest_holds_one_object_of_its_kind_in_kube_system() {
         assert_eq!(doc["apiVersion"], api_version, "{file}");
         assert!(doc["metadata"]["name"].is_string(), "{file}");
         let cluster_scoped = kind.starts_with("Cluster");
+        // The kubernetes Service's Endpoints live in default; so do the Role and its binding.
+        let namespace = match kind {
+            "Role" | "RoleBinding" => "default",
+            _ => "kube-system",
+        };
         assert_eq!(
             doc["metadata"]["namespace"].as_str(),
-            (!cluster_scoped).then_some("kube-system"),
+            (!cluster_scoped).then_some(namespace),
             "{file}"
         );
     }
@@ -188,6 +199,19 @@ fn the_role_is_the_readmes_and_the_binding_grants_it_to_the_serve_account() {
             "namespace": account["metadata"]["namespace"],
         }])
     );
+    let readme_role_in_default: Value =
+        serde_yaml_ng::from_str(&readme_namespaced_role("k3sdoctor-read-only")).unwrap();
+    assert_eq!(
+        find(&docs, "Role"),
+        &readme_role_in_default,
+        "the serve Role in default differs from the README's"
+    );
+    let role_binding = find(&docs, "RoleBinding");
+    assert_eq!(
+        role_binding["roleRef"],
+        json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "k3sdoctor-read-only"})
+    );
+    assert_eq!(role_binding["subjects"], binding["subjects"]);
     let pod = &pod_template(&docs)["spec"];
     assert_eq!(pod["serviceAccountName"], account["metadata"]["name"]);
     // The in-cluster config needs the account's token.
@@ -220,7 +244,7 @@ fn the_serve_objects_share_only_the_identical_role_with_the_cronjob_manifest() {
             shared.push(key(&doc).0);
         }
     }
-    assert_eq!(shared, ["ClusterRole"]);
+    assert_eq!(shared, ["ClusterRole", "Role"]);
 }
 
 #[test]
@@ -373,7 +397,7 @@ fn label_values(metric: &str, label: &str) -> Option<Vec<String>> {
         ("k3sdoctor_lease_split", "lock") => fixed(&["k3s", "rke2"]),
         ("k3sdoctor_lease_split", "affected") => fixed(&["true", "false", "unknown"]),
         ("k3sdoctor_snapshot_entries", "state") => {
-            fixed(&["missing", "orphaned", "stale", "pruned_for_size"])
+            fixed(&["missing", "orphaned", "stale", "pruned_for_size", "pending"])
         }
         ("k3sdoctor_etcd_members", "state") => fixed(&["ready", "not_ready"]),
         ("k3sdoctor_watch_errors_total", "reason") => {

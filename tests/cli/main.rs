@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod apiserver_endpoints;
 mod backups;
 mod check;
 mod closed_pipe;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::support::fake_api::FakeApi;
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, extra_metadata, lease, server, snapshot_cr};
-use crate::support::readme::readme_role;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 
 const V: &str = "v1.29.4+k3s1";
 
@@ -38,6 +38,11 @@ fn run_as(fake: &FakeApi, token: &str, args: &[&str]) -> crate::support::harness
 fn the_read_only_role_reads_everything_and_repairs_nothing() {
     let fake = split_cluster();
     fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user(
+        "alice-token",
+        "alice",
+        &readme_namespaced_role("k3sdoctor-read-only"),
+    );
     for args in [
         &["check"][..],
         &["leases"],

@@ -5,7 +5,7 @@ use std::time::Duration;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::{Output, k3sdoctor};
-use crate::support::readme::readme_role;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 use crate::support::wait::wait_for;
 
 /// How long a test waits for a ConfigMap to catch up: a snapshot round (20 s) and the
@@ -52,4 +52,13 @@ pub fn viewer_with_the_read_only_role(env: &EnvTest) {
     let admin = env.admin();
     admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
     admin.bind("k3sdoctor-read-only", "viewer");
+}
+
+/// The test user `viewer` with all the README's read-only rights: the ClusterRole and the Role
+/// in default (the kubernetes Service's Endpoints and EndpointSlices).
+pub fn viewer_with_every_read_only_right(env: &EnvTest) {
+    viewer_with_the_read_only_role(env);
+    let admin = env.admin();
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
+    admin.bind_in("default", "k3sdoctor-read-only", "viewer");
 }

@@ -20,6 +20,10 @@ fn collection(object: &Value) -> Option<String> {
         "CronJob" => format!("/apis/batch/v1/namespaces/{namespace}/cronjobs"),
         "ClusterRole" => "/apis/rbac.authorization.k8s.io/v1/clusterroles".into(),
         "ClusterRoleBinding" => "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings".into(),
+        "Role" => format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles"),
+        "RoleBinding" => {
+            format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings")
+        }
         _ => return None,
     };
     Some(path)

@@ -8,6 +8,7 @@ mod support;
 #[path = "../cli/report.rs"]
 mod report;
 
+mod apiserver_endpoints;
 mod backfill;
 mod common;
 mod concurrent_follow;

@@ -3,9 +3,10 @@
 //! a user with no bindings gets exit 3 with one line.
 
 use crate::common::{run_as, until_exit};
+use crate::report::CheckReport;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
-use crate::support::readme::readme_role;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 
 const READ_ONLY_COMMANDS: &[&[&str]] = &[
     &["check"],
@@ -29,6 +30,30 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
     admin.bind("k3sdoctor-read-only", "viewer");
     admin.bind("k3sdoctor-read-only", "repair");
     admin.bind("k3sdoctor-repair", "repair");
+    // Without the Role in default, apiserver-endpoint-stale alone is not checked.
+    let report: CheckReport = run_as(&env, User::Viewer, &["check", "-o", "json"]).json();
+    let endpoints = report
+        .checks
+        .iter()
+        .find(|c| c.name == "apiserver-endpoints")
+        .unwrap();
+    assert!(!endpoints.ran, "{endpoints:?}");
+    assert!(
+        endpoints.note.starts_with("this user may not "),
+        "{endpoints:?}"
+    );
+    assert!(
+        report
+            .checks
+            .iter()
+            .filter(|c| c.name != "apiserver-endpoints")
+            .all(|c| c.ran)
+    );
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
+    admin.bind_in("default", "k3sdoctor-read-only", "viewer");
+    admin.bind_in("default", "k3sdoctor-read-only", "repair");
+    let report: CheckReport = run_as(&env, User::Viewer, &["check", "-o", "json"]).json();
+    assert!(report.checks.iter().all(|c| c.ran), "{:?}", report.checks);
     cluster.split_etcd_onto("server-2");
     until_exit(&env, &["snapshots", "diff"], 1);
 

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{CATCH_UP, another_server, run_as, viewer_with_the_read_only_role};
+use crate::common::{CATCH_UP, another_server, run_as, viewer_with_every_read_only_right};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
@@ -22,7 +22,7 @@ fn real_serve_reports_a_split_as_it_happens_and_clears_it_after_follow() {
         return;
     };
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
-    viewer_with_the_read_only_role(&env);
+    viewer_with_every_read_only_right(&env);
     let holder = cluster.holder("k3s-etcd");
     let target = another_server(&cluster, "k3s-etcd");
 

@@ -10,7 +10,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::common::viewer_with_the_read_only_role;
+use crate::common::viewer_with_every_read_only_right;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::faults::clock::SteppedClock;
@@ -27,7 +27,7 @@ const LEASE_EXPIRED: &str = r#"k3sdoctor_findings{code="lease-expired",severity=
 /// so never change) and the viewer bound to the README's read-only role.
 fn cluster(env: &EnvTest) -> SimCluster<'_> {
     let cluster = SimCluster::start(env, "k3s", "v1.29.4+k3s1", 1, &[]);
-    viewer_with_the_read_only_role(env);
+    viewer_with_every_read_only_right(env);
     cluster
 }
 

@@ -254,3 +254,45 @@ pub fn snapshot_configmap(prog: &str, entries: &[(String, String)]) -> Value {
         "data": data
     })
 }
+
+/// `Endpoints default/kubernetes` listing `ips` (ready) on 6443, as kube-apiserver's endpoint
+/// reconciler writes it.
+pub fn kubernetes_endpoints(ips: &[&str]) -> Value {
+    let addresses: Vec<Value> = ips.iter().map(|ip| json!({"ip": ip})).collect();
+    json!({
+        "apiVersion": "v1",
+        "kind": "Endpoints",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+                     "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+        "subsets": [{"addresses": addresses, "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]
+    })
+}
+
+/// The `kubernetes` Service's EndpointSlice listing `ips` (ready) on 6443.
+pub fn kubernetes_endpoint_slice(ips: &[&str]) -> Value {
+    let endpoints: Vec<Value> = ips
+        .iter()
+        .map(|ip| json!({"addresses": [ip], "conditions": {"ready": true}}))
+        .collect();
+    json!({
+        "apiVersion": "discovery.k8s.io/v1",
+        "kind": "EndpointSlice",
+        "metadata": {"name": "kubernetes", "namespace": "default",
+                     "labels": {"kubernetes.io/service-name": "kubernetes"}},
+        "addressType": "IPv4",
+        "endpoints": endpoints,
+        "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]
+    })
+}
+
+/// A server Node whose kubelet reports `ip` as its InternalIP (and k3s the same in its
+/// annotations).
+pub fn server_at(name: &str, version: &str, ip: &str) -> Value {
+    let mut node = server(name, version);
+    let prog = prog_of(version);
+    node["status"]["addresses"] =
+        json!([{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}]);
+    node["metadata"]["annotations"][format!("{prog}.io/internal-ip")] = json!(ip);
+    node["metadata"]["annotations"][format!("etcd.{prog}.cattle.io/node-address")] = json!(ip);
+    node
+}

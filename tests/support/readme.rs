@@ -16,6 +16,18 @@ pub fn readme_role(name: &str) -> String {
         .to_string()
 }
 
+/// The YAML block of the README that defines the Role `name` (namespaced).
+pub fn readme_namespaced_role(name: &str) -> String {
+    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|yaml| yaml.contains("kind: Role\n") && yaml.contains(&format!("name: {name}\n")))
+        .unwrap_or_else(|| panic!("README has no Role {name}"))
+        .to_string()
+}
+
 /// The README's read-only role as it was before it allowed watches: every `watch` verb gone.
 pub fn read_only_role_without_watch() -> String {
     let role = readme_role("k3sdoctor-read-only")

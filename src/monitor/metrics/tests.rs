@@ -54,6 +54,33 @@ fn a_split_report_sets_the_split_its_findings_holders_and_snapshot_gaps() {
     assert_eq!(holders, 2, "{text}");
 }
 
+/// Issue 18 added the `pending` state (an entry k3s writes within a minute); the metric
+/// carries it, so a dashboard can tell a fresh snapshot from a missing one.
+#[test]
+fn pending_entries_have_their_own_state() {
+    let metrics = Metrics::new("1.2.3");
+    let mut report = split_report();
+    report.analysis.snapshots.as_mut().unwrap().pending = 4;
+    metrics.record_evaluation(&report, true, Duration::ZERO, report.now.time);
+    let text = metrics.encode(report.now.time);
+    assert_eq!(
+        value(&text, r#"k3sdoctor_snapshot_entries{state="pending"}"#),
+        Some(4.0),
+        "{text}"
+    );
+    assert_eq!(
+        value(&text, r#"k3sdoctor_snapshot_entries{state="missing"}"#),
+        Some(15.0)
+    );
+    report.analysis.snapshots.as_mut().unwrap().pending = 0;
+    metrics.record_evaluation(&report, true, Duration::ZERO, report.now.time);
+    let text = metrics.encode(report.now.time);
+    assert_eq!(
+        value(&text, r#"k3sdoctor_snapshot_entries{state="pending"}"#),
+        Some(0.0)
+    );
+}
+
 #[test]
 fn series_of_what_is_gone_are_removed_not_left_at_their_last_value() {
     let metrics = Metrics::new("1.2.3");

@@ -98,6 +98,12 @@ impl AdminApi {
                 "ClusterRoleBinding" => {
                     "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings".to_string()
                 }
+                "Role" => format!(
+                    "/apis/rbac.authorization.k8s.io/v1/namespaces/{}/roles",
+                    object["metadata"]["namespace"]
+                        .as_str()
+                        .unwrap_or("default")
+                ),
                 "ConfigMap" => format!(
                     "/api/v1/namespaces/{}/configmaps",
                     object["metadata"]["namespace"]
@@ -122,6 +128,38 @@ impl AdminApi {
                 "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]
             }),
         );
+    }
+
+    /// Binds the Role `role` of `namespace` to a user in that namespace.
+    pub fn bind_in(&self, namespace: &str, role: &str, user: &str) {
+        self.create(
+            &format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings"),
+            &json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "RoleBinding",
+                "metadata": {"name": format!("{role}-{user}"), "namespace": namespace},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
+                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]
+            }),
+        );
+    }
+
+    /// Creates `object` in `collection`, or replaces the one there (keeping nothing of it).
+    pub fn put(&self, collection: &str, object: &Value) {
+        let name = object["metadata"]["name"].as_str().expect("a name");
+        let path = format!("{collection}/{name}");
+        match self.get(&path) {
+            None => {
+                self.create(collection, object);
+            }
+            Some(current) => {
+                let mut object = object.clone();
+                object["metadata"]["resourceVersion"] =
+                    current["metadata"]["resourceVersion"].clone();
+                self.replace(&path, &object)
+                    .unwrap_or_else(|e| panic!("admin PUT {path}: {e:?}"));
+            }
+        }
     }
 
     pub fn lease(&self, name: &str) -> Option<Value> {

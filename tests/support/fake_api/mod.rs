@@ -2,7 +2,8 @@
 //!
 //! Real HTTP/1.1 on `127.0.0.1:0`, answering like the kube-apiserver recorded in
 //! `/work/shared/wire` (copies of the samples used by the conformance tests are in
-//! `tests/fixtures/wire/`): Leases, ConfigMaps, Nodes, ETCDSnapshotFiles, SelfSubjectAccessReviews,
+//! `tests/fixtures/wire/`): Leases, ConfigMaps, Nodes, ETCDSnapshotFiles, the `kubernetes` Endpoints and
+//! EndpointSlices, SelfSubjectAccessReviews,
 //! `/version` and discovery; get/list (limit/continue)/create/update/patch/delete, `dryRun=All`,
 //! bearer tokens mapped to roles (or to RBAC `ClusterRole`/`Role` YAML with
 //! [`FakeApi::add_rbac_user`]), a request log, fault injection, and watch (`?watch=true`, see

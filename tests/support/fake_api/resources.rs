@@ -66,8 +66,40 @@ pub(crate) const ETCD_SNAPSHOT_FILES: ResourceDef = ResourceDef {
     unconditional_update: false,
 };
 
+/// `Endpoints default/kubernetes`, which kube-apiserver's endpoint reconciler writes.
+pub(crate) const ENDPOINTS: ResourceDef = ResourceDef {
+    kind: "Endpoints",
+    list_kind: "EndpointsList",
+    plural: "endpoints",
+    group: "",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+/// The `kubernetes` Service's EndpointSlices (`kubernetes.io/service-name=kubernetes`).
+pub(crate) const ENDPOINT_SLICES: ResourceDef = ResourceDef {
+    kind: "EndpointSlice",
+    list_kind: "EndpointSliceList",
+    plural: "endpointslices",
+    group: "discovery.k8s.io",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 4] = [&LEASES, &CONFIGMAPS, &NODES, &ETCD_SNAPSHOT_FILES];
+pub(crate) const STORED: [&ResourceDef; 6] = [
+    &LEASES,
+    &CONFIGMAPS,
+    &NODES,
+    &ETCD_SNAPSHOT_FILES,
+    &ENDPOINTS,
+    &ENDPOINT_SLICES,
+];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).
 pub(crate) const NAMESPACES: [&str; 3] = ["default", "kube-node-lease", "kube-system"];
@@ -265,6 +297,8 @@ pub(crate) fn discovery_resource_list(
             "resources": [
                 {"name": "configmaps", "singularName": "", "namespaced": true, "kind": "ConfigMap",
                  "verbs": verbs, "shortNames": ["cm"], "storageVersionHash": "qFsyl6wFWjQ="},
+                {"name": "endpoints", "singularName": "", "namespaced": true, "kind": "Endpoints",
+                 "verbs": verbs, "shortNames": ["ep"], "storageVersionHash": "fWeeMqaN/OA="},
                 {"name": "nodes", "singularName": "", "namespaced": false, "kind": "Node",
                  "verbs": verbs, "shortNames": ["no"], "storageVersionHash": "XwShjMxG9Fs="}
             ]
@@ -275,6 +309,13 @@ pub(crate) fn discovery_resource_list(
             "groupVersion": "coordination.k8s.io/v1",
             "resources": [{"name": "leases", "singularName": "", "namespaced": true, "kind": "Lease",
                            "verbs": verbs, "storageVersionHash": "gqkMMb/YqFM="}]
+        })),
+        ("discovery.k8s.io", "v1") => Some(json!({
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": "discovery.k8s.io/v1",
+            "resources": [{"name": "endpointslices", "singularName": "", "namespaced": true,
+                           "kind": "EndpointSlice", "verbs": verbs, "storageVersionHash": "Nx3SIv6I0mE="}]
         })),
         ("k3s.cattle.io", "v1") if crd_installed => Some(json!({
             "kind": "APIResourceList",
@@ -303,7 +344,11 @@ fn group_entry(name: &str) -> Value {
 
 /// Served API groups, in the order `/apis` lists them (sample 009).
 pub(crate) fn served_groups(crd_installed: bool) -> Vec<&'static str> {
-    let mut groups = vec!["authorization.k8s.io", "coordination.k8s.io"];
+    let mut groups = vec![
+        "authorization.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+    ];
     if crd_installed {
         groups.push("k3s.cattle.io");
     }
