@@ -197,7 +197,14 @@ fn pump(mut from: TcpStream, mut to: TcpStream, shared: &Shared) {
         }
         match from.read(&mut buffer) {
             Ok(0) => {
-                let _ = to.shutdown(Shutdown::Write);
+                // The other direction's reset shuts this socket for reading too: pass that on
+                // as a reset, not as a FIN (which the client would see as a clean close).
+                if Mode::from_u8(shared.mode.load(Ordering::SeqCst)) == Mode::Reset {
+                    reset(&from);
+                    reset(&to);
+                } else {
+                    let _ = to.shutdown(Shutdown::Write);
+                }
                 return;
             }
             Ok(n) => {
