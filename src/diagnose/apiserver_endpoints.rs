@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 
 use jiff::Timestamp;
 
+use super::cluster_summary::oldest_server_version;
 use super::finding::{Finding, FindingCode, Severity};
 use super::object_ref::ObjectRef;
 use crate::cluster::ClusterState;
@@ -237,14 +238,7 @@ fn judging_version(state: &ClusterState, distro: Distro) -> Option<ProductVersio
         .and_then(|h| {
             node_for_identity(state.nodes(), distro, &h).and_then(|(n, _)| n.version.clone())
         })
-        .or_else(|| {
-            state
-                .nodes()
-                .iter()
-                .filter(|n| n.is_server())
-                .filter_map(|n| n.version.clone())
-                .min()
-        })
+        .or_else(|| oldest_server_version(state))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::fleet::{FleetContext, closed_port_url, write_fleet_kubeconfig};
-use crate::support::harness::{Run, k3sdoctor};
+use crate::support::harness::{Run, k3sdoctor, on_terminal};
 use crate::support::objects::{NOW, lease, server};
 
 const AFFECTED: &str = "v1.29.4+k3s1";
@@ -495,16 +495,7 @@ fn on_a_terminal_a_progress_bar_counts_the_clusters() {
         env!("CARGO_BIN_EXE_k3sdoctor"),
         fleet.kubeconfig.display()
     );
-    // util-linux `script` gives the tool a pseudo-terminal for stdout and stderr.
-    let out = std::process::Command::new("script")
-        .args(["-q", "-e", "-c", &command, "/dev/null"])
-        .env_clear()
-        .env("HOME", fleet.dir.path())
-        .env("TERM", "xterm")
-        .stdin(std::process::Stdio::null())
-        .output();
-    let Ok(out) = out else {
-        eprintln!("skipped: util-linux script is not installed");
+    let Some(out) = on_terminal(&command, fleet.dir.path()) else {
         return;
     };
     let screen = String::from_utf8_lossy(&out.stdout);

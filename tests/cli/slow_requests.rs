@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::support::fake_api::{FakeApi, Fault, FaultAction, Role};
-use crate::support::harness::k3sdoctor;
+use crate::support::harness::{k3sdoctor, on_terminal};
 use crate::support::objects::{NOW, lease, server};
 
 /// A cluster whose Lease list answers after 2 s: long enough for the spinner to show.
@@ -59,16 +59,7 @@ fn on_a_terminal_a_slow_request_is_named_with_its_server() {
         env!("CARGO_BIN_EXE_k3sdoctor"),
         kubeconfig.display()
     );
-    // util-linux `script` gives the tool a pseudo-terminal for stdout and stderr.
-    let out = std::process::Command::new("script")
-        .args(["-q", "-e", "-c", &command, "/dev/null"])
-        .env_clear()
-        .env("HOME", run.home())
-        .env("TERM", "xterm")
-        .stdin(std::process::Stdio::null())
-        .output();
-    let Ok(out) = out else {
-        eprintln!("skipped: util-linux script is not installed");
+    let Some(out) = on_terminal(&command, run.home()) else {
         return;
     };
     let screen = String::from_utf8_lossy(&out.stdout);

@@ -3,7 +3,7 @@
 //! on a pipe and on a terminal, and kept exact in JSON.
 
 use crate::support::fake_api::{FakeApi, Role};
-use crate::support::harness::k3sdoctor;
+use crate::support::harness::{k3sdoctor, on_terminal};
 use crate::support::objects::{NOW, lease, server};
 
 const HOSTILE: &str = "s1\x1b[31m\nevil";
@@ -71,16 +71,7 @@ fn a_hostile_lease_holder_is_escaped_on_a_terminal() {
         env!("CARGO_BIN_EXE_k3sdoctor"),
         kubeconfig.display()
     );
-    // util-linux `script` gives the tool a pseudo-terminal for stdout and stderr.
-    let out = std::process::Command::new("script")
-        .args(["-q", "-e", "-c", &command, "/dev/null"])
-        .env_clear()
-        .env("HOME", home.path())
-        .env("TERM", "xterm")
-        .stdin(std::process::Stdio::null())
-        .output();
-    let Ok(out) = out else {
-        eprintln!("skipped: util-linux script is not installed");
+    let Some(out) = on_terminal(&command, home.path()) else {
         return;
     };
     let screen = String::from_utf8_lossy(&out.stdout);

@@ -479,3 +479,23 @@ impl Running {
         Some(self.wait())
     }
 }
+
+/// Runs the shell `command` on a pseudo-terminal (util-linux `script`, stdout and stderr both
+/// the terminal, `TERM=xterm`) in an empty environment with `HOME` set; `None`, after a line,
+/// when `script` is not installed.
+pub fn on_terminal(command: &str, home: &Path) -> Option<std::process::Output> {
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", command, "/dev/null"])
+        .env_clear()
+        .env("HOME", home)
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output();
+    match out {
+        Ok(out) => Some(out),
+        Err(_) => {
+            eprintln!("skipped: util-linux script is not installed");
+            None
+        }
+    }
+}
