@@ -18,7 +18,6 @@ use super::connect::Connection;
 use super::relisting_watcher::watcher;
 use super::watch_failure::{WatchFailure, WatchFailureReason, action, describe, reason};
 use super::watched_objects::{Change, WatchedObjects};
-use super::{ClusterState, Origin};
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::apiserver_endpoints::{
     ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
@@ -324,57 +323,6 @@ impl ClusterWatch {
         }
     }
 
-    /// A 403 on the `kubernetes` Endpoints or EndpointSlices is an answer, not a failure: a
-    /// role granted before these checks existed lacks the Role in `default`, and only
-    /// `apiserver-endpoint-stale` goes unchecked. A 404 on the EndpointSlices (servers before
-    /// Kubernetes 1.21) means there are none. The watcher keeps asking, so rights granted later
-    /// are picked up.
-    fn endpoints_refused(&mut self, slot: usize, error: &watcher::Error) -> bool {
-        let status = match error {
-            watcher::Error::InitialListFailed(kube::Error::Api(status)) => status.code,
-            _ => return false,
-        };
-        match status {
-            403 => {
-                self.endpoints_not_read = Some(format!(
-                    "this user may not list {} in {SERVICE_NAMESPACE} (grant the Role k3sdoctor-read-only in \
-                     {SERVICE_NAMESPACE} shown in the README)",
-                    self.health[slot].resource
-                ));
-            }
-            404 if slot == ENDPOINT_SLICES => {
-                self.endpoint_slices = Some(WatchedObjects::default());
-            }
-            _ => return false,
-        }
-        let health = &mut self.health[slot];
-        health.synced = true;
-        health.absent = true;
-        true
-    }
-
-    /// Clears a refusal once both watches list again; `true` when one was cleared.
-    fn endpoints_allowed_again(&mut self, slot: usize) -> bool {
-        if !matches!(slot, ENDPOINTS | ENDPOINT_SLICES) || !self.health[slot].absent {
-            return false;
-        }
-        let listed = match slot {
-            ENDPOINTS => self.endpoints.as_ref().is_some_and(WatchedObjects::synced),
-            _ => self
-                .endpoint_slices
-                .as_ref()
-                .is_some_and(WatchedObjects::synced),
-        };
-        if !listed {
-            return false;
-        }
-        self.health[slot].absent = false;
-        if !self.health[ENDPOINTS].absent && !self.health[ENDPOINT_SLICES].absent {
-            self.endpoints_not_read = None;
-        }
-        true
-    }
-
     fn apply_snapshot_file(
         &mut self,
         event: Result<Event<DynamicObject>, watcher::Error>,
@@ -389,24 +337,6 @@ impl ClusterWatch {
             SnapshotFile::from_json(&serde_json::to_value(o).unwrap_or_default())
         });
         Ok(changed || (was_missing && files.synced()))
-    }
-
-    /// A 404 for the whole group is an answer, not a failure: the CRD is not installed
-    /// (releases before Oct 2023), there are no snapshot files, and the snapshot check is
-    /// skipped. The watcher keeps asking, so a CRD installed later is picked up.
-    fn snapshot_crd_absent(&mut self, error: &watcher::Error) -> bool {
-        let absent = matches!(
-            error,
-            watcher::Error::InitialListFailed(kube::Error::Api(status)) if status.code == 404
-        );
-        if absent {
-            self.snapshot_crd_missing = true;
-            self.snapshot_files = Some(WatchedObjects::default());
-            let health = &mut self.health[SNAPSHOT_FILES];
-            health.synced = true;
-            health.absent = true;
-        }
-        absent
     }
 
     fn synced_at(&self, slot: usize) -> bool {
@@ -442,65 +372,6 @@ impl ClusterWatch {
                 !matches!(*slot, SNAPSHOT_FILES | ENDPOINTS | ENDPOINT_SLICES) || files_watched
             })
             .map(|(_, health)| health)
-    }
-
-    /// The watched objects as the state the analysers read.
-    pub fn state(&self) -> ClusterState {
-        ClusterState {
-            snapshot_files: self
-                .snapshot_files
-                .as_ref()
-                .map(|f| f.values().cloned().collect()),
-            snapshot_crd_missing: self.snapshot_crd_missing,
-            kubernetes_endpoints: self.endpoints_read(&self.endpoints),
-            kubernetes_endpoint_slices: self.endpoints_read(&self.endpoint_slices),
-            endpoints_not_read: self.endpoints_not_read.clone(),
-            ..self.state_with_configmaps(|_| true)
-        }
-    }
-
-    /// A watched set as read, or `None` while the API server refuses it.
-    fn endpoints_read(
-        &self,
-        set: &Option<WatchedObjects<ApiserverEndpoints>>,
-    ) -> Option<Vec<ApiserverEndpoints>> {
-        if self.endpoints_not_read.is_some() {
-            return None;
-        }
-        set.as_ref().map(|s| s.values().cloned().collect())
-    }
-
-    /// What the lease analysers read: without the (possibly thousands of) snapshot files and
-    /// the snapshot ConfigMaps (up to 1 MiB each).
-    pub fn lease_state(&self) -> ClusterState {
-        self.state_with_configmaps(|index| self.lock_configmaps[index])
-    }
-
-    fn state_with_configmaps(&self, wanted: impl Fn(usize) -> bool) -> ClusterState {
-        ClusterState {
-            origin: Origin::Live {
-                server: self.server.clone(),
-            },
-            leases: Some(self.leases.values().cloned().collect()),
-            nodes: Some(self.nodes.values().cloned().collect()),
-            configmaps: Some(
-                self.configmaps
-                    .iter()
-                    .enumerate()
-                    .filter(|(index, _)| wanted(*index))
-                    .flat_map(|(_, c)| c.values().cloned())
-                    .collect(),
-            ),
-            ..ClusterState::default()
-        }
-    }
-
-    /// When the Lease `name` was last renewed, as watched.
-    pub fn lease_renewed(&self, name: &str) -> Option<jiff::Timestamp> {
-        self.leases
-            .values()
-            .find(|l| l.name == name)
-            .and_then(|l| l.record.renew_time)
     }
 
     fn failed(&mut self, slot: usize, error: &watcher::Error) -> WatchNews {
@@ -552,41 +423,7 @@ pub(crate) fn watch_timeout(request_timeout: Option<Duration>) -> u32 {
     u32::try_from(longest.as_secs()).unwrap_or(u32::MAX)
 }
 
+mod refusals;
+mod state_views;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quiet_watches_end_before_the_read_timeout_would_fail_them() {
-        assert_eq!(watch_timeout(Some(Duration::from_secs(30))), 25);
-        assert_eq!(watch_timeout(Some(Duration::from_secs(3))), 1);
-        assert_eq!(watch_timeout(Some(Duration::from_secs(3600))), 290);
-        assert_eq!(watch_timeout(None), 290);
-    }
-
-    #[test]
-    fn the_snapshot_scope_adds_the_snapshot_configmaps_of_every_distro_in_scope() {
-        let scope = WatchScope {
-            distros: vec![Distro::K3s],
-            snapshots: false,
-        };
-        assert_eq!(configmap_names(&scope), ["k3s", "k3s-etcd"]);
-        let scope = WatchScope {
-            distros: Distro::ALL.to_vec(),
-            snapshots: true,
-        };
-        assert_eq!(
-            configmap_names(&scope),
-            [
-                "k3s",
-                "k3s-etcd",
-                "k3s-etcd-snapshots",
-                "k3s-etcd-snapshot-extra-metadata",
-                "rke2",
-                "rke2-etcd",
-                "rke2-etcd-snapshots",
-                "rke2-etcd-snapshot-extra-metadata"
-            ]
-        );
-    }
-}
+mod tests;
