@@ -81,6 +81,10 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
+    /// Print tables without their header line (as kubectl's --no-headers).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+
     /// When to use colours (NO_COLOR is honoured with auto).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

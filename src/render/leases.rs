@@ -34,8 +34,8 @@ pub fn write_table(
     write_wrapped(out, &now, "", "  ", style.width)?;
     writeln!(out)?;
 
-    // The default stays within 80 columns: the node is shown only where it differs from the
-    // holder identity, and what rarely matters for the verdict waits for -o wide.
+    // NODE is a column of its own (not `holder (node x)` in one cell), so every cell is one
+    // word that `awk` can pick out; what rarely matters for the verdict waits for -o wide.
     let header = if wide {
         vec![
             "LOCK",
@@ -53,10 +53,12 @@ pub fn write_table(
             "MATCHED BY",
         ]
     } else {
-        // STATUS and ROLES are the holder node's, as `kubectl get nodes` spells them.
-        vec!["LOCK", "HOLDER", "STATE", "RENEWED", "STATUS", "ROLES"]
+        // STATUS is the holder node's, as `kubectl get nodes` spells it. ROLES waits for
+        // -o wide: `control-plane,etcd,master` is one word that would push a row past 80
+        // columns, and the findings already name a holder without the etcd role.
+        vec!["LOCK", "HOLDER", "NODE", "STATE", "RENEWED", "STATUS"]
     };
-    let mut table = plain_table(&header, (!wide).then_some(style.width));
+    let mut table = plain_table(&header, wide, style);
     for lock in &a.locks {
         table.add_row(lock_row(lock, wide));
     }
@@ -76,7 +78,8 @@ pub fn write_table(
                 "TRANSITIONS",
                 "ACQUIRED",
             ],
-            None,
+            true,
+            style,
         );
         for e in &a.other_elections {
             table.add_row(vec![
@@ -181,28 +184,24 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
     let status = node
         .map(|n| n.readiness.label().to_string())
         .unwrap_or_else(|| "-".into());
-    let roles = node
-        .map(|n| {
+    let roles = || {
+        node.map(|n| {
             if n.roles.is_empty() {
                 "<none>".to_string()
             } else {
                 n.roles.join(",")
             }
         })
-        .unwrap_or_else(|| "-".into());
+        .unwrap_or_else(|| "-".into())
+    };
     if !wide {
-        let holder = match (node, lock.holder.as_deref()) {
-            (Some(n), Some(h)) if n.name != h => format!("{h} (node {})", n.name),
-            _ if node_name == "(no such node)" => format!("{holder} (no such node)"),
-            _ => holder,
-        };
         return vec![
             lock.name.clone(),
             holder,
+            node_name,
             state.to_string(),
             ago(lock.renewed_seconds_ago),
             status,
-            roles,
         ];
     }
     let mut row = vec![
@@ -215,7 +214,7 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
         secs(lock.lease_duration_seconds),
         num(lock.transitions),
         status,
-        roles,
+        roles(),
     ];
     row.extend([
         time(lock.acquire_time),

@@ -147,17 +147,17 @@ fn a_pipe_gets_the_80_column_layout_without_colour() {
 }
 
 #[test]
-fn the_default_lease_table_shows_the_node_only_where_it_differs() {
+fn the_default_lease_table_gives_the_node_its_own_column() {
     let out = on_dump(&["leases"]).run();
     let header = out.stdout.lines().find(|l| l.starts_with("LOCK")).unwrap();
     assert_eq!(
         words(header),
-        ["LOCK", "HOLDER", "STATE", "RENEWED", "STATUS", "ROLES"]
+        ["LOCK", "HOLDER", "NODE", "STATE", "RENEWED", "STATUS"]
     );
     let wide = on_dump(&["leases", "-o", "wide"]).run();
     let header = wide.stdout.lines().find(|l| l.starts_with("LOCK")).unwrap();
     assert!(
-        header.contains("NODE   ") && header.contains("MATCHED BY"),
+        header.contains("NODE   ") && header.contains("ROLES") && header.contains("MATCHED BY"),
         "{header}"
     );
 }
