@@ -146,7 +146,8 @@ fn cluster_line(c: &ClusterSummary) -> String {
         .map(|s| s.describe())
         .unwrap_or("unknown (no server version)");
     format!(
-        "{} cluster: {} ({} etcd), {}; {versions}; locks: {style}",
+        // "etcd members", as `check` says it: one word for one thing.
+        "{} cluster: {} ({} etcd members), {}; {versions}; locks: {style}",
         c.distro.product(),
         plural(c.servers, "server"),
         c.etcd_members,

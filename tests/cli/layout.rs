@@ -208,3 +208,15 @@ fn repair_plans_fit_80_columns_too() {
         assert_fits(&out.stdout, 80, &format!("{args:?} piped"));
     }
 }
+
+#[test]
+fn leases_and_check_name_etcd_members_in_the_same_words() {
+    for args in [&["leases"][..], &["check"]] {
+        let out = on_dump(args).run();
+        assert!(
+            out.stdout.contains("3 servers (3 etcd members), 1 agent;"),
+            "{args:?}: {}",
+            out.stdout
+        );
+    }
+}
