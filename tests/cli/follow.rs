@@ -430,7 +430,7 @@ fn the_plan_takes_its_timings_from_the_record() {
         .cluster(&fake, Role::ReadOnly)
         .run();
     out.stdout_has("exits within the 10s renew deadline")
-        .stdout_has("timings: lease 15s, renew deadline 10s, retry 2s (not wrangler's default");
+        .stdout_has("  timings: LEASE   RENEW DEADLINE   RETRY\n           15s     10s              2s\n           (not wrangler's default");
     assert!(!out.stdout.contains("30s renew deadline"), "{}", out.stdout);
 }
 
