@@ -220,3 +220,31 @@ fn leases_and_check_name_etcd_members_in_the_same_words() {
         );
     }
 }
+
+#[test]
+fn check_names_the_same_snapshot_files_once() {
+    let out = on_dump(&["check"]).run();
+    out.code(1);
+    // snapshot-missing-from-configmap and snapshot-controller-idle are about the same 15 CRs.
+    assert_eq!(
+        out.stdout
+            .matches("local-etcd-snapshot-prod-k3s-1-1716984000-48513c")
+            .count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    let flat = words(&out.stdout).join(" ");
+    assert!(
+        flat.contains("the same 15 as snapshot-missing-from-configmap above"),
+        "{}",
+        out.stdout
+    );
+    // JSON keeps every name in every finding.
+    let json: serde_json::Value = on_dump(&["check"]).arg("-o").arg("json").run().json();
+    let mentions = json
+        .to_string()
+        .matches("local-etcd-snapshot-prod-k3s-1-1716984000-48513c")
+        .count();
+    assert!(mentions >= 2, "{json}");
+}
