@@ -37,7 +37,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -70,7 +70,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l all-contexts -d 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
@@ -102,7 +102,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l fix -d 'Write the change (after a server-side dry run and confirmation); without it only the plan is shown'
@@ -134,7 +134,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l all-contexts -d 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
@@ -157,7 +157,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -189,7 +189,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l failed -d 'Only failed snapshots (readyToUse false with an error)'
@@ -214,7 +214,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -239,7 +239,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l fix -d 'Write the change (after a backup, a server-side dry run and confirmation); without it only the plan is shown'
@@ -268,7 +268,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l fix -d 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown'
@@ -300,7 +300,7 @@ k3s\t''
 rke2\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -308,7 +308,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s q -l quiet
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l no-headers -d 'Print tables without their header line (as kubectl\'s --no-headers)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
@@ -317,7 +317,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l no-h
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l out-dir -d 'Write k3sdoctor.1 and one page per subcommand into this directory' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'

@@ -85,7 +85,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub no_headers: bool,
 
-    /// When to use colours (NO_COLOR is honoured with auto).
+    /// When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }
