@@ -161,7 +161,8 @@ pub fn state_label(state: LockState) -> &'static str {
         LockState::Held => "held",
         LockState::Expired => "EXPIRED",
         LockState::Released => "released",
-        LockState::Disagreeing => "COPIES DISAGREE",
+        // One word, as every cell of the table is: `awk '{print $5}'` stays the RENEWED column.
+        LockState::Disagreeing => "COPIES-DISAGREE",
         LockState::Missing => "MISSING",
         LockState::NotApplicable => "-",
     }
@@ -178,7 +179,8 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
     let node_name = match (node, &lock.holder) {
         (Some(n), _) => n.name.clone(),
         (None, Some(h)) if !h.is_empty() && lock.state != LockState::NotApplicable => {
-            "(no such node)".to_string()
+            // kubectl's word for an empty cell; one word, unlike "(no such node)".
+            "<none>".to_string()
         }
         _ => "-".to_string(),
     };
@@ -251,4 +253,25 @@ fn num(n: Option<i64>) -> String {
 fn time(t: Option<jiff::Timestamp>) -> String {
     t.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_else(|| "-".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipe splits rows at whitespace: every STATE is one word.
+    #[test]
+    fn every_state_is_one_word() {
+        for state in [
+            LockState::Held,
+            LockState::Expired,
+            LockState::Released,
+            LockState::Disagreeing,
+            LockState::Missing,
+            LockState::NotApplicable,
+        ] {
+            let label = state_label(state);
+            assert_eq!(label.split_whitespace().count(), 1, "{label}");
+        }
+    }
 }

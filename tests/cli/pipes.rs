@@ -124,3 +124,28 @@ fn colour_follows_clicolor_force_no_color_and_term_dumb() {
         assert!(plain.contains("ERROR"), "{env}: {plain}");
     }
 }
+
+#[test]
+fn a_holder_without_a_node_reads_none_in_one_field() {
+    use crate::support::fake_api::{FakeApi, Role};
+    use crate::support::objects::{NOW, lease, server};
+    let fake = FakeApi::with_objects([
+        server("s1", "v1.29.4+k3s1"),
+        lease("k3s", "ghost", 1),
+        lease("k3s-etcd", "ghost", 1),
+    ]);
+    let out = k3sdoctor(["leases", "--no-headers", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    let rows: Vec<Vec<&str>> = out
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.first().is_some_and(|c| *c == "k3s" || *c == "k3s-etcd") && f.len() >= 4)
+        .filter(|f| f[1] == "ghost")
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", out.stdout);
+    for row in rows {
+        assert_eq!(row[2], "<none>", "{}", out.stdout);
+    }
+}
