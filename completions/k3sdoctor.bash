@@ -122,7 +122,7 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases check snapshots serve completions man help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version leases check snapshots serve completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,7 +172,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__check)
-            opts="-o -v -q -h -V --fail-on --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --fail-on --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -234,7 +234,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__completions)
-            opts="-v -q -h -V --verbose --quiet --color --help --version bash elvish fish powershell zsh"
+            opts="-v -q -h -V --verbose --quiet --no-headers --color --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -434,7 +434,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases)
-            opts="-w -o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --watch --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version follow help"
+            opts="-w -o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --watch --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version follow help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -496,7 +496,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases__subcmd__follow)
-            opts="-y -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -604,7 +604,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__man)
-            opts="-v -q -h -V --out-dir --verbose --quiet --color --help --version"
+            opts="-v -q -h -V --out-dir --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -626,7 +626,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__serve)
-            opts="-o -v -q -h -V --listen --log-format --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --listen --log-format --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -684,7 +684,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version list diff backfill restore help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version list diff backfill restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -734,7 +734,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__backfill)
-            opts="-y -o -v -q -h -V --fix --prune --yes --backup --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --fix --prune --yes --backup --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -792,7 +792,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__diff)
-            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -930,7 +930,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__list)
-            opts="-o -v -q -h -V --fail-on --node --storage --failed --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-o -v -q -h -V --fail-on --node --storage --failed --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -992,7 +992,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__restore)
-            opts="-y -o -v -q -h -V --from-backup --fix --yes --backup --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version"
+            opts="-y -o -v -q -h -V --from-backup --fix --yes --backup --force --fail-on --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,21 +1,59 @@
-//! Durations the way kubectl prints ages: `7s`, `3m12s`, `2h5m`, `4d`.
+//! Durations the way kubectl prints ages: `7s`, `3m12s`, `2h5m`, `36h`, `5d23h`, `400d`, `2y3d`.
+//!
+//! The rules are k8s.io/apimachinery pkg/util/duration/duration.go `HumanDuration`: the
+//! coarser the duration, the fewer units, with each step's boundary exactly where kubectl puts
+//! it (the unit tests pin every boundary), so an AGE reads the same here as in `kubectl get`.
 
 use jiff::SignedDuration;
 
 pub fn short(d: SignedDuration) -> String {
-    let secs = d.as_secs().abs();
     let sign = if d.is_negative() { "-" } else { "" };
-    let body = match secs {
-        0..120 => format!("{secs}s"),
-        120..600 => format!("{}m{}s", secs / 60, secs % 60),
-        600..10_800 => format!("{}m", secs / 60),
-        10_800..172_800 => match (secs / 3600, secs % 3600 / 60) {
-            (h, 0) => format!("{h}h"),
-            (h, m) => format!("{h}h{m}m"),
-        },
-        _ => format!("{}d", secs / 86_400),
-    };
-    format!("{sign}{body}")
+    format!("{sign}{}", human(d.as_secs().unsigned_abs()))
+}
+
+/// `HumanDuration` on whole seconds (Go truncates each unit toward zero, as `/` does here).
+fn human(secs: u64) -> String {
+    if secs < 2 * 60 {
+        return format!("{secs}s");
+    }
+    let minutes = secs / 60;
+    if minutes < 10 {
+        return match secs % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        };
+    }
+    if minutes < 3 * 60 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    let days = hours / 24;
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{days}d"),
+            h => format!("{days}d{h}h"),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{days}d");
+    }
+    let years = days / 365;
+    if hours < 24 * 365 * 8 {
+        return match days % 365 {
+            0 => format!("{years}y"),
+            d => format!("{years}y{d}d"),
+        };
+    }
+    format!("{years}y")
 }
 
 /// How long before now something happened: `30s ago`; a time after now reads `in 30s`
@@ -38,7 +76,7 @@ mod tests {
         assert_eq!(relative(SignedDuration::from_secs(-30)), "in 30s");
         assert_eq!(
             relative(SignedDuration::from_secs(-1612 * 86_400)),
-            "in 1612d"
+            "in 4y152d"
         );
         assert_eq!(relative(SignedDuration::ZERO), "0s ago");
     }
@@ -50,7 +88,44 @@ mod tests {
         assert_eq!(s(192), "3m12s");
         assert_eq!(s(900), "15m");
         assert_eq!(s(3 * 3600 + 300), "3h5m");
-        assert_eq!(s(5 * 86_400), "5d");
+        assert_eq!(s(36 * 3600), "36h");
+        assert_eq!(s(5 * 86_400 + 23 * 3600), "5d23h");
         assert_eq!(s(-4), "-4s");
+    }
+
+    /// Each boundary of apimachinery's HumanDuration, from both sides.
+    #[test]
+    fn every_boundary_of_human_duration() {
+        const M: i64 = 60;
+        const H: i64 = 3600;
+        const D: i64 = 86_400;
+        const Y: i64 = 365 * D;
+        let s = |n| short(SignedDuration::from_secs(n));
+        for (secs, want) in [
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (121, "2m1s"),
+            (10 * M - 1, "9m59s"),
+            (10 * M, "10m"),
+            (3 * H - 1, "179m"),
+            (3 * H, "3h"),
+            (3 * H + M, "3h1m"),
+            (8 * H - 1, "7h59m"),
+            (8 * H, "8h"),
+            (48 * H - 1, "47h"),
+            (48 * H, "2d"),
+            (48 * H + H, "2d1h"),
+            (8 * D - 1, "7d23h"),
+            (8 * D, "8d"),
+            (2 * Y - 1, "729d"),
+            (2 * Y, "2y"),
+            (2 * Y + D, "2y1d"),
+            (8 * Y - 1, "7y364d"),
+            (8 * Y, "8y"),
+            (20 * Y + 100 * D, "20y"),
+        ] {
+            assert_eq!(s(secs), want, "{secs}s");
+        }
     }
 }

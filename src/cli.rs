@@ -81,7 +81,11 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// When to use colours (NO_COLOR is honoured with auto).
+    /// Print tables without their header line (as kubectl's --no-headers).
+    #[arg(long, global = true)]
+    pub no_headers: bool,
+
+    /// When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it).
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 }

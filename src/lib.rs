@@ -32,10 +32,13 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
     let color = match cli.global.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
+        // The usual conventions, decided as clap decides its own: CLICOLOR_FORCE colours a
+        // pipe, NO_COLOR (non-empty), CLICOLOR=0 and TERM=dumb turn colour off, and otherwise
+        // a terminal gets colour and a pipe does not.
+        ColorChoice::Auto => !matches!(
+            anstream::AutoStream::choice(&std::io::stdout()),
+            anstream::ColorChoice::Never
+        ),
     };
     let stdout = render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout());
     let reader_gone = stdout.reader_gone();
@@ -49,6 +52,8 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 .then(|| &*Box::leak(bin_name.to_string().into_boxed_str())),
             rerun: Some(Box::leak(Box::new(commands::rerun_flags(&cli.global)))),
             width: output_width(),
+            terminal: std::io::stdout().is_terminal(),
+            no_headers: cli.global.no_headers,
         },
         cli.global.verbose,
         cli.global.quiet,

@@ -236,7 +236,10 @@ mod tests {
                 .0
                 .contains(&"--fail-on".to_string())
         );
-        assert_eq!(values_for(&["leases", "follow", "--no-"]).0, ["--no-wait"]);
+        assert_eq!(
+            values_for(&["leases", "follow", "--no-"]).0,
+            ["--no-wait", "--no-headers"]
+        );
         assert_eq!(
             values_for(&["completions", ""]).0,
             ["bash", "elvish", "fish", "powershell", "zsh"]

@@ -292,24 +292,30 @@ pub fn findings(
             .iter()
             .map(|(_, why)| why.clone())
             .collect();
-        out.push(Finding::new(
-            Severity::Warning,
-            FindingCode::SnapshotNameDigestMismatch,
-            "ETCDSnapshotFiles",
-            format!(
-                "{} do not match their node and location (edited, copied between clusters, or renamed by hand): {}",
-                plural(whys.len(), "name", "names"),
-                all(&whys)
-            ),
-        )
-        .about(ObjectRef::snapshot_files(
-            &tally
-                .digest_mismatches
-                .iter()
-                .map(|(name, _)| name.clone())
-                .collect::<Vec<_>>(),
-        ))
-        .listing(&whys));
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::SnapshotNameDigestMismatch,
+                "ETCDSnapshotFiles",
+                format!(
+                    "{} (edited, copied between clusters, or renamed by hand): {}",
+                    plural(
+                        whys.len(),
+                        "name does not match its node and location",
+                        "names do not match their node and location"
+                    ),
+                    all(&whys)
+                ),
+            )
+            .about(ObjectRef::snapshot_files(
+                &tally
+                    .digest_mismatches
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .collect::<Vec<_>>(),
+            ))
+            .listing(&whys),
+        );
     }
 
     if !legacy_keys.is_empty() {

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::findings::{short_object, summary_line, write_body};
+use super::findings::{same_list_as, short_object, summary_line, write_body};
 use super::plural;
 use super::style::Style;
 use super::wrap::{columns, write_wrapped};
@@ -102,15 +102,19 @@ pub fn write_linked_findings(
     findings: &[CheckFinding],
     style: Style,
 ) -> std::io::Result<()> {
+    // Every finding printed so far, so that a list of objects is spelled out once.
+    let mut shown: Vec<&Finding> = Vec::new();
     for f in findings {
-        write_one(out, &f.finding, "", style)?;
+        write_one(out, &f.finding, "", style, &shown)?;
+        shown.push(&f.finding);
         for (i, child) in f.children.iter().enumerate() {
             let branch = if i + 1 == f.children.len() {
                 "  └─ "
             } else {
                 "  ├─ "
             };
-            write_one(out, child, branch, style)?;
+            write_one(out, child, branch, style, &shown)?;
+            shown.push(child);
         }
         writeln!(out)?;
     }
@@ -119,7 +123,13 @@ pub fn write_linked_findings(
 
 /// A finding; a child is drawn under its cause with a branch, its text hanging under its
 /// code.
-fn write_one(out: &mut dyn Write, f: &Finding, branch: &str, style: Style) -> std::io::Result<()> {
+fn write_one(
+    out: &mut dyn Write,
+    f: &Finding,
+    branch: &str,
+    style: Style,
+    shown: &[&Finding],
+) -> std::io::Result<()> {
     writeln!(
         out,
         "{branch}{} {}  {}",
@@ -127,5 +137,6 @@ fn write_one(out: &mut dyn Write, f: &Finding, branch: &str, style: Style) -> st
         style.bold(f.code.as_str()),
         short_object(&f.object)
     )?;
-    write_body(out, f, &" ".repeat(columns(branch) + 8), style)
+    let same_as = same_list_as(f, shown.iter().copied());
+    write_body(out, f, &" ".repeat(columns(branch) + 8), style, same_as)
 }

@@ -23,7 +23,7 @@ pub fn write_finding_list(
     findings: &[Finding],
     style: Style,
 ) -> std::io::Result<()> {
-    for f in findings {
+    for (i, f) in findings.iter().enumerate() {
         writeln!(
             out,
             "{} {}  {}",
@@ -31,10 +31,29 @@ pub fn write_finding_list(
             style.bold(f.code.as_str()),
             short_object(&f.object)
         )?;
-        write_body(out, f, "        ", style)?;
+        let same_as = same_list_as(f, findings[..i].iter());
+        write_body(out, f, "        ", style, same_as)?;
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// An earlier finding that lists exactly the objects `f` lists (in any order): `f` then says
+/// "the same 15 as snapshot-missing-from-configmap above" instead of the names a second time.
+pub fn same_list_as<'a>(
+    f: &Finding,
+    earlier: impl Iterator<Item = &'a Finding>,
+) -> Option<&'a Finding> {
+    if f.listed.len() < 2 {
+        return None;
+    }
+    let mut mine = f.listed.clone();
+    mine.sort();
+    earlier.filter(|e| e.listed.len() == mine.len()).find(|e| {
+        let mut theirs = e.listed.clone();
+        theirs.sort();
+        theirs == mine
+    })
 }
 
 /// The object as the first line of a finding names it: k3s keeps every namespaced object it
@@ -51,8 +70,9 @@ pub fn write_body(
     f: &Finding,
     indent: &str,
     style: Style,
+    same_as: Option<&Finding>,
 ) -> std::io::Result<()> {
-    write_wrapped(out, &short_message(f), indent, indent, style.width)?;
+    write_wrapped(out, &short_message(f, same_as), indent, indent, style.width)?;
     if !f.remediation.is_empty() {
         let fix = format!("fix: {}", style.command(&f.remediation));
         write_wrapped(out, &fix, indent, &format!("{indent}     "), style.width)?;
@@ -60,10 +80,19 @@ pub fn write_body(
     Ok(())
 }
 
-/// The message with its long list cut to five items, saying where the rest are; JSON and
-/// YAML carry the whole list.
-fn short_message(f: &Finding) -> String {
+/// The message with its long list cut to five items, saying where the rest are, or replaced
+/// by a pointer to the finding above that lists the same objects; JSON and YAML carry the
+/// whole list.
+fn short_message(f: &Finding, same_as: Option<&Finding>) -> String {
     const SHOWN: usize = 5;
+    if let Some(earlier) = same_as {
+        let pointer = format!(
+            "the same {} as {} above",
+            f.listed.len(),
+            earlier.code.as_str()
+        );
+        return f.message.replacen(&f.listed.join(", "), &pointer, 1);
+    }
     if f.listed.len() <= SHOWN {
         return f.message.clone();
     }
@@ -115,11 +144,50 @@ mod tests {
         )
         .listing(&names);
         assert_eq!(
-            short_message(&f),
+            short_message(&f, None),
             "7 lack it: s1, s2, s3, s4, s5 (and 2 more; -o json lists all). Cause: x"
         );
         let few = Finding::new(Severity::Error, FindingCode::LeaseSplit, "x", "a, b");
-        assert_eq!(short_message(&few), "a, b");
+        assert_eq!(short_message(&few, None), "a, b");
+    }
+
+    #[test]
+    fn a_list_an_earlier_finding_spelled_out_is_named_once() {
+        let names: Vec<String> = (1..=3).map(|i| format!("s{i}")).collect();
+        let reversed: Vec<String> = names.iter().rev().cloned().collect();
+        let first = Finding::new(
+            Severity::Error,
+            FindingCode::SnapshotMissingFromConfigmap,
+            "ConfigMap k3s-etcd-snapshots",
+            format!("3 are missing: {}", names.join(", ")),
+        )
+        .listing(&names);
+        let second = Finding::new(
+            Severity::Error,
+            FindingCode::SnapshotControllerIdle,
+            "ETCDSnapshotFiles",
+            format!("3 lack it: {}. Cause: x", reversed.join(", ")),
+        )
+        .listing(&reversed);
+        let other = Finding::new(
+            Severity::Warning,
+            FindingCode::SnapshotDeletionStuck,
+            "ETCDSnapshotFiles",
+            "2 stuck: s1, s2",
+        )
+        .listing(&names[..2]);
+        // Same objects in another order: named once. A different set: spelled out.
+        let same = same_list_as(&second, [&first].into_iter());
+        assert_eq!(
+            short_message(&second, same),
+            "3 lack it: the same 3 as snapshot-missing-from-configmap above. Cause: x"
+        );
+        assert!(same_list_as(&other, [&first, &second].into_iter()).is_none());
+        assert!(same_list_as(&first, std::iter::empty()).is_none());
+        let mut out = Vec::new();
+        write_finding_list(&mut out, &[first, second], Style::default()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("s3").count(), 1, "{text}");
     }
 
     #[test]

@@ -31,7 +31,13 @@ pub fn write_fleet<R: FleetMember>(
         header.push("SERVER");
     }
     header.extend(["VERSION", "LOCKS", "DRIFT", "ETCD", "STATUS"]);
-    let mut table = plain_table(&header, (!wide).then_some(style.width));
+    // Laid out with its header, where the LOCKS column is found for colour; the header is
+    // dropped after that under --no-headers.
+    let with_header = Style {
+        no_headers: false,
+        ..style
+    };
+    let mut table = plain_table(&header, wide, with_header);
     let rows: Vec<_> = report
         .entries
         .iter()
@@ -53,7 +59,8 @@ pub fn write_fleet<R: FleetMember>(
     }
     let printed = lines(table);
     let locks_at = printed.first().and_then(|h| h.find("LOCKS"));
-    for (i, line) in printed.iter().enumerate() {
+    let skip = usize::from(style.no_headers);
+    for (i, line) in printed.iter().enumerate().skip(skip) {
         let line = match i.checked_sub(1).and_then(|r| rows.get(r)) {
             Some(row) if style.color => colour_row(
                 line,
@@ -151,14 +158,36 @@ pub fn fleet_summary_line<R>(report: &FleetReport<R>) -> String {
 }
 
 /// One entry as one line of JSON (`-o jsonl`), written as soon as its cluster is read.
+/// Each line names what it is, as the documents of `-o json` do, so a line read on its own
+/// (`jq 'select(.kind == "FleetEntry")'`, a log shipper) says which schema it follows.
 pub fn write_json_line<R: Serialize>(
     out: &mut dyn Write,
     entry: &FleetEntry<R>,
 ) -> anyhow::Result<()> {
-    serde_json::to_writer(&mut *out, entry)?;
+    serde_json::to_writer(&mut *out, &JsonLine::new(entry))?;
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())
+}
+
+/// One `-o jsonl` line: the fleet entry with `apiVersion` and `kind` first.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonLine<'a, R> {
+    api_version: &'static str,
+    kind: &'static str,
+    #[serde(flatten)]
+    entry: &'a FleetEntry<R>,
+}
+
+impl<'a, R> JsonLine<'a, R> {
+    fn new(entry: &'a FleetEntry<R>) -> Self {
+        JsonLine {
+            api_version: crate::report::API_VERSION,
+            kind: "FleetEntry",
+            entry,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@ use super::control_chars::escape_controls;
 use std::io::Write;
 
 use super::style::Style;
+use super::table::{lines, plain_table};
 use super::wrap::write_wrapped;
+use crate::repair::election_timing::ElectionTiming;
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan};
 
 pub fn write_plan(
@@ -69,13 +71,7 @@ pub fn write_plan(
         };
         write_wrapped(out, line, label, "             ", style.width)?;
     }
-    write_wrapped(
-        out,
-        &plan.timing.describe(),
-        "  timings: ",
-        HANG,
-        style.width,
-    )?;
+    write_timings(out, &plan.timing, style)?;
     if plan.quorum.applies() && plan.overridden.is_empty() {
         let text = format!(
             "target is a Ready server; etcd quorum holds ({})",
@@ -94,10 +90,64 @@ pub fn write_plan(
     Ok(())
 }
 
+/// The election timings as a small table under `timings:`, then where they come from:
+/// three numbers with their names read at a glance, where one comma-separated line did not.
+fn write_timings(
+    out: &mut dyn Write,
+    timing: &ElectionTiming,
+    style: Style,
+) -> std::io::Result<()> {
+    const HANG: &str = "           ";
+    // Always with its header (the numbers mean nothing without it), even under --no-headers.
+    let with_header = Style {
+        no_headers: false,
+        ..style
+    };
+    let mut table = plain_table(&["LEASE", "RENEW DEADLINE", "RETRY"], false, with_header);
+    table.add_row(timing.cells().to_vec());
+    for (i, line) in lines(table).iter().enumerate() {
+        let label = if i == 0 { "  timings: " } else { HANG };
+        writeln!(out, "{label}{line}")?;
+    }
+    write_wrapped(
+        out,
+        &format!("({})", timing.source),
+        HANG,
+        HANG,
+        style.width,
+    )
+}
+
 fn from(plan: &FollowPlan) -> String {
     match (&plan.from_holder, &plan.from_node) {
         (h, _) if h.is_empty() => "(released)".to_string(),
         (h, Some(node)) if node != h => format!("{h} (node {node})"),
         (h, _) => h.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::repair::election_timing::election_timing;
+
+    #[test]
+    fn timings_are_a_short_table_with_their_source_under_it() {
+        let timing = election_timing(Some(45), None, None);
+        let mut out = Vec::new();
+        write_timings(&mut out, &timing, Style::default()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "  timings: LEASE   RENEW DEADLINE   RETRY");
+        assert_eq!(lines[1], "           45s     30s              2s");
+        assert!(lines[2].starts_with("           ("), "{text}");
+        // --no-headers is for tables a script reads, not for this one.
+        let mut out = Vec::new();
+        let no_headers = Style {
+            no_headers: true,
+            ..Style::default()
+        };
+        write_timings(&mut out, &timing, no_headers).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), text);
     }
 }

@@ -40,7 +40,10 @@ pub fn write_document<T: Serialize>(
     match format {
         OutputFormat::Yaml => {
             out.write_all(b"---\n")?;
-            out.write_all(serde_yaml_ng::to_string(document)?.as_bytes())?;
+            out.write_all(
+                super::yaml_timestamps::quote_timestamps(&serde_yaml_ng::to_string(document)?)
+                    .as_bytes(),
+            )?;
         }
         _ => {
             serde_json::to_writer(&mut *out, document)?;

@@ -34,8 +34,8 @@ pub fn write_table(
     write_wrapped(out, &now, "", "  ", style.width)?;
     writeln!(out)?;
 
-    // The default stays within 80 columns: the node is shown only where it differs from the
-    // holder identity, and what rarely matters for the verdict waits for -o wide.
+    // NODE is a column of its own (not `holder (node x)` in one cell), so every cell is one
+    // word that `awk` can pick out; what rarely matters for the verdict waits for -o wide.
     let header = if wide {
         vec![
             "LOCK",
@@ -53,10 +53,12 @@ pub fn write_table(
             "MATCHED BY",
         ]
     } else {
-        // STATUS and ROLES are the holder node's, as `kubectl get nodes` spells them.
-        vec!["LOCK", "HOLDER", "STATE", "RENEWED", "STATUS", "ROLES"]
+        // STATUS is the holder node's, as `kubectl get nodes` spells it. ROLES waits for
+        // -o wide: `control-plane,etcd,master` is one word that would push a row past 80
+        // columns, and the findings already name a holder without the etcd role.
+        vec!["LOCK", "HOLDER", "NODE", "STATE", "RENEWED", "STATUS"]
     };
-    let mut table = plain_table(&header, (!wide).then_some(style.width));
+    let mut table = plain_table(&header, wide, style);
     for lock in &a.locks {
         table.add_row(lock_row(lock, wide));
     }
@@ -76,7 +78,8 @@ pub fn write_table(
                 "TRANSITIONS",
                 "ACQUIRED",
             ],
-            None,
+            true,
+            style,
         );
         for e in &a.other_elections {
             table.add_row(vec![
@@ -143,7 +146,8 @@ fn cluster_line(c: &ClusterSummary) -> String {
         .map(|s| s.describe())
         .unwrap_or("unknown (no server version)");
     format!(
-        "{} cluster: {} ({} etcd), {}; {versions}; locks: {style}",
+        // "etcd members", as `check` says it: one word for one thing.
+        "{} cluster: {} ({} etcd members), {}; {versions}; locks: {style}",
         c.distro.product(),
         plural(c.servers, "server"),
         c.etcd_members,
@@ -157,7 +161,8 @@ pub fn state_label(state: LockState) -> &'static str {
         LockState::Held => "held",
         LockState::Expired => "EXPIRED",
         LockState::Released => "released",
-        LockState::Disagreeing => "COPIES DISAGREE",
+        // One word, as every cell of the table is: `awk '{print $5}'` stays the RENEWED column.
+        LockState::Disagreeing => "COPIES-DISAGREE",
         LockState::Missing => "MISSING",
         LockState::NotApplicable => "-",
     }
@@ -174,35 +179,32 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
     let node_name = match (node, &lock.holder) {
         (Some(n), _) => n.name.clone(),
         (None, Some(h)) if !h.is_empty() && lock.state != LockState::NotApplicable => {
-            "(no such node)".to_string()
+            // kubectl's word for an empty cell; one word, unlike "(no such node)".
+            "<none>".to_string()
         }
         _ => "-".to_string(),
     };
     let status = node
         .map(|n| n.readiness.label().to_string())
         .unwrap_or_else(|| "-".into());
-    let roles = node
-        .map(|n| {
+    let roles = || {
+        node.map(|n| {
             if n.roles.is_empty() {
                 "<none>".to_string()
             } else {
                 n.roles.join(",")
             }
         })
-        .unwrap_or_else(|| "-".into());
+        .unwrap_or_else(|| "-".into())
+    };
     if !wide {
-        let holder = match (node, lock.holder.as_deref()) {
-            (Some(n), Some(h)) if n.name != h => format!("{h} (node {})", n.name),
-            _ if node_name == "(no such node)" => format!("{holder} (no such node)"),
-            _ => holder,
-        };
         return vec![
             lock.name.clone(),
             holder,
+            node_name,
             state.to_string(),
             ago(lock.renewed_seconds_ago),
             status,
-            roles,
         ];
     }
     let mut row = vec![
@@ -215,7 +217,7 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
         secs(lock.lease_duration_seconds),
         num(lock.transitions),
         status,
-        roles,
+        roles(),
     ];
     row.extend([
         time(lock.acquire_time),
@@ -251,4 +253,25 @@ fn num(n: Option<i64>) -> String {
 fn time(t: Option<jiff::Timestamp>) -> String {
     t.map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_else(|| "-".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipe splits rows at whitespace: every STATE is one word.
+    #[test]
+    fn every_state_is_one_word() {
+        for state in [
+            LockState::Held,
+            LockState::Expired,
+            LockState::Released,
+            LockState::Disagreeing,
+            LockState::Missing,
+            LockState::NotApplicable,
+        ] {
+            let label = state_label(state);
+            assert_eq!(label.split_whitespace().count(), 1, "{label}");
+        }
+    }
 }

@@ -16,6 +16,7 @@ pub mod snapshots;
 pub mod style;
 mod table;
 pub mod wrap;
+pub(crate) mod yaml_timestamps;
 
 use std::io::Write;
 
@@ -49,7 +50,10 @@ pub fn write_structured<T: Serialize>(
     report: &T,
 ) -> anyhow::Result<()> {
     match format {
-        OutputFormat::Yaml => out.write_all(serde_yaml_ng::to_string(report)?.as_bytes())?,
+        OutputFormat::Yaml => {
+            let yaml = serde_yaml_ng::to_string(report)?;
+            out.write_all(yaml_timestamps::quote_timestamps(&yaml).as_bytes())?
+        }
         _ => {
             serde_json::to_writer_pretty(&mut *out, report)?;
             out.write_all(b"\n")?;

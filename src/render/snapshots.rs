@@ -91,7 +91,7 @@ pub fn write_list(
     } else {
         vec!["FILE", "STATE", "AGE", "SIZE", "CONFIGMAP"]
     };
-    let mut table = plain_table(&head, (!wide).then_some(style.width));
+    let mut table = plain_table(&head, wide, style);
     for r in &report.analysis.snapshots {
         // One word (`20.6MiB`, as kubectl writes `20Mi`), so a narrow table never splits it.
         let size = r

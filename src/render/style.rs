@@ -1,4 +1,4 @@
-//! Colour, only when asked for or when stdout is a terminal.
+//! How this run prints: colour, width, headers, and the program name in suggested commands.
 
 use super::rerun::RerunFlags;
 use super::wrap::DEFAULT_WIDTH;
@@ -13,6 +13,11 @@ pub struct Style {
     pub rerun: Option<&'static RerunFlags>,
     /// Columns that tables and wrapped text fit into: the terminal's on a TTY, else 80.
     pub width: usize,
+    /// Whether stdout is a terminal: only there do table cells wrap to fit `width`. A pipe
+    /// gets one line per row, so `awk '{print $2}'` sees whole cells.
+    pub terminal: bool,
+    /// `--no-headers`: tables without their header line, as kubectl's flag does.
+    pub no_headers: bool,
 }
 
 impl Default for Style {
@@ -22,11 +27,20 @@ impl Default for Style {
             program: None,
             rerun: None,
             width: DEFAULT_WIDTH,
+            terminal: false,
+            no_headers: false,
         }
     }
 }
 
 impl Style {
+    /// The width a table's cells wrap to: `None` (one line per row) for `-o wide`, which is
+    /// wide by request as kubectl's is, and off a terminal, where a wrapped cell would be
+    /// split across lines that `awk`, `cut` and `grep` read as separate rows.
+    pub fn table_width(self, wide: bool) -> Option<usize> {
+        (!wide && self.terminal).then_some(self.width)
+    }
+
     /// A remediation as the user would type it: `k3sdoctor ...` becomes `kubectl k3s-doctor ...`
     /// when run as a kubectl plugin. JSON keeps the canonical name.
     pub fn command(self, text: &str) -> String {

@@ -8,6 +8,7 @@ use comfy_table::presets::NOTHING;
 use comfy_table::{ContentArrangement, Table};
 
 use super::control_chars::escape_controls;
+use super::style::Style;
 use super::wrap::{columns, wrap_to};
 
 /// Column gap, as kubectl prints it.
@@ -18,13 +19,18 @@ pub struct PlainTable {
     rows: Vec<Vec<String>>,
     /// `None` for `-o wide`, which is wide by request and never wraps, like kubectl's.
     width: Option<usize>,
+    /// `false` under `--no-headers`.
+    headers: bool,
 }
 
-pub fn plain_table(header: &[&str], width: Option<usize>) -> PlainTable {
+/// A table laid out for this run: cells wrap only on a terminal and not for `-o wide`
+/// ([`Style::table_width`]); the header is left out under `--no-headers`.
+pub fn plain_table(header: &[&str], wide: bool, style: Style) -> PlainTable {
     PlainTable {
         header: header.iter().map(|h| h.to_string()).collect(),
         rows: Vec::new(),
-        width,
+        width: style.table_width(wide),
+        headers: !style.no_headers,
     }
 }
 
@@ -47,6 +53,7 @@ pub fn lines(table: PlainTable) -> Vec<String> {
         header,
         mut rows,
         width,
+        headers,
     } = table;
     if let Some(width) = width {
         let limits = column_limits(&header, &rows, width);
@@ -69,8 +76,13 @@ pub fn lines(table: PlainTable) -> Vec<String> {
     for column in drawn.column_iter_mut() {
         column.set_padding((0, GAP as u16));
     }
-    // comfy-table pads the last column too; kubectl does not.
-    drawn.lines().map(|l| l.trim_end().to_string()).collect()
+    // comfy-table pads the last column too; kubectl does not. The header is laid out even
+    // when left out, so that columns are as wide with and without it (as kubectl's are).
+    drawn
+        .lines()
+        .skip(usize::from(!headers))
+        .map(|l| l.trim_end().to_string())
+        .collect()
 }
 
 /// For each column, the width its cells wrap to (`None`: as wide as its content). The widest
@@ -115,8 +127,20 @@ fn column_limits(header: &[String], rows: &[Vec<String>], width: usize) -> Vec<O
 mod tests {
     use super::*;
 
+    fn on_terminal(width: usize) -> Style {
+        Style {
+            width,
+            terminal: true,
+            ..Style::default()
+        }
+    }
+
     fn render(width: usize) -> Vec<String> {
-        let mut table = plain_table(&["LOCK", "HOLDER", "ROLES"], Some(width));
+        render_with(on_terminal(width))
+    }
+
+    fn render_with(style: Style) -> Vec<String> {
+        let mut table = plain_table(&["LOCK", "HOLDER", "ROLES"], false, style);
         table.add_row(vec![
             "k3s".into(),
             "cp-a (node ip-10-0-1-5.ec2.internal)".into(),
@@ -158,5 +182,47 @@ mod tests {
             render(100)[1],
             "k3s    cp-a (node ip-10-0-1-5.ec2.internal)   control-plane,etcd,master"
         );
+    }
+
+    #[test]
+    fn off_a_terminal_a_row_is_one_line_however_wide() {
+        let piped = render_with(Style {
+            width: 20,
+            ..Style::default()
+        });
+        assert_eq!(
+            piped,
+            [
+                "LOCK   HOLDER                                 ROLES",
+                "k3s    cp-a (node ip-10-0-1-5.ec2.internal)   control-plane,etcd,master",
+            ]
+        );
+    }
+
+    #[test]
+    fn no_headers_leaves_the_header_out_and_the_columns_where_they_were() {
+        let with = render_with(Style::default());
+        let without = render_with(Style {
+            no_headers: true,
+            ..Style::default()
+        });
+        assert_eq!(without, with[1..]);
+        let with = render(30);
+        let without = render_with(Style {
+            no_headers: true,
+            ..on_terminal(30)
+        });
+        assert_eq!(without, with[1..]);
+    }
+
+    #[test]
+    fn wide_cells_count_display_columns() {
+        let mut table = plain_table(&["NAME", "NOTE"], false, on_terminal(30));
+        table.add_row(vec!["节点一".into(), "x".into()]);
+        table.add_row(vec!["node-1".into(), "y".into()]);
+        let lines = lines(table);
+        // Six columns for three double-width characters: NOTE starts at the same column.
+        assert_eq!(lines[1], "节点一   x");
+        assert_eq!(lines[2], "node-1   y");
     }
 }

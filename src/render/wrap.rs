@@ -60,9 +60,10 @@ pub fn write_wrapped(
     Ok(())
 }
 
-/// Display columns: every character here is one column wide (ASCII, `—`, `…`, box drawing).
+/// Display columns, as a terminal draws them: a CJK character or an emoji takes two, a
+/// combining mark none (Unicode East Asian Width, via unicode-width).
 pub fn columns(text: &str) -> usize {
-    text.chars().count()
+    unicode_width::UnicodeWidthStr::width(text)
 }
 
 #[cfg(test)]
@@ -104,5 +105,20 @@ mod tests {
             ),
             ["* fix: aaaa bbbb cccc dddd eeee ffff", "    gggg hhhh"]
         );
+    }
+
+    #[test]
+    fn counts_display_columns_not_characters() {
+        assert_eq!(columns("节点"), 4);
+        assert_eq!(columns("e\u{301}"), 1);
+        assert_eq!(columns("—…"), 2);
+        let lines = wrap(
+            "节点一 节点二 节点三 节点四 节点五 节点六 节点七",
+            "",
+            "",
+            40,
+        );
+        assert_eq!(lines.len(), 2);
+        assert!(lines.iter().all(|l| columns(l) <= 40));
     }
 }

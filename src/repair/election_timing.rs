@@ -41,6 +41,15 @@ impl ElectionTiming {
         Duration::from_secs(secs.unsigned_abs())
     }
 
+    /// Lease duration, renew deadline and retry period as the plan's table shows them.
+    pub fn cells(&self) -> [String; 3] {
+        [
+            seconds(self.lease_duration_seconds),
+            seconds(self.renew_deadline_seconds),
+            seconds(self.retry_period_seconds),
+        ]
+    }
+
     pub fn describe(&self) -> String {
         format!(
             "lease {}, renew deadline {}, retry {} ({})",

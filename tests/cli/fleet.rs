@@ -326,6 +326,24 @@ fn jsonl_streams_one_entry_per_cluster_in_any_order() {
             (entry.context, entry.outcome)
         })
         .collect();
+    // Each line names its schema, as a JSON document does: jq reads them one by one.
+    let kinds = std::process::Command::new("jq")
+        .args(["-r", r#""\(.apiVersion) \(.kind)""#])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut jq| {
+            use std::io::Write as _;
+            jq.stdin.take().unwrap().write_all(out.stdout.as_bytes())?;
+            jq.wait_with_output()
+        });
+    match kinds {
+        Ok(kinds) => assert_eq!(
+            String::from_utf8_lossy(&kinds.stdout),
+            "k3sdoctor.io/v1 FleetEntry\n".repeat(4)
+        ),
+        Err(_) => eprintln!("skipped the jq half: jq is not installed"),
+    }
     // Lines come as clusters finish; only the set is the contract.
     seen.sort();
     assert_eq!(

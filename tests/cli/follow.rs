@@ -380,7 +380,9 @@ fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_written() {
         "On context fake ({}): move lock kube-system/k3s from s1 to the server with hostname s2 (node s2)?",
         fake.url().trim_end_matches('/')
     );
-    assert!(screen.contains(&prompt), "{prompt}\n{screen}");
+    // Wrapped between words at the terminal's width (see the 80-column test below).
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat(&screen).contains(&prompt), "{prompt}\n{screen}");
     assert!(screen.contains("declined: nothing was written"), "{screen}");
     assert!(
         fake.writes().iter().all(|w| w.contains("dryRun=All")),
@@ -430,7 +432,7 @@ fn the_plan_takes_its_timings_from_the_record() {
         .cluster(&fake, Role::ReadOnly)
         .run();
     out.stdout_has("exits within the 10s renew deadline")
-        .stdout_has("timings: lease 15s, renew deadline 10s, retry 2s (not wrangler's default");
+        .stdout_has("  timings: LEASE   RENEW DEADLINE   RETRY\n           15s     10s              2s\n           (not wrangler's default");
     assert!(!out.stdout.contains("30s renew deadline"), "{}", out.stdout);
 }
 
@@ -727,4 +729,70 @@ fn a_watch_that_expires_falls_back_to_polling_and_still_verifies() {
              resource version: 1005 (1009) (410)); polling instead",
         )
         .stderr_has("s2 renewed k3s itself");
+}
+
+/// `tmux` on a private socket, for a screen of exactly 80 columns as a user's terminal shows it.
+fn tmux(socket: &str, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("tmux")
+        .args(["-L", socket, "-f", "/dev/null"])
+        .args(args)
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn at_80_columns_the_prompt_wraps_between_words_and_stays_once_on_screen() {
+    let fake = static_split(vec![]);
+    let run = k3sdoctor(Vec::<String>::new());
+    let kubeconfig = fake.write_kubeconfig(run.home(), Role::Admin);
+    let socket = format!("k3sdoctor-prompt-{}", std::process::id());
+    let command = format!(
+        "env -i HOME={} TERM=xterm {} leases follow --fix --no-wait --now {NOW} --kubeconfig {}; echo EXIT=$?; sleep 120",
+        run.home().display(),
+        env!("CARGO_BIN_EXE_k3sdoctor"),
+        kubeconfig.display()
+    );
+    if tmux(
+        &socket,
+        &["new-session", "-d", "-x", "80", "-y", "60", &command],
+    )
+    .is_none()
+    {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    // -J joins the lines the terminal wrapped: a line longer than 80 here is one that wrapped.
+    let screen = || tmux(&socket, &["capture-pane", "-p", "-J"]).unwrap_or_default();
+    let asked = wait_for(Duration::from_secs(20), || screen().contains("[y/N]"));
+    if asked {
+        tmux(&socket, &["send-keys", "n", "Enter"]);
+    }
+    let done = wait_for(Duration::from_secs(20), || screen().contains("EXIT="));
+    let lines = screen();
+    tmux(&socket, &["kill-server"]);
+    assert!(asked && done, "{lines}");
+    assert!(lines.contains("EXIT=1"), "{lines}");
+    // The question, once, every word whole: joined back it is the one-line question.
+    let question = format!(
+        "On context fake ({}): move lock kube-system/k3s from s1 to the server with hostname s2 (node s2)?",
+        fake.url().trim_end_matches('/')
+    );
+    let start = lines.find("On context fake").expect("the question");
+    let asked_text: Vec<&str> = lines[start..]
+        .lines()
+        .take_while(|l| !l.contains("declined"))
+        .flat_map(|l| l.split_whitespace())
+        .collect();
+    let words: Vec<&str> = question.split_whitespace().collect();
+    assert_eq!(asked_text[..words.len()], words[..], "{lines}");
+    assert_eq!(lines.matches("On context fake").count(), 1, "{lines}");
+    assert_eq!(
+        lines.matches("move lock kube-system/k3s").count(),
+        1,
+        "{lines}"
+    );
+    for line in lines.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
 }

@@ -147,17 +147,17 @@ fn a_pipe_gets_the_80_column_layout_without_colour() {
 }
 
 #[test]
-fn the_default_lease_table_shows_the_node_only_where_it_differs() {
+fn the_default_lease_table_gives_the_node_its_own_column() {
     let out = on_dump(&["leases"]).run();
     let header = out.stdout.lines().find(|l| l.starts_with("LOCK")).unwrap();
     assert_eq!(
         words(header),
-        ["LOCK", "HOLDER", "STATE", "RENEWED", "STATUS", "ROLES"]
+        ["LOCK", "HOLDER", "NODE", "STATE", "RENEWED", "STATUS"]
     );
     let wide = on_dump(&["leases", "-o", "wide"]).run();
     let header = wide.stdout.lines().find(|l| l.starts_with("LOCK")).unwrap();
     assert!(
-        header.contains("NODE   ") && header.contains("MATCHED BY"),
+        header.contains("NODE   ") && header.contains("ROLES") && header.contains("MATCHED BY"),
         "{header}"
     );
 }
@@ -207,4 +207,44 @@ fn repair_plans_fit_80_columns_too() {
         assert!(out.stdout.starts_with("Plan: "), "{args:?}: {}", out.stdout);
         assert_fits(&out.stdout, 80, &format!("{args:?} piped"));
     }
+}
+
+#[test]
+fn leases_and_check_name_etcd_members_in_the_same_words() {
+    for args in [&["leases"][..], &["check"]] {
+        let out = on_dump(args).run();
+        assert!(
+            out.stdout.contains("3 servers (3 etcd members), 1 agent;"),
+            "{args:?}: {}",
+            out.stdout
+        );
+    }
+}
+
+#[test]
+fn check_names_the_same_snapshot_files_once() {
+    let out = on_dump(&["check"]).run();
+    out.code(1);
+    // snapshot-missing-from-configmap and snapshot-controller-idle are about the same 15 CRs.
+    assert_eq!(
+        out.stdout
+            .matches("local-etcd-snapshot-prod-k3s-1-1716984000-48513c")
+            .count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    let flat = words(&out.stdout).join(" ");
+    assert!(
+        flat.contains("the same 15 as snapshot-missing-from-configmap above"),
+        "{}",
+        out.stdout
+    );
+    // JSON keeps every name in every finding.
+    let json: serde_json::Value = on_dump(&["check"]).arg("-o").arg("json").run().json();
+    let mentions = json
+        .to_string()
+        .matches("local-etcd-snapshot-prod-k3s-1-1716984000-48513c")
+        .count();
+    assert!(mentions >= 2, "{json}");
 }

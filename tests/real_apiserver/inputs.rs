@@ -252,7 +252,8 @@ fn real_a_snapshot_landing_during_a_backfill_is_pending_and_the_backfill_exits_0
         })
     };
     let asked = wait_for(Duration::from_secs(60), || {
-        screen.lock().unwrap().contains("to remove)?")
+        // The prompt itself: the question before it wraps between words at the terminal width.
+        screen.lock().unwrap().contains("[y/N]")
     });
     let mut stdin = child.stdin.take().unwrap();
     if asked {

@@ -138,7 +138,7 @@ fn expired_lock() {
     assert_eq!(codes(&a), [(Severity::Error, LeaseExpired)]);
     assert_eq!(a.locks[1].state, LockState::Expired);
     assert!(
-        a.findings[0].message.contains("5m0s ago"),
+        a.findings[0].message.contains("5m ago"),
         "{}",
         a.findings[0].message
     );

@@ -224,6 +224,19 @@ fn digest_mismatch_and_legacy_keys_are_reported() {
     );
     let found: Vec<FindingCode> = a.findings.iter().map(|f| f.code).collect();
     assert!(found.contains(&FindingCode::SnapshotNameDigestMismatch));
+    // One name: the verb agrees ("1 name does not match", never "1 name do not match").
+    let mismatch = a
+        .findings
+        .iter()
+        .find(|f| f.code == FindingCode::SnapshotNameDigestMismatch)
+        .unwrap();
+    assert!(
+        mismatch
+            .message
+            .starts_with("1 name does not match its node and location"),
+        "{}",
+        mismatch.message
+    );
     assert!(found.contains(&FindingCode::ConfigmapLegacyFormat));
     assert_eq!(a.legacy_keys, ["etcd-snapshot-s1-1634567890"]);
 }
