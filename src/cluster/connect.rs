@@ -206,9 +206,14 @@ async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<Stri
             if opts.context.is_some() {
                 return Err(no_config("--context needs a kubeconfig"));
             }
-            return kube::Config::incluster().map(|c| (c, None)).map_err(|e| {
+            let config = kube::Config::incluster().map_err(|e| {
                 no_config("not running in a cluster either").with_detail(cause_chain(&e))
-            });
+            })?;
+            // In a Pod, kubectl honours the proxy variables as well.
+            let config = with_proxy(config, None).map_err(|e| {
+                ReadError::new(format!("cannot use the proxy set in the environment: {e}"))
+            })?;
+            return Ok((config, None));
         }
     };
     if let Some(wanted) = &opts.context {
@@ -232,8 +237,10 @@ async fn config_for(
         context: context.map(str::to_string),
         ..KubeConfigOptions::default()
     };
+    let kubeconfig_proxy = kubeconfig_proxy_url(&kubeconfig, context);
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
+        .and_then(|config| with_proxy(config, kubeconfig_proxy.as_deref()))
         .map_err(|e| {
             let context = context
                 .map(|c| format!(" with context {c:?}"))
@@ -243,6 +250,39 @@ async fn config_for(
             ))
             .with_detail(cause_chain(&e))
         })
+}
+
+/// The `proxy-url` of the cluster that `context` (else the current context) points at.
+fn kubeconfig_proxy_url(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let context = context.or(kubeconfig.current_context.as_deref())?;
+    let cluster = &kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)?
+        .context
+        .as_ref()?
+        .cluster;
+    kubeconfig
+        .clusters
+        .iter()
+        .find(|c| &c.name == cluster)?
+        .cluster
+        .as_ref()?
+        .proxy_url
+        .clone()
+}
+
+/// Puts kubectl's choice of proxy in place of kube's (see `proxy`).
+fn with_proxy(
+    mut config: kube::Config,
+    kubeconfig_proxy: Option<&str>,
+) -> Result<kube::Config, kube::config::KubeconfigError> {
+    let env = |name: &str| std::env::var(name).ok();
+    config.proxy_url = super::proxy::proxy_for(&config.cluster_url, kubeconfig_proxy, &env)
+        .map(|url| url.parse::<http::Uri>())
+        .transpose()
+        .map_err(kube::config::KubeconfigError::ParseProxyUrl)?;
+    Ok(config)
 }
 
 /// The API server a context points at, as written in the kubeconfig: known even when the

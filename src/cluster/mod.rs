@@ -14,6 +14,7 @@ pub mod dump;
 pub mod dump_coverage;
 mod dump_files;
 pub mod live;
+pub mod proxy;
 mod read_error;
 pub mod redact;
 pub mod relisting_watcher;
