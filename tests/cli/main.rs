@@ -32,6 +32,7 @@ mod man_pages;
 mod node_args;
 mod object_refs;
 mod pending_snapshots;
+mod proxies;
 mod rbac;
 mod real_cluster;
 mod repair_exits;
