@@ -18,6 +18,7 @@ mod fake_vs_real;
 mod follow_interrupted;
 mod inputs;
 mod node_args;
+mod proxies;
 mod rbac;
 mod restore_identity;
 mod serve;

@@ -1,0 +1,74 @@
+//! Proxies against the real kube-apiserver (issue 20 item 1): the binary reaches it through a
+//! loopback HTTP CONNECT proxy named by `HTTPS_PROXY` and through a SOCKS5 `proxy-url`.
+
+use crate::support::envtest::{EnvTest, User};
+use crate::support::faults::forward_proxy::ForwardProxy;
+use crate::support::harness::k3sdoctor;
+
+/// The admin kubeconfig with its `server:` host replaced by `host` and `extra` lines added
+/// next to it (same indentation).
+fn rewritten(env: &EnvTest, name: &str, host: &str, extra: &[String]) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(env.kubeconfig(User::Admin)).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(url) = trimmed.strip_prefix("server: ") {
+            let indent = &line[..line.len() - trimmed.len()];
+            let url = url.trim_matches('"').replace("127.0.0.1", host);
+            out.push_str(&format!("{indent}server: {url}\n"));
+            for e in extra {
+                out.push_str(&format!("{indent}{e}\n"));
+            }
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let path = env.scratch().join(name);
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+fn port_of(env: &EnvTest) -> String {
+    env.server().rsplit(':').next().unwrap().to_string()
+}
+
+#[test]
+fn real_https_proxy_carries_the_requests() {
+    let Some(env) = EnvTest::start("real_https_proxy_carries_the_requests") else {
+        return;
+    };
+    let proxy = ForwardProxy::start();
+    let kc = rewritten(
+        &env,
+        "via-connect.yaml",
+        "kube-api.test",
+        &["tls-server-name: localhost".to_string()],
+    );
+    let out = k3sdoctor(["leases", "-o", "json"])
+        .kubeconfig(&kc)
+        .env("HTTPS_PROXY", &proxy.http_url())
+        .env("NO_PROXY", "localhost,127.0.0.1,.example.org")
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    let target = format!("CONNECT kube-api.test:{}", port_of(&env));
+    assert!(proxy.targets().contains(&target), "{:?}", proxy.targets());
+}
+
+#[test]
+fn real_socks5_proxy_url_carries_the_requests() {
+    let Some(env) = EnvTest::start("real_socks5_proxy_url_carries_the_requests") else {
+        return;
+    };
+    let proxy = ForwardProxy::start();
+    let kc = rewritten(
+        &env,
+        "via-socks.yaml",
+        "127.0.0.1",
+        &[format!("proxy-url: {}", proxy.socks5_url())],
+    );
+    let out = k3sdoctor(["leases", "-o", "json"]).kubeconfig(&kc).run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    let target = format!("SOCKS5 127.0.0.1:{}", port_of(&env));
+    assert!(proxy.targets().contains(&target), "{:?}", proxy.targets());
+}
