@@ -1,7 +1,8 @@
 //! Kubeconfig resolution the way kubectl does it: `--kubeconfig`, else the files in
 //! `KUBECONFIG` (merged, missing ones skipped), else `~/.kube/config`, else the in-cluster
-//! service account. The k3s/RKE2 admin kubeconfigs are only ever named in hints: reading
-//! them silently would make the tool act with root's rights behind the user's back.
+//! service account; only when all of these find nothing, the admin kubeconfig a k3s or RKE2
+//! server writes for itself (as `k3s kubectl` and `k3s etcd-snapshot ls` do), and then the
+//! connection says which file it used, so it never acts with root's rights unannounced.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -33,6 +34,8 @@ pub struct Connection {
     pub context: Option<String>,
     /// How long a response may keep us waiting (`None`: no limit); watches must end before it.
     pub read_timeout: Option<Duration>,
+    /// Set when the server's own kubeconfig was used: the line that says so.
+    pub notice: Option<String>,
 }
 
 pub fn user_agent() -> String {
@@ -52,14 +55,17 @@ pub struct Prepared {
     /// How long the exec credential plugin may take (`None`: no limit).
     pub plugin_timeout: Option<Duration>,
     pub server: String,
+    /// Set when the server's own kubeconfig was used: the line that says so.
+    pub notice: Option<String>,
 }
 
 pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
-    let (config, context) = load_config(opts).await?;
+    let (config, context, notice) = load_config(opts).await?;
     Ok(Prepared {
         server: server_url(&config),
         config,
         context,
+        notice,
         request_timeout: opts.request_timeout,
         plugin_timeout: opts.request_timeout,
     })
@@ -75,7 +81,9 @@ impl Prepared {
                 Some(context) => ReadError::new(format!("context {context}: {}", e.message)),
                 None => e,
             })?;
-        client_for(self.config, self.context, self.request_timeout, refresh)
+        let mut conn = client_for(self.config, self.context, self.request_timeout, refresh)?;
+        conn.notice = self.notice;
+        Ok(conn)
     }
 }
 
@@ -196,24 +204,48 @@ fn client_for(
         activity: Default::default(),
         context,
         read_timeout: request_timeout,
+        notice: None,
     })
 }
 
-async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<String>), ReadError> {
-    let (kubeconfig, origin) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
-        Some(found) => found,
+async fn load_config(
+    opts: &ConnectOptions,
+) -> Result<(kube::Config, Option<String>, Option<String>), ReadError> {
+    let (kubeconfig, origin, notice) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
+        Some((kubeconfig, origin)) => (kubeconfig, origin, None),
         None => {
-            if opts.context.is_some() {
-                return Err(no_config("--context needs a kubeconfig"));
+            // kubectl's order ends with the Pod's service account (not with --context, which
+            // names a kubeconfig context); the server's own file comes after all of it.
+            let in_cluster = match &opts.context {
+                None => Some(kube::Config::incluster()),
+                Some(_) => None,
+            };
+            let in_cluster_error = match in_cluster {
+                Some(Ok(config)) => {
+                    // In a Pod, kubectl honours the proxy variables as well.
+                    let config = with_proxy(config, None).map_err(|e| {
+                        ReadError::new(format!("cannot use the proxy set in the environment: {e}"))
+                    })?;
+                    return Ok((config, None, None));
+                }
+                Some(Err(e)) => Some(e),
+                None => None,
+            };
+            match server_kubeconfig()? {
+                Some((kubeconfig, path)) => {
+                    let notice = format!(
+                        "using {path}: no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a Pod"
+                    );
+                    (kubeconfig, path, Some(notice))
+                }
+                None => {
+                    return Err(match in_cluster_error {
+                        None => no_config("--context needs a kubeconfig"),
+                        Some(e) => no_config("not running in a cluster either")
+                            .with_detail(cause_chain(&e)),
+                    });
+                }
             }
-            let config = kube::Config::incluster().map_err(|e| {
-                no_config("not running in a cluster either").with_detail(cause_chain(&e))
-            })?;
-            // In a Pod, kubectl honours the proxy variables as well.
-            let config = with_proxy(config, None).map_err(|e| {
-                ReadError::new(format!("cannot use the proxy set in the environment: {e}"))
-            })?;
-            return Ok((config, None));
         }
     };
     if let Some(wanted) = &opts.context {
@@ -225,7 +257,35 @@ async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<Stri
         .or_else(|| kubeconfig.current_context.clone());
     config_for(kubeconfig, &origin, opts.context.as_deref())
         .await
-        .map(|c| (c, context))
+        .map(|c| (c, context, notice))
+}
+
+/// Test-only: a `:`-separated list of files that stands for the two server kubeconfigs, so
+/// tests need not write under /etc. Not documented for users.
+const SERVER_KUBECONFIGS_ENV: &str = "K3SDOCTOR_TEST_SERVER_KUBECONFIGS";
+
+/// The first server kubeconfig that exists: k3s writes `/etc/rancher/k3s/k3s.yaml`
+/// (pkg/cli/server/server.go, `--write-kubeconfig`), RKE2 `/etc/rancher/rke2/rke2.yaml`.
+/// One that exists but cannot be read (mode 0600, not root) is an error naming it.
+fn server_kubeconfig() -> Result<Option<(Kubeconfig, String)>, ReadError> {
+    let paths: Vec<PathBuf> = match std::env::var_os(SERVER_KUBECONFIGS_ENV) {
+        Some(list) => std::env::split_paths(&list).collect(),
+        None => [Distro::K3s, Distro::Rke2]
+            .iter()
+            .map(|d| PathBuf::from(d.default_kubeconfig()))
+            .collect(),
+    };
+    let Some(path) = paths.into_iter().find(|p| p.exists()) else {
+        return Ok(None);
+    };
+    if let Err(e) = std::fs::File::open(&path) {
+        return Err(ReadError::new(format!(
+            "cannot read {}, the only kubeconfig found (no --kubeconfig, KUBECONFIG or ~/.kube/config): {e}; \
+             run as root (sudo) or pass --kubeconfig",
+            path.display()
+        )));
+    }
+    read_one(&path).map(|kc| Some((kc, path.display().to_string())))
 }
 
 async fn config_for(
@@ -309,8 +369,8 @@ pub fn server_of(kubeconfig: &Kubeconfig, context: &str) -> Option<String> {
 
 fn no_config(why: &str) -> ReadError {
     ReadError::new(format!(
-        "no kubeconfig found (no --kubeconfig, KUBECONFIG unset, no ~/.kube/config; {why}); on a server \
-         pass --kubeconfig {} (k3s) or --kubeconfig {} (RKE2), or read a dump with --from-file",
+        "no kubeconfig found (no --kubeconfig, KUBECONFIG unset, no ~/.kube/config, no {} or {}; {why}); \
+         pass --kubeconfig, or read a dump with --from-file",
         Distro::K3s.default_kubeconfig(),
         Distro::Rke2.default_kubeconfig()
     ))

@@ -97,6 +97,9 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
         request_timeout: global.request_timeout.0,
     };
     let conn = connect(&opts).await?;
+    if let Some(notice) = &conn.notice {
+        ui.note(notice);
+    }
     ui.trace(&format!("reading from {}", conn.server));
     ui.show_slow_requests(&conn);
     Ok(conn)

@@ -41,6 +41,7 @@ mod rerun_flags;
 mod restore;
 mod schemas;
 mod serve;
+mod server_kubeconfig;
 mod slow_requests;
 mod snapshot_files;
 mod snapshots;

@@ -125,6 +125,12 @@ impl Run {
             // Files the tool writes by default (backups) land in the run's own directory.
             .current_dir(self.home.path())
             .stdin(Stdio::null());
+        // Hermetic: the machine's own /etc/rancher/*/ kubeconfigs are never found (a test
+        // that wants a server kubeconfig names its own with `.env`).
+        cmd.env(
+            "K3SDOCTOR_TEST_SERVER_KUBECONFIGS",
+            self.home.path().join("no-server-kubeconfig"),
+        );
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

@@ -1,5 +1,6 @@
-//! Proxies against the real kube-apiserver (issue 20 item 1): the binary reaches it through a
-//! loopback HTTP CONNECT proxy named by `HTTPS_PROXY` and through a SOCKS5 `proxy-url`.
+//! Connecting as kubectl does, against the real kube-apiserver (issue 20 items 1-3): through a
+//! loopback HTTP CONNECT proxy named by `HTTPS_PROXY`, through a SOCKS5 `proxy-url`, and with
+//! the server's own kubeconfig when the user has none.
 
 use crate::support::envtest::{EnvTest, User};
 use crate::support::faults::forward_proxy::ForwardProxy;
@@ -71,4 +72,22 @@ fn real_socks5_proxy_url_carries_the_requests() {
     assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
     let target = format!("SOCKS5 127.0.0.1:{}", port_of(&env));
     assert!(proxy.targets().contains(&target), "{:?}", proxy.targets());
+}
+
+#[test]
+fn real_server_kubeconfig_is_used_when_the_user_has_none() {
+    let Some(env) = EnvTest::start("real_server_kubeconfig_is_used_when_the_user_has_none") else {
+        return;
+    };
+    let admin = env.kubeconfig(User::Admin);
+    let out = k3sdoctor(["leases", "-o", "json"])
+        .env(
+            "K3SDOCTOR_TEST_SERVER_KUBECONFIGS",
+            &admin.display().to_string(),
+        )
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    out.stderr_has(&format!("using {}:", admin.display()));
+    let report: serde_json::Value = out.json();
+    assert!(report.is_object(), "{}", out.stdout);
 }
