@@ -288,7 +288,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;serve' {
-            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to serve the endpoints on')
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)')
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How to write the log on stderr: text, or one JSON object per line')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')

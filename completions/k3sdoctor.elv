@@ -267,7 +267,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;snapshots;help;help'= {
         }
         &'k3sdoctor;serve'= {
-            cand --listen 'The address and port to serve the endpoints on'
+            cand --listen 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)'
             cand --log-format 'How to write the log on stderr: text, or one JSON object per line'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'

@@ -275,7 +275,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Write the missing and stale entries exactly as k3s would (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l listen -d 'The address and port to serve the endpoints on' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l listen -d 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l log-format -d 'How to write the log on stderr: text, or one JSON object per line' -r -f -a "text\t''
 json\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F

@@ -19,7 +19,7 @@ use help::*;
 use usage_error::command_path;
 pub use usage_error::{UsageError, one_line_usage_error};
 pub use value_parsers::parse_request_timeout;
-use value_parsers::{parse_now, parse_regex, parse_wait};
+use value_parsers::{parse_listen, parse_now, parse_regex, parse_wait};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -236,8 +236,8 @@ pub struct FollowArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
-    /// The address and port to serve the endpoints on.
-    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:9810")]
+    /// The address and port to serve the endpoints on (`:9810`: every interface, as in Go).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:9810", value_parser = parse_listen)]
     pub listen: std::net::SocketAddr,
 
     /// How to write the log on stderr: text, or one JSON object per line.
