@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_k3sdoctor_global_optspecs
-    string join \n kubeconfig= context= request-timeout= o/output= distro= from-file= now= v/verbose q/quiet color= h/help V/version
+    string join \n kubeconfig= context= server= cluster= user= token= certificate-authority= insecure-skip-tls-verify as= as-group= n/namespace= request-timeout= o/output= distro= from-file= now= v/verbose q/quiet color= h/help V/version
 end
 
 function __fish_k3sdoctor_needs_command
@@ -26,6 +26,14 @@ end
 
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -40,6 +48,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l now -d 'The time to
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -58,6 +67,14 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -75,6 +92,7 @@ never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l all-contexts -d 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l ignore-unreachable -d 'A cluster that cannot be read is a warning row instead of exit 3'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s w -l watch -d 'Print the table, then one line per change (holder, state, transitions) until interrupted; with -o json|yaml, one LeaseChange document per change'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -89,6 +107,14 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -107,6 +133,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l no-wait -d 'Do not wait for the target to take the lock over'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l force -d 'Skip the target, etcd-quorum and split checks (never the permission check)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -120,6 +147,14 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l contexts -
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l parallel -d 'Read at most this many clusters at once [default: 16]' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -136,12 +171,21 @@ always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l all-contexts -d 'Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l ignore-unreachable -d 'A cluster that cannot be read is a warning row instead of exit 3'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -156,6 +200,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not _
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -173,6 +218,14 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 s3\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -188,6 +241,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 always\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l failed -d 'Only failed snapshots (readyToUse false with an error)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -197,6 +251,14 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -211,6 +273,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -221,6 +284,14 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -238,6 +309,7 @@ never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l fix -d 'Write the change (after a backup, a server-side dry run and confirmation); without it only the plan is shown'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l prune -d 'Also remove entries that have no ETCDSnapshotFile behind them'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -249,6 +321,14 @@ warning\t''
 never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -266,6 +346,7 @@ never\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l fix -d 'Write the change (after a backup of the current ConfigMap, a server-side dry run and confirmation); without it only the plan is shown'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s y -l yes -d 'Do not ask for confirmation (needed without a terminal)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l force -d 'Restore a backup that cannot be confirmed as this very ConfigMap\'s (it was recreated since, or the backup or the role cannot show the cluster\'s identity); another cluster\'s backup is refused even so'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -280,6 +361,14 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l log-format
 json\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l cluster -d 'The kubeconfig cluster to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l user -d 'The kubeconfig user to use, in place of the context\'s' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l token -d 'Bearer token for the API server, in place of the user\'s credentials' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l certificate-authority -d 'A CA certificate file (PEM) to verify the API server with' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l as -d 'The user to impersonate (needs the `impersonate` verb)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l as-group -d 'A group to impersonate; repeatable; needs --as' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s n -l namespace -d 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl\'s -n, for muscle memory)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
@@ -294,6 +383,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l now -d 'Th
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l insecure-skip-tls-verify -d 'Do not verify the API server\'s certificate (insecure)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -41,6 +41,18 @@ pub(super) fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
     })
 }
 
+/// `-n`: k3s and RKE2 keep both locks (pkg/server/server.go, wrangler's leader election) and
+/// the `k3s-etcd-snapshots` ConfigMap in kube-system; another namespace holds nothing to read.
+pub(super) fn parse_namespace(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "kube-system" => Ok("kube-system".into()),
+        _ => Err(format!(
+            "k3sdoctor reads only kube-system, where k3s and RKE2 keep their locks and snapshot records; \
+             drop -n or use -n kube-system (not {text:?})"
+        )),
+    }
+}
+
 pub(super) fn parse_regex(text: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(text).map_err(|e| {
         // The regex crate's message is a multi-line diagram; its last line says what is wrong.

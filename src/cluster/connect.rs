@@ -22,6 +22,8 @@ pub struct ConnectOptions {
     pub context: Option<String>,
     /// `None`: no limit at all (`--request-timeout 0`).
     pub request_timeout: Option<Duration>,
+    /// kubectl's connection flags.
+    pub overrides: super::connection_overrides::Overrides,
 }
 
 /// A client ready to use, the server it talks to (for messages), and the requests in flight
@@ -168,6 +170,7 @@ fn client_for(
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
         config.headers.push((http::header::USER_AGENT, value));
     }
+    impersonate(&mut config)?;
     let server = server_url(&config);
     let client = kube::Client::try_from(config).map(|client| match refresh {
         None => client,
@@ -211,8 +214,12 @@ fn client_for(
 async fn load_config(
     opts: &ConnectOptions,
 ) -> Result<(kube::Config, Option<String>, Option<String>), ReadError> {
-    let (kubeconfig, origin, notice) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
+    let (mut kubeconfig, origin, notice) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
         Some((kubeconfig, origin)) => (kubeconfig, origin, None),
+        // kubectl --server URL --token T needs no file at all.
+        None if opts.overrides.stands_alone() => {
+            (Kubeconfig::default(), "(none: --server)".to_string(), None)
+        }
         None => {
             // kubectl's order ends with the Pod's service account (not with --context, which
             // names a kubeconfig context); the server's own file comes after all of it.
@@ -221,7 +228,21 @@ async fn load_config(
                 Some(_) => None,
             };
             let in_cluster_error = match in_cluster {
-                Some(Ok(config)) => {
+                Some(Ok(mut config)) => {
+                    let o = &opts.overrides;
+                    if let Some(token) = &o.token {
+                        config.auth_info.token = Some(token.clone().into());
+                        config.auth_info.token_file = None;
+                    }
+                    if o.impersonate.is_some() {
+                        config.auth_info.impersonate = o.impersonate.clone();
+                        config.auth_info.impersonate_groups = (!o.impersonate_groups.is_empty())
+                            .then(|| o.impersonate_groups.clone());
+                    }
+                    if o.insecure_skip_tls_verify {
+                        config.accept_invalid_certs = true;
+                        config.root_cert = None;
+                    }
                     // In a Pod, kubectl honours the proxy variables as well.
                     let config = with_proxy(config, None).map_err(|e| {
                         ReadError::new(format!("cannot use the proxy set in the environment: {e}"))
@@ -251,11 +272,11 @@ async fn load_config(
     if let Some(wanted) = &opts.context {
         check_context(&kubeconfig, wanted, &origin)?;
     }
-    let context = opts
-        .context
-        .clone()
-        .or_else(|| kubeconfig.current_context.clone());
-    config_for(kubeconfig, &origin, opts.context.as_deref())
+    let chosen = opts
+        .overrides
+        .apply(&mut kubeconfig, opts.context.as_deref(), &origin)?;
+    let context = opts.context.clone().or_else(|| chosen.clone());
+    config_for(kubeconfig, &origin, chosen.as_deref())
         .await
         .map(|c| (c, context, notice))
 }
@@ -310,6 +331,41 @@ async fn config_for(
             ))
             .with_detail(cause_chain(&e))
         })
+}
+
+/// kube reads a kubeconfig user's `as`/`as-groups` (and `--as`/`--as-group`, put there by
+/// `connection_overrides`) but sends nothing: the headers client-go's impersonating transport
+/// sends (k8s.io/client-go/transport/round_trippers.go) are added here.
+fn impersonate(config: &mut kube::Config) -> Result<(), ReadError> {
+    let user = config.auth_info.impersonate.clone();
+    let groups = config
+        .auth_info
+        .impersonate_groups
+        .clone()
+        .unwrap_or_default();
+    let Some(user) = user.filter(|u| !u.is_empty()) else {
+        if groups.is_empty() {
+            return Ok(());
+        }
+        return Err(ReadError::new(
+            "the kubeconfig user sets as-groups without as; name the user to act as with --as"
+                .to_string(),
+        ));
+    };
+    let header = |name: &'static str, value: &str| {
+        http::HeaderValue::from_str(value)
+            .map(|v| (http::HeaderName::from_static(name), v))
+            .map_err(|_| {
+                ReadError::new(format!(
+                    "cannot send {value:?} as {name}: not a valid header value"
+                ))
+            })
+    };
+    config.headers.push(header("impersonate-user", &user)?);
+    for group in &groups {
+        config.headers.push(header("impersonate-group", group)?);
+    }
+    Ok(())
 }
 
 /// The `proxy-url` of the cluster that `context` (else the current context) points at.

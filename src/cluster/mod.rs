@@ -6,6 +6,7 @@ pub mod bounded_read;
 pub mod cluster_identity;
 pub mod cluster_watch;
 pub mod connect;
+pub mod connection_overrides;
 pub mod contact_probe;
 pub mod context_selection;
 pub mod credential_plugin;

@@ -94,6 +94,7 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
     let opts = ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.single_context().map(str::to_string),
+        overrides: global.connection_overrides(),
         request_timeout: global.request_timeout.0,
     };
     let conn = connect(&opts).await?;

@@ -95,6 +95,7 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
     let mut prepared = prepare(&ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.single_context().map(str::to_string),
+        overrides: global.connection_overrides(),
         request_timeout: read_timeout,
     })
     .await?;

@@ -11,6 +11,7 @@ mod closed_pipe;
 mod common;
 mod completions;
 mod concurrent_writers;
+mod connection_flags;
 mod credential_plugins;
 mod deploy;
 mod deploy_serve;
