@@ -191,3 +191,14 @@ fn durations_take_fractions() {
             .run(),
     );
 }
+
+#[test]
+fn fleets_refuse_the_one_cluster_flags() {
+    let fake = fake();
+    k3sdoctor(["check", "--all-contexts", "--as", "jane"])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("apply to one cluster");
+}

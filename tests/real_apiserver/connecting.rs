@@ -91,3 +91,76 @@ fn real_server_kubeconfig_is_used_when_the_user_has_none() {
     let report: serde_json::Value = out.json();
     assert!(report.is_object(), "{}", out.stdout);
 }
+
+#[test]
+fn real_as_and_as_group_impersonate_through_rbac() {
+    let Some(env) = EnvTest::start("real_as_and_as_group_impersonate_through_rbac") else {
+        return;
+    };
+    let admin = env.kubeconfig(User::Admin);
+    let out = k3sdoctor(["leases", "--as", "nobody"])
+        .kubeconfig(&admin)
+        .run();
+    out.code(3).one_line_error();
+    out.stderr_has("nobody");
+    let out = k3sdoctor(["leases", "--as", "nobody", "--as-group", "system:masters"])
+        .kubeconfig(&admin)
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    // -n kube-system is where it reads anyway.
+    let out = k3sdoctor(["leases", "-n", "kube-system"])
+        .kubeconfig(&admin)
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+}
+
+#[test]
+fn real_server_and_token_without_a_kubeconfig() {
+    let Some(env) = EnvTest::start("real_server_and_token_without_a_kubeconfig") else {
+        return;
+    };
+    let text = std::fs::read_to_string(env.kubeconfig(User::Admin)).unwrap();
+    let token = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("token: "))
+        .expect("the admin kubeconfig has a token")
+        .trim_matches('"')
+        .to_string();
+    let ca = env.scratch().join("ca-from-kubeconfig.crt");
+    let data = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("certificate-authority-data: "))
+        .expect("CA embedded");
+    use base64::Engine as _;
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(data.trim_matches('"'))
+        .unwrap();
+    std::fs::write(&ca, pem).unwrap();
+    let server = env.server().to_string();
+    let ca = ca.display().to_string();
+    let out = k3sdoctor([
+        "leases",
+        "--server",
+        &server,
+        "--token",
+        &token,
+        "--certificate-authority",
+        &ca,
+    ])
+    .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    // Without the CA the server's certificate is not trusted; with the flag it need not be.
+    k3sdoctor(["leases", "--server", &server, "--token", &token])
+        .run()
+        .code(3);
+    let out = k3sdoctor([
+        "leases",
+        "--server",
+        &server,
+        "--token",
+        &token,
+        "--insecure-skip-tls-verify",
+    ])
+    .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+}
