@@ -43,7 +43,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -84,7 +84,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -124,7 +124,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -164,7 +164,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -195,7 +195,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -235,7 +235,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -268,7 +268,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -301,7 +301,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -338,7 +338,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''
@@ -378,7 +378,7 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l color -d 'When to use colours (NO_COLOR is honoured with auto)' -r -f -a "auto\t''
 always\t''

@@ -107,7 +107,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = DistroChoice::Auto)]
     pub distro: DistroChoice,
 
-    /// Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable.
+    /// Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable.
     #[arg(long = "from-file", global = true, value_name = "PATH")]
     pub from_file: Vec<PathBuf>,
 

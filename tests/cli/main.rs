@@ -24,6 +24,7 @@ mod faults;
 mod fleet;
 mod follow;
 mod follow_signals;
+mod from_stdin;
 mod generated_files;
 mod help;
 mod hostile_inputs;
