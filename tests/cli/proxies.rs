@@ -159,3 +159,27 @@ fn socks5_proxy_from_kubeconfig_and_environment() {
         proxy.targets()
     );
 }
+
+#[test]
+fn a_proxy_that_fails_is_named_not_the_api_server() {
+    let fake = fake();
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake, "kube-api.test", None);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    for proxy in [
+        format!("http://user:s3cret@127.0.0.1:{port}"),
+        format!("socks5://127.0.0.1:{port}"),
+    ] {
+        let out = k3sdoctor(["leases", "--now", NOW])
+            .kubeconfig(&kc)
+            .env("HTTPS_PROXY", &proxy)
+            .run();
+        out.code(3)
+            .one_line_error()
+            .stderr_has("the proxy on the way to https://kube-api.test:")
+            .stderr_has("HTTPS_PROXY, NO_PROXY or the kubeconfig's proxy-url");
+        assert!(!out.stderr.contains("s3cret"), "{}", out.stderr);
+    }
+}
