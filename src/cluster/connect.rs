@@ -38,6 +38,8 @@ pub struct Connection {
     pub read_timeout: Option<Duration>,
     /// Set when the server's own kubeconfig was used: the line that says so.
     pub notice: Option<String>,
+    /// The proxy the requests go through, without credentials (for `-v`).
+    pub proxy: Option<String>,
 }
 
 pub fn user_agent() -> String {
@@ -172,6 +174,13 @@ fn client_for(
     }
     impersonate(&mut config)?;
     let server = server_url(&config);
+    let proxy = config.proxy_url.as_ref().map(|uri| {
+        let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        format!("{}://{host}", uri.scheme_str().unwrap_or("http"))
+    });
     let client = kube::Client::try_from(config).map(|client| match refresh {
         None => client,
         Some(token) => {
@@ -208,6 +217,7 @@ fn client_for(
         context,
         read_timeout: request_timeout,
         notice: None,
+        proxy,
     })
 }
 

@@ -101,7 +101,13 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
     if let Some(notice) = &conn.notice {
         ui.note(notice);
     }
-    ui.trace(&format!("reading from {}", conn.server));
+    match &conn.proxy {
+        Some(proxy) => ui.trace(&format!(
+            "reading from {} through proxy {proxy}",
+            conn.server
+        )),
+        None => ui.trace(&format!("reading from {}", conn.server)),
+    }
     ui.show_slow_requests(&conn);
     Ok(conn)
 }

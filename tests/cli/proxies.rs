@@ -56,11 +56,12 @@ fn https_proxy_in_the_environment_carries_the_requests() {
     let (fake, proxy) = (fake(), ForwardProxy::start());
     let dir = tempfile::tempdir().unwrap();
     let kc = kubeconfig(dir.path(), &fake, "kube-api.test", None);
-    leases_ok(
-        k3sdoctor(["leases", "--now", NOW])
-            .kubeconfig(&kc)
-            .env("HTTPS_PROXY", &proxy.http_url()),
-    );
+    let out = k3sdoctor(["leases", "--now", NOW, "-v"])
+        .kubeconfig(&kc)
+        .env("HTTPS_PROXY", &proxy.http_url())
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    out.stderr_has(&format!("through proxy {}", proxy.http_url()));
     let port = fake.addr().port();
     assert!(
         proxy
