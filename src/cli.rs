@@ -19,7 +19,7 @@ use help::*;
 use usage_error::command_path;
 pub use usage_error::{UsageError, one_line_usage_error};
 pub use value_parsers::parse_request_timeout;
-use value_parsers::{parse_now, parse_regex, parse_wait};
+use value_parsers::{parse_listen, parse_namespace, parse_now, parse_regex, parse_wait};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -53,6 +53,48 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "NAME", action = clap::ArgAction::Append)]
     pub context: Vec<String>,
 
+    /// The address and port of the API server, in place of the kubeconfig's.
+    #[arg(long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+
+    /// The kubeconfig cluster to use, in place of the context's.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub cluster: Option<String>,
+
+    /// The kubeconfig user to use, in place of the context's.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+
+    /// Bearer token for the API server, in place of the user's credentials.
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+
+    /// A CA certificate file (PEM) to verify the API server with.
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        conflicts_with = "insecure_skip_tls_verify"
+    )]
+    pub certificate_authority: Option<PathBuf>,
+
+    /// Do not verify the API server's certificate (insecure).
+    #[arg(long, global = true)]
+    pub insecure_skip_tls_verify: bool,
+
+    /// The user to impersonate (needs the `impersonate` verb).
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub impersonate: Option<String>,
+
+    /// A group to impersonate; repeatable; needs --as.
+    #[arg(long = "as-group", global = true, value_name = "GROUP", requires = "impersonate", action = clap::ArgAction::Append)]
+    pub impersonate_group: Vec<String>,
+
+    /// The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so
+    /// only kube-system is accepted (kubectl's -n, for muscle memory).
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE", value_parser = parse_namespace)]
+    pub namespace: Option<String>,
+
     /// How long to wait for one API request (e.g. 10s, 1m; 0 = no limit).
     #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = parse_request_timeout)]
     pub request_timeout: RequestTimeout,
@@ -65,7 +107,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = DistroChoice::Auto)]
     pub distro: DistroChoice,
 
-    /// Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster. Repeatable.
+    /// Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable.
     #[arg(long = "from-file", global = true, value_name = "PATH")]
     pub from_file: Vec<PathBuf>,
 
@@ -91,6 +133,20 @@ pub struct GlobalArgs {
 }
 
 impl GlobalArgs {
+    /// kubectl's connection flags, for `cluster::connect`.
+    pub fn connection_overrides(&self) -> crate::cluster::connection_overrides::Overrides {
+        crate::cluster::connection_overrides::Overrides {
+            server: self.server.clone(),
+            cluster: self.cluster.clone(),
+            user: self.user.clone(),
+            token: self.token.clone(),
+            certificate_authority: self.certificate_authority.clone(),
+            insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            impersonate: self.impersonate.clone(),
+            impersonate_groups: self.impersonate_group.clone(),
+        }
+    }
+
     /// The `--context` of a single-cluster run; `None` when not given or given several times.
     pub fn single_context(&self) -> Option<&str> {
         match self.context.as_slice() {
@@ -240,8 +296,8 @@ pub struct FollowArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
-    /// The address and port to serve the endpoints on.
-    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:9810")]
+    /// The address and port to serve the endpoints on (`:9810`: every interface, as in Go).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "0.0.0.0:9810", value_parser = parse_listen)]
     pub listen: std::net::SocketAddr,
 
     /// How to write the log on stderr: text, or one JSON object per line.
@@ -381,9 +437,18 @@ pub struct BackfillArgs {
 
 /// The global flags that say which cluster to read and how to print it: meaningless to
 /// `completions` and `man`, which never read a cluster.
-const CLUSTER_FLAGS: [&str; 7] = [
+const CLUSTER_FLAGS: [&str; 16] = [
     "kubeconfig",
     "context",
+    "server",
+    "cluster",
+    "user",
+    "token",
+    "certificate_authority",
+    "insecure_skip_tls_verify",
+    "impersonate",
+    "impersonate_group",
+    "namespace",
     "request_timeout",
     "output",
     "distro",

@@ -6,48 +6,18 @@ use jiff::Timestamp;
 
 use super::RequestTimeout;
 
-/// kubectl's forms: a bare number of seconds, or a duration such as `500ms`, `30s`, `1m30s`, `2h`.
+/// kubectl's forms: a bare number of seconds, or a Go duration such as `500ms`, `30s`,
+/// `1m30s`, `1.5m`, `2h`; jiff's friendly format reads them (and `1 minute`, `2h 30m`).
 pub fn parse_request_timeout(text: &str) -> Result<RequestTimeout, String> {
     let text = text.trim();
-    let invalid = || format!("{text:?} is not a duration; use e.g. 30s, 1m or 0 for no limit");
-    let millis: u64 = if let Ok(secs) = text.parse::<u64>() {
-        secs.checked_mul(1000).ok_or_else(invalid)?
+    let invalid = || format!("{text:?} is not a duration; use e.g. 30s, 1.5m or 0 for no limit");
+    let duration = if let Ok(secs) = text.parse::<u64>() {
+        Duration::from_secs(secs)
     } else {
-        let mut total: u64 = 0;
-        let mut rest = text;
-        if rest.is_empty() {
-            return Err(invalid());
-        }
-        while !rest.is_empty() {
-            let digits = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .ok_or_else(invalid)?;
-            if digits == 0 {
-                return Err(invalid());
-            }
-            let value: u64 = rest[..digits].parse().map_err(|_| invalid())?;
-            rest = &rest[digits..];
-            let unit_len = rest
-                .find(|c: char| c.is_ascii_digit())
-                .unwrap_or(rest.len());
-            let factor = match &rest[..unit_len] {
-                "ms" => 1,
-                "s" => 1000,
-                "m" => 60_000,
-                "h" => 3_600_000,
-                _ => return Err(invalid()),
-            };
-            rest = &rest[unit_len..];
-            total = value
-                .checked_mul(factor)
-                .and_then(|v| total.checked_add(v))
-                .ok_or_else(invalid)?;
-        }
-        total
+        let signed: jiff::SignedDuration = text.parse().map_err(|_| invalid())?;
+        Duration::try_from(signed).map_err(|_| invalid())?
     };
-    Ok(RequestTimeout(
-        (millis > 0).then(|| Duration::from_millis(millis)),
-    ))
+    Ok(RequestTimeout((!duration.is_zero()).then_some(duration)))
 }
 
 /// `--timeout`: like `--request-timeout`, but it must be a real wait.
@@ -55,6 +25,32 @@ pub(super) fn parse_wait(text: &str) -> Result<Duration, String> {
     parse_request_timeout(text)?.0.ok_or_else(|| {
         format!("{text:?}: the timeout must be longer than 0; use --no-wait not to wait")
     })
+}
+
+/// `--listen`: `ADDR:PORT`, or Go's `:PORT` for every interface (IPv4, like the default).
+pub(super) fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
+    let trimmed = text.trim();
+    let full = match trimmed.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => trimmed.to_string(),
+    };
+    full.parse().map_err(|_| {
+        format!(
+            "{text:?} is not an address and port; use e.g. :9810, 0.0.0.0:9810 or 127.0.0.1:9810"
+        )
+    })
+}
+
+/// `-n`: k3s and RKE2 keep both locks (pkg/server/server.go, wrangler's leader election) and
+/// the `k3s-etcd-snapshots` ConfigMap in kube-system; another namespace holds nothing to read.
+pub(super) fn parse_namespace(text: &str) -> Result<String, String> {
+    match text.trim() {
+        "kube-system" => Ok("kube-system".into()),
+        _ => Err(format!(
+            "k3sdoctor reads only kube-system, where k3s and RKE2 keep their locks and snapshot records; \
+             drop -n or use -n kube-system (not {text:?})"
+        )),
+    }
 }
 
 pub(super) fn parse_regex(text: &str) -> Result<regex::Regex, String> {
@@ -86,6 +82,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn listen_addresses_go_style() {
+        let at = |t: &str| parse_listen(t).map(|a| a.to_string());
+        assert_eq!(at(":9811").unwrap(), "0.0.0.0:9811");
+        assert_eq!(at("127.0.0.1:9811").unwrap(), "127.0.0.1:9811");
+        assert_eq!(at("[::1]:9811").unwrap(), "[::1]:9811");
+        for bad in ["", ":", "9811", ":x", "nowhere", ":99999"] {
+            assert!(at(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn request_timeouts_like_kubectl() {
         let ms = |t: &str| parse_request_timeout(t).unwrap().0.map(|d| d.as_millis());
         assert_eq!(ms("0"), None);
@@ -94,7 +101,12 @@ mod tests {
         assert_eq!(ms("1m30s"), Some(90_000));
         assert_eq!(ms("250ms"), Some(250));
         assert_eq!(ms("2h"), Some(7_200_000));
-        for bad in ["", "s", "1x", "-1s", "1.5s", "99999999999999999999"] {
+        assert_eq!(ms("1.5m"), Some(90_000));
+        assert_eq!(ms("1.5s"), Some(1500));
+        assert_eq!(ms("0.5h"), Some(1_800_000));
+        assert_eq!(ms("1h2m3s"), Some(3_723_000));
+        assert_eq!(ms("0s"), None);
+        for bad in ["", "s", "1x", "-1s", "-1.5m", "m1", "99999999999999999999"] {
             assert!(parse_request_timeout(bad).is_err(), "{bad}");
         }
     }

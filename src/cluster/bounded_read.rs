@@ -96,6 +96,27 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
     String::from_utf8(bytes).map_err(|_| BoundedReadError::NotUtf8)
 }
 
+/// Standard input as text, at most `limit` bytes: like [`read_text`], the read stops one byte
+/// past the cap, so an endless pipe (`yes |`) is refused instead of filling memory.
+pub fn read_stdin(limit: u64) -> Result<String, BoundedReadError> {
+    read_bounded(std::io::stdin().lock(), limit)
+}
+
+fn read_bounded(reader: impl Read, limit: u64) -> Result<String, BoundedReadError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| BoundedReadError::Io(e.to_string()))?;
+    if bytes.len() as u64 > limit {
+        return Err(BoundedReadError::TooLarge {
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| BoundedReadError::NotUtf8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +144,22 @@ mod tests {
             BoundedReadError::NotRegular("a directory")
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stream_past_the_cap_is_refused_after_one_byte_more() {
+        let endless = std::io::repeat(b'y');
+        assert_eq!(
+            read_bounded(endless, 1024).unwrap_err(),
+            BoundedReadError::TooLarge {
+                size: 1025,
+                limit: 1024
+            }
+        );
+        assert_eq!(
+            read_bounded(&b"kind: List"[..], 1024).unwrap(),
+            "kind: List"
+        );
     }
 
     #[test]

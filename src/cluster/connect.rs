@@ -1,7 +1,8 @@
 //! Kubeconfig resolution the way kubectl does it: `--kubeconfig`, else the files in
 //! `KUBECONFIG` (merged, missing ones skipped), else `~/.kube/config`, else the in-cluster
-//! service account. The k3s/RKE2 admin kubeconfigs are only ever named in hints: reading
-//! them silently would make the tool act with root's rights behind the user's back.
+//! service account; only when all of these find nothing, the admin kubeconfig a k3s or RKE2
+//! server writes for itself (as `k3s kubectl` and `k3s etcd-snapshot ls` do), and then the
+//! connection says which file it used, so it never acts with root's rights unannounced.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -21,6 +22,8 @@ pub struct ConnectOptions {
     pub context: Option<String>,
     /// `None`: no limit at all (`--request-timeout 0`).
     pub request_timeout: Option<Duration>,
+    /// kubectl's connection flags.
+    pub overrides: super::connection_overrides::Overrides,
 }
 
 /// A client ready to use, the server it talks to (for messages), and the requests in flight
@@ -33,6 +36,10 @@ pub struct Connection {
     pub context: Option<String>,
     /// How long a response may keep us waiting (`None`: no limit); watches must end before it.
     pub read_timeout: Option<Duration>,
+    /// Set when the server's own kubeconfig was used: the line that says so.
+    pub notice: Option<String>,
+    /// The proxy the requests go through, without credentials (for `-v`).
+    pub proxy: Option<String>,
 }
 
 pub fn user_agent() -> String {
@@ -52,14 +59,17 @@ pub struct Prepared {
     /// How long the exec credential plugin may take (`None`: no limit).
     pub plugin_timeout: Option<Duration>,
     pub server: String,
+    /// Set when the server's own kubeconfig was used: the line that says so.
+    pub notice: Option<String>,
 }
 
 pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
-    let (config, context) = load_config(opts).await?;
+    let (config, context, notice) = load_config(opts).await?;
     Ok(Prepared {
         server: server_url(&config),
         config,
         context,
+        notice,
         request_timeout: opts.request_timeout,
         plugin_timeout: opts.request_timeout,
     })
@@ -75,7 +85,9 @@ impl Prepared {
                 Some(context) => ReadError::new(format!("context {context}: {}", e.message)),
                 None => e,
             })?;
-        client_for(self.config, self.context, self.request_timeout, refresh)
+        let mut conn = client_for(self.config, self.context, self.request_timeout, refresh)?;
+        conn.notice = self.notice;
+        Ok(conn)
     }
 }
 
@@ -160,7 +172,15 @@ fn client_for(
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
         config.headers.push((http::header::USER_AGENT, value));
     }
+    impersonate(&mut config)?;
     let server = server_url(&config);
+    let proxy = config.proxy_url.as_ref().map(|uri| {
+        let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        format!("{}://{host}", uri.scheme_str().unwrap_or("http"))
+    });
     let client = kube::Client::try_from(config).map(|client| match refresh {
         None => client,
         Some(token) => {
@@ -196,31 +216,107 @@ fn client_for(
         activity: Default::default(),
         context,
         read_timeout: request_timeout,
+        notice: None,
+        proxy,
     })
 }
 
-async fn load_config(opts: &ConnectOptions) -> Result<(kube::Config, Option<String>), ReadError> {
-    let (kubeconfig, origin) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
-        Some(found) => found,
+async fn load_config(
+    opts: &ConnectOptions,
+) -> Result<(kube::Config, Option<String>, Option<String>), ReadError> {
+    let (mut kubeconfig, origin, notice) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
+        Some((kubeconfig, origin)) => (kubeconfig, origin, None),
+        // kubectl --server URL --token T needs no file at all.
+        None if opts.overrides.stands_alone() => {
+            (Kubeconfig::default(), "(none: --server)".to_string(), None)
+        }
         None => {
-            if opts.context.is_some() {
-                return Err(no_config("--context needs a kubeconfig"));
+            // kubectl's order ends with the Pod's service account (not with --context, which
+            // names a kubeconfig context); the server's own file comes after all of it.
+            let in_cluster = match &opts.context {
+                None => Some(kube::Config::incluster()),
+                Some(_) => None,
+            };
+            let in_cluster_error = match in_cluster {
+                Some(Ok(mut config)) => {
+                    let o = &opts.overrides;
+                    if let Some(token) = &o.token {
+                        config.auth_info.token = Some(token.clone().into());
+                        config.auth_info.token_file = None;
+                    }
+                    if o.impersonate.is_some() {
+                        config.auth_info.impersonate = o.impersonate.clone();
+                        config.auth_info.impersonate_groups = (!o.impersonate_groups.is_empty())
+                            .then(|| o.impersonate_groups.clone());
+                    }
+                    if o.insecure_skip_tls_verify {
+                        config.accept_invalid_certs = true;
+                        config.root_cert = None;
+                    }
+                    // In a Pod, kubectl honours the proxy variables as well.
+                    let config = with_proxy(config, None).map_err(|e| {
+                        ReadError::new(format!("cannot use the proxy set in the environment: {e}"))
+                    })?;
+                    return Ok((config, None, None));
+                }
+                Some(Err(e)) => Some(e),
+                None => None,
+            };
+            match server_kubeconfig()? {
+                Some((kubeconfig, path)) => {
+                    let notice = format!(
+                        "using {path}: no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a Pod"
+                    );
+                    (kubeconfig, path, Some(notice))
+                }
+                None => {
+                    return Err(match in_cluster_error {
+                        None => no_config("--context needs a kubeconfig"),
+                        Some(e) => no_config("not running in a cluster either")
+                            .with_detail(cause_chain(&e)),
+                    });
+                }
             }
-            return kube::Config::incluster().map(|c| (c, None)).map_err(|e| {
-                no_config("not running in a cluster either").with_detail(cause_chain(&e))
-            });
         }
     };
     if let Some(wanted) = &opts.context {
         check_context(&kubeconfig, wanted, &origin)?;
     }
-    let context = opts
-        .context
-        .clone()
-        .or_else(|| kubeconfig.current_context.clone());
-    config_for(kubeconfig, &origin, opts.context.as_deref())
+    let chosen = opts
+        .overrides
+        .apply(&mut kubeconfig, opts.context.as_deref(), &origin)?;
+    let context = opts.context.clone().or_else(|| chosen.clone());
+    config_for(kubeconfig, &origin, chosen.as_deref())
         .await
-        .map(|c| (c, context))
+        .map(|c| (c, context, notice))
+}
+
+/// Test-only: a `:`-separated list of files that stands for the two server kubeconfigs, so
+/// tests need not write under /etc. Not documented for users.
+const SERVER_KUBECONFIGS_ENV: &str = "K3SDOCTOR_TEST_SERVER_KUBECONFIGS";
+
+/// The first server kubeconfig that exists: k3s writes `/etc/rancher/k3s/k3s.yaml`
+/// (pkg/cli/server/server.go, `--write-kubeconfig`), RKE2 `/etc/rancher/rke2/rke2.yaml`.
+/// One that exists but cannot be read (mode 0600, not root) is an error naming it.
+fn server_kubeconfig() -> Result<Option<(Kubeconfig, String)>, ReadError> {
+    let paths: Vec<PathBuf> = match std::env::var_os(SERVER_KUBECONFIGS_ENV) {
+        Some(list) => std::env::split_paths(&list).collect(),
+        None => [Distro::K3s, Distro::Rke2]
+            .iter()
+            .map(|d| PathBuf::from(d.default_kubeconfig()))
+            .collect(),
+    };
+    let Some(path) = paths.into_iter().find(|p| p.exists()) else {
+        return Ok(None);
+    };
+    if let Err(e) = std::fs::File::open(&path) {
+        return Err(ReadError::new(format!(
+            "cannot read {}, the only kubeconfig found (no --kubeconfig, KUBECONFIG or ~/.kube/config): {e}; \
+             run as root (sudo) or pass --kubeconfig",
+            path.display()
+        )));
+    }
+    read_one(&path).map(|kc| Some((kc, path.display().to_string())))
 }
 
 async fn config_for(
@@ -232,8 +328,10 @@ async fn config_for(
         context: context.map(str::to_string),
         ..KubeConfigOptions::default()
     };
+    let kubeconfig_proxy = kubeconfig_proxy_url(&kubeconfig, context);
     kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
+        .and_then(|config| with_proxy(config, kubeconfig_proxy.as_deref()))
         .map_err(|e| {
             let context = context
                 .map(|c| format!(" with context {c:?}"))
@@ -243,6 +341,74 @@ async fn config_for(
             ))
             .with_detail(cause_chain(&e))
         })
+}
+
+/// kube reads a kubeconfig user's `as`/`as-groups` (and `--as`/`--as-group`, put there by
+/// `connection_overrides`) but sends nothing: the headers client-go's impersonating transport
+/// sends (k8s.io/client-go/transport/round_trippers.go) are added here.
+fn impersonate(config: &mut kube::Config) -> Result<(), ReadError> {
+    let user = config.auth_info.impersonate.clone();
+    let groups = config
+        .auth_info
+        .impersonate_groups
+        .clone()
+        .unwrap_or_default();
+    let Some(user) = user.filter(|u| !u.is_empty()) else {
+        if groups.is_empty() {
+            return Ok(());
+        }
+        return Err(ReadError::new(
+            "the kubeconfig user sets as-groups without as; name the user to act as with --as"
+                .to_string(),
+        ));
+    };
+    let header = |name: &'static str, value: &str| {
+        http::HeaderValue::from_str(value)
+            .map(|v| (http::HeaderName::from_static(name), v))
+            .map_err(|_| {
+                ReadError::new(format!(
+                    "cannot send {value:?} as {name}: not a valid header value"
+                ))
+            })
+    };
+    config.headers.push(header("impersonate-user", &user)?);
+    for group in &groups {
+        config.headers.push(header("impersonate-group", group)?);
+    }
+    Ok(())
+}
+
+/// The `proxy-url` of the cluster that `context` (else the current context) points at.
+fn kubeconfig_proxy_url(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let context = context.or(kubeconfig.current_context.as_deref())?;
+    let cluster = &kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)?
+        .context
+        .as_ref()?
+        .cluster;
+    kubeconfig
+        .clusters
+        .iter()
+        .find(|c| &c.name == cluster)?
+        .cluster
+        .as_ref()?
+        .proxy_url
+        .clone()
+}
+
+/// Puts kubectl's choice of proxy in place of kube's (see `proxy`).
+fn with_proxy(
+    mut config: kube::Config,
+    kubeconfig_proxy: Option<&str>,
+) -> Result<kube::Config, kube::config::KubeconfigError> {
+    let env = |name: &str| std::env::var(name).ok();
+    config.proxy_url = super::proxy::proxy_for(&config.cluster_url, kubeconfig_proxy, &env)
+        .map(|url| url.parse::<http::Uri>())
+        .transpose()
+        .map_err(kube::config::KubeconfigError::ParseProxyUrl)?;
+    Ok(config)
 }
 
 /// The API server a context points at, as written in the kubeconfig: known even when the
@@ -269,8 +435,8 @@ pub fn server_of(kubeconfig: &Kubeconfig, context: &str) -> Option<String> {
 
 fn no_config(why: &str) -> ReadError {
     ReadError::new(format!(
-        "no kubeconfig found (no --kubeconfig, KUBECONFIG unset, no ~/.kube/config; {why}); on a server \
-         pass --kubeconfig {} (k3s) or --kubeconfig {} (RKE2), or read a dump with --from-file",
+        "no kubeconfig found (no --kubeconfig, KUBECONFIG unset, no ~/.kube/config, no {} or {}; {why}); \
+         pass --kubeconfig, or read a dump with --from-file",
         Distro::K3s.default_kubeconfig(),
         Distro::Rke2.default_kubeconfig()
     ))

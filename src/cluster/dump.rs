@@ -40,7 +40,12 @@ pub fn read_dump(paths: &[PathBuf]) -> Result<ClusterState, ReadError> {
     let mut newest: Option<(Timestamp, String)> = None;
     let mut heartbeat: Option<(Timestamp, String)> = None;
     for file in &files {
-        let text = read_text(file, DUMP_FILE_LIMIT).map_err(|e| unreadable(file, &e))?;
+        let text = if dump_files::is_stdin(file) {
+            super::bounded_read::read_stdin(DUMP_FILE_LIMIT)
+        } else {
+            read_text(file, DUMP_FILE_LIMIT)
+        }
+        .map_err(|e| unreadable(file, &e))?;
         for value in parse_documents(&text, file)? {
             for object in flatten(value) {
                 let Some(key) = object_key(&object) else {

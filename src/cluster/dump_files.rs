@@ -30,6 +30,17 @@ fn id(meta: &Metadata) -> FileId {
 pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
     let mut walk = Walk::default();
     for path in paths {
+        if is_stdin(path) {
+            // kubectl's `-f -`: one stream, read once.
+            if walk.found.files.iter().any(|f| is_stdin(f)) {
+                return Err(ReadError::new(
+                    "--from-file - is given twice; standard input can be read only once"
+                        .to_string(),
+                ));
+            }
+            walk.found.files.push(path.clone());
+            continue;
+        }
         let meta = std::fs::metadata(path).map_err(|e| {
             ReadError::new(format!(
                 "cannot read dump {}: {e}; pass an existing file or directory to --from-file",
@@ -59,6 +70,11 @@ pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
         }
     }
     Ok(walk.found)
+}
+
+/// `-` stands for standard input, as in kubectl's `-f -`.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }
 
 #[derive(Default)]

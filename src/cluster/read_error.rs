@@ -125,6 +125,23 @@ fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str)
     if let Some(plugin) = plugin_failure(err) {
         return format!("cannot {action}: {plugin}");
     }
+    // hyper-util's proxy connectors (kube's http-proxy and socks5 features) say "tunnel
+    // error: …" (CONNECT) or "SOCKS error: …": the proxy failed, not the API server, even when
+    // the I/O error under it is a refused connection.
+    if let Some(at) = chain
+        .find("tunnel error: ")
+        .or_else(|| chain.find("SOCKS error: "))
+    {
+        let what = chain[at..]
+            .splitn(3, ": ")
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(": ");
+        return format!(
+            "cannot {action}: the proxy on the way to {server} failed ({what}); check the proxy, and \
+             HTTPS_PROXY, NO_PROXY or the kubeconfig's proxy-url (docs/connecting.md)"
+        );
+    }
     let lower = chain.to_lowercase();
     if let Some(kind) = io_error_kind(err) {
         use std::io::ErrorKind::*;

@@ -45,6 +45,24 @@ pub fn run<R: FleetMember + Serialize>(
         )
         .into());
     }
+    // Each context brings its own server and user; one --server or --token for all of them
+    // would read one cluster several times or act as one user everywhere.
+    let o = global.connection_overrides();
+    if o.server.is_some()
+        || o.cluster.is_some()
+        || o.user.is_some()
+        || o.token.is_some()
+        || o.certificate_authority.is_some()
+        || o.insecure_skip_tls_verify
+        || o.impersonate.is_some()
+    {
+        return Err(Failure::Refused(
+            "--server, --cluster, --user, --token, --certificate-authority, --insecure-skip-tls-verify and --as \
+             apply to one cluster; drop them to read several contexts, or read one context with them"
+                .into(),
+        )
+        .into());
+    }
     let (kubeconfig, origin) = find_kubeconfig(global.kubeconfig.as_deref())?.ok_or_else(|| {
         Failure::Read(ReadError::new(
             "selecting contexts needs a kubeconfig and none was found (no --kubeconfig, KUBECONFIG unset, \

@@ -94,10 +94,20 @@ pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Fa
     let opts = ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.single_context().map(str::to_string),
+        overrides: global.connection_overrides(),
         request_timeout: global.request_timeout.0,
     };
     let conn = connect(&opts).await?;
-    ui.trace(&format!("reading from {}", conn.server));
+    if let Some(notice) = &conn.notice {
+        ui.note(notice);
+    }
+    match &conn.proxy {
+        Some(proxy) => ui.trace(&format!(
+            "reading from {} through proxy {proxy}",
+            conn.server
+        )),
+        None => ui.trace(&format!("reading from {}", conn.server)),
+    }
     ui.show_slow_requests(&conn);
     Ok(conn)
 }

@@ -183,7 +183,35 @@ pub fn rerun_flags_for(
         crate::cli::DistroChoice::Rke2 => Some("rke2"),
     };
     let kubeconfig = global.kubeconfig.as_ref().map(|p| p.display().to_string());
-    crate::render::rerun::RerunFlags::new(kubeconfig.as_deref(), context, distro)
+    let mut flags = crate::render::rerun::RerunFlags::new(kubeconfig.as_deref(), context, distro);
+    // The other connection flags kubectl spells the same; never --token, a secret that would
+    // end up in shell history and logs.
+    let quote = crate::render::rerun::shell_quote;
+    let o = global.connection_overrides();
+    let mut extra = String::new();
+    for (flag, value) in [
+        ("--server", o.server.clone()),
+        ("--cluster", o.cluster.clone()),
+        ("--user", o.user.clone()),
+        (
+            "--certificate-authority",
+            o.certificate_authority.map(|p| p.display().to_string()),
+        ),
+        ("--as", o.impersonate.clone()),
+    ] {
+        if let Some(value) = value {
+            extra.push_str(&format!(" {flag} {}", quote(&value)));
+        }
+    }
+    for group in &o.impersonate_groups {
+        extra.push_str(&format!(" --as-group {}", quote(group)));
+    }
+    if o.insecure_skip_tls_verify {
+        extra.push_str(" --insecure-skip-tls-verify");
+    }
+    flags.kubectl.push_str(&extra);
+    flags.k3sdoctor.push_str(&extra);
+    flags
 }
 
 /// Which cluster a confirmation prompt is about: the context and the server URL.

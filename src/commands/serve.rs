@@ -95,11 +95,15 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
     let mut prepared = prepare(&ConnectOptions {
         kubeconfig: global.kubeconfig.clone(),
         context: global.single_context().map(str::to_string),
+        overrides: global.connection_overrides(),
         request_timeout: read_timeout,
     })
     .await?;
     // The credential plugin answers within --request-timeout, not the watches' longer limit.
     prepared.plugin_timeout = global.request_timeout.0;
+    if let Some(notice) = &prepared.notice {
+        tracing::info!("{notice}");
+    }
     // Serving first: the liveness probe answers while the API server is still being asked,
     // and while a credential plugin runs.
     let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION")));

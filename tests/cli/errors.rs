@@ -330,7 +330,7 @@ fn usage_errors_are_one_line_with_the_hint_and_exit_2() {
         (
             &["check", "--request-timeout", "xx"][..],
             "k3sdoctor: error: invalid value 'xx' for '--request-timeout <DURATION>': \"xx\" is not a \
-             duration; use e.g. 30s, 1m or 0 for no limit; see `k3sdoctor check --help`",
+             duration; use e.g. 30s, 1.5m or 0 for no limit; see `k3sdoctor check --help`",
         ),
     ] {
         let out = k3sdoctor(args).run();

@@ -73,3 +73,24 @@ fn a_kubectl_command_to_finish_a_partial_write_carries_them_too() {
         "{error}"
     );
 }
+
+#[test]
+fn kubectls_other_connection_flags_are_carried_but_never_the_token() {
+    let fake = FakeApi::with_objects(vec![
+        server("s1", V),
+        server("s2", V),
+        server("s3", V),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s2", 1),
+    ]);
+    let token = FakeApi::token(Role::Admin);
+    let out = k3sdoctor(["leases", "--now", NOW, "--server", &fake.url()])
+        .args(&["--token", token, "--as", "jane", "--as-group", "ops"])
+        .run();
+    out.code(1).stdout_has(&format!(
+        "fix: k3sdoctor --server {} --as jane --as-group ops leases follow --fix",
+        fake.url()
+    ));
+    assert!(!out.stdout.contains(token), "{}", out.stdout);
+    assert!(!out.stderr.contains(token), "{}", out.stderr);
+}

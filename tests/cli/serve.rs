@@ -296,6 +296,14 @@ fn serve_refuses_what_it_cannot_do_before_listening() {
         .run();
     out.code(2).one_line_error();
     out.stderr_has(&format!("serve: cannot listen on {port}"));
+    // Go's `:PORT` means every interface.
+    let taken = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let out = k3sdoctor(["serve", "--listen", &format!(":{port}")])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.code(2).one_line_error();
+    out.stderr_has(&format!("serve: cannot listen on 0.0.0.0:{port}"));
 
     for (args, says) in [
         (vec!["serve", "--from-file", "x.yaml"], "drop --from-file"),

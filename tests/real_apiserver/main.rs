@@ -12,6 +12,7 @@ mod apiserver_endpoints;
 mod backfill;
 mod common;
 mod concurrent_follow;
+mod connecting;
 mod credential_plugins;
 mod deploy;
 mod fake_vs_real;

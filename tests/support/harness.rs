@@ -16,6 +16,8 @@ pub struct Run {
     gate: Option<PathBuf>,
     /// RLIMIT_NOFILE (soft and hard) for the process, when a test bounds it.
     open_files: Option<u64>,
+    /// A file to read as standard input (`--from-file -`); else /dev/null.
+    stdin: Option<PathBuf>,
 }
 
 pub struct Output {
@@ -36,6 +38,7 @@ where
         home: tempfile::tempdir().expect("temp HOME"),
         gate: None,
         open_files: None,
+        stdin: None,
     }
 }
 
@@ -83,6 +86,12 @@ impl Run {
         self
     }
 
+    /// The run reads `path` as its standard input, as `k3sdoctor ... < path`.
+    pub fn stdin_from(mut self, path: &Path) -> Self {
+        self.stdin = Some(path.to_path_buf());
+        self
+    }
+
     /// Runs the process with at most `limit` open files, as a container's ulimit would.
     pub fn open_files(mut self, limit: u64) -> Self {
         self.open_files = Some(limit);
@@ -124,7 +133,16 @@ impl Run {
             .env("HOME", self.home.path())
             // Files the tool writes by default (backups) land in the run's own directory.
             .current_dir(self.home.path())
-            .stdin(Stdio::null());
+            .stdin(match &self.stdin {
+                Some(path) => Stdio::from(std::fs::File::open(path).expect("stdin file")),
+                None => Stdio::null(),
+            });
+        // Hermetic: the machine's own /etc/rancher/*/ kubeconfigs are never found (a test
+        // that wants a server kubeconfig names its own with `.env`).
+        cmd.env(
+            "K3SDOCTOR_TEST_SERVER_KUBECONFIGS",
+            self.home.path().join("no-server-kubeconfig"),
+        );
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

@@ -4,5 +4,6 @@
 
 pub mod clock;
 pub mod exec_plugin;
+pub mod forward_proxy;
 pub mod tcp_proxy;
 pub mod writers;
