@@ -507,6 +507,11 @@ pub fn on_terminal(command: &str, home: &Path) -> Option<std::process::Output> {
         .env_clear()
         .env("HOME", home)
         .env("TERM", "xterm")
+        // Never the machine's own /etc/rancher kubeconfig, as in every other run.
+        .env(
+            "K3SDOCTOR_TEST_SERVER_KUBECONFIGS",
+            home.join("no-server-kubeconfig"),
+        )
         .stdin(Stdio::null())
         .output();
     match out {
