@@ -109,6 +109,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;check'= {
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
+            cand --ignore 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable'
+            cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
             cand --contexts 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)'
             cand --parallel 'Read at most this many clusters at once [default: 16]'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
@@ -269,6 +271,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;serve'= {
             cand --listen 'The address and port to serve the endpoints on'
             cand --log-format 'How to write the log on stderr: text, or one JSON object per line'
+            cand --ignore 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable'
+            cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'

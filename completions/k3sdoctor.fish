@@ -116,6 +116,8 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l ignore -d 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l config -d 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l contexts -d 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l parallel -d 'Read at most this many clusters at once [default: 16]' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
@@ -278,6 +280,8 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l listen -d 'The address and port to serve the endpoints on' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l log-format -d 'How to write the log on stderr: text, or one JSON object per line' -r -f -a "text\t''
 json\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l ignore -d 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l config -d 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l request-timeout -d 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)' -r

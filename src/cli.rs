@@ -243,6 +243,9 @@ pub struct ServeArgs {
     /// How to write the log on stderr: text, or one JSON object per line.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    #[command(flatten)]
+    pub suppress: SuppressArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -251,11 +254,27 @@ pub enum LogFormat {
     Json,
 }
 
+/// Findings the operator has accepted: `check`, its fleets and `serve` report them as
+/// ignored and never count them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SuppressArgs {
+    /// Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable.
+    #[arg(long = "ignore", value_name = "CODE[=OBJECT]", value_parser = crate::diagnose::suppression::Suppression::parse)]
+    pub ignore: Vec<crate::diagnose::suppression::Suppression>,
+
+    /// A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+
+    #[command(flatten)]
+    pub suppress: SuppressArgs,
 
     #[command(flatten)]
     pub fleet: FleetArgs,

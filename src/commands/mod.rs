@@ -15,6 +15,7 @@ pub mod serve;
 pub mod snapshots;
 pub mod snapshots_backfill;
 pub mod snapshots_restore;
+pub mod suppressions;
 pub mod termination;
 
 use std::io::Write;

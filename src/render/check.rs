@@ -120,6 +120,16 @@ pub fn write_linked_findings(
 /// A finding; a child is drawn under its cause with a branch, its text hanging under its
 /// code.
 fn write_one(out: &mut dyn Write, f: &Finding, branch: &str, style: Style) -> std::io::Result<()> {
+    if f.ignored {
+        // Asked to be ignored: one line, so it is seen to be matched but not read as a verdict.
+        return writeln!(
+            out,
+            "{branch}IGNORED {}  {} ({})",
+            f.code.as_str(),
+            short_object(&f.object),
+            f.severity.as_str()
+        );
+    }
     writeln!(
         out,
         "{branch}{} {}  {}",

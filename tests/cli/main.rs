@@ -43,5 +43,6 @@ mod serve;
 mod slow_requests;
 mod snapshot_files;
 mod snapshots;
+mod suppressions;
 mod terminal_injection;
 mod watch;
