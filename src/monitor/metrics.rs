@@ -224,7 +224,8 @@ impl Metrics {
         let split = analysis
             .all_findings()
             .iter()
-            .any(|f| f.code == FindingCode::LeaseSplit);
+            // An ignored split is no alert either: the split alert keys on this series.
+            .any(|f| f.code == FindingCode::LeaseSplit && !f.ignored);
         self.lease_split.clear();
         self.lease_split
             .get_or_create(&SplitLabels {

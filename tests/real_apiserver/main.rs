@@ -24,5 +24,6 @@ mod serve;
 mod serve_faults;
 mod snapshot_files;
 mod split_and_follow;
+mod suppressions;
 mod takeover;
 mod watch;
