@@ -31,6 +31,9 @@ _k3sdoctor() {
             k3sdoctor,man)
                 cmd="k3sdoctor__subcmd__man"
                 ;;
+            k3sdoctor,rbac)
+                cmd="k3sdoctor__subcmd__rbac"
+                ;;
             k3sdoctor,serve)
                 cmd="k3sdoctor__subcmd__serve"
                 ;;
@@ -51,6 +54,9 @@ _k3sdoctor() {
                 ;;
             k3sdoctor__subcmd__help,man)
                 cmd="k3sdoctor__subcmd__help__subcmd__man"
+                ;;
+            k3sdoctor__subcmd__help,rbac)
+                cmd="k3sdoctor__subcmd__help__subcmd__rbac"
                 ;;
             k3sdoctor__subcmd__help,serve)
                 cmd="k3sdoctor__subcmd__help__subcmd__serve"
@@ -122,7 +128,7 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases check snapshots serve completions man help"
+            opts="-o -v -q -h -V --kubeconfig --context --request-timeout --output --distro --from-file --now --verbose --quiet --color --help --version leases check snapshots serve completions rbac man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -260,7 +266,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help)
-            opts="leases check snapshots serve completions man help"
+            opts="leases check snapshots serve completions rbac man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,6 +350,20 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__rbac)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -622,6 +642,24 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__rbac)
+            opts="-v -q -h -V --verbose --quiet --color --help --version read-only repair serve heal"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

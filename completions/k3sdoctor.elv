@@ -40,6 +40,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
+            cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -302,6 +303,17 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'k3sdoctor;rbac'= {
+            cand --color 'When to use colours (NO_COLOR is honoured with auto)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;man'= {
             cand --out-dir 'Write k3sdoctor.1 and one page per subcommand into this directory'
             cand --color 'When to use colours (NO_COLOR is honoured with auto)'
@@ -320,6 +332,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
+            cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -347,6 +360,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;help;serve'= {
         }
         &'k3sdoctor;help;completions'= {
+        }
+        &'k3sdoctor;help;rbac'= {
         }
         &'k3sdoctor;help;man'= {
         }

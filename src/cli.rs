@@ -133,6 +133,15 @@ pub enum DistroChoice {
     Rke2,
 }
 
+/// What `k3sdoctor rbac` prints the roles for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RbacUse {
+    ReadOnly,
+    Repair,
+    Serve,
+    Heal,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -164,6 +173,13 @@ pub enum Command {
         /// The shell to complete for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+    },
+    /// Print the RBAC roles a use needs, as YAML for kubectl apply -f -.
+    #[command(after_long_help = RBAC_EXAMPLES)]
+    Rbac {
+        /// read-only: check, leases, snapshots list|diff and every command without --fix; repair: what --fix adds; serve: what serve needs; heal: not available yet.
+        #[arg(value_enum, default_value_t = RbacUse::ReadOnly)]
+        r#use: RbacUse,
     },
     /// Print the man page, or write all man pages into a directory.
     #[command(after_long_help = MAN_EXAMPLES)]
@@ -432,7 +448,7 @@ pub fn command_as(name: &str) -> clap::Command {
         .collect();
     for (order, name) in names.iter().enumerate() {
         command = command.mut_subcommand(name, |sub| {
-            let sub = if ["completions", "man"].contains(&name.as_str()) {
+            let sub = if ["completions", "man", "rbac"].contains(&name.as_str()) {
                 without_cluster_flags(sub)
             } else {
                 sub

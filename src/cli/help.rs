@@ -79,6 +79,17 @@ Examples:
   k3sdoctor completions bash > /etc/bash_completion.d/k3sdoctor
   k3sdoctor completions zsh > \"${fpath[1]}/_k3sdoctor\"";
 
+pub const RBAC_EXAMPLES: &str = "\
+Examples:
+  # What check, leases, snapshots list|diff and serve need, applied and bound to alice
+  k3sdoctor rbac read-only | kubectl apply -f -
+  kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user alice
+  kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user alice
+
+  # Add what leases follow --fix and snapshots backfill --fix write with
+  k3sdoctor rbac repair | kubectl apply -f -
+  kubectl create clusterrolebinding k3sdoctor-repair --clusterrole k3sdoctor-repair --user alice";
+
 pub const MAN_EXAMPLES: &str = "\
 Examples:
   k3sdoctor man | man -l -

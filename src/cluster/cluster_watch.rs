@@ -314,7 +314,7 @@ impl ClusterWatch {
                     reason: WatchFailureReason::Forbidden,
                     line: format!(
                         "{} answered 403 for the kubernetes {} in {SERVICE_NAMESPACE}: apiserver-endpoint-stale is not \
-                         checked (grant the README's Role k3sdoctor-read-only in {SERVICE_NAMESPACE}); asking again \
+                         checked (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it); asking again \
                          with backoff",
                         self.server, self.health[slot].resource
                     ),
@@ -338,7 +338,7 @@ impl ClusterWatch {
             403 => {
                 self.endpoints_not_read = Some(format!(
                     "this user may not list {} in {SERVICE_NAMESPACE} (grant the Role k3sdoctor-read-only in \
-                     {SERVICE_NAMESPACE} shown in the README)",
+                     {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)",
                     self.health[slot].resource
                 ));
             }

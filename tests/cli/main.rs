@@ -33,6 +33,7 @@ mod node_args;
 mod object_refs;
 mod pending_snapshots;
 mod rbac;
+mod rbac_command;
 mod real_cluster;
 mod repair_exits;
 mod report;
