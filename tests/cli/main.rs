@@ -34,6 +34,7 @@ mod object_refs;
 mod pending_snapshots;
 mod rbac;
 mod rbac_command;
+mod readme_first_screen;
 mod real_cluster;
 mod repair_exits;
 mod report;
