@@ -65,7 +65,7 @@ Examples:
   # From cron or a CronJob: JSON for the log, exit 1 on warnings too
   k3sdoctor check -o json --fail-on warning
 
-  # Every cluster of the kubeconfig at once, worst first (see the README section Fleets)
+  # Every cluster of the kubeconfig at once, worst first (docs/fleets.md)
   k3sdoctor check --all-contexts";
 
 pub const SNAPSHOTS_EXAMPLES: &str = "\
@@ -156,7 +156,7 @@ it never ends the process. SIGTERM or SIGINT ends it (exit 0).
 Endpoints: /metrics (OpenMetrics text), /healthz (200 while the process runs), /readyz (200 \
 once every watch has listed its objects, else 503), /report (the latest CheckReport, JSON).
 
-Metrics (README section \"Monitoring: serve\"):
+Metrics (docs/monitoring.md):
   k3sdoctor_up
       1 when the last evaluation read everything it needs
   k3sdoctor_ready
