@@ -296,8 +296,20 @@ fn the_deployment_runs_one_non_root_read_only_serve_with_small_resources() {
         json!({"type": "RuntimeDefault"})
     );
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
-    // It writes nothing to disk, so it needs no volume.
-    assert!(pod["volumes"].is_null() && c["volumeMounts"].is_null());
+    // It writes nothing to disk; its one volume is the optional, read-only config ConfigMap,
+    // mounted where the default config path ($XDG_CONFIG_HOME/k3sdoctor) points.
+    assert_eq!(
+        pod["volumes"],
+        json!([{"name": "config", "configMap": {"name": "k3sdoctor-config", "optional": true}}])
+    );
+    assert_eq!(
+        c["volumeMounts"],
+        json!([{"name": "config", "mountPath": "/etc/k3sdoctor", "readOnly": true}])
+    );
+    assert_eq!(
+        c["env"],
+        json!([{"name": "XDG_CONFIG_HOME", "value": "/etc"}])
+    );
 
     for (probe, path) in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")] {
         assert_eq!(

@@ -286,3 +286,38 @@ fn serve_refuses_a_bad_config_before_listening() {
         .one_line_error()
         .stderr_has("'nope' is not a finding code");
 }
+
+/// The serve Deployment's layout, reproduced: `XDG_CONFIG_HOME` as the manifest sets it (here a
+/// temporary directory for /etc) and the ConfigMap's key where it mounts it; without the file
+/// (the ConfigMap is optional) serve starts and ignores nothing.
+#[test]
+fn serve_reads_the_config_where_the_deployment_mounts_it() {
+    let fake = fresh_cluster(&["s1", "s2", "s3"]);
+    let etc = tempfile::tempdir().unwrap();
+    let ignored = r#"k3sdoctor_findings_ignored{code="version-affected",severity="warning"}"#;
+    let counted = r#"k3sdoctor_findings{code="version-affected",severity="warning"}"#;
+    let seen = std::time::Duration::from_secs(30);
+
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve"])
+            .env("XDG_CONFIG_HOME", etc.path().to_str().unwrap())
+            .cluster(&fake, Role::ReadOnly),
+    );
+    scrape::wait_for_sample(address, counted, 1.0, seen);
+    serve.signal_and_wait(libc::SIGTERM).code(0);
+
+    std::fs::create_dir_all(etc.path().join("k3sdoctor")).unwrap();
+    std::fs::write(
+        etc.path().join("k3sdoctor/config.yaml"),
+        "ignore: [version-affected]",
+    )
+    .unwrap();
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve"])
+            .env("XDG_CONFIG_HOME", etc.path().to_str().unwrap())
+            .cluster(&fake, Role::ReadOnly),
+    );
+    scrape::wait_for_sample(address, ignored, 1.0, seen);
+    assert_eq!(sample(&metrics(address), counted), None);
+    serve.signal_and_wait(libc::SIGTERM).code(0);
+}
