@@ -31,6 +31,9 @@ _k3sdoctor() {
             k3sdoctor,man)
                 cmd="k3sdoctor__subcmd__man"
                 ;;
+            k3sdoctor,rbac)
+                cmd="k3sdoctor__subcmd__rbac"
+                ;;
             k3sdoctor,serve)
                 cmd="k3sdoctor__subcmd__serve"
                 ;;
@@ -51,6 +54,9 @@ _k3sdoctor() {
                 ;;
             k3sdoctor__subcmd__help,man)
                 cmd="k3sdoctor__subcmd__help__subcmd__man"
+                ;;
+            k3sdoctor__subcmd__help,rbac)
+                cmd="k3sdoctor__subcmd__help__subcmd__rbac"
                 ;;
             k3sdoctor__subcmd__help,serve)
                 cmd="k3sdoctor__subcmd__help__subcmd__serve"
@@ -122,7 +128,7 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-n -o -v -q -h -V --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version leases check snapshots serve completions man help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version leases check snapshots serve completions rbac man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -208,7 +214,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__check)
-            opts="-n -o -v -q -h -V --fail-on --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --fail-on --ignore --config --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -216,6 +222,14 @@ _k3sdoctor() {
             case "${prev}" in
                 --fail-on)
                     COMPREPLY=($(compgen -W "error warning never" -- "${cur}"))
+                    return 0
+                    ;;
+                --ignore)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --contexts)
@@ -324,7 +338,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help)
-            opts="leases check snapshots serve completions man help"
+            opts="leases check snapshots serve completions rbac man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -408,6 +422,20 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        k3sdoctor__subcmd__help__subcmd__rbac)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -769,8 +797,26 @@ _k3sdoctor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        k3sdoctor__subcmd__rbac)
+            opts="-v -q -h -V --verbose --quiet --no-headers --color --help --version read-only repair serve heal"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         k3sdoctor__subcmd__serve)
-            opts="-n -o -v -q -h -V --listen --log-format --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --listen --log-format --ignore --config --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -782,6 +828,14 @@ _k3sdoctor() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --ignore)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

@@ -51,6 +51,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
+            cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -142,6 +143,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;check'= {
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
+            cand --ignore 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable'
+            cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
             cand --contexts 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)'
             cand --parallel 'Read at most this many clusters at once [default: 16]'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
@@ -368,6 +371,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;serve'= {
             cand --listen 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)'
             cand --log-format 'How to write the log on stderr: text, or one JSON object per line'
+            cand --ignore 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable'
+            cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --server 'The address and port of the API server, in place of the kubeconfig''s'
@@ -409,6 +414,18 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'k3sdoctor;rbac'= {
+            cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
+            cand -v 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand --verbose 'More detail on stderr: -v request trace and error causes, -vv more'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;man'= {
             cand --out-dir 'Write k3sdoctor.1 and one page per subcommand into this directory'
             cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
@@ -428,6 +445,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
             cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
+            cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
             cand man 'Print the man page, or write all man pages into a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -455,6 +473,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;help;serve'= {
         }
         &'k3sdoctor;help;completions'= {
+        }
+        &'k3sdoctor;help;rbac'= {
         }
         &'k3sdoctor;help;man'= {
         }

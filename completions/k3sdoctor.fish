@@ -59,6 +59,7 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "check" -d 'Ever
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "serve" -d 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "rbac" -d 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l contexts -d 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)' -r
@@ -146,6 +147,8 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_s
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l fail-on -d 'Exit 1 when a finding of at least this severity remains' -r -f -a "error\t''
 warning\t''
 never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l ignore -d 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l config -d 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l contexts -d 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l parallel -d 'Read at most this many clusters at once [default: 16]' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
@@ -368,6 +371,8 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fis
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l listen -d 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l log-format -d 'How to write the log on stderr: text, or one JSON object per line' -r -f -a "text\t''
 json\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l ignore -d 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l config -d 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r
@@ -406,6 +411,14 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s q -l
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -l no-headers -d 'Print tables without their header line (as kubectl\'s --no-headers)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand rbac" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand rbac" -s v -l verbose -d 'More detail on stderr: -v request trace and error causes, -vv more'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand rbac" -s q -l quiet -d 'Print nothing for table output; rely on the exit code'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand rbac" -l no-headers -d 'Print tables without their header line (as kubectl\'s --no-headers)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand rbac" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand rbac" -s V -l version -d 'Print version'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l out-dir -d 'Write k3sdoctor.1 and one page per subcommand into this directory' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
@@ -415,13 +428,14 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s q -l quiet -
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -l no-headers -d 'Print tables without their header line (as kubectl\'s --no-headers)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "serve" -d 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "completions" -d 'Print a shell completion script'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "leases" -d 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "check" -d 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "snapshots" -d 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s\'s own rules'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "serve" -d 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "completions" -d 'Print a shell completion script'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "rbac" -d 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "man" -d 'Print the man page, or write all man pages into a directory'
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and not __fish_seen_subcommand_from leases check snapshots serve completions rbac man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from leases" -f -a "follow" -d 'Move a k3s lock onto the server that should hold it (default: k3s onto the k3s-etcd holder) and verify the takeover'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "list" -d 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand help; and __fish_seen_subcommand_from snapshots" -f -a "diff" -d 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'

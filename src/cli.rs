@@ -193,6 +193,15 @@ pub enum DistroChoice {
     Rke2,
 }
 
+/// What `k3sdoctor rbac` prints the roles for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RbacUse {
+    ReadOnly,
+    Repair,
+    Serve,
+    Heal,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -224,6 +233,13 @@ pub enum Command {
         /// The shell to complete for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+    },
+    /// Print the RBAC roles a use needs, as YAML for kubectl apply -f -.
+    #[command(after_long_help = RBAC_EXAMPLES)]
+    Rbac {
+        /// read-only: check, leases, snapshots list|diff and every command without --fix; repair: what --fix adds; serve: what serve needs; heal: not available yet.
+        #[arg(value_enum, default_value_t = RbacUse::ReadOnly)]
+        r#use: RbacUse,
     },
     /// Print the man page, or write all man pages into a directory.
     #[command(after_long_help = MAN_EXAMPLES)]
@@ -303,6 +319,9 @@ pub struct ServeArgs {
     /// How to write the log on stderr: text, or one JSON object per line.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    #[command(flatten)]
+    pub suppress: SuppressArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -311,11 +330,27 @@ pub enum LogFormat {
     Json,
 }
 
+/// Findings the operator has accepted: `check`, its fleets and `serve` report them as
+/// ignored and never count them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SuppressArgs {
+    /// Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable.
+    #[arg(long = "ignore", value_name = "CODE[=OBJECT]", value_parser = crate::diagnose::suppression::Suppression::parse)]
+    pub ignore: Vec<crate::diagnose::suppression::Suppression>,
+
+    /// A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
     /// Exit 1 when a finding of at least this severity remains.
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+
+    #[command(flatten)]
+    pub suppress: SuppressArgs,
 
     #[command(flatten)]
     pub fleet: FleetArgs,
@@ -482,7 +517,7 @@ pub fn command_as(name: &str) -> clap::Command {
         .collect();
     for (order, name) in names.iter().enumerate() {
         command = command.mut_subcommand(name, |sub| {
-            let sub = if ["completions", "man"].contains(&name.as_str()) {
+            let sub = if ["completions", "man", "rbac"].contains(&name.as_str()) {
                 without_cluster_flags(sub)
             } else {
                 sub

@@ -144,6 +144,7 @@ fn without_wide_columns(
         Command::Serve(_) => always("serve"),
         Command::Completions { .. } => always("completions"),
         Command::Man { .. } => always("man"),
+        Command::Rbac { .. } => always("rbac"),
     }
 }
 
@@ -176,6 +177,7 @@ fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failu
         // They read no cluster: --context means nothing to them, once or many times.
         Command::Completions { .. } => return refuse_jsonl(g, "completions", bin_name),
         Command::Man { .. } => return refuse_jsonl(g, "man", bin_name),
+        Command::Rbac { .. } => return refuse_jsonl(g, "rbac", bin_name),
     };
     refuse(command, fix, g, None, bin_name)?;
     refuse_jsonl(g, command, bin_name)
@@ -251,6 +253,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             commands::completions::write(*shell, &cli::script_name(bin_name), &mut ui.out);
             Ok(Exit::Healthy)
         }
+        Command::Rbac { r#use } => commands::rbac::run(*r#use, bin_name, ui),
         Command::Man { out_dir: None } => {
             commands::man::write_main(&mut ui.out)?;
             Ok(Exit::Healthy)

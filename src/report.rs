@@ -48,12 +48,25 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Findings matched by `--ignore` or the config file: not in the counts above.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ignored: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
     pub fn of(findings: &[Finding]) -> Summary {
-        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        let count = |s: Severity| {
+            findings
+                .iter()
+                .filter(|f| !f.ignored && f.severity == s)
+                .count()
+        };
         Summary {
+            ignored: findings.iter().filter(|f| f.ignored).count(),
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
             infos: count(Severity::Info),

@@ -65,7 +65,7 @@ Examples:
   # From cron or a CronJob: JSON for the log, exit 1 on warnings too
   k3sdoctor check -o json --fail-on warning
 
-  # Every cluster of the kubeconfig at once, worst first (see the README section Fleets)
+  # Every cluster of the kubeconfig at once, worst first (docs/fleets.md)
   k3sdoctor check --all-contexts";
 
 pub const SNAPSHOTS_EXAMPLES: &str = "\
@@ -78,6 +78,17 @@ pub const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
   k3sdoctor completions bash > /etc/bash_completion.d/k3sdoctor
   k3sdoctor completions zsh > \"${fpath[1]}/_k3sdoctor\"";
+
+pub const RBAC_EXAMPLES: &str = "\
+Examples:
+  # What check, leases, snapshots list|diff and serve need, applied and bound to alice
+  k3sdoctor rbac read-only | kubectl apply -f -
+  kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user alice
+  kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user alice
+
+  # Add what leases follow --fix and snapshots backfill --fix write with
+  k3sdoctor rbac repair | kubectl apply -f -
+  kubectl create clusterrolebinding k3sdoctor-repair --clusterrole k3sdoctor-repair --user alice";
 
 pub const MAN_EXAMPLES: &str = "\
 Examples:
@@ -145,7 +156,7 @@ it never ends the process. SIGTERM or SIGINT ends it (exit 0).
 Endpoints: /metrics (OpenMetrics text), /healthz (200 while the process runs), /readyz (200 \
 once every watch has listed its objects, else 503), /report (the latest CheckReport, JSON).
 
-Metrics (README section \"Monitoring: serve\"):
+Metrics (docs/monitoring.md):
   k3sdoctor_up
       1 when the last evaluation read everything it needs
   k3sdoctor_ready

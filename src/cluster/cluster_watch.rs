@@ -313,7 +313,7 @@ impl ClusterWatch {
                     reason: WatchFailureReason::Forbidden,
                     line: format!(
                         "{} answered 403 for the kubernetes {} in {SERVICE_NAMESPACE}: apiserver-endpoint-stale is not \
-                         checked (grant the README's Role k3sdoctor-read-only in {SERVICE_NAMESPACE}); asking again \
+                         checked (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it); asking again \
                          with backoff",
                         self.server, self.health[slot].resource
                     ),

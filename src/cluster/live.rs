@@ -257,7 +257,7 @@ pub async fn read_apiserver_endpoints(
             "{action}: forbidden; apiserver-endpoint-stale not checked"
         ));
         state.endpoints_not_read = Some(format!(
-            "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE} shown in the README)"
+            "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)"
         ));
         return Ok(());
     }

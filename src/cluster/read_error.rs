@@ -82,17 +82,17 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
              refresh the token or client certificate in the kubeconfig"
         ),
         403 => {
-            let (role, section) = if ["update", "create", "patch", "delete", "dry-run"]
+            let role = if ["update", "create", "patch", "delete", "dry-run"]
                 .iter()
                 .any(|w| action.starts_with(w))
             {
-                ("repair", "RBAC")
+                "repair"
             } else {
-                ("read-only", "RBAC")
+                "read-only"
             };
             format!(
-                "cannot {action}: forbidden (403): {text}; grant the {role} ClusterRole shown in the README \
-                 (\"{section}\") or use a kubeconfig with more rights"
+                "cannot {action}: forbidden (403): {text}; grant the {role} ClusterRole \
+                 (`k3sdoctor rbac {role}` prints it) or use a kubeconfig with more rights"
             )
         }
         404 => {

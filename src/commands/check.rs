@@ -12,9 +12,11 @@ use crate::report::CheckReport;
 
 pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     super::fleet::refuse_fleet_flags_alone(global, &args.fleet)?;
+    let suppressions = super::suppressions::suppressions(&args.suppress)?;
     if args.fleet.selects_fleet(global) {
         let analyse = |loaded: Loaded| {
             let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
+            let analysis = suppressions.apply(analysis);
             CheckReport::new(loaded.now, analysis).failing_on(args.fail_on)
         };
         let write_member = |out: &mut dyn std::io::Write, report: &CheckReport, style| {
@@ -30,7 +32,7 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result
     }
     let loaded = load_check_state(global, ui)?;
     require_primary(&loaded, Primary::Anything)?;
-    let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
+    let analysis = suppressions.apply(analyse_check(&loaded.state, loaded.distro, loaded.now.time));
     let report = CheckReport::new(loaded.now, analysis).failing_on(args.fail_on);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),

@@ -10,11 +10,13 @@ pub mod leases_follow;
 pub mod leases_watch;
 pub mod load;
 pub mod man;
+pub mod rbac;
 pub mod request_spinner;
 pub mod serve;
 pub mod snapshots;
 pub mod snapshots_backfill;
 pub mod snapshots_restore;
+pub mod suppressions;
 pub mod termination;
 
 use std::io::Write;
@@ -290,7 +292,7 @@ pub fn unidentified_backup_note(
     match cluster {
         crate::cluster::cluster_identity::ClusterIdentity::Known(_) => None,
         crate::cluster::cluster_identity::ClusterIdentity::Unknown(why) => Some(format!(
-            "note: the backup records no cluster identity ({why}; the read-only role in the README allows it); \
+            "note: the backup records no cluster identity ({why}; the read-only role, `k3sdoctor rbac read-only`, allows it); \
              restoring it onto anything but this very ConfigMap will need --force"
         )),
     }

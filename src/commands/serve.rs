@@ -23,6 +23,7 @@ use crate::cluster::{contact_probe, live};
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
+use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
@@ -75,11 +76,17 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Resul
         )
         .into());
     }
+    // A bad config file is refused before anything is served, not found at the first evaluation.
+    let suppressions = super::suppressions::suppressions(&args.suppress)?;
     log::init(args.log_format);
-    runtime()?.block_on(serve(global, args))
+    runtime()?.block_on(serve(global, args, suppressions))
 }
 
-async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
+async fn serve(
+    global: &GlobalArgs,
+    args: &ServeArgs,
+    suppressions: Suppressions,
+) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
     let listener = TcpListener::bind(args.listen).await.map_err(|e| {
         Failure::Refused(format!(
@@ -157,6 +164,7 @@ async fn serve(global: &GlobalArgs, args: &ServeArgs) -> anyhow::Result<Exit> {
         verdict: None,
         lease_verdict: Vec::new(),
         evaluated: None,
+        suppressions,
     };
     let mut failing: BTreeMap<String, FailureEpisode> = BTreeMap::new();
     let mut due: Option<Instant> = None;
@@ -294,6 +302,8 @@ struct Evaluator<'a> {
     /// The lease findings of the last evaluation, to tell when time alone changed them.
     lease_verdict: Vec<(FindingCode, Severity, String)>,
     evaluated: Option<std::time::Instant>,
+    /// `--ignore` and the config file: applied to every evaluation.
+    suppressions: Suppressions,
 }
 
 impl Evaluator<'_> {
@@ -341,7 +351,7 @@ impl Evaluator<'_> {
         let now = self.exporter.judged_now();
         self.evaluated = Some(started);
         self.lease_verdict = self.judge_leases(watch);
-        let analysis = analyse_check(&state, distro, now);
+        let analysis = self.suppressions.apply(analyse_check(&state, distro, now));
         let report = CheckReport::new(
             Now {
                 time: now,
@@ -364,7 +374,13 @@ impl Evaluator<'_> {
     }
 
     fn log_verdict_change(&mut self, report: &CheckReport) {
-        let findings = report.analysis.all_findings();
+        // Ignored findings are no verdict: the log, like the alerting metric, leaves them out.
+        let findings: Vec<_> = report
+            .analysis
+            .all_findings()
+            .into_iter()
+            .filter(|f| !f.ignored)
+            .collect();
         let codes: Vec<String> = findings
             .iter()
             .map(|f| format!("{}/{}", f.code.as_str(), f.severity.as_str()))

@@ -393,6 +393,10 @@ pub struct Finding {
     /// of it and says where the rest are; JSON and YAML keep the whole message.
     #[serde(skip)]
     pub listed: Vec<String>,
+    /// Matched by `--ignore` or the config file's `ignore:`: still reported, never counted
+    /// toward the exit code, the summary counts or the alerting metric.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignored: bool,
 }
 
 /// The `k3sdoctor …` or `kubectl …` command a remediation starts with, up to where the prose
@@ -432,6 +436,7 @@ impl Finding {
             caused_by: None,
             object_refs: Vec::new(),
             listed: Vec::new(),
+            ignored: false,
         }
     }
 
@@ -479,7 +484,9 @@ impl FailOn {
             FailOn::Warning => Severity::Warning,
             FailOn::Never => return false,
         };
-        findings.iter().any(|f| f.severity >= threshold)
+        findings
+            .iter()
+            .any(|f| !f.ignored && f.severity >= threshold)
     }
 }
 

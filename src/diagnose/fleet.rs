@@ -130,7 +130,12 @@ impl<R: FleetMember> FleetEntry<R> {
     /// read is an error, or a warning under `--ignore-unreachable`. `None`: healthy.
     pub fn severity(&self, ignore_unreachable: bool) -> Option<Severity> {
         match &self.report {
-            Some(report) => report.findings().iter().map(|f| f.severity).max(),
+            Some(report) => report
+                .findings()
+                .iter()
+                .filter(|f| !f.ignored)
+                .map(|f| f.severity)
+                .max(),
             None if ignore_unreachable => Some(Severity::Warning),
             None => Some(Severity::Error),
         }

@@ -23,6 +23,7 @@ pub mod snapshot_reconcile;
 pub mod snapshot_reconcile_stalled;
 pub mod snapshot_s3;
 pub mod snapshots;
+pub mod suppression;
 
 #[cfg(test)]
 pub mod test_cluster;

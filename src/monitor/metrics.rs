@@ -72,6 +72,7 @@ pub struct Metrics {
     stale: Gauge,
     ready: Gauge,
     findings: Family<FindingLabels, Gauge>,
+    findings_ignored: Family<FindingLabels, Gauge>,
     lease_split: Family<SplitLabels, Gauge>,
     holder_info: Family<HolderLabels, Gauge>,
     renew_age: Family<LockLabels, FloatGauge>,
@@ -94,6 +95,7 @@ impl Metrics {
             stale: Gauge::default(),
             ready: Gauge::default(),
             findings: Family::default(),
+            findings_ignored: Family::default(),
             lease_split: Family::default(),
             holder_info: Family::default(),
             renew_age: Family::default(),
@@ -126,6 +128,11 @@ impl Metrics {
             "k3sdoctor_findings",
             "Findings of the last evaluation, per code",
             metrics.findings.clone(),
+        );
+        registry.register(
+            "k3sdoctor_findings_ignored",
+            "Findings of the last evaluation matched by --ignore or the config file, per code: not in k3sdoctor_findings, so they do not alert",
+            metrics.findings_ignored.clone(),
         );
         registry.register(
             "k3sdoctor_lease_split",
@@ -199,8 +206,14 @@ impl Metrics {
         self.evaluation_duration.observe(took.as_secs_f64());
 
         self.findings.clear();
+        self.findings_ignored.clear();
         for finding in analysis.all_findings() {
-            self.findings
+            let family = if finding.ignored {
+                &self.findings_ignored
+            } else {
+                &self.findings
+            };
+            family
                 .get_or_create(&FindingLabels {
                     code: finding.code.as_str().to_string(),
                     severity: finding.severity.as_str().to_string(),
@@ -211,7 +224,8 @@ impl Metrics {
         let split = analysis
             .all_findings()
             .iter()
-            .any(|f| f.code == FindingCode::LeaseSplit);
+            // An ignored split is no alert either: the split alert keys on this series.
+            .any(|f| f.code == FindingCode::LeaseSplit && !f.ignored);
         self.lease_split.clear();
         self.lease_split
             .get_or_create(&SplitLabels {

@@ -130,6 +130,16 @@ fn write_one(
     style: Style,
     shown: &[&Finding],
 ) -> std::io::Result<()> {
+    if f.ignored {
+        // Asked to be ignored: one line, so it is seen to be matched but not read as a verdict.
+        return writeln!(
+            out,
+            "{branch}IGNORED {}  {} ({})",
+            f.code.as_str(),
+            short_object(&f.object),
+            f.severity.as_str()
+        );
+    }
     writeln!(
         out,
         "{branch}{} {}  {}",

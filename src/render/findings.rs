@@ -107,6 +107,17 @@ fn short_message(f: &Finding, same_as: Option<&Finding>) -> String {
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,
 /// so a count of errors never sits next to a silent success.
 pub fn summary_line(findings: &[Finding], fail_on: FailOn) -> String {
+    let ignored = findings.iter().filter(|f| f.ignored).count();
+    let counted: Vec<&Finding> = findings.iter().filter(|f| !f.ignored).collect();
+    let line = counted_line(&counted, fail_on);
+    if ignored == 0 {
+        line
+    } else {
+        format!("{line}; {ignored} ignored (--ignore or the config file)")
+    }
+}
+
+fn counted_line(findings: &[&Finding], fail_on: FailOn) -> String {
     let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
     let (errors, warnings, infos) = (
         count(Severity::Error),

@@ -50,6 +50,6 @@ pub async fn may(
 pub fn denied(verb: &str, shown_resource: &str, name: &str) -> ReadError {
     ReadError::new(format!(
         "not allowed to {verb} {shown_resource} \"{name}\" in kube-system (SelfSubjectAccessReview denied); nothing \
-         was written; use a kubeconfig bound to the repair role shown in the README"
+         was written; use a kubeconfig bound to the repair role (`k3sdoctor rbac repair` prints it)"
     ))
 }

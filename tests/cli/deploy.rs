@@ -162,3 +162,36 @@ fn kubectl_reads_every_object_when_installed() {
         ]
     );
 }
+
+/// On an affected release, version-affected stays until the upgrade: the CronJob ignores it
+/// (still listed, marked), so a healthy cluster does not fail every run.
+#[test]
+fn the_cronjob_ignores_version_affected_on_a_healthy_affected_cluster() {
+    use crate::support::fake_api::{FakeApi, Role};
+    use crate::support::objects::{NOW, lease, server};
+    let docs = documents();
+    let container =
+        &find(&docs, "CronJob")["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0];
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let affected = "v1.29.4+k3s1";
+    let fake = FakeApi::with_objects(vec![
+        server("s1", affected),
+        server("s2", affected),
+        server("s3", affected),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
+    let out = k3sdoctor(args.iter().copied().chain(["--now", NOW]))
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.code(0);
+    let report: Value = out.json();
+    assert_eq!(report["findings"][0]["code"], "version-affected");
+    assert_eq!(report["findings"][0]["ignored"], true);
+    assert_eq!(report["summary"]["warnings"], 0);
+}

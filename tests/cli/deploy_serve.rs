@@ -296,8 +296,20 @@ fn the_deployment_runs_one_non_root_read_only_serve_with_small_resources() {
         json!({"type": "RuntimeDefault"})
     );
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
-    // It writes nothing to disk, so it needs no volume.
-    assert!(pod["volumes"].is_null() && c["volumeMounts"].is_null());
+    // It writes nothing to disk; its one volume is the optional, read-only config ConfigMap,
+    // mounted where the default config path ($XDG_CONFIG_HOME/k3sdoctor) points.
+    assert_eq!(
+        pod["volumes"],
+        json!([{"name": "config", "configMap": {"name": "k3sdoctor-config", "optional": true}}])
+    );
+    assert_eq!(
+        c["volumeMounts"],
+        json!([{"name": "config", "mountPath": "/etc/k3sdoctor", "readOnly": true}])
+    );
+    assert_eq!(
+        c["env"],
+        json!([{"name": "XDG_CONFIG_HOME", "value": "/etc"}])
+    );
 
     for (probe, path) in [("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")] {
         assert_eq!(
@@ -586,23 +598,35 @@ fn anchor(heading: &str) -> String {
         .collect()
 }
 
-/// Each runbook is a section of the README. `#monitoring-serve` is the section on `serve`.
+/// Each runbook is a page of docs/ (or a section of one), relative to the repository:
+/// `docs/monitoring.md#monitoring-serve` is the section on `serve`.
 #[test]
-fn every_runbook_is_a_readme_section() {
-    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
-    let anchors: BTreeSet<String> = readme
-        .lines()
-        .filter_map(|l| l.strip_prefix("## ").or_else(|| l.strip_prefix("### ")))
-        .map(anchor)
-        .collect();
+fn every_runbook_is_a_docs_page_or_section() {
     for alert in alerts() {
         let url = alert["annotations"]["runbook_url"].as_str().unwrap();
-        let section = url
-            .strip_prefix("README.md#")
-            .unwrap_or_else(|| panic!("{}: {url} is not a README section", alert["alert"]));
+        let (path, section) = url.split_once('#').unwrap_or((url, ""));
+        assert!(
+            path.starts_with("docs/") && path.ends_with(".md"),
+            "{}: {url} is not a page of docs/",
+            alert["alert"]
+        );
+        let page = std::fs::read_to_string(repo_path(path))
+            .unwrap_or_else(|e| panic!("{}: {url}: {e}", alert["alert"]));
+        if section.is_empty() {
+            continue;
+        }
+        let anchors: BTreeSet<String> = page
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("# ")
+                    .or_else(|| l.strip_prefix("## "))
+                    .or_else(|| l.strip_prefix("### "))
+            })
+            .map(anchor)
+            .collect();
         assert!(
             anchors.contains(section),
-            "{}: the README has no section #{section}",
+            "{}: {path} has no section #{section}",
             alert["alert"]
         );
     }

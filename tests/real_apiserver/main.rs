@@ -26,5 +26,6 @@ mod serve;
 mod serve_faults;
 mod snapshot_files;
 mod split_and_follow;
+mod suppressions;
 mod takeover;
 mod watch;

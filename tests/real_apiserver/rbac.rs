@@ -108,3 +108,17 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
     .code(0);
     assert_eq!(cluster.holder("k3s"), "server-2");
 }
+
+/// A user without rights is told which command prints the role it lacks; that command's
+/// output is what kubectl applies (`rbac read-only` equals the README's roles: tests/cli).
+#[test]
+fn real_a_forbidden_read_names_the_rbac_command() {
+    let Some(env) = EnvTest::start("real_a_forbidden_read_names_the_rbac_command") else {
+        return;
+    };
+    let out = run_as(&env, User::Nobody, &["leases"]);
+    out.code(3)
+        .one_line_error()
+        .stderr_has("forbidden (403)")
+        .stderr_has("`k3sdoctor rbac read-only` prints it");
+}

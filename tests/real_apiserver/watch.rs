@@ -105,7 +105,7 @@ fn real_leases_watch_without_the_watch_verb_reports_the_403_and_keeps_running() 
     };
     assert!(note.starts_with("note: cannot watch "), "{note}");
     assert!(
-        note.contains("grant the read-only ClusterRole shown in the README"),
+        note.contains("grant the read-only ClusterRole (`k3sdoctor rbac read-only` prints it)"),
         "{note}"
     );
     assert!(note.ends_with("; retrying"), "{note}");

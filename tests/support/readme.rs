@@ -1,10 +1,11 @@
-//! What the README promises, read from the README itself so tests apply it unchanged.
+//! What the README promises, read from where it now lives (the roles: docs/rbac.md, linked from
+//! the README's RBAC section) so tests apply it unchanged.
 
 use super::harness::repo_path;
 
 /// The YAML block of the README that defines ClusterRole `name`.
 pub fn readme_role(name: &str) -> String {
-    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_path("docs/rbac.md")).unwrap();
     readme
         .split("```yaml\n")
         .skip(1)
@@ -12,19 +13,19 @@ pub fn readme_role(name: &str) -> String {
         .find(|yaml| {
             yaml.contains("kind: ClusterRole\n") && yaml.contains(&format!("name: {name}\n"))
         })
-        .unwrap_or_else(|| panic!("README has no ClusterRole {name}"))
+        .unwrap_or_else(|| panic!("docs/rbac.md has no ClusterRole {name}"))
         .to_string()
 }
 
 /// The YAML block of the README that defines the Role `name` (namespaced).
 pub fn readme_namespaced_role(name: &str) -> String {
-    let readme = std::fs::read_to_string(repo_path("README.md")).unwrap();
+    let readme = std::fs::read_to_string(repo_path("docs/rbac.md")).unwrap();
     readme
         .split("```yaml\n")
         .skip(1)
         .filter_map(|block| block.split("```").next())
         .find(|yaml| yaml.contains("kind: Role\n") && yaml.contains(&format!("name: {name}\n")))
-        .unwrap_or_else(|| panic!("README has no Role {name}"))
+        .unwrap_or_else(|| panic!("docs/rbac.md has no Role {name}"))
         .to_string()
 }
 

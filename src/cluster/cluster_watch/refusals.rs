@@ -22,7 +22,7 @@ impl ClusterWatch {
             403 => {
                 self.endpoints_not_read = Some(format!(
                     "this user may not list {} in {SERVICE_NAMESPACE} (grant the Role k3sdoctor-read-only in \
-                     {SERVICE_NAMESPACE} shown in the README)",
+                     {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)",
                     self.health[slot].resource
                 ));
             }

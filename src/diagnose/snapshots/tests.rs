@@ -174,8 +174,8 @@ fn old_entries_pruned_at_the_size_limit_are_explained() {
         [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
     );
     assert!(!a.has_differences());
-    // Issue 18 item 17: the message and the README state the same rule.
-    let readme = include_str!("../../../README.md")
+    // Issue 18 item 17: the message and the docs (docs/snapshots.md) state the same rule.
+    let readme = include_str!("../../../docs/snapshots.md")
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
@@ -186,7 +186,7 @@ fn old_entries_pruned_at_the_size_limit_are_explained() {
         "within four of its largest entries",
     ] {
         assert!(message.contains(part), "message lacks {part:?}: {message}");
-        assert!(readme.contains(part), "README lacks {part:?}");
+        assert!(readme.contains(part), "docs/snapshots.md lacks {part:?}");
     }
 
     // The same CR missing from a ConfigMap far from the limit is an error.

@@ -176,3 +176,33 @@ fn watch_health_sets_readiness_and_errors_count_per_resource_and_reason() {
         Some(1.0)
     );
 }
+
+/// `--ignore`: an ignored finding moves to `k3sdoctor_findings_ignored`, so no alert keyed on
+/// `k3sdoctor_findings` or `k3sdoctor_lease_split` fires on it; the rest stay where they were.
+#[test]
+fn ignored_findings_leave_the_alerting_series() {
+    use crate::diagnose::suppression::{Suppression, Suppressions};
+    let metrics = Metrics::new("1.2.3");
+    let mut report = split_report();
+    report.analysis =
+        Suppressions(vec![Suppression::parse("lease-split").unwrap()]).apply(report.analysis);
+    metrics.record_evaluation(&report, true, Duration::from_millis(3), report.now.time);
+    let text = metrics.encode(report.now.time);
+    for (series, expected) in [
+        (
+            r#"k3sdoctor_lease_split{lock="k3s",affected="true"}"#,
+            Some(0.0),
+        ),
+        (
+            r#"k3sdoctor_findings{code="lease-split",severity="error"}"#,
+            None,
+        ),
+        (
+            r#"k3sdoctor_findings_ignored{code="lease-split",severity="error"}"#,
+            Some(1.0),
+        ),
+        (r#"k3sdoctor_snapshot_entries{state="missing"}"#, Some(15.0)),
+    ] {
+        assert_eq!(value(&text, series), expected, "{series}\n{text}");
+    }
+}

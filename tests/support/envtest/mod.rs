@@ -61,7 +61,7 @@ pub fn assets() -> Option<PathBuf> {
                 let _ = writeln!(
                     std::io::stderr(),
                     "skipped the real-apiserver tests: set {ENVTEST_VAR} to a test bed directory \
-                     such as ../shared/envtest to run them (README, Testing)"
+                     such as ../shared/envtest to run them (docs/development.md, Testing)"
                 );
             });
             None

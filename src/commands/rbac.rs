@@ -1,0 +1,90 @@
+//! `k3sdoctor rbac [read-only|repair|serve|heal]`: the roles each use needs, as YAML for
+//! `kubectl apply -f -`, so an RBAC error can name a command instead of a README section.
+//!
+//! One source: the manifests in deploy/ (the read-only ClusterRole and Role that the CronJob
+//! and serve ship, the repair ClusterRole); tests keep them identical to the README's blocks.
+
+use crate::cli::RbacUse;
+use crate::exit::{Exit, Failure};
+
+use super::Ui;
+
+const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/serve-clusterrole.yaml");
+const READ_ONLY_ROLE: &str = include_str!("../../deploy/serve-role.yaml");
+const REPAIR_CLUSTER_ROLE: &str = include_str!("../../deploy/repair-clusterrole.yaml");
+
+/// A manifest without the comment that opens it (it speaks of the file and its tests).
+fn object(manifest: &str) -> &str {
+    manifest
+        .find("apiVersion:")
+        .map_or(manifest, |start| &manifest[start..])
+}
+
+/// The YAML `rbac` prints for `role`; `None` for a use that has no role yet.
+pub fn roles(role: RbacUse, bin_name: &str) -> Option<String> {
+    let read_only = |header: &str| {
+        format!(
+            "{header}\
+             # Bind: kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user NAME\n\
+             #       kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
+             # Without the Role in default only apiserver-endpoint-stale is not checked.\n\
+             {}---\n{}",
+            object(READ_ONLY_CLUSTER_ROLE),
+            object(READ_ONLY_ROLE)
+        )
+    };
+    match role {
+        RbacUse::ReadOnly => Some(read_only(&format!(
+            "# {bin_name} rbac read-only: check, leases (and --watch), snapshots list|diff, serve and\n\
+             # every command without --fix. Nodes and ETCDSnapshotFiles are cluster-scoped.\n"
+        ))),
+        RbacUse::Serve => Some(read_only(&format!(
+            "# {bin_name} rbac serve: serve needs the read-only role and nothing more (its watches use\n\
+             # list and watch); deploy/ ships it with a ServiceAccount, Deployment and Service.\n"
+        ))),
+        RbacUse::Repair => Some(format!(
+            "# {bin_name} rbac repair: what leases follow --fix and snapshots backfill|restore --fix\n\
+             # write with; bind it together with the read-only role ({bin_name} rbac read-only).\n\
+             # Bind: kubectl create clusterrolebinding k3sdoctor-repair --clusterrole k3sdoctor-repair --user NAME\n\
+             {}",
+            object(REPAIR_CLUSTER_ROLE)
+        )),
+        RbacUse::Heal => None,
+    }
+}
+
+pub fn run(role: RbacUse, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let Some(yaml) = roles(role, bin_name) else {
+        return Err(Failure::Refused(format!(
+            "rbac heal: serve --heal is not available in this release, so it has no role yet; \
+             `{bin_name} rbac repair` prints what the repairs (leases follow --fix, snapshots backfill --fix) need"
+        ))
+        .into());
+    };
+    let written = ui
+        .out
+        .write_all(yaml.as_bytes())
+        .and_then(|()| ui.out.flush());
+    crate::render::tolerate_closed_pipe(written.map_err(Into::into))?;
+    Ok(Exit::Healthy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_use_prints_its_objects_and_heal_none() {
+        let read_only = roles(RbacUse::ReadOnly, "k3sdoctor").unwrap();
+        assert!(read_only.contains("kind: ClusterRole\nmetadata:\n  name: k3sdoctor-read-only\n"));
+        assert!(read_only.contains(
+            "kind: Role\nmetadata:\n  name: k3sdoctor-read-only\n  namespace: default\n"
+        ));
+        assert!(!read_only.contains("The README"), "{read_only}");
+        let serve = roles(RbacUse::Serve, "k3sdoctor").unwrap();
+        assert_eq!(object(&serve), object(&read_only));
+        let repair = roles(RbacUse::Repair, "k3sdoctor").unwrap();
+        assert!(repair.contains("name: k3sdoctor-repair\n"));
+        assert!(roles(RbacUse::Heal, "k3sdoctor").is_none());
+    }
+}

@@ -1,0 +1,79 @@
+//! `k3sdoctor rbac [read-only|repair|serve|heal]`: the roles, printed from the one source in
+//! deploy/ and equal to the README's blocks, ready for `kubectl apply -f -`; and the RBAC
+//! errors name that command.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::manifests::yaml_documents;
+use crate::support::readme::{readme_namespaced_role, readme_role};
+
+fn documents(yaml: &str) -> Vec<Value> {
+    serde_yaml_ng::Deserializer::from_str(yaml)
+        .map(|doc| Value::deserialize(doc).unwrap())
+        .collect()
+}
+
+fn printed(args: &[&str]) -> Vec<Value> {
+    let out = k3sdoctor(["rbac"].iter().chain(args)).run();
+    out.code(0);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    documents(&out.stdout)
+}
+
+#[test]
+fn read_only_and_serve_print_the_readmes_read_only_roles() {
+    let readme = [
+        documents(&readme_role("k3sdoctor-read-only")),
+        documents(&readme_namespaced_role("k3sdoctor-read-only")),
+    ]
+    .concat();
+    assert_eq!(printed(&[]), readme, "the default is read-only");
+    assert_eq!(printed(&["read-only"]), readme);
+    assert_eq!(printed(&["serve"]), readme);
+    // The source the binary prints from is what deploy/ ships.
+    assert_eq!(
+        [
+            yaml_documents("deploy/serve-clusterrole.yaml"),
+            yaml_documents("deploy/serve-role.yaml")
+        ]
+        .concat(),
+        readme
+    );
+}
+
+#[test]
+fn repair_prints_the_readmes_repair_role() {
+    let readme = documents(&readme_role("k3sdoctor-repair"));
+    assert_eq!(printed(&["repair"]), readme);
+    assert_eq!(yaml_documents("deploy/repair-clusterrole.yaml"), readme);
+}
+
+#[test]
+fn heal_is_refused_naming_the_repair_role_and_other_words_are_usage_errors() {
+    let out = k3sdoctor(["rbac", "heal"]).run();
+    out.code(2)
+        .one_line_error()
+        .stderr_has("serve --heal is not available")
+        .stderr_has("rbac repair");
+    assert!(out.stdout.is_empty());
+    k3sdoctor(["rbac", "admin"]).run().code(2);
+    k3sdoctor(["-o", "jsonl", "rbac"])
+        .run()
+        .code(2)
+        .one_line_error();
+}
+
+/// A 403 names the command that prints the role it lacks.
+#[test]
+fn a_forbidden_read_names_the_rbac_command() {
+    let fake = FakeApi::with_objects(vec![]);
+    k3sdoctor(["leases"])
+        .cluster(&fake, Role::Nobody)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("`k3sdoctor rbac read-only` prints it");
+}
