@@ -159,6 +159,26 @@ fn the_network_policy_admits_only_the_monitoring_namespace_to_the_serve_port() {
     );
 }
 
+/// The NetworkPolicy docs/install.md shows is the component's (without its labels).
+#[test]
+fn the_documented_network_policy_is_the_components() {
+    let doc = std::fs::read_to_string(repo_path("docs/install.md")).unwrap();
+    let block = doc
+        .split("```yaml\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .find(|b| b.contains("kind: NetworkPolicy"))
+        .expect("docs/install.md shows the NetworkPolicy");
+    let shown: Value = serde_yaml_ng::from_str(block).unwrap();
+    let file = &yaml_documents("deploy/components/network-policy/serve-networkpolicy.yaml")[0];
+    assert_eq!(shown["spec"], file["spec"]);
+    assert_eq!(shown["metadata"]["name"], file["metadata"]["name"]);
+    assert_eq!(
+        shown["metadata"]["namespace"],
+        file["metadata"]["namespace"]
+    );
+}
+
 /// deploy/fleet.yaml: a Fleet bundle whose kustomize directories build, the default one being
 /// the base, and whose objects land where they say.
 #[test]
