@@ -2,7 +2,8 @@
 # deploy/image/build.sh DIR: builds, from a clone of this repository,
 #   DIR/k3sdoctor            a static, stripped x86-64 Linux executable;
 #   DIR/k3sdoctor-image.tar  an OCI image archive holding just that binary, named
-#                            localhost/k3sdoctor:VERSION (the image deploy/ runs).
+#                            localhost/k3sdoctor:VERSION (the image deploy/ runs);
+#   DIR/SHA256SUMS           the checksums of both, for the copies on the nodes.
 # Needs cargo (Rust with the x86_64-unknown-linux-gnu target), glibc's static libraries
 # (Debian: libc6-dev) and python3; no container daemon, no registry, no base image.
 #
@@ -54,4 +55,6 @@ python3 "$repo/deploy/image/oci_archive.py" \
   --revision "$revision" \
   --created "$SOURCE_DATE_EPOCH" \
   --output "$out/k3sdoctor-image.tar"
+# What the copies on air-gapped nodes are checked against: sha256sum -c SHA256SUMS.
+(cd "$out" && sha256sum k3sdoctor k3sdoctor-image.tar > SHA256SUMS)
 ls -l "$out/k3sdoctor" "$out/k3sdoctor-image.tar"
