@@ -9,8 +9,8 @@ use crate::exit::{Exit, Failure};
 
 use super::Ui;
 
-const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/serve-clusterrole.yaml");
-const READ_ONLY_ROLE: &str = include_str!("../../deploy/serve-role.yaml");
+const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-clusterrole.yaml");
+const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
 const REPAIR_CLUSTER_ROLE: &str = include_str!("../../deploy/repair-clusterrole.yaml");
 
 /// A manifest without the comment that opens it (it speaks of the file and its tests).

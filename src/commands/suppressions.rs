@@ -4,7 +4,7 @@
 //! The config file is optional. `--config PATH` names it (and it must then exist); otherwise
 //! `$XDG_CONFIG_HOME/k3sdoctor/config.yaml` (`~/.config/k3sdoctor/config.yaml` when
 //! `XDG_CONFIG_HOME` is unset) is read when it exists. In a pod, mount a ConfigMap and pass
-//! `--config` (deploy/serve-deployment.yaml shows where).
+//! `--config` (deploy/base/serve-deployment.yaml shows where).
 
 use std::path::{Path, PathBuf};
 

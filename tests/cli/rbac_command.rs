@@ -36,8 +36,8 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
     // The source the binary prints from is what deploy/ ships.
     assert_eq!(
         [
-            yaml_documents("deploy/serve-clusterrole.yaml"),
-            yaml_documents("deploy/serve-role.yaml")
+            yaml_documents("deploy/base/serve-clusterrole.yaml"),
+            yaml_documents("deploy/base/serve-role.yaml")
         ]
         .concat(),
         readme

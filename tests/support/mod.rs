@@ -8,6 +8,7 @@ pub mod faults;
 pub mod fleet;
 pub mod harness;
 pub mod k3s_sim;
+pub mod kustomize;
 pub mod manifests;
 pub mod objects;
 pub mod readme;
