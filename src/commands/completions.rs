@@ -10,7 +10,7 @@ use crate::cli::complete::complete;
 pub fn write(shell: Shell, script_name: &str, out: &mut dyn Write) {
     clap_complete::generate(
         shell,
-        &mut crate::cli::command_as(script_name),
+        &mut crate::cli::command_for_scripts(script_name),
         script_name,
         out,
     );

@@ -21,6 +21,7 @@ mod empty_dumps;
 mod errors;
 mod fail_on;
 mod faults;
+mod flags_per_command;
 mod fleet;
 mod follow;
 mod follow_signals;
