@@ -545,6 +545,22 @@ pub fn is_kubectl_completer(argv0: Option<&std::ffi::OsStr>) -> bool {
         })
 }
 
+/// The words to complete when this run is a completion request, not a command: kubectl's
+/// plugin completion runs `kubectl_complete-k3s_doctor WORD...`, and the bash, zsh and fish
+/// scripts run `k3sdoctor __complete WORD...` (Cobra's hidden command, by the same name).
+pub fn completion_request(args: &[std::ffi::OsString]) -> Option<Vec<String>> {
+    let words = |skip: usize| {
+        args.iter()
+            .skip(skip)
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect()
+    };
+    if is_kubectl_completer(args.first().map(|a| a.as_os_str())) {
+        return Some(words(1));
+    }
+    (args.get(1).is_some_and(|w| w == "__complete")).then(|| words(2))
+}
+
 /// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
 /// for `--help`/`--version` (0) as clap does.
 pub fn parse_as(name: &str) -> Result<Cli, UsageError> {

@@ -8,6 +8,7 @@ mod apiserver_endpoints;
 mod backups;
 mod check;
 mod closed_pipe;
+mod cluster_completion;
 mod common;
 mod completions;
 mod concurrent_writers;
