@@ -15,8 +15,8 @@ mod help;
 mod usage_error;
 mod value_parsers;
 
-pub use help::EXIT_CODES;
 use help::*;
+pub use help::{EXIT_CODE_NOTES, EXIT_CODES};
 use usage_error::command_path;
 pub use usage_error::{UsageError, one_line_usage_error};
 pub use value_parsers::parse_request_timeout;
@@ -31,7 +31,7 @@ use value_parsers::{parse_listen, parse_namespace, parse_now, parse_regex, parse
                   k3s/k3s-etcd (rke2/rke2-etcd) leader locks, whether they are fresh, whether they are split \
                   across servers, and whether that split breaks etcd snapshot bookkeeping on this version \
                   (k3s-io/k3s#10046). Nothing is ever written without --fix.",
-    after_long_help = TOP_AFTER_HELP,
+    after_long_help = TOP_EXAMPLES,
     propagate_version = true
 )]
 pub struct Cli {
@@ -570,7 +570,9 @@ pub fn parse_as(name: &str) -> Result<Cli, UsageError> {
 /// [`parse_as`] for the given words (the program's name first).
 pub fn parse_args_as(name: &str, args: Vec<std::ffi::OsString>) -> Result<Cli, UsageError> {
     use clap::FromArgMatches;
-    let mut command = command_as(name);
+    // Help is laid out for the terminal once, here, and clap then finds nothing to re-wrap.
+    let width = help::help_width();
+    let mut command = with_exit_codes(command_as(name), width).term_width(width);
     if name != "k3sdoctor" {
         command = with_program_in_examples(command, name);
     }
@@ -586,6 +588,16 @@ pub fn parse_args_as(name: &str, args: Vec<std::ffi::OsString>) -> Result<Cli, U
             error,
             command_path,
         })
+}
+
+/// The top-level `--help` ends with the exit codes, after the examples, wrapped to `width`.
+fn with_exit_codes(command: clap::Command, width: usize) -> clap::Command {
+    let examples = command
+        .get_after_long_help()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    let text = format!("{examples}\n\n{}", help::exit_codes_text(width));
+    command.after_long_help(text)
 }
 
 /// The examples under every `--help` are written for `k3sdoctor`; show them as the user runs it.

@@ -29,6 +29,7 @@ mod follow_signals;
 mod from_stdin;
 mod generated_files;
 mod help;
+mod help_width;
 mod hostile_inputs;
 mod layout;
 mod leases;
