@@ -116,7 +116,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<Timestamp>,
 
-    /// More detail on stderr: -v request trace and error causes, -vv more.
+    /// More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings.
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
 

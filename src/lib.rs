@@ -59,6 +59,10 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         cli.global.quiet,
     );
     ui.reader_gone = Some(reader_gone);
+    // serve sets up its own log (which takes -v into account).
+    if !matches!(cli.command, Command::Serve(_)) {
+        commands::verbosity::init_request_trace(cli.global.verbose);
+    }
     match dispatch(&cli, bin_name, &mut ui) {
         Ok(exit) => exit,
         Err(err) => {

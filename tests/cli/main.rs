@@ -55,4 +55,5 @@ mod snapshot_files;
 mod snapshots;
 mod suppressions;
 mod terminal_injection;
+mod verbosity;
 mod watch;
