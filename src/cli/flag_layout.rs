@@ -55,24 +55,27 @@ const WIDE_OUTPUTS: &[OutputFormat] = &[Table, Wide, Json, Yaml];
 /// A report without a table to widen.
 const PLAIN_OUTPUTS: &[OutputFormat] = &[Table, Json, Yaml];
 
-const READS_CLUSTER_OR_DUMP: fn(&'static [OutputFormat]) -> Layout = |outputs| Layout {
-    connection: true,
-    dump: true,
-    outputs,
-};
+/// A command that reads a cluster or a dump and prints a report in `outputs`.
+const fn reads_cluster_or_dump(outputs: &'static [OutputFormat]) -> Layout {
+    Layout {
+        connection: true,
+        dump: true,
+        outputs,
+    }
+}
 
 /// The layout of the command `path` names (the words after the program), `None` for one
-/// that takes every global flag (the program itself).
+/// that takes every global flag (the program itself, and a command not listed here).
 pub fn layout(path: &[&str]) -> Option<Layout> {
     Some(match path {
         [] => return None,
         // `-o wide` is refused at run time where it depends on another flag: a single-cluster
         // `check`, `leases follow` without `--fix`.
-        ["leases"] | ["check"] => READS_CLUSTER_OR_DUMP(FLEET_OUTPUTS),
+        ["leases"] | ["check"] => reads_cluster_or_dump(FLEET_OUTPUTS),
         ["leases", "follow"] | ["snapshots"] | ["snapshots", "list"] => {
-            READS_CLUSTER_OR_DUMP(WIDE_OUTPUTS)
+            reads_cluster_or_dump(WIDE_OUTPUTS)
         }
-        ["snapshots", _] => READS_CLUSTER_OR_DUMP(PLAIN_OUTPUTS),
+        ["snapshots", _] => reads_cluster_or_dump(PLAIN_OUTPUTS),
         // It watches a live cluster (a dump never changes), judges on the API server's clock,
         // and serves its report over HTTP (`/report`) instead of printing one.
         ["serve"] => Layout {
@@ -80,12 +83,14 @@ pub fn layout(path: &[&str]) -> Option<Layout> {
             dump: false,
             outputs: &[],
         },
-        // completions, man, rbac and clap's help read no cluster and print no report.
-        _ => Layout {
+        // They read no cluster and print no report.
+        ["completions"] | ["man"] | ["rbac"] => Layout {
             connection: false,
             dump: false,
             outputs: &[],
         },
+        // A command not laid out yet takes every global flag, as clap gives it.
+        _ => return None,
     })
 }
 
@@ -286,6 +291,21 @@ mod tests {
             let everywhere = ["verbose", "quiet", "color"].contains(id);
             assert!(grouped || everywhere, "{id} is in no group");
         }
+    }
+
+    /// A new command keeps every global flag until it is laid out here: this says so.
+    #[test]
+    fn every_command_is_laid_out() {
+        fn walk(cmd: &Command, path: &mut Vec<String>) {
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                path.push(sub.get_name().to_string());
+                let words: Vec<&str> = path.iter().map(String::as_str).collect();
+                assert!(layout(&words).is_some(), "{words:?} is not laid out");
+                walk(sub, path);
+                path.pop();
+            }
+        }
+        walk(&crate::cli::command(), &mut Vec::new());
     }
 
     #[test]
