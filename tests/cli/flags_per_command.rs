@@ -75,6 +75,25 @@ fn output_offers_and_takes_only_the_formats_the_command_prints() {
             .one_line_error()
             .stderr_has(&format!("possible values: {formats}"));
     }
+    // What a command used to refuse when run is now refused by the parser, on either side.
+    for (command, format) in [
+        (&["snapshots", "diff"][..], "wide"),
+        (&["snapshots", "backfill"][..], "wide"),
+        (&["snapshots", "restore", "--from-backup", "x"][..], "wide"),
+        (&["snapshots", "list"][..], "jsonl"),
+        (&["leases", "follow"][..], "jsonl"),
+    ] {
+        for line in [
+            [&["-o", format][..], command].concat(),
+            [command, &["-o", format][..]].concat(),
+        ] {
+            let out = k3sdoctor(&line).run();
+            out.code(2)
+                .one_line_error()
+                .stderr_has(&format!("invalid value '{format}'"));
+            assert!(out.stdout.is_empty(), "{line:?}");
+        }
+    }
     // A format the command does not print, given before the subcommand.
     let dump = repo_path("tests/fixtures/split-cluster");
     let out = k3sdoctor([
