@@ -143,7 +143,10 @@ fn read_locks(typed: &TypedFlags) -> Option<(crate::cluster::ClusterState, Optio
             user: typed.last("user").map(str::to_string),
             token: typed.last("token").map(str::to_string),
             certificate_authority: typed.last("certificate_authority").map(Into::into),
-            insecure_skip_tls_verify: typed.has("insecure_skip_tls_verify"),
+            // `--insecure-skip-tls-verify` or `=true`; `=false` as kubectl reads it.
+            insecure_skip_tls_verify: typed
+                .last("insecure_skip_tls_verify")
+                .is_some_and(|v| v != "false"),
             impersonate: typed.last("impersonate").map(str::to_string),
             impersonate_groups: typed
                 .all("impersonate_group")
