@@ -32,7 +32,9 @@ use value_parsers::{parse_listen, parse_namespace, parse_now, parse_regex, parse
                   across servers, and whether that split breaks etcd snapshot bookkeeping on this version \
                   (k3s-io/k3s#10046). Nothing is ever written without --fix.",
     after_long_help = TOP_EXAMPLES,
-    propagate_version = true
+    propagate_version = true,
+    // Longer lines are hard to read; the same cap as `help::help_width`.
+    max_term_width = 100
 )]
 pub struct Cli {
     #[command(flatten)]
