@@ -98,7 +98,16 @@ fn help_fits_80_columns_with_examples_intact_and_one_line_per_exit_code() {
         codes.contains(&"     applied; user declined)"),
         "{codes:#?}"
     );
-    // Wider terminals get longer lines, not the 80-column layout.
+    // Wider terminals get longer lines, up to 100 columns on every command.
+    for words in [
+        &["--help"][..],
+        &["leases", "--help"],
+        &["snapshots", "diff", "--help"],
+    ] {
+        let out = k3sdoctor(words).env("COLUMNS", "200").run();
+        let widest = out.stdout.lines().map(columns).max().unwrap_or(0);
+        assert!((90..=100).contains(&widest), "{words:?}: {widest}");
+    }
     let wide = k3sdoctor(["--help"]).env("COLUMNS", "100").run();
     assert!(
         wide.stdout.contains(
