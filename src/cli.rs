@@ -10,12 +10,13 @@ use crate::diagnose::finding::FailOn;
 use crate::render::OutputFormat;
 
 pub mod complete;
+pub mod flag_layout;
 mod help;
 mod usage_error;
 mod value_parsers;
 
-pub use help::EXIT_CODES;
 use help::*;
+pub use help::{EXIT_CODE_NOTES, EXIT_CODES};
 use usage_error::command_path;
 pub use usage_error::{UsageError, one_line_usage_error};
 pub use value_parsers::parse_request_timeout;
@@ -30,8 +31,10 @@ use value_parsers::{parse_listen, parse_namespace, parse_now, parse_regex, parse
                   k3s/k3s-etcd (rke2/rke2-etcd) leader locks, whether they are fresh, whether they are split \
                   across servers, and whether that split breaks etcd snapshot bookkeeping on this version \
                   (k3s-io/k3s#10046). Nothing is ever written without --fix.",
-    after_long_help = TOP_AFTER_HELP,
-    propagate_version = true
+    after_long_help = TOP_EXAMPLES,
+    propagate_version = true,
+    // Longer lines are hard to read; the same cap as `help::help_width`.
+    max_term_width = 100
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -115,7 +118,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<Timestamp>,
 
-    /// More detail on stderr: -v request trace and error causes, -vv more.
+    /// More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings.
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
     pub verbose: u8,
 
@@ -470,44 +473,31 @@ pub struct BackfillArgs {
     pub fail_on: FailOn,
 }
 
-/// The global flags that say which cluster to read and how to print it: meaningless to
-/// `completions` and `man`, which never read a cluster.
-const CLUSTER_FLAGS: [&str; 16] = [
-    "kubeconfig",
-    "context",
-    "server",
-    "cluster",
-    "user",
-    "token",
-    "certificate_authority",
-    "insecure_skip_tls_verify",
-    "impersonate",
-    "impersonate_group",
-    "namespace",
-    "request_timeout",
-    "output",
-    "distro",
-    "from_file",
-    "now",
-];
-
 /// The command line as clap sees it, for parsing, completions and man pages alike: the
-/// derived one, built, with `completions` and `man` rid of the cluster flags that clap
-/// propagated into them. They mean nothing there, so help, man pages and completion scripts
-/// do not offer them and `completions bash --kubeconfig x` is a usage error (before the
-/// subcommand they are still accepted, as on every command).
+/// derived one, built, and laid out per command (`flag_layout`): each subcommand's `--help`,
+/// man page and completions offer only the global flags it takes, and `-o` only the formats
+/// it prints.
 pub fn command() -> clap::Command {
     command_as("k3sdoctor")
 }
 
 /// [`command`] with usage lines under `name` (`kubectl k3s-doctor`, `kubectl-k3s_doctor`).
 pub fn command_as(name: &str) -> clap::Command {
+    laid_out_as(name, flag_layout::Untaken::Hidden)
+}
+
+/// [`command_as`] with the flags a command does not take left out rather than hidden, for
+/// clap_complete's static scripts (which would list hidden flags).
+pub fn command_for_scripts(name: &str) -> clap::Command {
+    laid_out_as(name, flag_layout::Untaken::Omitted)
+}
+
+fn laid_out_as(name: &str, untaken: flag_layout::Untaken) -> clap::Command {
     use clap::CommandFactory;
     let mut command = Cli::command()
         .name(name.to_string())
         .bin_name(name.to_string());
-    // Building propagates the global flags; the replacements below are not built again, so
-    // they keep only what they are given.
+    command = flag_layout::apply(command, untaken);
     command.build();
     // `mut_subcommand` moves what it changes to the end, so every subcommand goes through it
     // in its declared order, and keeps its place in `--help` too.
@@ -516,45 +506,9 @@ pub fn command_as(name: &str) -> clap::Command {
         .map(|s| s.get_name().to_string())
         .collect();
     for (order, name) in names.iter().enumerate() {
-        command = command.mut_subcommand(name, |sub| {
-            let sub = if ["completions", "man", "rbac"].contains(&name.as_str()) {
-                without_cluster_flags(sub)
-            } else {
-                sub
-            };
-            sub.display_order(order)
-        });
+        command = command.mut_subcommand(name, |sub| sub.display_order(order));
     }
     command
-}
-
-fn without_cluster_flags(built: clap::Command) -> clap::Command {
-    let mut sub = clap::Command::new(built.get_name().to_string())
-        // The help and version flags are among the arguments copied below.
-        .disable_help_flag(true)
-        .disable_version_flag(true);
-    if let Some(bin_name) = built.get_bin_name() {
-        sub = sub.bin_name(bin_name.to_string());
-    }
-    if let Some(about) = built.get_about() {
-        sub = sub.about(about.clone());
-    }
-    if let Some(about) = built.get_long_about() {
-        sub = sub.long_about(about.clone());
-    }
-    if let Some(help) = built.get_after_long_help() {
-        sub = sub.after_long_help(help.clone());
-    }
-    if let Some(version) = built.get_version() {
-        sub = sub.version(version.to_string());
-    }
-    for arg in built
-        .get_arguments()
-        .filter(|a| !CLUSTER_FLAGS.contains(&a.get_id().as_str()))
-    {
-        sub = sub.arg(arg.clone());
-    }
-    sub
 }
 
 /// The name to show in help and messages: `kubectl-k3s_doctor` on PATH makes the tool a
@@ -593,23 +547,59 @@ pub fn is_kubectl_completer(argv0: Option<&std::ffi::OsStr>) -> bool {
         })
 }
 
+/// The words to complete when this run is a completion request, not a command: kubectl's
+/// plugin completion runs `kubectl_complete-k3s_doctor WORD...`, and the bash, zsh and fish
+/// scripts run `k3sdoctor __complete WORD...` (Cobra's hidden command, by the same name).
+pub fn completion_request(args: &[std::ffi::OsString]) -> Option<Vec<String>> {
+    let words = |skip: usize| {
+        args.iter()
+            .skip(skip)
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect()
+    };
+    if is_kubectl_completer(args.first().map(|a| a.as_os_str())) {
+        return Some(words(1));
+    }
+    (args.get(1).is_some_and(|w| w == "__complete")).then(|| words(2))
+}
+
 /// Parses the command line, with help and usage under `name`; exits on usage errors (2) and
 /// for `--help`/`--version` (0) as clap does.
 pub fn parse_as(name: &str) -> Result<Cli, UsageError> {
+    parse_args_as(name, std::env::args_os().collect())
+}
+
+/// [`parse_as`] for the given words (the program's name first).
+pub fn parse_args_as(name: &str, args: Vec<std::ffi::OsString>) -> Result<Cli, UsageError> {
     use clap::FromArgMatches;
-    let mut command = command_as(name);
+    // Help is laid out for the terminal once, here, and clap then finds nothing to re-wrap.
+    let width = help::help_width();
+    let mut command = with_exit_codes(command_as(name), width).term_width(width);
     if name != "k3sdoctor" {
         command = with_program_in_examples(command, name);
     }
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let command_path = command_path(&command, &args);
     command
+        .clone()
         .try_get_matches_from(args)
-        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .and_then(|matches| {
+            flag_layout::refuse_untaken_flags(&command, &matches)?;
+            Cli::from_arg_matches(&matches)
+        })
         .map_err(|error| UsageError {
             error,
             command_path,
         })
+}
+
+/// The top-level `--help` ends with the exit codes, after the examples, wrapped to `width`.
+fn with_exit_codes(command: clap::Command, width: usize) -> clap::Command {
+    let examples = command
+        .get_after_long_help()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    let text = format!("{examples}\n\n{}", help::exit_codes_text(width));
+    command.after_long_help(text)
 }
 
 /// The examples under every `--help` are written for `k3sdoctor`; show them as the user runs it.
@@ -639,38 +629,86 @@ mod tests {
         command().debug_assert();
     }
 
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        parse_args_as("k3sdoctor", args.iter().map(Into::into).collect()).map_err(|e| e.error)
+    }
+
     #[test]
-    fn completions_and_man_take_no_cluster_flags_after_them() {
-        let parse = |args: &[&str]| {
-            command()
-                .try_get_matches_from(args)
-                .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
-        };
-        let cli = parse(&[
-            "k3sdoctor",
-            "--kubeconfig",
-            "x",
-            "completions",
-            "bash",
-            "-q",
-        ])
-        .unwrap();
-        assert_eq!(cli.global.kubeconfig, Some(PathBuf::from("x")));
+    fn a_global_flag_is_refused_where_the_command_does_not_take_it() {
+        use clap::error::ErrorKind;
+        let cli = parse(&["k3sdoctor", "completions", "bash", "-q"]).unwrap();
         assert!(cli.global.quiet);
-        assert!(parse(&["k3sdoctor", "man", "--from-file", "x"]).is_err());
+        for args in [
+            &["k3sdoctor", "--kubeconfig", "x", "completions", "bash"][..],
+            &["k3sdoctor", "man", "--from-file", "x"],
+            &["k3sdoctor", "--from-file", "x", "serve"],
+            &["k3sdoctor", "serve", "--now", "2024-01-01T00:00:00Z"],
+            &["k3sdoctor", "-o", "json", "serve"],
+            &["k3sdoctor", "serve", "--no-headers"],
+            &["k3sdoctor", "rbac", "--context", "x"],
+        ] {
+            let e = parse(args).map(|_| ()).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::UnknownArgument, "{args:?}: {e}");
+        }
+        for args in [
+            &["k3sdoctor", "-o", "wide", "snapshots", "diff"][..],
+            &["k3sdoctor", "snapshots", "diff", "-o", "wide"],
+            &["k3sdoctor", "-o", "jsonl", "leases", "follow"],
+            &["k3sdoctor", "snapshots", "list", "-o", "jsonl"],
+        ] {
+            let e = parse(args).map(|_| ()).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidValue, "{args:?}: {e}");
+        }
         let cmd = command();
-        for name in ["completions", "man"] {
-            let ids: Vec<&str> = cmd
+        for name in ["completions", "man", "rbac", "serve"] {
+            let visible: Vec<&str> = cmd
                 .find_subcommand(name)
                 .unwrap()
                 .get_arguments()
+                .filter(|a| !a.is_hide_set())
                 .map(|a| a.get_id().as_str())
                 .collect();
-            assert!(CLUSTER_FLAGS.iter().all(|f| !ids.contains(f)), "{ids:?}");
-            assert!(ids.contains(&"help") && ids.contains(&"color"), "{ids:?}");
+            for id in ["from_file", "now", "output", "no_headers"] {
+                assert!(!visible.contains(&id), "{name}: {visible:?}");
+            }
+            assert!(
+                visible.contains(&"help") && visible.contains(&"color"),
+                "{visible:?}"
+            );
         }
-        let leases = cmd.find_subcommand("leases").unwrap();
-        assert!(leases.get_arguments().any(|a| a.get_id() == "kubeconfig"));
+        let serve = cmd.find_subcommand("serve").unwrap();
+        assert!(
+            serve
+                .get_arguments()
+                .any(|a| a.get_id() == "kubeconfig" && !a.is_hide_set())
+        );
+    }
+
+    #[test]
+    fn kubectl_flags_go_before_or_after_the_subcommand_where_taken() {
+        for args in [
+            &["k3sdoctor", "--context", "x", "leases"][..],
+            &["k3sdoctor", "leases", "--context", "x"],
+            &["k3sdoctor", "snapshots", "--context", "x", "diff"],
+            &["k3sdoctor", "--context", "x", "serve"],
+        ] {
+            let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert_eq!(cli.global.context, ["x"], "{args:?}");
+        }
+        let cli = parse(&["k3sdoctor", "-o", "jsonl", "check", "--all-contexts"]).unwrap();
+        assert_eq!(cli.global.output, OutputFormat::Jsonl);
+        let cli = parse(&[
+            "k3sdoctor",
+            "--from-file",
+            "d",
+            "snapshots",
+            "list",
+            "-o",
+            "wide",
+        ])
+        .unwrap();
+        assert_eq!(cli.global.output, OutputFormat::Wide);
+        assert_eq!(cli.global.from_file, [PathBuf::from("d")]);
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
         cli.global.quiet,
     );
     ui.reader_gone = Some(reader_gone);
+    // serve sets up its own log (which takes -v into account).
+    if !matches!(cli.command, Command::Serve(_)) {
+        commands::verbosity::init_request_trace(cli.global.verbose);
+    }
     match dispatch(&cli, bin_name, &mut ui) {
         Ok(exit) => exit,
         Err(err) => {
@@ -193,11 +197,12 @@ fn refuse_jsonl(g: &cli::GlobalArgs, command: &str, bin_name: &str) -> Result<()
     Ok(())
 }
 
-/// Answers kubectl's plugin completion (`kubectl_complete-k3s_doctor WORD...`): candidates
-/// on stdout in Cobra's `__complete` format. Nothing else is printed, whatever the words.
-pub fn complete_for_kubectl(words: &[String]) -> Exit {
+/// Answers a completion request (`k3sdoctor __complete WORD...` from the bash, zsh and fish
+/// scripts, `kubectl_complete-k3s_doctor WORD...` from kubectl): candidates on stdout in
+/// Cobra's `__complete` format. Nothing else is printed, whatever the words.
+pub fn complete(words: &[String]) -> Exit {
     let mut out = render::closed_pipe::ClosedPipeTolerant::new(std::io::stdout());
-    match commands::completions::write_kubectl_protocol(words, &mut out) {
+    match commands::completions::write_protocol(words, &mut out) {
         Ok(()) => Exit::Healthy,
         Err(_) => Exit::ReadFailed,
     }

@@ -4,7 +4,11 @@
 //! from PATH with the words typed after the plugin name, the last being the word under the
 //! cursor, and reads Cobra's `__complete` answer: one candidate per line (`value\tdescription`)
 //! and a final `:<directive>` line (kubectl's `pkg/cmd/plugin` completion, cobra's
-//! `completions.go`).
+//! `completions.go`). The bash, zsh and fish scripts ask the same engine, through the hidden
+//! `k3sdoctor __complete WORD...`, so every shell gets the same candidates.
+//!
+//! Values that only the cluster knows (contexts, server nodes, lock names) come from a
+//! [`ClusterValues`] given by the caller: this walk stays pure.
 
 use clap::{Arg, Command, ValueHint};
 
@@ -37,8 +41,86 @@ impl Completion {
     }
 }
 
-/// The candidates for the last of `words` (the words after the program name).
+/// The values of an argument that only the kubeconfig or the cluster can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dynamic {
+    /// `--context`: the kubeconfig's contexts.
+    Contexts,
+    /// `--to`: the servers that can hold the locks, by node name and hostname.
+    ServerNodes,
+    /// `--lease`: the lock names of the distro.
+    LockNames,
+}
+
+impl Dynamic {
+    fn of(arg: &Arg) -> Option<Dynamic> {
+        match arg.get_id().as_str() {
+            "context" => Some(Dynamic::Contexts),
+            "to" => Some(Dynamic::ServerNodes),
+            "lease" => Some(Dynamic::LockNames),
+            _ => None,
+        }
+    }
+}
+
+/// The flags typed so far on the line, by clap id (`kubeconfig`, `context`, `distro`, ...),
+/// each with its values in order: `--context <TAB>` reads the `--kubeconfig` typed before it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypedFlags(Vec<(String, String)>);
+
+impl TypedFlags {
+    /// The last value given for `id`.
+    pub fn last(&self, id: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(i, _)| i == id)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value given for `id`, in order.
+    pub fn all(&self, id: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(i, _)| i == id)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// Whether the flag `id` (one without a value) was typed.
+    pub fn has(&self, id: &str) -> bool {
+        self.0.iter().any(|(i, _)| i == id)
+    }
+
+    fn record(&mut self, arg: &Arg, value: &str) {
+        self.0.push((arg.get_id().to_string(), value.to_string()));
+    }
+}
+
+/// Where dynamic values come from: the kubeconfig and the cluster (`commands::completions`),
+/// or nowhere.
+pub trait ClusterValues {
+    /// `(value, description)` pairs; empty when they cannot be had (never an error).
+    fn values(&self, kind: Dynamic, typed: &TypedFlags) -> Vec<(String, String)>;
+}
+
+/// No kubeconfig, no cluster: only what the command line itself defines.
+pub struct NoClusterValues;
+
+impl ClusterValues for NoClusterValues {
+    fn values(&self, _: Dynamic, _: &TypedFlags) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+/// The candidates for the last of `words` (the words after the program name), from the
+/// command line's definitions only.
 pub fn complete(root: &Command, words: &[String]) -> Completion {
+    complete_with(root, words, &NoClusterValues)
+}
+
+/// [`complete`], asking `cluster` for the values only it knows.
+pub fn complete_with(root: &Command, words: &[String], cluster: &dyn ClusterValues) -> Completion {
     let mut root = root.clone();
     // Propagates global flags into every subcommand, as parsing would.
     root.build();
@@ -50,8 +132,10 @@ pub fn complete(root: &Command, words: &[String]) -> Completion {
     let mut pending_value: Option<&Arg> = None;
     let mut positionals = 0;
     let mut only_positionals = false;
+    let mut flags_typed = TypedFlags::default();
     for word in typed {
-        if pending_value.take().is_some() {
+        if let Some(arg) = pending_value.take() {
+            flags_typed.record(arg, word);
             continue;
         }
         if only_positionals || word == "-" || !word.starts_with('-') {
@@ -65,8 +149,17 @@ pub fn complete(root: &Command, words: &[String]) -> Completion {
         } else if word == "--" {
             only_positionals = true;
         } else if let Some(long) = word.strip_prefix("--") {
-            if !long.contains('=') {
-                pending_value = find_long(cmd, long).filter(|a| takes_value(a));
+            match long.split_once('=') {
+                Some((name, value)) => {
+                    if let Some(arg) = find_long(cmd, name) {
+                        flags_typed.record(arg, value);
+                    }
+                }
+                None => match find_long(cmd, long) {
+                    Some(arg) if takes_value(arg) => pending_value = Some(arg),
+                    Some(arg) => flags_typed.record(arg, ""),
+                    None => {}
+                },
             }
         } else {
             // `-qv`, `-ojson`, `-o json`: only a value-taking flag at the end waits for the next word.
@@ -77,12 +170,26 @@ pub fn complete(root: &Command, words: &[String]) -> Completion {
                 {
                     if i + 1 == shorts.len() {
                         pending_value = Some(arg);
+                    } else {
+                        flags_typed.record(arg, &shorts[i + 1..].iter().collect::<String>());
                     }
                     break;
                 }
             }
         }
     }
+    let values = |arg: &Arg, typed: &str, prefix: &str| match Dynamic::of(arg) {
+        Some(kind) => Completion {
+            candidates: cluster
+                .values(kind, &flags_typed)
+                .into_iter()
+                .filter(|(v, _)| v.starts_with(typed))
+                .map(|(v, d)| (format!("{prefix}{v}"), d))
+                .collect(),
+            directive: DIRECTIVE_NO_FILES,
+        },
+        None => fixed_values(arg, typed, prefix),
+    };
     if let Some(arg) = pending_value {
         return values(arg, current, "");
     }
@@ -151,7 +258,7 @@ fn flags(cmd: &Command) -> impl Iterator<Item = (String, String)> + '_ {
 
 /// The values an argument takes that start with `typed`: its fixed choices, or file names
 /// from the shell for a path.
-fn values(arg: &Arg, typed: &str, prefix: &str) -> Completion {
+fn fixed_values(arg: &Arg, typed: &str, prefix: &str) -> Completion {
     let choices = arg.get_possible_values();
     if choices.is_empty() {
         let directive = match arg.get_value_hint() {
@@ -254,6 +361,102 @@ mod tests {
             (vec![], DIRECTIVE_FILES)
         );
         assert_eq!(values_for(&["--context", ""]), (vec![], DIRECTIVE_NO_FILES));
+    }
+
+    /// Answers from a table, and remembers what it was asked with.
+    struct Recorded(std::cell::RefCell<Vec<(Dynamic, TypedFlags)>>);
+
+    impl ClusterValues for Recorded {
+        fn values(&self, kind: Dynamic, typed: &TypedFlags) -> Vec<(String, String)> {
+            self.0.borrow_mut().push((kind, typed.clone()));
+            let names: &[&str] = match kind {
+                Dynamic::Contexts => &["prod", "prod-eu", "lab"],
+                Dynamic::ServerNodes => &["ip-10-0-0-11", "server-1"],
+                Dynamic::LockNames => &["k3s", "k3s-etcd"],
+            };
+            names
+                .iter()
+                .map(|n| (n.to_string(), String::new()))
+                .collect()
+        }
+    }
+
+    fn dynamic(words: &[&str]) -> (Vec<String>, Vec<(Dynamic, TypedFlags)>) {
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let cluster = Recorded(Default::default());
+        let c = complete_with(&crate::cli::command(), &words, &cluster);
+        assert_eq!(c.directive, DIRECTIVE_NO_FILES);
+        let values = c.candidates.into_iter().map(|(v, _)| v).collect();
+        (values, cluster.0.into_inner())
+    }
+
+    #[test]
+    fn contexts_nodes_and_locks_come_from_the_cluster_with_the_flags_typed_before() {
+        let (values, asked) = dynamic(&["--kubeconfig", "/k", "leases", "--context", "pr"]);
+        assert_eq!(values, ["prod", "prod-eu"]);
+        assert_eq!(asked[0].0, Dynamic::Contexts);
+        assert_eq!(asked[0].1.last("kubeconfig"), Some("/k"));
+
+        let (values, asked) = dynamic(&[
+            "--context=prod",
+            "leases",
+            "follow",
+            "-n",
+            "kube-system",
+            "--distro",
+            "k3s",
+            "--to",
+            "",
+        ]);
+        assert_eq!(values, ["ip-10-0-0-11", "server-1"]);
+        let typed = &asked[0].1;
+        assert_eq!(asked[0].0, Dynamic::ServerNodes);
+        assert_eq!(typed.last("context"), Some("prod"));
+        assert_eq!(typed.last("distro"), Some("k3s"));
+        assert_eq!(typed.last("namespace"), Some("kube-system"));
+
+        assert_eq!(
+            dynamic(&["leases", "follow", "--lease=k3s-"]).0,
+            ["--lease=k3s-etcd"]
+        );
+        let (_, asked) = dynamic(&[
+            "--insecure-skip-tls-verify",
+            "--context",
+            "a",
+            "--context",
+            "",
+        ]);
+        assert!(asked[0].1.has("insecure_skip_tls_verify"));
+        assert_eq!(asked[0].1.all("context"), ["a"]);
+        // Not asked where the cluster has nothing to say.
+        assert!(dynamic(&["check", "--fail-on", ""]).1.is_empty());
+    }
+
+    #[test]
+    fn check_offers_only_the_formats_it_prints() {
+        assert_eq!(
+            values_for(&["check", "-o", ""]).0,
+            ["table", "wide", "json", "yaml", "jsonl"]
+        );
+        assert_eq!(
+            values_for(&["snapshots", "diff", "-o", ""]).0,
+            ["table", "json", "yaml"]
+        );
+        assert_eq!(
+            values_for(&["leases", "follow", "--output=j"]).0,
+            ["--output=json"]
+        );
+        // serve takes no -o, and does not offer it.
+        assert!(
+            !values_for(&["serve", "--"])
+                .0
+                .contains(&"--output".to_string())
+        );
+        assert!(
+            !values_for(&["serve", "--"])
+                .0
+                .contains(&"--from-file".to_string())
+        );
     }
 
     #[test]

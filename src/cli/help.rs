@@ -1,33 +1,85 @@
 //! Help texts: the exit-code table and the examples every subcommand's `--help` ends with.
 
-macro_rules! exit_codes {
-    () => {
-        "\
-Exit codes:
-  0  healthy / no differences / repair done and verified
-  1  findings at or above --fail-on remain (diff found differences; plan not applied; user declined)
-  2  usage error or refused request (e.g. --fix without a TTY and without --yes, --fix on a dump)
-  3  could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)
-  4  a repair was attempted but not completed or not verified
+/// The exit codes and what each means (design.md §3; README's and docs/exit-codes.md's table).
+pub const EXIT_CODES: [(u8, &str); 5] = [
+    (0, "healthy / no differences / repair done and verified"),
+    (
+        1,
+        "findings at or above --fail-on remain (diff found differences; plan not applied; user declined)",
+    ),
+    (
+        2,
+        "usage error or refused request (e.g. --fix without a TTY and without --yes, --fix on a dump)",
+    ),
+    (
+        3,
+        "could not read the cluster or the input (unreachable, TLS, 401/403, bad dump file)",
+    ),
+    (
+        4,
+        "a repair was attempted but not completed or not verified",
+    ),
+];
 
-One rule for every repair (--fix): exit 4 only when the write did not happen or was not verified;
-after a verified write the exit code is the verdict of the cluster read again, under --fail-on
-(default error), exactly as the read-only commands compute it (0 healthy, 1 findings remain).
+/// What the table alone does not say, one paragraph each.
+pub const EXIT_CODE_NOTES: [&str; 2] = [
+    "One rule for every repair (--fix): exit 4 only when the write did not happen or was not \
+     verified; after a verified write the exit code is the verdict of the cluster read again, \
+     under --fail-on (default error), exactly as the read-only commands compute it (0 healthy, \
+     1 findings remain).",
+    "Several clusters at once (check and leases with --all-contexts, --contexts REGEX or \
+     --context given more than once): 3 if any selected cluster could not be read \
+     (--ignore-unreachable makes that a warning), else 1 if any cluster has findings at or \
+     above --fail-on, else 0; --fix with several contexts is refused (2).",
+];
 
-Several clusters at once (check and leases with --all-contexts, --contexts REGEX or --context
-given more than once): 3 if any selected cluster could not be read (--ignore-unreachable makes
-that a warning), else 1 if any cluster has findings at or above --fail-on, else 0; --fix with
-several contexts is refused (2)."
-    };
+/// Where a code's meaning starts: `  0  healthy …`, and its continuation lines under it.
+const CODE_INDENT: &str = "     ";
+
+/// The exit codes as the top-level `--help` ends, wrapped to `width` here, once, with each
+/// meaning hanging under its first line. clap wraps after-help text again, keeping only a
+/// line's leading blanks; lines that already fit are left alone, so `width` must be the one
+/// clap uses (see [`help_width`]).
+pub fn exit_codes_text(width: usize) -> String {
+    use crate::render::wrap::wrap_to;
+    let mut text = String::from("Exit codes:\n");
+    for (code, meaning) in EXIT_CODES {
+        for line in wrap_to(meaning, &format!("  {code}  "), CODE_INDENT, width) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    for note in EXIT_CODE_NOTES {
+        text.push('\n');
+        for line in wrap_to(note, "", "", width) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text.trim_end().to_string()
 }
 
-pub const EXIT_CODES: &str = exit_codes!();
+/// The width clap lays `--help` out in (a terminal on stdout, else `COLUMNS`, else 100), at
+/// most 100 columns: longer lines are hard to read.
+pub fn help_width() -> usize {
+    const WIDEST: usize = 100;
+    let terminal = terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(terminal_size::Width(w), _)| usize::from(w))
+        .filter(|&w| w > 0);
+    let columns = || {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse::<usize>().ok())
+            .filter(|&w| w > 0)
+    };
+    terminal.or_else(columns).unwrap_or(WIDEST).min(WIDEST)
+}
 
-/// The top-level `--help` ends like the subcommands' do: with examples, then the exit codes.
-pub const TOP_AFTER_HELP: &str = concat!(
-    "\
+/// The top-level `--help` ends like the subcommands' do: with examples, then the exit codes
+/// (added when the command is built, wrapped to the terminal: [`exit_codes_text`]).
+pub const TOP_EXAMPLES: &str = "\
 Examples:
-  # Every check on the current kubectl context: lock split, snapshots, etcd membership
+  # Every check on the current kubectl context: locks, snapshots, etcd members
   k3sdoctor check
 
   # Who holds the k3s and k3s-etcd locks, on a dump instead of a live cluster
@@ -37,18 +89,15 @@ Examples:
   k3sdoctor leases follow --fix
 
   # For monitoring: JSON on stdout, exit 1 on warnings too
-  k3sdoctor check -o json --fail-on warning
-
-",
-    exit_codes!()
-);
+  k3sdoctor check -o json --fail-on warning";
 
 pub const FOLLOW_EXAMPLES: &str = "\
 Examples:
   # Show what would move, its impact and the safety checks; writes nothing
   k3sdoctor leases follow
 
-  # Move k3s onto the k3s-etcd holder, after a dry run and a confirmation, and verify the takeover
+  # Move k3s onto the k3s-etcd holder, after a dry run and a confirmation,
+  # and verify the takeover
   k3sdoctor leases follow --fix
 
   # Non-interactive, onto a named server
@@ -81,14 +130,18 @@ Examples:
 
 pub const RBAC_EXAMPLES: &str = "\
 Examples:
-  # What check, leases, snapshots list|diff and serve need, applied and bound to alice
+  # What check, leases, snapshots list|diff and serve need, applied and
+  # bound to alice
   k3sdoctor rbac read-only | kubectl apply -f -
-  kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user alice
-  kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user alice
+  kubectl create clusterrolebinding k3sdoctor-read-only \\
+    --clusterrole k3sdoctor-read-only --user alice
+  kubectl -n default create rolebinding k3sdoctor-read-only \\
+    --role k3sdoctor-read-only --user alice
 
   # Add what leases follow --fix and snapshots backfill --fix write with
   k3sdoctor rbac repair | kubectl apply -f -
-  kubectl create clusterrolebinding k3sdoctor-repair --clusterrole k3sdoctor-repair --user alice";
+  kubectl create clusterrolebinding k3sdoctor-repair \\
+    --clusterrole k3sdoctor-repair --user alice";
 
 pub const MAN_EXAMPLES: &str = "\
 Examples:
@@ -105,7 +158,8 @@ Examples:
 
 pub const SNAPSHOTS_DIFF_EXAMPLES: &str = "\
 Examples:
-  # What is missing, orphaned or stale, and why (exit 1 on differences, like kubectl diff)
+  # What is missing, orphaned or stale, and why (exit 1 on differences,
+  # like kubectl diff)
   k3sdoctor snapshots diff
 
   # Machine-readable
@@ -120,15 +174,19 @@ Examples:
   k3sdoctor snapshots backfill --fix --prune
 
   # Non-interactive, with the backup in a chosen place
-  k3sdoctor snapshots backfill --fix --yes --backup /root/k3s-etcd-snapshots.json";
+  k3sdoctor snapshots backfill --fix --yes \\
+    --backup /root/k3s-etcd-snapshots.json";
 
 pub const SNAPSHOTS_RESTORE_EXAMPLES: &str = "\
 Examples:
   # Show what restoring the backup would change; writes nothing
-  k3sdoctor snapshots restore --from-backup k3s-etcd-snapshots.1234.backup.json
+  k3sdoctor snapshots restore \\
+    --from-backup k3s-etcd-snapshots.1234.backup.json
 
-  # Restore it (the current ConfigMap is saved first; dry run, confirmation, verified)
-  k3sdoctor snapshots restore --from-backup k3s-etcd-snapshots.1234.backup.json --fix";
+  # Restore it (the current ConfigMap is saved first; dry run, confirmation,
+  # verified)
+  k3sdoctor snapshots restore --fix \\
+    --from-backup k3s-etcd-snapshots.1234.backup.json";
 
 pub const LEASES_EXAMPLES: &str = "\
 Examples:
@@ -138,8 +196,8 @@ Examples:
   # For monitoring: JSON, and a non-zero exit on warnings too
   k3sdoctor leases -o json --fail-on warning
 
-  # Keep watching: the table, then one line per holder or state change (Ctrl-C to stop;
-  # -o json streams one LeaseChange object per line)
+  # Keep watching: the table, then one line per holder or state change
+  # (Ctrl-C to stop; -o json streams one LeaseChange object per line)
   k3sdoctor leases --watch
 
   # Repair a split: see `k3sdoctor leases follow --help`

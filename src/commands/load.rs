@@ -21,6 +21,7 @@ pub struct Loaded {
 pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
     if !global.from_file.is_empty() {
         let state = dump::read_dump(&global.from_file)?;
+        ui.trace(&dump_summary(&global.from_file, &state));
         let distro = explicit_distro(global).or_else(|| state.detect_distro());
         return finish(global, state, distro, ui);
     }
@@ -29,6 +30,29 @@ pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
         let conn = connect_live(global, ui).await?;
         read_live(&conn, global, ui).await
     })
+}
+
+/// `-v` on a dump: what was found in which files (the dump's counterpart of the request lines).
+fn dump_summary(paths: &[std::path::PathBuf], state: &ClusterState) -> String {
+    let count = |n: Option<usize>, what: &str| match n {
+        Some(n) => crate::render::plural(n, what),
+        None => format!("no {what}s"),
+    };
+    let files: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "read {}: {}, {}, {}, {}",
+        files.join(", "),
+        count(state.leases.as_ref().map(Vec::len), "Lease"),
+        count(state.nodes.as_ref().map(Vec::len), "Node"),
+        count(
+            state.configmaps.as_ref().map(Vec::len),
+            "lock or snapshot ConfigMap"
+        ),
+        count(
+            state.snapshot_files.as_ref().map(Vec::len),
+            "ETCDSnapshotFile"
+        ),
+    )
 }
 
 /// A dump without any of the command's primary objects is unreadable input (exit 3), not a

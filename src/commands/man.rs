@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::EXIT_CODES;
+use crate::cli::{EXIT_CODE_NOTES, EXIT_CODES};
 use crate::diagnose::finding::FindingCode;
 use crate::render::man_page::{PageText, write_page};
 
@@ -20,7 +20,8 @@ pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
         let text = PageText {
             name,
             path: &words,
-            exit_codes: EXIT_CODES,
+            exit_codes: &EXIT_CODES,
+            exit_notes: &EXIT_CODE_NOTES,
             related: &names,
             extra_roff: if path.len() == 1 { &finding_codes } else { "" },
             reads_cluster: !matches!(words.get(1), Some(&"completions" | &"man")),

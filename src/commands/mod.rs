@@ -18,6 +18,7 @@ pub mod snapshots_backfill;
 pub mod snapshots_restore;
 pub mod suppressions;
 pub mod termination;
+pub mod verbosity;
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -106,7 +107,8 @@ impl Ui {
     /// one takes longer than a second; never on a pipe, where it would be noise in a log.
     pub fn show_slow_requests(&self, conn: &crate::cluster::connect::Connection) {
         use std::io::IsTerminal;
-        if self.quiet || !std::io::stderr().is_terminal() {
+        // From -vv on, every request has a line of its own; a spinner would only interleave.
+        if self.quiet || self.verbose >= 2 || !std::io::stderr().is_terminal() {
             return;
         }
         if let Ok(mut spinner) = self.spinner.lock() {

@@ -78,7 +78,10 @@ pub fn run(global: &GlobalArgs, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Resul
     }
     // A bad config file is refused before anything is served, not found at the first evaluation.
     let suppressions = super::suppressions::suppressions(&args.suppress)?;
-    log::init(args.log_format);
+    log::init(
+        args.log_format,
+        super::verbosity::request_trace_level(global.verbose),
+    );
     runtime()?.block_on(serve(global, args, suppressions))
 }
 

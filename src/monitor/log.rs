@@ -11,11 +11,14 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::cli::LogFormat;
 
-pub fn init(format: LogFormat) {
+/// `kube_requests` (`-vv`, `-vvv`: `commands::verbosity`) lets kube's request traces in, as
+/// the one-shot commands print them; below that its failure ERRORs stay out too.
+pub fn init(format: LogFormat, kube_requests: Option<LevelFilter>) {
+    let kube_client = kube_requests.unwrap_or(LevelFilter::OFF);
     let targets = Targets::new()
         .with_default(LevelFilter::ERROR)
         .with_target("k3sdoctor", LevelFilter::INFO)
-        .with_target("kube_client", LevelFilter::OFF)
+        .with_target("kube_client", kube_client)
         .with_target("kube_runtime", LevelFilter::OFF);
     let registry = tracing_subscriber::registry().with(targets);
     let layer = tracing_subscriber::fmt::layer()

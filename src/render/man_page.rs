@@ -17,8 +17,10 @@ pub struct PageText<'a> {
     pub name: &'a str,
     /// The words that run the command: `k3sdoctor leases follow`.
     pub path: &'a [&'a str],
-    /// The exit-code table as `--help` prints it (`  0  meaning` lines).
-    pub exit_codes: &'a str,
+    /// The exit codes and their meanings.
+    pub exit_codes: &'a [(u8, &'a str)],
+    /// Paragraphs after them.
+    pub exit_notes: &'a [&'a str],
     /// The other pages shipped with this one, for SEE ALSO.
     pub related: &'a [String],
     /// Extra sections in roff, placed after the options (the finding codes on the main page).
@@ -45,7 +47,7 @@ pub fn write_page(out: &mut dyn Write, cmd: &Command, text: &PageText<'_>) -> st
     write_commands(out, cmd, text.name)?;
     man.render_options_section(out)?;
     out.write_all(text.extra_roff.as_bytes())?;
-    write_exit_status(out, text.exit_codes)?;
+    write_exit_status(out, text.exit_codes, text.exit_notes)?;
     if text.reads_cluster {
         out.write_all(ENVIRONMENT_AND_FILES.as_bytes())?;
     }
@@ -154,13 +156,19 @@ fn write_commands(out: &mut dyn Write, cmd: &Command, name: &str) -> std::io::Re
     Ok(())
 }
 
-fn write_exit_status(out: &mut dyn Write, exit_codes: &str) -> std::io::Result<()> {
+/// One tagged paragraph per code, then the notes as plain paragraphs: text written for
+/// `--help`'s layout (pre-wrapped, `  0  meaning`) made tags of whatever word began a line.
+fn write_exit_status(
+    out: &mut dyn Write,
+    codes: &[(u8, &str)],
+    notes: &[&str],
+) -> std::io::Result<()> {
     writeln!(out, ".SH \"EXIT STATUS\"")?;
-    for line in exit_codes.lines().skip_while(|l| !l.starts_with("  ")) {
-        let Some((code, meaning)) = line.trim().split_once(char::is_whitespace) else {
-            continue;
-        };
-        writeln!(out, ".TP\n.B {code}\n{}", escape(meaning.trim()))?;
+    for (code, meaning) in codes {
+        writeln!(out, ".TP\n.B {code}\n{}", escape(meaning))?;
+    }
+    for note in notes {
+        writeln!(out, ".PP\n{}", escape(note))?;
     }
     Ok(())
 }
@@ -204,13 +212,41 @@ fn write_examples(out: &mut dyn Write, cmd: &Command) -> std::io::Result<()> {
     // The top-level help continues with the exit codes, which have their own section.
     let examples = examples.split("\nExit codes:").next().unwrap_or_default();
     writeln!(out, ".SH EXAMPLES")?;
-    // A comment is a filled paragraph (it may be long); a command is set as typed.
-    for line in examples.trim().lines().map(str::trim) {
-        if let Some(comment) = line.strip_prefix('#') {
-            writeln!(out, ".PP\n{}", escape(comment.trim()))?;
-        } else if !line.is_empty() {
-            writeln!(out, ".RS 4\n.nf\n\\fB{}\\fR\n.fi\n.RE", escape(line))?;
+    // A comment is a filled paragraph (it may span lines in `--help`); a command is set as
+    // typed, with its `\`-continued lines, indented 2 so a 71-column line fits 80 columns.
+    let mut in_command = false;
+    let mut in_comment = false;
+    for line in examples.trim().lines() {
+        let trimmed = line.trim();
+        if let Some(comment) = trimmed.strip_prefix('#') {
+            if in_command {
+                writeln!(out, ".fi\n.RE")?;
+                in_command = false;
+            }
+            if !in_comment {
+                writeln!(out, ".PP")?;
+            }
+            writeln!(out, "{}", escape(comment.trim()))?;
+            in_comment = true;
+        } else if trimmed.is_empty() {
+            if in_command {
+                writeln!(out, ".fi\n.RE")?;
+                in_command = false;
+            }
+            in_comment = false;
+        } else {
+            in_comment = false;
+            if !in_command {
+                writeln!(out, ".RS 2\n.nf")?;
+                in_command = true;
+            }
+            // Continuation lines keep their extra indent under the command.
+            let continued = line.strip_prefix("  ").unwrap_or(line);
+            writeln!(out, "\\fB{}\\fR", escape(continued))?;
         }
+    }
+    if in_command {
+        writeln!(out, ".fi\n.RE")?;
     }
     Ok(())
 }

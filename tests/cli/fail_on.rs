@@ -53,20 +53,34 @@ fn snapshots_diff_keeps_exiting_1_on_differences_and_takes_a_threshold() {
 
 #[test]
 fn wide_is_refused_where_it_would_add_nothing() {
-    for args in [
-        &["check"][..],
-        &["snapshots", "diff"][..],
-        &["snapshots", "backfill"][..],
-        &["completions", "bash"][..],
-        &["man"][..],
-        &["leases", "follow"][..],
-    ] {
-        // Before the subcommand, where `completions` and `man` accept the cluster flags too.
+    // Where it depends on other flags (one cluster, `follow` without `--fix`): refused at run time.
+    for args in [&["check"][..], &["leases", "follow"][..]] {
         let out = on_dump(&[&["-o", "wide"][..], args].concat()).run();
         out.code(2)
             .one_line_error()
             .stderr_has("has no wide columns");
         assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
+    }
+    // Where the command never prints it: a usage error, before or after the subcommand.
+    for args in [&["snapshots", "diff"][..], &["snapshots", "backfill"][..]] {
+        for line in [
+            [&["-o", "wide"][..], args].concat(),
+            [args, &["-o", "wide"][..]].concat(),
+        ] {
+            let out = on_dump(&line).run();
+            out.code(2)
+                .one_line_error()
+                .stderr_has("invalid value 'wide'")
+                .stderr_has("possible values: table, json, yaml");
+            assert!(out.stdout.is_empty(), "{line:?}: {}", out.stdout);
+        }
+    }
+    for args in [&["completions", "bash"][..], &["man"][..]] {
+        k3sdoctor([&["-o", "wide"][..], args].concat())
+            .run()
+            .code(2)
+            .one_line_error()
+            .stderr_has("unexpected argument '--output'");
     }
 }
 

@@ -55,10 +55,10 @@ fn completions_and_man_do_not_offer_cluster_flags() {
             );
         }
     }
-    // Still accepted anywhere, as global flags are.
+    // Refused on either side: they read no cluster (tests/cli/flags_per_command.rs).
     k3sdoctor(["--kubeconfig", "/nonexistent", "completions", "bash"])
         .run()
-        .code(0);
+        .code(2);
 }
 
 #[test]

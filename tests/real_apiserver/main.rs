@@ -11,6 +11,7 @@ mod report;
 mod apiserver_endpoints;
 mod backfill;
 mod common;
+mod completion;
 mod concurrent_follow;
 mod connecting;
 mod credential_plugins;

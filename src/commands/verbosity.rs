@@ -1,0 +1,94 @@
+//! What `-v`, `-vv` and `-vvv` add on stderr, each level on top of the one before:
+//!
+//! - `-v`: what k3sdoctor read and from where (one line per read: what, how many items, how
+//!   long; the server, the proxy, the API server's clock) and the cause chain of an error
+//!   (`Ui::trace`, `lib::run`);
+//! - `-vv`: every HTTP request the client sends, as kube-rs traces it: method, URL (path and
+//!   query; never a header, so never a credential), the response status, and the API
+//!   server's `Status` of an error response;
+//! - `-vvv`: also the time since start on every line, and a line when each request ends with
+//!   the time it took (`time.busy`, `time.idle`); kube-rs's TRACE events (a watch's response
+//!   headers) too.
+//!
+//! Everything at `-vv` and above passes through the same redaction as error messages
+//! (`Bearer …`, JWTs, `token=…`) and control-character escaping before it reaches stderr.
+
+use std::io::Write;
+
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::fmt::format::FmtSpan;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// The request trace level of `verbose` (`-v` count): `None` below `-vv`.
+pub fn request_trace_level(verbose: u8) -> Option<LevelFilter> {
+    match verbose {
+        0 | 1 => None,
+        2 => Some(LevelFilter::DEBUG),
+        _ => Some(LevelFilter::TRACE),
+    }
+}
+
+/// Sends kube-rs's request traces to stderr for `-vv` and `-vvv`; nothing below.
+pub fn init_request_trace(verbose: u8) {
+    let Some(level) = request_trace_level(verbose) else {
+        return;
+    };
+    let targets = Targets::new()
+        .with_default(LevelFilter::OFF)
+        .with_target("kube_client", level);
+    let registry = tracing_subscriber::registry().with(targets);
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(|| RedactedStderr)
+        .with_ansi(false)
+        .with_target(false);
+    // A second initialisation (never in the binary) keeps the first subscriber.
+    let _ = if level == LevelFilter::TRACE {
+        registry
+            .with(
+                layer
+                    .with_timer(tracing_subscriber::fmt::time::Uptime::default())
+                    .with_span_events(FmtSpan::CLOSE),
+            )
+            .try_init()
+    } else {
+        registry.with(layer.without_time()).try_init()
+    };
+}
+
+/// stderr, each write redacted and with its control characters escaped (the fmt layer writes
+/// one event per call).
+struct RedactedStderr;
+
+impl Write for RedactedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let mut lines = String::new();
+        for line in text.lines() {
+            let safe = crate::cluster::redact::redact_patterns(line);
+            lines.push_str(&crate::render::control_chars::escape_controls(&safe));
+            lines.push('\n');
+        }
+        // stderr going away is no reason to fail the command.
+        let _ = std::io::stderr().write_all(lines.as_bytes());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_level_adds_one_thing() {
+        assert_eq!(request_trace_level(0), None);
+        assert_eq!(request_trace_level(1), None);
+        assert_eq!(request_trace_level(2), Some(LevelFilter::DEBUG));
+        assert_eq!(request_trace_level(3), Some(LevelFilter::TRACE));
+        assert_eq!(request_trace_level(7), Some(LevelFilter::TRACE));
+    }
+}
