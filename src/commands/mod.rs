@@ -11,6 +11,7 @@ pub mod leases_watch;
 pub mod load;
 pub mod man;
 pub mod rbac;
+pub mod repair_events;
 pub mod request_spinner;
 pub mod serve;
 pub mod snapshots;

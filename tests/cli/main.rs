@@ -40,6 +40,7 @@ mod rbac;
 mod rbac_command;
 mod readme_first_screen;
 mod real_cluster;
+mod repair_events;
 mod repair_exits;
 mod report;
 mod rerun_flags;
