@@ -12,6 +12,7 @@ pub mod follow_event;
 pub mod follow_plan;
 pub mod follow_rejudge;
 pub mod follow_verify;
+pub mod heal_gates;
 pub mod lock_edit;
 pub mod repair_event;
 pub mod restore_plan;
