@@ -816,7 +816,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__serve)
-            opts="-n -o -v -q -h -V --listen --log-format --ignore --config --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --listen --log-format --ignore --config --heal --heal-after --heal-cooldown --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -835,6 +835,18 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --heal)
+                    COMPREPLY=($(compgen -W "off dry-run on" -- "${cur}"))
+                    return 0
+                    ;;
+                --heal-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --heal-cooldown)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

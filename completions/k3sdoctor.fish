@@ -373,6 +373,11 @@ complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l log-format
 json\t''"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l ignore -d 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l config -d 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l heal -d 'Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md' -r -f -a "off\t''
+dry-run\t''
+on\t''"
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l heal-after -d 'How long a split must last (on the API server\'s clock, across at least three evaluations) before it is healed' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l heal-cooldown -d 'At most one heal per this period; a split back within it is reported, not healed, and the period doubles (up to 24h; reset after a day without a split)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)' -r -F
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l context -d 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l server -d 'The address and port of the API server, in place of the kubeconfig\'s' -r

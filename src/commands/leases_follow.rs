@@ -18,6 +18,7 @@ use crate::repair::follow_apply::{WriteError, check_permissions, read_lock_objec
 use crate::repair::follow_event::lock_move_event;
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
 use crate::repair::follow_verify::{Progress, verify_takeover};
+use crate::repair::heal_gates::PAUSE_ANNOTATION;
 use crate::repair::repair_event::EventReason;
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
 
@@ -85,6 +86,12 @@ async fn follow_live(
         return Ok(Exit::Findings);
     }
     super::require_confirmation_means(args.yes, interactive)?;
+    if let Some(reason) = heal_paused(&conn).await {
+        ui.note(&format!(
+            "serve --heal is paused on this cluster ({PAUSE_ANNOTATION}: {reason:?}); a repair run by a person is \
+             not, so this one goes ahead"
+        ));
+    }
     check_permissions(&conn, &planned.lock, &planned.writes).await?;
     dry_run(&conn, &planned).await?;
     ui.note("server-side dry run: accepted");
@@ -210,6 +217,13 @@ async fn follow_live(
     show_after(global, ui, &mut result, &after)?;
     ui.emit_structured(global, &result)?;
     Ok(verdict(&after, args))
+}
+
+/// The pause annotation of `serve --heal`, when it is there (an unreadable Namespace: none).
+async fn heal_paused(conn: &Connection) -> Option<String> {
+    let api: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(conn.client.clone());
+    let ns = api.get(crate::distro::LOCK_NAMESPACE).await.ok()?;
+    ns.metadata.annotations?.get(PAUSE_ANNOTATION).cloned()
 }
 
 /// The `leases` verdict on a state under `--fail-on`.

@@ -26,6 +26,7 @@ mod follow;
 mod follow_signals;
 mod from_stdin;
 mod generated_files;
+mod heal;
 mod help;
 mod hostile_inputs;
 mod layout;

@@ -104,8 +104,22 @@ pub(crate) const EVENTS: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// Namespaces as objects (seeded by tests that need one, e.g. kube-system's annotations);
+/// whether a namespace exists for namespaced writes is `NAMESPACES` below.
+pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
+    kind: "Namespace",
+    list_kind: "NamespaceList",
+    plural: "namespaces",
+    group: "",
+    version: "v1",
+    namespaced: false,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 7] = [
+pub(crate) const STORED: [&ResourceDef; 8] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -113,6 +127,7 @@ pub(crate) const STORED: [&ResourceDef; 7] = [
     &ENDPOINTS,
     &ENDPOINT_SLICES,
     &EVENTS,
+    &NAMESPACE_OBJECTS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).
@@ -313,6 +328,8 @@ pub(crate) fn discovery_resource_list(
                  "verbs": verbs, "shortNames": ["cm"], "storageVersionHash": "qFsyl6wFWjQ="},
                 {"name": "endpoints", "singularName": "", "namespaced": true, "kind": "Endpoints",
                  "verbs": verbs, "shortNames": ["ep"], "storageVersionHash": "fWeeMqaN/OA="},
+                {"name": "namespaces", "singularName": "", "namespaced": false, "kind": "Namespace",
+                 "verbs": verbs, "shortNames": ["ns"], "storageVersionHash": "Q3oi5N2YM8M="},
                 {"name": "nodes", "singularName": "", "namespaced": false, "kind": "Node",
                  "verbs": verbs, "shortNames": ["no"], "storageVersionHash": "XwShjMxG9Fs="}
             ]
