@@ -53,7 +53,7 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 9] = [
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
-const METRICS: [(&str, &[&str]); 16] = [
+const METRICS: [(&str, &[&str]); 20] = [
     ("up", &[]),
     ("k3sdoctor_up", &[]),
     ("k3sdoctor_ready", &[]),
@@ -70,6 +70,11 @@ const METRICS: [(&str, &[&str]); 16] = [
     ("k3sdoctor_build_info", &["version"]),
     ("k3sdoctor_watch_synced", &["resource"]),
     ("k3sdoctor_watch_errors_total", &["resource", "reason"]),
+    // With --heal dry-run|on.
+    ("k3sdoctor_heals_total", &["outcome"]),
+    ("k3sdoctor_heal_paused", &[]),
+    ("k3sdoctor_heal_blocked", &["reason"]),
+    ("k3sdoctor_heal_last_timestamp_seconds", &[]),
 ];
 
 /// Labels a target adds to every series: Prometheus's own, and the Prometheus Operator's.
@@ -415,6 +420,7 @@ fn label_values(metric: &str, label: &str) -> Option<Vec<String>> {
         ("k3sdoctor_watch_errors_total", "reason") => {
             fixed(&["forbidden", "unauthorized", "not_found", "other"])
         }
+        ("k3sdoctor_heals_total", "outcome") => fixed(&["moved", "would_move", "failed"]),
         ("up", "job") => fixed(&["k3sdoctor"]),
         _ => None,
     }

@@ -157,3 +157,18 @@ fn a_write_the_role_forbids_is_reported_once_and_never_retried() {
         .code(0)
         .stderr_has("heal of k3s failed: not allowed to update");
 }
+
+#[test]
+fn a_person_running_follow_is_not_paused_but_told() {
+    let fake = split_on(AFFECTED, true);
+    fake.put(json!({"apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "kube-system", "annotations": {"k3sdoctor.io/heal-paused": "upgrade"}}}));
+    k3sdoctor(["leases", "follow", "--fix", "--yes", "--no-wait"])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(0)
+        .stderr_has(
+            "serve --heal is paused on this cluster (k3sdoctor.io/heal-paused: \"upgrade\")",
+        );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
+}
