@@ -81,6 +81,13 @@ impl Healer {
                 return;
             }
         };
+        if !*self.leader.borrow() {
+            tracing::info!(
+                "heal of {} not started: this replica no longer holds the heal Lease",
+                pair.lock
+            );
+            return;
+        }
         tracing::warn!(
             lock = %pair.lock,
             from = %pair.from,

@@ -49,6 +49,8 @@ pub struct Healer {
     pub global: GlobalArgs,
     pub exporter: Arc<Exporter>,
     pub policy: HealPolicy,
+    /// Whether this replica holds the heal Lease (`heal_leader`).
+    pub(super) leader: watch::Receiver<bool>,
     /// The last decision logged, so a steady state is logged once.
     pub(super) logged: Option<String>,
 }
@@ -59,12 +61,14 @@ impl Healer {
         global: GlobalArgs,
         exporter: Arc<Exporter>,
         settings: HealSettings,
+        leader: watch::Receiver<bool>,
     ) -> Healer {
         Healer {
             conn,
             global,
             exporter,
             policy: HealPolicy::new(settings),
+            leader,
             logged: None,
         }
     }
@@ -90,7 +94,8 @@ impl Healer {
             outside.reboot_lock = self.read_reboot_lock().await;
             candidate = heal_candidate(&input.state, input.distro, input.now, &outside);
         }
-        let decision = self.policy.evaluate(input.now, candidate.as_ref(), true);
+        let leader = *self.leader.borrow();
+        let decision = self.policy.evaluate(input.now, candidate.as_ref(), leader);
         let metrics = self.exporter.metrics.heal.as_ref();
         if let Some(m) = metrics {
             m.set_paused(paused.is_some());
@@ -289,6 +294,13 @@ pub fn start_healer(
         crate::repair::heal_gates::PAUSE_ANNOTATION
     );
     let (tx, rx) = tokio::sync::watch::channel(None);
-    let healer = Healer::new(conn.clone(), global.clone(), exporter.clone(), settings);
+    let leader = super::heal_leader::elect(conn);
+    let healer = Healer::new(
+        conn.clone(),
+        global.clone(),
+        exporter.clone(),
+        settings,
+        leader,
+    );
     (Some(tx), Some(tokio::spawn(healer.run(rx))))
 }

@@ -751,3 +751,58 @@ fn the_deployments_args_are_accepted_by_the_binary() {
     let args = str_list(&container(&docs)["args"]);
     k3sdoctor(args.iter().chain(&["--help"])).run().code(0);
 }
+
+/// deploy/heal/: an opt-in kustomize Component that adds only `--heal on` (and the downward
+/// API's names for the Events) to serve, and binds the docs' heal Role to serve's account.
+#[test]
+fn the_heal_component_adds_the_flag_and_the_docs_heal_role_to_serve() {
+    let kustomization = &yaml_documents("deploy/heal/kustomization.yaml")[0];
+    assert_eq!(kustomization["kind"], "Component");
+    for file in kustomization["resources"].as_array().unwrap() {
+        assert!(
+            repo_path(&format!("deploy/heal/{}", file.as_str().unwrap())).exists(),
+            "{file}"
+        );
+    }
+    assert_eq!(
+        kustomization["patches"][0]["path"], "serve-heal-patch.yaml",
+        "{kustomization:#}"
+    );
+    // The default deploy/ stays read-only: it lists nothing of heal.
+    let base = &yaml_documents("deploy/kustomization.yaml")[0];
+    assert!(!base.to_string().contains("heal"), "{base:#}");
+
+    let serve = &yaml_documents("deploy/serve-deployment.yaml")[0];
+    let patch = &yaml_documents("deploy/heal/serve-heal-patch.yaml")[0];
+    assert_eq!(patch["metadata"]["name"], serve["metadata"]["name"]);
+    let container = |d: &Value| d["spec"]["template"]["spec"]["containers"][0].clone();
+    assert_eq!(container(patch)["name"], container(serve)["name"]);
+    let mut args = container(serve)["args"].as_array().unwrap().clone();
+    args.extend([json!("--heal"), json!("on")]);
+    assert_eq!(container(patch)["args"], Value::Array(args));
+    let env: Vec<String> = container(patch)["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(env, ["NODE_NAME", "POD_NAME"]);
+
+    assert_eq!(
+        yaml_documents("deploy/heal/heal-role.yaml"),
+        yaml_documents_of(&readme_namespaced_role("k3sdoctor-heal"))
+    );
+    let binding = &yaml_documents("deploy/heal/heal-rolebinding.yaml")[0];
+    assert_eq!(binding["roleRef"]["name"], "k3sdoctor-heal");
+    assert_eq!(binding["roleRef"]["kind"], "Role");
+    let account = &yaml_documents("deploy/serve-serviceaccount.yaml")[0];
+    assert_eq!(binding["subjects"][0]["name"], account["metadata"]["name"]);
+    assert_eq!(binding["subjects"][0]["namespace"], "kube-system");
+}
+
+fn yaml_documents_of(yaml: &str) -> Vec<Value> {
+    use serde::Deserialize;
+    serde_yaml_ng::Deserializer::from_str(yaml)
+        .map(|doc| Value::deserialize(doc).unwrap())
+        .collect()
+}

@@ -42,9 +42,18 @@ fn blocked(address: SocketAddr, reason: &str) {
     );
 }
 
-/// Nothing but reads (and no Event) went to the fake.
+/// Nothing but reads (and no Event) went to the fake, besides the heal Lease's election.
 fn nothing_written(fake: &FakeApi) {
-    assert!(fake.writes().is_empty(), "{:?}", fake.writes());
+    let writes: Vec<String> = fake
+        .writes()
+        .into_iter()
+        .filter(|w| {
+            !w.contains("/leases/k3sdoctor-heal?")
+                && !w
+                    .starts_with("POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases?")
+        })
+        .collect();
+    assert!(writes.is_empty(), "{writes:?}");
 }
 
 #[test]
@@ -108,8 +117,8 @@ fn the_pause_annotation_blocks_and_shows_on_the_metric() {
 #[test]
 fn a_write_the_role_forbids_is_reported_once_and_never_retried() {
     let fake = split_on(AFFECTED, true);
-    // Reads and Events, but no update on the Leases.
-    let events_only = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: events\nrules:\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create]\n";
+    // Reads, Events and the heal Lease, but no update on the k3s Leases.
+    let events_only = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: events\nrules:\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch]\n";
     fake.add_rbac_user("hal-token", "hal", &readme_role("k3sdoctor-read-only"));
     fake.add_rbac_user("hal-token", "hal", events_only);
     let (serve, address) = start_serve(
@@ -137,7 +146,9 @@ fn a_write_the_role_forbids_is_reported_once_and_never_retried() {
         .count();
     assert_eq!(reviews, 1, "the permission is asked once");
     assert!(
-        fake.requests().iter().all(|r| r.method != "PUT"),
+        fake.requests()
+            .iter()
+            .all(|r| r.method != "PUT" || r.path.ends_with("/k3sdoctor-heal")),
         "nothing was sent"
     );
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
@@ -171,4 +182,32 @@ fn a_person_running_follow_is_not_paused_but_told() {
             "serve --heal is paused on this cluster (k3sdoctor.io/heal-paused: \"upgrade\")",
         );
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
+}
+
+#[test]
+fn a_replica_that_does_not_hold_the_heal_lease_never_moves() {
+    let fake = split_on(AFFECTED, true);
+    // Another replica holds k3sdoctor-heal, renewed just now for an hour.
+    let mut held = renewed_now("k3sdoctor-heal", "serve-replica-a_1");
+    held["spec"]["leaseDurationSeconds"] = json!(3600);
+    fake.put(held);
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"]).cluster(&fake, Role::Admin),
+    );
+    blocked(address, "not-leader");
+    std::thread::sleep(Duration::from_secs(12));
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="moved"}"#),
+        Some(0.0)
+    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
+    assert_eq!(
+        fake.lock_holder("Lease", "k3sdoctor-heal").unwrap(),
+        "serve-replica-a_1"
+    );
+    serve
+        .signal_and_wait(libc::SIGTERM)
+        .code(0)
+        .stderr_has("blocked: not-leader");
 }

@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{CATCH_UP, another_server};
+use crate::common::another_server;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 
 const SEEN: Duration = Duration::from_secs(60);
@@ -185,5 +186,65 @@ fn real_heal_dry_run_pause_on_and_cooldown() {
     let out = serve.signal_and_wait(libc::SIGTERM);
     out.code(0);
     out.stderr_has("blocked: cooldown");
-    let _ = CATCH_UP;
+}
+
+#[test]
+fn real_two_replicas_with_the_heal_role_heal_a_split_once() {
+    let Some(env) = EnvTest::start("real_two_replicas_with_the_heal_role_heal_a_split_once") else {
+        return;
+    };
+    let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
+    // Exactly what deploy/ and deploy/heal/ grant serve: the read-only ClusterRole and the
+    // heal Role in kube-system (docs/rbac.md).
+    let admin = env.admin();
+    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
+    admin.bind("k3sdoctor-read-only", "repair");
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-heal"));
+    admin.bind_in("kube-system", "k3sdoctor-heal", "repair");
+    let core = cluster.core_lock();
+    let target = another_server(&cluster, &core);
+    cluster.split_etcd_onto(target);
+    let replica = || {
+        start_serve(
+            k3sdoctor(["serve", "--heal", "on", "--heal-after", "5s"])
+                .kubeconfig(&env.kubeconfig(User::Repair)),
+        )
+    };
+    let (a, a_address) = replica();
+    let (b, b_address) = replica();
+    let moved = |address| {
+        sample(
+            &metrics(address),
+            r#"k3sdoctor_heals_total{outcome="moved"}"#,
+        )
+        .unwrap_or(0.0)
+    };
+    assert!(
+        crate::support::wait::wait_for(HEALED, || moved(a_address) + moved(b_address) >= 1.0),
+        "neither replica healed"
+    );
+    assert_eq!(cluster.holders(&core), vec![target.to_string()]);
+    // The other one never moves: it does not hold the heal Lease.
+    std::thread::sleep(Duration::from_secs(10));
+    assert_eq!(moved(a_address) + moved(b_address), 1.0);
+    let a_scrape = metrics(a_address);
+    let b_scrape = metrics(b_address);
+    assert_eq!(
+        sample(&a_scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#).unwrap()
+            + sample(&b_scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#).unwrap(),
+        0.0
+    );
+    assert_eq!(events(&env, "LockMoved").len(), 1);
+    let lease = env
+        .admin()
+        .get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/k3sdoctor-heal")
+        .expect("the heal Lease");
+    assert!(
+        lease["spec"]["holderIdentity"]
+            .as_str()
+            .is_some_and(|h| !h.is_empty()),
+        "{lease:#}"
+    );
+    a.signal_and_wait(libc::SIGTERM).code(0);
+    b.signal_and_wait(libc::SIGTERM).code(0);
 }
