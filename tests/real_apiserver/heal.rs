@@ -248,3 +248,149 @@ fn real_two_replicas_with_the_heal_role_heal_a_split_once() {
     a.signal_and_wait(libc::SIGTERM).code(0);
     b.signal_and_wait(libc::SIGTERM).code(0);
 }
+
+/// Waits until `series` is 1 on `address`, then lets three more evaluations pass.
+fn held_back(address: std::net::SocketAddr, reason: &str) {
+    wait_for_sample(
+        address,
+        &format!(r#"k3sdoctor_heal_blocked{{reason="{reason}"}}"#),
+        1.0,
+        SEEN,
+    );
+    std::thread::sleep(Duration::from_secs(16));
+}
+
+#[test]
+fn real_heal_forbidden_write_and_not_ready_target_are_reported_never_moved() {
+    let Some(env) =
+        EnvTest::start("real_heal_forbidden_write_and_not_ready_target_are_reported_never_moved")
+    else {
+        return;
+    };
+    // No heartbeat during the test: a Node set NotReady stays so.
+    let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &["--heartbeat", "1h"]);
+    let admin = env.admin();
+    let core = cluster.core_lock();
+    let etcd = cluster.etcd_lock();
+    let target = another_server(&cluster, &core);
+    cluster.split_etcd_onto(target);
+    let old = cluster.holder(&core);
+
+    // The heal Role without update on the locks: the write is refused, reported once (log,
+    // metric, Event), and never tried again.
+    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
+    admin.bind("k3sdoctor-read-only", "repair");
+    let without_update = readme_namespaced_role("k3sdoctor-heal").replace(
+        "    resourceNames: [k3s, k3s-etcd, rke2, rke2-etcd]\n    verbs: [get, update]",
+        "    resourceNames: [k3s, k3s-etcd, rke2, rke2-etcd]\n    verbs: [get]",
+    );
+    assert!(!without_update.contains("verbs: [get, update]\n  - apiGroups: [\"\"]"));
+    admin.apply_yaml(&without_update);
+    admin.bind_in("kube-system", "k3sdoctor-heal", "repair");
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "5s"])
+            .kubeconfig(&env.kubeconfig(User::Repair)),
+    );
+    wait_for_sample(
+        address,
+        r#"k3sdoctor_heals_total{outcome="failed"}"#,
+        1.0,
+        SEEN,
+    );
+    held_back(address, "failed-before");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#),
+        Some(1.0),
+        "{scrape}"
+    );
+    assert_eq!(cluster.holder(&core), old);
+    assert_eq!(cluster.holder(&etcd), target);
+    let failed = events(&env, "LockMoveFailed");
+    assert_eq!(failed.len(), 1, "{failed:#?}");
+    assert!(
+        failed[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("not allowed to update"),
+        "{:#}",
+        failed[0]
+    );
+    let out = serve.signal_and_wait(libc::SIGTERM);
+    out.code(0);
+    assert_eq!(
+        out.stderr.matches("heal of k3s failed").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+
+    // The target's Node NotReady: held back with that reason, nothing moved.
+    let node_path = format!("/api/v1/nodes/{}", cluster.server(target).node);
+    let mut node = admin.get(&node_path).expect("the target's Node");
+    for condition in node["status"]["conditions"].as_array_mut().unwrap() {
+        if condition["type"] == "Ready" {
+            condition["status"] = json!("False");
+            condition["reason"] = json!("KubeletNotReady");
+        }
+    }
+    admin
+        .replace(&format!("{node_path}/status"), &node)
+        .expect("status replaced");
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "5s"])
+            .kubeconfig(&env.kubeconfig(User::Admin)),
+    );
+    held_back(address, "target-not-ready");
+    assert_eq!(
+        sample(
+            &metrics(address),
+            r#"k3sdoctor_heals_total{outcome="moved"}"#
+        ),
+        Some(0.0)
+    );
+    assert_eq!(cluster.holder(&core), old);
+    serve
+        .signal_and_wait(libc::SIGTERM)
+        .code(0)
+        .stderr_has("blocked: target-not-ready");
+}
+
+#[test]
+fn real_heal_leaves_a_split_on_a_fixed_version_alone() {
+    let Some(env) = EnvTest::start("real_heal_leaves_a_split_on_a_fixed_version_alone") else {
+        return;
+    };
+    let cluster = SimCluster::start(&env, "k3s", "v1.29.6+k3s1", 3, &[]);
+    let core = cluster.core_lock();
+    let target = another_server(&cluster, &core);
+    cluster.split_etcd_onto(target);
+    let old = cluster.holder(&core);
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "5s"])
+            .kubeconfig(&env.kubeconfig(User::Admin)),
+    );
+    wait_for_sample(
+        address,
+        r#"k3sdoctor_lease_split{lock="k3s",affected="false"}"#,
+        1.0,
+        SEEN,
+    );
+    held_back(address, "fixed-version");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="moved"}"#),
+        Some(0.0)
+    );
+    assert_eq!(
+        sample(
+            &scrape,
+            r#"k3sdoctor_findings{code="lease-split",severity="warning"}"#
+        ),
+        Some(1.0),
+        "{scrape}"
+    );
+    assert_eq!(cluster.holder(&core), old);
+    assert!(events(&env, "LockMoved").is_empty());
+    serve.signal_and_wait(libc::SIGTERM).code(0);
+}
