@@ -37,9 +37,6 @@ impl Healer {
     /// and verification, then the `-etcd` controllers.
     pub(super) async fn heal(&mut self, judged: &SplitCandidate, now: Timestamp) {
         let pair = MovePair::of(judged);
-        if let Some(m) = &self.exporter.metrics.heal {
-            m.heal_started(now);
-        }
         let ui = quiet_ui();
         let fresh = match read_live(&self.conn, &self.global, &ui).await {
             Ok(fresh) => fresh,
@@ -88,6 +85,9 @@ impl Healer {
             );
             return;
         }
+        if let Some(m) = &self.exporter.metrics.heal {
+            m.heal_started(now);
+        }
         tracing::warn!(
             lock = %pair.lock,
             from = %pair.from,
@@ -100,7 +100,15 @@ impl Healer {
         );
         let outcome = self.move_lock(&plan, &ui).await;
         let (reason, moved, line, written) = match outcome {
-            Ok((written, line)) => (EventReason::LockMoved, true, line, written),
+            Ok(Some((written, line))) => (EventReason::LockMoved, true, line, written),
+            Ok(None) => {
+                tracing::info!(
+                    "heal of {}: it names {} already (moved meanwhile): nothing written",
+                    pair.lock,
+                    pair.to
+                );
+                return;
+            }
             Err((written, line)) => (EventReason::LockMoveFailed, false, line, written),
         };
         if moved {
@@ -119,9 +127,14 @@ impl Healer {
         self.publish(&Decision::NoSplit, None);
     }
 
-    /// Permission, write, takeover, controllers. `Ok`: moved; `Err`: what failed. Both carry
-    /// what was written and the sentence for the log and the Event.
-    async fn move_lock(&self, plan: &FollowPlan, ui: &Ui) -> Result<MoveReport, MoveReport> {
+    /// Permission, write, takeover, controllers. `Ok(Some)`: moved; `Ok(None)`: the lock names
+    /// the target already (someone else moved it), no heal; `Err`: what failed. Both carry what
+    /// was written and the sentence for the log and the Event.
+    async fn move_lock(
+        &self,
+        plan: &FollowPlan,
+        ui: &Ui,
+    ) -> Result<Option<MoveReport>, MoveReport> {
         let conn = &*self.conn;
         if let Err(e) = check_permissions(conn, &plan.lock, &plan.writes).await {
             return Err((Vec::new(), e.message));
@@ -130,15 +143,7 @@ impl Healer {
         let request = FollowRequest::default();
         let written = match apply(conn, &self.global, plan, &request, ui, &mut term).await {
             Ok(Applied::Written(written)) => written,
-            Ok(Applied::AlreadyAligned) => {
-                return Ok((
-                    Vec::new(),
-                    format!(
-                        "{} already names {} now: nothing to write",
-                        plan.lock, plan.to_identity
-                    ),
-                ));
-            }
+            Ok(Applied::AlreadyAligned) => return Ok(None),
             Err(e) => return Err((Vec::new(), e.to_string())),
         };
         let phase = |_: &str| {};
@@ -161,7 +166,7 @@ impl Healer {
             return Err((written, verification.message));
         }
         match self.controllers_working(ui).await {
-            Ok(line) => Ok((written, format!("{}; {line}", verification.message))),
+            Ok(line) => Ok(Some((written, format!("{}; {line}", verification.message)))),
             Err(line) => Err((written, format!("{}; but {line}", verification.message))),
         }
     }
