@@ -24,6 +24,10 @@ const GRACE_SECONDS: u64 = 5;
 /// How long to wait before trying again when the Lease cannot be used (403, no answer).
 const RETRY: Duration = Duration::from_secs(15);
 
+/// How long a stopping serve waits for the Lease to be released, so that another replica
+/// takes over at once rather than after the Lease's duration.
+const RELEASE_LIMIT: Duration = Duration::from_secs(3);
+
 /// The Pod's namespace (its service account's), else kube-system.
 pub fn heal_lease_namespace() -> String {
     std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
@@ -33,14 +37,15 @@ pub fn heal_lease_namespace() -> String {
         .unwrap_or_else(|| LOCK_NAMESPACE.to_string())
 }
 
-/// Whether this replica holds the heal Lease, as it changes. Starts `false`.
-pub fn elect(conn: &Arc<Connection>) -> watch::Receiver<bool> {
+/// Whether this replica holds the heal Lease, as it changes (starts `false`), and the task
+/// that ends, the Lease released, once every receiver is dropped.
+pub fn elect(conn: &Arc<Connection>) -> (watch::Receiver<bool>, tokio::task::JoinHandle<()>) {
     let (tx, rx) = watch::channel(false);
     let client = conn.client.clone();
     let namespace = heal_lease_namespace();
     // Unique per process: two replicas on one host (tests) must not share an identity.
     let identity = format!("{}_{}", this_instance(), std::process::id());
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         let mut warned = false;
         loop {
             let built = LeaseManagerBuilder::new(client.clone(), HEAL_LEASE)
@@ -60,24 +65,33 @@ pub fn elect(conn: &Arc<Connection>) -> watch::Receiver<bool> {
                         );
                         warned = true;
                     }
-                    tokio::time::sleep(RETRY).await;
-                    continue;
+                    tokio::select! {
+                        () = tokio::time::sleep(RETRY) => continue,
+                        () = tx.closed() => return,
+                    }
                 }
             };
             let (mut leader, task) = manager.watch().await;
             loop {
                 let now = *leader.borrow_and_update();
                 if tx.send(now).is_err() {
-                    return;
+                    break;
                 }
                 tracing::info!(
                     identity = %identity,
                     "heal: {} the Lease {namespace}/{HEAL_LEASE}",
                     if now { "holding" } else { "not holding" }
                 );
-                if leader.changed().await.is_err() {
-                    break;
+                tokio::select! {
+                    changed = leader.changed() => if changed.is_err() { break },
+                    () = tx.closed() => break,
                 }
+            }
+            if tx.is_closed() {
+                // serve is stopping: dropping the receiver makes the election release the Lease.
+                drop(leader);
+                let _ = tokio::time::timeout(RELEASE_LIMIT, task).await;
+                return;
             }
             // The election task ended (an API error it gave up on): not the leader any more.
             let _ = task.await;
@@ -85,5 +99,5 @@ pub fn elect(conn: &Arc<Connection>) -> watch::Receiver<bool> {
             tokio::time::sleep(RETRY).await;
         }
     });
-    rx
+    (rx, task)
 }

@@ -294,7 +294,7 @@ pub fn start_healer(
         crate::repair::heal_gates::PAUSE_ANNOTATION
     );
     let (tx, rx) = tokio::sync::watch::channel(None);
-    let leader = super::heal_leader::elect(conn);
+    let (leader, election) = super::heal_leader::elect(conn);
     let healer = Healer::new(
         conn.clone(),
         global.clone(),
@@ -302,5 +302,10 @@ pub fn start_healer(
         settings,
         leader,
     );
-    (Some(tx), Some(tokio::spawn(healer.run(rx))))
+    let task = tokio::spawn(async move {
+        healer.run(rx).await;
+        // The healer (and its receiver) is gone: the election releases the Lease.
+        let _ = election.await;
+    });
+    (Some(tx), Some(task))
 }

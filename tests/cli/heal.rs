@@ -211,3 +211,24 @@ fn a_replica_that_does_not_hold_the_heal_lease_never_moves() {
         .code(0)
         .stderr_has("blocked: not-leader");
 }
+
+#[test]
+fn a_stopping_replica_releases_the_heal_lease_for_the_next_one() {
+    let fake = split_on(AFFECTED, true);
+    let (serve, _address) =
+        start_serve(k3sdoctor(["serve", "--heal", "dry-run"]).cluster(&fake, Role::Admin));
+    let holder = || {
+        fake.lock_holder("Lease", "k3sdoctor-heal")
+            .unwrap_or_default()
+    };
+    assert!(
+        crate::support::wait::wait_for(SEEN, || !holder().is_empty()),
+        "serve never took the heal Lease"
+    );
+    serve.signal_and_wait(libc::SIGTERM).code(0);
+    assert_eq!(
+        holder(),
+        "",
+        "the heal Lease is still held after serve stopped"
+    );
+}
