@@ -240,7 +240,7 @@ pub enum Command {
     /// Print the RBAC roles a use needs, as YAML for kubectl apply -f -.
     #[command(after_long_help = RBAC_EXAMPLES)]
     Rbac {
-        /// read-only: check, leases, snapshots list|diff and every command without --fix; repair: what --fix adds; serve: what serve needs; heal: not available yet.
+        /// read-only: check, leases, snapshots list|diff and every command without --fix; repair: what --fix adds; serve: what serve needs; heal: what serve --heal adds.
         #[arg(value_enum, default_value_t = RbacUse::ReadOnly)]
         r#use: RbacUse,
     },
@@ -325,6 +325,18 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub suppress: SuppressArgs,
+
+    /// Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::monitor::heal_policy::HealMode::Off)]
+    pub heal: crate::monitor::heal_policy::HealMode,
+
+    /// How long a split must last (on the API server's clock, across at least three evaluations) before it is healed.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = value_parsers::parse_period)]
+    pub heal_after: std::time::Duration,
+
+    /// At most one heal per this period; a split back within it is reported, not healed, and the period doubles (up to 24h; reset after a day without a split).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = value_parsers::parse_period)]
+    pub heal_cooldown: std::time::Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -27,6 +27,13 @@ pub(super) fn parse_wait(text: &str) -> Result<Duration, String> {
     })
 }
 
+/// `--heal-after`, `--heal-cooldown`: a duration longer than 0.
+pub(super) fn parse_period(text: &str) -> Result<Duration, String> {
+    parse_request_timeout(text)?
+        .0
+        .ok_or_else(|| format!("{text:?}: must be longer than 0; e.g. 5m or 30m"))
+}
+
 /// `--listen`: `ADDR:PORT`, or Go's `:PORT` for every interface (IPv4, like the default).
 pub(super) fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
     let trimmed = text.trim();

@@ -40,6 +40,9 @@ pub struct Connection {
     pub notice: Option<String>,
     /// The proxy the requests go through, without credentials (for `-v`).
     pub proxy: Option<String>,
+    /// Who the requests act as, in the kubeconfig's words (the context's user, `as` another
+    /// when impersonating), for the note of the Event a repair records.
+    pub user: Option<String>,
 }
 
 pub fn user_agent() -> String {
@@ -61,15 +64,17 @@ pub struct Prepared {
     pub server: String,
     /// Set when the server's own kubeconfig was used: the line that says so.
     pub notice: Option<String>,
+    user: Option<String>,
 }
 
 pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
-    let (config, context, notice) = load_config(opts).await?;
+    let (config, context, notice, user) = load_config(opts).await?;
     Ok(Prepared {
         server: server_url(&config),
         config,
         context,
         notice,
+        user,
         request_timeout: opts.request_timeout,
         plugin_timeout: opts.request_timeout,
     })
@@ -87,6 +92,7 @@ impl Prepared {
             })?;
         let mut conn = client_for(self.config, self.context, self.request_timeout, refresh)?;
         conn.notice = self.notice;
+        conn.user = self.user;
         Ok(conn)
     }
 }
@@ -100,9 +106,37 @@ pub async fn connect_context(
     request_timeout: Option<Duration>,
 ) -> Result<Connection, ReadError> {
     check_context(kubeconfig, context, origin)?;
+    let user = context_user(kubeconfig, Some(context));
     let mut config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
     let refresh = use_plugin_credential(&mut config, request_timeout).await?;
-    client_for(config, Some(context.to_string()), request_timeout, refresh)
+    let mut conn = client_for(config, Some(context.to_string()), request_timeout, refresh)?;
+    conn.user = user;
+    Ok(conn)
+}
+
+/// The user a context acts as, as the kubeconfig names it (`alice`, or `alice as bob` with
+/// `as`/`--as`): what an Event's note says about who asked for a repair.
+fn context_user(kubeconfig: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let context = context.or(kubeconfig.current_context.as_deref())?;
+    let name = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context)?
+        .context
+        .as_ref()?
+        .user
+        .clone()?;
+    let impersonated = kubeconfig
+        .auth_infos
+        .iter()
+        .find(|u| u.name == name)
+        .and_then(|u| u.auth_info.as_ref())
+        .and_then(|a| a.impersonate.clone())
+        .filter(|who| !who.is_empty());
+    Some(match impersonated {
+        Some(who) => format!("{name} as {who}"),
+        None => name,
+    })
 }
 
 /// Runs the user's exec credential plugin ourselves and puts what it printed in its place, so
@@ -218,12 +252,15 @@ fn client_for(
         read_timeout: request_timeout,
         notice: None,
         proxy,
+        user: None,
     })
 }
 
-async fn load_config(
-    opts: &ConnectOptions,
-) -> Result<(kube::Config, Option<String>, Option<String>), ReadError> {
+/// A kubeconfig as resolved: the config, the context chosen, the notice about the server's own
+/// file, and the user it acts as (`context_user`).
+type LoadedConfig = (kube::Config, Option<String>, Option<String>, Option<String>);
+
+async fn load_config(opts: &ConnectOptions) -> Result<LoadedConfig, ReadError> {
     let (mut kubeconfig, origin, notice) = match find_kubeconfig(opts.kubeconfig.as_deref())? {
         Some((kubeconfig, origin)) => (kubeconfig, origin, None),
         // kubectl --server URL --token T needs no file at all.
@@ -257,7 +294,11 @@ async fn load_config(
                     let config = with_proxy(config, None).map_err(|e| {
                         ReadError::new(format!("cannot use the proxy set in the environment: {e}"))
                     })?;
-                    return Ok((config, None, None));
+                    let who = match &o.impersonate {
+                        Some(who) => format!("the Pod's service account as {who}"),
+                        None => "the Pod's service account".to_string(),
+                    };
+                    return Ok((config, None, None, Some(who)));
                 }
                 Some(Err(e)) => Some(e),
                 None => None,
@@ -286,9 +327,10 @@ async fn load_config(
         .overrides
         .apply(&mut kubeconfig, opts.context.as_deref(), &origin)?;
     let context = opts.context.clone().or_else(|| chosen.clone());
+    let user = context_user(&kubeconfig, chosen.as_deref());
     config_for(kubeconfig, &origin, chosen.as_deref())
         .await
-        .map(|c| (c, context, notice))
+        .map(|c| (c, context, notice, user))
 }
 
 /// Test-only: a `:`-separated list of files that stands for the two server kubeconfigs, so

@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::Ui;
 use super::follow_write::{Applied, apply};
 use super::load::{Loaded, connect_live, load_lease_state, read_live, runtime};
+use super::repair_events;
 use super::termination::Termination;
 use crate::cli::{FollowArgs, GlobalArgs};
 use crate::cluster::connect::Connection;
@@ -14,8 +15,11 @@ use crate::diagnose::leases::analyse_leases;
 use crate::exit::{Exit, Failure};
 use crate::render::{self, OutputFormat};
 use crate::repair::follow_apply::{WriteError, check_permissions, read_lock_objects, write_copy};
+use crate::repair::follow_event::lock_move_event;
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
 use crate::repair::follow_verify::{Progress, verify_takeover};
+use crate::repair::heal_gates::PAUSE_ANNOTATION;
+use crate::repair::repair_event::EventReason;
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
 
 pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
@@ -82,6 +86,12 @@ async fn follow_live(
         return Ok(Exit::Findings);
     }
     super::require_confirmation_means(args.yes, interactive)?;
+    if let Some(reason) = heal_paused(&conn).await {
+        ui.note(&format!(
+            "serve --heal is paused on this cluster ({PAUSE_ANNOTATION}: {reason:?}); a repair run by a person is \
+             not, so this one goes ahead"
+        ));
+    }
     check_permissions(&conn, &planned.lock, &planned.writes).await?;
     dry_run(&conn, &planned).await?;
     ui.note("server-side dry run: accepted");
@@ -96,7 +106,19 @@ async fn follow_live(
     // finished or reported exactly (design.md §5.4), and a signal while waiting for the
     // takeover says what was written rather than dying silently.
     let mut term = Termination::catch();
-    let written = match apply(&conn, global, &planned, request, ui, &mut term).await? {
+    let asked_by = repair_events::asked_by(&conn, "leases follow --fix");
+    let event = |reason, written: &[_], outcome: &str| {
+        lock_move_event(reason, &planned, written, outcome, &asked_by)
+    };
+    let applied = match apply(&conn, global, &planned, request, ui, &mut term).await {
+        Ok(applied) => applied,
+        Err(failure) => {
+            let failed = event(EventReason::LockMoveFailed, &[], &failure.to_string());
+            repair_events::record(&conn, ui, &failed).await;
+            return Err(failure.into());
+        }
+    };
+    let written = match applied {
         Applied::Written(written) => written,
         Applied::AlreadyAligned => {
             ui.note(&format!(
@@ -116,6 +138,12 @@ async fn follow_live(
         // The write itself was read back (the PUT answered with the new holder); the takeover
         // is left to the user.
         ui.note("not waiting for the takeover (--no-wait); check with `k3sdoctor leases`");
+        let moved = event(
+            EventReason::LockMoved,
+            &written,
+            "The takeover was not waited for (--no-wait).",
+        );
+        repair_events::record(&conn, ui, &moved).await;
     } else {
         let verification = {
             let spinner = Spinner::new(ui);
@@ -144,17 +172,25 @@ async fn follow_live(
                         .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
                         .collect();
                     ui.emit_structured(global, &result)?;
-                    return Err(Failure::Incomplete(format!(
+                    let line = format!(
                         "interrupted while waiting for the takeover: wrote {} (naming {}); the takeover was not \
                          verified; check it with k3sdoctor leases",
                         done.join(" and "),
                         planned.to_identity
-                    ))
-                    .into());
+                    );
+                    let moved = event(EventReason::LockMoved, &written, "The takeover was not verified: interrupted.");
+                    repair_events::record(&conn, ui, &moved).await;
+                    return Err(Failure::Incomplete(line).into());
                 }
             }
         };
         result.verification = Some(verification.clone());
+        let reason = if verification.verified {
+            EventReason::LockMoved
+        } else {
+            EventReason::LockMoveFailed
+        };
+        repair_events::record(&conn, ui, &event(reason, &written, &verification.message)).await;
         if !verification.verified {
             result.outcome = RepairOutcome::NotVerified;
             // Still show the cluster as it is now; the failure is the error line at the end.
@@ -181,6 +217,13 @@ async fn follow_live(
     show_after(global, ui, &mut result, &after)?;
     ui.emit_structured(global, &result)?;
     Ok(verdict(&after, args))
+}
+
+/// The pause annotation of `serve --heal`, when it is there (an unreadable Namespace: none).
+async fn heal_paused(conn: &Connection) -> Option<String> {
+    let api: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(conn.client.clone());
+    let ns = api.get(crate::distro::LOCK_NAMESPACE).await.ok()?;
+    ns.metadata.annotations?.get(PAUSE_ANNOTATION).cloned()
 }
 
 /// The `leases` verdict on a state under `--fail-on`.

@@ -5,13 +5,14 @@
 //! and serve ship, the repair ClusterRole); tests keep them identical to the README's blocks.
 
 use crate::cli::RbacUse;
-use crate::exit::{Exit, Failure};
+use crate::exit::Exit;
 
 use super::Ui;
 
 const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-clusterrole.yaml");
 const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
 const REPAIR_CLUSTER_ROLE: &str = include_str!("../../deploy/repair-clusterrole.yaml");
+const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
 
 /// A manifest without the comment that opens it (it speaks of the file and its tests).
 fn object(manifest: &str) -> &str {
@@ -20,8 +21,8 @@ fn object(manifest: &str) -> &str {
         .map_or(manifest, |start| &manifest[start..])
 }
 
-/// The YAML `rbac` prints for `role`; `None` for a use that has no role yet.
-pub fn roles(role: RbacUse, bin_name: &str) -> Option<String> {
+/// The YAML `rbac` prints for `role`.
+pub fn roles(role: RbacUse, bin_name: &str) -> String {
     let read_only = |header: &str| {
         format!(
             "{header}\
@@ -34,33 +35,34 @@ pub fn roles(role: RbacUse, bin_name: &str) -> Option<String> {
         )
     };
     match role {
-        RbacUse::ReadOnly => Some(read_only(&format!(
+        RbacUse::ReadOnly => read_only(&format!(
             "# {bin_name} rbac read-only: check, leases (and --watch), snapshots list|diff, serve and\n\
              # every command without --fix. Nodes and ETCDSnapshotFiles are cluster-scoped.\n"
-        ))),
-        RbacUse::Serve => Some(read_only(&format!(
+        )),
+        RbacUse::Serve => read_only(&format!(
             "# {bin_name} rbac serve: serve needs the read-only role and nothing more (its watches use\n\
              # list and watch); deploy/ ships it with a ServiceAccount, Deployment and Service.\n"
-        ))),
-        RbacUse::Repair => Some(format!(
+        )),
+        RbacUse::Repair => format!(
             "# {bin_name} rbac repair: what leases follow --fix and snapshots backfill|restore --fix\n\
              # write with; bind it together with the read-only role ({bin_name} rbac read-only).\n\
              # Bind: kubectl create clusterrolebinding k3sdoctor-repair --clusterrole k3sdoctor-repair --user NAME\n\
              {}",
             object(REPAIR_CLUSTER_ROLE)
-        )),
-        RbacUse::Heal => None,
+        ),
+        RbacUse::Heal => format!(
+            "# {bin_name} rbac heal: what serve --heal needs on top of serve's read-only role\n\
+             # ({bin_name} rbac serve), in kube-system only; deploy/heal/ ships it with the flag.\n\
+             # Bind: kubectl -n kube-system create rolebinding k3sdoctor-heal --role k3sdoctor-heal \\\n\
+             #         --serviceaccount kube-system:k3sdoctor-serve\n\
+             {}",
+            object(HEAL_ROLE)
+        ),
     }
 }
 
 pub fn run(role: RbacUse, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let Some(yaml) = roles(role, bin_name) else {
-        return Err(Failure::Refused(format!(
-            "rbac heal: serve --heal is not available in this release, so it has no role yet; \
-             `{bin_name} rbac repair` prints what the repairs (leases follow --fix, snapshots backfill --fix) need"
-        ))
-        .into());
-    };
+    let yaml = roles(role, bin_name);
     let written = ui
         .out
         .write_all(yaml.as_bytes())
@@ -74,17 +76,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_use_prints_its_objects_and_heal_none() {
-        let read_only = roles(RbacUse::ReadOnly, "k3sdoctor").unwrap();
+    fn each_use_prints_its_objects() {
+        let read_only = roles(RbacUse::ReadOnly, "k3sdoctor");
         assert!(read_only.contains("kind: ClusterRole\nmetadata:\n  name: k3sdoctor-read-only\n"));
         assert!(read_only.contains(
             "kind: Role\nmetadata:\n  name: k3sdoctor-read-only\n  namespace: default\n"
         ));
         assert!(!read_only.contains("The README"), "{read_only}");
-        let serve = roles(RbacUse::Serve, "k3sdoctor").unwrap();
+        let serve = roles(RbacUse::Serve, "k3sdoctor");
         assert_eq!(object(&serve), object(&read_only));
-        let repair = roles(RbacUse::Repair, "k3sdoctor").unwrap();
+        let repair = roles(RbacUse::Repair, "k3sdoctor");
         assert!(repair.contains("name: k3sdoctor-repair\n"));
-        assert!(roles(RbacUse::Heal, "k3sdoctor").is_none());
+        let heal = roles(RbacUse::Heal, "k3sdoctor");
+        assert!(
+            heal.contains(
+                "kind: Role\nmetadata:\n  name: k3sdoctor-heal\n  namespace: kube-system\n"
+            )
+        );
     }
 }

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 
 use super::Ui;
 use super::load::{explicit_distro, runtime};
+use super::serve_heal::{HEAL_STOP_LIMIT, HealInput, start_healer};
 use super::termination::Termination;
 use crate::cli::{GlobalArgs, ServeArgs};
 use crate::cluster::ClusterState;
@@ -27,6 +28,7 @@ use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
+use crate::monitor::heal_policy::HealMode;
 use crate::monitor::{Exporter, endpoints, log};
 use crate::render::{self, OutputFormat};
 use crate::report::{CheckReport, Now, NowSource};
@@ -116,7 +118,11 @@ async fn serve(
     }
     // Serving first: the liveness probe answers while the API server is still being asked,
     // and while a credential plugin runs.
-    let exporter = Arc::new(Exporter::new(env!("CARGO_PKG_VERSION")));
+    let mut exporter = Exporter::new(env!("CARGO_PKG_VERSION"));
+    if args.heal != HealMode::Off {
+        exporter.metrics.enable_heal();
+    }
+    let exporter = Arc::new(exporter);
     let open_files = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|l| endpoints::open_files_limit(&l));
@@ -136,7 +142,7 @@ async fn serve(
         conn = prepared.authenticate() => conn,
     };
     let conn = match conn {
-        Ok(conn) => conn,
+        Ok(conn) => Arc::new(conn),
         Err(e) => {
             http.abort();
             return Err(Failure::Read(e).into());
@@ -169,6 +175,7 @@ async fn serve(
         evaluated: None,
         suppressions,
     };
+    let (heal_inputs, heal_task) = start_healer(args, global, &conn, &exporter);
     let mut failing: BTreeMap<String, FailureEpisode> = BTreeMap::new();
     let mut due: Option<Instant> = None;
     let mut rejudge = tokio::time::interval_at(Instant::now() + REJUDGE_EVERY, REJUDGE_EVERY);
@@ -228,12 +235,26 @@ async fn serve(
             () = tokio::time::sleep_until(deadline), if due.is_some() => {
                 due = None;
                 evaluator.evaluate(&watch);
+                evaluator.send_to_healer(&watch, heal_inputs.as_ref());
             }
             _ = rejudge.tick() => {
                 if !exporter.contact_lost() && evaluator.stale(&watch) {
                     due.get_or_insert_with(Instant::now);
+                } else {
+                    // The heal counts evaluations of a lasting split: one every tick.
+                    evaluator.send_to_healer(&watch, heal_inputs.as_ref());
                 }
             }
+        }
+    }
+    drop(heal_inputs);
+    if let Some(task) = heal_task {
+        // A move under way finishes its write (and says what it wrote) before serve ends.
+        if tokio::time::timeout(HEAL_STOP_LIMIT, task).await.is_err() {
+            tracing::warn!(
+                "stopping: the heal under way did not finish within {} s",
+                HEAL_STOP_LIMIT.as_secs()
+            );
         }
     }
     Ok(stopped(http))
@@ -374,6 +395,24 @@ impl Evaluator<'_> {
                 .publish_report(String::from_utf8_lossy(&json).into_owned());
         }
         self.log_verdict_change(&report);
+    }
+
+    /// One evaluation for the heal task: the lock state from memory and the server's time.
+    fn send_to_healer(
+        &self,
+        watch: &ClusterWatch,
+        inputs: Option<&tokio::sync::watch::Sender<Option<HealInput>>>,
+    ) {
+        let Some(inputs) = inputs else { return };
+        if self.exporter.contact_lost() || !watch.synced() {
+            return;
+        }
+        let state = watch.lease_state();
+        inputs.send_replace(Some(HealInput {
+            distro: self.distro(&state),
+            state,
+            now: self.exporter.judged_now(),
+        }));
     }
 
     fn log_verdict_change(&mut self, report: &CheckReport) {

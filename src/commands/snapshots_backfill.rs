@@ -17,6 +17,7 @@ use crate::render;
 use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::repair::backfill_plan::{BackfillPlan, plan_backfill};
 use crate::repair::follow_apply::WriteError;
+use crate::repair::repair_event::{EventReason, snapshot_entries_event};
 use crate::report::{API_VERSION, BackfillResult};
 
 const MAX_ATTEMPTS: usize = 5;
@@ -176,6 +177,15 @@ async fn backfill_live(
                     plan.configmap,
                     rv.as_deref().unwrap_or("?")
                 ));
+                let event = snapshot_entries_event(
+                    EventReason::SnapshotEntriesBackfilled,
+                    &plan.configmap,
+                    rv.clone(),
+                    (plan.add.len(), plan.update.len(), plan.remove.len()),
+                    "backfilled what k3s's snapshot controller would have written",
+                    &super::repair_events::asked_by(&conn, "snapshots backfill --fix"),
+                );
+                super::repair_events::record(&conn, ui, &event).await;
                 return report_after(&conn, global, ui, plan, backup, rv, args.fail_on).await;
             }
             Err(WriteError::Conflict) => ui.note(&format!(

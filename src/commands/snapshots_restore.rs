@@ -17,6 +17,7 @@ use crate::exit::{Exit, Failure};
 use crate::render;
 use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::repair::follow_apply::WriteError;
+use crate::repair::repair_event::{EventReason, snapshot_entries_event};
 use crate::repair::restore_plan::{RestorePlan, plan_restore};
 use crate::report::{API_VERSION, RestoreResult};
 
@@ -183,6 +184,15 @@ async fn restore_live(
         "wrote ConfigMap kube-system/{name} (resourceVersion {})",
         rv.as_deref().unwrap_or("?")
     ));
+    let event = snapshot_entries_event(
+        EventReason::SnapshotEntriesRestored,
+        &name,
+        rv.clone(),
+        (plan.add.len(), plan.update.len(), plan.remove.len()),
+        &format!("restored from backup {}", args.from_backup.display()),
+        &super::repair_events::asked_by(&conn, "snapshots restore --fix"),
+    );
+    super::repair_events::record(&conn, ui, &event).await;
     report_after(&conn, global, args, ui, plan, saved, rv).await
 }
 

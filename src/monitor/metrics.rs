@@ -85,6 +85,8 @@ pub struct Metrics {
     /// The last renewal of each lock: the age is worked out when scraped, so it grows between
     /// evaluations as it does on the server.
     renewals: Mutex<Vec<(String, Timestamp)>>,
+    /// `serve --heal`'s metrics, when it is on or dry-run.
+    pub heal: Option<super::heal_metrics::HealMetrics>,
 }
 
 impl Metrics {
@@ -107,6 +109,7 @@ impl Metrics {
             watch_synced: Family::default(),
             watch_errors: Family::default(),
             renewals: Mutex::new(Vec::new()),
+            heal: None,
             registry: Registry::default(),
         };
         registry.register(
@@ -188,6 +191,13 @@ impl Metrics {
             registry,
             ..metrics
         }
+    }
+
+    /// Registers the heal metrics (before the exporter is shared).
+    pub fn enable_heal(&mut self) {
+        self.heal = Some(super::heal_metrics::HealMetrics::register(
+            &mut self.registry,
+        ));
     }
 
     /// Sets every report-derived metric from one evaluation. `complete`: every watch had

@@ -4,6 +4,8 @@
 
 pub mod contact;
 pub mod endpoints;
+pub mod heal_metrics;
+pub mod heal_policy;
 pub mod log;
 pub mod metrics;
 
@@ -21,6 +23,8 @@ pub struct Exporter {
     pub metrics: Metrics,
     /// The latest `CheckReport`, as `/report` serves it.
     report: Mutex<Option<String>>,
+    /// `serve --heal`'s state (mode, split, gates, last heal), added to `/report` as `heal`.
+    heal: Mutex<Option<serde_json::Value>>,
     ready: AtomicBool,
     /// Contact with the API server and its clock, so ages are judged as `check` judges them
     /// (the local clock read once at start until the server has answered).
@@ -32,6 +36,7 @@ impl Exporter {
         Exporter {
             metrics: Metrics::new(version),
             report: Mutex::new(None),
+            heal: Mutex::new(None),
             ready: AtomicBool::new(false),
             // The only read of the local wall clock: from here on time moves with the
             // monotonic clock, and the API server's `Date` headers correct it.
@@ -99,8 +104,14 @@ impl Exporter {
         self.metrics.mark_stale(false);
     }
 
+    /// `serve --heal`'s state for `/report`.
+    pub fn publish_heal(&self, heal: serde_json::Value) {
+        *self.heal.lock().unwrap_or_else(|p| p.into_inner()) = Some(heal);
+    }
+
     /// The latest report; while contact is lost it is held and says so: `"stale": true` and
-    /// `"lastContact"` (the API server's time of its last answer).
+    /// `"lastContact"` (the API server's time of its last answer). With `--heal`, `"heal"`
+    /// holds the heal's state.
     pub fn report(&self) -> Option<String> {
         let json = self
             .report
@@ -108,17 +119,23 @@ impl Exporter {
             .unwrap_or_else(|p| p.into_inner())
             .clone()?;
         let contact = self.contact().clone();
-        if !contact.lost() {
+        let heal = self.heal.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if !contact.lost() && heal.is_none() {
             return Some(json);
         }
         let Ok(serde_json::Value::Object(mut report)) = serde_json::from_str(&json) else {
             return Some(json);
         };
-        report.insert("stale".into(), true.into());
-        report.insert(
-            "lastContact".into(),
-            contact.last_contact().to_string().into(),
-        );
+        if contact.lost() {
+            report.insert("stale".into(), true.into());
+            report.insert(
+                "lastContact".into(),
+                contact.last_contact().to_string().into(),
+            );
+        }
+        if let Some(heal) = heal {
+            report.insert("heal".into(), heal);
+        }
         Some(serde_json::to_string_pretty(&report).unwrap_or(json))
     }
 

@@ -64,7 +64,7 @@ const IN_BASE: usize = 7;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
-const METRICS: [(&str, &[&str]); 16] = [
+const METRICS: [(&str, &[&str]); 20] = [
     ("up", &[]),
     ("k3sdoctor_up", &[]),
     ("k3sdoctor_ready", &[]),
@@ -81,6 +81,11 @@ const METRICS: [(&str, &[&str]); 16] = [
     ("k3sdoctor_build_info", &["version"]),
     ("k3sdoctor_watch_synced", &["resource"]),
     ("k3sdoctor_watch_errors_total", &["resource", "reason"]),
+    // With --heal dry-run|on.
+    ("k3sdoctor_heals_total", &["outcome"]),
+    ("k3sdoctor_heal_paused", &[]),
+    ("k3sdoctor_heal_blocked", &["reason"]),
+    ("k3sdoctor_heal_last_timestamp_seconds", &[]),
 ];
 
 /// Labels a target adds to every series: Prometheus's own, and the Prometheus Operator's.
@@ -460,6 +465,7 @@ fn label_values(metric: &str, label: &str) -> Option<Vec<String>> {
         ("k3sdoctor_watch_errors_total", "reason") => {
             fixed(&["forbidden", "unauthorized", "not_found", "other"])
         }
+        ("k3sdoctor_heals_total", "outcome") => fixed(&["moved", "would_move", "failed"]),
         ("up", "job") => fixed(&["k3sdoctor"]),
         _ => None,
     }
@@ -759,4 +765,59 @@ fn the_deployments_args_are_accepted_by_the_binary() {
     let docs = serve_objects();
     let args = str_list(&container(&docs)["args"]);
     k3sdoctor(args.iter().chain(&["--help"])).run().code(0);
+}
+
+/// deploy/heal/: an opt-in kustomize Component that adds only `--heal on` (and the downward
+/// API's names for the Events) to serve, and binds the docs' heal Role to serve's account.
+#[test]
+fn the_heal_component_adds_the_flag_and_the_docs_heal_role_to_serve() {
+    let kustomization = &yaml_documents("deploy/heal/kustomization.yaml")[0];
+    assert_eq!(kustomization["kind"], "Component");
+    for file in kustomization["resources"].as_array().unwrap() {
+        assert!(
+            repo_path(&format!("deploy/heal/{}", file.as_str().unwrap())).exists(),
+            "{file}"
+        );
+    }
+    assert_eq!(
+        kustomization["patches"][0]["path"], "serve-heal-patch.yaml",
+        "{kustomization:#}"
+    );
+    // The default deploy/ stays read-only: it lists nothing of heal.
+    let base = &yaml_documents("deploy/kustomization.yaml")[0];
+    assert!(!base.to_string().contains("heal"), "{base:#}");
+
+    let serve = &yaml_documents("deploy/base/serve-deployment.yaml")[0];
+    let patch = &yaml_documents("deploy/heal/serve-heal-patch.yaml")[0];
+    assert_eq!(patch["metadata"]["name"], serve["metadata"]["name"]);
+    let container = |d: &Value| d["spec"]["template"]["spec"]["containers"][0].clone();
+    assert_eq!(container(patch)["name"], container(serve)["name"]);
+    let mut args = container(serve)["args"].as_array().unwrap().clone();
+    args.extend([json!("--heal"), json!("on")]);
+    assert_eq!(container(patch)["args"], Value::Array(args));
+    let env: Vec<String> = container(patch)["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(env, ["NODE_NAME", "POD_NAME"]);
+
+    assert_eq!(
+        yaml_documents("deploy/heal/heal-role.yaml"),
+        yaml_documents_of(&readme_namespaced_role("k3sdoctor-heal"))
+    );
+    let binding = &yaml_documents("deploy/heal/heal-rolebinding.yaml")[0];
+    assert_eq!(binding["roleRef"]["name"], "k3sdoctor-heal");
+    assert_eq!(binding["roleRef"]["kind"], "Role");
+    let account = &yaml_documents("deploy/base/serve-serviceaccount.yaml")[0];
+    assert_eq!(binding["subjects"][0]["name"], account["metadata"]["name"]);
+    assert_eq!(binding["subjects"][0]["namespace"], "kube-system");
+}
+
+fn yaml_documents_of(yaml: &str) -> Vec<Value> {
+    use serde::Deserialize;
+    serde_yaml_ng::Deserializer::from_str(yaml)
+        .map(|doc| Value::deserialize(doc).unwrap())
+        .collect()
 }

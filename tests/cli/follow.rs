@@ -99,6 +99,20 @@ fn split_then_follow(prog: &'static str, version: &str, style: LockStyle) {
         .cluster(&fake, Role::ReadOnly)
         .run()
         .code(0);
+    // The verified move left one LockMoved Event on the Lease (the ConfigMap copy related).
+    let events = crate::repair_events::events(&fake);
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0]["reason"], "LockMoved");
+    assert_eq!(events[0]["regarding"]["kind"], "Lease");
+    assert_eq!(events[0]["regarding"]["name"], core.as_str());
+    assert_eq!(
+        events[0]["related"]["kind"],
+        if style == LockStyle::Lease {
+            Value::Null
+        } else {
+            Value::from("ConfigMap")
+        }
+    );
     assert!(
         wait_for(WAIT, || snapshot_entries(&fake, prog) == 1),
         "ConfigMap did not catch up: {:?}",
@@ -317,8 +331,11 @@ fn a_lock_that_moves_during_the_run_stops_the_repair() {
         .stderr_has("the lock changed since the plan")
         .stderr_has("nothing was written");
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s3");
+    // The only write besides the dry run is the Event that says the move did not happen.
     assert!(
-        fake.writes().iter().all(|w| w.contains("dryRun=All")),
+        fake.writes()
+            .iter()
+            .all(|w| w.contains("dryRun=All") || w.starts_with("POST /apis/events.k8s.io/")),
         "{:?}",
         fake.writes()
     );

@@ -124,4 +124,44 @@ fn with_the_repair_role_both_repairs_go_through() {
         .filter(|r| r.status == 403)
         .collect();
     assert!(denied.is_empty(), "the roles lack something: {denied:#?}");
+    // ... and each left its Event (create on events.k8s.io events is in the role).
+    let mut reasons: Vec<String> = crate::repair_events::events(&fake)
+        .iter()
+        .map(|e| e["reason"].as_str().unwrap_or_default().to_string())
+        .collect();
+    reasons.sort();
+    assert_eq!(
+        reasons,
+        [
+            "LockMoved",
+            "SnapshotEntriesBackfilled",
+            "SnapshotEntriesBackfilled"
+        ]
+    );
+}
+
+#[test]
+fn the_repair_role_without_its_events_rule_repairs_and_says_the_event_is_missing() {
+    let fake = split_cluster();
+    let role = readme_role("k3sdoctor-repair");
+    let start = role
+        .find("  # The Event every repair records")
+        .expect("the events rule");
+    let without_events = &role[..start];
+    assert!(
+        !without_events.contains("events.k8s.io"),
+        "{without_events}"
+    );
+    fake.add_rbac_user("dan-token", "dan", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("dan-token", "dan", without_events);
+    run_as(
+        &fake,
+        "dan-token",
+        &["leases", "follow", "--fix", "--yes", "--no-wait"],
+    )
+    .code(0)
+    .stderr_has("could not record the LockMoved Event on Lease kube-system/k3s")
+    .stderr_has("`k3sdoctor rbac repair`");
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
+    assert!(crate::repair_events::events(&fake).is_empty());
 }

@@ -52,13 +52,12 @@ fn repair_prints_the_readmes_repair_role() {
 }
 
 #[test]
-fn heal_is_refused_naming_the_repair_role_and_other_words_are_usage_errors() {
-    let out = k3sdoctor(["rbac", "heal"]).run();
-    out.code(2)
-        .one_line_error()
-        .stderr_has("serve --heal is not available")
-        .stderr_has("rbac repair");
-    assert!(out.stdout.is_empty());
+fn heal_prints_the_docs_heal_role_and_other_words_are_usage_errors() {
+    let docs = documents(&crate::support::readme::readme_namespaced_role(
+        "k3sdoctor-heal",
+    ));
+    assert_eq!(printed(&["heal"]), docs);
+    assert_eq!(yaml_documents("deploy/heal/heal-role.yaml"), docs);
     k3sdoctor(["rbac", "admin"]).run().code(2);
     k3sdoctor(["-o", "jsonl", "rbac"])
         .run()

@@ -38,6 +38,21 @@ fn real_backfill_during_a_split_writes_what_the_controller_leaves_unchanged() {
         .filter(|(k, v)| before.get(*k) != Some(*v))
         .collect();
     assert!(!written.is_empty(), "backfill wrote nothing");
+    // The real API server took its Event, on the snapshot ConfigMap.
+    let events = admin
+        .get("/apis/events.k8s.io/v1/namespaces/kube-system/events")
+        .expect("events");
+    let backfilled_events: Vec<&serde_json::Value> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["reason"] == "SnapshotEntriesBackfilled")
+        .collect();
+    assert_eq!(backfilled_events.len(), 1, "{events:#}");
+    assert_eq!(
+        backfilled_events[0]["regarding"]["name"],
+        "k3s-etcd-snapshots"
+    );
     assert!(
         before.keys().all(|k| backfilled.contains_key(k)),
         "backfill lost entries"

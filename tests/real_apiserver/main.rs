@@ -18,6 +18,7 @@ mod credential_plugins;
 mod deploy;
 mod fake_vs_real;
 mod follow_interrupted;
+mod heal;
 mod inputs;
 mod node_args;
 mod pipes;

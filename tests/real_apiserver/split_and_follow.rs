@@ -115,6 +115,27 @@ fn split_then_follow(test: &str, prog: &'static str, version: &str) {
     // Verified through the watch from the write's resourceVersion, not by falling back.
     assert!(!fix.stderr.contains("polling instead"), "{}", fix.stderr);
     assert_eq!(cluster.holders(&core), vec!["server-2".to_string()]);
+    // The real API server took the Event (events.k8s.io/v1 validation included).
+    let events = admin
+        .get("/apis/events.k8s.io/v1/namespaces/kube-system/events")
+        .expect("events list");
+    let moved: Vec<&serde_json::Value> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["reason"] == "LockMoved")
+        .collect();
+    assert_eq!(moved.len(), 1, "{events:#}");
+    assert_eq!(moved[0]["regarding"]["name"], core.as_str());
+    assert_eq!(moved[0]["reportingController"], "k3sdoctor.io/k3sdoctor");
+    assert!(
+        moved[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("asked by leases follow --fix, run by admin"),
+        "{:#}",
+        moved[0]
+    );
 
     // It stays so through real renewals: the old holder loses, restarts as a fresh candidate,
     // sees server-2 leading, and server-2 keeps renewing.

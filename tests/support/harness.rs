@@ -401,6 +401,11 @@ impl Running {
 }
 
 impl Streaming {
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The next stdout line that satisfies `pred`, waiting at most `limit` for it; `None` when
     /// the time passes or the process closes stdout first.
     pub fn line_matching(

@@ -195,8 +195,15 @@ fn resource(
     let def = resources::by_plural(&info.api_group, &info.api_version, &info.resource)
         .ok_or_else(status::resource_not_found)?;
     let path_name = info.path_name.clone();
-    let wrong_scope =
-        def.namespaced != info.namespaced_path && !(def.namespaced && path_name.is_empty());
+    // `/api/v1/namespaces/NAME` is the Namespace itself: RequestInfoFactory takes NAME as the
+    // namespace and the name alike.
+    let namespace_itself = def.kind == "Namespace"
+        && info.namespaced_path
+        && !path_name.is_empty()
+        && info.namespace == path_name;
+    let wrong_scope = !namespace_itself
+        && def.namespaced != info.namespaced_path
+        && !(def.namespaced && path_name.is_empty());
     if wrong_scope || info.extra_parts {
         return Err(status::resource_not_found());
     }
@@ -211,7 +218,11 @@ fn resource(
     let ctx = Ctx {
         req,
         def,
-        namespace: info.namespace.clone(),
+        namespace: if namespace_itself {
+            String::new()
+        } else {
+            info.namespace.clone()
+        },
         name: path_name,
     };
     let not_allowed = || {

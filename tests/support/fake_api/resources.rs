@@ -91,14 +91,43 @@ pub(crate) const ENDPOINT_SLICES: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// `events.k8s.io/v1` Events, which every repair records (create only; list for tests).
+pub(crate) const EVENTS: ResourceDef = ResourceDef {
+    kind: "Event",
+    list_kind: "EventList",
+    plural: "events",
+    group: "events.k8s.io",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
+/// Namespaces as objects (seeded by tests that need one, e.g. kube-system's annotations);
+/// whether a namespace exists for namespaced writes is `NAMESPACES` below.
+pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
+    kind: "Namespace",
+    list_kind: "NamespaceList",
+    plural: "namespaces",
+    group: "",
+    version: "v1",
+    namespaced: false,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 6] = [
+pub(crate) const STORED: [&ResourceDef; 8] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
     &ETCD_SNAPSHOT_FILES,
     &ENDPOINTS,
     &ENDPOINT_SLICES,
+    &EVENTS,
+    &NAMESPACE_OBJECTS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).
@@ -299,6 +328,8 @@ pub(crate) fn discovery_resource_list(
                  "verbs": verbs, "shortNames": ["cm"], "storageVersionHash": "qFsyl6wFWjQ="},
                 {"name": "endpoints", "singularName": "", "namespaced": true, "kind": "Endpoints",
                  "verbs": verbs, "shortNames": ["ep"], "storageVersionHash": "fWeeMqaN/OA="},
+                {"name": "namespaces", "singularName": "", "namespaced": false, "kind": "Namespace",
+                 "verbs": verbs, "shortNames": ["ns"], "storageVersionHash": "Q3oi5N2YM8M="},
                 {"name": "nodes", "singularName": "", "namespaced": false, "kind": "Node",
                  "verbs": verbs, "shortNames": ["no"], "storageVersionHash": "XwShjMxG9Fs="}
             ]
@@ -326,6 +357,13 @@ pub(crate) fn discovery_resource_list(
                            "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
                            "storageVersionHash": "5Kx/jZUidRQ="}]
         })),
+        ("events.k8s.io", "v1") => Some(json!({
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": "events.k8s.io/v1",
+            "resources": [{"name": "events", "singularName": "", "namespaced": true, "kind": "Event",
+                           "verbs": verbs, "shortNames": ["ev"], "storageVersionHash": "r2yiGXH7wu8="}]
+        })),
         ("authorization.k8s.io", "v1") => Some(json!({
             "kind": "APIResourceList",
             "apiVersion": "v1",
@@ -348,6 +386,7 @@ pub(crate) fn served_groups(crd_installed: bool) -> Vec<&'static str> {
         "authorization.k8s.io",
         "coordination.k8s.io",
         "discovery.k8s.io",
+        "events.k8s.io",
     ];
     if crd_installed {
         groups.push("k3s.cattle.io");

@@ -142,6 +142,73 @@ fn lease_causes(obj: &Value) -> Vec<Cause> {
     causes
 }
 
+/// The events.k8s.io/v1 create rules k3sdoctor's Events must pass
+/// (k8s.io/kubernetes pkg/apis/core/validation/events.go, `ValidateEventCreate` for v1).
+fn event_causes(obj: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let required = |field: &str| obj[field].as_str().is_none_or(str::is_empty);
+    for field in [
+        "eventTime",
+        "reportingController",
+        "reportingInstance",
+        "action",
+        "reason",
+    ] {
+        if required(field) {
+            causes.push(Cause::new(
+                "FieldValueRequired",
+                field,
+                "Required value".to_string(),
+            ));
+        }
+    }
+    if let Some(c) = obj["reportingController"]
+        .as_str()
+        .filter(|c| !c.is_empty() && !c.contains('/'))
+    {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            "reportingController",
+            format!(
+                "Invalid value: {}: a qualified name must have a prefix",
+                go_quote(c)
+            ),
+        ));
+    }
+    if obj["reportingInstance"]
+        .as_str()
+        .is_some_and(|i| i.len() > 128)
+    {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            "reportingInstance",
+            "can have at most 128 characters".to_string(),
+        ));
+    }
+    if obj["note"].as_str().is_some_and(|n| n.len() > 1024) {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            "note",
+            "can have at most 1024 characters".to_string(),
+        ));
+    }
+    if !matches!(obj["type"].as_str(), Some("Normal" | "Warning")) {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            "type",
+            "Unsupported value: type must be Normal or Warning".to_string(),
+        ));
+    }
+    if obj["regarding"]["namespace"].as_str() != obj["metadata"]["namespace"].as_str() {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            "regarding.namespace",
+            "does not match event.namespace".to_string(),
+        ));
+    }
+    causes
+}
+
 /// New finalizers on an object that is being deleted (sample 107).
 fn finalizer_causes(obj: &Value, old: &Value) -> Vec<Cause> {
     if old["metadata"]["deletionTimestamp"].is_null() {
@@ -190,6 +257,7 @@ pub(crate) fn validate(def: &ResourceDef, obj: &Value, old: Option<&Value>) -> V
         "Lease" => causes.extend(lease_causes(obj)),
         "ConfigMap" => causes.extend(configmap_causes(obj, old)),
         "ETCDSnapshotFile" => causes.extend(super::crd::validate(obj)),
+        "Event" => causes.extend(event_causes(obj)),
         _ => {}
     }
     causes

@@ -1,0 +1,237 @@
+//! The apply half of `serve --heal on`: everything read and judged again right before the
+//! write, every gate again, then `leases follow --fix`'s own write (`follow_write::apply`,
+//! preconditioned on the judged resourceVersions) and verification, then a check that the
+//! `-etcd` controllers work again; the outcome goes to the policy, the log, the metrics and
+//! an Event.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use super::Ui;
+use super::follow_write::{Applied, apply};
+use super::load::{read_live, read_live_snapshots};
+use super::serve_heal::{ASKED_BY, Healer};
+use super::termination::Termination;
+use crate::diagnose::check::analyse_check;
+use crate::diagnose::finding::{FindingCode, Severity};
+use crate::monitor::heal_metrics::HealOutcome;
+use crate::monitor::heal_policy::{Decision, MovePair};
+use crate::repair::follow_apply::{WrittenCopy, check_permissions};
+use crate::repair::follow_event::lock_move_event;
+use crate::repair::follow_plan::{FollowPlan, FollowRequest, LockCopy};
+use crate::repair::follow_verify::{Progress, verify_takeover};
+use crate::repair::heal_gates::{Outside, SplitCandidate, heal_candidate};
+use crate::repair::repair_event::EventReason;
+
+/// How long the `-etcd` controllers have to show they work after a verified move, and how
+/// often that is looked at.
+const CONTROLLERS_DEADLINE: Duration = Duration::from_secs(120);
+const CONTROLLERS_POLL: Duration = Duration::from_secs(3);
+
+/// What a move wrote, and the sentence for the log and the Event.
+type MoveReport = (Vec<(LockCopy, WrittenCopy)>, String);
+
+impl Healer {
+    /// The move: everything read and judged again, every gate again, then follow's own write
+    /// and verification, then the `-etcd` controllers.
+    pub(super) async fn heal(&mut self, judged: &SplitCandidate, now: Timestamp) {
+        let pair = MovePair::of(judged);
+        let ui = quiet_ui();
+        let fresh = match read_live(&self.conn, &self.global, &ui).await {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                tracing::warn!(
+                    "heal of {} not started: cannot read the cluster again: {e}",
+                    pair.lock
+                );
+                return;
+            }
+        };
+        let outside = Outside {
+            paused: self.read_pause().await,
+            reboot_lock: self.read_reboot_lock().await,
+        };
+        let again = heal_candidate(&fresh.state, fresh.distro, now, &outside);
+        let plan = match again {
+            Some(c) if MovePair::of(&c) == pair && c.blocked.is_empty() && c.plan.is_some() => {
+                c.plan.expect("checked")
+            }
+            Some(c) if MovePair::of(&c) == pair => {
+                let gates: Vec<String> = c
+                    .blocked
+                    .iter()
+                    .map(|b| format!("{}: {}", b.gate.label(), b.why))
+                    .collect();
+                tracing::warn!(
+                    "heal of {} not started: the re-check before the write is blocked: {}",
+                    pair.lock,
+                    gates.join("; ")
+                );
+                return;
+            }
+            _ => {
+                tracing::info!(
+                    "heal of {} not started: the locks changed since the evaluation",
+                    pair.lock
+                );
+                return;
+            }
+        };
+        if !*self.leader.borrow() {
+            tracing::info!(
+                "heal of {} not started: this replica no longer holds the heal Lease",
+                pair.lock
+            );
+            return;
+        }
+        if let Some(m) = &self.exporter.metrics.heal {
+            m.heal_started(now);
+        }
+        tracing::warn!(
+            lock = %pair.lock,
+            from = %pair.from,
+            to = %pair.to,
+            "healing: moving {} from {} to {} ({})",
+            pair.lock,
+            pair.from,
+            pair.to,
+            plan.why
+        );
+        let outcome = self.move_lock(&plan, &ui).await;
+        let (reason, moved, line, written) = match outcome {
+            Ok(Some((written, line))) => (EventReason::LockMoved, true, line, written),
+            Ok(None) => {
+                tracing::info!(
+                    "heal of {}: it names {} already (moved meanwhile): nothing written",
+                    pair.lock,
+                    pair.to
+                );
+                return;
+            }
+            Err((written, line)) => (EventReason::LockMoveFailed, false, line, written),
+        };
+        if moved {
+            tracing::info!(lock = %pair.lock, outcome = "moved", "heal of {}: {line}", pair.lock);
+        } else {
+            tracing::error!(lock = %pair.lock, outcome = "failed", "heal of {} failed: {line}; not retried for {} -> {} until the locks change or a person runs leases follow --fix", pair.lock, pair.from, pair.to);
+        }
+        let event = lock_move_event(reason, &plan, &written, &line, ASKED_BY);
+        self.record(&event, now).await;
+        self.count(if moved {
+            HealOutcome::Moved
+        } else {
+            HealOutcome::Failed
+        });
+        self.policy.heal_done(now, &pair, moved);
+        self.publish(&Decision::NoSplit, None);
+    }
+
+    /// Permission, write, takeover, controllers. `Ok(Some)`: moved; `Ok(None)`: the lock names
+    /// the target already (someone else moved it), no heal; `Err`: what failed. Both carry what
+    /// was written and the sentence for the log and the Event.
+    async fn move_lock(
+        &self,
+        plan: &FollowPlan,
+        ui: &Ui,
+    ) -> Result<Option<MoveReport>, MoveReport> {
+        let conn = &*self.conn;
+        if let Err(e) = check_permissions(conn, &plan.lock, &plan.writes).await {
+            return Err((Vec::new(), e.message));
+        }
+        let mut term = Termination::catch();
+        let request = FollowRequest::default();
+        let written = match apply(conn, &self.global, plan, &request, ui, &mut term).await {
+            Ok(Applied::Written(written)) => written,
+            Ok(Applied::AlreadyAligned) => return Ok(None),
+            Err(e) => return Err((Vec::new(), e.to_string())),
+        };
+        let phase = |_: &str| {};
+        let note = |line: &str| tracing::info!("{line}");
+        let progress = Progress {
+            phase: &phase,
+            note: &note,
+        };
+        let verification = verify_takeover(
+            conn,
+            &plan.lock,
+            &written,
+            &plan.from_holder,
+            &plan.to_identity,
+            plan.timing.verify_timeout(),
+            &progress,
+        )
+        .await;
+        if !verification.verified {
+            return Err((written, verification.message));
+        }
+        match self.controllers_working(ui).await {
+            Ok(line) => Ok(Some((written, format!("{}; {line}", verification.message)))),
+            Err(line) => Err((written, format!("{}; but {line}", verification.message))),
+        }
+    }
+
+    /// After the takeover, the `-etcd` controllers must work again: no CR left without the
+    /// snapshot controller's finalizer, no snapshot missing from the ConfigMap — where the
+    /// cluster has snapshots at all.
+    async fn controllers_working(&self, ui: &Ui) -> Result<String, String> {
+        let started = tokio::time::Instant::now();
+        loop {
+            let loaded = read_live_snapshots(&self.conn, &self.global, ui).await;
+            if let Ok(loaded) = &loaded {
+                if loaded
+                    .state
+                    .snapshot_files
+                    .as_ref()
+                    .is_none_or(Vec::is_empty)
+                {
+                    return Ok("no ETCDSnapshotFiles to show the -etcd controllers at work".into());
+                }
+                let waiting: Vec<String> =
+                    analyse_check(&loaded.state, loaded.distro, loaded.now.time)
+                        .all_findings()
+                        .into_iter()
+                        .filter(|f| {
+                            f.severity == Severity::Error
+                                && matches!(
+                                    f.code,
+                                    FindingCode::SnapshotControllerIdle
+                                        | FindingCode::SnapshotMissingFromConfigmap
+                                )
+                        })
+                        .map(|f| f.code.as_str().to_string())
+                        .collect();
+                if waiting.is_empty() {
+                    return Ok(format!(
+                        "the -etcd controllers work again (ETCDSnapshotFiles carry the controller's finalizer and reach the ConfigMap, {} s after the takeover)",
+                        started.elapsed().as_secs()
+                    ));
+                }
+                if started.elapsed() >= CONTROLLERS_DEADLINE {
+                    return Err(format!(
+                        "the -etcd controllers did not come back within {} s ({} remain)",
+                        CONTROLLERS_DEADLINE.as_secs(),
+                        waiting.join(", ")
+                    ));
+                }
+            } else if started.elapsed() >= CONTROLLERS_DEADLINE {
+                return Err(format!(
+                    "the snapshots could not be read to see the -etcd controllers at work within {} s",
+                    CONTROLLERS_DEADLINE.as_secs()
+                ));
+            }
+            tokio::time::sleep(CONTROLLERS_POLL).await;
+        }
+    }
+}
+
+/// follow's write path speaks through a `Ui`; the heal logs instead.
+fn quiet_ui() -> Ui {
+    Ui::new(
+        Box::new(std::io::sink()),
+        Box::new(std::io::sink()),
+        crate::render::style::Style::default(),
+        0,
+        true,
+    )
+}

@@ -1,0 +1,311 @@
+//! `serve --heal dry-run|on`: the I/O around the pure heal policy (`monitor::heal_policy`)
+//! and gates (`repair::heal_gates`). Runs as its own task so that a move and its
+//! verification never hold up the watches and the metrics. Each evaluation the serve loop
+//! sends (the lock state from memory and the API server's time) reads the pause annotation,
+//! judges, and publishes the decision; a move re-reads everything and re-checks every gate
+//! right before the write, then goes through `leases follow --fix`'s own write
+//! (`follow_write::apply`: preconditioned on the judged resourceVersions) and verification.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use k8s_openapi::api::apps::v1::DaemonSet;
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::Api;
+use tokio::sync::watch;
+
+use crate::cli::GlobalArgs;
+use crate::cluster::ClusterState;
+use crate::cluster::connect::Connection;
+use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::monitor::Exporter;
+use crate::monitor::heal_metrics::HealOutcome;
+use crate::monitor::heal_policy::{Decision, HealMode, HealPolicy, HealSettings, friendly};
+use crate::repair::event_apply::record_event;
+use crate::repair::follow_event::lock_move_event;
+use crate::repair::heal_gates::{
+    Blocked, Gate, KURED_LOCK_ANNOTATION, Outside, PAUSE_ANNOTATION, SplitCandidate, heal_candidate,
+};
+use crate::repair::repair_event::EventReason;
+
+/// Who asks, in the Events' notes.
+pub(super) const ASKED_BY: &str = "serve --heal";
+
+/// kured's DaemonSet, where its lock annotation lives (its Helm chart's default name).
+const KURED_DAEMONSET: &str = "kured";
+
+/// One evaluation of the serve loop: the lock state from memory, its distro, the API
+/// server's time.
+#[derive(Clone)]
+pub struct HealInput {
+    pub state: ClusterState,
+    pub distro: Distro,
+    pub now: Timestamp,
+}
+
+pub struct Healer {
+    pub conn: Arc<Connection>,
+    pub global: GlobalArgs,
+    pub exporter: Arc<Exporter>,
+    pub policy: HealPolicy,
+    /// Whether this replica holds the heal Lease (`heal_leader`).
+    pub(super) leader: watch::Receiver<bool>,
+    /// The last decision logged, so a steady state is logged once.
+    pub(super) logged: Option<String>,
+}
+
+impl Healer {
+    pub fn new(
+        conn: Arc<Connection>,
+        global: GlobalArgs,
+        exporter: Arc<Exporter>,
+        settings: HealSettings,
+        leader: watch::Receiver<bool>,
+    ) -> Healer {
+        Healer {
+            conn,
+            global,
+            exporter,
+            policy: HealPolicy::new(settings),
+            leader,
+            logged: None,
+        }
+    }
+
+    /// Runs until the sender is dropped (serve stopping); a move under way is finished first.
+    pub async fn run(mut self, mut inputs: watch::Receiver<Option<HealInput>>) {
+        while inputs.changed().await.is_ok() {
+            let input = inputs.borrow_and_update().clone();
+            if let Some(input) = input {
+                self.evaluate(input).await;
+            }
+        }
+    }
+
+    async fn evaluate(&mut self, input: HealInput) {
+        let paused = self.read_pause().await;
+        let mut outside = Outside {
+            paused: paused.clone(),
+            reboot_lock: None,
+        };
+        let mut candidate = heal_candidate(&input.state, input.distro, input.now, &outside);
+        if candidate.is_some() {
+            outside.reboot_lock = self.read_reboot_lock().await;
+            candidate = heal_candidate(&input.state, input.distro, input.now, &outside);
+        }
+        let leader = *self.leader.borrow();
+        let decision = self.policy.evaluate(input.now, candidate.as_ref(), leader);
+        let metrics = self.exporter.metrics.heal.as_ref();
+        if let Some(m) = metrics {
+            m.set_paused(paused.is_some());
+            let gates: Vec<Gate> = match &decision {
+                Decision::Blocked(b) => b.iter().map(|b| b.gate.clone()).collect(),
+                _ => Vec::new(),
+            };
+            m.set_blocked(&gates);
+        }
+        self.publish(&decision, candidate.as_ref());
+        self.log_decision(&decision, candidate.as_ref());
+        let Some(candidate) = candidate else { return };
+        match decision {
+            Decision::WouldMove { record: true } => {
+                if let Some(plan) = &candidate.plan {
+                    tracing::warn!(
+                        lock = %candidate.lock,
+                        from = %candidate.from,
+                        to = %candidate.to,
+                        "heal dry-run: would move {} from {} to {} now (WouldMoveLock Event recorded)",
+                        candidate.lock,
+                        candidate.from,
+                        candidate.to
+                    );
+                    let event = lock_move_event(
+                        EventReason::WouldMoveLock,
+                        plan,
+                        &[],
+                        "Dry run (serve --heal dry-run): nothing was written.",
+                        ASKED_BY,
+                    );
+                    self.record(&event, input.now).await;
+                    self.count(HealOutcome::WouldMove);
+                }
+            }
+            Decision::Move => self.heal(&candidate, input.now).await,
+            _ => {}
+        }
+    }
+
+    /// The pause annotation; when it cannot be read, heals stay paused (it may be there).
+    pub(super) async fn read_pause(&self) -> Option<String> {
+        let api: Api<Namespace> = Api::all(self.conn.client.clone());
+        match api.get(LOCK_NAMESPACE).await {
+            Ok(ns) => ns
+                .metadata
+                .annotations
+                .and_then(|a| a.get(PAUSE_ANNOTATION).cloned()),
+            // No kube-system at all holds no annotation (only a test server lacks it).
+            Err(kube::Error::Api(status)) if status.code == 404 => None,
+            Err(e) => Some(format!(
+                "(unknown: cannot get Namespace kube-system to read the annotation: {e})"
+            )),
+        }
+    }
+
+    /// kured's lock, when its DaemonSet exists and holds it; a DaemonSet that cannot be read
+    /// (403) counts as no kured, which the log says once per read error kind.
+    pub(super) async fn read_reboot_lock(&self) -> Option<String> {
+        let api: Api<DaemonSet> = Api::namespaced(self.conn.client.clone(), LOCK_NAMESPACE);
+        match api.get_metadata_opt(KURED_DAEMONSET).await {
+            Ok(Some(ds)) => ds
+                .metadata
+                .annotations
+                .and_then(|a| a.get(KURED_LOCK_ANNOTATION).cloned())
+                .filter(|v| !v.is_empty()),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::debug!("cannot read DaemonSet kube-system/{KURED_DAEMONSET}: {e}");
+                None
+            }
+        }
+    }
+
+    pub(super) fn publish(&self, decision: &Decision, candidate: Option<&SplitCandidate>) {
+        let settings = self.policy.settings;
+        let (state, blocked) = match decision {
+            Decision::NoSplit => ("no-split", Vec::new()),
+            Decision::Blocked(b) => ("blocked", b.clone()),
+            Decision::Waiting { .. } => ("waiting", Vec::new()),
+            Decision::WouldMove { .. } => ("would-move", Vec::new()),
+            Decision::Move => ("moving", Vec::new()),
+        };
+        let episode = self.policy.episode.as_ref();
+        let heal = serde_json::json!({
+            "mode": settings.mode.label(),
+            "healAfter": friendly(settings.heal_after),
+            "cooldown": friendly(self.policy.cooldown),
+            "state": state,
+            "split": candidate.map(|c| serde_json::json!({"lock": c.lock, "from": c.from, "to": c.to})),
+            "splitSince": episode.map(|e| e.since.to_string()),
+            "evaluations": episode.map(|e| e.evaluations),
+            "blocked": blocked.iter().map(|b| serde_json::json!({"reason": b.gate.label(), "message": b.why})).collect::<Vec<_>>(),
+            "lastHeal": self.policy.last_heal.map(|t| t.to_string()),
+        });
+        self.exporter.publish_heal(heal);
+    }
+
+    fn log_decision(&mut self, decision: &Decision, candidate: Option<&SplitCandidate>) {
+        let key = match decision {
+            Decision::Blocked(b) => format!(
+                "blocked {}",
+                b.iter()
+                    .map(|b| b.gate.label())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            Decision::Waiting { since, .. } => format!("waiting {since}"),
+            other => format!("{other:?}"),
+        };
+        if self.logged.as_ref() == Some(&key) {
+            return;
+        }
+        self.logged = Some(key);
+        let Some(c) = candidate else {
+            return;
+        };
+        match decision {
+            Decision::Blocked(blocked) => {
+                for Blocked { gate, why } in blocked {
+                    tracing::warn!(
+                        reason = gate.label(),
+                        lock = %c.lock,
+                        "heal of {} ({} -> {}) blocked: {}: {why}",
+                        c.lock,
+                        c.from,
+                        c.to,
+                        gate.label()
+                    );
+                }
+            }
+            Decision::Waiting { since, .. } => tracing::info!(
+                lock = %c.lock,
+                "split of {} ({} -> {}) seen since {since}; healed after {} if it lasts and every gate holds",
+                c.lock,
+                c.from,
+                c.to,
+                friendly(self.policy.settings.heal_after)
+            ),
+            _ => {}
+        }
+    }
+
+    pub(super) fn count(&self, outcome: HealOutcome) {
+        if let Some(m) = &self.exporter.metrics.heal {
+            m.count(outcome);
+        }
+    }
+
+    pub(super) async fn record(
+        &self,
+        event: &crate::repair::repair_event::RepairEvent,
+        now: Timestamp,
+    ) {
+        if let Err(line) = record_event(&self.conn, event, now).await {
+            tracing::warn!("{line}");
+        }
+    }
+}
+
+/// How long a stopping serve waits for a heal under way.
+pub const HEAL_STOP_LIMIT: Duration = Duration::from_secs(20);
+
+pub type HealStart = (
+    Option<tokio::sync::watch::Sender<Option<HealInput>>>,
+    Option<tokio::task::JoinHandle<()>>,
+);
+
+/// The heal task, when `--heal` is dry-run or on.
+pub fn start_healer(
+    args: &crate::cli::ServeArgs,
+    global: &GlobalArgs,
+    conn: &Arc<crate::cluster::connect::Connection>,
+    exporter: &Arc<Exporter>,
+) -> HealStart {
+    if args.heal == HealMode::Off {
+        return (None, None);
+    }
+    let settings = HealSettings {
+        mode: args.heal,
+        heal_after: jiff::SignedDuration::try_from(args.heal_after)
+            .unwrap_or(jiff::SignedDuration::MAX),
+        cooldown: jiff::SignedDuration::try_from(args.heal_cooldown)
+            .unwrap_or(jiff::SignedDuration::MAX),
+    };
+    tracing::info!(
+        mode = args.heal.label(),
+        "heal {}: a split on an affected version lasting {} is {} when every gate holds; pause with: kubectl annotate namespace kube-system {}=REASON",
+        args.heal.label(),
+        friendly(settings.heal_after),
+        if args.heal == HealMode::On {
+            "moved"
+        } else {
+            "reported as WouldMoveLock"
+        },
+        crate::repair::heal_gates::PAUSE_ANNOTATION
+    );
+    let (tx, rx) = tokio::sync::watch::channel(None);
+    let (leader, election) = super::heal_leader::elect(conn);
+    let healer = Healer::new(
+        conn.clone(),
+        global.clone(),
+        exporter.clone(),
+        settings,
+        leader,
+    );
+    let task = tokio::spawn(async move {
+        healer.run(rx).await;
+        // The healer (and its receiver) is gone: the election releases the Lease.
+        let _ = election.await;
+    });
+    (Some(tx), Some(task))
+}

@@ -1,0 +1,236 @@
+//! When `serve --heal` acts: a pure state machine over the evaluations. A split must persist
+//! for `--heal-after` on the API server's clock *and* across at least three evaluations (one
+//! evaluation of a half-written takeover is not a split); every gate must hold; one heal per
+//! cooldown, doubled on each recurrence up to a day and reset after a day without a split; a
+//! move that failed is never tried again for the same lock, holder and target until the state
+//! changes. The caller does the I/O and reports each heal's outcome back.
+
+use std::collections::BTreeSet;
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::repair::heal_gates::{Blocked, Gate, SplitCandidate};
+
+/// Evaluations a split must be seen in before it is healed.
+pub const MIN_EVALUATIONS: u32 = 3;
+
+/// The longest cooldown, and how long without a split resets it.
+pub const DAY: SignedDuration = SignedDuration::from_hours(24);
+
+/// `--heal off|dry-run|on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HealMode {
+    Off,
+    DryRun,
+    On,
+}
+
+impl HealMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            HealMode::Off => "off",
+            HealMode::DryRun => "dry-run",
+            HealMode::On => "on",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HealSettings {
+    pub mode: HealMode,
+    pub heal_after: SignedDuration,
+    pub cooldown: SignedDuration,
+}
+
+/// One split, from the first evaluation that saw it (this lock, holder and target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Episode {
+    pub pair: MovePair,
+    pub since: Timestamp,
+    pub evaluations: u32,
+    /// `dry-run`: the episode's one `WouldMoveLock` Event is recorded.
+    pub would_move_recorded: bool,
+}
+
+/// The move a heal makes: `lock` from `from` to `to`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MovePair {
+    pub lock: String,
+    pub from: String,
+    pub to: String,
+}
+
+impl MovePair {
+    pub fn of(candidate: &SplitCandidate) -> MovePair {
+        MovePair {
+            lock: candidate.lock.clone(),
+            from: candidate.from.clone(),
+            to: candidate.to.clone(),
+        }
+    }
+}
+
+/// What to do after an evaluation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    NoSplit,
+    /// Gates hold it back (every one that blocks).
+    Blocked(Vec<Blocked>),
+    /// Not persisted long enough yet.
+    Waiting {
+        since: Timestamp,
+        evaluations: u32,
+    },
+    /// `dry-run`: everything but the write; `record` once per episode.
+    WouldMove {
+        record: bool,
+    },
+    /// `on`: move now, then call [`HealPolicy::heal_done`].
+    Move,
+}
+
+#[derive(Debug, Clone)]
+pub struct HealPolicy {
+    pub settings: HealSettings,
+    pub episode: Option<Episode>,
+    pub last_heal: Option<Timestamp>,
+    /// The cooldown in force (doubles on recurrences).
+    pub cooldown: SignedDuration,
+    last_split: Option<Timestamp>,
+    failed: BTreeSet<MovePair>,
+}
+
+impl HealPolicy {
+    pub fn new(settings: HealSettings) -> HealPolicy {
+        HealPolicy {
+            cooldown: settings.cooldown,
+            settings,
+            episode: None,
+            last_heal: None,
+            last_split: None,
+            failed: BTreeSet::new(),
+        }
+    }
+
+    /// One evaluation at `now` (the API server's clock). `leader`: this replica may heal.
+    pub fn evaluate(
+        &mut self,
+        now: Timestamp,
+        candidate: Option<&SplitCandidate>,
+        leader: bool,
+    ) -> Decision {
+        if self.last_split.is_some_and(|seen| since(seen, now) >= DAY) {
+            self.cooldown = self.settings.cooldown;
+            self.last_split = None;
+        }
+        let Some(candidate) = candidate else {
+            // The state changed: a failed move may be tried again when the split comes back.
+            self.episode = None;
+            self.failed.clear();
+            return Decision::NoSplit;
+        };
+        let pair = MovePair::of(candidate);
+        self.failed.retain(|p| *p == pair);
+        if self.episode.as_ref().is_none_or(|e| e.pair != pair) {
+            if self.in_cooldown(now) {
+                // A split back within the cooldown: a storm; wait longer next time.
+                self.cooldown = (self.cooldown * 2).min(DAY);
+            }
+            self.episode = Some(Episode {
+                pair: pair.clone(),
+                since: now,
+                evaluations: 0,
+                would_move_recorded: false,
+            });
+        }
+        self.last_split = Some(now);
+        let episode = self.episode.as_mut().expect("episode set above");
+        episode.evaluations += 1;
+        let (episode_since, evaluations) = (episode.since, episode.evaluations);
+
+        let mut blocked = candidate.blocked.clone();
+        if self.failed.contains(&pair) {
+            blocked.push(Blocked {
+                gate: Gate::FailedBefore,
+                why: format!(
+                    "moving {} from {} to {} failed before; not retried until the locks change or a person runs \
+                     leases follow --fix",
+                    pair.lock, pair.from, pair.to
+                ),
+            });
+        }
+        if self.in_cooldown(now) {
+            let last = self.last_heal.expect("in cooldown after a heal");
+            blocked.push(Blocked {
+                gate: Gate::Cooldown,
+                why: format!(
+                    "the last heal was at {last}; the cooldown is {} (doubled on each recurrence, at most 24h)",
+                    friendly(self.cooldown)
+                ),
+            });
+        }
+        if !leader {
+            blocked.push(Blocked {
+                gate: Gate::NotLeader,
+                why: "another replica holds the heal Lease".into(),
+            });
+        }
+        if !blocked.is_empty() {
+            blocked.sort_by(|a, b| a.gate.cmp(&b.gate));
+            return Decision::Blocked(blocked);
+        }
+        if since(episode_since, now) < self.settings.heal_after || evaluations < MIN_EVALUATIONS {
+            return Decision::Waiting {
+                since: episode_since,
+                evaluations,
+            };
+        }
+        match self.settings.mode {
+            HealMode::Off => Decision::Waiting {
+                since: episode_since,
+                evaluations,
+            },
+            HealMode::DryRun => {
+                let episode = self.episode.as_mut().expect("episode");
+                let record = !episode.would_move_recorded;
+                episode.would_move_recorded = true;
+                Decision::WouldMove { record }
+            }
+            HealMode::On => Decision::Move,
+        }
+    }
+
+    /// The outcome of a heal started at `now`: it counts for the cooldown either way; a failed
+    /// one is remembered so that it is not tried again until the state changes.
+    pub fn heal_done(&mut self, now: Timestamp, pair: &MovePair, moved: bool) {
+        self.last_heal = Some(now);
+        if !moved {
+            self.failed.insert(pair.clone());
+        }
+    }
+
+    fn in_cooldown(&self, now: Timestamp) -> bool {
+        self.last_heal
+            .is_some_and(|last| since(last, now) < self.cooldown)
+    }
+}
+
+/// `now - then`, never negative: a clock stepped back does not make a split older.
+fn since(then: Timestamp, now: Timestamp) -> SignedDuration {
+    now.duration_since(then).max(SignedDuration::ZERO)
+}
+
+/// `30m`, `1h`, `24h`.
+pub fn friendly(d: SignedDuration) -> String {
+    let secs = d.as_secs();
+    if secs % 3600 == 0 {
+        format!("{}h", secs / 3600)
+    } else if secs % 60 == 0 {
+        format!("{}m", secs / 60)
+    } else {
+        format!("{secs}s")
+    }
+}
+
+#[cfg(test)]
+mod tests;
