@@ -128,7 +128,7 @@ _k3sdoctor() {
 
     case "${cmd}" in
         k3sdoctor)
-            opts="-n -o -v -q -h -V --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version leases check snapshots serve completions rbac man help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version leases check snapshots serve completions rbac man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -198,6 +198,14 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -214,7 +222,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__check)
-            opts="-n -o -v -q -h -V --fail-on --ignore --config --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --fail-on --ignore --config --all-contexts --contexts --parallel --ignore-unreachable --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -301,6 +309,14 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -534,7 +550,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases)
-            opts="-w -n -o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --watch --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version follow help"
+            opts="-w -n -o -v -q -h -V --all-contexts --contexts --parallel --ignore-unreachable --watch --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version follow help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -616,6 +632,14 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -632,7 +656,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__leases__subcmd__follow)
-            opts="-y -n -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-y -n -o -v -q -h -V --fix --to --lease --yes --no-wait --timeout --force --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -715,6 +739,14 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -816,7 +848,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__serve)
-            opts="-n -o -v -q -h -V --listen --log-format --ignore --config --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --listen --log-format --ignore --config --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -902,6 +934,14 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -918,7 +958,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots)
-            opts="-n -o -v -q -h -V --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version list diff backfill restore help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version list diff backfill restore help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -988,6 +1028,14 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1004,7 +1052,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__backfill)
-            opts="-y -n -o -v -q -h -V --fix --prune --yes --backup --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-y -n -o -v -q -h -V --fix --prune --yes --backup --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1082,6 +1130,14 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1098,7 +1154,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__diff)
-            opts="-n -o -v -q -h -V --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1169,6 +1225,14 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1272,7 +1336,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__list)
-            opts="-n -o -v -q -h -V --fail-on --node --storage --failed --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-n -o -v -q -h -V --fail-on --node --storage --failed --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1354,6 +1418,14 @@ _k3sdoctor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1370,7 +1442,7 @@ _k3sdoctor() {
             return 0
             ;;
         k3sdoctor__subcmd__snapshots__subcmd__restore)
-            opts="-y -n -o -v -q -h -V --from-backup --fix --yes --backup --force --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --now --verbose --quiet --no-headers --color --help --version"
+            opts="-y -n -o -v -q -h -V --from-backup --fix --yes --backup --force --fail-on --kubeconfig --context --server --cluster --user --token --certificate-authority --insecure-skip-tls-verify --as --as-group --namespace --request-timeout --output --distro --from-file --max-bundle-size --max-bundle-entries --now --verbose --quiet --no-headers --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1449,6 +1521,14 @@ _k3sdoctor() {
                     return 0
                     ;;
                 --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bundle-entries)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_k3sdoctor_global_optspecs
-    string join \n kubeconfig= context= server= cluster= user= token= certificate-authority= insecure-skip-tls-verify as= as-group= n/namespace= request-timeout= o/output= distro= from-file= now= v/verbose q/quiet no-headers color= h/help V/version
+    string join \n kubeconfig= context= server= cluster= user= token= certificate-authority= insecure-skip-tls-verify as= as-group= n/namespace= request-timeout= o/output= distro= from-file= max-bundle-size= max-bundle-entries= now= v/verbose q/quiet no-headers color= h/help V/version
 end
 
 function __fish_k3sdoctor_needs_command
@@ -43,8 +43,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_needs_command" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -86,8 +88,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and not __fish_seen_subcommand_from follow help" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -127,8 +131,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand leases; and __fish_seen_subcommand_from follow" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -170,8 +176,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand check" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -202,8 +210,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and not __fish_seen_subcommand_from list diff backfill restore help" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -243,8 +253,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from list" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -277,8 +289,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from diff" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -311,8 +325,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from backfill" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -349,8 +365,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand snapshots; and __fish_seen_subcommand_from restore" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -392,8 +410,10 @@ jsonl\t'One JSON object per line, written as each cluster of a fleet is read'"
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l distro -d 'Which product runs the cluster (auto: from the lock names, then the node versions)' -r -f -a "auto\t''
 k3s\t''
 rke2\t''"
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l from-file -d 'Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable' -r -F
-complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l from-file -d 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable' -r -F
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l max-bundle-size -d 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l max-bundle-entries -d 'Stop reading a support bundle past this many archive entries' -r
+complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l now -d 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)' -r
 complete -c k3sdoctor -n "__fish_k3sdoctor_using_subcommand serve" -l color -d 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -1,0 +1,84 @@
+//! The Rancher logs collector (rancherlabs/support-tools `rancher2_logs_collector.sh`), and
+//! supportconfig's k8s plugin, which unpacks it: `<distro>/kubectl/` holds kubectl **tables**
+//! (holders only for Leases, key counts for ConfigMaps) plus `nodes.json`; `<distro>/etcd/`
+//! the member list. No ETCDSnapshotFiles.
+
+use super::tree::Tree;
+use super::{Built, Source, holder_table, memberlist};
+
+pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
+    let dir = format!("{root}{distro}/");
+    if !source.take(
+        tree,
+        &dir,
+        &["kubectl/nodes.json".to_string()],
+        ("v1", "Node"),
+        false,
+    ) {
+        source.gap(
+            "Node",
+            &format!("{distro}/kubectl/nodes.json"),
+            "not in the bundle: the collector writes it from 2026-03 on; older runs keep only a table",
+            "run a current rancher2_logs_collector.sh, or add `kubectl get nodes -o yaml`",
+        );
+    }
+    let leases_file = format!("{dir}kubectl/leases");
+    let table = source
+        .text(tree, &leases_file)
+        .map(|text| holder_table::parse(&text));
+    match table {
+        Some(Some(rows)) => {
+            for row in rows.iter().filter(|r| r.namespace == "kube-system") {
+                source.built.push(Built {
+                    path: leases_file.clone(),
+                    name: format!("{}:{leases_file}", tree.name),
+                    value: holder_table::lease(row),
+                });
+            }
+            source.complete.push("Lease");
+            source.holders_only = Some(format!("{distro}/kubectl/leases"));
+        }
+        found => {
+            let why = if found.is_some() {
+                "it holds no lease table (kubectl failed when the collector ran)"
+            } else {
+                "not in the bundle"
+            };
+            source.gap(
+                "Lease",
+                &format!("{distro}/kubectl/leases"),
+                why,
+                "add `kubectl -n kube-system get leases -o yaml` from a server",
+            );
+        }
+    }
+    source.gap(
+        "ConfigMap",
+        &format!("{distro}/kubectl/configmaps"),
+        "a table of key counts: the collector does not save ConfigMap contents",
+        "add `kubectl -n kube-system get configmaps -o yaml` from a server",
+    );
+    source.gap(
+        "ETCDSnapshotFile",
+        &format!("{distro}/kubectl/"),
+        "the Rancher logs collector does not collect ETCDSnapshotFiles",
+        "add `kubectl get etcdsnapshotfiles -o yaml` from a server",
+    );
+    for file in ["etcd/memberlist.json", "etcd/memberlist"] {
+        let path = format!("{dir}{file}");
+        let Some(text) = source.text(tree, &path) else {
+            continue;
+        };
+        match memberlist::parse(&text) {
+            Some(members) => source.notes.push(format!(
+                "etcd had {} member(s) when the bundle was collected ({distro}/{file}): {}",
+                members.len(),
+                memberlist::shown(&members)
+            )),
+            None => source.notes.push(format!(
+                "{distro}/{file} holds no member list (etcdctl failed when the collector ran)"
+            )),
+        }
+        break;
+    }
+}
