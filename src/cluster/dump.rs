@@ -91,7 +91,10 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
         newest,
         heartbeat,
     } = collected;
-    notes.extend(heartbeat_ahead(heartbeat.as_ref(), newest.as_ref()));
+    // A bundle's `now` is its collection time, not the newest time inside.
+    if state.collected_at().is_none() {
+        notes.extend(heartbeat_ahead(heartbeat.as_ref(), newest.as_ref()));
+    }
     if ignored > 0 {
         notes.push(format!(
             "{ignored} object(s) in the dump are not used by k3sdoctor and were skipped"

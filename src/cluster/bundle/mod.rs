@@ -137,9 +137,14 @@ impl Source {
 
     /// `kind` is not in the bundle: the checks it feeds say so, naming `file`.
     fn gap(&mut self, kind: &'static str, file: &str, reason: &str, fix: &str) {
+        self.gap_as(kind, file, reason, fix, format!("{file} ({reason})"));
+    }
+
+    /// [`Self::gap`], with the words the findings use (`the bundle has no {missing}`).
+    fn gap_as(&mut self, kind: &'static str, file: &str, reason: &str, fix: &str, missing: String) {
         self.gaps.push(SourceGap {
             kind,
-            missing: format!("{file} ({reason})"),
+            missing,
             fix: fix.to_string(),
         });
         if let Some(p) = &mut self.provenance {

@@ -52,17 +52,20 @@ pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
             );
         }
     }
-    source.gap(
+    let configmaps = format!("{distro}/kubectl/configmaps");
+    source.gap_as(
         "ConfigMap",
-        &format!("{distro}/kubectl/configmaps"),
+        &configmaps,
         "a table of key counts: the collector does not save ConfigMap contents",
         "add `kubectl -n kube-system get configmaps -o yaml` from a server",
+        format!("ConfigMap contents ({configmaps} is a table of key counts)"),
     );
-    source.gap(
+    source.gap_as(
         "ETCDSnapshotFile",
         &format!("{distro}/kubectl/"),
         "the Rancher logs collector does not collect ETCDSnapshotFiles",
         "add `kubectl get etcdsnapshotfiles -o yaml` from a server",
+        "ETCDSnapshotFiles (the Rancher logs collector does not collect them)".to_string(),
     );
     for file in ["etcd/memberlist.json", "etcd/memberlist"] {
         let path = format!("{dir}{file}");

@@ -1,0 +1,512 @@
+//! Support bundles as `--from-file` input (issue 21): each collector's layout, built in the
+//! test from the split-cluster fixture, reads to the same verdicts as the dump of the same
+//! objects; what a bundle cannot show is reported as not checked; the archive is untrusted.
+
+use serde_json::Value;
+
+use crate::support::bundles::{
+    self, Bundle, FIXTURE, RANCHER_TOP, SBK_TOP, TROUBLESHOOT_TOP, split_cluster,
+};
+use crate::support::harness::{Output, k3sdoctor, repo_path};
+
+/// The fixture's "now": just after its newest renewal.
+const NOW: &str = "2024-05-31T12:10:41Z";
+
+fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+fn run(args: &[&str], from: &str) -> Output {
+    k3sdoctor(args.iter().copied())
+        .args(&["--from-file", from])
+        .run()
+}
+
+/// The report without what says where it was read from.
+fn verdict(out: &Output) -> Value {
+    let mut report: Value = out.json();
+    report.as_object_mut().unwrap().remove("readFrom");
+    report
+}
+
+fn dump_verdict(command: &[&str]) -> (i32, Value) {
+    let args = [command, &["-o", "json", "--now", NOW]].concat();
+    let out = run(&args, &repo_path(FIXTURE).display().to_string());
+    (out.code, verdict(&out))
+}
+
+#[track_caller]
+fn assert_same_as_dump(command: &[&str], bundle: &str) -> Output {
+    let (code, expected) = dump_verdict(command);
+    let args = [command, &["-o", "json", "--now", NOW]].concat();
+    let out = run(&args, bundle);
+    assert_eq!(out.code, code, "{}", out.stderr);
+    assert_eq!(
+        verdict(&out),
+        expected,
+        "{command:?} on {bundle} differs from the dump"
+    );
+    out
+}
+
+#[test]
+fn a_troubleshoot_bundle_reads_to_the_dumps_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "bundle.tar.gz",
+        &bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar()),
+    );
+    for command in [
+        &["check"][..],
+        &["leases"],
+        &["snapshots", "list"],
+        &["snapshots", "diff"],
+    ] {
+        assert_same_as_dump(command, &bundle);
+    }
+    let out = run(&["check", "-o", "json", "--now", NOW], &bundle);
+    let report: Value = out.json();
+    let read = &report["readFrom"][0];
+    assert_eq!(read["collector"], "troubleshoot");
+    assert_eq!(read["container"], "gzip tar");
+    assert_eq!(read["collectedAt"], "2024-05-31T12:10:45Z");
+    let files: Vec<&str> = read["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(
+            &format!("{TROUBLESHOOT_TOP}/cluster-resources/leases/kube-system.json").as_str()
+        ),
+        "{files:?}"
+    );
+    // The `.yaml` twin is a link to the `.json`: read once, from the `.json`.
+    assert!(
+        files
+            .iter()
+            .any(|f| f.ends_with("etcdsnapshotfiles.k3s.cattle.io.json"))
+    );
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.ends_with("etcdsnapshotfiles.k3s.cattle.io.yaml"))
+    );
+    let leases = read["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("leases/kube-system.json")
+        })
+        .unwrap();
+    assert_eq!(leases["feeds"], serde_json::json!(["leases"]));
+    assert_eq!(leases["objects"]["Lease"], 8);
+    out.stderr_has(
+        "ignored the link support-bundle-2024-05-31T12_10_45/cluster-resources/secrets.json",
+    )
+    .stderr_has("outside the bundle");
+}
+
+#[test]
+fn an_unpacked_troubleshoot_bundle_reads_like_the_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    bundles::troubleshoot(&split_cluster()).unpack(dir.path());
+    let folder = dir.path().join(TROUBLESHOOT_TOP).display().to_string();
+    let out = assert_same_as_dump(&["check"], &folder);
+    let report: Value = out.json();
+    assert_eq!(report["readFrom"][0]["container"], "folder");
+    assert_eq!(report["readFrom"][0]["collectedAt"], "2024-05-31T12:10:45Z");
+}
+
+#[test]
+fn now_is_the_bundles_collection_time_and_the_report_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "b",
+        &bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar()),
+    );
+    let out = run(&["leases", "-o", "json"], &bundle);
+    let report: Value = out.json();
+    assert_eq!(report["now"]["time"], "2024-05-31T12:10:45Z");
+    assert_eq!(report["now"]["source"], "bundle-collection-time");
+    out.stderr_has(
+        "when the support bundle was collected (folder name support-bundle-2024-05-31T12_10_45)",
+    );
+    let table = run(&["leases"], &bundle);
+    table
+        .code(1)
+        .stdout_has("lease-split")
+        .stderr_has("note: read a troubleshoot (kubectl support-bundle) bundle (gzip tar)");
+    // -v lists each file and what it fed.
+    k3sdoctor(["leases", "-v", "--from-file", &bundle])
+        .run()
+        .stderr_has(&format!(
+            "read {TROUBLESHOOT_TOP}/cluster-resources/leases/kube-system.json (8 Lease) for leases"
+        ));
+}
+
+#[test]
+fn troubleshoot_errors_files_say_which_kind_could_not_be_collected() {
+    let objects = split_cluster();
+    let bundle = Bundle::default()
+        .json("cluster-resources/nodes.json", &serde_json::json!({"kind": "NodeList", "apiVersion": "v1", "items": objects.nodes}))
+        .json("cluster-resources/leases-errors.json", &serde_json::json!(["leases.coordination.k8s.io is forbidden: User \"support\" cannot list resource \"leases\""]))
+        .json("cluster-resources/configmaps-errors.json", &serde_json::json!(["configmaps is forbidden"]))
+        .under(TROUBLESHOOT_TOP);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "bundle.tgz", &bundles::gzip(&bundle.tar()));
+    let out = run(&["check", "-o", "json", "--now", NOW], &path);
+    let report: Value = out.json();
+    let messages: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "dump-incomplete")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("cluster-resources/leases/kube-system.json")
+                && m.contains("cannot list resource")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("etcdsnapshotfiles")
+            && m.contains("snapshot ConfigMap was not compared")),
+        "{messages:?}"
+    );
+    let checks = report["checks"].as_array().unwrap();
+    let snapshots = checks.iter().find(|c| c["name"] == "snapshots").unwrap();
+    assert_eq!(snapshots["ran"], false);
+    assert_eq!(
+        report["readFrom"][0]["notCollected"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    // `leases` has nothing to judge: exit 3 as for an empty dump.
+    run(&["leases"], &path).code(3).one_line_error();
+}
+
+#[test]
+fn a_bundle_with_nothing_k3sdoctor_checks_exits_3() {
+    let bundle = Bundle::default()
+        .json(
+            "cluster-resources/nodes-errors.json",
+            &serde_json::json!(["nodes is forbidden"]),
+        )
+        .json(
+            "cluster-resources/leases-errors.json",
+            &serde_json::json!(["leases is forbidden"]),
+        )
+        .under(TROUBLESHOOT_TOP);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "bundle.tgz", &bundles::gzip(&bundle.tar()));
+    run(&["check"], &path).code(3).one_line_error();
+}
+
+#[test]
+fn support_bundle_kit_null_strings_are_empty_values() {
+    let mut objects = split_cluster();
+    // A released lock: k3s clears the holder on a clean shutdown; the kit writes "null".
+    let etcd = objects
+        .leases
+        .iter_mut()
+        .find(|l| l["metadata"]["name"] == "k3s-etcd")
+        .unwrap();
+    etcd["spec"]["holderIdentity"] = Value::String(String::new());
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(&dir, "sb.zip", &bundles::support_bundle_kit(&objects).zip());
+    let dump = dir.path().join("dump.yaml");
+    let all: Vec<Value> = [
+        &objects.nodes,
+        &objects.leases,
+        &objects.configmaps,
+        &objects.snapshot_files,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect();
+    crate::support::objects::write_dump(&dump, &all);
+    for command in ["check", "leases"] {
+        let expected = run(
+            &[command, "-o", "json", "--now", NOW],
+            &dump.display().to_string(),
+        );
+        let out = run(&[command, "-o", "json", "--now", NOW], &bundle);
+        assert_eq!(out.code, expected.code, "{}", out.stderr);
+        assert_eq!(verdict(&out), verdict(&expected), "{command}");
+        assert!(
+            !out.stdout.contains("\"null\""),
+            "a \"null\" string survived:\n{}",
+            out.stdout
+        );
+    }
+    let report: Value = run(&["leases", "-o", "json", "--now", NOW], &bundle).json();
+    assert_eq!(report["readFrom"][0]["collector"], "support-bundle-kit");
+    assert_eq!(report["readFrom"][0]["container"], "zip");
+    assert_eq!(report["readFrom"][0]["collectedAt"], "2024-05-31T12:10:45Z");
+    let lock = report["locks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "k3s-etcd")
+        .unwrap();
+    assert_eq!(lock["state"], "released", "{lock}");
+    assert_ne!(lock["holder"], "null");
+    assert!(SBK_TOP.ends_with('Z'));
+}
+
+#[test]
+fn the_rancher_collectors_holder_table_shows_the_split_but_not_freshness() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "prod-k3s-1.tar.gz",
+        &bundles::gzip(&bundles::rancher(&split_cluster(), "k3s").tar()),
+    );
+    let out = run(&["check", "-o", "json"], &bundle);
+    out.code(1);
+    let report: Value = out.json();
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"lease-split"), "{codes:?}");
+    let messages: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("k3s/kubectl/leases names each lock's holder only")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m
+                .contains("ETCDSnapshotFiles (the Rancher logs collector does not collect them)")),
+        "{messages:?}"
+    );
+    // Nothing was judged expired or fresh: no renew time was shown.
+    assert!(!codes.contains(&"lease-expired"), "{codes:?}");
+    let snapshots = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "snapshots")
+        .unwrap();
+    assert_eq!(snapshots["ran"], false);
+    assert_eq!(report["readFrom"][0]["collector"], "rancher-logs-collector");
+    assert_eq!(report["now"]["time"], "2024-05-31T12:10:45Z");
+    out.stderr_has("etcd had 3 member(s) when the bundle was collected (k3s/etcd/memberlist.json)")
+        .stderr_has("the node's local time read as UTC");
+    // A lock nobody holds in the table is released, not held by a node called "<none>".
+    let leases: Value = run(&["leases", "-o", "json"], &bundle).json();
+    assert!(
+        leases["locks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["renewTime"].is_null())
+    );
+    assert!(RANCHER_TOP.starts_with("prod-k3s-1-"));
+}
+
+#[test]
+fn rke2s_etcdctl_member_list_is_read_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "node.tar.gz",
+        &bundles::gzip(&bundles::rancher(&split_cluster(), "rke2").tar()),
+    );
+    run(&["check"], &bundle).stderr_has("etcd had 1 member(s) when the bundle was collected (rke2/etcd/memberlist): prod-k3s-1-0f1e2d3c");
+}
+
+#[test]
+fn supportconfig_holds_the_rancher_tree_in_a_tar_xz() {
+    let tree = bundles::rancher(&split_cluster(), "k3s")
+        .under("rancher2_logs_collector")
+        .file(
+            "basic-environment.txt",
+            "SUSE Linux Enterprise Server 15 SP5\n",
+        )
+        .under("scc_prod-k3s-1_240531_1210");
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "scc_prod-k3s-1_240531_1210.txz",
+        &bundles::xz(&tree.tar()),
+    );
+    let out = run(&["leases", "-o", "json"], &bundle);
+    out.code(1);
+    let report: Value = out.json();
+    assert_eq!(report["readFrom"][0]["collector"], "supportconfig");
+    assert_eq!(report["readFrom"][0]["container"], "xz tar");
+}
+
+#[test]
+fn every_compression_and_zip_read_the_same() {
+    let tar = bundles::troubleshoot(&split_cluster()).tar();
+    let dir = tempfile::tempdir().unwrap();
+    let (code, expected) = dump_verdict(&["leases"]);
+    for (name, bytes, container) in [
+        ("plain", tar.clone(), "tar"),
+        ("gz", bundles::gzip(&tar), "gzip tar"),
+        ("xz", bundles::xz(&tar), "xz tar"),
+        ("bz2", bundles::bzip2(&tar), "bzip2 tar"),
+        ("zst", bundles::zstd(&tar), "zstd tar"),
+        ("zip", bundles::troubleshoot(&split_cluster()).zip(), "zip"),
+    ] {
+        // Names say nothing: every file is called `bundle`.
+        let path = write(&dir, &format!("{name}-bundle"), &bytes);
+        let out = run(&["leases", "-o", "json", "--now", NOW], &path);
+        assert_eq!(out.code, code, "{name}: {}", out.stderr);
+        assert_eq!(verdict(&out), expected, "{name}");
+        let report: Value = out.json();
+        assert_eq!(report["readFrom"][0]["container"], container, "{name}");
+    }
+}
+
+#[test]
+fn a_bundle_inside_a_ticket_zip_is_opened_one_level_deep() {
+    let inner = bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar());
+    let ticket = Bundle::default()
+        .file(
+            "ticket-4711/notes.txt",
+            "customer says the snapshots stopped\n",
+        )
+        .file("ticket-4711/support-bundle.tar.gz", inner.clone())
+        .zip();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "ticket.zip", &ticket);
+    let out = assert_same_as_dump(&["leases"], &path);
+    let report: Value = out.json();
+    assert_eq!(
+        report["readFrom"][0]["path"],
+        format!("{path}:ticket-4711/support-bundle.tar.gz")
+    );
+    // Two levels down is not opened: nothing to read, exit 3, and the note says why.
+    let deeper = Bundle::default()
+        .file(
+            "outer/ticket.tar.gz",
+            bundles::gzip(&Bundle::default().file("bundle.tar.gz", inner).tar()),
+        )
+        .tar();
+    let path = write(&dir, "deeper.tar", &deeper);
+    run(&["leases"], &path)
+        .code(3)
+        .one_line_error()
+        .stderr_has("k3sdoctor opens one level");
+}
+
+#[test]
+fn each_cap_stops_the_read_with_one_line_and_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    // Eight MiB of log that gzip makes a few KiB: a small bomb.
+    let bomb = bundles::troubleshoot(&split_cluster())
+        .file("support-bundle-x/pods/logs/big.log", vec![b'a'; 8 << 20])
+        .tar();
+    let path = write(&dir, "bomb.tgz", &bundles::gzip(&bomb));
+    assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
+    run(&["leases", "--max-bundle-size", "1MiB"], &path)
+        .code(3)
+        .one_line_error()
+        .stderr_has("decompresses to more than 1 MiB (--max-bundle-size)");
+    run(&["leases", "-q", "--max-bundle-size", "16MiB"], &path).code(1);
+    let many = write(
+        &dir,
+        "many.tar",
+        &bundles::troubleshoot(&split_cluster()).tar(),
+    );
+    run(&["leases", "--max-bundle-entries", "5"], &many)
+        .code(3)
+        .one_line_error()
+        .stderr_has("holds more than 5 entries (--max-bundle-entries)");
+    let zip = write(
+        &dir,
+        "many.zip",
+        &bundles::troubleshoot(&split_cluster()).zip(),
+    );
+    run(&["leases", "--max-bundle-entries", "5"], &zip)
+        .code(3)
+        .one_line_error()
+        .stderr_has("holds more than 5 entries");
+    k3sdoctor(["leases", "--max-bundle-size", "lots", "--from-file", &many])
+        .run()
+        .code(2);
+}
+
+#[test]
+fn a_truncated_or_corrupt_archive_is_one_line_and_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let gz = bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar());
+    let cut = write(&dir, "cut.tar.gz", &gz[..gz.len() / 2]);
+    run(&["check"], &cut)
+        .code(3)
+        .one_line_error()
+        .stderr_has("the gzip tar data is truncated or corrupt");
+    let zip = bundles::troubleshoot(&split_cluster()).zip();
+    let cut = write(&dir, "cut.zip", &zip[..zip.len() - 40]);
+    run(&["check"], &cut)
+        .code(3)
+        .one_line_error()
+        .stderr_has("truncated or corrupt");
+    let mut xz = bundles::xz(&bundles::troubleshoot(&split_cluster()).tar());
+    let middle = xz.len() / 2;
+    xz[middle] ^= 0xff;
+    let bad = write(&dir, "bad.txz", &xz);
+    run(&["check"], &bad).code(3).one_line_error();
+}
+
+#[test]
+fn repairs_refuse_a_bundle_as_they_refuse_a_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "bundle.tar.gz",
+        &bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar()),
+    );
+    for args in [
+        vec!["leases", "follow", "--fix", "--yes"],
+        vec!["snapshots", "backfill", "--fix", "--yes"],
+    ] {
+        run(&args, &bundle)
+            .code(2)
+            .one_line_error()
+            .stderr_has("nor can a support bundle");
+    }
+}
+
+#[test]
+fn a_compressed_dump_file_is_read_as_the_dump() {
+    let mut text = Vec::new();
+    for file in ["nodes.yaml", "kube-system-leases.yaml"] {
+        text.extend(b"---\n");
+        text.extend(std::fs::read(repo_path(FIXTURE).join(file)).unwrap());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "leases.yaml.gz", &bundles::gzip(&text));
+    run(&["leases", "--now", NOW], &path)
+        .code(1)
+        .stdout_has("lease-split");
+}
