@@ -177,9 +177,11 @@ fn read_source(
         complete: listed,
         gaps,
         holders_only,
+        snapshot_crd_missing,
         notes,
         mut provenance,
     } = source;
+    state.snapshot_crd_missing |= snapshot_crd_missing;
     state.notes.extend(notes);
     let mut files: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for doc in documents {

@@ -159,8 +159,9 @@ fn troubleshoot_errors_files_say_which_kind_could_not_be_collected() {
     let objects = split_cluster();
     let bundle = Bundle::default()
         .json("cluster-resources/nodes.json", &serde_json::json!({"kind": "NodeList", "apiVersion": "v1", "items": objects.nodes}))
-        .json("cluster-resources/leases-errors.json", &serde_json::json!(["leases.coordination.k8s.io is forbidden: User \"support\" cannot list resource \"leases\""]))
-        .json("cluster-resources/configmaps-errors.json", &serde_json::json!(["configmaps is forbidden"]))
+        // Keyed by namespace, as troubleshoot's marshalErrors writes a map.
+        .json("cluster-resources/leases-errors.json", &serde_json::json!({"kube-system": "leases.coordination.k8s.io is forbidden: User \"support\" cannot list resource \"leases\""}))
+        .json("cluster-resources/configmaps-errors.json", &serde_json::json!({"kube-system": "configmaps is forbidden"}))
         .under(TROUBLESHOOT_TOP);
     let dir = tempfile::tempdir().unwrap();
     let path = write(&dir, "bundle.tgz", &bundles::gzip(&bundle.tar()));
@@ -208,7 +209,7 @@ fn a_bundle_with_nothing_k3sdoctor_checks_exits_3() {
         )
         .json(
             "cluster-resources/leases-errors.json",
-            &serde_json::json!(["leases is forbidden"]),
+            &serde_json::json!({"kube-system": "leases is forbidden"}),
         )
         .under(TROUBLESHOOT_TOP);
     let dir = tempfile::tempdir().unwrap();
@@ -509,4 +510,89 @@ fn a_compressed_dump_file_is_read_as_the_dump() {
     run(&["leases", "--now", NOW], &path)
         .code(1)
         .stdout_has("lease-split");
+}
+
+/// The same objects served live by the fake API server and read from a troubleshoot bundle
+/// give the same `leases` report.
+#[test]
+fn a_troubleshoot_bundle_reads_like_the_live_cluster() {
+    use crate::support::fake_api::{FakeApi, Role};
+    let objects = split_cluster();
+    let fake = FakeApi::start();
+    for o in [
+        &objects.nodes,
+        &objects.leases,
+        &objects.configmaps,
+        &objects.snapshot_files,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        fake.put(o.clone());
+    }
+    let live = k3sdoctor(["leases", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = write(
+        &dir,
+        "b.tgz",
+        &bundles::gzip(&bundles::troubleshoot(&objects).tar()),
+    );
+    let offline = run(&["leases", "-o", "json", "--now", NOW], &bundle);
+    assert_eq!(live.code, offline.code, "{}", offline.stderr);
+    assert_eq!(verdict(&live), verdict(&offline));
+}
+
+/// troubleshoot writes no file for a custom resource without objects: its CRD list tells
+/// "none yet" (the snapshot checks run on zero files) from "no CRD" (as live: not served).
+#[test]
+fn troubleshoots_crd_list_tells_no_snapshots_from_no_crd() {
+    let objects = split_cluster();
+    let base = |crds: serde_json::Value| {
+        Bundle::default()
+            .json("cluster-resources/nodes.json", &serde_json::json!({"kind": "NodeList", "apiVersion": "v1", "items": objects.nodes}))
+            .json("cluster-resources/leases/kube-system.json", &serde_json::json!({"kind": "LeaseList", "apiVersion": "coordination.k8s.io/v1", "items": objects.leases}))
+            .json("cluster-resources/configmaps/kube-system.json", &serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1", "items": objects.configmaps}))
+            .json("cluster-resources/custom-resource-definitions.json", &crds)
+            .under(TROUBLESHOOT_TOP)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let with_crd = base(
+        serde_json::json!({"kind": "CustomResourceDefinitionList", "items": [{"metadata": {"name": "etcdsnapshotfiles.k3s.cattle.io"}}]}),
+    );
+    let path = write(&dir, "with-crd.tgz", &bundles::gzip(&with_crd.tar()));
+    let report: Value = run(&["check", "-o", "json", "--now", NOW], &path).json();
+    let snapshots = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "snapshots")
+        .unwrap();
+    assert_eq!(snapshots["ran"], true, "{report}");
+    assert!(
+        report["readFrom"][0]["notCollected"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let without = base(
+        serde_json::json!({"kind": "CustomResourceDefinitionList", "items": [{"metadata": {"name": "addons.k3s.cattle.io"}}]}),
+    );
+    let path = write(&dir, "no-crd.tgz", &bundles::gzip(&without.tar()));
+    let report: Value = run(&["check", "-o", "json", "--now", NOW], &path).json();
+    let snapshots = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "snapshots")
+        .unwrap();
+    assert_eq!(snapshots["ran"], false);
+    assert!(
+        snapshots["note"]
+            .as_str()
+            .unwrap()
+            .contains("CRD is not installed"),
+        "{snapshots}"
+    );
 }

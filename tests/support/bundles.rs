@@ -192,6 +192,11 @@ pub fn troubleshoot(objects: &Objects) -> Bundle {
             "cluster-resources/custom-resources/etcdsnapshotfiles.k3s.cattle.io.json",
             &Value::Array(objects.snapshot_files.clone()),
         )
+        .json(
+            "cluster-resources/custom-resource-definitions.json",
+            &json!({"kind": "CustomResourceDefinitionList", "apiVersion": "apiextensions.k8s.io/v1",
+                    "items": [{"metadata": {"name": "etcdsnapshotfiles.k3s.cattle.io"}}]}),
+        )
         .link(
             "cluster-resources/custom-resources/etcdsnapshotfiles.k3s.cattle.io.yaml",
             "etcdsnapshotfiles.k3s.cattle.io.json",

@@ -63,6 +63,8 @@ pub struct Source {
     pub gaps: Vec<SourceGap>,
     /// The file Leases came from when it names holders only (no renew times).
     pub holders_only: Option<String>,
+    /// The bundle's CRD list has no ETCDSnapshotFile CRD (a cluster from before it).
+    pub snapshot_crd_missing: bool,
     pub notes: Vec<String>,
     /// `None` for a plain dump.
     pub provenance: Option<BundleSource>,
