@@ -149,10 +149,13 @@ pub fn assume_kind(value: &mut Value, api_version: &str, kind: &str) {
         .or_insert_with(|| Value::String(api_version.to_string()));
 }
 
-/// support-bundle-kit writes every empty string and every null as the string `"null"`
-/// (`toObjCommon` in pkg/manager/collectors/common.go): a released lock's holder reads
-/// `holderIdentity: "null"`. Dropping those fields gives back what the API server held:
-/// absent and empty read the same in every field k3sdoctor uses.
+/// support-bundle-kit rewrites the JSON text of every object before encoding it
+/// (`toObjCommon` in pkg/manager/collectors/common.go): each `""` becomes `"null"`, and each
+/// `"key":null,` (a letters-only key, followed by a comma) becomes `"key":"null",`, also inside
+/// strings that hold JSON (annotations, ConfigMap values), where it reads `\"key\":null,`. A
+/// released lock's holder thus reads `holderIdentity: "null"`. Dropping the `"null"` fields
+/// gives back what the API server held (absent and empty read the same in every field
+/// k3sdoctor uses), and embedded JSON gets its `null`s back.
 pub fn drop_null_strings(value: &mut Value) {
     match value {
         Value::Object(map) => {
@@ -160,6 +163,13 @@ pub fn drop_null_strings(value: &mut Value) {
             map.values_mut().for_each(drop_null_strings);
         }
         Value::Array(items) => items.iter_mut().for_each(drop_null_strings),
+        Value::String(text) if text.contains(":\"null\",") => {
+            static EMBEDDED: std::sync::LazyLock<Option<regex::Regex>> =
+                std::sync::LazyLock::new(|| regex::Regex::new(r#"("[a-zA-Z]+":)"null","#).ok());
+            if let Some(re) = EMBEDDED.as_ref() {
+                *text = re.replace_all(text, "${1}null,").into_owned();
+            }
+        }
         _ => {}
     }
 }

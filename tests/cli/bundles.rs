@@ -318,7 +318,7 @@ fn the_rancher_collectors_holder_table_shows_the_split_but_not_freshness() {
     assert_eq!(snapshots["ran"], false);
     assert_eq!(report["readFrom"][0]["collector"], "rancher-logs-collector");
     assert_eq!(report["now"]["time"], "2024-05-31T12:10:45Z");
-    out.stderr_has("etcd had 3 member(s) when the bundle was collected (k3s/etcd/memberlist.json)")
+    out.stderr_has("etcd had 3 member(s) when the bundle was collected (etcd/memberlist.json)")
         .stderr_has("the node's local time read as UTC");
     // A lock nobody holds in the table is released, not held by a node called "<none>".
     let leases: Value = run(&["leases", "-o", "json"], &bundle).json();
@@ -340,7 +340,9 @@ fn rke2s_etcdctl_member_list_is_read_too() {
         "node.tar.gz",
         &bundles::gzip(&bundles::rancher(&split_cluster(), "rke2").tar()),
     );
-    run(&["check"], &bundle).stderr_has("etcd had 1 member(s) when the bundle was collected (rke2/etcd/memberlist): prod-k3s-1-0f1e2d3c");
+    run(&["check"], &bundle).stderr_has(
+        "etcd had 1 member(s) when the bundle was collected (etcd/memberlist): prod-k3s-1-0f1e2d3c",
+    );
 }
 
 #[test]

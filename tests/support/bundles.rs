@@ -210,19 +210,18 @@ pub fn troubleshoot(objects: &Objects) -> Bundle {
         .under(TROUBLESHOOT_TOP)
 }
 
-/// Every empty string and null written as `"null"`, as support-bundle-kit's `toObjCommon` does.
+/// The kit's own rewrite of the JSON text (`toObjCommon`, pkg/manager/collectors/common.go):
+/// `"key":null,` becomes `"key":"null",` (also escaped, inside strings that hold JSON), then
+/// every `""` becomes `"null"`.
 fn null_strings(value: &Value) -> Value {
-    match value {
-        Value::Null => Value::String("null".into()),
-        Value::String(s) if s.is_empty() => Value::String("null".into()),
-        Value::Array(items) => Value::Array(items.iter().map(null_strings).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), null_strings(v)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    let text = serde_json::to_string(value).unwrap();
+    let text = regex::Regex::new(r#"("[a-zA-Z]+":)(null,)"#)
+        .unwrap()
+        .replace_all(&text, "$1\"null\",");
+    let text = regex::Regex::new(r#"(\\"[a-zA-Z]+\\":)(null,)"#)
+        .unwrap()
+        .replace_all(&text, "$1\\\"null\\\",");
+    serde_json::from_str(&text.replace("\"\"", "\"null\"")).unwrap()
 }
 
 fn sbk_list(items: &[Value]) -> Vec<u8> {
@@ -298,7 +297,8 @@ pub fn holder_table(leases: &[Value]) -> String {
 }
 
 /// The Rancher logs collector's tree for `distro` (`k3s` or `rke2`): tables, `nodes.json`,
-/// the etcd member list (JSON on k3s, etcdctl's simple CSV on RKE2), journald output.
+/// the etcd member list beside the distro folder (JSON on k3s, etcdctl's simple CSV on RKE2),
+/// journald output.
 pub fn rancher(objects: &Objects, distro: &str) -> Bundle {
     let memberlist = if distro == "k3s" {
         (
@@ -316,7 +316,8 @@ pub fn rancher(objects: &Objects, distro: &str) -> Bundle {
         .file(&format!("{distro}/kubectl/configmaps"), "NAMESPACE     NAME              DATA   AGE\nkube-system   k3s-etcd-snapshots   24   29d\n")
         .json(&format!("{distro}/kubectl/nodes.json"), &json!({"apiVersion": "v1", "kind": "List", "items": objects.nodes}))
         .file(&format!("{distro}/kubectl/nodes"), "NAME   STATUS   ROLES   AGE   VERSION\n")
-        .file(&format!("{distro}/{}", memberlist.0), memberlist.1)
+        // `etcd/` beside the distro folder, as the script writes it (`${TMPDIR}/etcd`).
+        .file(memberlist.0, memberlist.1)
         .file(&format!("journald/{distro}"), "May 31 12:10:40 prod-k3s-1 k3s[1]: level=info\n")
         .under(RANCHER_TOP)
 }

@@ -18,7 +18,10 @@ pub struct Found {
 }
 
 pub fn detect(tree: &Tree) -> Option<Found> {
-    let rancher = Regex::new(r"^(.*/)?(k3s|rke2|rke|kubeadm|pod)/(kubectl|etcd)/[^/]+$").ok()?;
+    // `<distro>/kubectl/` on a server with a reachable API server; `crictl/` and `podlogs/`
+    // on an agent or with the API server down.
+    let rancher =
+        Regex::new(r"^(.*/)?(k3s|rke2|rke|kubeadm|pod)/(kubectl|crictl|podlogs)/[^/]+$").ok()?;
     let prefix_of = |marker: &str| {
         tree.files.keys().find_map(|path| {
             let at = path.find(marker)?;
@@ -110,7 +113,7 @@ mod tests {
         assert_eq!(found.collector, Collector::RancherLogsCollector);
         assert_eq!(found.distro_folder.as_deref(), Some("rke2"));
         let found = detect(&tree(&[
-            "scc_h_240531_1210/rancher2_logs_collector/h-2024-05-31_12_10_45/k3s/etcd/memberlist.json",
+            "scc_h_240531_1210/rancher2_logs_collector/h-2024-05-31_12_10_45/k3s/kubectl/leases",
         ]))
         .unwrap();
         assert_eq!(found.collector, Collector::Supportconfig);

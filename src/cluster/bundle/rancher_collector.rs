@@ -1,7 +1,8 @@
 //! The Rancher logs collector (rancherlabs/support-tools `rancher2_logs_collector.sh`), and
 //! supportconfig's k8s plugin, which unpacks it: `<distro>/kubectl/` holds kubectl **tables**
-//! (holders only for Leases, key counts for ConfigMaps) plus `nodes.json`; `<distro>/etcd/`
-//! the member list. No ETCDSnapshotFiles.
+//! (`kubectl get <kind> --all-namespaces -o wide`: holders only for Leases, key counts for
+//! ConfigMaps) plus `nodes.json`; `etcd/` beside it the member list (`k3s-etcd`: the JSON
+//! gateway's `memberlist.json`; RKE2: etcdctl's `memberlist`). No ETCDSnapshotFiles.
 
 use super::tree::Tree;
 use super::{Built, Source, holder_table, memberlist};
@@ -67,19 +68,28 @@ pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
         "add `kubectl get etcdsnapshotfiles -o yaml` from a server",
         "ETCDSnapshotFiles (the Rancher logs collector does not collect them)".to_string(),
     );
-    for file in ["etcd/memberlist.json", "etcd/memberlist"] {
-        let path = format!("{dir}{file}");
+    // `etcd/` sits beside `<distro>/` (TMPDIR/etcd in the script); `<distro>/etcd/` is
+    // accepted too.
+    let candidates = ["etcd/memberlist.json", "etcd/memberlist"]
+        .into_iter()
+        .flat_map(|file| {
+            [
+                (format!("{root}{file}"), file.to_string()),
+                (format!("{dir}{file}"), format!("{distro}/{file}")),
+            ]
+        });
+    for (path, file) in candidates {
         let Some(text) = source.text(tree, &path) else {
             continue;
         };
         match memberlist::parse(&text) {
             Some(members) => source.notes.push(format!(
-                "etcd had {} member(s) when the bundle was collected ({distro}/{file}): {}",
+                "etcd had {} member(s) when the bundle was collected ({file}): {}",
                 members.len(),
                 memberlist::shown(&members)
             )),
             None => source.notes.push(format!(
-                "{distro}/{file} holds no member list (etcdctl failed when the collector ran)"
+                "{file} holds no member list (etcdctl failed when the collector ran)"
             )),
         }
         break;

@@ -61,7 +61,13 @@ pub fn read(tree: &Tree, root: &str, source: &mut Source) {
             continue;
         };
         // The version folder is the server's preferred version: take the file where it is.
-        if source.take(tree, "", &[path.clone()], (api_version, kind), true) {
+        if source.take(
+            tree,
+            "",
+            std::slice::from_ref(&path),
+            (api_version, kind),
+            true,
+        ) {
             seen.push(*kind);
         }
     }

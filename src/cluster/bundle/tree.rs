@@ -151,7 +151,7 @@ mod tests {
     fn only_entries_a_layout_reads_are_wanted() {
         assert!(wanted("b/cluster-resources/leases/kube-system.json"));
         assert!(wanted("h-2024/k3s/kubectl/leases"));
-        assert!(wanted("h-2024/rke2/etcd/memberlist"));
+        assert!(wanted("h-2024/etcd/memberlist"));
         assert!(!wanted("b/cluster-resources/pods/logs/x/y.log"));
         assert!(!wanted("h-2024/k3s/journalctl/k3s"));
         assert!(is_log("b/pods/logs/x/y.txt") && is_log("x.log"));
