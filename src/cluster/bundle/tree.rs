@@ -89,9 +89,34 @@ fn resolve(base: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// The kinds k3sdoctor reads, as troubleshoot and support-bundle-kit name their files.
+const READ_KINDS: [&str; 6] = [
+    "leases",
+    "configmaps",
+    "nodes",
+    "endpoints",
+    "endpointslices",
+    "etcdsnapshotfiles",
+];
+
 /// Whether an entry could feed a layout: kept in memory, everything else streamed past.
+/// Inside a troubleshoot or support-bundle-kit tree only the files of the kinds k3sdoctor
+/// reads are kept: a large cluster's Pods and Events would otherwise be held and parsed.
 pub fn wanted(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
+    let kind_file = |rest: &str| {
+        let stem = rest.split(['/', '.']).next().unwrap_or_default();
+        READ_KINDS.contains(&stem)
+    };
+    if let Some(rest) = after_folder(path, "cluster-resources/") {
+        return kind_file(rest)
+            || rest.starts_with("custom-resources/etcdsnapshotfiles.")
+            || rest.ends_with("-errors.json")
+            || rest == "custom-resource-definitions.json";
+    }
+    if after_folder(path, "yamls/").is_some() {
+        return kind_file(name);
+    }
     if let Some((_, ext)) = name.rsplit_once('.') {
         return matches!(ext.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json");
     }
@@ -105,6 +130,12 @@ pub fn wanted(path: &str) -> bool {
         (parent.as_str(), name),
         ("kubectl", "leases" | "nodes" | "configmaps") | ("etcd", "memberlist")
     )
+}
+
+/// What follows the folder `folder` (with its `/`) in `path`, when `path` runs through it.
+fn after_folder<'a>(path: &'a str, folder: &str) -> Option<&'a str> {
+    let at = path.find(folder)?;
+    (at == 0 || path[..at].ends_with('/')).then(|| &path[at + folder.len()..])
 }
 
 /// Logs are most of a bundle's bytes and never an archive: not even sniffed.
@@ -154,6 +185,30 @@ mod tests {
         assert!(wanted("h-2024/etcd/memberlist"));
         assert!(!wanted("b/cluster-resources/pods/logs/x/y.log"));
         assert!(!wanted("h-2024/k3s/journalctl/k3s"));
+        // Only the kinds k3sdoctor reads, in the collectors' own trees.
+        let top = "support-bundle-2024-05-31T12_10_45/cluster-resources";
+        for kept in [
+            "leases/kube-system.json",
+            "configmaps/kube-system.json",
+            "nodes.json",
+            "custom-resources/etcdsnapshotfiles.k3s.cattle.io.json",
+            "custom-resources/custom-resources-errors.json",
+            "leases-errors.json",
+            "custom-resource-definitions.json",
+        ] {
+            assert!(wanted(&format!("{top}/{kept}")), "{kept}");
+        }
+        for skipped in [
+            "pods/kube-system.json",
+            "events/default.json",
+            "custom-resources/addons.k3s.cattle.io.json",
+        ] {
+            assert!(!wanted(&format!("{top}/{skipped}")), "{skipped}");
+        }
+        assert!(wanted(
+            "sb/yamls/namespaced/kube-system/coordination.k8s.io/v1/leases.yaml"
+        ));
+        assert!(!wanted("sb/yamls/namespaced/kube-system/v1/pods.yaml"));
         assert!(is_log("b/pods/logs/x/y.txt") && is_log("x.log"));
     }
 }
