@@ -288,6 +288,12 @@ fn the_rancher_collectors_holder_table_shows_the_split_but_not_freshness() {
             .all(|l| l["renewTime"].is_null())
     );
     assert!(RANCHER_TOP.starts_with("prod-k3s-1-"));
+    // `snapshots list` has nothing it could run on: exit 3, naming why.
+    run(&["snapshots", "list"], &bundle)
+        .code(3)
+        .one_line_error()
+        .stderr_has("the support bundle")
+        .stderr_has("the Rancher logs collector does not collect them");
 }
 
 #[test]
