@@ -127,26 +127,35 @@ pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
 }
 
 /// Gives an object or a list without `kind` (client-go's typed lists leave `TypeMeta` empty
-/// when marshalled, as troubleshoot writes them) the kind its file name says it holds.
+/// when marshalled), and the items of a list that lack one, the kind its file name says it
+/// holds.
 pub fn assume_kind(value: &mut Value, api_version: &str, kind: &str) {
     let Some(object) = value.as_object_mut() else {
         return;
     };
-    if object.contains_key("kind") {
-        return;
-    }
     let is_list = object.get("items").is_some_and(Value::is_array);
-    object.insert(
-        "kind".into(),
-        Value::String(if is_list {
-            format!("{kind}List")
-        } else {
-            kind.to_string()
-        }),
-    );
-    object
-        .entry("apiVersion")
-        .or_insert_with(|| Value::String(api_version.to_string()));
+    if !object.contains_key("kind") {
+        object.insert(
+            "kind".into(),
+            Value::String(if is_list {
+                format!("{kind}List")
+            } else {
+                kind.to_string()
+            }),
+        );
+        object
+            .entry("apiVersion")
+            .or_insert_with(|| Value::String(api_version.to_string()));
+    }
+    let items = object.get_mut("items").and_then(Value::as_array_mut);
+    for item in items.into_iter().flatten() {
+        if let Some(item) = item.as_object_mut()
+            && !item.contains_key("kind")
+        {
+            item.insert("kind".into(), Value::String(kind.to_string()));
+            item.insert("apiVersion".into(), Value::String(api_version.to_string()));
+        }
+    }
 }
 
 /// support-bundle-kit rewrites the JSON text of every object before encoding it
@@ -271,6 +280,10 @@ mod tests {
         assume_kind(&mut list, "coordination.k8s.io/v1", "Lease");
         let items = flatten(list);
         assert_eq!(object_key(&items[0]).unwrap().0, "Lease");
+        // A `kind: List` (support-bundle-kit, kubectl) whose items lack theirs.
+        let mut list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "s1"}}]});
+        assume_kind(&mut list, "v1", "Node");
+        assert_eq!(object_key(&flatten(list)[0]).unwrap().0, "Node");
         let mut lease = serde_json::json!({"kind": "ConfigMap", "metadata": {"name": "x"}});
         assume_kind(&mut lease, "coordination.k8s.io/v1", "Lease");
         assert_eq!(lease["kind"], "ConfigMap", "a kind the object states wins");

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::common::run_as;
-use crate::support::bundles::{Bundle, TROUBLESHOOT_TOP, gzip};
+use crate::support::bundles::{Bundle, SBK_TOP, TROUBLESHOOT_TOP, gzip, sbk_list};
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, lease, server, snapshot_cr};
@@ -84,4 +84,60 @@ fn real_a_bundle_of_the_servers_own_lists_reads_like_the_live_cluster() {
             .iter()
             .any(|f| f["code"] == "lease-split")
     );
+}
+
+/// support-bundle-kit's `"null"` rewrite applied to the real server's objects (managedFields,
+/// timestamps, a released lock's empty holder): the same verdict as live, the released lock
+/// released.
+#[test]
+fn real_support_bundle_kit_nulls_over_the_servers_objects_read_like_live() {
+    let Some(env) =
+        EnvTest::start("real_support_bundle_kit_nulls_over_the_servers_objects_read_like_live")
+    else {
+        return;
+    };
+    let admin = env.admin();
+    admin.create(NODES, &server("s1", V));
+    admin.create(NODES, &server("s2", V));
+    admin.create(LEASES, &lease("k3s", "s1", 1));
+    let mut released = lease("k3s-etcd", "", 1);
+    released["spec"]["holderIdentity"] = json!("");
+    admin.create(LEASES, &released);
+    let items = |path: &str| -> Vec<Value> {
+        admin.get(path).unwrap()["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let bundle = Bundle::default()
+        .file(
+            "yamls/cluster/v1/nodes.yaml",
+            sbk_list(&items(NODES), "v1", "Node"),
+        )
+        .file(
+            "yamls/namespaced/kube-system/coordination.k8s.io/v1/leases.yaml",
+            sbk_list(&items(LEASES), "coordination.k8s.io/v1", "Lease"),
+        )
+        .file(
+            "yamls/namespaced/kube-system/v1/configmaps.yaml",
+            sbk_list(&items(CONFIGMAPS), "v1", "ConfigMap"),
+        )
+        .under(SBK_TOP);
+    let path = env.scratch().join("supportbundle.zip");
+    std::fs::write(&path, bundle.zip()).unwrap();
+    let args = ["leases", "-o", "json", "--now", NOW];
+    let live = run_as(&env, User::Admin, &args);
+    let offline = k3sdoctor(args)
+        .args(&["--from-file", &path.display().to_string()])
+        .run();
+    assert_eq!(live.code, offline.code, "{}", offline.stderr);
+    assert_eq!(verdict(&live), verdict(&offline));
+    let report = verdict(&offline);
+    let etcd = report["locks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "k3s-etcd")
+        .unwrap();
+    assert_eq!(etcd["state"], "released", "{etcd}");
 }

@@ -210,6 +210,7 @@ pub fn troubleshoot(objects: &Objects) -> Bundle {
         .under(TROUBLESHOOT_TOP)
 }
 
+/// One support-bundle-kit file: a `kind: List` of `items` as the kit rewrites them.
 /// The kit's own rewrite of the JSON text (`toObjCommon`, pkg/manager/collectors/common.go):
 /// `"key":null,` becomes `"key":"null",` (also escaped, inside strings that hold JSON), then
 /// every `""` becomes `"null"`.
@@ -224,26 +225,43 @@ fn null_strings(value: &Value) -> Value {
     serde_json::from_str(&text.replace("\"\"", "\"null\"")).unwrap()
 }
 
-fn sbk_list(items: &[Value]) -> Vec<u8> {
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items.iter().map(null_strings).collect::<Vec<_>>()});
+pub fn sbk_list(items: &[Value], group_version: &str, kind: &str) -> Vec<u8> {
+    // The kit sets each item's apiVersion and kind after the rewrite.
+    let items: Vec<Value> = items
+        .iter()
+        .map(|i| {
+            let mut i = null_strings(i);
+            i["apiVersion"] = json!(group_version);
+            i["kind"] = json!(kind);
+            i
+        })
+        .collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
     serde_yaml_ng::to_string(&list).unwrap().into_bytes()
 }
 
 /// support-bundle-kit's tree, `"null"` for every empty value.
 pub fn support_bundle_kit(objects: &Objects) -> Bundle {
     Bundle::default()
-        .file("yamls/cluster/v1/nodes.yaml", sbk_list(&objects.nodes))
+        .file(
+            "yamls/cluster/v1/nodes.yaml",
+            sbk_list(&objects.nodes, "v1", "Node"),
+        )
         .file(
             "yamls/cluster/k3s.cattle.io/v1/etcdsnapshotfiles.yaml",
-            sbk_list(&objects.snapshot_files),
+            sbk_list(
+                &objects.snapshot_files,
+                "k3s.cattle.io/v1",
+                "ETCDSnapshotFile",
+            ),
         )
         .file(
             "yamls/namespaced/kube-system/coordination.k8s.io/v1/leases.yaml",
-            sbk_list(&objects.leases),
+            sbk_list(&objects.leases, "coordination.k8s.io/v1", "Lease"),
         )
         .file(
             "yamls/namespaced/kube-system/v1/configmaps.yaml",
-            sbk_list(&objects.configmaps),
+            sbk_list(&objects.configmaps, "v1", "ConfigMap"),
         )
         .file(
             "logs/kube-system/coredns-1/coredns.log",
