@@ -9,6 +9,7 @@ use jiff::Timestamp;
 use crate::diagnose::finding::FailOn;
 use crate::render::OutputFormat;
 
+pub mod bundle_size;
 pub mod complete;
 pub mod flag_layout;
 mod help;
@@ -110,11 +111,19 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = DistroChoice::Auto)]
     pub distro: DistroChoice,
 
-    /// Read objects from a file or directory of `kubectl get -o yaml|json` output instead of a cluster (`-`: standard input). Repeatable.
+    /// Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable.
     #[arg(long = "from-file", global = true, value_name = "PATH")]
     pub from_file: Vec<PathBuf>,
 
-    /// The time to judge freshness against, RFC 3339 (default: the local clock; for a dump, its newest timestamp).
+    /// Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB).
+    #[arg(long, global = true, value_name = "SIZE", default_value = "2GiB", value_parser = bundle_size::parse)]
+    pub max_bundle_size: u64,
+
+    /// Stop reading a support bundle past this many archive entries.
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::cluster::bundle::limits::DEFAULT_MAX_ENTRIES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_bundle_entries: u64,
+
+    /// The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp).
     #[arg(long, global = true, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<Timestamp>,
 

@@ -181,14 +181,14 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let garbage = dir.path().join("garbage.yaml");
         std::fs::write(&garbage, &text).unwrap();
-        let _ = read_dump(&[garbage]);
+        let _ = read_dump(&[garbage], Default::default());
         let list = dir.path().join("list.json");
         std::fs::write(&list, json!({"kind": "List", "apiVersion": "v1", "items": objects}).to_string()).unwrap();
-        let _ = read_dump(&[list]);
+        let _ = read_dump(&[list], Default::default());
         let yaml = dir.path().join("docs.yaml");
         let docs: Vec<String> = objects.iter().map(|o| serde_yaml_ng::to_string(o).unwrap()).collect();
         std::fs::write(&yaml, docs.join("---\n")).unwrap();
-        let _ = read_dump(&[yaml]);
+        let _ = read_dump(&[yaml], Default::default());
     }
 }
 
@@ -204,7 +204,7 @@ fn real_world_dump_oddities() {
 - apiVersion: apps/v1\r\n  kind: Deployment\r\n  metadata: {name: coredns, namespace: kube-system}\r\n";
     let path = dir.path().join("odd.yaml");
     std::fs::write(&path, text).unwrap();
-    let state = read_dump(&[path]).unwrap();
+    let state = read_dump(&[path], Default::default()).unwrap();
     let files = state.snapshot_files.unwrap();
     let sizes: BTreeMap<&str, Result<i64, String>> = files
         .iter()

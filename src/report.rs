@@ -4,6 +4,7 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::cluster::bundle::provenance::BundleSource;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
 use crate::diagnose::snapshots::EntryState;
@@ -22,6 +23,8 @@ pub enum NowSource {
     /// The newest server-written timestamp in a dump (lock renewals, creation and managedFields
     /// times; never kubelet heartbeats): close to when it was taken.
     NewestInDump,
+    /// When the support bundle was collected, as the collector recorded it (its folder name).
+    BundleCollectionTime,
 }
 
 impl NowSource {
@@ -32,6 +35,9 @@ impl NowSource {
             NowSource::ApiServerClock => "API server clock",
             NowSource::NewestInDump => {
                 "newest server-written timestamp in the dump; override with --now"
+            }
+            NowSource::BundleCollectionTime => {
+                "when the support bundle was collected; override with --now"
             }
         }
     }
@@ -80,6 +86,10 @@ pub struct LeaseReport {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub now: Now,
+    /// The support bundles the report was made from (`--from-file`): collector, collection
+    /// time, the files each check was fed from and what was not collected. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_from: Vec<BundleSource>,
     #[serde(flatten)]
     pub analysis: LeaseAnalysis,
     pub summary: Summary,
@@ -95,6 +105,7 @@ impl LeaseReport {
             api_version: API_VERSION,
             kind: "LeaseReport",
             now,
+            read_from: Vec::new(),
             summary: Summary::of(&analysis.findings),
             analysis,
             fail_on: FailOn::Error,
@@ -103,6 +114,13 @@ impl LeaseReport {
 
     pub fn failing_on(self, fail_on: FailOn) -> Self {
         Self { fail_on, ..self }
+    }
+
+    pub fn reading(self, read_from: &[BundleSource]) -> Self {
+        Self {
+            read_from: read_from.to_vec(),
+            ..self
+        }
     }
 }
 
@@ -161,6 +179,10 @@ pub struct SnapshotReport {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub now: Now,
+    /// The support bundles the report was made from (`--from-file`): collector, collection
+    /// time, the files each check was fed from and what was not collected. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_from: Vec<BundleSource>,
     #[serde(flatten)]
     pub analysis: crate::diagnose::snapshots::SnapshotAnalysis,
     pub summary: Summary,
@@ -178,6 +200,7 @@ impl SnapshotReport {
             api_version: API_VERSION,
             kind,
             now,
+            read_from: Vec::new(),
             summary: Summary::of(&analysis.findings),
             analysis,
             fail_on: FailOn::Error,
@@ -186,6 +209,13 @@ impl SnapshotReport {
 
     pub fn failing_on(self, fail_on: FailOn) -> Self {
         Self { fail_on, ..self }
+    }
+
+    pub fn reading(self, read_from: &[BundleSource]) -> Self {
+        Self {
+            read_from: read_from.to_vec(),
+            ..self
+        }
     }
 
     /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
@@ -240,6 +270,10 @@ pub struct CheckReport {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub now: Now,
+    /// The support bundles the report was made from (`--from-file`): collector, collection
+    /// time, the files each check was fed from and what was not collected. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_from: Vec<BundleSource>,
     #[serde(flatten)]
     pub analysis: crate::diagnose::check::CheckAnalysis,
     /// Counts over every finding, linked children included.
@@ -254,6 +288,7 @@ impl CheckReport {
             api_version: API_VERSION,
             kind: "CheckReport",
             now,
+            read_from: Vec::new(),
             summary: Summary::of(&analysis.all_findings()),
             analysis,
             fail_on: FailOn::Error,
@@ -262,6 +297,13 @@ impl CheckReport {
 
     pub fn failing_on(self, fail_on: FailOn) -> Self {
         Self { fail_on, ..self }
+    }
+
+    pub fn reading(self, read_from: &[BundleSource]) -> Self {
+        Self {
+            read_from: read_from.to_vec(),
+            ..self
+        }
     }
 }
 

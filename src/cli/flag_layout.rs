@@ -32,7 +32,7 @@ pub const CONNECTION: [&str; 13] = [
 ];
 
 /// Reading a dump instead of a cluster, and judging it at a given time.
-pub const DUMP: [&str; 2] = ["from_file", "now"];
+pub const DUMP: [&str; 4] = ["from_file", "max_bundle_size", "max_bundle_entries", "now"];
 
 /// The report's format and its tables' header line.
 pub const REPORT: [&str; 2] = ["output", "no_headers"];

@@ -75,6 +75,23 @@ pub fn ensure_regular_file(path: &Path, limit: u64) -> Result<(), BoundedReadErr
 /// opening (opening a FIFO blocks until a writer comes) and again on the open handle; the
 /// read itself stops one byte past the cap, so a file that grows meanwhile is still bounded.
 pub fn read_text(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
+    String::from_utf8(read_bytes(path, limit)?).map_err(|_| BoundedReadError::NotUtf8)
+}
+
+/// The first `n` bytes (fewer if it is shorter) of the regular file `path`: enough to tell
+/// an archive from text.
+pub fn read_head(path: &Path, n: u64) -> Result<Vec<u8>, BoundedReadError> {
+    ensure_regular_file(path, u64::MAX)?;
+    let file = File::open(path).map_err(|e| BoundedReadError::Io(e.to_string()))?;
+    let mut head = Vec::new();
+    file.take(n)
+        .read_to_end(&mut head)
+        .map_err(|e| BoundedReadError::Io(e.to_string()))?;
+    Ok(head)
+}
+
+/// [`read_text`] without the UTF-8 check.
+pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
     ensure_regular_file(path, limit)?;
     let file = File::open(path).map_err(|e| BoundedReadError::Io(e.to_string()))?;
     let meta = file
@@ -93,7 +110,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
             limit,
         });
     }
-    String::from_utf8(bytes).map_err(|_| BoundedReadError::NotUtf8)
+    Ok(bytes)
 }
 
 /// Standard input as text, at most `limit` bytes: like [`read_text`], the read stops one byte
@@ -102,7 +119,16 @@ pub fn read_stdin(limit: u64) -> Result<String, BoundedReadError> {
     read_bounded(std::io::stdin().lock(), limit)
 }
 
+/// Standard input as bytes, at most `limit`: a dump or an archive piped in.
+pub fn read_stdin_bytes(limit: u64) -> Result<Vec<u8>, BoundedReadError> {
+    read_bounded_bytes(std::io::stdin().lock(), limit)
+}
+
 fn read_bounded(reader: impl Read, limit: u64) -> Result<String, BoundedReadError> {
+    String::from_utf8(read_bounded_bytes(reader, limit)?).map_err(|_| BoundedReadError::NotUtf8)
+}
+
+fn read_bounded_bytes(reader: impl Read, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
     let mut bytes = Vec::new();
     reader
         .take(limit + 1)
@@ -114,7 +140,7 @@ fn read_bounded(reader: impl Read, limit: u64) -> Result<String, BoundedReadErro
             limit,
         });
     }
-    String::from_utf8(bytes).map_err(|_| BoundedReadError::NotUtf8)
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -57,8 +57,30 @@ pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
         ),
         _ => return None,
     };
+    if state.bundles.is_empty() {
+        return Some(format!(
+            "the dump {dump} has {what}; add them with `{command}` and pass that file with --from-file"
+        ));
+    }
+    // A support bundle's reader knows why: the collector's own gaps, named by file.
+    let kinds: &[&str] = match primary {
+        Primary::Locks => &["Lease", "ConfigMap"],
+        Primary::Snapshots => &["ETCDSnapshotFile", "ConfigMap"],
+        Primary::Anything => &["Node", "Lease", "ConfigMap", "ETCDSnapshotFile"],
+    };
+    let why: Vec<&str> = kinds
+        .iter()
+        .filter_map(|k| state.gap(k))
+        .map(|g| g.missing.as_str())
+        .collect();
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(" (no {})", why.join(", no "))
+    };
     Some(format!(
-        "the dump {dump} has {what}; add them with `{command}` and pass that file with --from-file"
+        "the support bundle {dump} has {what}{why}; add them with `{command}` and pass that file with \
+         another --from-file"
     ))
 }
 
@@ -110,6 +132,32 @@ mod tests {
             .configmaps;
         assert!(lacking(&state, Primary::Anything).is_some());
         assert!(lacking(&state, Primary::Snapshots).is_none());
+    }
+
+    #[test]
+    fn a_bundle_says_why_it_lacks_them() {
+        let mut state = empty_dump();
+        state
+            .bundles
+            .push(crate::cluster::bundle::provenance::BundleSource {
+                path: "b.tgz".into(),
+                collector: crate::cluster::bundle::provenance::Collector::RancherLogsCollector,
+                container: "gzip tar".into(),
+                collected_at: None,
+                collected_at_from: None,
+                files: Vec::new(),
+                not_collected: Vec::new(),
+            });
+        state.gaps.push(crate::cluster::SourceGap {
+            kind: "ETCDSnapshotFile",
+            missing: "ETCDSnapshotFiles (not collected)".into(),
+            fix: String::new(),
+        });
+        let line = lacking(&state, Primary::Snapshots).unwrap();
+        assert!(
+            line.starts_with("the support bundle empty.yaml has neither ETCDSnapshotFiles nor ConfigMaps from kube-system (no ETCDSnapshotFiles (not collected));"),
+            "{line}"
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Which files a `--from-file` dump is made of: the files named, and the `*.yaml`, `*.yml`
-//! and `*.json` files under the folders named. A folder is a support bundle someone else
+//! Which files a `--from-file` dump is made of: the files named, and the regular files
+//! under the folders named (the bundle reader picks what it reads). A folder is a support bundle someone else
 //! made, so the walk trusts nothing in it: only regular files are read; symbolic links are
 //! followed only when they stay inside the folder given, and every folder and file at most once
 //! (by device and inode), so a link cycle cannot make the walk loop or grow; FIFOs, sockets
@@ -20,6 +20,19 @@ pub struct DumpFiles {
     pub notes: Vec<String>,
 }
 
+/// One `--from-file` argument.
+#[derive(Debug)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+    /// A folder and the regular files under it (links followed only inside it).
+    Dir {
+        root: PathBuf,
+        files: Vec<PathBuf>,
+        notes: Vec<String>,
+    },
+}
+
 /// Device and inode: one identity per file whatever the path that reached it.
 type FileId = (u64, u64);
 
@@ -27,18 +40,19 @@ fn id(meta: &Metadata) -> FileId {
     (meta.dev(), meta.ino())
 }
 
-pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<Input>, ReadError> {
     let mut walk = Walk::default();
+    let mut inputs = Vec::new();
     for path in paths {
         if is_stdin(path) {
             // kubectl's `-f -`: one stream, read once.
-            if walk.found.files.iter().any(|f| is_stdin(f)) {
+            if inputs.iter().any(|i| matches!(i, Input::Stdin)) {
                 return Err(ReadError::new(
                     "--from-file - is given twice; standard input can be read only once"
                         .to_string(),
                 ));
             }
-            walk.found.files.push(path.clone());
+            inputs.push(Input::Stdin);
             continue;
         }
         let meta = std::fs::metadata(path).map_err(|e| {
@@ -49,7 +63,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
         })?;
         if meta.is_file() {
             if walk.seen.insert(id(&meta)) {
-                walk.found.files.push(path.clone());
+                inputs.push(Input::File(path.clone()));
             }
         } else if meta.is_dir() {
             let root = path.canonicalize().map_err(|e| {
@@ -60,6 +74,11 @@ pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
             })?;
             walk.seen.insert(id(&meta));
             walk.directory(&root, path)?;
+            inputs.push(Input::Dir {
+                root: path.clone(),
+                files: std::mem::take(&mut walk.found.files),
+                notes: std::mem::take(&mut walk.found.notes),
+            });
         } else {
             return Err(ReadError::new(format!(
                 "dump {} is {}, not a file or directory: reading it could block or never end; save the \
@@ -69,7 +88,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<DumpFiles, ReadError> {
             )));
         }
     }
-    Ok(walk.found)
+    Ok(inputs)
 }
 
 /// `-` stands for standard input, as in kubectl's `-f -`.
@@ -103,7 +122,7 @@ impl Walk {
                     self.directory(root, &entry)?;
                 }
             } else if meta.is_file() {
-                if has_dump_extension(&entry) && self.seen.insert(id(&meta)) {
+                if self.seen.insert(id(&meta)) {
                     self.found.files.push(entry);
                 }
             } else {
@@ -162,16 +181,17 @@ impl Walk {
     }
 }
 
-fn has_dump_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    fn walked(dir: &Path) -> DumpFiles {
+        match collect(&[dir.to_path_buf()]).unwrap().pop() {
+            Some(Input::Dir { files, notes, .. }) => DumpFiles { files, notes },
+            other => panic!("{other:?}"),
+        }
+    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("dump-files-{name}-{}", std::process::id()));
@@ -187,7 +207,7 @@ mod tests {
         symlink("/dev/zero", dir.join("zero.yaml")).unwrap();
         symlink("/etc/hostname", dir.join("host.yaml")).unwrap();
         symlink(dir.join("a.yaml"), dir.join("b.yaml")).unwrap();
-        let found = collect(std::slice::from_ref(&dir)).unwrap();
+        let found = walked(&dir);
         assert_eq!(found.files, [dir.join("a.yaml")]);
         assert_eq!(found.notes.len(), 2, "{:?}", found.notes);
         assert!(found.notes.iter().all(|n| n.contains("outside")));
@@ -206,7 +226,7 @@ mod tests {
             symlink("..", inner.join("up2")).unwrap();
         }
         std::fs::write(inner.join("x.json"), "{}").unwrap();
-        let found = collect(std::slice::from_ref(&dir)).unwrap();
+        let found = walked(&dir);
         assert_eq!(found.files, [inner.join("x.json")]);
         std::fs::remove_dir_all(&dir).unwrap();
     }

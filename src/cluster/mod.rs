@@ -3,6 +3,7 @@
 
 pub mod activity;
 pub mod bounded_read;
+pub mod bundle;
 pub mod cluster_identity;
 pub mod cluster_watch;
 pub mod connect;
@@ -14,11 +15,14 @@ pub mod credential_refresh;
 pub mod dump;
 pub mod dump_coverage;
 mod dump_files;
+mod dump_parse;
+mod dump_time;
 pub mod live;
 pub mod proxy;
 mod read_error;
 pub mod redact;
 pub mod relisting_watcher;
+pub mod source_gap;
 pub mod watch_failure;
 pub mod watched_objects;
 mod yaml_depth;
@@ -35,6 +39,7 @@ use crate::model::node::NodeFacts;
 use crate::model::snapshot_file::SnapshotFile;
 
 pub use read_error::{ReadError, ReadFailureKind};
+pub use source_gap::SourceGap;
 
 /// Everything k3sdoctor read. A collection is `None` when it was not read (a dump that lacks
 /// it), which is different from read and empty: checks that need it must say so rather than
@@ -68,6 +73,13 @@ pub struct ClusterState {
     pub server_time: Option<Timestamp>,
     /// Things worth telling the user about how the state was read (duplicates, skipped objects).
     pub notes: Vec<String>,
+    /// Kinds a support bundle does not hold, with the file that would have and why.
+    pub gaps: Vec<SourceGap>,
+    /// The file Leases were read from when it names their holders only (a `kubectl get
+    /// leases` table): who holds each lock is known, whether it is still renewed is not.
+    pub holders_only: Option<String>,
+    /// The support bundles read: collector, collection time, files used.
+    pub bundles: Vec<bundle::provenance::BundleSource>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -89,6 +101,21 @@ impl Origin {
 }
 
 impl ClusterState {
+    /// Why the input lacks `kind` (`Node`, `Lease`, `ConfigMap`, `ETCDSnapshotFile`), when a
+    /// support bundle's reader knows.
+    pub fn gap(&self, kind: &str) -> Option<&SourceGap> {
+        self.gaps.iter().find(|g| g.kind == kind)
+    }
+
+    /// The time the support bundle records as its collection (the newest, when several are
+    /// read), with where it was read.
+    pub fn collected_at(&self) -> Option<(Timestamp, String)> {
+        self.bundles
+            .iter()
+            .filter_map(|b| Some((b.collected_at?, b.collected_at_from.clone()?)))
+            .max_by_key(|(t, _)| *t)
+    }
+
     pub fn lease(&self, name: &str) -> Option<&LeaseFacts> {
         self.leases.as_ref()?.iter().find(|l| l.name == name)
     }

@@ -33,7 +33,9 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result
     let loaded = load_check_state(global, ui)?;
     require_primary(&loaded, Primary::Anything)?;
     let analysis = suppressions.apply(analyse_check(&loaded.state, loaded.distro, loaded.now.time));
-    let report = CheckReport::new(loaded.now, analysis).failing_on(args.fail_on);
+    let report = CheckReport::new(loaded.now, analysis)
+        .failing_on(args.fail_on)
+        .reading(&loaded.state.bundles);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),

@@ -31,7 +31,9 @@ pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Resul
     let loaded = load_lease_state(global, ui)?;
     require_primary(&loaded, Primary::Locks)?;
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
-    let report = LeaseReport::new(loaded.now, analysis).failing_on(args.fail_on);
+    let report = LeaseReport::new(loaded.now, analysis)
+        .failing_on(args.fail_on)
+        .reading(&loaded.state.bundles);
     match global.output {
         format if format.is_structured() => render::write_structured(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}

@@ -5,6 +5,8 @@ use jiff::Timestamp;
 
 use super::Ui;
 use crate::cli::{DistroChoice, GlobalArgs};
+use crate::cluster::bundle::limits::BundleLimits;
+use crate::cluster::bundle::provenance;
 use crate::cluster::connect::{ConnectOptions, Connection, connect};
 use crate::cluster::dump_coverage::{Primary, lacking};
 use crate::cluster::{ClusterState, ReadError, dump, live};
@@ -20,7 +22,11 @@ pub struct Loaded {
 
 pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
     if !global.from_file.is_empty() {
-        let state = dump::read_dump(&global.from_file)?;
+        let limits = BundleLimits {
+            max_bytes: global.max_bundle_size,
+            max_entries: global.max_bundle_entries,
+        };
+        let state = dump::read_dump(&global.from_file, limits)?;
         ui.trace(&dump_summary(&global.from_file, &state));
         let distro = explicit_distro(global).or_else(|| state.detect_distro());
         return finish(global, state, distro, ui);
@@ -187,6 +193,12 @@ fn finish(
     ui: &Ui,
 ) -> Result<Loaded, Failure> {
     let (loaded, notes) = settle(global, state, distro)?;
+    for bundle in &loaded.state.bundles {
+        ui.note(&provenance::summary(bundle));
+        for line in provenance::details(bundle) {
+            ui.trace(&line);
+        }
+    }
     for note in notes {
         ui.note(&note);
     }
@@ -214,8 +226,12 @@ pub fn settle(
         );
         Distro::K3s
     });
+    let collected = state
+        .collected_at()
+        .filter(|_| state.origin.is_dump() && global.now.is_none());
     let now = match (
         global.now,
+        collected,
         state.origin.is_dump(),
         state.newest_timestamp,
         state.server_time,
@@ -224,11 +240,18 @@ pub fn settle(
             time,
             source: NowSource::Flag,
         },
-        (None, true, Some(time), _) => Now {
+        (None, Some((time, from)), _, newest, _) => {
+            notes.extend(collection_time_notes(time, &from, newest));
+            Now {
+                time,
+                source: NowSource::BundleCollectionTime,
+            }
+        }
+        (None, None, true, Some(time), _) => Now {
             time,
             source: NowSource::NewestInDump,
         },
-        (None, false, _, Some(time)) => {
+        (None, None, false, _, Some(time)) => {
             notes.extend(skew_note(time));
             Now {
                 time,
@@ -241,4 +264,21 @@ pub fn settle(
         },
     };
     Ok((Loaded { state, distro, now }, notes))
+}
+
+/// Which `now` a bundle is judged at, and a word when it holds times well after that (a
+/// collection that took minutes, or a clock running fast).
+fn collection_time_notes(time: Timestamp, from: &str, newest: Option<Timestamp>) -> Vec<String> {
+    let mut notes = vec![format!(
+        "note: freshness is judged as of {}, when the support bundle was collected ({from}); override with --now",
+        time.strftime("%Y-%m-%dT%H:%M:%SZ")
+    )];
+    if let Some(newest) = newest.filter(|n| n.duration_since(time).as_secs() > 60) {
+        notes.push(format!(
+            "note: the bundle holds times up to {}, after its recorded collection time (a slow collection, \
+             or a clock that runs fast)",
+            newest.strftime("%Y-%m-%dT%H:%M:%SZ")
+        ));
+    }
+    notes
 }

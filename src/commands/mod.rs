@@ -155,7 +155,7 @@ pub fn write_failed_nothing_written(e: crate::cluster::ReadError) -> crate::exit
 /// Repairs write to a live cluster only.
 pub fn refuse_fix_on_dump() -> crate::exit::Failure {
     crate::exit::Failure::Refused(
-        "--fix needs a live cluster: a dump cannot be repaired; drop --from-file and point --kubeconfig at the cluster"
+        "--fix needs a live cluster: a dump cannot be repaired, nor can a support bundle; drop --from-file and point --kubeconfig at the cluster"
             .into(),
     )
 }

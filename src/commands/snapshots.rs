@@ -78,7 +78,9 @@ pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> an
     note_missing_crd(&loaded, ui);
     let mut analysis = analyse_with_snapshot_findings(&loaded);
     filter_rows(&mut analysis, args);
-    let report = SnapshotReport::new("SnapshotList", loaded.now, analysis).failing_on(args.fail_on);
+    let report = SnapshotReport::new("SnapshotList", loaded.now, analysis)
+        .failing_on(args.fail_on)
+        .reading(&loaded.state.bundles);
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
@@ -104,7 +106,8 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
         loaded.now,
         analyse_with_snapshot_findings(&loaded),
     )
-    .failing_on(args.fail_on.unwrap_or(FailOn::Error));
+    .failing_on(args.fail_on.unwrap_or(FailOn::Error))
+    .reading(&loaded.state.bundles);
     trace_key_notes(&report.analysis, ui);
     let written = match global.output {
         f if f.is_structured() => {

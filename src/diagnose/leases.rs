@@ -132,19 +132,32 @@ fn dump_gaps(state: &ClusterState, cluster: &ClusterSummary) -> Vec<Finding> {
         return Vec::new();
     }
     let mut gaps = Vec::new();
-    let mut gap = |what: &str, effect: &str, command: &str| {
+    // A support bundle's reader says which of its files would have held the kind and why it
+    // does not; a plain dump gets the kubectl command that adds it.
+    let mut gap = |kind: &str, what: &str, effect: &str, command: &str| {
+        let (message, fix) = match state.gap(kind) {
+            Some(g) => (
+                format!("the bundle has no {}: {effect}", g.missing),
+                g.fix.clone(),
+            ),
+            None => (
+                format!("the dump has no {what}: {effect}"),
+                format!("add the output of `{command}` to the dump"),
+            ),
+        };
         gaps.push(
             Finding::new(
                 Severity::Warning,
                 FindingCode::DumpIncomplete,
                 "dump",
-                format!("the dump has no {what}: {effect}"),
+                message,
             )
-            .fix(format!("add the output of `{command}` to the dump")),
+            .fix(fix),
         );
     };
     if state.nodes.is_none() {
         gap(
+            "Node",
             "Node objects",
             "holders could not be mapped to servers and versions are unknown",
             "kubectl get nodes -o yaml",
@@ -153,6 +166,7 @@ fn dump_gaps(state: &ClusterState, cluster: &ClusterSummary) -> Vec<Finding> {
     let style = cluster.lock_style;
     if state.leases.is_none() && style.is_none_or(|s| s.uses_lease()) {
         gap(
+            "Lease",
             "Leases from kube-system",
             "the lease locks were not checked",
             "kubectl -n kube-system get leases -o yaml",
@@ -160,9 +174,24 @@ fn dump_gaps(state: &ClusterState, cluster: &ClusterSummary) -> Vec<Finding> {
     }
     if state.configmaps.is_none() && style.is_some_and(|s| s.uses_configmap()) {
         gap(
+            "ConfigMap",
             "ConfigMaps from kube-system",
             "the ConfigMap copies of the locks were not checked",
             "kubectl -n kube-system get configmaps -o yaml",
+        );
+    }
+    if let Some(file) = &state.holders_only {
+        gaps.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::DumpIncomplete,
+                "dump",
+                format!(
+                    "{file} names each lock's holder only (a kubectl table: no renew time, no duration): \
+                     who holds which lock was checked, whether the holder still renews it was not"
+                ),
+            )
+            .fix("add `kubectl -n kube-system get leases -o yaml` from a server to judge freshness"),
         );
     }
     gaps

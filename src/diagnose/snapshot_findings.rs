@@ -381,6 +381,42 @@ fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
         (false, true) => "ConfigMaps from kube-system",
         (false, false) => return None,
     };
+    // A support bundle's reader names the files that would have held them, and why not.
+    let from_bundle: Vec<_> = [
+        ctx.state
+            .snapshot_files
+            .is_none()
+            .then(|| ctx.state.gap("ETCDSnapshotFile")),
+        ctx.state
+            .configmaps
+            .is_none()
+            .then(|| ctx.state.gap("ConfigMap")),
+    ]
+    .into_iter()
+    .flatten()
+    .flatten()
+    .collect();
+    if !from_bundle.is_empty() {
+        let files = from_bundle
+            .iter()
+            .map(|g| g.missing.as_str())
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let fixes = from_bundle
+            .iter()
+            .map(|g| g.fix.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Some(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::DumpIncomplete,
+                "dump",
+                format!("the bundle has no {files}: the snapshot ConfigMap was not compared"),
+            )
+            .fix(fixes),
+        );
+    }
     Some(
         Finding::new(
             Severity::Warning,

@@ -6,6 +6,7 @@ mod support;
 
 mod apiserver_endpoints;
 mod backups;
+mod bundles;
 mod check;
 mod closed_pipe;
 mod cluster_completion;

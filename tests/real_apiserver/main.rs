@@ -10,6 +10,7 @@ mod report;
 
 mod apiserver_endpoints;
 mod backfill;
+mod bundles;
 mod common;
 mod completion;
 mod concurrent_follow;

@@ -2,6 +2,7 @@
 //! `#[path = "../support/mod.rs"] mod support;`.
 #![allow(dead_code)]
 
+pub mod bundles;
 pub mod envtest;
 pub mod fake_api;
 pub mod faults;

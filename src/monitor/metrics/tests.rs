@@ -9,7 +9,7 @@ use crate::report::{Now, NowSource};
 /// The bundled dump: k3s and k3s-etcd split on v1.29.4, 15 snapshot entries missing.
 fn split_report() -> CheckReport {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/split-cluster");
-    let state = read_dump(&[dir]).expect("the bundled dump reads");
+    let state = read_dump(&[dir], Default::default()).expect("the bundled dump reads");
     let now = state.newest_timestamp.expect("timestamps in the dump");
     let distro = state.detect_distro().expect("a k3s dump");
     let now = Now {

@@ -1,0 +1,385 @@
+//! Opening whatever `--from-file` names, by its content: gzip, xz, bzip2 or zstd compressed
+//! tar, plain tar, zip, a folder, or one (possibly compressed) YAML/JSON file. Everything is
+//! read as a stream into memory: nothing is written to disk, so no entry name can reach a
+//! path outside; links are resolved inside the archive only ([`Tree::resolve_links`]).
+
+use std::io::{Cursor, Read, Seek};
+use std::path::Path;
+
+use super::limits::{Budget, CapHit, Counted, MAX_NESTING};
+use super::tree::{FILE_LIMIT, Link, Tree, is_log, normalize, wanted};
+use crate::cluster::ReadError;
+
+/// What the first bytes of a stream say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    Gzip,
+    Xz,
+    Bzip2,
+    Zstd,
+    Zip,
+    Tar,
+    /// Anything else: a dump's text, a log, a binary.
+    Plain,
+}
+
+/// Enough to see every magic number, tar's `ustar` at offset 257 included.
+const HEAD: usize = 512;
+
+pub fn sniff(head: &[u8]) -> Container {
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Container::Gzip
+    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+        Container::Xz
+    } else if head.starts_with(b"BZh") && head.get(3).is_some_and(|d| (b'1'..=b'9').contains(d)) {
+        Container::Bzip2
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Container::Zstd
+    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Container::Zip
+    } else if head.get(257..262) == Some(b"ustar") {
+        Container::Tar
+    } else {
+        Container::Plain
+    }
+}
+
+/// The first [`HEAD`] bytes of `reader` (fewer at its end), and a reader that still yields
+/// all of it.
+fn peek<'a>(mut reader: Box<dyn Read + 'a>) -> std::io::Result<(Vec<u8>, Box<dyn Read + 'a>)> {
+    let mut head = Vec::with_capacity(HEAD);
+    (&mut reader).take(HEAD as u64).read_to_end(&mut head)?;
+    let again = Cursor::new(head.clone()).chain(reader);
+    Ok((head, Box::new(again)))
+}
+
+/// Reads inputs into [`Tree`]s, one per archive (a nested one is a tree of its own).
+pub struct Opener<'b> {
+    pub budget: &'b Budget,
+    pub trees: Vec<Tree>,
+}
+
+impl<'b> Opener<'b> {
+    pub fn new(budget: &'b Budget) -> Self {
+        Opener {
+            budget,
+            trees: Vec::new(),
+        }
+    }
+
+    /// A regular file the user named whose first bytes are `head`: opened as the archive it is;
+    /// `false` when it is no archive (the caller reads it as a dump).
+    pub fn file(&mut self, path: &Path, head: &[u8]) -> Result<bool, ReadError> {
+        let name = path.display().to_string();
+        let kind = sniff(head);
+        if kind == Container::Plain {
+            return Ok(false);
+        }
+        let file = std::fs::File::open(path)
+            .map_err(|e| ReadError::new(format!("cannot read {name}: {e}")))?;
+        if kind == Container::Zip {
+            self.zip(&name, file, 0)?;
+        } else {
+            self.stream(&name, Box::new(std::io::BufReader::new(file)), 0)?;
+        }
+        Ok(true)
+    }
+
+    /// Bytes already in memory (standard input): opened if they are an archive.
+    pub fn bytes(&mut self, name: &str, bytes: Vec<u8>) -> Result<bool, ReadError> {
+        match sniff(&bytes) {
+            Container::Plain => Ok(false),
+            Container::Zip => self.zip(name, Cursor::new(bytes), 0).map(|_| true),
+            _ => self
+                .stream(name, Box::new(Cursor::new(bytes)), 0)
+                .map(|_| true),
+        }
+    }
+
+    /// A folder's file that is not YAML/JSON: opened as a nested archive if it is one.
+    pub fn nested_file(
+        &mut self,
+        tree: &mut Tree,
+        path: &Path,
+        rel: &str,
+    ) -> Result<(), ReadError> {
+        let Ok(file) = std::fs::File::open(path) else {
+            return Ok(());
+        };
+        let reader: Box<dyn Read> = Box::new(std::io::BufReader::new(file));
+        self.maybe_nested(tree, rel, reader, 1)
+    }
+
+    fn stream<'a>(
+        &mut self,
+        name: &str,
+        reader: Box<dyn Read + 'a>,
+        depth: u8,
+    ) -> Result<(), ReadError>
+    where
+        'b: 'a,
+    {
+        let (head, reader) = peek(reader).map_err(|e| self.broken(name, "file", &e))?;
+        let decoded: Box<dyn Read + 'a> = match sniff(&head) {
+            Container::Gzip => Box::new(flate2::read::MultiGzDecoder::new(reader)),
+            Container::Xz => Box::new(lzma_rust2::XzReader::new(reader, true)),
+            Container::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(reader)),
+            Container::Zstd => Box::new(
+                ruzstd::decoding::StreamingDecoder::new(reader)
+                    .map_err(|e| self.broken(name, "zstd", &std::io::Error::other(e)))?,
+            ),
+            Container::Tar => {
+                return self.tar(
+                    name,
+                    "tar",
+                    Box::new(Counted::new(reader, self.budget)),
+                    depth,
+                );
+            }
+            Container::Zip => {
+                let bytes = self.slurp(name, "zip", reader)?;
+                return self.zip(name, Cursor::new(bytes), depth);
+            }
+            Container::Plain => {
+                return Err(ReadError::new(format!(
+                    "{name} is neither an archive nor a dump; pass a support bundle or kubectl get -o yaml output"
+                )));
+            }
+        };
+        let compression = match sniff(&head) {
+            Container::Gzip => "gzip",
+            Container::Xz => "xz",
+            Container::Bzip2 => "bzip2",
+            _ => "zstd",
+        };
+        let counted: Box<dyn Read + 'a> = Box::new(Counted::new(decoded, self.budget));
+        let (inner, counted) = peek(counted).map_err(|e| self.broken(name, compression, &e))?;
+        match sniff(&inner) {
+            Container::Tar => self.tar(name, &format!("{compression} tar"), counted, depth),
+            Container::Zip => {
+                let bytes = self.slurp(name, compression, counted)?;
+                self.zip(name, Cursor::new(bytes), depth)
+            }
+            // `dump.yaml.gz`: one compressed file, read as that file.
+            _ => {
+                let bytes = self.slurp(name, compression, counted)?;
+                let mut tree = Tree::new(name, &format!("{compression} file"));
+                tree.single = true;
+                let inner_name = name
+                    .rsplit_once('.')
+                    .map_or(name, |(stem, _)| stem)
+                    .to_string();
+                tree.files.insert(inner_name, bytes);
+                self.trees.push(tree);
+                Ok(())
+            }
+        }
+    }
+
+    /// All of a stream, within the budget and the one-file cap.
+    fn slurp(
+        &self,
+        name: &str,
+        what: &str,
+        reader: Box<dyn Read + '_>,
+    ) -> Result<Vec<u8>, ReadError> {
+        let mut bytes = Vec::new();
+        Counted::new(reader, self.budget)
+            .read_to_end(&mut bytes)
+            .map_err(|e| self.broken(name, what, &e))?;
+        Ok(bytes)
+    }
+
+    fn tar(
+        &mut self,
+        name: &str,
+        container: &str,
+        reader: Box<dyn Read + '_>,
+        depth: u8,
+    ) -> Result<(), ReadError> {
+        let mut tree = Tree::new(name, container);
+        let mut archive = tar::Archive::new(reader);
+        let entries = archive
+            .entries()
+            .map_err(|e| self.broken(name, container, &e))?;
+        for entry in entries {
+            let mut entry = entry.map_err(|e| self.broken(name, container, &e))?;
+            self.budget.entry().map_err(|hit| capped(name, hit))?;
+            let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            let Some(path) = normalize(&raw) else {
+                tree.notes.push(format!(
+                    "ignored the entry {raw} in {name}: its name climbs out of the archive"
+                ));
+                continue;
+            };
+            let kind = entry.header().entry_type();
+            if kind.is_symlink() || kind.is_hard_link() {
+                if let Some(target) = entry.link_name_bytes() {
+                    tree.links.push(Link {
+                        path,
+                        target: String::from_utf8_lossy(&target).into_owned(),
+                        hard: kind.is_hard_link(),
+                    });
+                }
+                continue;
+            }
+            // Folders, devices, FIFOs: nothing to read, and never created anywhere.
+            if !(kind.is_file() || kind.is_contiguous() || kind.is_gnu_sparse()) {
+                continue;
+            }
+            let size = entry.header().size().unwrap_or(u64::MAX);
+            self.entry(&mut tree, &path, size, Box::new(&mut entry), depth)
+                .map_err(|e| self.failed(name, container, e))?;
+        }
+        tree.resolve_links();
+        self.trees.push(tree);
+        Ok(())
+    }
+
+    fn zip<R: Read + Seek>(&mut self, name: &str, reader: R, depth: u8) -> Result<(), ReadError> {
+        let mut tree = Tree::new(name, "zip");
+        let mut zip = zip::ZipArchive::new(reader).map_err(|e| self.broken(name, "zip", &e))?;
+        for index in 0..zip.len() {
+            self.budget.entry().map_err(|hit| capped(name, hit))?;
+            let mut file = zip
+                .by_index(index)
+                .map_err(|e| self.broken(name, "zip", &e))?;
+            let raw = String::from_utf8_lossy(file.name_raw()).into_owned();
+            let Some(path) = normalize(&raw) else {
+                tree.notes.push(format!(
+                    "ignored the entry {raw} in {name}: its name climbs out of the archive"
+                ));
+                continue;
+            };
+            if file.is_dir() {
+                continue;
+            }
+            if file.is_symlink() {
+                let mut target = String::new();
+                Counted::new((&mut file).take(4096), self.budget)
+                    .read_to_string(&mut target)
+                    .map_err(|e| self.broken(name, "zip", &e))?;
+                tree.links.push(Link {
+                    path,
+                    target,
+                    hard: false,
+                });
+                continue;
+            }
+            let size = file.size();
+            let counted = Counted::new(&mut file, self.budget);
+            self.entry(&mut tree, &path, size, Box::new(counted), depth)
+                .map_err(|e| self.failed(name, "zip", e))?;
+        }
+        tree.resolve_links();
+        self.trees.push(tree);
+        Ok(())
+    }
+
+    /// One file entry: kept if a layout could read it, opened if it is an archive and nesting
+    /// allows, streamed past otherwise.
+    fn entry(
+        &mut self,
+        tree: &mut Tree,
+        path: &str,
+        size: u64,
+        mut reader: Box<dyn Read + '_>,
+        depth: u8,
+    ) -> Result<(), EntryError> {
+        if wanted(path) {
+            if size > FILE_LIMIT {
+                tree.notes.push(format!(
+                    "skipped {path} in {}: larger than {} bytes",
+                    tree.name, FILE_LIMIT
+                ));
+                return Ok(());
+            }
+            let mut bytes = Vec::with_capacity(size.min(1 << 20) as usize);
+            (&mut reader)
+                .take(FILE_LIMIT + 1)
+                .read_to_end(&mut bytes)
+                .map_err(EntryError::Io)?;
+            tree.files.insert(path.to_string(), bytes);
+            return Ok(());
+        }
+        if is_log(path) {
+            return Ok(());
+        }
+        self.maybe_nested(tree, path, reader, depth + 1)
+            .map_err(EntryError::Nested)
+    }
+
+    fn maybe_nested(
+        &mut self,
+        tree: &mut Tree,
+        path: &str,
+        reader: Box<dyn Read + '_>,
+        depth: u8,
+    ) -> Result<(), ReadError> {
+        let inner_name = format!("{}:{path}", tree.name);
+        let (head, reader) =
+            peek(reader).map_err(|e| self.broken(&tree.name, &tree.container, &e))?;
+        if sniff(&head) == Container::Plain {
+            return Ok(());
+        }
+        if depth > MAX_NESTING {
+            tree.notes.push(format!(
+                "did not open the archive {inner_name}: it is inside an archive that is itself inside one, \
+                 and k3sdoctor opens one level; unpack the outer archive and pass the inner one"
+            ));
+            return Ok(());
+        }
+        if sniff(&head) == Container::Zip {
+            let bytes = self.slurp(&inner_name, "zip", reader)?;
+            return self.zip(&inner_name, Cursor::new(bytes), depth);
+        }
+        self.stream(&inner_name, reader, depth)
+    }
+
+    fn failed(&self, name: &str, container: &str, e: EntryError) -> ReadError {
+        match e {
+            EntryError::Io(io) => self.broken(name, container, &io),
+            EntryError::Nested(read) => read,
+        }
+    }
+
+    /// A read that failed: a cap, or an archive cut short or corrupt.
+    fn broken(&self, name: &str, container: &str, e: &dyn std::fmt::Display) -> ReadError {
+        if let Some(hit) = self.budget.hit() {
+            return capped(name, hit);
+        }
+        ReadError::new(format!(
+            "cannot read the support bundle {name}: the {container} data is truncated or corrupt ({e}); \
+             ask for the file again (an upload or mail size limit often cuts it short) or check it with `tar -tf`/`unzip -t`"
+        ))
+    }
+}
+
+enum EntryError {
+    Io(std::io::Error),
+    Nested(ReadError),
+}
+
+fn capped(name: &str, hit: CapHit) -> ReadError {
+    ReadError::new(format!("the support bundle {name} {}", hit.describe()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_bytes_name_the_container() {
+        assert_eq!(sniff(&[0x1f, 0x8b, 8]), Container::Gzip);
+        assert_eq!(sniff(b"\xfd7zXZ\x00\x00"), Container::Xz);
+        assert_eq!(sniff(b"BZh91AY"), Container::Bzip2);
+        assert_eq!(sniff(b"BZhello"), Container::Plain);
+        assert_eq!(sniff(&[0x28, 0xb5, 0x2f, 0xfd]), Container::Zstd);
+        assert_eq!(sniff(b"PK\x03\x04"), Container::Zip);
+        let mut tar = vec![0u8; 512];
+        tar[257..262].copy_from_slice(b"ustar");
+        assert_eq!(sniff(&tar), Container::Tar);
+        assert_eq!(sniff(b"apiVersion: v1\n"), Container::Plain);
+        assert_eq!(sniff(b""), Container::Plain);
+    }
+}

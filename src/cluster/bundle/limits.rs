@@ -1,0 +1,169 @@
+//! How much of a support bundle is read: an archive from someone else's machine can be a
+//! decompression bomb (a few KiB of gzip that inflate to terabytes) or hold millions of
+//! entries, so every byte decompressed and every entry listed is counted against a cap.
+
+use std::cell::Cell;
+use std::io::Read;
+
+/// Decompressed bytes read from all `--from-file` inputs together. A troubleshoot bundle of a
+/// large cluster with a week of logs inflates to a few hundred MiB; 2 GiB leaves room and
+/// still stops a bomb long before memory or time run out.
+pub const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// Entries listed (files, folders, links) in all archives together: troubleshoot writes a
+/// few per pod, so even a cluster of thousands of pods stays far below.
+pub const DEFAULT_MAX_ENTRIES: u64 = 200_000;
+
+/// An archive inside an archive (a ticket's zip holding a collector's tarball) is opened; one
+/// inside that is not.
+pub const MAX_NESTING: u8 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BundleLimits {
+    pub max_bytes: u64,
+    pub max_entries: u64,
+}
+
+impl Default for BundleLimits {
+    fn default() -> Self {
+        BundleLimits {
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_entries: DEFAULT_MAX_ENTRIES,
+        }
+    }
+}
+
+/// Which cap a read ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapHit {
+    Bytes(u64),
+    Entries(u64),
+}
+
+impl CapHit {
+    pub fn describe(self) -> String {
+        match self {
+            CapHit::Bytes(limit) => format!(
+                "decompresses to more than {} (--max-bundle-size); raise it if the bundle is genuine",
+                crate::cli::bundle_size::shown(limit)
+            ),
+            CapHit::Entries(limit) => format!(
+                "holds more than {limit} entries (--max-bundle-entries); raise it if the bundle is genuine"
+            ),
+        }
+    }
+}
+
+/// What is left of the caps, shared by every reader of one run.
+#[derive(Debug)]
+pub struct Budget {
+    limits: BundleLimits,
+    bytes: Cell<u64>,
+    entries: Cell<u64>,
+    hit: Cell<Option<CapHit>>,
+}
+
+impl Budget {
+    pub fn new(limits: BundleLimits) -> Self {
+        Budget {
+            limits,
+            bytes: Cell::new(0),
+            entries: Cell::new(0),
+            hit: Cell::new(None),
+        }
+    }
+
+    /// The cap that stopped the read, if one did: an I/O error from a [`Counted`] reader is
+    /// then this, not a broken file.
+    pub fn hit(&self) -> Option<CapHit> {
+        self.hit.get()
+    }
+
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes.get()
+    }
+
+    /// Counts one archive entry; `Err` once past the cap.
+    pub fn entry(&self) -> Result<(), CapHit> {
+        self.entries.set(self.entries.get() + 1);
+        if self.entries.get() > self.limits.max_entries {
+            let hit = CapHit::Entries(self.limits.max_entries);
+            self.hit.set(Some(hit));
+            return Err(hit);
+        }
+        Ok(())
+    }
+
+    fn add_bytes(&self, n: u64) -> Result<(), CapHit> {
+        self.bytes.set(self.bytes.get().saturating_add(n));
+        if self.bytes.get() > self.limits.max_bytes {
+            let hit = CapHit::Bytes(self.limits.max_bytes);
+            self.hit.set(Some(hit));
+            return Err(hit);
+        }
+        Ok(())
+    }
+}
+
+/// A decompressed stream whose bytes count against the [`Budget`].
+pub struct Counted<'b, R> {
+    inner: R,
+    budget: &'b Budget,
+}
+
+impl<'b, R: Read> Counted<'b, R> {
+    pub fn new(inner: R, budget: &'b Budget) -> Self {
+        Counted { inner, budget }
+    }
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(hit) = self.budget.hit() {
+            return Err(std::io::Error::other(hit.describe()));
+        }
+        let n = self.inner.read(buf)?;
+        self.budget
+            .add_bytes(n as u64)
+            .map_err(|hit| std::io::Error::other(hit.describe()))?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stream_past_the_byte_cap_fails_and_says_which_cap() {
+        let budget = Budget::new(BundleLimits {
+            max_bytes: 1000,
+            max_entries: 10,
+        });
+        let mut sink = Vec::new();
+        let err = Counted::new(std::io::repeat(b'a'), &budget)
+            .read_to_end(&mut sink)
+            .unwrap_err();
+        assert!(err.to_string().contains("more than 1000 B"), "{err}");
+        assert_eq!(budget.hit(), Some(CapHit::Bytes(1000)));
+        let small = Budget::new(BundleLimits {
+            max_bytes: 1000,
+            max_entries: 10,
+        });
+        let mut sink = Vec::new();
+        Counted::new(&[0u8; 1000][..], &small)
+            .read_to_end(&mut sink)
+            .unwrap();
+        assert_eq!(small.hit(), None);
+    }
+
+    #[test]
+    fn entries_past_the_cap_fail() {
+        let budget = Budget::new(BundleLimits {
+            max_bytes: 1000,
+            max_entries: 2,
+        });
+        assert!(budget.entry().is_ok() && budget.entry().is_ok());
+        assert_eq!(budget.entry(), Err(CapHit::Entries(2)));
+    }
+}

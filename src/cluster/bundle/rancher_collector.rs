@@ -1,0 +1,97 @@
+//! The Rancher logs collector (rancherlabs/support-tools `rancher2_logs_collector.sh`), and
+//! supportconfig's k8s plugin, which unpacks it: `<distro>/kubectl/` holds kubectl **tables**
+//! (`kubectl get <kind> --all-namespaces -o wide`: holders only for Leases, key counts for
+//! ConfigMaps) plus `nodes.json`; `etcd/` beside it the member list (`k3s-etcd`: the JSON
+//! gateway's `memberlist.json`; RKE2: etcdctl's `memberlist`). No ETCDSnapshotFiles.
+
+use super::tree::Tree;
+use super::{Built, Source, holder_table, memberlist};
+
+pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
+    let dir = format!("{root}{distro}/");
+    if !source.take(
+        tree,
+        &dir,
+        &["kubectl/nodes.json".to_string()],
+        ("v1", "Node"),
+        false,
+    ) {
+        source.gap(
+            "Node",
+            &format!("{distro}/kubectl/nodes.json"),
+            "not in the bundle: the collector writes it from 2026-03 on; older runs keep only a table",
+            "run a current rancher2_logs_collector.sh, or add `kubectl get nodes -o yaml`",
+        );
+    }
+    let leases_file = format!("{dir}kubectl/leases");
+    let table = source
+        .text(tree, &leases_file)
+        .map(|text| holder_table::parse(&text));
+    match table {
+        Some(Some(rows)) => {
+            for row in rows.iter().filter(|r| r.namespace == "kube-system") {
+                source.built.push(Built {
+                    path: leases_file.clone(),
+                    name: format!("{}:{leases_file}", tree.name),
+                    value: holder_table::lease(row),
+                });
+            }
+            source.complete.push("Lease");
+            source.holders_only = Some(format!("{distro}/kubectl/leases"));
+        }
+        found => {
+            let why = if found.is_some() {
+                "it holds no lease table (kubectl failed when the collector ran)"
+            } else {
+                "not in the bundle"
+            };
+            source.gap(
+                "Lease",
+                &format!("{distro}/kubectl/leases"),
+                why,
+                "add `kubectl -n kube-system get leases -o yaml` from a server",
+            );
+        }
+    }
+    let configmaps = format!("{distro}/kubectl/configmaps");
+    source.gap_as(
+        "ConfigMap",
+        &configmaps,
+        "a table of key counts: the collector does not save ConfigMap contents",
+        "add `kubectl -n kube-system get configmaps -o yaml` from a server",
+        format!("ConfigMap contents ({configmaps} is a table of key counts)"),
+    );
+    source.gap_as(
+        "ETCDSnapshotFile",
+        &format!("{distro}/kubectl/"),
+        "the Rancher logs collector does not collect ETCDSnapshotFiles",
+        "add `kubectl get etcdsnapshotfiles -o yaml` from a server",
+        "ETCDSnapshotFiles (the Rancher logs collector does not collect them)".to_string(),
+    );
+    // `etcd/` sits beside `<distro>/` (TMPDIR/etcd in the script); `<distro>/etcd/` is
+    // accepted too.
+    let candidates = ["etcd/memberlist.json", "etcd/memberlist"]
+        .into_iter()
+        .flat_map(|file| {
+            [
+                (format!("{root}{file}"), file.to_string()),
+                (format!("{dir}{file}"), format!("{distro}/{file}")),
+            ]
+        });
+    for (path, file) in candidates {
+        let Some(text) = source.text(tree, &path) else {
+            continue;
+        };
+        match memberlist::parse(&text) {
+            Some(members) => source.notes.push(format!(
+                "etcd had {} member(s) when the bundle was collected ({file}): {}",
+                members.len(),
+                memberlist::shown(&members)
+            )),
+            None => source.notes.push(format!(
+                "{file} holds no member list (etcdctl failed when the collector ran)"
+            )),
+        }
+        break;
+    }
+}
