@@ -19,6 +19,7 @@ pub mod proxy;
 mod read_error;
 pub mod redact;
 pub mod relisting_watcher;
+pub mod snapshot_file_object;
 pub mod watch_failure;
 pub mod watched_objects;
 mod yaml_depth;

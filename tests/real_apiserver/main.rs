@@ -18,6 +18,7 @@ mod deploy;
 mod fake_vs_real;
 mod follow_interrupted;
 mod inputs;
+mod many_snapshot_files;
 mod node_args;
 mod pipes;
 mod rbac;
