@@ -4,13 +4,13 @@
 //!
 //! ```sh
 //! cargo build --release --locked
-//! K3SDOCTOR_ENVTEST=/work/shared/envtest K3SDOCTOR_BENCH_BIN=target/release/k3sdoctor \
-//!   cargo test --release --locked --test real_apiserver many_snapshot_files::benchmark \
-//!   -- --ignored --nocapture
+//! K3SDOCTOR_ENVTEST=../shared/envtest K3SDOCTOR_BENCH_BIN=$PWD/target/release/k3sdoctor \
+//!   cargo test --locked --test real_apiserver many_snapshot_files::benchmark -- --ignored --nocapture
 //! ```
 //!
 //! `K3SDOCTOR_BENCH_SIZES=5000,50000` (the default) sets the CR counts; the same bed grows
-//! from one to the next.
+//! from one to the next. `K3SDOCTOR_BENCH_BIN` may name several builds, `label=path,…`, to
+//! compare them side by side on the same objects.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -132,9 +132,21 @@ fn put_configmaps(env: &EnvTest, count: usize, drift: bool) {
 }
 
 fn binary() -> PathBuf {
-    std::env::var_os("K3SDOCTOR_BENCH_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_k3sdoctor")))
+    PathBuf::from(env!("CARGO_BIN_EXE_k3sdoctor"))
+}
+
+/// The builds to measure: `K3SDOCTOR_BENCH_BIN` (`path` or `label=path,…`), else this one.
+fn binaries() -> Vec<(String, PathBuf)> {
+    match std::env::var("K3SDOCTOR_BENCH_BIN") {
+        Ok(list) => list
+            .split(',')
+            .map(|item| match item.split_once('=') {
+                Some((label, path)) => (label.to_string(), PathBuf::from(path)),
+                None => ("k3sdoctor".to_string(), PathBuf::from(item)),
+            })
+            .collect(),
+        Err(_) => vec![("k3sdoctor (test build)".to_string(), binary())],
+    }
 }
 
 /// A finished child: exit code, stdout, wall time, peak RSS (`ru_maxrss` from `wait4`).
@@ -325,9 +337,9 @@ fn curl_list(env: &EnvTest) -> Duration {
 
 /// `serve` until ready: time to ready, peak RSS at ready, and peak and current RSS after
 /// `settle` more.
-fn measure_serve(env: &EnvTest, settle: Duration) -> (Duration, u64, u64, u64) {
+fn measure_serve(env: &EnvTest, bin: &Path, settle: Duration) -> (Duration, u64, u64, u64) {
     let started = Instant::now();
-    let mut child = Command::new(binary())
+    let mut child = Command::new(bin)
         .args([
             "--kubeconfig",
             env.kubeconfig(User::Admin).to_str().unwrap(),
@@ -393,12 +405,15 @@ fn benchmark() {
     std::fs::create_dir_all(&dir).unwrap();
     let args = diff_args(&env.kubeconfig(User::Admin));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    println!("binary: {}", binary().display());
+    let builds = binaries();
+    for (label, path) in &builds {
+        println!("{label}: {}", path.display());
+    }
     println!(
-        "| ETCDSnapshotFiles | diff -o json wall s | curl list wall s (500-item pages) | ratio | diff peak RSS MiB | \
+        "| ETCDSnapshotFiles | build | diff -o json wall s | curl list wall s (500-item pages) | ratio | diff peak RSS MiB | \
          serve ready s | serve peak at ready MiB | serve peak / steady MiB (ready + 20 s) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut created = 0;
     for n in sizes {
         let seeding = Instant::now();
@@ -406,27 +421,30 @@ fn benchmark() {
         created = n;
         put_configmaps(&env, n, false);
         eprintln!("seeded {n} CRs in {:.1} s", seeding.elapsed().as_secs_f64());
-        // One unmeasured warm-up of each, then alternate, 3 rounds; medians.
-        let _ = curl_list(&env);
-        let _ = measure(&binary(), &args, &dir.join("diff.json"));
-        let (mut diffs, mut lists, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..3 {
-            lists.push(curl_list(&env).as_secs_f64());
-            let run = measure(&binary(), &args, &dir.join("diff.json"));
-            assert!(matches!(run.code, 0 | 1), "diff exited {}", run.code);
-            diffs.push(run.wall.as_secs_f64());
-            peaks.push(run.peak_kib as f64 / 1024.0);
+        for (label, bin) in &builds {
+            // One unmeasured warm-up of each, then alternate, 3 rounds; medians.
+            let _ = curl_list(&env);
+            let _ = measure(bin, &args, &dir.join("diff.json"));
+            let (mut diffs, mut lists, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..3 {
+                lists.push(curl_list(&env).as_secs_f64());
+                let run = measure(bin, &args, &dir.join("diff.json"));
+                assert!(matches!(run.code, 0 | 1), "diff exited {}", run.code);
+                diffs.push(run.wall.as_secs_f64());
+                peaks.push(run.peak_kib as f64 / 1024.0);
+            }
+            let (diff, list, peak) = (median(&mut diffs), median(&mut lists), median(&mut peaks));
+            let (ready, at_ready, serve_peak, steady) =
+                measure_serve(&env, bin, Duration::from_secs(20));
+            println!(
+                "| {n} | {label} | {diff:.2} | {list:.2} | {:.2}× | {peak:.1} | {:.1} | {:.1} | {:.1} / {:.1} |",
+                diff / list,
+                ready.as_secs_f64(),
+                mib(at_ready),
+                mib(serve_peak),
+                mib(steady)
+            );
         }
-        let (diff, list, peak) = (median(&mut diffs), median(&mut lists), median(&mut peaks));
-        let (ready, at_ready, serve_peak, steady) = measure_serve(&env, Duration::from_secs(20));
-        println!(
-            "| {n} | {diff:.2} | {list:.2} | {:.2}× | {peak:.1} | {:.1} | {:.1} | {:.1} / {:.1} |",
-            diff / list,
-            ready.as_secs_f64(),
-            mib(at_ready),
-            mib(serve_peak),
-            mib(steady)
-        );
     }
 }
 
