@@ -289,7 +289,8 @@ fn strip_source(mut report: Value) -> Value {
 
 /// The apiserver's own paged list (`?limit=500`, following `continue`) over curl, with the
 /// admin's token: wall time of all pages.
-fn curl_list(env: &EnvTest) -> Duration {
+fn curl_list(env: &EnvTest, expected: usize) -> Duration {
+    let mut pages = 0;
     let kubeconfig = std::fs::read_to_string(env.kubeconfig(User::Admin)).unwrap();
     let token = kubeconfig
         .lines()
@@ -310,11 +311,18 @@ fn curl_list(env: &EnvTest) -> Duration {
     let mut token_arg = String::new();
     loop {
         let url = format!("{}{FILES}?limit=500{token_arg}", env.server());
+        // Not curl's own user agent: the apiserver pretty-prints JSON for curl.
         let status = Command::new("curl")
             .args([
                 "-sf",
+                "-A",
+                "k3sdoctor-benchmark",
                 "--cacert",
                 ca.to_str().unwrap(),
+            ])
+            .args([
+                "-H",
+                "Accept: application/json",
                 "-o",
                 page.to_str().unwrap(),
             ])
@@ -325,12 +333,30 @@ fn curl_list(env: &EnvTest) -> Duration {
         let body = std::fs::read_to_string(&page).unwrap();
         // The list's metadata comes last; only the continue token is read.
         let tail = &body[body.len().saturating_sub(2_000)..];
-        match tail
-            .rsplit_once("\"continue\":\"")
-            .and_then(|(_, rest)| rest.split_once('"'))
-        {
-            Some((next, _)) if !next.is_empty() => token_arg = format!("&continue={next}"),
-            _ => return started.elapsed(),
+        let next = tail.rsplit_once("\"continue\"").and_then(|(_, rest)| {
+            let rest = rest
+                .trim_start()
+                .strip_prefix(':')?
+                .trim_start()
+                .strip_prefix('"')?;
+            rest.split_once('"').map(|(token, _)| token.to_string())
+        });
+        match next.filter(|t| !t.is_empty()) {
+            Some(next) => {
+                let escaped = next
+                    .replace('+', "%2B")
+                    .replace('/', "%2F")
+                    .replace('=', "%3D");
+                token_arg = format!("&continue={escaped}");
+                pages += 1;
+            }
+            None => {
+                assert!(
+                    pages * 500 + 500 >= expected,
+                    "curl read every page: {pages}"
+                );
+                return started.elapsed();
+            }
         }
     }
 }
@@ -423,11 +449,11 @@ fn benchmark() {
         eprintln!("seeded {n} CRs in {:.1} s", seeding.elapsed().as_secs_f64());
         for (label, bin) in &builds {
             // One unmeasured warm-up of each, then alternate, 3 rounds; medians.
-            let _ = curl_list(&env);
+            let _ = curl_list(&env, n);
             let _ = measure(bin, &args, &dir.join("diff.json"));
             let (mut diffs, mut lists, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..3 {
-                lists.push(curl_list(&env).as_secs_f64());
+                lists.push(curl_list(&env, n).as_secs_f64());
                 let run = measure(bin, &args, &dir.join("diff.json"));
                 assert!(matches!(run.code, 0 | 1), "diff exited {}", run.code);
                 diffs.push(run.wall.as_secs_f64());
