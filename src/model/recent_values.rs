@@ -11,8 +11,9 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 /// How many distinct recent values are remembered per type: the metadata changes rarely (when
-/// Rancher edits the ConfigMap), and a cluster has one or two S3 targets.
-const KEPT: usize = 4;
+/// Rancher edits the ConfigMap), a cluster has one or two S3 targets, and the storage-node
+/// label takes one value per server plus `s3`.
+const KEPT: usize = 8;
 
 /// Per-thread lists of recently seen values of one type.
 pub struct Recent<T: 'static>(&'static std::thread::LocalKey<RefCell<Vec<Arc<T>>>>);

@@ -57,10 +57,12 @@ pub struct SnapshotFile {
     /// `metadata.deletionTimestamp`.
     pub deletion_time: Option<Timestamp>,
     /// The `etcd.<prog>.cattle.io/…` labels only (the storage node): what the checks read.
-    pub labels: EtcdKeys,
+    /// Shared between CRs with equal ones, as are `annotations` and `finalizers` (see
+    /// [`Recent`]): every CR of a node carries the same few.
+    pub labels: Arc<EtcdKeys>,
     /// The `etcd.<prog>.cattle.io/…` annotations only (the token hash).
-    pub annotations: EtcdKeys,
-    pub finalizers: Vec<String>,
+    pub annotations: Arc<EtcdKeys>,
+    pub finalizers: Arc<Vec<String>>,
     /// `spec.snapshotName`: the file name, with `.zip` when compressed.
     pub snapshot_name: String,
     /// `spec.nodeName`: the node that took (or uploaded) it; `s3` when unknown.
@@ -111,13 +113,18 @@ fn time(v: &Value, pointer: &str) -> Option<Timestamp> {
 thread_local! {
     static METADATA: RefCell<Vec<Arc<BTreeMap<String, String>>>> = const { RefCell::new(Vec::new()) };
     static S3_SPECS: RefCell<Vec<Arc<S3Spec>>> = const { RefCell::new(Vec::new()) };
+    static KEYS: RefCell<Vec<Arc<EtcdKeys>>> = const { RefCell::new(Vec::new()) };
+    static FINALIZERS: RefCell<Vec<Arc<Vec<String>>>> = const { RefCell::new(Vec::new()) };
 }
 static RECENT_METADATA: Recent<BTreeMap<String, String>> = Recent::new(&METADATA);
 static RECENT_S3_SPECS: Recent<S3Spec> = Recent::new(&S3_SPECS);
+static RECENT_KEYS: Recent<EtcdKeys> = Recent::new(&KEYS);
+static RECENT_FINALIZERS: Recent<Vec<String>> = Recent::new(&FINALIZERS);
 
 /// The `etcd.*.cattle.io/` entries of a metadata map: k3s's own keys, not every tool's.
-fn etcd_keys(v: &Value, pointer: &str) -> EtcdKeys {
-    v.pointer(pointer)
+fn etcd_keys(v: &Value, pointer: &str) -> Arc<EtcdKeys> {
+    let keys = v
+        .pointer(pointer)
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
@@ -125,7 +132,8 @@ fn etcd_keys(v: &Value, pointer: &str) -> EtcdKeys {
                 .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    RECENT_KEYS.share(keys)
 }
 
 fn flag(v: &Value, pointer: &str) -> bool {
@@ -197,16 +205,17 @@ impl SnapshotFile {
             deletion_time: time(v, "/metadata/deletionTimestamp"),
             labels: etcd_keys(v, "/metadata/labels"),
             annotations: etcd_keys(v, "/metadata/annotations"),
-            finalizers: v
-                .pointer("/metadata/finalizers")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            finalizers: RECENT_FINALIZERS.share(
+                v.pointer("/metadata/finalizers")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
             snapshot_name: text(v, "/spec/snapshotName"),
             node_name: text(v, "/spec/nodeName"),
             location: text(v, "/spec/location"),
