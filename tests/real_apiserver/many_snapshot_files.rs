@@ -157,6 +157,8 @@ struct Measured {
     peak_kib: i64,
 }
 
+// The child is reaped by `wait4` below, which also gives its rusage.
+#[allow(clippy::zombie_processes)]
 fn measure(program: &Path, args: &[&str], stdout: &Path) -> Measured {
     let started = Instant::now();
     let child = Command::new(program)
