@@ -164,7 +164,7 @@ proptest! {
         let entry = decode(&value).unwrap();
         prop_assert_eq!(&entry.location, &file.location);
         if !file.metadata.is_empty() {
-            prop_assert_eq!(entry.metadata.clone().unwrap().unwrap(), file.metadata.clone());
+            prop_assert_eq!(&entry.metadata.clone().unwrap().unwrap(), &*file.metadata);
         }
         prop_assert!(entry.unknown_fields.is_empty());
         // And back, as k3s rebuilds a record from an entry: the same bytes.

@@ -11,11 +11,12 @@ use futures::stream::{self, Stream, StreamExt};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
+use kube::api::Api;
 use kube::runtime::watcher::{self, Event};
 
 use super::connect::Connection;
 use super::relisting_watcher::watcher;
+use super::snapshot_file_object::SnapshotFileObject;
 use super::watch_failure::{WatchFailure, WatchFailureReason, action, describe, reason};
 use super::watched_objects::{Change, WatchedObjects};
 use crate::distro::{Distro, LOCK_NAMESPACE};
@@ -74,7 +75,7 @@ enum Update {
     Lease(Box<Result<Event<Lease>, watcher::Error>>),
     Node(Box<Result<Event<Node>, watcher::Error>>),
     ConfigMap(usize, Box<Result<Event<ConfigMap>, watcher::Error>>),
-    SnapshotFile(Box<Result<Event<DynamicObject>, watcher::Error>>),
+    SnapshotFile(Box<Result<Event<SnapshotFileObject>, watcher::Error>>),
     Endpoints(Box<Result<Event<Endpoints>, watcher::Error>>),
     EndpointSlice(Box<Result<Event<EndpointSlice>, watcher::Error>>),
 }
@@ -143,9 +144,9 @@ impl ClusterWatch {
             .map(|event| Update::Node(Box::new(event)));
         let mut updates: Vec<Updates> = vec![Box::pin(leases), Box::pin(nodes)];
         if scope.snapshots {
-            let gvk = GroupVersionKind::gvk("k3s.cattle.io", "v1", "ETCDSnapshotFile");
-            let resource = ApiResource::from_gvk_with_plural(&gvk, "etcdsnapshotfiles");
-            let api = Api::<DynamicObject>::all_with(conn.client.clone(), &resource);
+            // Decoded into the facts as each page or event is parsed, never kept whole
+            // (issue 24); the watcher lists in pages of 500 (its default `page_size`).
+            let api = Api::<SnapshotFileObject>::all(conn.client.clone());
             updates.push(Box::pin(
                 watcher(api, config.clone()).map(|event| Update::SnapshotFile(Box::new(event))),
             ));
@@ -325,7 +326,7 @@ impl ClusterWatch {
 
     fn apply_snapshot_file(
         &mut self,
-        event: Result<Event<DynamicObject>, watcher::Error>,
+        event: Result<Event<SnapshotFileObject>, watcher::Error>,
     ) -> Result<bool, watcher::Error> {
         let files = self
             .snapshot_files
@@ -333,9 +334,7 @@ impl ClusterWatch {
         let event = event?;
         let was_missing = std::mem::take(&mut self.snapshot_crd_missing);
         self.health[SNAPSHOT_FILES].absent = false;
-        let changed = files.apply(event, object_name, |o| {
-            SnapshotFile::from_json(&serde_json::to_value(o).unwrap_or_default())
-        });
+        let changed = files.apply(event, object_name, |o| o.file.clone());
         Ok(changed || (was_missing && files.synced()))
     }
 

@@ -7,10 +7,11 @@ use std::time::Instant;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
+use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
 use super::connect::Connection;
+use super::snapshot_file_object::SnapshotFileObject;
 use super::{ClusterState, Origin, ReadError};
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::apiserver_endpoints::{
@@ -19,7 +20,6 @@ use crate::model::apiserver_endpoints::{
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
-use crate::model::snapshot_file::SnapshotFile;
 
 /// Page size for lists, as kubectl uses.
 const PAGE_SIZE: u32 = 500;
@@ -152,33 +152,27 @@ pub async fn read_snapshot_objects(
     state: &mut ClusterState,
     trace: Trace<'_>,
 ) -> Result<(), ReadError> {
-    let gvk = GroupVersionKind::gvk("k3s.cattle.io", "v1", "ETCDSnapshotFile");
-    let resource = ApiResource::from_gvk_with_plural(&gvk, "etcdsnapshotfiles");
-    let files_api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &resource);
+    let files_api: Api<SnapshotFileObject> = Api::all(conn.client.clone());
     let cm_api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
     let (snapshots_name, extra_name) = (
         distro.snapshots_configmap(),
         distro.extra_metadata_configmap(),
     );
     let (files, snapshots_cm, extra_cm) = tokio::join!(
-        list_all(
+        // Each page is decoded straight into the facts and dropped before the next one is
+        // asked for: the peak is one page, not the whole list (issue 24).
+        list_all_mapped(
             &files_api,
             "list etcdsnapshotfiles.k3s.cattle.io",
             conn,
-            trace
+            trace,
+            SnapshotFileObject::into_file,
         ),
         get_opt(&cm_api, &snapshots_name, "configmap", conn, trace),
         get_opt(&cm_api, &extra_name, "configmap", conn, trace),
     );
     match files {
-        Ok(files) => {
-            state.snapshot_files = Some(
-                files
-                    .iter()
-                    .map(|f| SnapshotFile::from_json(&serde_json::to_value(f).unwrap_or_default()))
-                    .collect(),
-            );
-        }
+        Ok(files) => state.snapshot_files = Some(files),
         // The CRD arrived with the first affected releases (Oct 2023); older clusters answer
         // a plain 404 for the whole group.
         Err(e) if e.http_status == Some(404) => {
@@ -285,6 +279,20 @@ async fn list_all<K>(
 where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
+    list_all_mapped(api, action, conn, trace, |k| k).await
+}
+
+/// Every page of a list, each item turned into `keep(item)` as its page arrives.
+async fn list_all_mapped<K, T>(
+    api: &Api<K>,
+    action: &str,
+    conn: &Connection,
+    trace: Trace<'_>,
+    keep: impl Fn(K) -> T,
+) -> Result<Vec<T>, ReadError>
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
     let mut items = Vec::new();
     let mut params = ListParams::default().limit(PAGE_SIZE);
     loop {
@@ -300,7 +308,11 @@ where
             page.items.len(),
             started.elapsed().as_millis()
         ));
-        items.extend(page.items);
+        // The server says how many are left: one allocation of the right size instead of a
+        // doubling Vec whose last growth briefly holds the old and the new buffer.
+        let remaining = page.metadata.remaining_item_count.unwrap_or(0);
+        items.reserve_exact(page.items.len() + usize::try_from(remaining).unwrap_or(0));
+        items.extend(page.items.into_iter().map(&keep));
         match page.metadata.continue_.filter(|c| !c.is_empty()) {
             Some(token) => params = params.continue_token(&token),
             None => return Ok(items),

@@ -22,6 +22,7 @@ pub mod proxy;
 mod read_error;
 pub mod redact;
 pub mod relisting_watcher;
+pub mod snapshot_file_object;
 pub mod source_gap;
 pub mod watch_failure;
 pub mod watched_objects;

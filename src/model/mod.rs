@@ -3,12 +3,14 @@
 pub mod apiserver_endpoints;
 pub mod configmap;
 pub mod cron_schedule;
+pub mod etcd_keys;
 pub mod go_json;
 pub mod lease;
 pub mod lock;
 pub mod node;
 pub mod node_args;
 pub mod quantity;
+pub mod recent_values;
 pub mod snapshot_entry;
 pub mod snapshot_file;
 pub mod snapshot_key;

@@ -212,11 +212,12 @@ impl SnapshotEntry {
             snapshot_name: self.name.clone(),
             node_name: self.node_name.clone(),
             location: self.location.clone(),
-            metadata: self
-                .metadata
-                .clone()
-                .and_then(Result::ok)
-                .unwrap_or_default(),
+            metadata: std::sync::Arc::new(
+                self.metadata
+                    .clone()
+                    .and_then(Result::ok)
+                    .unwrap_or_default(),
+            ),
             s3: self
                 .s3_config
                 .as_ref()
@@ -229,7 +230,8 @@ impl SnapshotEntry {
                     region: text(m, "region"),
                     prefix: text(m, "folder"),
                     insecure: flag(m, "insecure"),
-                }),
+                })
+                .map(std::sync::Arc::new),
             creation_time: self.created_at,
             ready_to_use: self.status == "successful",
             size: Ok(self.size),

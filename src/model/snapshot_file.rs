@@ -1,12 +1,16 @@
 //! ETCDSnapshotFile (`k3s.cattle.io/v1`, cluster-scoped) as k3sdoctor needs it. Parsed from
 //! JSON tolerantly: a missing or odd field is recorded, never a reason to reject the object.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use serde_json::Value;
 
+use super::etcd_keys::EtcdKeys;
 use super::quantity::parse_quantity;
+use super::recent_values::Recent;
 use crate::distro::Distro;
 
 /// Finalizer the snapshot ConfigMap controller adds on first sync (wrangler `pkg/generic/remove.go`).
@@ -53,18 +57,22 @@ pub struct SnapshotFile {
     /// `metadata.deletionTimestamp`.
     pub deletion_time: Option<Timestamp>,
     /// The `etcd.<prog>.cattle.io/…` labels only (the storage node): what the checks read.
-    pub labels: BTreeMap<String, String>,
+    /// Shared between CRs with equal ones, as are `annotations` and `finalizers` (see
+    /// [`Recent`]): every CR of a node carries the same few.
+    pub labels: Arc<EtcdKeys>,
     /// The `etcd.<prog>.cattle.io/…` annotations only (the token hash).
-    pub annotations: BTreeMap<String, String>,
-    pub finalizers: Vec<String>,
+    pub annotations: Arc<EtcdKeys>,
+    pub finalizers: Arc<Vec<String>>,
     /// `spec.snapshotName`: the file name, with `.zip` when compressed.
     pub snapshot_name: String,
     /// `spec.nodeName`: the node that took (or uploaded) it; `s3` when unknown.
     pub node_name: String,
     pub location: String,
-    /// `spec.metadata`: the extra-metadata ConfigMap's data at snapshot time.
-    pub metadata: BTreeMap<String, String>,
-    pub s3: Option<S3Spec>,
+    /// `spec.metadata`: the extra-metadata ConfigMap's data at snapshot time. Shared between
+    /// CRs that carry the same data (most do), see [`Recent`].
+    pub metadata: Arc<BTreeMap<String, String>>,
+    /// Shared between CRs of the same S3 target.
+    pub s3: Option<Arc<S3Spec>>,
     pub creation_time: Option<Timestamp>,
     pub ready_to_use: bool,
     /// `status.size` in bytes; `Err` carries the raw text that is not a quantity.
@@ -102,9 +110,21 @@ fn time(v: &Value, pointer: &str) -> Option<Timestamp> {
     v.pointer(pointer)?.as_str()?.parse().ok()
 }
 
+thread_local! {
+    static METADATA: RefCell<Vec<Arc<BTreeMap<String, String>>>> = const { RefCell::new(Vec::new()) };
+    static S3_SPECS: RefCell<Vec<Arc<S3Spec>>> = const { RefCell::new(Vec::new()) };
+    static KEYS: RefCell<Vec<Arc<EtcdKeys>>> = const { RefCell::new(Vec::new()) };
+    static FINALIZERS: RefCell<Vec<Arc<Vec<String>>>> = const { RefCell::new(Vec::new()) };
+}
+static RECENT_METADATA: Recent<BTreeMap<String, String>> = Recent::new(&METADATA);
+static RECENT_S3_SPECS: Recent<S3Spec> = Recent::new(&S3_SPECS);
+static RECENT_KEYS: Recent<EtcdKeys> = Recent::new(&KEYS);
+static RECENT_FINALIZERS: Recent<Vec<String>> = Recent::new(&FINALIZERS);
+
 /// The `etcd.*.cattle.io/` entries of a metadata map: k3s's own keys, not every tool's.
-fn etcd_keys(v: &Value, pointer: &str) -> BTreeMap<String, String> {
-    v.pointer(pointer)
+fn etcd_keys(v: &Value, pointer: &str) -> Arc<EtcdKeys> {
+    let keys = v
+        .pointer(pointer)
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
@@ -112,7 +132,8 @@ fn etcd_keys(v: &Value, pointer: &str) -> BTreeMap<String, String> {
                 .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    RECENT_KEYS.share(keys)
 }
 
 fn flag(v: &Value, pointer: &str) -> bool {
@@ -146,7 +167,8 @@ impl SnapshotFile {
                 region: text(v, "/spec/s3/region"),
                 prefix: text(v, "/spec/s3/prefix"),
                 insecure: flag(v, "/spec/s3/insecure"),
-            });
+            })
+            .map(|s3| RECENT_S3_SPECS.share(s3));
         let error = v
             .pointer("/status/error")
             .filter(|e| e.is_object())
@@ -173,6 +195,7 @@ impl SnapshotFile {
                     .collect()
             })
             .unwrap_or_default();
+        let metadata = RECENT_METADATA.share(metadata);
         SnapshotFile {
             name: text(v, "/metadata/name"),
             created: time(v, "/metadata/creationTimestamp"),
@@ -182,16 +205,17 @@ impl SnapshotFile {
             deletion_time: time(v, "/metadata/deletionTimestamp"),
             labels: etcd_keys(v, "/metadata/labels"),
             annotations: etcd_keys(v, "/metadata/annotations"),
-            finalizers: v
-                .pointer("/metadata/finalizers")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            finalizers: RECENT_FINALIZERS.share(
+                v.pointer("/metadata/finalizers")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
             snapshot_name: text(v, "/spec/snapshotName"),
             node_name: text(v, "/spec/nodeName"),
             location: text(v, "/spec/location"),
@@ -217,14 +241,12 @@ impl SnapshotFile {
     pub fn storage_node(&self, distro: Distro) -> Option<&str> {
         self.labels
             .get(&distro.etcd_annotation(STORAGE_NODE_SUFFIX))
-            .map(String::as_str)
     }
 
     /// The token hash; empty values count as absent.
     pub fn token_hash(&self, distro: Distro) -> Option<&str> {
         self.annotations
             .get(&distro.etcd_annotation(TOKEN_HASH_SUFFIX))
-            .map(String::as_str)
             .filter(|h| !h.is_empty())
     }
 

@@ -21,6 +21,7 @@ mod fake_vs_real;
 mod follow_interrupted;
 mod heal;
 mod inputs;
+mod many_snapshot_files;
 mod node_args;
 mod pipes;
 mod rbac;
