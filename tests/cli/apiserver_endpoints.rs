@@ -10,6 +10,7 @@ use crate::support::objects::{
     NOW, kubernetes_endpoint_slice, kubernetes_endpoints, lease, server_at, write_dump,
 };
 use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::report_checks::check_run;
 
 const CURRENT: &str = "v1.34.2+k3s1";
 
@@ -213,12 +214,7 @@ fn serve_follows_the_endpoints_and_is_up_without_the_role_in_default() {
             .as_array()
             .is_some_and(|c| c.iter().any(|c| c["name"] == "apiserver-endpoints"))
     }));
-    let run = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "apiserver-endpoints")
-        .unwrap();
+    let run = check_run(&report, "apiserver-endpoints");
     assert_eq!(run["ran"], false, "{run}");
     assert!(
         run["note"]
@@ -285,12 +281,6 @@ fn a_fleet_reports_it_per_cluster_and_a_missing_role_costs_only_that_check() {
     );
     let limited_entry = entry("lab-limited");
     assert_eq!(limited_entry["outcome"], "checked", "{limited_entry}");
-    let run = limited_entry["report"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "apiserver-endpoints")
-        .unwrap()
-        .clone();
+    let run = check_run(&limited_entry["report"], "apiserver-endpoints").clone();
     assert_eq!(run["ran"], false, "{run}");
 }

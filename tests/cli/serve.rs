@@ -14,6 +14,7 @@ use crate::support::fleet::closed_port_url;
 use crate::support::harness::{Run, Streaming, assert_matches_schema, k3sdoctor};
 use crate::support::objects::{extra_metadata, fresh_cluster, renewed_now, snapshot_cr};
 use crate::support::readme::readme_role;
+use crate::support::report_checks::check_run;
 use crate::support::scrape::{self, get, metrics, sample, start_serve};
 use crate::support::wait::wait_for;
 
@@ -240,12 +241,7 @@ fn without_the_snapshot_crd_serve_is_ready_and_skips_the_snapshot_check() {
     assert!(!scrape.contains("k3sdoctor_snapshot_entries{"), "{scrape}");
     let (_, body) = get(address, "/report").unwrap();
     let report: Value = serde_json::from_str(&body).unwrap();
-    let snapshots = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshots")
-        .unwrap();
+    let snapshots = check_run(&report, "snapshots");
     assert_eq!(snapshots["ran"], false, "{snapshots}");
 
     // Installed later: the watcher asks again and the check runs.

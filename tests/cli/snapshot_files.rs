@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::{assert_matches_schema, k3sdoctor};
 use crate::support::objects::{NOW, lease, renewed_now, server, snapshot_cr, write_dump};
+use crate::support::report_checks::check_run;
 use crate::support::scrape::{metrics, sample, start_serve, wait_for_sample};
 
 const V: &str = "v1.33.4+k3s1";
@@ -245,13 +246,7 @@ fn check_and_diff_report_the_file_findings_live_and_on_a_dump() {
         .run()
         .code(0)
         .json();
-    let run = live["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshot-files")
-        .cloned()
-        .unwrap();
+    let run = check_run(&live, "snapshot-files").clone();
     assert_eq!(run["ran"], true);
     let found = codes(&live["findings"]);
     for code in [
@@ -307,13 +302,7 @@ fn a_dump_without_nodes_says_the_file_check_did_not_run() {
         .arg(dir.path().display().to_string())
         .run()
         .json();
-    let run = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshot-files")
-        .cloned()
-        .unwrap();
+    let run = check_run(&report, "snapshot-files").clone();
     assert_eq!(run["ran"], false, "{run}");
     assert!(
         run["note"]

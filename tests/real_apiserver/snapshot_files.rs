@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::common::run_as;
 use crate::support::envtest::servers::{SimCluster, TRANSITION};
 use crate::support::envtest::{EnvTest, User};
+use crate::support::report_checks::check_run;
 use crate::support::wait::wait_for;
 
 const V: &str = "v1.33.4+k3s1";
@@ -90,13 +91,7 @@ fn real_snapshot_file_findings_fire_and_stay_quiet_as_k3s_behaves() {
 
     // Healthy: the check runs and none of its codes fires.
     let healthy = check(&env, &[]);
-    let run = healthy["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshot-files")
-        .cloned()
-        .unwrap();
+    let run = check_run(&healthy, "snapshot-files").clone();
     assert_eq!(run["ran"], true, "{run}");
     for code in FILE_CODES {
         assert!(findings(&healthy, code).is_empty(), "{code}: {healthy:#}");

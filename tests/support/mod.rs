@@ -13,5 +13,6 @@ pub mod kustomize;
 pub mod manifests;
 pub mod objects;
 pub mod readme;
+pub mod report_checks;
 pub mod scrape;
 pub mod wait;

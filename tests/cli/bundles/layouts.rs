@@ -8,6 +8,7 @@ use crate::support::bundles::{
     self, Bundle, RANCHER_TOP, SBK_TOP, TROUBLESHOOT_TOP, split_cluster,
 };
 use crate::support::harness::k3sdoctor;
+use crate::support::report_checks::check_run;
 
 #[test]
 fn a_troubleshoot_bundle_reads_to_the_dumps_verdicts() {
@@ -144,8 +145,7 @@ fn troubleshoot_errors_files_say_which_kind_could_not_be_collected() {
             && m.contains("snapshot ConfigMap was not compared")),
         "{messages:?}"
     );
-    let checks = report["checks"].as_array().unwrap();
-    let snapshots = checks.iter().find(|c| c["name"] == "snapshots").unwrap();
+    let snapshots = check_run(&report, "snapshots");
     assert_eq!(snapshots["ran"], false);
     assert_eq!(
         report["readFrom"][0]["notCollected"]
@@ -267,12 +267,7 @@ fn the_rancher_collectors_holder_table_shows_the_split_but_not_freshness() {
     );
     // Nothing was judged expired or fresh: no renew time was shown.
     assert!(!codes.contains(&"lease-expired"), "{codes:?}");
-    let snapshots = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshots")
-        .unwrap();
+    let snapshots = check_run(&report, "snapshots");
     assert_eq!(snapshots["ran"], false);
     assert_eq!(report["readFrom"][0]["collector"], "rancher-logs-collector");
     assert_eq!(report["now"]["time"], "2024-05-31T12:10:45Z");
@@ -382,12 +377,7 @@ fn troubleshoots_crd_list_tells_no_snapshots_from_no_crd() {
     );
     let path = write(&dir, "with-crd.tgz", &bundles::gzip(&with_crd.tar()));
     let report: Value = run(&["check", "-o", "json", "--now", NOW], &path).json();
-    let snapshots = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshots")
-        .unwrap();
+    let snapshots = check_run(&report, "snapshots");
     assert_eq!(snapshots["ran"], true, "{report}");
     assert!(
         report["readFrom"][0]["notCollected"]
@@ -400,12 +390,7 @@ fn troubleshoots_crd_list_tells_no_snapshots_from_no_crd() {
     );
     let path = write(&dir, "no-crd.tgz", &bundles::gzip(&without.tar()));
     let report: Value = run(&["check", "-o", "json", "--now", NOW], &path).json();
-    let snapshots = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "snapshots")
-        .unwrap();
+    let snapshots = check_run(&report, "snapshots");
     assert_eq!(snapshots["ran"], false);
     assert!(
         snapshots["note"]

@@ -1,0 +1,15 @@
+//! Reading a report's `checks` list (check, `/report`, a fleet entry's report) by name.
+
+use serde_json::Value;
+
+/// The entry of `report.checks` named `name`; panics with the whole list when there is none,
+/// so a renamed check fails with what the report did list.
+pub fn check_run<'a>(report: &'a Value, name: &str) -> &'a Value {
+    let checks = report["checks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no checks list in {report}"));
+    checks
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check named {name} in {checks:?}"))
+}
