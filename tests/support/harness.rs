@@ -327,11 +327,38 @@ pub fn assert_matches_schema(doc: &serde_json::Value, what: &str) {
 /// A run whose stdout and stderr are read as they are printed (`leases --watch`), ended with a
 /// signal.
 pub struct Streaming {
-    child: std::process::Child,
+    child: KillOnDrop,
     command: String,
     stdout: StreamedLines,
     stderr: StreamedLines,
     _home: tempfile::TempDir,
+}
+
+/// A streamed child that a test ended (or panicked) without signalling is killed when the
+/// test drops it: a `serve` otherwise outlives its test, its fake server and its kubeconfig,
+/// and retries forever.
+struct KillOnDrop(std::process::Child);
+
+impl std::ops::Deref for KillOnDrop {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for KillOnDrop {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
 
 /// Lines of one pipe, read on a thread as they arrive.
@@ -391,7 +418,7 @@ impl Running {
         let stdout = self.child.stdout.take().expect("stdout is piped");
         let stderr = self.child.stderr.take().expect("stderr is piped");
         Streaming {
-            child: self.child,
+            child: KillOnDrop(self.child),
             command: self.command,
             stdout: StreamedLines::read(stdout),
             stderr: StreamedLines::read(stderr),
