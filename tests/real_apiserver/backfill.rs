@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::common::{run_as, until_exit};
+use crate::common::{run_as, until_exit, until_reported};
 use crate::support::envtest::servers::{SimCluster, TRANSITION};
 use crate::support::envtest::{EnvTest, User};
 use crate::support::wait::wait_for;
@@ -20,7 +20,11 @@ fn real_backfill_during_a_split_writes_what_the_controller_leaves_unchanged() {
     assert!(wait_for(TRANSITION, || admin.snapshot_files().len() >= 3));
     until_exit(&env, &["snapshots", "diff"], 0);
     cluster.split_etcd_onto("server-2");
-    until_exit(&env, &["snapshots", "diff"], 1).stdout_has("snapshot-missing-from-configmap");
+    until_reported(
+        &env,
+        &["snapshots", "diff"],
+        "snapshot-missing-from-configmap",
+    );
 
     let before = admin.configmap_data("k3s-etcd-snapshots");
     run_as(

@@ -38,6 +38,27 @@ pub fn until_exit(env: &EnvTest, args: &[&str], code: i32) -> Output {
     out
 }
 
+/// Runs `args` as the admin until it exits 1 reporting `finding`. Waiting for exit 1 alone is
+/// not enough: after a split the idle controller is a finding at once, while a CR counts as
+/// missing only once it is a minute old.
+pub fn until_reported(env: &EnvTest, args: &[&str], finding: &str) -> Output {
+    let mut last = None;
+    let reached = wait_for(CATCH_UP, || {
+        let out = run_as(env, User::Admin, args);
+        let done = out.code == 1 && out.stdout.contains(finding);
+        last = Some(out);
+        if !done {
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        done
+    });
+    let out = last.expect("at least one run");
+    if !reached {
+        out.code(1).stdout_has(finding);
+    }
+    out
+}
+
 /// A server of the three that does not hold `lock`: where a test moves it.
 pub fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
     let holder = cluster.holder(lock);

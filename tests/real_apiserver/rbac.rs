@@ -2,7 +2,7 @@
 //! reads everything the read-only commands need, with the repair role both repairs complete, and
 //! a user with no bindings gets exit 3 with one line.
 
-use crate::common::{run_as, until_exit};
+use crate::common::{run_as, until_reported};
 use crate::report::CheckReport;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
@@ -55,7 +55,11 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
     let report: CheckReport = run_as(&env, User::Viewer, &["check", "-o", "json"]).json();
     assert!(report.checks.iter().all(|c| c.ran), "{:?}", report.checks);
     cluster.split_etcd_onto("server-2");
-    until_exit(&env, &["snapshots", "diff"], 1);
+    until_reported(
+        &env,
+        &["snapshots", "diff"],
+        "snapshot-missing-from-configmap",
+    );
 
     for user in [User::Viewer, User::Repair] {
         for args in READ_ONLY_COMMANDS {

@@ -3,7 +3,7 @@
 //! `leases follow --fix` heals it: the `<prog>` holder becomes the `<prog>-etcd` holder and stays
 //! so through real client-go renewals, and the snapshot ConfigMap catches up.
 
-use crate::common::{CATCH_UP, run_as, until_exit};
+use crate::common::{CATCH_UP, run_as, until_exit, until_reported};
 use crate::report::{CheckReport, LeaseReport};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
@@ -98,7 +98,11 @@ fn split_then_follow(test: &str, prog: &'static str, version: &str) {
         wait_for(CATCH_UP, || admin.snapshot_files().len() > before),
         "no snapshot round during the split"
     );
-    until_exit(&env, &["snapshots", "diff"], 1).stdout_has("snapshot-missing-from-configmap");
+    until_reported(
+        &env,
+        &["snapshots", "diff"],
+        "snapshot-missing-from-configmap",
+    );
 
     // The repair.
     let exits_before = cluster.log_count("server-1", "supervisor: k3ssim exited");
