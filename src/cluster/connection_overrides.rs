@@ -57,21 +57,7 @@ impl Overrides {
         if !touches {
             return Ok(named);
         }
-        let name = match named {
-            Some(name) => name,
-            None => {
-                kubeconfig.contexts.push(NamedContext {
-                    name: MADE_UP.into(),
-                    context: Some(Context {
-                        cluster: MADE_UP.into(),
-                        user: Some(MADE_UP.into()),
-                        ..Context::default()
-                    }),
-                    other: Default::default(),
-                });
-                MADE_UP.to_string()
-            }
-        };
+        let name = named.unwrap_or_else(|| MADE_UP.to_string());
         for (wanted, names, flag) in [
             (
                 &self.cluster,
@@ -106,11 +92,19 @@ impl Overrides {
                 )));
             }
         }
-        let entry = kubeconfig
-            .contexts
-            .iter_mut()
-            .find(|c| c.name == name)
-            .expect("the context was found or made above");
+        let entry = named_or_pushed(
+            &mut kubeconfig.contexts,
+            |c| c.name == name,
+            || NamedContext {
+                name: MADE_UP.into(),
+                context: Some(Context {
+                    cluster: MADE_UP.into(),
+                    user: Some(MADE_UP.into()),
+                    ..Context::default()
+                }),
+                other: Default::default(),
+            },
+        );
         let context = entry.context.get_or_insert_with(Context::default);
         if let Some(cluster) = &self.cluster {
             context.cluster = cluster.clone();
@@ -124,20 +118,17 @@ impl Overrides {
         let cluster_name = context.cluster.clone();
         let user_name = context.user.get_or_insert_with(|| MADE_UP.into()).clone();
 
-        if !kubeconfig.clusters.iter().any(|c| c.name == cluster_name) {
-            kubeconfig.clusters.push(NamedCluster {
+        let cluster = named_or_pushed(
+            &mut kubeconfig.clusters,
+            |c| c.name == cluster_name,
+            || NamedCluster {
                 name: cluster_name.clone(),
                 cluster: None,
                 other: Default::default(),
-            });
-        }
-        let cluster = kubeconfig
-            .clusters
-            .iter_mut()
-            .find(|c| c.name == cluster_name)
-            .expect("pushed above")
-            .cluster
-            .get_or_insert_with(Cluster::default);
+            },
+        )
+        .cluster
+        .get_or_insert_with(Cluster::default);
         if let Some(server) = &self.server {
             cluster.server = Some(server.clone());
         }
@@ -152,20 +143,17 @@ impl Overrides {
             cluster.certificate_authority_data = None;
         }
 
-        if !kubeconfig.auth_infos.iter().any(|u| u.name == user_name) {
-            kubeconfig.auth_infos.push(NamedAuthInfo {
+        let user = named_or_pushed(
+            &mut kubeconfig.auth_infos,
+            |u| u.name == user_name,
+            || NamedAuthInfo {
                 name: user_name.clone(),
                 auth_info: None,
                 other: Default::default(),
-            });
-        }
-        let user = kubeconfig
-            .auth_infos
-            .iter_mut()
-            .find(|u| u.name == user_name)
-            .expect("pushed above")
-            .auth_info
-            .get_or_insert_with(AuthInfo::default);
+            },
+        )
+        .auth_info
+        .get_or_insert_with(AuthInfo::default);
         if let Some(token) = &self.token {
             user.token = Some(token.clone().into());
             user.token_file = None;
@@ -177,6 +165,23 @@ impl Overrides {
         }
         Ok(Some(name))
     }
+}
+
+/// The first entry `is` picks, else `make()` appended: kubeconfig lists are looked up by name,
+/// and a flag may name one the file lacks.
+fn named_or_pushed<T>(
+    items: &mut Vec<T>,
+    is: impl Fn(&T) -> bool,
+    make: impl FnOnce() -> T,
+) -> &mut T {
+    let index = match items.iter().position(is) {
+        Some(index) => index,
+        None => {
+            items.push(make());
+            items.len() - 1
+        }
+    };
+    &mut items[index]
 }
 
 #[cfg(test)]

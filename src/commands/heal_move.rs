@@ -54,21 +54,26 @@ impl Healer {
         };
         let again = heal_candidate(&fresh.state, fresh.distro, now, &outside);
         let plan = match again {
-            Some(c) if MovePair::of(&c) == pair && c.blocked.is_empty() && c.plan.is_some() => {
-                c.plan.expect("checked")
-            }
             Some(c) if MovePair::of(&c) == pair => {
-                let gates: Vec<String> = c
-                    .blocked
-                    .iter()
-                    .map(|b| format!("{}: {}", b.gate.label(), b.why))
-                    .collect();
-                tracing::warn!(
-                    "heal of {} not started: the re-check before the write is blocked: {}",
-                    pair.lock,
-                    gates.join("; ")
-                );
-                return;
+                if let (Some(plan), true) = (c.plan, c.blocked.is_empty()) {
+                    plan
+                } else {
+                    let gates: Vec<String> = c
+                        .blocked
+                        .iter()
+                        .map(|b| format!("{}: {}", b.gate.label(), b.why))
+                        .collect();
+                    let why = if gates.is_empty() {
+                        "no move could be planned".to_string()
+                    } else {
+                        gates.join("; ")
+                    };
+                    tracing::warn!(
+                        "heal of {} not started: the re-check before the write is blocked: {why}",
+                        pair.lock
+                    );
+                    return;
+                }
             }
             _ => {
                 tracing::info!(

@@ -103,16 +103,15 @@ pub fn analyse_reconcile_stalled(
         };
         let node = &server.node.name;
         let stamp = server.node.annotations.get(&annotation);
-        let stalled = match stamp.map(|s| s.parse::<Timestamp>()) {
-            Some(Ok(at)) if now.duration_since(at) > bound.limit => Some(format!(
+        let stalled = match stamp.map(|s| (s, s.parse::<Timestamp>())) {
+            Some((_, Ok(at))) if now.duration_since(at) > bound.limit => Some(format!(
                 "{annotation} is {} old ({at})",
                 go_duration(now.duration_since(at))
             )),
-            Some(Ok(_)) => None,
-            Some(Err(_)) => Some(format!(
-                "{annotation} is not an RFC 3339 time ({:?})",
-                stamp.unwrap()
-            )),
+            Some((_, Ok(_))) => None,
+            Some((text, Err(_))) => {
+                Some(format!("{annotation} is not an RFC 3339 time ({text:?})"))
+            }
             None if server
                 .node
                 .created

@@ -98,11 +98,11 @@ pub fn analyse_s3_snapshots(state: &ClusterState, distro: Distro, now: Timestamp
 fn regression_window(servers: &[EtcdServer]) -> Vec<Finding> {
     let mut findings = Vec::new();
     for server in servers {
-        let Some((S3RetentionRule::S3FlagOnly, inferred)) = server
+        let Some((version, (S3RetentionRule::S3FlagOnly, inferred))) = server
             .node
             .version
             .as_ref()
-            .and_then(|v| v.s3_retention_rule())
+            .and_then(|v| Some((v, v.s3_retention_rule()?)))
         else {
             continue;
         };
@@ -114,7 +114,6 @@ fn regression_window(servers: &[EtcdServer]) -> Vec<Finding> {
             continue;
         }
         let node = &server.node.name;
-        let version = server.node.version.as_ref().expect("judged above");
         findings.push(
             Finding::new(
                 Severity::Warning,

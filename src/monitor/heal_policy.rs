@@ -131,22 +131,25 @@ impl HealPolicy {
         };
         let pair = MovePair::of(candidate);
         self.failed.retain(|p| *p == pair);
-        if self.episode.as_ref().is_none_or(|e| e.pair != pair) {
-            if self.in_cooldown(now) {
-                // A split back within the cooldown: a storm; wait longer next time.
-                self.cooldown = (self.cooldown * 2).min(DAY);
+        let in_cooldown = self.in_cooldown(now);
+        let episode = match self.episode.take() {
+            Some(episode) if episode.pair == pair => self.episode.insert(episode),
+            _ => {
+                if in_cooldown {
+                    // A split back within the cooldown: a storm; wait longer next time.
+                    self.cooldown = (self.cooldown * 2).min(DAY);
+                }
+                self.episode.insert(Episode {
+                    pair: pair.clone(),
+                    since: now,
+                    evaluations: 0,
+                    would_move_recorded: false,
+                })
             }
-            self.episode = Some(Episode {
-                pair: pair.clone(),
-                since: now,
-                evaluations: 0,
-                would_move_recorded: false,
-            });
-        }
-        self.last_split = Some(now);
-        let episode = self.episode.as_mut().expect("episode set above");
+        };
         episode.evaluations += 1;
         let (episode_since, evaluations) = (episode.since, episode.evaluations);
+        self.last_split = Some(now);
 
         let mut blocked = candidate.blocked.clone();
         if self.failed.contains(&pair) {
@@ -159,8 +162,7 @@ impl HealPolicy {
                 ),
             });
         }
-        if self.in_cooldown(now) {
-            let last = self.last_heal.expect("in cooldown after a heal");
+        if let Some(last) = self.cooling_down_since(now) {
             blocked.push(Blocked {
                 gate: Gate::Cooldown,
                 why: format!(
@@ -191,9 +193,11 @@ impl HealPolicy {
                 evaluations,
             },
             HealMode::DryRun => {
-                let episode = self.episode.as_mut().expect("episode");
-                let record = !episode.would_move_recorded;
-                episode.would_move_recorded = true;
+                // One WouldMoveLock per episode, not one per evaluation.
+                let record = self
+                    .episode
+                    .as_mut()
+                    .is_some_and(|e| !std::mem::replace(&mut e.would_move_recorded, true));
                 Decision::WouldMove { record }
             }
             HealMode::On => Decision::Move,
@@ -210,8 +214,13 @@ impl HealPolicy {
     }
 
     fn in_cooldown(&self, now: Timestamp) -> bool {
+        self.cooling_down_since(now).is_some()
+    }
+
+    /// The last heal, while its cooldown lasts.
+    fn cooling_down_since(&self, now: Timestamp) -> Option<Timestamp> {
         self.last_heal
-            .is_some_and(|last| since(last, now) < self.cooldown)
+            .filter(|&last| since(last, now) < self.cooldown)
     }
 }
 

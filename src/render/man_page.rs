@@ -66,7 +66,8 @@ fn write_synopsis(out: &mut dyn Write, cmd: &Command, path: &[&str]) -> std::io:
             .map(synopsis_arg)
             .collect::<Vec<_>>()
     };
-    let (program, words) = path.split_first().expect("a command path");
+    // An empty path is the program alone.
+    let (program, words) = path.split_first().unwrap_or((&"k3sdoctor", &[]));
     let mut line = vec![format!("\\fB{}\\fR", escape(program))];
     line.extend(visible(true));
     if !words.is_empty() {

@@ -12,9 +12,7 @@ use tokio::time::Instant;
 
 use super::follow_apply::{Verification, WrittenCopy, read_lock_objects};
 use super::follow_plan::LockCopy;
-use super::takeover_judge::{
-    Judgement, TakeoverJudge, WatchStep, configmap_step, lease_step, polling_note,
-};
+use super::takeover_judge::{TakeoverJudge, WatchStep, configmap_step, lease_step, polling_note};
 use crate::cluster::ReadError;
 use crate::cluster::cluster_watch::watch_timeout;
 use crate::cluster::connect::Connection;
@@ -152,11 +150,8 @@ impl TakeoverWatch<'_> {
                     }
                     records[index] = record;
                     let judgement = judge.observe(records);
-                    if judgement != Judgement::Waiting {
-                        let elapsed = self.started.elapsed();
-                        return Watched::Decided(
-                            judge.decide(&judgement, elapsed).expect("not waiting"),
-                        );
+                    if let Some(decided) = judge.decide(&judgement, self.started.elapsed()) {
+                        return Watched::Decided(decided);
                     }
                 }
                 Some(Ok(WatchStep::Progress(version))) => resource_versions[index] = version,
