@@ -118,6 +118,20 @@ mod tests {
         set.apply(event, |o| o.0.to_string(), |o| o.1.to_string())
     }
 
+    /// A relist of `objects`, not yet done.
+    fn relist_partly(set: &mut WatchedObjects<String>, objects: &[(&str, &str)]) {
+        apply(set, Event::Init);
+        for &object in objects {
+            apply(set, Event::InitApply(object));
+        }
+    }
+
+    /// A whole (re)list of `objects`; whether it changed what is visible.
+    fn relist(set: &mut WatchedObjects<String>, objects: &[(&str, &str)]) -> bool {
+        relist_partly(set, objects);
+        apply(set, Event::InitDone)
+    }
+
     fn contents(set: &WatchedObjects<String>) -> Vec<&str> {
         set.values().map(String::as_str).collect()
     }
@@ -137,20 +151,15 @@ mod tests {
     #[test]
     fn an_empty_first_list_still_counts_as_a_change_so_the_first_evaluation_runs() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        assert!(apply(&mut set, Event::InitDone));
+        assert!(relist(&mut set, &[]));
         assert!(set.synced());
     }
 
     #[test]
     fn a_relist_drops_what_was_deleted_while_the_watch_was_down() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("k3s", "a")));
-        apply(&mut set, Event::InitApply(("k3s-etcd", "b")));
-        apply(&mut set, Event::InitDone);
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("k3s", "a")));
+        relist(&mut set, &[("k3s", "a"), ("k3s-etcd", "b")]);
+        relist_partly(&mut set, &[("k3s", "a")]);
         assert_eq!(contents(&set), ["a", "b"], "old set kept during a relist");
         assert!(apply(&mut set, Event::InitDone));
         assert_eq!(contents(&set), ["a"]);
@@ -159,13 +168,8 @@ mod tests {
     #[test]
     fn a_relist_holds_only_what_changed_a_second_time() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("a", "1")));
-        apply(&mut set, Event::InitApply(("b", "2")));
-        apply(&mut set, Event::InitDone);
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("a", "1")));
-        apply(&mut set, Event::InitApply(("b", "3")));
+        relist(&mut set, &[("a", "1"), ("b", "2")]);
+        relist_partly(&mut set, &[("a", "1"), ("b", "3")]);
         let pending = set.relisting.as_ref().unwrap();
         assert_eq!(pending["a"], None, "unchanged facts are not held twice");
         assert_eq!(pending["b"].as_deref(), Some("3"));
@@ -176,33 +180,22 @@ mod tests {
     #[test]
     fn a_relist_that_only_drops_an_object_is_a_change() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("a", "1")));
-        apply(&mut set, Event::InitApply(("b", "2")));
-        apply(&mut set, Event::InitDone);
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("b", "2")));
-        assert!(apply(&mut set, Event::InitDone));
+        relist(&mut set, &[("a", "1"), ("b", "2")]);
+        assert!(relist(&mut set, &[("b", "2")]));
         assert_eq!(contents(&set), ["2"]);
     }
 
     #[test]
     fn an_identical_relist_is_no_change() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("k3s", "a")));
-        assert!(apply(&mut set, Event::InitDone));
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("k3s", "a")));
-        assert!(!apply(&mut set, Event::InitDone));
+        assert!(relist(&mut set, &[("k3s", "a")]));
+        assert!(!relist(&mut set, &[("k3s", "a")]));
     }
 
     #[test]
     fn a_renewal_is_told_from_other_changes() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitApply(("k3s", "s1 renewed 10:00")));
-        apply(&mut set, Event::InitDone);
+        relist(&mut set, &[("k3s", "s1 renewed 10:00")]);
         let same_holder = |old: &String, new: &String| old[..2] == new[..2];
         let mut apply = |event| {
             set.apply_telling_renewals(
@@ -233,8 +226,7 @@ mod tests {
     #[test]
     fn updates_and_deletes_report_whether_anything_visible_changed() {
         let mut set = WatchedObjects::default();
-        apply(&mut set, Event::Init);
-        apply(&mut set, Event::InitDone);
+        relist(&mut set, &[]);
         assert!(apply(&mut set, Event::Apply(("k3s", "a"))));
         assert!(!apply(&mut set, Event::Apply(("k3s", "a"))));
         assert!(apply(&mut set, Event::Apply(("k3s", "b"))));
