@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Fault, Role};
-use crate::support::harness::k3sdoctor;
+use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{NOW, agent, extra_metadata, lease, server, snapshot_cr};
 
 const AFFECTED: &str = "v1.29.4+k3s1";
@@ -28,6 +28,13 @@ pub fn events(fake: &FakeApi) -> Vec<Value> {
         .collect()
 }
 
+/// `leases follow --fix --yes --now NOW` and `extra`, as the admin.
+fn follow_fix(fake: &FakeApi, extra: &[&str]) -> Output {
+    let mut args = vec!["leases", "follow", "--fix", "--yes", "--now", NOW];
+    args.extend_from_slice(extra);
+    k3sdoctor(args).cluster(fake, Role::Admin).run()
+}
+
 fn event_posts(fake: &FakeApi) -> usize {
     fake.requests()
         .iter()
@@ -38,18 +45,7 @@ fn event_posts(fake: &FakeApi) -> usize {
 #[test]
 fn a_moved_lock_leaves_a_lock_moved_event_on_the_lease_saying_who_asked() {
     let fake = static_split();
-    k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-    ])
-    .cluster(&fake, Role::Admin)
-    .run()
-    .code(0);
+    follow_fix(&fake, &["--no-wait"]).code(0);
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s2");
     let events = events(&fake);
     assert_eq!(events.len(), 1, "{events:#?}");
@@ -82,17 +78,7 @@ fn a_moved_lock_leaves_a_lock_moved_event_on_the_lease_saying_who_asked() {
 fn a_forbidden_event_is_a_note_and_the_repair_still_succeeds_without_a_retry() {
     let fake = static_split();
     fake.inject(Fault::status("POST", "/events", 403));
-    let out = k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-    ])
-    .cluster(&fake, Role::Admin)
-    .run();
+    let out = follow_fix(&fake, &["--no-wait"]);
     out.code(0).stderr_has(
         "could not record the LockMoved Event on Lease kube-system/k3s: cannot create events.events.k8s.io",
     );
@@ -109,19 +95,7 @@ fn a_forbidden_event_is_a_note_and_the_repair_still_succeeds_without_a_retry() {
 fn a_takeover_that_is_not_verified_leaves_a_lock_move_failed_warning() {
     // Nothing renews the lock in this fake: verification times out (exit 4).
     let fake = static_split();
-    k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--timeout",
-        "2s",
-        "--now",
-        NOW,
-    ])
-    .cluster(&fake, Role::Admin)
-    .run()
-    .code(4);
+    follow_fix(&fake, &["--timeout", "2s"]).code(4);
     let events = events(&fake);
     assert_eq!(events.len(), 1, "{events:#?}");
     assert_eq!(events[0]["reason"], "LockMoveFailed");
@@ -140,18 +114,7 @@ fn a_takeover_that_is_not_verified_leaves_a_lock_move_failed_warning() {
 fn a_refused_write_leaves_a_lock_move_failed_event_and_nothing_else() {
     let fake = static_split();
     fake.inject(Fault::status("PUT", "leases/k3s?&fieldManager", 500).times(1));
-    k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-    ])
-    .cluster(&fake, Role::Admin)
-    .run()
-    .code(4);
+    follow_fix(&fake, &["--no-wait"]).code(4);
     let events = events(&fake);
     assert_eq!(events.len(), 1, "{events:#?}");
     assert_eq!(events[0]["reason"], "LockMoveFailed");
