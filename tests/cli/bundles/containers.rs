@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{NOW, assert_same_as_dump, dump_verdict, run, verdict, write};
+use super::{NOW, assert_same_as_dump, dump_verdict, run, troubleshoot_tgz, verdict, write};
 use crate::support::bundles::{self, Bundle, FIXTURE, split_cluster};
 use crate::support::harness::{k3sdoctor, repo_path};
 
@@ -124,11 +124,7 @@ fn a_truncated_or_corrupt_archive_is_one_line_and_exit_3() {
 #[test]
 fn repairs_refuse_a_bundle_as_they_refuse_a_dump() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = write(
-        &dir,
-        "bundle.tar.gz",
-        &bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar()),
-    );
+    let bundle = troubleshoot_tgz(&dir, "bundle.tar.gz");
     for args in [
         vec!["leases", "follow", "--fix", "--yes"],
         vec!["snapshots", "backfill", "--fix", "--yes"],

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{NOW, assert_same_as_dump, run, verdict, write};
+use super::{NOW, assert_same_as_dump, run, troubleshoot_tgz, verdict, write};
 use crate::support::bundles::{
     self, Bundle, RANCHER_TOP, SBK_TOP, TROUBLESHOOT_TOP, split_cluster,
 };
@@ -13,11 +13,7 @@ use crate::support::report_checks::check_run;
 #[test]
 fn a_troubleshoot_bundle_reads_to_the_dumps_verdicts() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = write(
-        &dir,
-        "bundle.tar.gz",
-        &bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar()),
-    );
+    let bundle = troubleshoot_tgz(&dir, "bundle.tar.gz");
     for command in [
         &["check"][..],
         &["leases"],
@@ -88,11 +84,7 @@ fn an_unpacked_troubleshoot_bundle_reads_like_the_archive() {
 #[test]
 fn now_is_the_bundles_collection_time_and_the_report_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = write(
-        &dir,
-        "b",
-        &bundles::gzip(&bundles::troubleshoot(&split_cluster()).tar()),
-    );
+    let bundle = troubleshoot_tgz(&dir, "b");
     let out = run(&["leases", "-o", "json"], &bundle);
     let report: Value = out.json();
     assert_eq!(report["now"]["time"], "2024-05-31T12:10:45Z");

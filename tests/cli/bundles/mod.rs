@@ -8,7 +8,7 @@ mod layouts;
 
 use serde_json::Value;
 
-use crate::support::bundles::FIXTURE;
+use crate::support::bundles::{self, FIXTURE};
 use crate::support::harness::{Output, k3sdoctor, repo_path};
 
 /// The fixture's "now": just after its newest renewal.
@@ -18,6 +18,15 @@ pub fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.path().join(name);
     std::fs::write(&path, bytes).unwrap();
     path.display().to_string()
+}
+
+/// The split cluster as troubleshoot's gzip tar, written to `dir/name`.
+pub fn troubleshoot_tgz(dir: &tempfile::TempDir, name: &str) -> String {
+    write(
+        dir,
+        name,
+        &bundles::gzip(&bundles::troubleshoot(&bundles::split_cluster()).tar()),
+    )
 }
 
 pub fn run(args: &[&str], from: &str) -> Output {
