@@ -122,13 +122,13 @@ fn output_width() -> usize {
 const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list`, `check` over several \
      contexts and the table `leases follow --fix` prints after the move)";
 
-/// The commands whose output has no table that `-o wide` could widen, as (command, when):
-/// they refuse it rather than accept it and print the same thing.
+/// The commands whose `-o wide` depends on other flags, as (command, when): they refuse it
+/// rather than accept it and print the same thing. Where it never applies, the parser has no
+/// `wide` for that command (`cli::flag_layout`).
 fn without_wide_columns(
     command: &Command,
     global: &cli::GlobalArgs,
 ) -> Option<(&'static str, &'static str)> {
-    let always = |name| Some((name, ""));
     match command {
         // The lease table after a verified move is the only table `follow` prints.
         Command::Leases(args) => match &args.action {
@@ -137,18 +137,8 @@ fn without_wide_columns(
             }
             _ => None,
         },
-        Command::Snapshots(args) => match args.action {
-            cli::SnapshotsAction::List(_) => None,
-            cli::SnapshotsAction::Diff(_) => always("snapshots diff"),
-            cli::SnapshotsAction::Backfill(_) => always("snapshots backfill"),
-            cli::SnapshotsAction::Restore(_) => always("snapshots restore"),
-        },
-        Command::Check(args) if !args.fleet.selects_fleet(global) => always("check"),
-        Command::Check(_) => None,
-        Command::Serve(_) => always("serve"),
-        Command::Completions { .. } => always("completions"),
-        Command::Man { .. } => always("man"),
-        Command::Rbac { .. } => always("rbac"),
+        Command::Check(args) if !args.fleet.selects_fleet(global) => Some(("check", "")),
+        _ => None,
     }
 }
 
@@ -178,23 +168,11 @@ fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failu
             ),
         },
         Command::Serve(_) => ("serve", None),
-        // They read no cluster: --context means nothing to them, once or many times.
-        Command::Completions { .. } => return refuse_jsonl(g, "completions", bin_name),
-        Command::Man { .. } => return refuse_jsonl(g, "man", bin_name),
-        Command::Rbac { .. } => return refuse_jsonl(g, "rbac", bin_name),
+        // They read no cluster: --context means nothing to them, once or many times. The
+        // parser gives `-o jsonl` to check and leases only (`cli::flag_layout`).
+        Command::Completions { .. } | Command::Man { .. } | Command::Rbac { .. } => return Ok(()),
     };
-    refuse(command, fix, g, None, bin_name)?;
-    refuse_jsonl(g, command, bin_name)
-}
-
-fn refuse_jsonl(g: &cli::GlobalArgs, command: &str, bin_name: &str) -> Result<(), Failure> {
-    if g.output == render::OutputFormat::Jsonl {
-        return Err(Failure::Refused(format!(
-            "-o jsonl: `{bin_name} {command}` has one report, not a stream; use -o json or yaml (check and leases \
-             stream one line per cluster with several contexts)"
-        )));
-    }
-    Ok(())
+    refuse(command, fix, g, None, bin_name)
 }
 
 /// Answers a completion request (`k3sdoctor __complete WORD...` from the bash, zsh and fish

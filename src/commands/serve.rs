@@ -58,26 +58,6 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 const EVALUATE_AT_LEAST_EVERY: Duration = Duration::from_secs(60);
 
 pub fn run(global: &GlobalArgs, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
-    if !global.from_file.is_empty() {
-        return Err(Failure::Refused(
-            "serve watches a live cluster: a dump never changes; drop --from-file (or run check on it)"
-                .into(),
-        )
-        .into());
-    }
-    if global.now.is_some() {
-        return Err(Failure::Refused(
-            "serve judges freshness on the API server's clock as time passes; drop --now".into(),
-        )
-        .into());
-    }
-    if global.output != OutputFormat::Table {
-        return Err(Failure::Refused(
-            "-o: serve prints no report (GET /report has the CheckReport); use --log-format json for JSON logs"
-                .into(),
-        )
-        .into());
-    }
     // A bad config file is refused before anything is served, not found at the first evaluation.
     let suppressions = super::suppressions::suppressions(&args.suppress)?;
     log::init(
