@@ -1,5 +1,7 @@
 //! A finding: one thing wrong (or worth knowing) about the cluster, with what to do about it.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::object_ref::ObjectRef;
@@ -385,18 +387,24 @@ pub struct Finding {
     /// `object` as an API reference, when it names one object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_ref: Option<ObjectRef>,
+    // Shared between a finding's copies, as is `listed`: a finding about 50,000 snapshots is
+    // copied into `check`'s list and the command's (issue 24).
     /// Every object the finding names, when it names several (complete, where the message
     /// shows a few).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub object_refs: Vec<ObjectRef>,
+    #[serde(default, skip_serializing_if = "names_none")]
+    pub object_refs: Arc<[ObjectRef]>,
     /// The list the message spells out in full, `, `-separated: the table view shows five
     /// of it and says where the rest are; JSON and YAML keep the whole message.
     #[serde(skip)]
-    pub listed: Vec<String>,
+    pub listed: Arc<[String]>,
     /// Matched by `--ignore` or the config file's `ignore:`: still reported, never counted
     /// toward the exit code, the summary counts or the alerting metric.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignored: bool,
+}
+
+fn names_none(objects: &Arc<[ObjectRef]>) -> bool {
+    objects.is_empty()
 }
 
 /// The `k3sdoctor …` or `kubectl …` command a remediation starts with, up to where the prose
@@ -434,21 +442,21 @@ impl Finding {
             remediation: String::new(),
             remediation_command: Vec::new(),
             caused_by: None,
-            object_refs: Vec::new(),
-            listed: Vec::new(),
+            object_refs: Arc::default(),
+            listed: Arc::default(),
             ignored: false,
         }
     }
 
     /// The list the message spells out, for the table view to shorten.
     pub fn listing(mut self, items: &[String]) -> Finding {
-        self.listed = items.to_vec();
+        self.listed = items.into();
         self
     }
 
     /// The objects the finding names, all of them.
     pub fn about(mut self, objects: Vec<ObjectRef>) -> Finding {
-        self.object_refs = objects;
+        self.object_refs = objects.into();
         self
     }
 

@@ -47,10 +47,10 @@ pub fn same_list_as<'a>(
     if f.listed.len() < 2 {
         return None;
     }
-    let mut mine = f.listed.clone();
+    let mut mine = f.listed.to_vec();
     mine.sort();
     earlier.filter(|e| e.listed.len() == mine.len()).find(|e| {
-        let mut theirs = e.listed.clone();
+        let mut theirs = e.listed.to_vec();
         theirs.sort();
         theirs == mine
     })
