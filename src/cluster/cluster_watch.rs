@@ -5,6 +5,7 @@
 //! kube-runtime's watcher retries with backoff; they never end the watch.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::stream::{self, Stream, StreamExt};
@@ -118,7 +119,7 @@ pub struct ClusterWatch {
     configmaps: Vec<WatchedObjects<ConfigMapFacts>>,
     /// Which of `configmaps` are lock copies (the rest hold snapshot records).
     lock_configmaps: Vec<bool>,
-    snapshot_files: Option<WatchedObjects<SnapshotFile>>,
+    snapshot_files: Option<WatchedObjects<Arc<SnapshotFile>>>,
     /// The ETCDSnapshotFile CRD answered 404: not installed (releases before Oct 2023).
     snapshot_crd_missing: bool,
     /// `Endpoints default/kubernetes` and the `kubernetes` EndpointSlices, when in scope.

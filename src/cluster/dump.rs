@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -119,7 +120,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
             ),
             "ETCDSnapshotFile" => push(
                 &mut state.snapshot_files,
-                SnapshotFile::from_json(&found.value),
+                Arc::new(SnapshotFile::from_json(&found.value)),
             ),
             "Endpoints" => push(
                 &mut state.kubernetes_endpoints,

@@ -29,6 +29,7 @@ pub mod watched_objects;
 mod yaml_depth;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 
@@ -53,8 +54,9 @@ pub struct ClusterState {
     pub leases: Option<Vec<LeaseFacts>>,
     /// ConfigMaps in kube-system that k3sdoctor reads (lock copies, snapshot records).
     pub configmaps: Option<Vec<ConfigMapFacts>>,
-    /// ETCDSnapshotFiles; `None` when not read (not asked for, or not in the dump).
-    pub snapshot_files: Option<Vec<SnapshotFile>>,
+    /// ETCDSnapshotFiles; `None` when not read (not asked for, or not in the dump). Shared,
+    /// so that `serve`'s store, each evaluation's state and the report rows hold one copy.
+    pub snapshot_files: Option<Vec<Arc<SnapshotFile>>>,
     /// The API server does not serve `k3s.cattle.io/v1` ETCDSnapshotFiles (CRD not installed).
     pub snapshot_crd_missing: bool,
     /// `Endpoints default/kubernetes` (none or one); `None` when not read.

@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -21,11 +22,11 @@ use crate::model::snapshot_file::SnapshotFile;
 #[derive(Debug, Clone)]
 pub struct SnapshotFileObject {
     meta: ObjectMeta,
-    pub file: SnapshotFile,
+    pub file: Arc<SnapshotFile>,
 }
 
 impl SnapshotFileObject {
-    pub fn into_file(self) -> SnapshotFile {
+    pub fn into_file(self) -> Arc<SnapshotFile> {
         self.file
     }
 }
@@ -154,7 +155,7 @@ impl<'de> serde::Deserialize<'de> for SnapshotFileObject {
                 resource_version: text("resourceVersion"),
                 ..ObjectMeta::default()
             },
-            file: SnapshotFile::from_json(&kept),
+            file: Arc::new(SnapshotFile::from_json(&kept)),
         })
     }
 }
@@ -191,7 +192,7 @@ mod tests {
     fn both_ways(object: Value) {
         let whole = SnapshotFile::from_json(&object);
         let decoded: SnapshotFileObject = serde_json::from_str(&object.to_string()).unwrap();
-        assert_eq!(decoded.file, whole, "{object}");
+        assert_eq!(*decoded.file, whole, "{object}");
     }
 
     #[test]

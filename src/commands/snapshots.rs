@@ -4,7 +4,7 @@ use super::Ui;
 use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::{GlobalArgs, SnapshotDiffArgs, SnapshotListArgs};
 use crate::cluster::dump_coverage::Primary;
-use crate::diagnose::check::analyse_check;
+use crate::diagnose::check::analyse_check_keeping_snapshots;
 use crate::diagnose::finding::{FailOn, Finding, rank};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
@@ -44,10 +44,11 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 /// snapshots, stuck deletions, S3 retention, …), so `snapshots list|diff` show what `check`
 /// says about snapshots.
 fn analyse_with_snapshot_findings(loaded: &Loaded) -> SnapshotAnalysis {
-    let mut analysis = analyse(loaded);
-    let check = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
+    let (check, analysis) =
+        analyse_check_keeping_snapshots(&loaded.state, loaded.distro, loaded.now.time);
+    let mut analysis = analysis.unwrap_or_else(|| analyse(loaded));
     let others: Vec<Finding> = check
-        .all_findings()
+        .into_all_findings()
         .into_iter()
         .filter(|f| f.code.as_str().starts_with("snapshot-"))
         .filter(|f| {
@@ -66,9 +67,9 @@ fn analyse_with_snapshot_findings(loaded: &Loaded) -> SnapshotAnalysis {
 /// judge the cluster.
 fn filter_rows(analysis: &mut SnapshotAnalysis, args: &SnapshotListArgs) {
     analysis.snapshots.retain(|r| {
-        args.node.as_ref().is_none_or(|n| &r.node == n)
-            && args.storage.is_none_or(|s| r.storage == s.as_str())
-            && (!args.failed || r.file_state == FileState::Failed)
+        args.node.as_ref().is_none_or(|n| r.node() == n)
+            && args.storage.is_none_or(|s| r.storage() == s.as_str())
+            && (!args.failed || r.file_state() == FileState::Failed)
     });
 }
 
@@ -109,20 +110,20 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
     .failing_on(args.fail_on.unwrap_or(FailOn::Error))
     .reading(&loaded.state.bundles);
     trace_key_notes(&report.analysis, ui);
-    let written = match global.output {
-        f if f.is_structured() => {
-            render::write_structured(&mut ui.out, f, &report.clone().only_differences())
-        }
-        _ if ui.quiet => Ok(()),
-        _ => render::snapshots::write_diff(&mut ui.out, &report, ui.style).map_err(Into::into),
-    };
-    render::tolerate_closed_pipe(written)?;
     let failed = match args.fail_on {
         Some(fail_on) => fail_on.is_failure(&report.analysis.findings),
         None => {
             report.analysis.has_differences() || FailOn::Error.is_failure(&report.analysis.findings)
         }
     };
+    let written = match global.output {
+        f if f.is_structured() => {
+            render::write_structured(&mut ui.out, f, &report.only_differences())
+        }
+        _ if ui.quiet => Ok(()),
+        _ => render::snapshots::write_diff(&mut ui.out, &report, ui.style).map_err(Into::into),
+    };
+    render::tolerate_closed_pipe(written)?;
     Ok(if failed {
         Exit::Findings
     } else {

@@ -84,6 +84,14 @@ pub struct CheckAnalysis {
 
 impl CheckAnalysis {
     /// Every finding, children included.
+    pub fn into_all_findings(self) -> Vec<Finding> {
+        self.findings
+            .into_iter()
+            .flat_map(|f| std::iter::once(f.finding).chain(f.children))
+            .collect()
+    }
+
+    /// Every finding, children included.
     pub fn all_findings(&self) -> Vec<Finding> {
         self.findings
             .iter()
@@ -93,6 +101,17 @@ impl CheckAnalysis {
 }
 
 pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> CheckAnalysis {
+    analyse_check_keeping_snapshots(state, distro, now).0
+}
+
+/// [`analyse_check`], and the ConfigMap comparison it made on the way (`None` when it made
+/// none), for `snapshots list|diff`: with one row per ETCDSnapshotFile, a second comparison
+/// would be a second copy of the largest thing k3sdoctor holds (issue 24).
+pub fn analyse_check_keeping_snapshots(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+) -> (CheckAnalysis, Option<SnapshotAnalysis>) {
     let leases = analyse_leases(state, distro, now);
     let mut findings = leases.findings.clone();
     let mut checks = vec![CheckRun {
@@ -101,6 +120,7 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
         note: String::new(),
     }];
 
+    let mut snapshot_analysis = None;
     let snapshots = if state.snapshot_crd_missing {
         checks.push(CheckRun {
             name: "snapshots",
@@ -121,7 +141,9 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
             },
         });
         findings.extend(analysis.findings.clone());
-        ran.then(|| totals(&analysis))
+        let totals = ran.then(|| totals(&analysis));
+        snapshot_analysis = Some(analysis);
+        totals
     };
 
     let membership = analyse_membership(state, distro, now);
@@ -161,14 +183,15 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
     if !findings.iter().any(|f| f.code == FindingCode::LeaseSplit) {
         findings.extend(version_affected(&version_advice));
     }
-    CheckAnalysis {
+    let check = CheckAnalysis {
         version_advice,
         cluster: leases.cluster,
         locks: leases.locks,
         snapshots,
         checks,
         findings: link(dedupe(findings)),
-    }
+    };
+    (check, snapshot_analysis)
 }
 
 /// The servers' flags as node-args shows them: secrets in the annotation, drift between

@@ -4,6 +4,7 @@
 //! ../shared/spec/k3s-current-releases.md §3, §6, §7.
 
 use jiff::{SignedDuration, Timestamp};
+use std::sync::Arc;
 
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::LeaseAnalysis;
@@ -94,13 +95,14 @@ fn storage(f: &SnapshotFile, distro: Distro) -> &'static str {
 /// `snapshot-failed`: an error from the last 24 h. Error when every etcd node's newest
 /// snapshot of that storage failed: no node has a usable fresh backup there.
 fn failed(
-    files: &[SnapshotFile],
+    files: &[Arc<SnapshotFile>],
     nodes: &[NodeFacts],
     distro: Distro,
     now: Timestamp,
 ) -> Vec<Finding> {
     let recent: Vec<&SnapshotFile> = files
         .iter()
+        .map(|f| &**f)
         .filter(|f| f.is_failed() && !f.deleting)
         .filter(|f| {
             f.taken_at()
@@ -186,7 +188,7 @@ fn failed(
 /// `snapshot-deletion-stuck`: only the `<prog>-etcd` leader's controller removes the finalizer
 /// (pkg/etcd/etcd.go L659-676); nothing else in k3s does (spec §7).
 fn deletion_stuck(
-    files: &[SnapshotFile],
+    files: &[Arc<SnapshotFile>],
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
@@ -222,6 +224,7 @@ fn deletion_stuck(
     };
     let stuck: Vec<(&SnapshotFile, SignedDuration)> = files
         .iter()
+        .map(|f| &**f)
         .filter(|f| f.deleting && f.has_controller_finalizer())
         .filter_map(|f| {
             let waited = now.duration_since(f.deletion_time?);
@@ -311,7 +314,11 @@ fn deletion_stuck(
 /// L866-903). A local one that outlived a reconcile that ran after it was created means that
 /// sweep is not running (or the node left after the newest reconcile: *inferred*, since a
 /// Node's deletion time is gone with it).
-fn of_removed_node(files: &[SnapshotFile], nodes: &[NodeFacts], distro: Distro) -> Vec<Finding> {
+fn of_removed_node(
+    files: &[Arc<SnapshotFile>],
+    nodes: &[NodeFacts],
+    distro: Distro,
+) -> Vec<Finding> {
     let annotation = distro.etcd_annotation(LOCAL_RECONCILED);
     let newest_reconcile = etcd_nodes(nodes)
         .filter_map(|n| {
@@ -325,6 +332,7 @@ fn of_removed_node(files: &[SnapshotFile], nodes: &[NodeFacts], distro: Distro) 
     let current: Vec<&str> = etcd_nodes(nodes).map(|n| n.name.as_str()).collect();
     let left: Vec<&SnapshotFile> = files
         .iter()
+        .map(|f| &**f)
         .filter(|f| !f.in_s3(distro) && !f.deleting)
         .filter(|f| {
             let node = f.storage_node(distro).unwrap_or(&f.node_name);

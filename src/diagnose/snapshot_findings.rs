@@ -76,7 +76,7 @@ pub fn findings(
     let names = |state: EntryState| -> Vec<String> {
         rows.iter()
             .filter(|r| r.state == state)
-            .map(|r| r.name.clone())
+            .map(|r| r.name().to_string())
             .collect()
     };
 
@@ -144,7 +144,7 @@ pub fn findings(
                 &rows
                     .iter()
                     .filter(|r| r.state == EntryState::Stale)
-                    .map(|r| r.name.clone())
+                    .map(|r| r.name().to_string())
                     .collect::<Vec<_>>(),
             ))
             .listing(&stale)

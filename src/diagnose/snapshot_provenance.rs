@@ -2,6 +2,7 @@
 //! servers uploaded them to S3. Part of the `snapshot-files` analyser.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::finding::{Finding, FindingCode, Severity};
 use super::object_ref::ObjectRef;
@@ -14,7 +15,11 @@ use crate::model::snapshot_file::SnapshotFile;
 /// token.go). Two values among ready snapshots mean the token changed in between, and a
 /// restore of the older ones needs the old token. Failed snapshots and local files found by a
 /// directory scan carry none, so a missing hash is no mismatch (spec §6).
-pub fn token_rotated(files: &[SnapshotFile], distro: Distro, foreign: &[&str]) -> Option<Finding> {
+pub fn token_rotated(
+    files: &[Arc<SnapshotFile>],
+    distro: Distro,
+    foreign: &[&str],
+) -> Option<Finding> {
     let mut newest: BTreeMap<&str, (&SnapshotFile, usize)> = BTreeMap::new();
     for f in files
         .iter()
@@ -93,7 +98,11 @@ fn names_a_node(snapshot_name: &str, nodes: &[&str]) -> bool {
 /// by neither name nor cluster ID (pkg/etcd/s3/s3.go `ListSnapshots`), and retention counts
 /// them all, so a bucket folder shared with another cluster mixes both clusters' snapshots
 /// (k3s-io/k3s#13934). A node removed from this cluster also matches (spec's last table).
-pub fn s3_foreign(files: &[SnapshotFile], nodes: &[NodeFacts], distro: Distro) -> Vec<Finding> {
+pub fn s3_foreign(
+    files: &[Arc<SnapshotFile>],
+    nodes: &[NodeFacts],
+    distro: Distro,
+) -> Vec<Finding> {
     let known: Vec<&str> = nodes
         .iter()
         .filter(|n| n.is_server())

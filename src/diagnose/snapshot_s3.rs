@@ -11,6 +11,7 @@
 //! `--etcd-s3-config-secret` shows no retention there and is left alone. Pure.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -142,7 +143,7 @@ fn regression_window(servers: &[EtcdServer]) -> Vec<Finding> {
 
 /// More scheduled snapshots in a folder than any server's retention allows (with one cycle of
 /// uploads in flight): retention is not applied (e.g. k3s-io/k3s#10292).
-fn retention_count(servers: &[EtcdServer], files: &[SnapshotFile]) -> Vec<Finding> {
+fn retention_count(servers: &[EtcdServer], files: &[Arc<SnapshotFile>]) -> Vec<Finding> {
     let Some((limit, how, inferred)) = servers.iter().filter_map(s3_retention).max_by_key(|r| r.0)
     else {
         return Vec::new();
@@ -224,7 +225,7 @@ fn cluster_wide(servers: &[EtcdServer]) -> Option<Finding> {
 /// Fresh `s3-snapshots-timestamp` yet nothing in S3 as new as the schedule promises.
 fn listing_suspect(
     servers: &[EtcdServer],
-    files: &[SnapshotFile],
+    files: &[Arc<SnapshotFile>],
     distro: Distro,
     now: Timestamp,
 ) -> Option<Finding> {

@@ -3,6 +3,7 @@
 //! the 1 MiB pruning, and why something is missing.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
@@ -75,38 +76,145 @@ impl EntryState {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
+/// One ETCDSnapshotFile and what the comparison found for it. The CR's own fields are read
+/// through the CR, shared with the cluster state, so a row adds only the comparison: at
+/// 50,000 CRs copies of names and locations were tens of MiB (issue 24). Serialized as
+/// [`SnapshotRowJson`].
+#[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotRow {
-    pub name: String,
-    pub node: String,
-    pub storage: &'static str,
-    /// `spec.snapshotName`: the file name `k3s etcd-snapshot ls` shows.
-    pub snapshot_name: String,
-    /// `spec.location`: `file:///…` or `s3://bucket/key`; empty for a failed save.
-    pub location: String,
-    /// ready, failed, terminating or pending (`state` is the ConfigMap entry's).
-    pub file_state: FileState,
-    /// `etcd.<prog>.cattle.io/snapshot-token-hash`, when k3s set one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub token_hash: Option<String>,
-    /// `status.error.message` of a failed snapshot.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub created: Option<Timestamp>,
-    pub size: Option<i64>,
-    pub ready: bool,
+    file: Arc<SnapshotFile>,
+    distro: Distro,
     pub key: String,
     /// Why the entry was found under a key other than the usual one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub key_note: Option<String>,
     pub state: EntryState,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub differences: Vec<FieldDifference>,
-    pub finalizer: bool,
-    /// The exact value k3s would write, for the entries a backfill writes.
-    #[serde(skip)]
-    pub expected_value: String,
+    /// The exact value k3s would write, kept for the entries a backfill writes (missing and
+    /// stale ones) only.
+    pub expected_value: Option<String>,
+}
+
+impl SnapshotRow {
+    /// The ETCDSnapshotFile.
+    pub fn file(&self) -> &SnapshotFile {
+        &self.file
+    }
+
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+
+    /// `spec.nodeName`.
+    pub fn node(&self) -> &str {
+        &self.file.node_name
+    }
+
+    /// `s3` or `local`.
+    pub fn storage(&self) -> &'static str {
+        if self.file.in_s3(self.distro) {
+            "s3"
+        } else {
+            "local"
+        }
+    }
+
+    /// `spec.snapshotName`.
+    pub fn snapshot_name(&self) -> &str {
+        &self.file.snapshot_name
+    }
+
+    /// `spec.location`.
+    pub fn location(&self) -> &str {
+        &self.file.location
+    }
+
+    pub fn file_state(&self) -> FileState {
+        self.file.file_state()
+    }
+
+    pub fn token_hash(&self) -> Option<&str> {
+        self.file.token_hash(self.distro)
+    }
+
+    pub fn created(&self) -> Option<Timestamp> {
+        self.file.taken_at()
+    }
+
+    /// Whether the controller's finalizer is on the CR.
+    pub fn finalizer(&self) -> bool {
+        self.file.has_controller_finalizer()
+    }
+
+    fn json(&self) -> SnapshotRowJson<'_> {
+        let file = &*self.file;
+        SnapshotRowJson {
+            name: &file.name,
+            node: &file.node_name,
+            storage: self.storage(),
+            snapshot_name: &file.snapshot_name,
+            location: &file.location,
+            file_state: file.file_state(),
+            token_hash: self.token_hash(),
+            error: file.error.as_ref().and_then(|e| e.message.as_deref()),
+            created: file.taken_at(),
+            size: file.size_bytes(),
+            ready: file.ready_to_use,
+            key: &self.key,
+            key_note: self.key_note.as_deref(),
+            state: self.state,
+            differences: &self.differences,
+            finalizer: file.has_controller_finalizer(),
+        }
+    }
+}
+
+// A `SnapshotRow` as reports show it (its doc comments are the schema's descriptions).
+#[derive(Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "SnapshotRow")]
+struct SnapshotRowJson<'a> {
+    name: &'a str,
+    node: &'a str,
+    storage: &'static str,
+    /// `spec.snapshotName`: the file name `k3s etcd-snapshot ls` shows.
+    snapshot_name: &'a str,
+    /// `spec.location`: `file:///…` or `s3://bucket/key`; empty for a failed save.
+    location: &'a str,
+    /// ready, failed, terminating or pending (`state` is the ConfigMap entry's).
+    file_state: FileState,
+    /// `etcd.<prog>.cattle.io/snapshot-token-hash`, when k3s set one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_hash: Option<&'a str>,
+    /// `status.error.message` of a failed snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+    created: Option<Timestamp>,
+    size: Option<i64>,
+    ready: bool,
+    key: &'a str,
+    /// Why the entry was found under a key other than the usual one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_note: Option<&'a str>,
+    state: EntryState,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    differences: &'a [FieldDifference],
+    finalizer: bool,
+}
+
+impl Serialize for SnapshotRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.json().serialize(serializer)
+    }
+}
+
+impl schemars::JsonSchema for SnapshotRow {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        SnapshotRowJson::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        SnapshotRowJson::json_schema(generator)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -164,7 +272,8 @@ pub fn analyse_snapshots(
 ) -> SnapshotAnalysis {
     let cm_name = distro.snapshots_configmap();
     let cm = state.configmap(&cm_name);
-    let data: BTreeMap<String, String> = cm.map(|c| c.data.clone()).unwrap_or_default();
+    let no_data = BTreeMap::new();
+    let data: &BTreeMap<String, String> = cm.map_or(&no_data, |c| &c.data);
     let writer = leases.verdict_version.clone();
     let need_metadata = writer
         .as_ref()
@@ -175,9 +284,19 @@ pub fn analyse_snapshots(
         .unwrap_or(S3Shape::Embedded);
     let known_escaping = writer.as_ref().and_then(ProductVersion::go_escaping);
     let go_escaping = known_escaping.unwrap_or(GoEscaping::Go122);
-    let files: &[SnapshotFile] = state.snapshot_files.as_deref().unwrap_or_default();
+    let files: &[Arc<SnapshotFile>] = state.snapshot_files.as_deref().unwrap_or_default();
+    let eligible = |f: &SnapshotFile| !f.metadata.is_empty() || need_metadata == Some(false);
+    let entry_of = |f: &SnapshotFile| {
+        let key = data_key(f);
+        let other = alternate_key(f);
+        let found = data
+            .get_key_value(&key)
+            .or_else(|| other.as_ref().and_then(|o| data.get_key_value(o)));
+        (key, other, found)
+    };
 
     let bytes = data.values().map(String::len).sum();
+    let largest_present = data.values().map(String::len).max().unwrap_or(0);
     let oldest_present = data
         .keys()
         .filter(|k| is_current_format(k))
@@ -185,35 +304,24 @@ pub fn analyse_snapshots(
         .min();
     // The bytes of every eligible entry that is absent and no newer than the oldest present
     // one: what k3s would have had to hold had it not pruned (either path, any number of rounds).
-    // Each CR's keys and entry, worked out once: `serve` runs this over thousands of CRs.
-    let keys: Vec<(String, Option<String>)> = files
-        .iter()
-        .map(|f| (data_key(f), alternate_key(f)))
-        .collect();
-    let expected: Vec<String> = files
-        .iter()
-        .map(|f| encode_for(f, shape, go_escaping))
-        .collect();
     let older_missing_bytes: usize = files
         .iter()
-        .zip(&keys)
-        .zip(&expected)
-        .filter(|((f, _), _)| {
-            !f.deleting && (!f.metadata.is_empty() || need_metadata == Some(false))
+        .filter(|f| !f.deleting && eligible(f))
+        .filter(|f| {
+            let (key, _, found) = entry_of(f);
+            found.is_none() && oldest_present.is_some_and(|oldest| key_timestamp(&key) <= oldest)
         })
-        .filter(|((_, (key, other)), _)| {
-            !data.contains_key(key)
-                && other.as_ref().is_none_or(|k| !data.contains_key(k))
-                && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
-        })
-        .map(|(_, value)| value.len())
+        .map(|f| encode_for(f, shape, go_escaping).len())
         .sum();
-    let mut rows = Vec::new();
+    let mut rows = Vec::with_capacity(files.len());
     let mut tally = Tally::default();
-    for ((file, (usual_key, other_key)), expected_value) in files.iter().zip(&keys).zip(expected) {
-        let usual_key = usual_key.clone();
-        let (key, key_note) = match other_key {
-            Some(other) if !data.contains_key(&usual_key) && data.contains_key(other) => (
+    // The ConfigMap's keys that belong to a CR k3s keeps an entry for (either of its keys):
+    // everything else in it is orphaned.
+    let mut live_keys: BTreeSet<&str> = BTreeSet::new();
+    for file in files {
+        let (usual_key, other_key, found) = entry_of(file);
+        let (key, key_note) = match (&other_key, found) {
+            (Some(other), Some((found_key, _))) if found_key == other => (
                 other.clone(),
                 Some(format!(
                     "{} (node `s3`) is keyed {other}, not {usual_key}: k3s keys a local snapshot of a node named s3 by node name on change and by storage on reconcile",
@@ -222,8 +330,16 @@ pub fn analyse_snapshots(
             ),
             _ => (usual_key, None),
         };
-        let eligible = !file.metadata.is_empty() || need_metadata == Some(false);
+        let eligible = eligible(file);
+        if !file.deleting && (eligible || !data.contains_key(&key)) {
+            for k in std::iter::once(&key).chain(&other_key) {
+                if let Some((k, _)) = data.get_key_value(k) {
+                    live_keys.insert(k);
+                }
+            }
+        }
         let mut diffs = Vec::new();
+        let mut expected_value = None;
         let entry_state = if file.deleting {
             EntryState::Deleting
         } else if !eligible && data.contains_key(&key) {
@@ -231,12 +347,13 @@ pub fn analyse_snapshots(
         } else if let Some(found) = data.get(&key) {
             // What k3s wrote is byte for byte what it would write again in the common case;
             // decoding both is only needed to say how they differ.
-            if found != &expected_value {
-                match (decode(&expected_value), decode(found)) {
+            let expected = encode_for(file, shape, go_escaping);
+            if found != &expected {
+                match (decode(&expected), decode(found)) {
                     (Ok(e), Ok(f)) => diffs = differences(&e, &f),
                     (_, Err(e)) => diffs.push(FieldDifference {
                         field: "value".into(),
-                        expected: expected_value.clone(),
+                        expected: expected.clone(),
                         found: format!("(undecodable: {e})"),
                     }),
                     _ => {}
@@ -245,62 +362,40 @@ pub fn analyse_snapshots(
             if diffs.is_empty() {
                 EntryState::Present
             } else {
+                expected_value = Some(expected);
                 EntryState::Stale
             }
         } else if !eligible {
             EntryState::NotExpected
-        } else if pruned_for_size(
-            &key,
-            expected_value.len(),
-            bytes,
-            oldest_present,
-            older_missing_bytes,
-            &data,
-        ) {
-            EntryState::PrunedForSize
-        } else if is_young(file, now) {
-            EntryState::Pending
         } else {
-            EntryState::Missing
+            let expected = encode_for(file, shape, go_escaping);
+            if pruned_for_size(
+                &key,
+                expected.len(),
+                bytes,
+                oldest_present,
+                older_missing_bytes,
+                largest_present,
+            ) {
+                EntryState::PrunedForSize
+            } else if is_young(file, now) {
+                EntryState::Pending
+            } else {
+                expected_value = Some(expected);
+                EntryState::Missing
+            }
         };
         tally.count(file, entry_state, now, FINALIZER_GRACE);
         rows.push(SnapshotRow {
-            name: file.name.clone(),
-            node: file.node_name.clone(),
-            storage: if file.in_s3(distro) { "s3" } else { "local" },
-            snapshot_name: file.snapshot_name.clone(),
-            location: file.location.clone(),
-            file_state: file.file_state(),
-            token_hash: file.token_hash(distro).map(str::to_string),
-            error: file.error.as_ref().and_then(|e| e.message.clone()),
-            created: file.taken_at(),
-            size: file.size_bytes(),
-            ready: file.ready_to_use,
+            file: Arc::clone(file),
+            distro,
             key,
             key_note,
             state: entry_state,
             differences: diffs,
-            finalizer: file.has_controller_finalizer(),
             expected_value,
         });
     }
-    // Both keys k3s may use for a CR belong to it: neither is an orphan.
-    let keys_of: BTreeMap<&str, Vec<&String>> = files
-        .iter()
-        .zip(&keys)
-        .map(|(f, (usual, other))| {
-            (
-                f.name.as_str(),
-                std::iter::once(usual).chain(other).collect(),
-            )
-        })
-        .collect();
-    let live_keys: BTreeSet<&str> = rows
-        .iter()
-        .filter(|r| !matches!(r.state, EntryState::Deleting | EntryState::Extra))
-        .flat_map(|r| keys_of.get(r.name.as_str()).into_iter().flatten())
-        .map(|key| key.as_str())
-        .collect();
     let deleting_keys: BTreeSet<&str> = rows
         .iter()
         .filter(|r| r.state == EntryState::Deleting)
@@ -309,7 +404,7 @@ pub fn analyse_snapshots(
     let extra_keys: BTreeMap<&str, &str> = rows
         .iter()
         .filter(|r| r.state == EntryState::Extra)
-        .map(|r| (r.key.as_str(), r.name.as_str()))
+        .map(|r| (r.key.as_str(), r.name()))
         .collect();
     let orphaned: Vec<OrphanedEntry> = data
         .iter()
@@ -383,14 +478,9 @@ fn pruned_for_size(
     bytes: usize,
     oldest_present: Option<i64>,
     older_missing_bytes: usize,
-    data: &BTreeMap<String, String>,
+    largest_present: usize,
 ) -> bool {
-    let largest = data
-        .values()
-        .map(String::len)
-        .max()
-        .unwrap_or(0)
-        .max(value_len);
+    let largest = largest_present.max(value_len);
     let near_limit = bytes + value_len > CONFIGMAP_LIMIT
         || bytes + 4 * largest > CONFIGMAP_LIMIT
         || bytes + older_missing_bytes > CONFIGMAP_LIMIT;

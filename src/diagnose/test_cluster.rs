@@ -251,7 +251,7 @@ impl TestCluster {
         self.state
             .snapshot_files
             .get_or_insert_with(Vec::new)
-            .push(file);
+            .push(std::sync::Arc::new(file));
         self
     }
 

@@ -235,13 +235,12 @@ impl SnapshotEntry {
             creation_time: self.created_at,
             ready_to_use: self.status == "successful",
             size: Ok(self.size),
-            error: self
-                .message
-                .as_ref()
-                .map(|m| super::snapshot_file::SnapshotError {
+            error: self.message.as_ref().map(|m| {
+                Box::new(super::snapshot_file::SnapshotError {
                     time: self.created_at,
                     message: Some(m.clone()),
-                }),
+                })
+            }),
             ..SnapshotFile::default()
         }
     }

@@ -77,7 +77,8 @@ pub struct SnapshotFile {
     pub ready_to_use: bool,
     /// `status.size` in bytes; `Err` carries the raw text that is not a quantity.
     pub size: Result<i64, String>,
-    pub error: Option<SnapshotError>,
+    /// Boxed: most CRs have none, and every CR would otherwise carry its 48 bytes.
+    pub error: Option<Box<SnapshotError>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -172,12 +173,14 @@ impl SnapshotFile {
         let error = v
             .pointer("/status/error")
             .filter(|e| e.is_object())
-            .map(|_| SnapshotError {
-                time: time(v, "/status/error/time"),
-                message: v
-                    .pointer("/status/error/message")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+            .map(|_| {
+                Box::new(SnapshotError {
+                    time: time(v, "/status/error/time"),
+                    message: v
+                        .pointer("/status/error/message")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                })
             });
         let metadata = v
             .pointer("/spec/metadata")

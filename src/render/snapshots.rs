@@ -95,23 +95,24 @@ pub fn write_list(
     for r in &report.analysis.snapshots {
         // One word (`20.6MiB`, as kubectl writes `20Mi`), so a narrow table never splits it.
         let size = r
-            .size
+            .file()
+            .size_bytes()
             .map(|b| human_size(b).replace(' ', ""))
             .unwrap_or_else(|| "?".into());
         let state = r.state.label().to_string();
-        let file = if r.snapshot_name.is_empty() {
-            r.name.clone()
+        let file = if r.snapshot_name().is_empty() {
+            r.name().to_string()
         } else {
-            r.snapshot_name.clone()
+            r.snapshot_name().to_string()
         };
         if !wide {
             let age = r
-                .created
+                .created()
                 .map(|t| age::short(report.now.time.duration_since(t)))
                 .unwrap_or_else(|| "-".into());
             table.add_row(vec![
                 file,
-                r.file_state.label().to_string(),
+                r.file_state().label().to_string(),
                 age,
                 size,
                 state,
@@ -120,22 +121,22 @@ pub fn write_list(
         }
         table.add_row(vec![
             file,
-            if r.location.is_empty() {
+            if r.location().is_empty() {
                 "-".into()
             } else {
-                r.location.clone()
+                r.location().to_string()
             },
-            r.node.clone(),
-            r.storage.to_string(),
-            r.created
+            r.node().to_string(),
+            r.storage().to_string(),
+            r.created()
                 .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
                 .unwrap_or_else(|| "-".into()),
             size,
-            r.file_state.label().to_string(),
-            r.token_hash.clone().unwrap_or_else(|| "-".into()),
+            r.file_state().label().to_string(),
+            r.token_hash().unwrap_or("-").to_string(),
             state,
-            r.name.clone(),
-            if r.finalizer { "yes" } else { "no" }.to_string(),
+            r.name().to_string(),
+            if r.finalizer() { "yes" } else { "no" }.to_string(),
             r.key.clone(),
         ]);
     }
@@ -172,10 +173,17 @@ pub fn write_diff(
             format!(
                 "{}  (ETCDSnapshotFile {}, node {}; created less than a minute ago: k3s writes it shortly, \
                  not a difference)",
-                r.key, r.name, r.node
+                r.key,
+                r.name(),
+                r.node()
             )
         } else {
-            format!("{}  (ETCDSnapshotFile {}, node {})", r.key, r.name, r.node)
+            format!(
+                "{}  (ETCDSnapshotFile {}, node {})",
+                r.key,
+                r.name(),
+                r.node()
+            )
         };
         write_wrapped(out, &line, &format!("{what} "), "         ", style.width)?;
         for d in &r.differences {
