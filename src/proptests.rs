@@ -160,9 +160,9 @@ proptest! {
         let value = encode(&file, shape);
         // Valid JSON whose strings decode to what went in.
         let parsed: Value = serde_json::from_str(&value).unwrap();
-        prop_assert_eq!(parsed["name"].as_str().unwrap(), file.snapshot_name.as_str());
+        prop_assert_eq!(parsed["name"].as_str().unwrap(), &*file.snapshot_name);
         let entry = decode(&value).unwrap();
-        prop_assert_eq!(&entry.location, &file.location);
+        prop_assert_eq!(entry.location.as_str(), &*file.location);
         if !file.metadata.is_empty() {
             prop_assert_eq!(&entry.metadata.clone().unwrap().unwrap(), &*file.metadata);
         }
@@ -208,7 +208,7 @@ fn real_world_dump_oddities() {
     let files = state.snapshot_files.unwrap();
     let sizes: BTreeMap<&str, Result<i64, String>> = files
         .iter()
-        .map(|f| (f.snapshot_name.as_str(), f.size.clone()))
+        .map(|f| (&*f.snapshot_name, f.size.clone()))
         .collect();
     assert_eq!(sizes["a.b.c-123"], Ok(0));
     assert_eq!(sizes["x"], Ok(0));

@@ -26,11 +26,7 @@ fn note_missing_crd(loaded: &Loaded, ui: &Ui) {
 
 /// With `-v`, says why an entry was found under a key other than the usual one.
 fn trace_key_notes(analysis: &SnapshotAnalysis, ui: &Ui) {
-    for note in analysis
-        .snapshots
-        .iter()
-        .filter_map(|r| r.key_note.as_deref())
-    {
+    for note in analysis.snapshots.iter().filter_map(|r| r.key_note()) {
         ui.trace(&format!("note: {note}"));
     }
 }

@@ -162,7 +162,7 @@ fn stale_finding(object: &ApiserverEndpoints, stale: &[&str], c: &Context<'_>) -
     );
     Finding::new(severity, FindingCode::ApiserverEndpointStale, &shown, message)
         .listing(&stale.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-        .about(ObjectRef::new(object.kind.as_str(), Some("default"), &object.name).into_iter().collect())
+        .about(ObjectRef::new(object.kind.as_str(), Some("default"), &object.name).into_iter().collect::<Vec<_>>())
         .fix(format!(
             "check that no {prog} server still advertises {} (--advertise-address, --node-ip, --node-external-ip); \
              then on a server run `{etcdctl}` for each stale address, and kube-apiserver rewrites {shown} within \

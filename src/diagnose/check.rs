@@ -263,10 +263,16 @@ fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
 
 /// Two analysers may both notice a gap in a dump; say it once.
 fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
+    // Decided on borrowed messages: one can list 50,000 snapshots.
     let mut seen = std::collections::BTreeSet::new();
+    let first: Vec<bool> = findings
+        .iter()
+        .map(|f| seen.insert((f.code.as_str(), f.message.as_str())))
+        .collect();
     findings
         .into_iter()
-        .filter(|f| seen.insert((f.code.as_str(), f.message.clone())))
+        .zip(first)
+        .filter_map(|(f, first)| first.then_some(f))
         .collect()
 }
 

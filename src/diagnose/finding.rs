@@ -455,7 +455,7 @@ impl Finding {
     }
 
     /// The objects the finding names, all of them.
-    pub fn about(mut self, objects: Vec<ObjectRef>) -> Finding {
+    pub fn about(mut self, objects: impl Into<Arc<[ObjectRef]>>) -> Finding {
         self.object_refs = objects.into();
         self
     }

@@ -114,7 +114,9 @@ fn failed(
         for node in etcd_nodes(nodes) {
             let newest = files
                 .iter()
-                .filter(|f| f.node_name == node.name && storage(f, distro) == kind && !f.deleting)
+                .filter(|f| {
+                    f.node_name.as_str() == node.name && storage(f, distro) == kind && !f.deleting
+                })
                 .max_by_key(|f| f.taken_at());
             match newest {
                 Some(f) if f.is_failed() => any = true,
@@ -164,7 +166,7 @@ fn failed(
                     "; the newest {kind} snapshot of every etcd node failed, so none has a fresh {kind} backup"
                 ));
             }
-            let names: Vec<String> = group.iter().map(|f| f.name.clone()).collect();
+            let names: Vec<String> = group.iter().map(|f| f.name.to_string()).collect();
             Finding::new(
                 if everywhere {
                     Severity::Error
@@ -232,7 +234,7 @@ fn deletion_stuck(
         })
         .collect();
     let longest = stuck.iter().map(|(_, w)| *w).max()?;
-    let names: Vec<String> = stuck.iter().map(|(f, _)| f.name.clone()).collect();
+    let names: Vec<String> = stuck.iter().map(|(f, _)| f.name.to_string()).collect();
     let what = if let [(f, _)] = stuck.as_slice() {
         format!(
             "ETCDSnapshotFile {} ({} on {}) has been terminating for {}",
@@ -350,7 +352,7 @@ fn of_removed_node(
     by_node
         .into_iter()
         .map(|(node, files)| {
-            let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+            let names: Vec<String> = files.iter().map(|f| f.name.to_string()).collect();
             Finding::new(
                 Severity::Warning,
                 FindingCode::SnapshotFileOfRemovedNode,

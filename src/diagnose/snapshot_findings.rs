@@ -35,7 +35,7 @@ impl Tally {
         }
         let old_enough = file.created.is_some_and(|c| now.duration_since(c) > grace);
         if state != EntryState::Deleting && old_enough && !file.has_controller_finalizer() {
-            self.without_finalizer.push(file.name.clone());
+            self.without_finalizer.push(file.name.to_string());
         }
     }
 }
@@ -120,7 +120,7 @@ pub fn findings(
             format!(
                 "{} ({})",
                 r.key,
-                r.differences
+                r.differences()
                     .iter()
                     .map(|d| d.field.as_str())
                     .collect::<Vec<_>>()

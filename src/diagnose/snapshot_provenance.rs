@@ -23,7 +23,7 @@ pub fn token_rotated(
     let mut newest: BTreeMap<&str, (&SnapshotFile, usize)> = BTreeMap::new();
     for f in files
         .iter()
-        .filter(|f| f.ready_to_use && !f.deleting && !foreign.contains(&f.name.as_str()))
+        .filter(|f| f.ready_to_use && !f.deleting && !foreign.contains(&&*f.name))
     {
         let Some(hash) = f.token_hash(distro) else {
             continue;
@@ -54,7 +54,7 @@ pub fn token_rotated(
             )
         })
         .collect();
-    let names: Vec<String> = hashes.iter().map(|(_, f, _)| f.name.clone()).collect();
+    let names: Vec<String> = hashes.iter().map(|(_, f, _)| f.name.to_string()).collect();
     Some(
         Finding::new(
             Severity::Info,
@@ -110,7 +110,7 @@ pub fn s3_foreign(
         .collect();
     let mut by_folder: BTreeMap<String, Vec<&SnapshotFile>> = BTreeMap::new();
     for f in files.iter().filter(|f| f.in_s3(distro) && !f.deleting) {
-        let uploader_known = f.node_name == "s3" || known.contains(&f.node_name.as_str());
+        let uploader_known = f.node_name.as_str() == "s3" || known.contains(&f.node_name.as_str());
         if names_a_node(&f.snapshot_name, &known) && uploader_known {
             continue;
         }
@@ -123,7 +123,7 @@ pub fn s3_foreign(
     by_folder
         .into_iter()
         .map(|(folder, files)| {
-            let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+            let names: Vec<String> = files.iter().map(|f| f.name.to_string()).collect();
             let shown: Vec<String> = files
                 .iter()
                 .map(|f| format!("{} (uploaded by {})", f.snapshot_name, f.node_name))

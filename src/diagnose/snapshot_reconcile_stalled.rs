@@ -167,7 +167,7 @@ fn failed_past_ttl(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<
             // Its own local files: S3 ones are any S3 server's to delete.
             .filter(|f| {
                 !f.deleting
-                    && f.node_name == server.node.name
+                    && f.node_name.as_str() == server.node.name
                     && f.s3.is_none()
                     && !f.location.starts_with("s3://")
             })
@@ -177,7 +177,7 @@ fn failed_past_ttl(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<
                     .and_then(|e| e.time)
                     .is_some_and(|t| now.duration_since(t) > ERROR_TTL + bound.limit)
             })
-            .map(|f| f.name.clone())
+            .map(|f| f.name.to_string())
             .collect();
         if kept.is_empty() {
             continue;
@@ -201,8 +201,8 @@ fn failed_past_ttl(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<
             .about(
                 node_refs([node.as_str()])
                     .into_iter()
-                    .chain(ObjectRef::snapshot_files(&kept))
-                    .collect(),
+                    .chain(ObjectRef::snapshot_files(&kept).iter().cloned())
+                    .collect::<Vec<_>>(),
             )
             .fix(format!(
                 "check {} on {node} (journalctl -u {} | grep -i reconcile)",

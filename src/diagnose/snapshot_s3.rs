@@ -167,7 +167,7 @@ fn retention_count(servers: &[EtcdServer], files: &[Arc<SnapshotFile>]) -> Vec<F
         .into_iter()
         .filter(|(_, kept)| kept.len() as i64 > limit + in_flight)
         .map(|(folder, kept)| {
-            let names: Vec<String> = kept.iter().map(|f| f.name.clone()).collect();
+            let names: Vec<String> = kept.iter().map(|f| f.name.to_string()).collect();
             Finding::new(
                 Severity::Warning,
                 FindingCode::SnapshotS3Retention,

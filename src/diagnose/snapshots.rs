@@ -84,17 +84,52 @@ impl EntryState {
 pub struct SnapshotRow {
     file: Arc<SnapshotFile>,
     distro: Distro,
-    pub key: String,
-    /// Why the entry was found under a key other than the usual one.
-    pub key_note: Option<String>,
     pub state: EntryState,
-    pub differences: Vec<FieldDifference>,
-    /// The exact value k3s would write, kept for the entries a backfill writes (missing and
-    /// stale ones) only.
-    pub expected_value: Option<String>,
+    pub key: String,
+    /// What few rows have, boxed so the others do not carry its room.
+    detail: Option<Box<RowDetail>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+struct RowDetail {
+    key_note: Option<String>,
+    differences: Vec<FieldDifference>,
+    expected_value: Option<String>,
 }
 
 impl SnapshotRow {
+    fn new(
+        file: &Arc<SnapshotFile>,
+        distro: Distro,
+        state: EntryState,
+        key: String,
+        detail: RowDetail,
+    ) -> SnapshotRow {
+        SnapshotRow {
+            file: Arc::clone(file),
+            distro,
+            state,
+            key,
+            detail: (detail != RowDetail::default()).then(|| Box::new(detail)),
+        }
+    }
+
+    /// Why the entry was found under a key other than the usual one.
+    pub fn key_note(&self) -> Option<&str> {
+        self.detail.as_ref()?.key_note.as_deref()
+    }
+
+    /// How a stale entry differs from what k3s would write.
+    pub fn differences(&self) -> &[FieldDifference] {
+        self.detail.as_ref().map_or(&[], |d| &d.differences)
+    }
+
+    /// The exact value k3s would write, kept for the entries a backfill writes (missing and
+    /// stale ones) only.
+    pub fn expected_value(&self) -> Option<&str> {
+        self.detail.as_ref()?.expected_value.as_deref()
+    }
+
     /// The ETCDSnapshotFile.
     pub fn file(&self) -> &SnapshotFile {
         &self.file
@@ -160,9 +195,9 @@ impl SnapshotRow {
             size: file.size_bytes(),
             ready: file.ready_to_use,
             key: &self.key,
-            key_note: self.key_note.as_deref(),
+            key_note: self.key_note(),
             state: self.state,
-            differences: &self.differences,
+            differences: self.differences(),
             finalizer: file.has_controller_finalizer(),
         }
     }
@@ -386,15 +421,12 @@ pub fn analyse_snapshots(
             }
         };
         tally.count(file, entry_state, now, FINALIZER_GRACE);
-        rows.push(SnapshotRow {
-            file: Arc::clone(file),
-            distro,
-            key,
+        let detail = RowDetail {
             key_note,
-            state: entry_state,
             differences: diffs,
             expected_value,
-        });
+        };
+        rows.push(SnapshotRow::new(file, distro, entry_state, key, detail));
     }
     let deleting_keys: BTreeSet<&str> = rows
         .iter()
@@ -424,7 +456,7 @@ pub fn analyse_snapshots(
         .collect();
     tally.digest_mismatches = files
         .iter()
-        .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.clone(), why)))
+        .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.to_string(), why)))
         .collect();
 
     let analysis_context = snapshot_findings::Context {

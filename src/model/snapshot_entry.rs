@@ -209,9 +209,9 @@ impl SnapshotEntry {
             m.get(k).and_then(Value::as_bool).unwrap_or(false)
         };
         SnapshotFile {
-            snapshot_name: self.name.clone(),
-            node_name: self.node_name.clone(),
-            location: self.location.clone(),
+            snapshot_name: self.name.as_str().into(),
+            node_name: std::sync::Arc::new(self.node_name.clone()),
+            location: self.location.as_str().into(),
             metadata: std::sync::Arc::new(
                 self.metadata
                     .clone()

@@ -49,9 +49,11 @@ impl FileState {
     }
 }
 
+// Strings are boxed and the node name shared: 50,000 of these are the largest thing k3sdoctor
+// holds (issue 24).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotFile {
-    pub name: String,
+    pub name: Box<str>,
     pub created: Option<Timestamp>,
     pub deleting: bool,
     /// `metadata.deletionTimestamp`.
@@ -64,10 +66,11 @@ pub struct SnapshotFile {
     pub annotations: Arc<EtcdKeys>,
     pub finalizers: Arc<Vec<String>>,
     /// `spec.snapshotName`: the file name, with `.zip` when compressed.
-    pub snapshot_name: String,
-    /// `spec.nodeName`: the node that took (or uploaded) it; `s3` when unknown.
-    pub node_name: String,
-    pub location: String,
+    pub snapshot_name: Box<str>,
+    /// `spec.nodeName`: the node that took (or uploaded) it; `s3` when unknown. Shared
+    /// between the CRs of a node.
+    pub node_name: Arc<String>,
+    pub location: Box<str>,
     /// `spec.metadata`: the extra-metadata ConfigMap's data at snapshot time. Shared between
     /// CRs that carry the same data (most do), see [`Recent`].
     pub metadata: Arc<BTreeMap<String, String>>,
@@ -116,11 +119,13 @@ thread_local! {
     static S3_SPECS: RefCell<Vec<Arc<S3Spec>>> = const { RefCell::new(Vec::new()) };
     static KEYS: RefCell<Vec<Arc<EtcdKeys>>> = const { RefCell::new(Vec::new()) };
     static FINALIZERS: RefCell<Vec<Arc<Vec<String>>>> = const { RefCell::new(Vec::new()) };
+    static NODE_NAMES: RefCell<Vec<Arc<String>>> = const { RefCell::new(Vec::new()) };
 }
 static RECENT_METADATA: Recent<BTreeMap<String, String>> = Recent::new(&METADATA);
 static RECENT_S3_SPECS: Recent<S3Spec> = Recent::new(&S3_SPECS);
 static RECENT_KEYS: Recent<EtcdKeys> = Recent::new(&KEYS);
 static RECENT_FINALIZERS: Recent<Vec<String>> = Recent::new(&FINALIZERS);
+static RECENT_NODE_NAMES: Recent<String> = Recent::new(&NODE_NAMES);
 
 /// The `etcd.*.cattle.io/` entries of a metadata map: k3s's own keys, not every tool's.
 fn etcd_keys(v: &Value, pointer: &str) -> Arc<EtcdKeys> {
@@ -200,7 +205,7 @@ impl SnapshotFile {
             .unwrap_or_default();
         let metadata = RECENT_METADATA.share(metadata);
         SnapshotFile {
-            name: text(v, "/metadata/name"),
+            name: text(v, "/metadata/name").into(),
             created: time(v, "/metadata/creationTimestamp"),
             deleting: v
                 .pointer("/metadata/deletionTimestamp")
@@ -219,9 +224,9 @@ impl SnapshotFile {
                     })
                     .unwrap_or_default(),
             ),
-            snapshot_name: text(v, "/spec/snapshotName"),
-            node_name: text(v, "/spec/nodeName"),
-            location: text(v, "/spec/location"),
+            snapshot_name: text(v, "/spec/snapshotName").into(),
+            node_name: RECENT_NODE_NAMES.share(text(v, "/spec/nodeName")),
+            location: text(v, "/spec/location").into(),
             metadata,
             s3,
             creation_time: time(v, "/status/creationTime"),
@@ -261,7 +266,7 @@ impl SnapshotFile {
         self.is_s3()
             || self.location.starts_with("s3://")
             || (self.location.is_empty()
-                && self.node_name == "s3"
+                && self.node_name.as_str() == "s3"
                 && self.storage_node(distro) == Some("s3"))
     }
 
@@ -319,7 +324,7 @@ mod tests {
         assert_eq!(odd.size, Err("12 MB".to_string()));
         let empty = SnapshotFile::from_json(&json!({}));
         assert_eq!(
-            (empty.name.as_str(), empty.ready_to_use, empty.size.clone()),
+            (&*empty.name, empty.ready_to_use, empty.size.clone()),
             ("", false, Ok(0))
         );
     }

@@ -17,14 +17,14 @@ pub fn data_key(file: &SnapshotFile) -> String {
 /// onRemove key by `spec.s3 != nil` (`pkg/etcd/snapshot_controller.go`), so k3s flips between
 /// `s3-…` and `local-…` for such a CR.
 pub fn alternate_key(file: &SnapshotFile) -> Option<String> {
-    (!file.is_s3() && file.node_name == "s3").then(|| format!("s3-{}", key_name(file)))
+    (!file.is_s3() && file.node_name.as_str() == "s3").then(|| format!("s3-{}", key_name(file)))
 }
 
 /// The prefix `GenerateName` gives a CR: `s3-` when the record's `NodeName` is `s3`, which
 /// is every S3 record (`FromETCDSnapshotFile` sets it) and also every local snapshot of a node
 /// literally named `s3` (`pkg/etcd/snapshot/types.go`); `local-` otherwise.
 fn name_prefix(file: &SnapshotFile) -> &'static str {
-    if file.is_s3() || file.node_name == "s3" {
+    if file.is_s3() || file.node_name.as_str() == "s3" {
         "s3-"
     } else {
         "local-"
@@ -92,7 +92,7 @@ mod tests {
         SnapshotFile {
             name: name.into(),
             snapshot_name: snapshot.into(),
-            node_name: node.into(),
+            node_name: std::sync::Arc::new(node.into()),
             location: location.into(),
             s3: s3.then(Default::default),
             ..Default::default()

@@ -186,7 +186,7 @@ pub fn write_diff(
             )
         };
         write_wrapped(out, &line, &format!("{what} "), "         ", style.width)?;
-        for d in &r.differences {
+        for d in r.differences() {
             let line = format!(
                 "{}: expected {:?}, found {:?}",
                 d.field, d.expected, d.found

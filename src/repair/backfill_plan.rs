@@ -87,13 +87,13 @@ pub fn plan_backfill(
     let mut data = current.clone();
     let (mut add, mut update, mut remove) = (Vec::new(), Vec::new(), Vec::new());
     for row in &analysis.snapshots {
-        match (row.state, &row.expected_value) {
+        match (row.state, row.expected_value()) {
             (EntryState::Missing, Some(value)) => {
-                data.insert(row.key.clone(), value.clone());
+                data.insert(row.key.clone(), value.to_string());
                 add.push(row.key.clone());
             }
             (EntryState::Stale, Some(value)) => {
-                data.insert(row.key.clone(), value.clone());
+                data.insert(row.key.clone(), value.to_string());
                 update.push(row.key.clone());
             }
             _ => {}

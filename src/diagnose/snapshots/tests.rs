@@ -137,7 +137,7 @@ fn orphaned_and_stale_entries() {
             (Severity::Warning, FindingCode::SnapshotOrphanedInConfigmap)
         ]
     );
-    assert_eq!(a.snapshots[0].differences[0].field, "size");
+    assert_eq!(a.snapshots[0].differences()[0].field, "size");
     assert_eq!(a.orphaned[0].key, k2);
 }
 
@@ -314,7 +314,7 @@ fn a_node_named_s3_may_hold_its_entry_under_either_key() {
         assert!(a.findings.is_empty(), "{key}: {:?}", a.findings);
         assert_eq!(a.snapshots[0].state, EntryState::Present);
         assert_eq!(&a.snapshots[0].key, key);
-        assert_eq!(a.snapshots[0].key_note.is_some(), key == &s3_key);
+        assert_eq!(a.snapshots[0].key_note().is_some(), key == &s3_key);
     }
     // Both at once: neither is an orphan.
     let a = analyse(cluster().snapshot_configmap(&[(&local_key, &value), (&s3_key, &value)]));
