@@ -16,11 +16,13 @@ use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode_for};
-use crate::model::snapshot_file::{FileState, SnapshotFile};
+use crate::model::snapshot_file::SnapshotFile;
 use crate::model::snapshot_key::{
     alternate_key, data_key, is_current_format, key_timestamp, name_digest_mismatch,
 };
 use crate::version::ProductVersion;
+use snapshot_row::RowDetail;
+pub use snapshot_row::SnapshotRow;
 
 /// The apiserver's limit on the sum of a ConfigMap's values (wire sample 072).
 pub const CONFIGMAP_LIMIT: usize = 1_048_576;
@@ -73,182 +75,6 @@ impl EntryState {
     /// A difference `snapshots diff` exits 1 for (like `kubectl diff`).
     pub fn is_difference(self) -> bool {
         matches!(self, EntryState::Missing | EntryState::Stale)
-    }
-}
-
-/// One ETCDSnapshotFile and what the comparison found for it. The CR's own fields are read
-/// through the CR, shared with the cluster state, so a row adds only the comparison: at
-/// 50,000 CRs copies of names and locations were tens of MiB (issue 24). Serialized as
-/// [`SnapshotRowJson`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotRow {
-    file: Arc<SnapshotFile>,
-    distro: Distro,
-    pub state: EntryState,
-    pub key: String,
-    /// What few rows have, boxed so the others do not carry its room.
-    detail: Option<Box<RowDetail>>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-struct RowDetail {
-    key_note: Option<String>,
-    differences: Vec<FieldDifference>,
-    expected_value: Option<String>,
-}
-
-impl SnapshotRow {
-    fn new(
-        file: &Arc<SnapshotFile>,
-        distro: Distro,
-        state: EntryState,
-        key: String,
-        detail: RowDetail,
-    ) -> SnapshotRow {
-        SnapshotRow {
-            file: Arc::clone(file),
-            distro,
-            state,
-            key,
-            detail: (detail != RowDetail::default()).then(|| Box::new(detail)),
-        }
-    }
-
-    /// Why the entry was found under a key other than the usual one.
-    pub fn key_note(&self) -> Option<&str> {
-        self.detail.as_ref()?.key_note.as_deref()
-    }
-
-    /// How a stale entry differs from what k3s would write.
-    pub fn differences(&self) -> &[FieldDifference] {
-        self.detail.as_ref().map_or(&[], |d| &d.differences)
-    }
-
-    /// The exact value k3s would write, kept for the entries a backfill writes (missing and
-    /// stale ones) only.
-    pub fn expected_value(&self) -> Option<&str> {
-        self.detail.as_ref()?.expected_value.as_deref()
-    }
-
-    /// The ETCDSnapshotFile.
-    pub fn file(&self) -> &SnapshotFile {
-        &self.file
-    }
-
-    pub fn name(&self) -> &str {
-        &self.file.name
-    }
-
-    /// `spec.nodeName`.
-    pub fn node(&self) -> &str {
-        &self.file.node_name
-    }
-
-    /// `s3` or `local`.
-    pub fn storage(&self) -> &'static str {
-        if self.file.in_s3(self.distro) {
-            "s3"
-        } else {
-            "local"
-        }
-    }
-
-    /// `spec.snapshotName`.
-    pub fn snapshot_name(&self) -> &str {
-        &self.file.snapshot_name
-    }
-
-    /// `spec.location`.
-    pub fn location(&self) -> &str {
-        &self.file.location
-    }
-
-    pub fn file_state(&self) -> FileState {
-        self.file.file_state()
-    }
-
-    pub fn token_hash(&self) -> Option<&str> {
-        self.file.token_hash(self.distro)
-    }
-
-    pub fn created(&self) -> Option<Timestamp> {
-        self.file.taken_at()
-    }
-
-    /// Whether the controller's finalizer is on the CR.
-    pub fn finalizer(&self) -> bool {
-        self.file.has_controller_finalizer()
-    }
-
-    fn json(&self) -> SnapshotRowJson<'_> {
-        let file = &*self.file;
-        SnapshotRowJson {
-            name: &file.name,
-            node: &file.node_name,
-            storage: self.storage(),
-            snapshot_name: &file.snapshot_name,
-            location: &file.location,
-            file_state: file.file_state(),
-            token_hash: self.token_hash(),
-            error: file.error.as_ref().and_then(|e| e.message.as_deref()),
-            created: file.taken_at(),
-            size: file.size_bytes(),
-            ready: file.ready_to_use,
-            key: &self.key,
-            key_note: self.key_note(),
-            state: self.state,
-            differences: self.differences(),
-            finalizer: file.has_controller_finalizer(),
-        }
-    }
-}
-
-// A `SnapshotRow` as reports show it (its doc comments are the schema's descriptions).
-#[derive(Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "SnapshotRow")]
-struct SnapshotRowJson<'a> {
-    name: &'a str,
-    node: &'a str,
-    storage: &'static str,
-    /// `spec.snapshotName`: the file name `k3s etcd-snapshot ls` shows.
-    snapshot_name: &'a str,
-    /// `spec.location`: `file:///…` or `s3://bucket/key`; empty for a failed save.
-    location: &'a str,
-    /// ready, failed, terminating or pending (`state` is the ConfigMap entry's).
-    file_state: FileState,
-    /// `etcd.<prog>.cattle.io/snapshot-token-hash`, when k3s set one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    token_hash: Option<&'a str>,
-    /// `status.error.message` of a failed snapshot.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
-    created: Option<Timestamp>,
-    size: Option<i64>,
-    ready: bool,
-    key: &'a str,
-    /// Why the entry was found under a key other than the usual one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key_note: Option<&'a str>,
-    state: EntryState,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    differences: &'a [FieldDifference],
-    finalizer: bool,
-}
-
-impl Serialize for SnapshotRow {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.json().serialize(serializer)
-    }
-}
-
-impl schemars::JsonSchema for SnapshotRow {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        SnapshotRowJson::schema_name()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        SnapshotRowJson::json_schema(generator)
     }
 }
 
@@ -519,5 +345,6 @@ fn pruned_for_size(
     near_limit && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
 }
 
+mod snapshot_row;
 #[cfg(test)]
 mod tests;

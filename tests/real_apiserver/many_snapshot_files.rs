@@ -449,6 +449,12 @@ fn benchmark() {
         created = n;
         put_configmaps(&env, n, false);
         eprintln!("seeded {n} CRs in {:.1} s", seeding.elapsed().as_secs_f64());
+        if let Ok(hold) = std::env::var("K3SDOCTOR_BENCH_HOLD") {
+            eprintln!("HOLD kubeconfig={}", env.kubeconfig(User::Admin).display());
+            while Path::new(&hold).exists() {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
         for (label, bin) in &builds {
             // One unmeasured warm-up of each, then alternate, 3 rounds; medians.
             let _ = curl_list(&env, n);
