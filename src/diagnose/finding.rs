@@ -396,11 +396,21 @@ pub struct Finding {
     /// The list the message spells out in full, `, `-separated: the table view shows five
     /// of it and says where the rest are; JSON and YAML keep the whole message.
     #[serde(skip)]
-    pub listed: Arc<[String]>,
+    listed: Listed,
     /// Matched by `--ignore` or the config file's `ignore:`: still reported, never counted
     /// toward the exit code, the summary counts or the alerting metric.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignored: bool,
+}
+
+/// Where a finding's spelled-out list is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+enum Listed {
+    #[default]
+    Nothing,
+    Names(Arc<[String]>),
+    /// The names of `object_refs`: a list of 50,000 snapshots is not kept twice (issue 24).
+    ObjectNames,
 }
 
 fn names_none(objects: &Arc<[ObjectRef]>) -> bool {
@@ -443,15 +453,31 @@ impl Finding {
             remediation_command: Vec::new(),
             caused_by: None,
             object_refs: Arc::default(),
-            listed: Arc::default(),
+            listed: Listed::Nothing,
             ignored: false,
         }
     }
 
     /// The list the message spells out, for the table view to shorten.
     pub fn listing(mut self, items: &[String]) -> Finding {
-        self.listed = items.into();
+        self.listed = Listed::Names(items.into());
         self
+    }
+
+    /// The objects the finding names, which are also the list its message spells out.
+    pub fn about_listing(mut self, objects: Arc<[ObjectRef]>) -> Finding {
+        self.object_refs = objects;
+        self.listed = Listed::ObjectNames;
+        self
+    }
+
+    /// The list the message spells out in full (see [`Finding::listing`]).
+    pub fn listed(&self) -> Vec<&str> {
+        match &self.listed {
+            Listed::Nothing => Vec::new(),
+            Listed::Names(names) => names.iter().map(String::as_str).collect(),
+            Listed::ObjectNames => self.object_refs.iter().map(|r| r.name.as_str()).collect(),
+        }
     }
 
     /// The objects the finding names, all of them.

@@ -102,8 +102,7 @@ pub fn findings(
                     .unwrap_or_default()
             ),
         )
-        .about(ObjectRef::snapshot_files(&missing))
-        .listing(&missing);
+        .about_listing(ObjectRef::snapshot_files(&missing));
         f.remediation = match &cause {
             Some((_, fix)) => format!(
                 "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
@@ -119,7 +118,7 @@ pub fn findings(
         .map(|r| {
             format!(
                 "{} ({})",
-                r.key,
+                r.key(),
                 r.differences()
                     .iter()
                     .map(|d| d.field.as_str())
@@ -230,8 +229,7 @@ pub fn findings(
                 all(&pruned)
             ),
         )
-        .about(ObjectRef::snapshot_files(&pruned))
-        .listing(&pruned));
+        .about_listing(ObjectRef::snapshot_files(&pruned)));
     }
 
     let no_metadata = names(EntryState::NotExpected);
@@ -248,8 +246,7 @@ pub fn findings(
                 all(&no_metadata)
             ),
         )
-        .about(ObjectRef::snapshot_files(&no_metadata))
-        .listing(&no_metadata));
+        .about_listing(ObjectRef::snapshot_files(&no_metadata)));
     }
 
     if !tally.without_finalizer.is_empty() {
@@ -272,8 +269,7 @@ pub fn findings(
                     .unwrap_or_default()
             ),
         )
-        .about(ObjectRef::snapshot_files(&tally.without_finalizer))
-        .listing(&tally.without_finalizer);
+        .about_listing(ObjectRef::snapshot_files(&tally.without_finalizer));
         f = f.caused_by(split_code(&cause));
         f.remediation = match &cause {
             Some((_, fix)) => fix.clone(),

@@ -252,17 +252,24 @@ pub fn analyse_snapshots(
             differences: diffs,
             expected_value,
         };
-        rows.push(SnapshotRow::new(file, distro, entry_state, key, detail));
+        let alternate = other_key.as_ref() == Some(&key);
+        rows.push(SnapshotRow::new(
+            file,
+            distro,
+            entry_state,
+            alternate,
+            detail,
+        ));
     }
-    let deleting_keys: BTreeSet<&str> = rows
+    let deleting_keys: BTreeSet<String> = rows
         .iter()
         .filter(|r| r.state == EntryState::Deleting)
-        .map(|r| r.key.as_str())
+        .map(|r| r.key())
         .collect();
-    let extra_keys: BTreeMap<&str, &str> = rows
+    let extra_keys: BTreeMap<String, &str> = rows
         .iter()
         .filter(|r| r.state == EntryState::Extra)
-        .map(|r| (r.key.as_str(), r.name()))
+        .map(|r| (r.key(), r.name()))
         .collect();
     let orphaned: Vec<OrphanedEntry> = data
         .iter()

@@ -42,17 +42,19 @@ pub fn write_finding_list(
 /// "the same 15 as snapshot-missing-from-configmap above" instead of the names a second time.
 pub fn same_list_as<'a>(
     f: &Finding,
-    earlier: impl Iterator<Item = &'a Finding>,
+    mut earlier: impl Iterator<Item = &'a Finding>,
 ) -> Option<&'a Finding> {
-    if f.listed.len() < 2 {
+    let mut mine = f.listed();
+    if mine.len() < 2 {
         return None;
     }
-    let mut mine = f.listed.to_vec();
-    mine.sort();
-    earlier.filter(|e| e.listed.len() == mine.len()).find(|e| {
-        let mut theirs = e.listed.to_vec();
-        theirs.sort();
-        theirs == mine
+    mine.sort_unstable();
+    earlier.find(|e| {
+        let mut theirs = e.listed();
+        theirs.len() == mine.len() && {
+            theirs.sort_unstable();
+            theirs == mine
+        }
     })
 }
 
@@ -85,23 +87,24 @@ pub fn write_body(
 /// whole list.
 fn short_message(f: &Finding, same_as: Option<&Finding>) -> String {
     const SHOWN: usize = 5;
+    let listed = f.listed();
     if let Some(earlier) = same_as {
         let pointer = format!(
             "the same {} as {} above",
-            f.listed.len(),
+            listed.len(),
             earlier.code.as_str()
         );
-        return f.message.replacen(&f.listed.join(", "), &pointer, 1);
+        return f.message.replacen(&listed.join(", "), &pointer, 1);
     }
-    if f.listed.len() <= SHOWN {
+    if listed.len() <= SHOWN {
         return f.message.clone();
     }
     let short = format!(
         "{} (and {} more; -o json lists all)",
-        f.listed[..SHOWN].join(", "),
-        f.listed.len() - SHOWN
+        listed[..SHOWN].join(", "),
+        listed.len() - SHOWN
     );
-    f.message.replacen(&f.listed.join(", "), &short, 1)
+    f.message.replacen(&listed.join(", "), &short, 1)
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,

@@ -137,7 +137,7 @@ pub fn write_list(
             state,
             r.name().to_string(),
             if r.finalizer() { "yes" } else { "no" }.to_string(),
-            r.key.clone(),
+            r.key(),
         ]);
     }
     if report.analysis.snapshots.is_empty() {
@@ -173,14 +173,14 @@ pub fn write_diff(
             format!(
                 "{}  (ETCDSnapshotFile {}, node {}; created less than a minute ago: k3s writes it shortly, \
                  not a difference)",
-                r.key,
+                r.key(),
                 r.name(),
                 r.node()
             )
         } else {
             format!(
                 "{}  (ETCDSnapshotFile {}, node {})",
-                r.key,
+                r.key(),
                 r.name(),
                 r.node()
             )

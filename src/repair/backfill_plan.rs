@@ -89,12 +89,12 @@ pub fn plan_backfill(
     for row in &analysis.snapshots {
         match (row.state, row.expected_value()) {
             (EntryState::Missing, Some(value)) => {
-                data.insert(row.key.clone(), value.to_string());
-                add.push(row.key.clone());
+                data.insert(row.key(), value.to_string());
+                add.push(row.key());
             }
             (EntryState::Stale, Some(value)) => {
-                data.insert(row.key.clone(), value.to_string());
-                update.push(row.key.clone());
+                data.insert(row.key(), value.to_string());
+                update.push(row.key());
             }
             _ => {}
         }

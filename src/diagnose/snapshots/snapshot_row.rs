@@ -10,6 +10,7 @@ use super::EntryState;
 use crate::distro::Distro;
 use crate::model::snapshot_entry::FieldDifference;
 use crate::model::snapshot_file::{FileState, SnapshotFile};
+use crate::model::snapshot_key::{alternate_key, data_key};
 
 /// One ETCDSnapshotFile and what the comparison found for it. The CR's own fields are read
 /// through the CR, shared with the cluster state, so a row adds only the comparison: at
@@ -20,7 +21,9 @@ pub struct SnapshotRow {
     file: Arc<SnapshotFile>,
     distro: Distro,
     pub state: EntryState,
-    pub key: String,
+    /// Whether the entry is under the CR's other key (a local snapshot of a node named s3);
+    /// the key itself is worked out when asked for rather than held for every row.
+    alternate_key: bool,
     /// What few rows have, boxed so the others do not carry its room.
     detail: Option<Box<RowDetail>>,
 }
@@ -37,16 +40,22 @@ impl SnapshotRow {
         file: &Arc<SnapshotFile>,
         distro: Distro,
         state: EntryState,
-        key: String,
+        alternate_key: bool,
         detail: RowDetail,
     ) -> SnapshotRow {
         SnapshotRow {
             file: Arc::clone(file),
             distro,
             state,
-            key,
+            alternate_key,
             detail: (detail != RowDetail::default()).then(|| Box::new(detail)),
         }
+    }
+
+    /// The ConfigMap key of the CR's entry.
+    pub fn key(&self) -> String {
+        let alternate = self.alternate_key.then(|| alternate_key(&self.file));
+        alternate.flatten().unwrap_or_else(|| data_key(&self.file))
     }
 
     /// Why the entry was found under a key other than the usual one.
@@ -129,7 +138,7 @@ impl SnapshotRow {
             created: file.taken_at(),
             size: file.size_bytes(),
             ready: file.ready_to_use,
-            key: &self.key,
+            key: self.key(),
             key_note: self.key_note(),
             state: self.state,
             differences: self.differences(),
@@ -161,7 +170,7 @@ struct SnapshotRowJson<'a> {
     created: Option<Timestamp>,
     size: Option<i64>,
     ready: bool,
-    key: &'a str,
+    key: String,
     /// Why the entry was found under a key other than the usual one.
     #[serde(skip_serializing_if = "Option::is_none")]
     key_note: Option<&'a str>,

@@ -286,10 +286,10 @@ fn entries_in_the_bundled_dump_are_byte_identical_to_the_encoder() {
     assert_eq!(present.len(), 2);
     for row in present {
         assert_eq!(
-            data[&row.key],
+            data[&row.key()],
             encode_for(row.file(), a.s3_shape, a.go_escaping),
             "{}",
-            row.key
+            row.key()
         );
     }
 }
@@ -313,7 +313,7 @@ fn a_node_named_s3_may_hold_its_entry_under_either_key() {
         let a = analyse(cluster().snapshot_configmap(&[(key, &value)]));
         assert!(a.findings.is_empty(), "{key}: {:?}", a.findings);
         assert_eq!(a.snapshots[0].state, EntryState::Present);
-        assert_eq!(&a.snapshots[0].key, key);
+        assert_eq!(&a.snapshots[0].key(), key);
         assert_eq!(a.snapshots[0].key_note().is_some(), key == &s3_key);
     }
     // Both at once: neither is an orphan.
@@ -322,7 +322,7 @@ fn a_node_named_s3_may_hold_its_entry_under_either_key() {
     // Neither: missing under the key reconcile uses.
     let a = analyse(cluster().snapshot_configmap(&[]));
     assert_eq!(a.snapshots[0].state, EntryState::Missing);
-    assert_eq!(a.snapshots[0].key, local_key);
+    assert_eq!(a.snapshots[0].key(), local_key);
 }
 
 #[test]
