@@ -23,6 +23,7 @@ mod heal;
 mod inputs;
 mod many_snapshot_files;
 mod node_args;
+mod peak_launcher;
 mod pipes;
 mod rbac;
 mod restore_identity;

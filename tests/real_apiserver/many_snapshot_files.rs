@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+use crate::peak_launcher::PeakLauncher;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::k3s_sim::snapshot_entry::{S3ConfigShape, data_key, entry_value};
 use crate::support::objects::{extra_metadata, server, snapshot_configmap, snapshot_cr};
@@ -149,43 +150,24 @@ fn binaries() -> Vec<(String, PathBuf)> {
     }
 }
 
-/// A finished child: exit code, stdout, wall time, peak RSS (`ru_maxrss` from `wait4`).
-struct Measured {
+/// A finished child: exit code and stdout.
+struct Finished {
     code: i32,
     stdout: Vec<u8>,
-    wall: Duration,
-    peak_kib: i64,
 }
 
-// The child is reaped by `wait4` below, which also gives its rusage.
-#[allow(clippy::zombie_processes)]
-fn measure(program: &Path, args: &[&str], stdout: &Path) -> Measured {
-    let started = Instant::now();
-    let child = Command::new(program)
+fn run(program: &Path, args: &[&str], stdout: &Path) -> Finished {
+    let status = Command::new(program)
         .args(args)
         .env_remove("KUBECONFIG")
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(stdout).unwrap())
         .stderr(Stdio::null())
-        .spawn()
+        .status()
         .unwrap_or_else(|e| panic!("start {}: {e}", program.display()));
-    let pid = i32::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: rusage is plain data, filled in by wait4 for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for the child spawned above, which nothing else waits for.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = started.elapsed();
-    assert_eq!(waited, pid, "wait4");
-    Measured {
-        code: if libc::WIFEXITED(status) {
-            libc::WEXITSTATUS(status)
-        } else {
-            -1
-        },
+    Finished {
+        code: status.code().unwrap_or(-1),
         stdout: std::fs::read(stdout).unwrap(),
-        wall,
-        peak_kib: usage.ru_maxrss,
     }
 }
 
@@ -219,7 +201,7 @@ fn the_paged_projected_read_reports_what_a_whole_object_dump_reports() {
     std::fs::create_dir_all(&dir).unwrap();
     let args = diff_args(&env.kubeconfig(User::Admin));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let live = measure(&binary(), &args, &dir.join("live.json"));
+    let live = run(&binary(), &args, &dir.join("live.json"));
     assert!(matches!(live.code, 0 | 1), "live diff exited {}", live.code);
 
     let admin = env.admin();
@@ -246,7 +228,7 @@ fn the_paged_projected_read_reports_what_a_whole_object_dump_reports() {
             .unwrap(),
     )
     .unwrap();
-    let dumped = measure(
+    let dumped = run(
         &binary(),
         &[
             "--from-file",
@@ -421,6 +403,8 @@ fn mib(kib: u64) -> f64 {
 #[test]
 #[ignore = "a benchmark: minutes and GBs; run on demand (docs/performance.md)"]
 fn benchmark() {
+    // Before anything grows this process: see peak_launcher.rs.
+    let mut launcher = PeakLauncher::start();
     let Some(env) = EnvTest::start("many_snapshot_files_benchmark") else {
         return;
     };
@@ -437,6 +421,10 @@ fn benchmark() {
     for (label, path) in &builds {
         println!("{label}: {}", path.display());
     }
+    println!(
+        "floor of the peak RSS figures (`true` through the launcher): {:.1} MiB",
+        launcher.floor(&dir) as f64 / 1024.0
+    );
     println!(
         "| ETCDSnapshotFiles | build | diff -o json wall s | curl list wall s (500-item pages) | ratio | diff peak RSS MiB | \
          serve ready s | serve peak at ready MiB | serve peak / steady MiB (ready + 20 s) |"
@@ -458,11 +446,11 @@ fn benchmark() {
         for (label, bin) in &builds {
             // One unmeasured warm-up of each, then alternate, 3 rounds; medians.
             let _ = curl_list(&env, n);
-            let _ = measure(bin, &args, &dir.join("diff.json"));
+            let _ = launcher.run(bin, &args, &dir.join("diff.json"));
             let (mut diffs, mut lists, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..3 {
                 lists.push(curl_list(&env, n).as_secs_f64());
-                let run = measure(bin, &args, &dir.join("diff.json"));
+                let run = launcher.run(bin, &args, &dir.join("diff.json"));
                 assert!(matches!(run.code, 0 | 1), "diff exited {}", run.code);
                 diffs.push(run.wall.as_secs_f64());
                 peaks.push(run.peak_kib as f64 / 1024.0);
