@@ -12,7 +12,7 @@ use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::quorum::QuorumCheck;
 use crate::distro::Distro;
-use crate::model::node::Readiness;
+use crate::model::node::{Readiness, node_for_identity};
 
 /// Why a heal does not happen now. The labels are stable: they are the `reason` of
 /// `k3sdoctor_heal_blocked` and of the log lines and `/report`.
@@ -155,11 +155,12 @@ pub fn heal_candidate(
             why: format!("{}: {}", f.code.as_str(), f.object),
         });
     }
-    let nodes = state.nodes.as_deref().unwrap_or_default();
+    // Holders are matched to Nodes as `leases` and `follow` match them (hostname annotation,
+    // node name, hostname label, agentless servers), so a holder they know is known here too.
+    let nodes = state.nodes();
     let to = holder(&etcd);
-    let target = nodes.iter().find(|n| n.lock_identity(distro) == to);
-    match target {
-        Some(node) => {
+    match node_for_identity(nodes, distro, &to) {
+        Some((node, _)) => {
             if node.readiness != Readiness::Ready || node.deleting {
                 blocked.push(Blocked {
                     gate: Gate::TargetNotReady,
@@ -196,12 +197,9 @@ pub fn heal_candidate(
         }),
     }
     let from = holder(&core);
-    let from_node = nodes
-        .iter()
-        .find(|n| n.lock_identity(distro) == from)
-        .map(|n| n.name.as_str());
+    let from_node = node_for_identity(nodes, distro, &from).map(|(n, _)| n.name.as_str());
     let quorum = QuorumCheck::new(nodes, from_node);
-    if quorum.applies() && !quorum.holds() {
+    if !quorum.holds() {
         blocked.push(Blocked {
             gate: Gate::QuorumAtRisk,
             why: format!(

@@ -116,3 +116,18 @@ fn pause_and_a_reboot_lock_block_and_say_their_values() {
     // The plan is still made: dry-run and the report show the move that waits.
     assert!(c.plan.is_some());
 }
+
+#[test]
+fn a_holder_known_to_leases_by_its_localhost_hostname_is_a_ready_target() {
+    // k3s annotates a server whose kernel hostname is `localhost…` with its node name, and
+    // that server elects as `localhost`: `leases` and `follow` know it, so the heal must too.
+    let c = TestCluster::k3s()
+        .server_named("s1", "ip-10-0-0-1", AFFECTED)
+        .server("s2", AFFECTED)
+        .server_named("s3", "ip-10-0-0-3", AFFECTED)
+        .lease("k3s", "ip-10-0-0-1", 1)
+        .lease("k3s-etcd", "localhost", 1);
+    let c = judge(c, &Outside::default()).unwrap();
+    assert!(!gates(&c).contains(&"target-not-ready"), "{:?}", c.blocked);
+    assert!(!gates(&c).contains(&"lock-not-fresh"), "{:?}", c.blocked);
+}
