@@ -6,8 +6,6 @@
 
 use std::time::Duration;
 
-use jiff::Timestamp;
-
 use super::Ui;
 use super::follow_write::{Applied, apply};
 use super::load::{read_live, read_live_snapshots};
@@ -16,7 +14,7 @@ use super::termination::Termination;
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::monitor::heal_metrics::HealOutcome;
-use crate::monitor::heal_policy::{Decision, MovePair};
+use crate::monitor::heal_policy::MovePair;
 use crate::repair::follow_apply::{WrittenCopy, check_permissions};
 use crate::repair::follow_event::lock_move_event;
 use crate::repair::follow_plan::{FollowPlan, FollowRequest, LockCopy};
@@ -35,7 +33,7 @@ type MoveReport = (Vec<(LockCopy, WrittenCopy)>, String);
 impl Healer {
     /// The move: everything read and judged again, every gate again, then follow's own write
     /// and verification, then the `-etcd` controllers.
-    pub(super) async fn heal(&mut self, judged: &SplitCandidate, now: Timestamp) {
+    pub(super) async fn heal(&mut self, judged: &SplitCandidate) {
         let pair = MovePair::of(judged);
         let ui = quiet_ui();
         let fresh = match read_live(&self.conn, &self.global, &ui).await {
@@ -52,6 +50,10 @@ impl Healer {
             paused: self.read_pause().await,
             reboot_lock: self.read_reboot_lock().await,
         };
+        // The fresh read's own time: the evaluation's `now` can be a move or two old, and a
+        // lock that expired since then must not look fresh to the last gate before the write.
+        let now = fresh.now.time;
+        let started = std::time::Instant::now();
         let again = heal_candidate(&fresh.state, fresh.distro, now, &outside);
         let plan = match again {
             Some(c) if MovePair::of(&c) == pair => {
@@ -121,6 +123,11 @@ impl Healer {
         } else {
             tracing::error!(lock = %pair.lock, outcome = "failed", "heal of {} failed: {line}; not retried for {} -> {} until the locks change or a person runs leases follow --fix", pair.lock, pair.from, pair.to);
         }
+        // Verification can take minutes: the cooldown starts when the move ended.
+        let now = jiff::SignedDuration::try_from(started.elapsed())
+            .ok()
+            .and_then(|took| now.checked_add(took).ok())
+            .unwrap_or(now);
         let event = lock_move_event(reason, &plan, &written, &line, ASKED_BY);
         self.record(&event, now).await;
         self.count(if moved {
@@ -129,7 +136,6 @@ impl Healer {
             HealOutcome::Failed
         });
         self.policy.heal_done(now, &pair, moved);
-        self.publish(&Decision::NoSplit, None);
     }
 
     /// Permission, write, takeover, controllers. `Ok(Some)`: moved; `Ok(None)`: the lock names

@@ -131,7 +131,7 @@ impl Healer {
                     self.count(HealOutcome::WouldMove);
                 }
             }
-            Decision::Move => self.heal(&candidate, input.now).await,
+            Decision::Move => self.heal(&candidate).await,
             _ => {}
         }
     }
