@@ -471,6 +471,15 @@ impl Finding {
         self
     }
 
+    /// How long [`Finding::listed`] is, without building it.
+    pub fn listed_len(&self) -> usize {
+        match &self.listed {
+            Listed::Nothing => 0,
+            Listed::Names(names) => names.len(),
+            Listed::ObjectNames => self.object_refs.len(),
+        }
+    }
+
     /// The list the message spells out in full (see [`Finding::listing`]).
     pub fn listed(&self) -> Vec<&str> {
         match &self.listed {

@@ -257,8 +257,7 @@ fn deletion_stuck(
         "ETCDSnapshotFiles",
         format!("{what}, held by the {CONTROLLER_FINALIZER} finalizer; {leader}"),
     )
-    .listing(&names)
-    .about(ObjectRef::snapshot_files(&names))
+    .about_listing(ObjectRef::snapshot_files(&names))
     .caused_by(controller_stopped.then_some(FindingCode::LeaseSplit));
     if controller_stopped {
         return Some(finding.fix(
@@ -365,8 +364,7 @@ fn of_removed_node(
                     names.join(", ")
                 ),
             )
-            .listing(&names)
-            .about(ObjectRef::snapshot_files(&names))
+            .about_listing(ObjectRef::snapshot_files(&names))
             .fix(format!(
                 "kubectl delete etcdsnapshotfiles.k3s.cattle.io {} (their files left with {node}); if they come back, \
                  check that {} runs on an etcd server with a Node, as agentless servers skip the sweep",

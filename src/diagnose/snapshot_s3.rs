@@ -179,8 +179,7 @@ fn retention_count(servers: &[EtcdServer], files: &[Arc<SnapshotFile>]) -> Vec<F
                     inferred_note(inferred)
                 ),
             )
-            .listing(&names)
-            .about(super::object_ref::ObjectRef::snapshot_files(&names))
+            .about_listing(super::object_ref::ObjectRef::snapshot_files(&names))
             .fix(
                 "check the etcd servers' logs for S3 retention errors; set --etcd-s3-retention (and, before the \
                  2026-03 releases, --etcd-snapshot-retention) to the count to keep",

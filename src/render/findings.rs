@@ -42,19 +42,17 @@ pub fn write_finding_list(
 /// "the same 15 as snapshot-missing-from-configmap above" instead of the names a second time.
 pub fn same_list_as<'a>(
     f: &Finding,
-    mut earlier: impl Iterator<Item = &'a Finding>,
+    earlier: impl Iterator<Item = &'a Finding>,
 ) -> Option<&'a Finding> {
-    let mut mine = f.listed();
-    if mine.len() < 2 {
+    if f.listed_len() < 2 {
         return None;
     }
+    let mut mine = f.listed();
     mine.sort_unstable();
-    earlier.find(|e| {
+    earlier.filter(|e| e.listed_len() == mine.len()).find(|e| {
         let mut theirs = e.listed();
-        theirs.len() == mine.len() && {
-            theirs.sort_unstable();
-            theirs == mine
-        }
+        theirs.sort_unstable();
+        theirs == mine
     })
 }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::diagnose::snapshots::{CONFIGMAP_LIMIT, EntryState, SnapshotAnalysis};
 use crate::model::go_json::GoEscaping;
+use crate::model::snapshot_entry::encode_for;
 use crate::model::snapshot_key::key_timestamp;
 
 /// k3s drops this many more of the oldest entries on each retry (`pruneStepSize`).
@@ -87,17 +88,19 @@ pub fn plan_backfill(
     let mut data = current.clone();
     let (mut add, mut update, mut remove) = (Vec::new(), Vec::new(), Vec::new());
     for row in &analysis.snapshots {
-        match (row.state, row.expected_value()) {
-            (EntryState::Missing, Some(value)) => {
-                data.insert(row.key(), value.to_string());
-                add.push(row.key());
-            }
-            (EntryState::Stale, Some(value)) => {
-                data.insert(row.key(), value.to_string());
-                update.push(row.key());
-            }
-            _ => {}
-        }
+        let written = match row.state {
+            EntryState::Missing => &mut add,
+            EntryState::Stale => &mut update,
+            _ => continue,
+        };
+        // The analysis keeps the value for these rows; encoding it again is the same bytes.
+        let value = row.expected_value().map_or_else(
+            || encode_for(row.file(), analysis.s3_shape, analysis.go_escaping),
+            str::to_string,
+        );
+        let key = row.key();
+        data.insert(key.clone(), value);
+        written.push(key);
     }
     // `--prune` removes exactly what k3s's own reconcile would remove, nothing else.
     let mut kept = Vec::new();
