@@ -75,7 +75,8 @@ pub fn layout(path: &[&str]) -> Option<Layout> {
         ["leases", "follow"] | ["snapshots"] | ["snapshots", "list"] => {
             reads_cluster_or_dump(WIDE_OUTPUTS)
         }
-        ["snapshots", _] => reads_cluster_or_dump(PLAIN_OUTPUTS),
+        // Named, not `_`: a new subcommand must choose its formats (every_command_is_laid_out).
+        ["snapshots", "diff" | "backfill" | "restore"] => reads_cluster_or_dump(PLAIN_OUTPUTS),
         // It watches a live cluster (a dump never changes), judges on the API server's clock,
         // and serves its report over HTTP (`/report`) instead of printing one.
         ["serve"] => Layout {

@@ -100,36 +100,22 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> 
     if !meta.is_file() {
         return Err(BoundedReadError::NotRegular(file_kind(&meta)));
     }
-    let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| BoundedReadError::Io(e.to_string()))?;
-    if bytes.len() as u64 > limit {
-        return Err(BoundedReadError::TooLarge {
-            size: bytes.len() as u64,
-            limit,
-        });
-    }
-    Ok(bytes)
+    read_bounded_bytes(file, limit, meta.len())
 }
 
-/// Standard input as text, at most `limit` bytes: like [`read_text`], the read stops one byte
-/// past the cap, so an endless pipe (`yes |`) is refused instead of filling memory.
-pub fn read_stdin(limit: u64) -> Result<String, BoundedReadError> {
-    read_bounded(std::io::stdin().lock(), limit)
-}
-
-/// Standard input as bytes, at most `limit`: a dump or an archive piped in.
+/// Standard input as bytes, at most `limit`: a dump or an archive piped in. Like a file, the
+/// read stops one byte past the cap, so an endless pipe (`yes |`) is refused instead of
+/// filling memory.
 pub fn read_stdin_bytes(limit: u64) -> Result<Vec<u8>, BoundedReadError> {
-    read_bounded_bytes(std::io::stdin().lock(), limit)
+    read_bounded_bytes(std::io::stdin().lock(), limit, 0)
 }
 
-fn read_bounded(reader: impl Read, limit: u64) -> Result<String, BoundedReadError> {
-    String::from_utf8(read_bounded_bytes(reader, limit)?).map_err(|_| BoundedReadError::NotUtf8)
-}
-
-fn read_bounded_bytes(reader: impl Read, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
-    let mut bytes = Vec::new();
+fn read_bounded_bytes(
+    reader: impl Read,
+    limit: u64,
+    size_hint: u64,
+) -> Result<Vec<u8>, BoundedReadError> {
+    let mut bytes = Vec::with_capacity(size_hint.min(limit) as usize);
     reader
         .take(limit + 1)
         .read_to_end(&mut bytes)
@@ -176,15 +162,15 @@ mod tests {
     fn a_stream_past_the_cap_is_refused_after_one_byte_more() {
         let endless = std::io::repeat(b'y');
         assert_eq!(
-            read_bounded(endless, 1024).unwrap_err(),
+            read_bounded_bytes(endless, 1024, 0).unwrap_err(),
             BoundedReadError::TooLarge {
                 size: 1025,
                 limit: 1024
             }
         );
         assert_eq!(
-            read_bounded(&b"kind: List"[..], 1024).unwrap(),
-            "kind: List"
+            read_bounded_bytes(&b"kind: List"[..], 1024, 0).unwrap(),
+            b"kind: List"
         );
     }
 

@@ -226,9 +226,8 @@ pub fn settle(
         );
         Distro::K3s
     });
-    let collected = state
-        .collected_at()
-        .filter(|_| state.origin.is_dump() && global.now.is_none());
+    // Only a bundle has a collection time, and `--now` wins over it below.
+    let collected = state.collected_at();
     let now = match (
         global.now,
         collected,

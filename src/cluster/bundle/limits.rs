@@ -79,10 +79,6 @@ impl Budget {
         self.hit.get()
     }
 
-    pub fn bytes_read(&self) -> u64 {
-        self.bytes.get()
-    }
-
     /// Counts one archive entry; `Err` once past the cap.
     pub fn entry(&self) -> Result<(), CapHit> {
         self.entries.set(self.entries.get() + 1);
