@@ -6,11 +6,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::fake_api::{FakeApi, Role};
-use crate::support::harness::k3sdoctor;
-use crate::support::objects::{
-    NOW, extra_metadata, lease, server, snapshot_configmap, snapshot_cr,
-};
+use crate::restore::backfill_with_backup;
+use crate::support::fake_api::FakeApi;
+use crate::support::objects::{extra_metadata, lease, server, snapshot_configmap, snapshot_cr};
 
 const V: &str = "v1.29.4+k3s1";
 
@@ -97,20 +95,7 @@ fn a_full_disk_leaves_no_partial_backup_and_a_retry_with_the_same_path_works() {
     let fake = big_configmap_cluster();
     let before = snapshot_data(&fake);
     let backup = disk.path().join("before.json");
-    let backfill = || {
-        k3sdoctor([
-            "snapshots",
-            "backfill",
-            "--fix",
-            "--yes",
-            "--now",
-            NOW,
-            "--backup",
-        ])
-        .arg(backup.display().to_string())
-        .cluster(&fake, Role::Admin)
-        .run()
-    };
+    let backfill = || backfill_with_backup(&fake, &backup);
 
     let full = backfill();
     full.code(2)

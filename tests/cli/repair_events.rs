@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::restore::{backfill_with_backup, restore};
 use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{NOW, agent, extra_metadata, lease, server, snapshot_cr};
@@ -155,31 +156,8 @@ fn backfill_and_restore_leave_their_events_on_the_snapshot_configmap() {
         .run()
         .code(1);
     fake.put(snapshot_cr("s1", 1_717_142_500, true));
-    k3sdoctor([
-        "snapshots",
-        "backfill",
-        "--fix",
-        "--yes",
-        "--now",
-        NOW,
-        "--backup",
-    ])
-    .arg(backup.display().to_string())
-    .cluster(&fake, Role::Admin)
-    .run()
-    .code(1);
-    k3sdoctor([
-        "snapshots",
-        "restore",
-        "--fix",
-        "--yes",
-        "--now",
-        NOW,
-        "--from-backup",
-    ])
-    .arg(backup.display().to_string())
-    .cluster(&fake, Role::Admin)
-    .run();
+    backfill_with_backup(&fake, &backup).code(1);
+    restore(&fake, &backup, &["--fix", "--yes"]).code(1);
     let events = events(&fake);
     let reasons: Vec<&str> = events
         .iter()

@@ -43,6 +43,20 @@ fn backed_up() -> (FakeApi, tempfile::TempDir, std::path::PathBuf, Value) {
     let original = data(&fake);
     let dir = tempfile::tempdir().unwrap();
     let backup = dir.path().join("before.json");
+    backfill_with_backup(&fake, &backup).code(0);
+    assert_eq!(data(&fake).as_object().unwrap().len(), 2);
+    assert_eq!(
+        data(&fake)[crate::support::k3s_sim::snapshot_entry::data_key(&cr)],
+        entry_value(&cr, S3ConfigShape::Legacy)
+    );
+    (fake, dir, backup, original)
+}
+
+/// `snapshots backfill --fix --yes`, backing the ConfigMap up to `backup` first.
+pub(crate) fn backfill_with_backup(
+    fake: &FakeApi,
+    backup: &std::path::Path,
+) -> crate::support::harness::Output {
     k3sdoctor([
         "snapshots",
         "backfill",
@@ -53,18 +67,11 @@ fn backed_up() -> (FakeApi, tempfile::TempDir, std::path::PathBuf, Value) {
         "--backup",
     ])
     .arg(backup.display().to_string())
-    .cluster(&fake, Role::Admin)
+    .cluster(fake, Role::Admin)
     .run()
-    .code(0);
-    assert_eq!(data(&fake).as_object().unwrap().len(), 2);
-    assert_eq!(
-        data(&fake)[crate::support::k3s_sim::snapshot_entry::data_key(&cr)],
-        entry_value(&cr, S3ConfigShape::Legacy)
-    );
-    (fake, dir, backup, original)
 }
 
-fn restore(
+pub(crate) fn restore(
     fake: &FakeApi,
     backup: &std::path::Path,
     extra: &[&str],

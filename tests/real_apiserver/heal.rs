@@ -112,13 +112,7 @@ fn real_heal_dry_run_pause_on_and_cooldown() {
         .kubeconfig(&env.kubeconfig(User::Admin)),
     );
     wait_for_sample(address, "k3sdoctor_heal_paused", 1.0, SEEN);
-    wait_for_sample(
-        address,
-        r#"k3sdoctor_heal_blocked{reason="paused"}"#,
-        1.0,
-        SEEN,
-    );
-    std::thread::sleep(Duration::from_secs(16));
+    held_back(address, "paused");
     let scrape = metrics(address);
     assert_eq!(
         sample(&scrape, r#"k3sdoctor_heals_total{outcome="moved"}"#),

@@ -73,9 +73,14 @@ impl PeakLauncher {
         let request = json!({"args": argv, "stdout": stdout});
         writeln!(self.requests, "{request}").expect("ask the launcher");
         let mut line = String::new();
-        self.answers
+        let read = self
+            .answers
             .read_line(&mut line)
             .expect("the launcher answers");
+        assert!(
+            read > 0,
+            "the launcher exited (python3 -c, see its stderr above)"
+        );
         let answer: Value = serde_json::from_str(&line).expect("the launcher's answer");
         Peak {
             code: answer["code"].as_i64().expect("code") as i32,
