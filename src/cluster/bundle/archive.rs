@@ -137,7 +137,7 @@ impl<'b> Opener<'b> {
                 );
             }
             Container::Zip => {
-                let bytes = self.slurp(name, "zip", reader)?;
+                let bytes = self.slurp(name, "zip", Box::new(Counted::new(reader, self.budget)))?;
                 return self.zip(name, Cursor::new(bytes), depth);
             }
             Container::Plain => {
@@ -160,9 +160,19 @@ impl<'b> Opener<'b> {
                 let bytes = self.slurp(name, compression, counted)?;
                 self.zip(name, Cursor::new(bytes), depth)
             }
-            // `dump.yaml.gz`: one compressed file, read as that file.
+            // `dump.yaml.gz`: one compressed file, read as that file, under a plain file's cap.
             _ => {
-                let bytes = self.slurp(name, compression, counted)?;
+                let bytes =
+                    self.slurp(name, compression, Box::new(counted.take(FILE_LIMIT + 1)))?;
+                if bytes.len() as u64 > FILE_LIMIT {
+                    return Err(super::unreadable(
+                        name,
+                        &crate::cluster::bounded_read::BoundedReadError::TooLarge {
+                            size: bytes.len() as u64,
+                            limit: FILE_LIMIT,
+                        },
+                    ));
+                }
                 let mut tree = Tree::new(name, &format!("{compression} file"));
                 tree.single = true;
                 let inner_name = name
@@ -176,15 +186,16 @@ impl<'b> Opener<'b> {
         }
     }
 
-    /// All of a stream, within the budget and the one-file cap.
+    /// All of a stream. The reader is already counted against the budget (by the decoder's or
+    /// the archive's `Counted`): counting it here again made every byte count twice.
     fn slurp(
         &self,
         name: &str,
         what: &str,
-        reader: Box<dyn Read + '_>,
+        mut reader: Box<dyn Read + '_>,
     ) -> Result<Vec<u8>, ReadError> {
         let mut bytes = Vec::new();
-        Counted::new(reader, self.budget)
+        reader
             .read_to_end(&mut bytes)
             .map_err(|e| self.broken(name, what, &e))?;
         Ok(bytes)
@@ -381,5 +392,27 @@ mod tests {
         assert_eq!(sniff(&tar), Container::Tar);
         assert_eq!(sniff(b"apiVersion: v1\n"), Container::Plain);
         assert_eq!(sniff(b""), Container::Plain);
+    }
+
+    #[test]
+    fn a_compressed_dump_counts_each_byte_once_against_the_cap() {
+        use std::io::Write;
+        let dump = "apiVersion: v1\nkind: List\nitems: []\n".repeat(100);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(dump.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        let cap = |max_bytes: u64| {
+            let budget = Budget::new(super::super::limits::BundleLimits {
+                max_bytes,
+                max_entries: 10,
+            });
+            let mut opener = Opener::new(&budget);
+            opener
+                .bytes("dump.yaml.gz", gz.clone())
+                .map(|_| opener.trees.len())
+        };
+        // Counted twice, it needed twice its size.
+        assert_eq!(cap(dump.len() as u64 + 64).ok(), Some(1));
+        assert!(cap(dump.len() as u64 / 2).is_err());
     }
 }
