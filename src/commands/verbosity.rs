@@ -13,8 +13,6 @@
 //! Everything at `-vv` and above passes through the same redaction as error messages
 //! (`Bearer …`, JWTs, `token=…`) and control-character escaping before it reaches stderr.
 
-use std::io::Write;
-
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::fmt::format::FmtSpan;
 use tracing_subscriber::layer::SubscriberExt;
@@ -39,7 +37,7 @@ pub fn init_request_trace(verbose: u8) {
         .with_target("kube_client", level);
     let registry = tracing_subscriber::registry().with(targets);
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(|| RedactedStderr)
+        .with_writer(|| crate::monitor::log::RedactedStderr)
         .with_ansi(false)
         .with_target(false);
     // A second initialisation (never in the binary) keeps the first subscriber.
@@ -54,29 +52,6 @@ pub fn init_request_trace(verbose: u8) {
     } else {
         registry.with(layer.without_time()).try_init()
     };
-}
-
-/// stderr, each write redacted and with its control characters escaped (the fmt layer writes
-/// one event per call).
-struct RedactedStderr;
-
-impl Write for RedactedStderr {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let text = String::from_utf8_lossy(buf);
-        let mut lines = String::new();
-        for line in text.lines() {
-            let safe = crate::cluster::redact::redact_patterns(line);
-            lines.push_str(&crate::render::control_chars::escape_controls(&safe));
-            lines.push('\n');
-        }
-        // stderr going away is no reason to fail the command.
-        let _ = std::io::stderr().write_all(lines.as_bytes());
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stderr().flush()
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! down, naming nothing) and its watcher warns about every failed attempt, which k3sdoctor
 //! already reports once per failure episode, naming the resource and the cause.
 
+use std::io::Write;
+
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -22,7 +24,8 @@ pub fn init(format: LogFormat, kube_requests: Option<LevelFilter>) {
         .with_target("kube_runtime", LevelFilter::OFF);
     let registry = tracing_subscriber::registry().with(targets);
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        // Request traces (`-vv`) name URLs and errors: redacted as the one-shot commands' are.
+        .with_writer(|| RedactedStderr)
         .with_ansi(false)
         .with_target(false);
     // A second initialisation (never in the binary) keeps the first subscriber.
@@ -32,4 +35,27 @@ pub fn init(format: LogFormat, kube_requests: Option<LevelFilter>) {
             .with(layer.json().flatten_event(true).with_current_span(false))
             .try_init(),
     };
+}
+
+/// stderr, each write redacted and with its control characters escaped (the fmt layer writes
+/// one event per call).
+pub struct RedactedStderr;
+
+impl Write for RedactedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let mut lines = String::new();
+        for line in text.lines() {
+            let safe = crate::cluster::redact::redact_patterns(line);
+            lines.push_str(&crate::render::control_chars::escape_controls(&safe));
+            lines.push('\n');
+        }
+        // stderr going away is no reason to fail the command.
+        let _ = std::io::stderr().write_all(lines.as_bytes());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
