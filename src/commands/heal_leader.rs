@@ -71,6 +71,8 @@ pub fn elect(conn: &Arc<Connection>) -> (watch::Receiver<bool>, tokio::task::Joi
                     }
                 }
             };
+            // Working again: the next failure episode is worth a line of its own.
+            warned = false;
             let (mut leader, task) = manager.watch().await;
             loop {
                 let now = *leader.borrow_and_update();
@@ -96,7 +98,10 @@ pub fn elect(conn: &Arc<Connection>) -> (watch::Receiver<bool>, tokio::task::Joi
             // The election task ended (an API error it gave up on): not the leader any more.
             let _ = task.await;
             let _ = tx.send(false);
-            tokio::time::sleep(RETRY).await;
+            tokio::select! {
+                () = tokio::time::sleep(RETRY) => {}
+                () = tx.closed() => return,
+            }
         }
     });
     (rx, task)

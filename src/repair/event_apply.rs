@@ -35,7 +35,7 @@ pub async fn record_event(
     let failed = |why: String| {
         format!(
             "could not record the {} Event on {} {}/{}: {why}; the repair itself is not affected (the repair \
-             role has create on events.k8s.io events: `k3sdoctor rbac repair`)",
+             and heal roles have create on events.k8s.io events: `k3sdoctor rbac repair`, `k3sdoctor rbac heal`)",
             event.reason.as_str(),
             event.regarding.kind,
             LOCK_NAMESPACE,
