@@ -225,9 +225,9 @@ impl Healer {
                         waiting.join(", ")
                     ));
                 }
-            } else if started.elapsed() >= CONTROLLERS_DEADLINE {
+            } else if let (Err(e), true) = (&loaded, started.elapsed() >= CONTROLLERS_DEADLINE) {
                 return Err(format!(
-                    "the snapshots could not be read to see the -etcd controllers at work within {} s",
+                    "the snapshots could not be read to see the -etcd controllers at work within {} s (last: {e})",
                     CONTROLLERS_DEADLINE.as_secs()
                 ));
             }

@@ -221,9 +221,10 @@ async fn follow_live(
 
 /// The pause annotation of `serve --heal`, when it is there (an unreadable Namespace: none).
 async fn heal_paused(conn: &Connection) -> Option<String> {
-    let api: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(conn.client.clone());
-    let ns = api.get(crate::distro::LOCK_NAMESPACE).await.ok()?;
-    ns.metadata.annotations?.get(PAUSE_ANNOTATION).cloned()
+    super::serve_heal::read_heal_pause(conn)
+        .await
+        .ok()
+        .flatten()
 }
 
 /// The `leases` verdict on a state under `--fail-on`.

@@ -138,18 +138,11 @@ impl Healer {
 
     /// The pause annotation; when it cannot be read, heals stay paused (it may be there).
     pub(super) async fn read_pause(&self) -> Option<String> {
-        let api: Api<Namespace> = Api::all(self.conn.client.clone());
-        match api.get(LOCK_NAMESPACE).await {
-            Ok(ns) => ns
-                .metadata
-                .annotations
-                .and_then(|a| a.get(PAUSE_ANNOTATION).cloned()),
-            // No kube-system at all holds no annotation (only a test server lacks it).
-            Err(kube::Error::Api(status)) if status.code == 404 => None,
-            Err(e) => Some(format!(
+        read_heal_pause(&self.conn).await.unwrap_or_else(|e| {
+            Some(format!(
                 "(unknown: cannot get Namespace kube-system to read the annotation: {e})"
-            )),
-        }
+            ))
+        })
     }
 
     /// kured's lock, when its DaemonSet exists and holds it; a DaemonSet that cannot be read
@@ -308,4 +301,18 @@ pub fn start_healer(
         let _ = election.await;
     });
     (Some(tx), Some(task))
+}
+
+/// The pause annotation on Namespace kube-system, as `serve --heal` and `leases follow` read it.
+pub(super) async fn read_heal_pause(conn: &Connection) -> Result<Option<String>, kube::Error> {
+    let api: Api<Namespace> = Api::all(conn.client.clone());
+    match api.get(LOCK_NAMESPACE).await {
+        Ok(ns) => Ok(ns
+            .metadata
+            .annotations
+            .and_then(|a| a.get(PAUSE_ANNOTATION).cloned())),
+        // No kube-system at all holds no annotation (only a test server lacks it).
+        Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+        Err(e) => Err(e),
+    }
 }
