@@ -103,11 +103,18 @@ impl<'b> Opener<'b> {
         path: &Path,
         rel: &str,
     ) -> Result<(), ReadError> {
-        let Ok(file) = std::fs::File::open(path) else {
-            return Ok(());
-        };
-        let reader: Box<dyn Read> = Box::new(std::io::BufReader::new(file));
-        self.maybe_nested(tree, rel, reader, 1)
+        // A file beside the dumps that cannot be read is a note, not a reason to refuse the
+        // folder (and not "truncated archive" advice: it may be no archive at all).
+        let opened = std::fs::File::open(path)
+            .and_then(|file| peek(Box::new(std::io::BufReader::new(file))));
+        match opened {
+            Ok((_, reader)) => self.maybe_nested(tree, rel, reader, 1),
+            Err(e) => {
+                tree.notes
+                    .push(format!("skipped {rel} in {}: {e}", tree.name));
+                Ok(())
+            }
+        }
     }
 
     fn stream<'a>(
