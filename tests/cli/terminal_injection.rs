@@ -82,3 +82,43 @@ fn a_hostile_lease_holder_is_escaped_on_a_terminal() {
     );
     assert_escaped(&screen, "the terminal");
 }
+
+/// Issue 30, item 4: a holder with a right-to-left override (which would show the rest of the
+/// line reversed) and a zero-width space (which makes `s2` look like another name) is shown
+/// with both escaped, in tables, findings and plans; JSON keeps the exact value.
+#[test]
+fn bidi_and_zero_width_characters_in_a_holder_are_escaped() {
+    const INVISIBLE: &str = "s2\u{200b}\u{202e}evil\u{2066}x\u{feff}";
+    const VISIBLE: &str = "s2\\u{200b}\\u{202e}evil\\u{2066}x\\u{feff}";
+    let fake = FakeApi::with_objects([
+        server("s1", "v1.29.4+k3s1"),
+        server("s2", "v1.29.4+k3s1"),
+        lease("k3s", INVISIBLE, 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
+    for args in [
+        vec!["leases", "--now", NOW],
+        vec!["leases", "-o", "wide", "--now", NOW],
+        vec!["check", "--now", NOW],
+        vec!["leases", "follow", "--now", NOW],
+    ] {
+        let out = k3sdoctor(&args).cluster(&fake, Role::ReadOnly).run();
+        let both = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            both.contains(VISIBLE),
+            "{args:?} lacks {VISIBLE:?}:\n{both}"
+        );
+        for c in ['\u{200b}', '\u{202e}', '\u{2066}', '\u{feff}'] {
+            assert!(
+                !both.contains(c),
+                "{args:?} wrote U+{:04X} raw:\n{both}",
+                c as u32
+            );
+        }
+    }
+    let out = k3sdoctor(["leases", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["locks"][0]["holder"], INVISIBLE);
+}
