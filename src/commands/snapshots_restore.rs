@@ -18,6 +18,7 @@ use crate::render;
 use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::repair::follow_apply::WriteError;
 use crate::repair::repair_event::{EventReason, snapshot_entries_event};
+use crate::repair::restore_foreign::ClusterInventory;
 use crate::repair::restore_plan::{RestorePlan, plan_restore};
 use crate::report::{API_VERSION, RestoreResult};
 
@@ -40,7 +41,8 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
             ..Default::default()
         });
         let unknown = ClusterIdentity::Unknown("a dump records no cluster identity".into());
-        let plan = plan(&backup, current.as_ref(), &name, &unknown)?;
+        let plan = plan(&backup, current.as_ref(), &name, &unknown)?
+            .with_foreign_entries(&ClusterInventory::of(&loaded.state));
         return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
     }
     let interactive = ui.interactive();
@@ -143,7 +145,8 @@ async fn restore_live(
     let current = read_configmap(&conn, &name).await?;
     let trace = |line: &str| ui.trace(line);
     let cluster = read_cluster_identity(&conn, &trace).await;
-    let plan = plan(backup, current.as_ref(), &name, &cluster)?;
+    let plan = plan(backup, current.as_ref(), &name, &cluster)?
+        .with_foreign_entries(&ClusterInventory::of(&loaded.state));
     if !args.fix || plan.is_empty() {
         return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
     }

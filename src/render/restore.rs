@@ -40,6 +40,24 @@ pub fn write_plan(
             writeln!(out, "  {label:<7} {}", escape_controls(k))?;
         }
     }
+    for foreign in &plan.foreign {
+        let mut names = Vec::new();
+        if let Some(node) = &foreign.unknown_node {
+            names.push(format!("node {node}, which is not a node of this cluster"));
+        }
+        if let Some(location) = &foreign.unknown_s3_location {
+            names.push(format!(
+                "{location}, which none of this cluster's snapshots use"
+            ));
+        }
+        super::wrap::write_wrapped(
+            out,
+            &format!("{} names {}", foreign.key, names.join(" and ")),
+            "  foreign: ",
+            "           ",
+            style.width,
+        )?;
+    }
     for reason in &plan.needs_force {
         super::wrap::write_wrapped(
             out,

@@ -15,6 +15,7 @@ pub mod follow_verify;
 pub mod heal_gates;
 pub mod lock_edit;
 pub mod repair_event;
+pub mod restore_foreign;
 pub mod restore_plan;
 pub mod split_after_move;
 pub mod takeover_judge;

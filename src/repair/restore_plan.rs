@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use super::backup_file::CLUSTER_ID_ANNOTATION;
 use super::follow_plan::Refusal;
+use super::restore_foreign::{ClusterInventory, ForeignEntry, foreign_entries};
 pub use crate::cluster::cluster_identity::ClusterIdentity;
 use crate::distro::LOCK_NAMESPACE;
 
@@ -40,6 +41,10 @@ pub struct RestorePlan {
     /// the write need `--force`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs_force: Vec<String>,
+    /// The backup's entries that name a node or an S3 location this cluster does not have:
+    /// shown, not refused (`restore_foreign.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign: Vec<ForeignEntry>,
     /// Exactly the backup's data.
     #[serde(skip)]
     pub data: BTreeMap<String, String>,
@@ -48,6 +53,12 @@ pub struct RestorePlan {
 impl RestorePlan {
     pub fn is_empty(&self) -> bool {
         !self.create && self.add.is_empty() && self.update.is_empty() && self.remove.is_empty()
+    }
+
+    /// The plan with the entries it would write that `cluster` does not have named.
+    pub fn with_foreign_entries(mut self, cluster: &ClusterInventory) -> RestorePlan {
+        self.foreign = foreign_entries(&self.data, cluster);
+        self
     }
 }
 
@@ -144,6 +155,7 @@ pub fn plan_restore(
         update,
         remove,
         needs_force,
+        foreign: Vec::new(),
         data,
     })
 }

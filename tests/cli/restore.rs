@@ -24,7 +24,7 @@ fn data(fake: &FakeApi) -> Value {
 
 /// A cluster whose snapshot ConfigMap holds one foreign entry and misses one snapshot; a
 /// backfill with `--backup` saves the ConfigMap as it was, then adds the missing entry.
-fn backed_up() -> (FakeApi, tempfile::TempDir, std::path::PathBuf, Value) {
+pub(crate) fn backed_up() -> (FakeApi, tempfile::TempDir, std::path::PathBuf, Value) {
     let foreign = (
         "etcd-snapshot-s9-1634567890".to_string(),
         "{\"name\":\"etcd-snapshot-s9-1634567890\"}".to_string(),
@@ -297,4 +297,58 @@ fn a_refused_dry_run_of_a_restore_writes_nothing_and_says_so() {
             "a backup was saved for a write that never came"
         );
     }
+}
+
+/// Issue 30, item 6: a hand-edited backup that carries this ConfigMap's UID is restored
+/// without `--force`, as documented, but its plan names every entry whose node is not a
+/// Node here or whose S3 location none of this cluster's snapshots use.
+#[test]
+fn a_backup_naming_other_nodes_or_s3_locations_shows_them_in_its_plan() {
+    let (fake, dir, backup, _original) = backed_up();
+    let mut edited: Value =
+        serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    let entry = |node: &str, bucket: Option<&str>| {
+        let mut value = serde_json::json!({
+            "name": format!("etcd-snapshot-{node}-1717142400"), "location": "file:///db/x",
+            "nodeName": node, "createdAt": "2024-05-31T08:00:00Z", "size": 1,
+            "status": "successful", "compressed": false,
+        });
+        if let Some(bucket) = bucket {
+            value["s3Config"] = serde_json::json!({"endpoint": "s3.example.org", "bucket": bucket});
+        }
+        Value::String(value.to_string())
+    };
+    edited["data"]["etcd-snapshot-s1-ours"] = entry("s1", None);
+    edited["data"]["etcd-snapshot-s7-theirs"] = entry("s7", None);
+    edited["data"]["s3-etcd-snapshot-s1-theirs"] = entry("s1", Some("their-bucket"));
+    let edited_path = dir.path().join("edited.json");
+    std::fs::write(&edited_path, edited.to_string()).unwrap();
+
+    let out = restore(&fake, &edited_path, &["-o", "json"]);
+    out.code(1);
+    let result: Value = out.json();
+    assert_eq!(
+        result["plan"]["foreign"],
+        serde_json::json!([
+            {"key": "etcd-snapshot-s7-theirs", "unknownNode": "s7"},
+            {"key": "s3-etcd-snapshot-s1-theirs",
+             "unknownS3Location": "s3://their-bucket at s3.example.org"},
+        ])
+    );
+    assert!(result["plan"].get("needsForce").is_none(), "{result}");
+    // Shown, not refused: the same ConfigMap UID is this cluster's, so no --force is needed.
+    let out = restore(
+        &fake,
+        &edited_path,
+        &["--fix", "--yes", "--fail-on", "never"],
+    );
+    out.code(0)
+        .stdout_has("foreign: etcd-snapshot-s7-theirs names node s7, which is not a node of")
+        .stdout_has("foreign: s3-etcd-snapshot-s1-theirs names s3://their-bucket at");
+    assert!(
+        !out.stdout.contains("etcd-snapshot-s1-ours names"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(data(&fake), edited["data"]);
 }
