@@ -1,7 +1,9 @@
 //! The backup file a ConfigMap repair saves before it writes: where it goes, and how it is
-//! written so that a failure never leaves a partial file behind.
+//! written so that a failure never leaves a partial file behind, and only its owner can read
+//! it (issue 30, item 7): it holds snapshot metadata and can hold Rancher's cluster spec.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -38,11 +40,16 @@ pub fn write_backup(
     write_new_file(path, &bytes)
 }
 
+/// Mode of every backup file, as kubectl writes kubeconfigs: owner read and write only.
+pub const BACKUP_FILE_MODE: u32 = 0o600;
+
 /// Writes `bytes` to `path`, which must not exist yet, all or nothing: into a temporary file
 /// in the same directory, fsynced, then hard-linked into place (a link, unlike a rename,
 /// fails when `path` exists, so a file that appeared meanwhile is never replaced). On any
 /// error the temporary file is removed, so a full disk leaves nothing that would block a
-/// retry with the same path.
+/// retry with the same path. The temporary file is created with [`BACKUP_FILE_MODE`] (the
+/// umask may only narrow it), not chmodded after the write, so no other user can open it
+/// in between; the link puts that same inode, mode and all, in place.
 pub fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if path.exists() {
         return Err(std::io::Error::new(
@@ -63,6 +70,7 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(BACKUP_FILE_MODE)
             .open(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
@@ -99,6 +107,16 @@ mod tests {
         write_new_file(&path, b"{}\n").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"{}\n");
         assert_eq!(entries(dir.path()), vec!["b.json".to_string()]);
+    }
+
+    #[test]
+    fn a_backup_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.json");
+        write_new_file(&path, b"{}\n").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     }
 
     #[test]

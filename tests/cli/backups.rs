@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::restore::backfill_with_backup;
+use crate::restore::{backed_up, backfill_with_backup};
 use crate::support::fake_api::FakeApi;
 use crate::support::objects::{extra_metadata, lease, server, snapshot_configmap, snapshot_cr};
 
@@ -118,4 +118,14 @@ fn a_full_disk_leaves_no_partial_backup_and_a_retry_with_the_same_path_works() {
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
     assert_eq!(saved["data"], before);
     assert_eq!(disk.entries(), vec![backup.clone()]);
+}
+
+/// Issue 30, item 7: the backup holds snapshot metadata (and can hold Rancher's cluster spec),
+/// so only its owner may read it, as kubectl writes kubeconfigs: 0600 whatever the umask allows.
+#[test]
+fn a_backup_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_fake, _dir, backup, _) = backed_up();
+    let mode = std::fs::metadata(&backup).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "backup mode {:o}", mode & 0o777);
 }
