@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::Kubeconfig;
 
 use super::ReadError;
 use super::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
@@ -107,7 +107,7 @@ pub async fn connect_context(
 ) -> Result<Connection, ReadError> {
     check_context(kubeconfig, context, origin)?;
     let user = context_user(kubeconfig, Some(context));
-    let mut config = config_for(kubeconfig.clone(), origin, Some(context)).await?;
+    let mut config = config_for(kubeconfig, origin, Some(context))?;
     let refresh = use_plugin_credential(&mut config, request_timeout).await?;
     let mut conn = client_for(config, Some(context.to_string()), request_timeout, refresh)?;
     conn.user = user;
@@ -328,9 +328,7 @@ async fn load_config(opts: &ConnectOptions) -> Result<LoadedConfig, ReadError> {
         .apply(&mut kubeconfig, opts.context.as_deref(), &origin)?;
     let context = opts.context.clone().or_else(|| chosen.clone());
     let user = context_user(&kubeconfig, chosen.as_deref());
-    config_for(kubeconfig, &origin, chosen.as_deref())
-        .await
-        .map(|c| (c, context, notice, user))
+    config_for(&kubeconfig, &origin, chosen.as_deref()).map(|c| (c, context, notice, user))
 }
 
 /// Test-only: a `:`-separated list of files that stands for the two server kubeconfigs, so
@@ -361,18 +359,13 @@ fn server_kubeconfig() -> Result<Option<(Kubeconfig, String)>, ReadError> {
     read_one(&path).map(|kc| Some((kc, path.display().to_string())))
 }
 
-async fn config_for(
-    kubeconfig: Kubeconfig,
+fn config_for(
+    kubeconfig: &Kubeconfig,
     origin: &str,
     context: Option<&str>,
 ) -> Result<kube::Config, ReadError> {
-    let options = KubeConfigOptions {
-        context: context.map(str::to_string),
-        ..KubeConfigOptions::default()
-    };
-    let kubeconfig_proxy = kubeconfig_proxy_url(&kubeconfig, context);
-    kube::Config::from_custom_kubeconfig(kubeconfig, &options)
-        .await
+    let kubeconfig_proxy = kubeconfig_proxy_url(kubeconfig, context);
+    super::kube_config::config_without_proxy(kubeconfig, context)
         .and_then(|config| with_proxy(config, kubeconfig_proxy.as_deref()))
         .map_err(|e| {
             let context = context

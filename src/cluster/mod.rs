@@ -17,6 +17,7 @@ pub mod dump_coverage;
 mod dump_files;
 mod dump_parse;
 mod dump_time;
+mod kube_config;
 pub mod live;
 pub mod proxy;
 mod read_error;

@@ -4,15 +4,16 @@
 //! - a kubeconfig cluster's `proxy-url` is used for every request, whatever `NO_PROXY` says;
 //! - else `HTTPS_PROXY`/`https_proxy` for an `https://` server, `HTTP_PROXY`/`http_proxy` for
 //!   an `http://` one (the upper-case name first, an empty value counting as unset);
-//! - `localhost` and loopback addresses are never proxied;
+//! - `localhost` and loopback addresses (`::ffff:127.0.0.1` too) are never proxied;
 //! - `NO_PROXY`/`no_proxy` is a comma-separated list of `*` (nothing is proxied), IPs, CIDRs,
 //!   and domains (`example.com` matches it and its subdomains, `.example.com` and
-//!   `*.example.com` only subdomains), each optionally with `:port`; entries Go cannot parse
-//!   are skipped, not errors.
+//!   `*.example.com` only subdomains), each optionally with `:port`; empty entries and
+//!   entries Go cannot parse are skipped, not errors.
 //!
 //! kube's own choice differs (it compares `NO_PROXY` with the proxy's address, not the
-//! server's, and applies it to `proxy-url` too), so the result replaces kube's. Pure: the
-//! environment is a parameter.
+//! server's, applies it to `proxy-url` too, and refuses entries Go skips), so kube is never
+//! asked (`kube_config.rs`) and this choice is the only one. Pure: the environment is a
+//! parameter.
 
 use std::net::IpAddr;
 
@@ -61,16 +62,20 @@ fn with_scheme(proxy: &str) -> String {
     }
 }
 
-/// httpproxy's `useProxy`: false when the host is local or `NO_PROXY` covers it.
+/// httpproxy's `useProxy` (golang.org/x/net/http/httpproxy/proxy.go, with its `config.init`
+/// parse of `NO_PROXY`): false when the host is local or `NO_PROXY` covers it. Empty entries
+/// are skipped; only `*.` is a wildcard prefix (`*svc` is a name no host has), and IPv4
+/// written as IPv6 (`::ffff:127.0.0.1`) is the IPv4 address, as Go's `net.IP` compares them.
 fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
-    let host = host.trim().to_ascii_lowercase();
+    // Go compares with "localhost" before it lower-cases the host.
     if host == "localhost" {
         return false;
     }
-    let ip: Option<IpAddr> = host.parse().ok();
+    let ip: Option<IpAddr> = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
     if ip.is_some_and(|ip| ip.is_loopback()) {
         return false;
     }
+    let host = host.trim().to_ascii_lowercase();
     let port = port.to_string();
     for entry in no_proxy.split(',') {
         let entry = entry.trim().to_ascii_lowercase();
@@ -81,7 +86,7 @@ fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
             return false;
         }
         if let Ok(net) = entry.parse::<IpNet>() {
-            if ip.is_some_and(|ip| net.contains(&ip)) {
+            if ip.is_some_and(|ip| net_contains(&net, ip)) {
                 return false;
             }
             continue;
@@ -92,12 +97,15 @@ fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
         }
         let port_ok = entry_port.is_empty() || entry_port == port;
         if let Ok(entry_ip) = entry_host.parse::<IpAddr>() {
-            if ip == Some(entry_ip) && port_ok {
+            if ip == Some(entry_ip.to_canonical()) && port_ok {
                 return false;
             }
             continue;
         }
-        let entry_host = entry_host.strip_prefix('*').unwrap_or(entry_host);
+        let entry_host = entry_host
+            .strip_prefix('*')
+            .filter(|h| h.starts_with('.'))
+            .unwrap_or(entry_host);
         let (suffix, match_host) = match entry_host.strip_prefix('.') {
             Some(_) => (entry_host.to_string(), false),
             None => (format!(".{entry_host}"), true),
@@ -107,6 +115,18 @@ fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
         }
     }
     true
+}
+
+/// Go's `IPNet.Contains`: an IPv4 network written as IPv6 (`::ffff:10.0.0.0/104`) is the
+/// IPv4 network (`10.0.0.0/8`); any other IPv6 network holds no IPv4 address.
+fn net_contains(net: &IpNet, ip: IpAddr) -> bool {
+    if let IpNet::V6(v6) = net
+        && let Some(v4) = v6.network().to_ipv4_mapped()
+    {
+        let prefix = v6.prefix_len().saturating_sub(96);
+        return ipnet::Ipv4Net::new(v4, prefix).is_ok_and(|n| IpNet::V4(n).contains(&ip));
+    }
+    net.contains(&ip)
 }
 
 /// httpproxy's parse of one entry: `net.SplitHostPort` when it works (brackets dropped),
@@ -193,6 +213,8 @@ mod tests {
             "https://127.1.2.3:6443",
             "https://localhost:6443",
             "https://[::1]:6443",
+            "https://[::ffff:127.0.0.1]:6443",
+            "https://[::FFFF:7f00:1]:6443",
         ] {
             assert_eq!(proxy(server, None, &[("HTTPS_PROXY", P)]), None, "{server}");
         }
@@ -225,6 +247,20 @@ mod tests {
             // A bare IPv6 address is an address, as in Go.
             ("https://[fd00::1]:6443", "fd00::1", false),
             ("https://[fd00::1]:6443", "[fd00::1]:6443", false),
+            // Empty entries are skipped, as Go skips them.
+            ("https://10.0.0.1:6443", "foo,", true),
+            ("https://10.0.0.1:6443", ",,10.0.0.1,", false),
+            ("https://10.0.0.1:6443", ",", true),
+            // Only `*.` is a wildcard: Go reads `*svc` as a name no host has.
+            ("https://api.svc:6443", "*svc", true),
+            ("https://svc:6443", "*svc", true),
+            ("https://api.svc:6443", "*.svc", false),
+            // IPv4 written as IPv6 is the IPv4 address, both ways, as Go's net.IP.
+            ("https://[::ffff:10.0.0.1]:6443", "10.0.0.1", false),
+            ("https://10.0.0.1:6443", "::ffff:10.0.0.1", false),
+            ("https://[::ffff:10.0.0.1]:6443", "10.0.0.0/8", false),
+            ("https://10.0.0.1:6443", "::ffff:10.0.0.0/104", false),
+            ("https://10.0.0.1:6443", "::/0", true),
         ];
         for (server, no_proxy, proxied) in cases {
             let got = proxy(server, None, &[("HTTPS_PROXY", P), ("NO_PROXY", no_proxy)]);

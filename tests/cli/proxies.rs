@@ -9,14 +9,14 @@ use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, server};
 
 /// A kubeconfig trusting the fake server, reaching it as `host` (a `.test` name only the
-/// proxy can resolve, with `tls-server-name: localhost` so the certificate still matches,
-/// or `127.0.0.1`), with an optional `proxy-url`.
+/// proxy can resolve, or a bracketed IPv6 address, with `tls-server-name: localhost` so the
+/// certificate still matches, or `127.0.0.1`), with an optional `proxy-url`.
 fn kubeconfig(dir: &Path, fake: &FakeApi, host: &str, proxy_url: Option<&str>) -> PathBuf {
     use base64::Engine as _;
     let ca = base64::engine::general_purpose::STANDARD.encode(fake.ca_pem().unwrap());
     let port = fake.addr().port();
     let proxy = proxy_url.map_or_else(String::new, |p| format!("    proxy-url: {p}\n"));
-    let sni = if host.ends_with(".test") {
+    let sni = if host.ends_with(".test") || host.starts_with('[') {
         "    tls-server-name: localhost\n"
     } else {
         ""
@@ -93,6 +93,59 @@ fn no_proxy_covering_the_server_goes_direct_as_kubectl_does() {
             .env("HTTPS_PROXY", &proxy.http_url()),
     );
     assert_eq!(proxy.targets(), Vec::<String>::new());
+}
+
+/// Issue 30, item 5: IPv4 loopback written as IPv6 is loopback, as in Go's httpproxy
+/// (`net.IP.IsLoopback`), so it goes direct; the proxy would have failed the run.
+#[test]
+fn ipv4_mapped_loopback_is_never_proxied() {
+    let (fake, proxy) = (fake(), ForwardProxy::start());
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake, "[::ffff:127.0.0.1]", None);
+    leases_ok(
+        k3sdoctor(["leases", "--now", NOW])
+            .kubeconfig(&kc)
+            .env("HTTPS_PROXY", &proxy.http_url()),
+    );
+    assert_eq!(proxy.targets(), Vec::<String>::new());
+}
+
+/// Issue 30, item 5: Go's httpproxy skips empty `NO_PROXY` elements, so a trailing comma is
+/// no error (kube's own parser refused the whole kubeconfig for it), and the other entries
+/// still count: `foo,` leaves the server proxied, `,127.0.0.0/8,` sends it direct.
+#[test]
+fn empty_no_proxy_elements_are_skipped_as_go_skips_them() {
+    let (fake, proxy) = (fake(), ForwardProxy::start());
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake, "kube-api.test", None);
+    let out = k3sdoctor(["leases", "--now", NOW])
+        .kubeconfig(&kc)
+        .env("HTTPS_PROXY", &proxy.http_url())
+        .env("NO_PROXY", "foo,")
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("--context"), "{}", out.stderr);
+    let port = fake.addr().port();
+    let tunnels = proxy.targets();
+    assert!(!tunnels.is_empty(), "nothing went through the proxy");
+    assert!(
+        tunnels
+            .iter()
+            .all(|t| *t == format!("CONNECT kube-api.test:{port}")),
+        "{tunnels:?}"
+    );
+    // `*test` is no wildcard in Go (only `*.` is): the server stays proxied beside it.
+    let out = k3sdoctor(["leases", "--now", NOW])
+        .kubeconfig(&kc)
+        .env("HTTPS_PROXY", &proxy.http_url())
+        .env("no_proxy", ",*test,, ")
+        .run();
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    assert!(
+        proxy.targets().len() > tunnels.len(),
+        "{:?}",
+        proxy.targets()
+    );
 }
 
 #[test]
