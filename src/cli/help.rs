@@ -140,8 +140,8 @@ Examples:
 
   # Add what leases follow --fix and snapshots backfill --fix write with
   k3sdoctor rbac repair | kubectl apply -f -
-  kubectl create clusterrolebinding k3sdoctor-repair \\
-    --clusterrole k3sdoctor-repair --user alice";
+  kubectl -n kube-system create rolebinding k3sdoctor-repair \\
+    --role k3sdoctor-repair --user alice";
 
 pub const MAN_EXAMPLES: &str = "\
 Examples:

@@ -2,7 +2,7 @@
 //! `kubectl apply -f -`, so an RBAC error can name a command instead of a README section.
 //!
 //! One source: the manifests in deploy/ (the read-only ClusterRole and Role that the CronJob
-//! and serve ship, the repair ClusterRole); tests keep them identical to the README's blocks.
+//! and serve ship, the repair Role); tests keep them identical to the README's blocks.
 
 use crate::cli::RbacUse;
 use crate::exit::Exit;
@@ -11,7 +11,7 @@ use super::Ui;
 
 const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-clusterrole.yaml");
 const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
-const REPAIR_CLUSTER_ROLE: &str = include_str!("../../deploy/repair-clusterrole.yaml");
+const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
 
 /// A manifest without the comment that opens it (it speaks of the file and its tests).
@@ -46,9 +46,10 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
         RbacUse::Repair => format!(
             "# {bin_name} rbac repair: what leases follow --fix and snapshots backfill|restore --fix\n\
              # write with; bind it together with the read-only role ({bin_name} rbac read-only).\n\
-             # Bind: kubectl create clusterrolebinding k3sdoctor-repair --clusterrole k3sdoctor-repair --user NAME\n\
+             # A Role in kube-system: everything a repair writes lives there.\n\
+             # Bind: kubectl -n kube-system create rolebinding k3sdoctor-repair --role k3sdoctor-repair --user NAME\n\
              {}",
-            object(REPAIR_CLUSTER_ROLE)
+            object(REPAIR_ROLE)
         ),
         RbacUse::Heal => format!(
             "# {bin_name} rbac heal: what serve --heal needs on top of serve's read-only role\n\
@@ -86,7 +87,9 @@ mod tests {
         let serve = roles(RbacUse::Serve, "k3sdoctor");
         assert_eq!(object(&serve), object(&read_only));
         let repair = roles(RbacUse::Repair, "k3sdoctor");
-        assert!(repair.contains("name: k3sdoctor-repair\n"));
+        assert!(repair.contains(
+            "kind: Role\nmetadata:\n  name: k3sdoctor-repair\n  namespace: kube-system\n"
+        ));
         let heal = roles(RbacUse::Heal, "k3sdoctor");
         assert!(
             heal.contains(

@@ -13,7 +13,7 @@ use crate::support::k3s_sim::{K3sSim, LockStyle, SimConfig, holder};
 use crate::support::objects::{
     NOW, NodeSpec, agent, apiserver_identity, lease, node, server, snapshot_cr,
 };
-use crate::support::readme::{read_only_role_without_watch, readme_role};
+use crate::support::readme::{read_only_role_without_watch, readme_namespaced_role};
 use crate::support::wait::wait_for;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
@@ -620,7 +620,11 @@ fn without_the_watch_verb_verification_polls_and_says_so_once() {
     // The README's read-only role as it was before it allowed watches, and the repair role.
     let without_watch = read_only_role_without_watch();
     fake.add_rbac_user("carol-token", "carol", &without_watch);
-    fake.add_rbac_user("carol-token", "carol", &readme_role("k3sdoctor-repair"));
+    fake.add_rbac_user(
+        "carol-token",
+        "carol",
+        &readme_namespaced_role("k3sdoctor-repair"),
+    );
     let fix = k3sdoctor(["leases", "follow", "--fix", "--yes", "--timeout", "30s"])
         .kubeconfig_for(&fake.url(), "carol-token")
         .run();

@@ -88,7 +88,11 @@ fn the_read_only_role_reads_everything_and_repairs_nothing() {
 fn with_the_repair_role_both_repairs_go_through() {
     let fake = split_cluster();
     fake.add_rbac_user("bob-token", "bob", &readme_role("k3sdoctor-read-only"));
-    fake.add_rbac_user("bob-token", "bob", &readme_role("k3sdoctor-repair"));
+    fake.add_rbac_user(
+        "bob-token",
+        "bob",
+        &readme_namespaced_role("k3sdoctor-repair"),
+    );
     run_as(
         &fake,
         "bob-token",
@@ -143,7 +147,7 @@ fn with_the_repair_role_both_repairs_go_through() {
 #[test]
 fn the_repair_role_without_its_events_rule_repairs_and_says_the_event_is_missing() {
     let fake = split_cluster();
-    let role = readme_role("k3sdoctor-repair");
+    let role = readme_namespaced_role("k3sdoctor-repair");
     let start = role
         .find("  # The Event every repair records")
         .expect("the events rule");

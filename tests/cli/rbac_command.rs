@@ -46,9 +46,9 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
 
 #[test]
 fn repair_prints_the_readmes_repair_role() {
-    let readme = documents(&readme_role("k3sdoctor-repair"));
+    let readme = documents(&readme_namespaced_role("k3sdoctor-repair"));
     assert_eq!(printed(&["repair"]), readme);
-    assert_eq!(yaml_documents("deploy/repair-clusterrole.yaml"), readme);
+    assert_eq!(yaml_documents("deploy/repair-role.yaml"), readme);
 }
 
 #[test]

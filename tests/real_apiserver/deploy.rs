@@ -64,10 +64,7 @@ fn deploy_objects() -> Vec<(String, Value)> {
                 .map(|o| (dir.to_string(), o)),
         );
     }
-    for file in [
-        "deploy/k3sdoctor-cronjob.yaml",
-        "deploy/repair-clusterrole.yaml",
-    ] {
+    for file in ["deploy/k3sdoctor-cronjob.yaml", "deploy/repair-role.yaml"] {
         objects.extend(
             yaml_documents(file)
                 .into_iter()

@@ -1,12 +1,63 @@
-//! The README's two ClusterRoles, applied unchanged to a real kube-apiserver: the read-only role
-//! reads everything the read-only commands need, with the repair role both repairs complete, and
-//! a user with no bindings gets exit 3 with one line.
+//! The README's roles, applied unchanged to a real kube-apiserver: the read-only role reads
+//! everything the read-only commands need, with the repair Role (kube-system) both repairs
+//! complete, each of its rules is needed and it grants nothing outside what repairs write,
+//! and a user with no bindings gets exit 3 with one line.
+
+use serde_json::{Value, json};
 
 use crate::common::{run_as, until_reported};
 use crate::report::CheckReport;
+use crate::support::envtest::admin::AdminApi;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::readme::{readme_namespaced_role, readme_role};
+
+const ROLES: &str = "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles";
+
+/// What the API server's authorizer answers for `user` (a SubjectAccessReview): `(verb, group,
+/// resource, namespace, name)`.
+fn allowed(admin: &AdminApi, user: User, request: (&str, &str, &str, &str, Option<&str>)) -> bool {
+    let (verb, group, resource, namespace, name) = request;
+    let review = admin.create(
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        &json!({
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {
+                "user": user.name(),
+                "groups": ["system:authenticated"],
+                "resourceAttributes": {
+                    "verb": verb, "group": group, "resource": resource,
+                    "namespace": namespace, "name": name.unwrap_or_default(),
+                },
+            },
+        }),
+    );
+    review["status"]["allowed"].as_bool().unwrap_or(false)
+}
+
+/// The repair Role of docs/rbac.md with rule `skip` left out (`None`: all of it), in place.
+/// Returns once the authorizer answers with it: `probe` is a request only that rule allows.
+fn put_repair_role(
+    admin: &AdminApi,
+    skip: Option<usize>,
+    probe: (&str, &str, &str, &str, Option<&str>),
+) {
+    let mut role: Value =
+        serde_yaml_ng::from_str(&readme_namespaced_role("k3sdoctor-repair")).unwrap();
+    if let Some(i) = skip {
+        role["rules"].as_array_mut().unwrap().remove(i);
+    }
+    admin.put(ROLES, &role);
+    // The authorizer follows RBAC objects through a watch: wait until it has this one.
+    for _ in 0..5000 {
+        if allowed(admin, User::Repair, probe) == skip.is_none() {
+            return;
+        }
+        std::thread::yield_now();
+    }
+    panic!("the authorizer never saw the repair Role without rule {skip:?}");
+}
 
 const READ_ONLY_COMMANDS: &[&[&str]] = &[
     &["check"],
@@ -26,10 +77,10 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
     let admin = env.admin();
     admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.apply_yaml(&readme_role("k3sdoctor-repair"));
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-repair"));
     admin.bind("k3sdoctor-read-only", "viewer");
     admin.bind("k3sdoctor-read-only", "repair");
-    admin.bind("k3sdoctor-repair", "repair");
+    admin.bind_in("kube-system", "k3sdoctor-repair", "repair");
     // Without the Role in default, apiserver-endpoint-stale alone is not checked.
     let report: CheckReport = run_as(&env, User::Viewer, &["check", "-o", "json"]).json();
     let endpoints = report
@@ -92,6 +143,108 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
             .stderr_has("forbidden");
     }
 
+    // Nothing more: the repair Role grants nothing outside kube-system and nothing there
+    // beyond the objects the repairs write (the read-only role bound beside it writes nothing).
+    for request in [
+        ("create", "", "configmaps", "default", None),
+        (
+            "update",
+            "",
+            "configmaps",
+            "default",
+            Some("k3s-etcd-snapshots"),
+        ),
+        ("create", "events.k8s.io", "events", "default", None),
+        ("create", "", "events", "kube-system", None),
+        ("update", "", "configmaps", "kube-system", Some("coredns")),
+        (
+            "delete",
+            "",
+            "configmaps",
+            "kube-system",
+            Some("k3s-etcd-snapshots"),
+        ),
+        (
+            "update",
+            "coordination.k8s.io",
+            "leases",
+            "kube-system",
+            Some("kube-scheduler"),
+        ),
+        (
+            "create",
+            "coordination.k8s.io",
+            "leases",
+            "kube-system",
+            None,
+        ),
+        ("update", "", "nodes", "", Some("server-1")),
+        ("update", "k3s.cattle.io", "etcdsnapshotfiles", "", None),
+    ] {
+        assert!(
+            !allowed(admin, User::Repair, request),
+            "the repair role allows {request:?}"
+        );
+    }
+    // Every rule is needed: without it, the repair that needs it here stops at its permission
+    // check (the follow's Lease update; the backfill's update of the snapshot ConfigMap, or its
+    // create when the split came before k3s wrote one), or the request only that rule allows is
+    // denied (the other ConfigMap verb; the Event, which both repairs record below).
+    let update_lease = (
+        "update",
+        "coordination.k8s.io",
+        "leases",
+        "kube-system",
+        Some("k3s"),
+    );
+    let update_configmap = (
+        "update",
+        "",
+        "configmaps",
+        "kube-system",
+        Some("k3s-etcd-snapshots"),
+    );
+    let create_configmap = ("create", "", "configmaps", "kube-system", None);
+    let create_event = ("create", "events.k8s.io", "events", "kube-system", None);
+    let configmap_before = admin.configmap("k3s-etcd-snapshots");
+    let (backfill_needs, other) = match configmap_before {
+        Some(_) => ((1, update_configmap), (2, create_configmap)),
+        None => ((2, create_configmap), (1, update_configmap)),
+    };
+    put_repair_role(admin, Some(0), update_lease);
+    run_as(&env, User::Repair, &["leases", "follow", "--fix", "--yes"])
+        .code(3)
+        .one_line_error()
+        .stderr_has("not allowed to update");
+    put_repair_role(admin, Some(backfill_needs.0), backfill_needs.1);
+    run_as(
+        &env,
+        User::Repair,
+        &["snapshots", "backfill", "--fix", "--yes"],
+    )
+    .code(3)
+    .one_line_error()
+    .stderr_has(&format!("not allowed to {} configmaps", backfill_needs.1.0));
+    put_repair_role(admin, Some(other.0), other.1);
+    put_repair_role(admin, Some(3), create_event);
+    assert_eq!(cluster.holder("k3s"), holder_before);
+    assert_eq!(
+        admin
+            .configmap("k3s-etcd-snapshots")
+            .map(|cm| cm["metadata"]["resourceVersion"].clone()),
+        configmap_before.map(|cm| cm["metadata"]["resourceVersion"].clone()),
+        "nothing was written"
+    );
+    put_repair_role(admin, None, create_event);
+    for request in [
+        update_lease,
+        update_configmap,
+        create_configmap,
+        create_event,
+    ] {
+        assert!(allowed(admin, User::Repair, request), "{request:?}");
+    }
+
     // With the repair role bound too, both repairs go through.
     let backfill = run_as(
         &env,
@@ -125,6 +278,19 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
     )
     .code(0);
     assert_eq!(cluster.holder("k3s"), "server-2");
+    // Both recorded their Event in kube-system with the events rule.
+    let events = admin
+        .get("/apis/events.k8s.io/v1/namespaces/kube-system/events")
+        .unwrap();
+    let mut reasons: Vec<&str> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["reportingController"] == "k3sdoctor.io/k3sdoctor")
+        .filter_map(|e| e["reason"].as_str())
+        .collect();
+    reasons.sort_unstable();
+    assert_eq!(reasons, ["LockMoved", "SnapshotEntriesBackfilled"]);
 }
 
 /// A user without rights is told which command prints the role it lacks; that command's

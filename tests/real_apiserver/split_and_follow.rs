@@ -7,7 +7,7 @@ use crate::common::{CATCH_UP, run_as, until_exit, until_reported};
 use crate::report::{CheckReport, LeaseReport};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
-use crate::support::readme::{read_only_role_without_watch, readme_role};
+use crate::support::readme::{read_only_role_without_watch, readme_namespaced_role};
 use crate::support::wait::wait_for;
 
 #[test]
@@ -182,9 +182,9 @@ fn real_follow_without_the_watch_verb_verifies_by_polling_with_one_note() {
     // The README's read-only role as it was before it allowed watches, and the repair role.
     let without_watch = read_only_role_without_watch();
     admin.apply_yaml(&without_watch);
-    admin.apply_yaml(&readme_role("k3sdoctor-repair"));
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-repair"));
     admin.bind("k3sdoctor-read-only", "repair");
-    admin.bind("k3sdoctor-repair", "repair");
+    admin.bind_in("kube-system", "k3sdoctor-repair", "repair");
     cluster.split_etcd_onto("server-2");
 
     let fix = run_as(
