@@ -54,6 +54,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
             width: output_width(),
             terminal: std::io::stdout().is_terminal(),
             no_headers: cli.global.no_headers,
+            detail: cli.global.verbose > 0,
         },
         cli.global.verbose,
         cli.global.quiet,

@@ -426,7 +426,7 @@ fn affected_line(major: u64, minor: u64) -> Option<AffectedLine> {
     AFFECTED_LINES.iter().copied().find(|l| l.minor == minor)
 }
 
-fn release_name(distro: Distro, minor: u64, patch: u64) -> String {
+pub(crate) fn release_name(distro: Distro, minor: u64, patch: u64) -> String {
     match distro {
         Distro::K3s => format!("v1.{minor}.{patch}+k3s1"),
         Distro::Rke2 => format!("v1.{minor}.{patch}+rke2r1"),

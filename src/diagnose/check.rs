@@ -11,7 +11,7 @@ use super::cluster_summary::ClusterSummary;
 use super::etcd_config_drift::analyse_etcd_config_drift;
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::analyse_leases;
-use super::lock_status::LockStatus;
+use super::lock_status::{self, LockState, LockStatus};
 use super::membership::analyse_membership;
 use super::node_args_secrets::analyse_node_args_secrets;
 use super::snapshot_reconcile_stalled::analyse_reconcile_stalled;
@@ -119,6 +119,25 @@ pub fn analyse_check_keeping_snapshots(
         ran: true,
         note: String::new(),
     }];
+    // A lock absent from an input that cannot show it, on an unknown version (issue 29, item 10).
+    let unjudged: Vec<&str> = leases
+        .locks
+        .iter()
+        .filter(|l| l.state == LockState::Unknown)
+        .map(|l| l.name.as_str())
+        .collect();
+    if let Some(why) = lock_status::unjudgeable(state, leases.cluster.lock_style)
+        && !unjudged.is_empty()
+    {
+        checks.push(CheckRun {
+            name: "lock-presence",
+            ran: false,
+            note: format!(
+                "{} not found, which cannot be judged: {why}",
+                unjudged.join(" and ")
+            ),
+        });
+    }
 
     let mut snapshot_analysis = None;
     let snapshots = if state.snapshot_crd_missing {

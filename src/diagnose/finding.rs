@@ -88,10 +88,12 @@ pub enum FindingCode {
     SnapshotS3Foreign,
     // Issue 19, ENDPOINTS part.
     ApiserverEndpointStale,
+    // Issue 29, item 11.
+    SnapshotRecordEmpty,
 }
 
 impl FindingCode {
-    pub const ALL: [FindingCode; 36] = [
+    pub const ALL: [FindingCode; 37] = [
         FindingCode::LeaseSplit,
         FindingCode::LeaseExpired,
         FindingCode::LeaseReleased,
@@ -131,6 +133,8 @@ impl FindingCode {
         FindingCode::SnapshotS3Foreign,
         // Issue 19, ENDPOINTS part.
         FindingCode::ApiserverEndpointStale,
+        // Issue 29, item 11.
+        FindingCode::SnapshotRecordEmpty,
     ];
 
     /// (usual severity, meaning, remediation): the finding-code table of the README and the
@@ -319,6 +323,11 @@ impl FindingCode {
                 "the kubernetes Endpoints or EndpointSlice in default lists an address that is no current server's; agents' load balancers follow it (k3s-io/k3s#14594)",
                 "check that no apiserver still advertises it, then delete its /registry/masterleases key with etcdctl on a server",
             ),
+            SnapshotRecordEmpty => (
+                "warning, error when it is the newest S3 snapshot",
+                "an ETCDSnapshotFile that is not a failed save yet has no spec.location or size 0: it points nowhere and cannot be restored; names the multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928) and its fixed release when the version has it",
+                "take a snapshot now (k3s etcd-snapshot save), upgrade past the race (v1.28.15, v1.29.10, v1.30.6, v1.31.2), then delete the empty records",
+            ),
         }
     }
 
@@ -361,6 +370,7 @@ impl FindingCode {
             FindingCode::SnapshotTokenRotated => "snapshot-token-rotated",
             FindingCode::SnapshotS3Foreign => "snapshot-s3-foreign",
             FindingCode::ApiserverEndpointStale => "apiserver-endpoint-stale",
+            FindingCode::SnapshotRecordEmpty => "snapshot-record-empty",
         }
     }
 }

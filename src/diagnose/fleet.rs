@@ -289,7 +289,7 @@ pub fn summary_row<R: FleetMember>(entry: &FleetEntry<R>, ignore_unreachable: bo
 fn lock_holders(locks: &[LockStatus]) -> String {
     let applicable: Vec<&LockStatus> = locks
         .iter()
-        .filter(|l| l.state != LockState::NotApplicable)
+        .filter(|l| !matches!(l.state, LockState::NotApplicable | LockState::Unknown))
         .collect();
     let holders: BTreeSet<&str> = applicable
         .iter()

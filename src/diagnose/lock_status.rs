@@ -54,6 +54,10 @@ pub enum LockState {
     /// MultiLock copies name different holders.
     Disagreeing,
     Missing,
+    /// Not in what was read, and whether it should be there cannot be judged: the version is
+    /// unknown and the input lacks the kind of object that holds the lock on some versions
+    /// (a ConfigMap annotation on 1.23 and older, a Lease from 1.28). Not checked, not missing.
+    Unknown,
     /// Not used on this cluster (no managed etcd) or not knowable (not in the dump).
     NotApplicable,
 }
@@ -315,6 +319,10 @@ fn missing_state(
     if !expected {
         return LockState::NotApplicable;
     }
+    if unjudgeable(input.state, input.style).is_some() {
+        // Said once for both locks by the caller, as "not checked" (issue 29, item 10).
+        return LockState::Unknown;
+    }
     findings.push(
         Finding::new(
             Severity::Error,
@@ -332,6 +340,25 @@ fn missing_state(
         )),
     );
     LockState::Missing
+}
+
+/// Why an absent lock cannot be judged, when it cannot: the version (and so the lock's object
+/// kind, facts §1.2) is unknown, and the input has only one of the two kinds a lock lives in.
+/// A 1.21 cluster's `kubectl get leases` shows no `k3s` Lease because its lock is a ConfigMap
+/// annotation; a ConfigMaps-only input cannot show a 1.28 cluster's Lease.
+pub fn unjudgeable(state: &ClusterState, style: Option<LockStyle>) -> Option<&'static str> {
+    if style.is_some() {
+        return None;
+    }
+    match (state.leases.is_some(), state.configmaps.is_some()) {
+        (true, false) => Some(
+            "the version is not known and the input has Leases but no ConfigMaps: on 1.23 and older the lock              is an annotation on a ConfigMap, which a Lease list cannot show",
+        ),
+        (false, true) => Some(
+            "the version is not known and the input has ConfigMaps but no Leases: from 1.28 the lock is a              Lease only",
+        ),
+        _ => None,
+    }
 }
 
 fn released_finding(

@@ -21,7 +21,9 @@ pub mod snapshot_findings;
 pub mod snapshot_provenance;
 pub mod snapshot_reconcile;
 pub mod snapshot_reconcile_stalled;
+pub mod snapshot_record_empty;
 pub mod snapshot_s3;
+pub mod snapshot_writer;
 pub mod snapshots;
 pub mod suppression;
 

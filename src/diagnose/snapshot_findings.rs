@@ -47,6 +47,8 @@ pub struct Context<'a> {
     pub cm_name: &'a str,
     pub extra_metadata_present: bool,
     pub bytes: usize,
+    /// Why k3s's controller cannot be writing now (`snapshot_writer`), when known.
+    pub not_writing: Option<&'a str>,
 }
 
 /// Every item of a list: the message in JSON and YAML is complete, and the table view shows
@@ -96,10 +98,12 @@ pub fn findings(
                     "are not"
                 },
                 all(&missing),
-                cause
-                    .as_ref()
-                    .map(|(why, _)| format!(". Cause: {why}"))
-                    .unwrap_or_default()
+                match (&cause, ctx.not_writing) {
+                    (Some((why, _)), _) => format!(". Cause: {why}"),
+                    // Young CRs count too: nothing will write their entries either.
+                    (None, Some(why)) => format!(". Nothing writes them now: {why}"),
+                    (None, None) => String::new(),
+                }
             ),
         )
         .about_listing(ObjectRef::snapshot_files(&missing));

@@ -23,19 +23,33 @@ use crate::model::node::NodeFacts;
 pub struct ReconcileFate {
     /// `true`: the next reconcile deletes it (so `backfill --prune` may too).
     pub removes: bool,
+    /// Why, in plain words.
     pub why: String,
+    /// The k3s mechanics behind `why`: the annotations and key matching it reads (`-v`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl ReconcileFate {
     fn removes(why: String) -> ReconcileFate {
-        ReconcileFate { removes: true, why }
+        ReconcileFate {
+            removes: true,
+            why,
+            detail: None,
+        }
     }
 
     fn keeps(why: String) -> ReconcileFate {
         ReconcileFate {
             removes: false,
             why,
+            detail: None,
         }
+    }
+
+    fn because(mut self, detail: String) -> ReconcileFate {
+        self.detail = Some(detail);
+        self
     }
 }
 
@@ -59,19 +73,27 @@ pub fn reconcile_fate(key: &str, nodes: &[NodeFacts], distro: Distro) -> Reconci
         .iter()
         .any(|n| n.annotations.contains_key(&s3_annotation));
     if !s3_synced && !etcd_nodes.iter().any(|n| synced(n)) {
-        return ReconcileFate::keeps(format!(
-            "no etcd Node has reconciled its snapshots yet ({local_annotation}), so k3s's reconcile deletes nothing"
+        return ReconcileFate::keeps(
+            "no etcd server has finished a snapshot reconcile yet, and until one has, k3s's reconcile deletes nothing"
+                .into(),
+        )
+        .because(format!(
+            "no etcd Node carries {local_annotation} or {s3_annotation}"
         ));
     }
     if key.starts_with("s3-") {
         return if s3_synced {
-            ReconcileFate::removes(format!(
-                "an etcd Node has synced S3 snapshots ({s3_annotation}) and no ETCDSnapshotFile gets this key"
-            ))
+            ReconcileFate::removes(
+                "an etcd server has synced its S3 snapshots and no ETCDSnapshotFile gets this key"
+                    .into(),
+            )
+            .because(format!("an etcd Node carries {s3_annotation}"))
         } else {
-            ReconcileFate::keeps(format!(
-                "no etcd Node has synced S3 snapshots ({s3_annotation}); k3s keeps S3 keys until one has"
-            ))
+            ReconcileFate::keeps(
+                "no etcd server has synced S3 snapshots yet; k3s keeps S3 entries until one has"
+                    .into(),
+            )
+            .because(format!("no etcd Node carries {s3_annotation}"))
         };
     }
     let Some(rest) = key.strip_prefix("local-") else {
@@ -88,14 +110,22 @@ pub fn reconcile_fate(key: &str, nodes: &[NodeFacts], distro: Distro) -> Reconci
         Some(node) if synced(node) => ReconcileFate::removes(format!(
             "etcd Node {} has reconciled its local snapshots and no ETCDSnapshotFile gets this key",
             node.name
-        )),
+        ))
+        .because(format!("{} carries {local_annotation}", node.name)),
         Some(node) => ReconcileFate::keeps(format!(
-            "etcd Node {} has not reconciled its local snapshots yet ({local_annotation})",
+            "etcd Node {} has not reconciled its local snapshots yet",
             node.name
-        )),
-        None => ReconcileFate::removes(format!(
+        ))
+        .because(format!("{} lacks {local_annotation}", node.name)),
+        // Issue 29, item 3: the operator needs the consequence; the trim is for -v and JSON.
+        None => ReconcileFate::removes(
+            "k3s cannot tell which etcd node this entry belongs to (its reading of node names from keys fails \
+             for names that end in a digit, and for times that end in 9), so its reconcile removes the entry"
+                .into(),
+        )
+        .because(format!(
             "no etcd Node matches it: k3s matches Node names against {trimmed:?}, the key with its trailing \
-             digits 0-8 and dashes trimmed"
+             digits 0-8 and dashes trimmed (TrimRight with the set \"-012345678\")"
         )),
     }
 }
@@ -128,6 +158,7 @@ mod tests {
         let f = fate("local-etcd-snapshot-web-1717142400", c);
         assert!(!f.removes, "{f:?}");
         assert!(f.why.contains("deletes nothing"));
+        assert!(f.detail.unwrap().contains(LOCAL));
     }
 
     #[test]
@@ -158,7 +189,13 @@ mod tests {
         // and goes although db never reconciled.
         let f = fate("local-etcd-snapshot-db-1717142409", c());
         assert!(f.removes, "{f:?}");
-        assert!(f.why.contains("matches no") || f.why.contains("no etcd Node matches"));
+        // Plain words first (issue 29, item 3); the trim is in the detail.
+        assert!(f.why.contains("cannot tell which etcd node"), "{f:?}");
+        assert!(!f.why.contains("0-8"), "{f:?}");
+        assert!(
+            f.detail.as_deref().unwrap().contains("trailing digits 0-8"),
+            "{f:?}"
+        );
         // Node names ending in digits lose them to the trim too: node1's keys match no Node.
         let numbered =
             TestCluster::k3s()

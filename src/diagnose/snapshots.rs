@@ -12,6 +12,7 @@ use super::finding::{Finding, rank};
 use super::leases::LeaseAnalysis;
 use super::snapshot_findings::{self, Tally};
 use super::snapshot_reconcile::{ReconcileFate, reconcile_fate};
+use super::snapshot_writer::{controller_not_writing, removal_pending};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::go_json::GoEscaping;
@@ -43,7 +44,8 @@ pub enum EntryState {
     /// It should have an entry and has none.
     Missing,
     /// It should have an entry and has none yet, but the CR is younger than the controller's
-    /// normal delay (a minute): k3s writes it any moment. Never a difference or a finding.
+    /// normal delay (a minute) and nothing shows the controller stopped: k3s writes it any
+    /// moment. Never a difference or a finding.
     Pending,
     /// It has an entry whose fields differ from the CR.
     Stale,
@@ -108,6 +110,11 @@ pub struct SnapshotAnalysis {
     /// Whether only CRs with metadata get entries on that version (`None`: not known).
     pub entries_need_metadata: Option<bool>,
     pub s3_shape: S3Shape,
+    /// Why k3s's snapshot controller cannot be writing now, when the objects show it (a split
+    /// on an affected version, no fresh `-etcd` holder, or CRs it never processed): then no
+    /// entry is `pending` and no orphan waits for k3s to remove it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller_not_writing: Option<String>,
     /// How the writer's Go release escapes `\b` and `\f` in the values it writes.
     pub go_escaping: GoEscaping,
     /// The writer's Go release is not known: the newest escaping is assumed.
@@ -147,6 +154,8 @@ pub fn analyse_snapshots(
     let go_escaping = known_escaping.unwrap_or(GoEscaping::Go122);
     let files: &[Arc<SnapshotFile>] = state.snapshot_files.as_deref().unwrap_or_default();
     let eligible = |f: &SnapshotFile| !f.metadata.is_empty() || need_metadata == Some(false);
+    let not_writing = controller_not_writing(leases, files, now, FINALIZER_GRACE);
+    let writing = not_writing.is_none();
     let entry_of = |f: &SnapshotFile| {
         let key = data_key(f);
         let other = alternate_key(f);
@@ -192,7 +201,10 @@ pub fn analyse_snapshots(
             _ => (usual_key, None),
         };
         let eligible = eligible(file);
-        if !file.deleting && (eligible || !data.contains_key(&key)) {
+        // A CR whose deletion began moments ago still has its entry: k3s's controller deletes
+        // the key first and then drops the CR's finalizer, so that entry is not an orphan yet.
+        let removal_due = file.deleting && writing && removal_pending(file, now, FINALIZER_GRACE);
+        if (!file.deleting && (eligible || !data.contains_key(&key))) || removal_due {
             for k in std::iter::once(&key).chain(&other_key) {
                 if let Some((k, _)) = data.get_key_value(k) {
                     live_keys.insert(k);
@@ -239,7 +251,7 @@ pub fn analyse_snapshots(
                 largest_present,
             ) {
                 EntryState::PrunedForSize
-            } else if is_young(file, now) {
+            } else if writing && is_young(file, now) {
                 EntryState::Pending
             } else {
                 expected_value = Some(expected);
@@ -301,6 +313,7 @@ pub fn analyse_snapshots(
             .configmap(&distro.extra_metadata_configmap())
             .is_some(),
         bytes,
+        not_writing: not_writing.as_deref(),
     };
     let mut findings =
         snapshot_findings::findings(&analysis_context, &rows, &orphaned, &legacy_keys, &tally);
@@ -315,6 +328,7 @@ pub fn analyse_snapshots(
         writer_version: writer.map(|v| v.to_string()),
         entries_need_metadata: need_metadata,
         s3_shape: shape,
+        controller_not_writing: not_writing.clone(),
         go_escaping,
         go_escaping_assumed: known_escaping.is_none(),
         snapshots: rows,

@@ -38,6 +38,7 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         .map(|l| match (l.state, l.holder.as_deref()) {
             (LockState::Missing, _) => format!("{} missing", l.name),
             (LockState::NotApplicable, _) => format!("{} not used", l.name),
+            (LockState::Unknown, _) => format!("{} not judged", l.name),
             (LockState::Released, _) => format!("{} released", l.name),
             (LockState::Held, Some(h)) => format!("{} held by {h}", l.name),
             (state, Some(h)) => format!(

@@ -109,13 +109,13 @@ fn write_timings(
         let label = if i == 0 { "  timings: " } else { HANG };
         writeln!(out, "{label}{line}")?;
     }
-    write_wrapped(
-        out,
-        &format!("({})", timing.source),
-        HANG,
-        HANG,
-        style.width,
-    )
+    // Plain words by default; the wrangler mechanics behind them with -v (JSON has both).
+    let note = if style.detail {
+        format!("({}: {})", timing.summary, timing.source)
+    } else {
+        format!("({})", timing.summary)
+    };
+    write_wrapped(out, &note, HANG, HANG, style.width)
 }
 
 fn from(plan: &FollowPlan) -> String {

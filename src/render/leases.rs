@@ -165,6 +165,7 @@ pub fn state_label(state: LockState) -> &'static str {
         LockState::Disagreeing => "COPIES-DISAGREE",
         LockState::Missing => "MISSING",
         LockState::NotApplicable => "-",
+        LockState::Unknown => "unknown",
     }
 }
 
@@ -269,6 +270,7 @@ mod tests {
             LockState::Disagreeing,
             LockState::Missing,
             LockState::NotApplicable,
+            LockState::Unknown,
         ] {
             let label = state_label(state);
             assert_eq!(label.split_whitespace().count(), 1, "{label}");

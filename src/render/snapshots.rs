@@ -210,9 +210,14 @@ pub fn write_diff(
         let line = format!("{}  ({fate}{cr})", o.key);
         write_wrapped(out, &line, "orphaned ", "         ", style.width)?;
         // Consecutive orphans usually share their reason: say it once for the run.
-        if last_why != Some(&o.reconcile.why) {
-            write_wrapped(out, &o.reconcile.why, "         ", "         ", style.width)?;
-            last_why = Some(&o.reconcile.why);
+        if last_why != Some(&o.reconcile) {
+            // The k3s mechanics behind the plain reason with -v (issue 29, item 3).
+            let why = match (&o.reconcile.detail, style.detail) {
+                (Some(detail), true) => format!("{} ({detail})", o.reconcile.why),
+                _ => o.reconcile.why.clone(),
+            };
+            write_wrapped(out, &why, "         ", "         ", style.width)?;
+            last_why = Some(&o.reconcile);
         }
     }
     if any {
@@ -256,9 +261,19 @@ pub fn write_backfill_plan(
         GoEscaping::Go122 => "Go 1.22+ escaping, \\b and \\f",
         GoEscaping::BeforeGo122 => "Go before 1.22, \\u0008 and \\u000c",
     };
-    let values = match (&plan.writer_version, plan.go_escaping_assumed) {
-        (Some(v), false) => format!("byte for byte as {v} writes them ({escapes})"),
-        (v, _) => format!(
+    // Plain words by default (issue 29, item 3); the Go escaping behind them with -v, and in
+    // JSON as goEscaping / goEscapingAssumed.
+    let values = match (&plan.writer_version, plan.go_escaping_assumed, style.detail) {
+        (Some(v), false, false) => {
+            format!("exactly as {v} writes them, so k3s finds nothing to rewrite")
+        }
+        (Some(v), false, true) => format!("byte for byte as {v} writes them ({escapes})"),
+        (v, _, false) => format!(
+            "as k3s writes them; the build of the writer{} is not known, so an entry holding a backspace or \
+             form-feed character may be rewritten once by k3s in its own spelling (harmless)",
+            v.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
+        ),
+        (v, _, true) => format!(
             "as k3s writes them; {escapes} assumed, since the Go release of the writer{} is not known",
             v.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
         ),

@@ -18,6 +18,8 @@ pub struct Style {
     pub terminal: bool,
     /// `--no-headers`: tables without their header line, as kubectl's flag does.
     pub no_headers: bool,
+    /// `-v`: the k3s mechanics behind a note said in plain words (JSON always has them).
+    pub detail: bool,
 }
 
 impl Default for Style {
@@ -29,6 +31,7 @@ impl Default for Style {
             width: DEFAULT_WIDTH,
             terminal: false,
             no_headers: false,
+            detail: false,
         }
     }
 }

@@ -27,7 +27,9 @@ pub struct ElectionTiming {
     pub lease_duration_seconds: i64,
     pub renew_deadline_seconds: i64,
     pub retry_period_seconds: i64,
-    /// Where the numbers come from, for the plan.
+    /// What the numbers mean for the move, in plain words: the plan's text shows this.
+    pub summary: String,
+    /// Where the numbers come from, in k3s's and wrangler's terms (`-v` and JSON).
     pub source: String,
 }
 
@@ -77,12 +79,19 @@ pub fn election_timing(
         ),
         (None, None) => (WRANGLER_LEASE, "no usable record: wrangler's default"),
     };
-    let (deadline, source) = match lease {
+    let (deadline, source, summary) = match lease {
         WRANGLER_LEASE => (
             WRANGLER_DEADLINE,
             format!("wrangler's defaults; from {from}"),
+            "k3s's usual timings".to_string(),
         ),
-        DEV_MODE_LEASE => (DEV_MODE_DEADLINE, format!("CATTLE_DEV_MODE; from {from}")),
+        DEV_MODE_LEASE => (
+            DEV_MODE_DEADLINE,
+            format!("CATTLE_DEV_MODE; from {from}"),
+            "the very long timings of a server started with CATTLE_DEV_MODE: the old holder may keep \
+             its lock for hours"
+                .to_string(),
+        ),
         _ => {
             let env = if version.is_some_and(|v| v.major == 1 && v.minor >= 30) {
                 "CATTLE_ELECTION_LEASE_DURATION"
@@ -95,6 +104,11 @@ pub fn election_timing(
                     "not wrangler's default ({env}); the renew deadline is not recorded, two thirds of \
                      the lease assumed as in wrangler's defaults; from {from}"
                 ),
+                format!(
+                    "this cluster's lock lasts {} instead of k3s's usual 45s; how long the old holder keeps \
+                     trying before it gives up is not recorded anywhere, so it is estimated",
+                    seconds(lease)
+                ),
             )
         }
     };
@@ -102,6 +116,7 @@ pub fn election_timing(
         lease_duration_seconds: lease,
         renew_deadline_seconds: deadline,
         retry_period_seconds: WRANGLER_RETRY,
+        summary,
         source,
     }
 }
@@ -148,6 +163,13 @@ mod tests {
         assert_eq!(custom.verify_timeout(), Duration::from_secs(30));
         let old = election_timing(Some(15), None, Some(&v("v1.29.4+k3s1")));
         assert!(old.source.contains("does not read from the environment"));
+        // The plan's text says it in plain words (issue 29, item 3); the detail stays.
+        assert!(
+            old.summary.contains("lasts 15s instead of k3s's usual 45s"),
+            "{}",
+            old.summary
+        );
+        assert!(!old.summary.contains("wrangler"), "{}", old.summary);
     }
 
     #[test]

@@ -130,6 +130,12 @@ pub fn plan_follow(
     } else {
         (&analysis.locks[1], &analysis.locks[0])
     };
+    if lock.state == LockState::Unknown {
+        return Err(Refusal(format!(
+            "the {lock_name} lock is not among the objects read and the version is not known, so where it lives \
+             cannot be told; read the cluster with access to Nodes, Leases and ConfigMaps in kube-system"
+        )));
+    }
     if matches!(lock.state, LockState::Missing | LockState::NotApplicable) {
         return Err(Refusal(format!(
             "there is no {lock_name} lock to move: no server campaigns for it; check the {} service",

@@ -109,6 +109,29 @@ impl ProductVersion {
             _ => ("v1.33.10+k3s1", true),
         }
     }
+
+    /// The multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928), which leaves S3
+    /// ETCDSnapshotFiles with no location and size 0: `Some(Some(release))` when this version
+    /// has it, with the release to upgrade to; `Some(None)` when it does not; `None` when that
+    /// cannot be told (not k3s/RKE2, or a commit build at the boundary). Fixed in v1.28.15,
+    /// v1.29.10, v1.30.6 and v1.31.2 (k3s backports #11053, #11052, #11051, #11050, validated on
+    /// v1.28.15-rc1 and v1.29.10-rc1; RKE2 the same patches, rancher/rke2#7030, #7029, #7028);
+    /// 1.27 and older lines ended unfixed, and 1.32 came after the fix.
+    pub fn s3_save_race(&self) -> Option<Option<String>> {
+        let distro = self.distro()?;
+        if self.major != 1 {
+            return None;
+        }
+        let fixed = match self.minor {
+            m if m >= 32 => return Some(None),
+            31 => 2,
+            30 => 6,
+            29 => 10,
+            28 => 15,
+            _ => return Some(Some(super::release_name(distro, 28, 15))),
+        };
+        Some((!self.includes_patch(fixed)?).then(|| super::release_name(distro, self.minor, fixed)))
+    }
 }
 
 #[cfg(test)]
@@ -117,6 +140,19 @@ mod tests {
 
     fn v(s: &str) -> ProductVersion {
         ProductVersion::parse(s).unwrap()
+    }
+
+    #[test]
+    fn s3_save_race_boundaries() {
+        let r = |s: &str| v(s).s3_save_race();
+        assert_eq!(r("v1.29.9+k3s1"), Some(Some("v1.29.10+k3s1".into())));
+        assert_eq!(r("v1.29.10+k3s1"), Some(None));
+        assert_eq!(r("v1.28.14+rke2r1"), Some(Some("v1.28.15+rke2r1".into())));
+        assert_eq!(r("v1.30.6+k3s1"), Some(None));
+        assert_eq!(r("v1.31.1+k3s1"), Some(Some("v1.31.2+k3s1".into())));
+        assert_eq!(r("v1.27.16+k3s1"), Some(Some("v1.28.15+k3s1".into())));
+        assert_eq!(r("v1.32.0+k3s1"), Some(None));
+        assert_eq!(r("v1.29.10+k3s-da2625d1"), None);
     }
 
     #[test]

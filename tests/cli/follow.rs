@@ -449,8 +449,25 @@ fn the_plan_takes_its_timings_from_the_record() {
         .cluster(&fake, Role::ReadOnly)
         .run();
     out.stdout_has("exits within the 10s renew deadline")
-        .stdout_has("  timings: LEASE   RENEW DEADLINE   RETRY\n           15s     10s              2s\n           (not wrangler's default");
+        .stdout_has("  timings: LEASE   RENEW DEADLINE   RETRY\n           15s     10s              2s\n           (this cluster's lock lasts 15s instead of k3s's usual 45s");
     assert!(!out.stdout.contains("30s renew deadline"), "{}", out.stdout);
+    // Plain words by default (issue 29, item 3); wrangler's terms with -v and in JSON.
+    assert!(!out.stdout.contains("wrangler"), "{}", out.stdout);
+    k3sdoctor(["leases", "follow", "-v", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .stdout_has("not wrangler's default (a setting this version's wrangler does not read");
+    let plan: serde_json::Value = k3sdoctor(["leases", "follow", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .json();
+    let source = plan.pointer("/plan/timing/source");
+    assert!(
+        source
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.contains("renew deadline is not recorded")),
+        "{plan}"
+    );
 }
 
 /// s1's OS hostname contains "localhost": k3s annotated it with its node name, while it

@@ -397,3 +397,47 @@ fn a_failing_watch_is_one_warning_per_episode_and_works_again_once_it_has_listed
     ));
     assert!(!out.stderr.contains("ERROR"), "{}", out.stderr);
 }
+
+/// Issue 29, item 4: a retention delete leaves the entry for the moment k3s's controller takes
+/// to remove it (the CR carries its deletionTimestamp and the controller's finalizer until the
+/// key is gone). serve must not call that entry orphaned; a deletion that hangs past the grace
+/// is one.
+#[test]
+fn serve_does_not_call_the_entry_of_a_cr_being_deleted_an_orphan() {
+    let fake = healthy();
+    let now = jiff::Timestamp::now();
+    let mut cr = snapshot_cr("s1", now.as_second() - 7200, true);
+    cr["metadata"]["finalizers"] =
+        serde_json::json!(["wrangler.cattle.io/managed-etcd-snapshots-controller"]);
+    cr["metadata"]["deletionTimestamp"] = Value::String(now.to_string());
+    let key = format!("local-{}", cr["spec"]["snapshotName"].as_str().unwrap());
+    fake.put(extra_metadata("k3s"));
+    fake.put(crate::support::objects::snapshot_configmap(
+        "k3s",
+        &[(key, "{}".to_string())],
+    ));
+    fake.put(cr.clone());
+    let (serve, address) = start(k3sdoctor(["serve"]).cluster(&fake, Role::ReadOnly));
+    wait_for_sample(address, "k3sdoctor_ready", 1.0);
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_snapshot_entries{state="orphaned"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert!(
+        !scrape.contains("snapshot-orphaned-in-configmap"),
+        "{scrape}"
+    );
+
+    // The same deletion, begun ten minutes ago and still not done: that entry is orphaned.
+    let hung = jiff::Timestamp::from_second(now.as_second() - 600).unwrap();
+    cr["metadata"]["deletionTimestamp"] = Value::String(hung.to_string());
+    fake.put(cr);
+    wait_for_sample(
+        address,
+        r#"k3sdoctor_snapshot_entries{state="orphaned"}"#,
+        1.0,
+    );
+    serve.signal_and_wait(libc::SIGTERM).code(0);
+}

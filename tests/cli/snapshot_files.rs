@@ -345,3 +345,58 @@ fn serve_counts_a_failed_snapshot_and_clears_it_when_k3s_drops_the_record() {
     assert!(gone, "{}", metrics(address));
     serve.signal_and_wait(libc::SIGTERM).code(0);
 }
+
+/// What the multi-server S3 save race leaves (issue 29, item 11; k3s-io/k3s#10989): S3 records
+/// with node `s3`, no location and size 0, not failed, all named with the digest of `s3` and
+/// an empty location.
+fn raced(file: &str, ts: i64) -> Value {
+    let mut cr = s3_upload(file, "s3", ts);
+    cr["spec"]["location"] = json!("");
+    cr["status"]["size"] = json!("0");
+    as_k3s_keeps(cr)
+}
+
+#[test]
+fn empty_s3_records_from_the_save_race_are_an_error_naming_the_race_and_the_fix() {
+    const RACY: &str = "v1.29.4+k3s1";
+    let fake = FakeApi::with_objects([
+        server("s1", RACY),
+        server("s2", RACY),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+        s3_upload(
+            &format!("etcd-snapshot-s1-{}", TEN_MIN_AGO - 43_200),
+            "s1",
+            TEN_MIN_AGO - 43_200,
+        ),
+        raced(&format!("etcd-snapshot-s1-{TEN_MIN_AGO}"), TEN_MIN_AGO),
+        raced(&format!("etcd-snapshot-s2-{TEN_MIN_AGO}"), TEN_MIN_AGO),
+    ]);
+    let run = |args: &[&str]| {
+        k3sdoctor(args)
+            .args(&["--now", NOW])
+            .cluster(&fake, Role::ReadOnly)
+            .run()
+    };
+    let out = run(&["check", "-o", "json"]);
+    out.code(1);
+    let report: Value = out.json();
+    assert_matches_schema(&report, "check with empty records");
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "snapshot-record-empty")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(finding["severity"], "error", "{finding}");
+    let message = finding["message"].as_str().unwrap();
+    for part in [
+        "k3s-io/k3s#10989",
+        "fixed in v1.29.10+k3s1",
+        "2 of them share the name digest 41242b",
+        "The newest S3 snapshot is one of them",
+    ] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+    run(&["check"]).code(1).stdout_has("snapshot-record-empty");
+}

@@ -482,11 +482,22 @@ fn backfill_escapes_control_characters_as_the_writers_go_release_does() {
                 .into_iter()
                 .chain([extra_metadata("k3s"), cr]),
         );
+        // Plain words by default, the Go escaping with -v (issue 29, item 3).
+        let plan = k3sdoctor(["snapshots", "backfill", "--now", NOW])
+            .cluster(&fake, Role::ReadOnly)
+            .run();
+        plan.stdout_has(&format!(
+            "exactly as {version} writes them, so k3s finds nothing to rewrite"
+        ));
+        assert!(!plan.stdout.contains("Go "), "{}", plan.stdout);
+        k3sdoctor(["snapshots", "backfill", "-v", "--now", NOW])
+            .cluster(&fake, Role::ReadOnly)
+            .run()
+            .stdout_has(&format!("byte for byte as {version} writes them ("));
         k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
             .cluster(&fake, Role::Admin)
             .run()
-            .code(0)
-            .stdout_has(&format!("byte for byte as {version} writes them"));
+            .code(0);
         let value = data(&fake)
             .values()
             .next()
@@ -607,4 +618,47 @@ fn a_gap_left_by_a_reconcile_prune_is_explained_not_missing() {
     let (code, report) = diff_json(&fake);
     assert_eq!(codes(&report), ["info/snapshot-pruned-for-size"]);
     assert_eq!(code, 0);
+}
+
+/// Issue 29, item 3: an orphan whose node k3s cannot read from its key is explained in plain
+/// words; the key trim behind it is shown with -v and kept in JSON.
+#[test]
+fn an_orphans_reason_is_plain_and_the_key_trim_is_for_verbose_and_json() {
+    let mut db = server("db", AFFECTED);
+    db["metadata"]["annotations"]["etcd.k3s.cattle.io/local-snapshots-timestamp"] =
+        serde_json::json!("2024-05-31T12:00:00Z");
+    let live = processed(snapshot_cr("db", T0 + 100, true));
+    let (gone_key, gone_value) = written_by_k3s(&snapshot_cr("ip-10-0-0-11", T0, true));
+    let fake = FakeApi::with_objects([
+        db,
+        lease("k3s", "db", 1),
+        lease("k3s-etcd", "db", 1),
+        extra_metadata("k3s"),
+        live.clone(),
+        snapshot_configmap(
+            "k3s",
+            &[written_by_k3s(&live), (gone_key.clone(), gone_value)],
+        ),
+    ]);
+    let diff = |extra: &[&str]| {
+        k3sdoctor(["snapshots", "diff", "--now", NOW])
+            .args(extra)
+            .cluster(&fake, Role::ReadOnly)
+            .run()
+    };
+    let plain = diff(&[]);
+    plain
+        .code(1)
+        .stdout_has(&format!("orphaned {gone_key}"))
+        .stdout_has("k3s cannot tell which etcd node this entry belongs to");
+    assert!(!plain.stdout.contains("0-8"), "{}", plain.stdout);
+    diff(&["-v"]).stdout_has("trailing digits 0-8 and dashes trimmed");
+    let (_, report) = diff_json(&fake);
+    let detail = report["orphaned"][0]["reconcile"]["detail"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        detail.contains("k3s matches Node names against"),
+        "{report}"
+    );
 }

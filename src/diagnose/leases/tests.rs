@@ -433,3 +433,43 @@ fn other_elections_are_shown_not_judged() {
     assert!(a.findings.is_empty());
     assert_eq!(a.other_elections[0].node.as_deref(), Some("s2"));
 }
+
+/// Issue 29, item 10: a v1.21 cluster's `kubectl get leases` has no `k3s` Lease because its
+/// lock is a ConfigMap annotation. Without Nodes the version is unknown, so the absence
+/// cannot be judged: the lock is `unknown`, never `lease-missing`. With ConfigMaps read as
+/// well, a lock in neither place is missing whatever the version.
+#[test]
+fn an_absent_lock_on_an_unknown_version_from_leases_alone_is_not_judged() {
+    let mut leases_only = TestCluster::k3s()
+        .lease("kube-scheduler", "s1_0c8914f7", 1)
+        .lease("kube-controller-manager", "s1_5e1b2a90", 1)
+        .as_dump()
+        .without_nodes()
+        .build();
+    leases_only.configmaps = None;
+    let a = analyse_leases(&leases_only, Distro::K3s, now());
+    assert!(
+        !codes(&a).iter().any(|(_, c)| *c == LeaseMissing),
+        "{:?}",
+        a.findings
+    );
+    assert!(
+        a.findings.iter().all(|f| f.severity != Severity::Error),
+        "{:?}",
+        a.findings
+    );
+    assert_eq!(a.locks[0].state, LockState::Unknown);
+
+    let with_configmaps = TestCluster::k3s()
+        .lease("kube-scheduler", "s1_0c8914f7", 1)
+        .extra_metadata()
+        .as_dump()
+        .without_nodes();
+    let b = analyse(with_configmaps);
+    assert!(
+        codes(&b).contains(&(Severity::Error, LeaseMissing)),
+        "{:?}",
+        b.findings
+    );
+    assert_eq!(b.locks[0].state, LockState::Missing);
+}

@@ -392,3 +392,51 @@ fn troubleshoots_crd_list_tells_no_snapshots_from_no_crd() {
         "{snapshots}"
     );
 }
+
+/// Issue 29, item 10: a k3s v1.21 cluster's Rancher collector run, with only the lease table
+/// (no nodes.json). On 1.23 and older the `k3s` lock is a ConfigMap annotation, which a
+/// Lease table cannot show, and nothing tells the version: the lock is not judged, never
+/// `lease-missing`.
+#[test]
+fn a_lease_table_without_versions_does_not_call_the_k3s_lock_missing() {
+    let table = "NAMESPACE         NAME                      HOLDER                                                AGE\n\
+                 kube-node-lease   ip-172-31-5-10            ip-172-31-5-10                                        41d\n\
+                 kube-system       kube-controller-manager   ip-172-31-5-10_8d1d3a1e-2f7c-4f55-9a4b-1c2d3e4f5a6b   41d\n\
+                 kube-system       kube-scheduler            ip-172-31-5-10_0b4f6c2d-77a1-4e0e-b1c3-9f8e7d6c5b4a   41d\n";
+    let bundle = Bundle::default()
+        .file("k3s/kubectl/leases", table)
+        .file(
+            "k3s/kubectl/configmaps",
+            "NAMESPACE     NAME        DATA   AGE\nkube-system   coredns     2      41d\n",
+        )
+        .file(
+            "journald/k3s",
+            "May 31 12:10:40 ip-172-31-5-10 k3s[1]: level=info\n",
+        )
+        .under(RANCHER_TOP);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "v121.tar.gz", &bundles::gzip(&bundle.tar()));
+    let out = run(&["check", "-o", "json"], &path);
+    out.code(0);
+    let report: Value = out.json();
+    let findings = report["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .all(|f| f["code"] != "lease-missing" && f["severity"] != "error"),
+        "{findings:?}"
+    );
+    let lock = &report["locks"][0];
+    assert_eq!(lock["name"], "k3s");
+    assert_eq!(lock["state"], "unknown", "{lock}");
+    let presence = check_run(&report, "lock-presence");
+    assert_eq!(presence["ran"], false);
+    assert!(
+        presence["note"].as_str().unwrap().contains("ConfigMap"),
+        "{presence}"
+    );
+    run(&["check"], &path)
+        .code(0)
+        .stdout_has("k3s not judged")
+        .stdout_has("not checked: lock-presence");
+}
