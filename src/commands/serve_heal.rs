@@ -20,6 +20,7 @@ use crate::cluster::ClusterState;
 use crate::cluster::connect::Connection;
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::monitor::Exporter;
+use crate::monitor::heal_guardrails::Guardrails;
 use crate::monitor::heal_metrics::HealOutcome;
 use crate::monitor::heal_policy::{Decision, HealMode, HealPolicy, HealSettings, friendly};
 use crate::repair::event_apply::record_event;
@@ -28,6 +29,9 @@ use crate::repair::heal_gates::{
     Blocked, Gate, KURED_LOCK_ANNOTATION, Outside, PAUSE_ANNOTATION, SplitCandidate, heal_candidate,
 };
 use crate::repair::repair_event::EventReason;
+
+use super::heal_guardrails::{GuardrailStore, StoreError};
+use super::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
 
 /// Who asks, in the Events' notes.
 pub(super) const ASKED_BY: &str = "serve --heal";
@@ -49,8 +53,15 @@ pub struct Healer {
     pub global: GlobalArgs,
     pub exporter: Arc<Exporter>,
     pub policy: HealPolicy,
-    /// Whether this replica holds the heal Lease (`heal_leader`).
-    pub(super) leader: watch::Receiver<bool>,
+    /// Where this replica stands in the heal Lease's election (`heal_leader`).
+    pub(super) election: watch::Receiver<Election>,
+    /// The guardrails on the heal Lease (`heal_guardrails`).
+    pub(super) store: GuardrailStore,
+    /// The guardrails as last read from or written to the Lease; `None` until read back after
+    /// this replica took the Lease (and again after each loss of it).
+    pub(super) recorded: Option<Guardrails>,
+    /// Why the guardrails could not be read or written last time, while that lasts.
+    pub(super) store_problem: Option<StoreError>,
     /// The last decision logged, so a steady state is logged once.
     pub(super) logged: Option<String>,
 }
@@ -61,14 +72,18 @@ impl Healer {
         global: GlobalArgs,
         exporter: Arc<Exporter>,
         settings: HealSettings,
-        leader: watch::Receiver<bool>,
+        election: watch::Receiver<Election>,
+        store: GuardrailStore,
     ) -> Healer {
         Healer {
             conn,
             global,
             exporter,
             policy: HealPolicy::new(settings),
-            leader,
+            election,
+            store,
+            recorded: None,
+            store_problem: None,
             logged: None,
         }
     }
@@ -94,8 +109,14 @@ impl Healer {
             outside.reboot_lock = self.read_reboot_lock().await;
             candidate = heal_candidate(&input.state, input.distro, input.now, &outside);
         }
-        let leader = *self.leader.borrow();
-        let decision = self.policy.evaluate(input.now, candidate.as_ref(), leader);
+        let held_back = self.take_part(input.now).await;
+        let decision = self
+            .policy
+            .evaluate(input.now, candidate.as_ref(), held_back);
+        if self.recorded.is_some() {
+            // A recurrence doubles the cooldown, a split's end forgets failed moves: recorded.
+            let _ = self.record_guardrails().await;
+        }
         let metrics = self.exporter.metrics.heal.as_ref();
         if let Some(m) = metrics {
             m.set_paused(paused.is_some());
@@ -134,6 +155,76 @@ impl Healer {
             Decision::Move => self.heal(&candidate).await,
             _ => {}
         }
+    }
+
+    /// Why this replica may not heal now, if it may not: not the heal Lease's holder, the
+    /// election denied, or the guardrails not read back yet. On taking the Lease (at start or
+    /// after another replica's), the guardrails recorded on it are read back first.
+    async fn take_part(&mut self, now: Timestamp) -> Option<Blocked> {
+        let election = self.election.borrow().clone();
+        if !election.is_leader() {
+            self.recorded = None;
+            return election.blocked(&self.store.namespace);
+        }
+        if self.recorded.is_none() {
+            match self.store.load().await {
+                Ok(recorded) => {
+                    tracing::info!(
+                        "heal: read back from the lease {}/{}: last heal {}, cooldown {}, {} failed move(s)",
+                        self.store.namespace,
+                        super::heal_leader::HEAL_LEASE,
+                        recorded
+                            .last_heal
+                            .map_or_else(|| "none".to_string(), |t| t.to_string()),
+                        recorded
+                            .cooldown
+                            .map_or_else(|| "not recorded".to_string(), friendly),
+                        recorded.failed.len()
+                    );
+                    self.policy.restore(recorded.clone(), now);
+                    self.recorded = Some(recorded);
+                    self.note_store_problem(None);
+                }
+                Err(e) => {
+                    self.note_store_problem(Some(e.clone()));
+                    return Some(e.blocked());
+                }
+            }
+        }
+        self.store_problem.as_ref().map(StoreError::blocked)
+    }
+
+    /// Writes the policy's guardrails to the heal Lease when they changed. A heal does not
+    /// start unless this succeeds.
+    pub(super) async fn record_guardrails(&mut self) -> Result<(), StoreError> {
+        let now = self.policy.guardrails();
+        if self.recorded.as_ref() == Some(&now) && self.store_problem.is_none() {
+            return Ok(());
+        }
+        let saved = self.store.save(&now).await;
+        match &saved {
+            Ok(()) => self.recorded = Some(now),
+            Err(StoreError::NotHolder(_)) => self.recorded = None,
+            Err(_) => {}
+        }
+        self.note_store_problem(saved.clone().err());
+        saved
+    }
+
+    /// Logs a guardrail problem once per kind, and its end.
+    fn note_store_problem(&mut self, problem: Option<StoreError>) {
+        if problem == self.store_problem {
+            return;
+        }
+        match &problem {
+            Some(e) => tracing::warn!("heal: {}", e.blocked().why),
+            None => tracing::info!(
+                "heal: the cooldown and failed moves are recorded on the lease {}/{} again",
+                self.store.namespace,
+                super::heal_leader::HEAL_LEASE
+            ),
+        }
+        self.store_problem = problem;
     }
 
     /// The pause annotation; when it cannot be read, heals stay paused (it may be there).
@@ -287,13 +378,21 @@ pub fn start_healer(
         crate::repair::heal_gates::PAUSE_ANNOTATION
     );
     let (tx, rx) = tokio::sync::watch::channel(None);
-    let (leader, election) = super::heal_leader::elect(conn);
+    let namespace = heal_lease_namespace();
+    let identity = heal_identity();
+    let (state, election) = elect(conn, namespace.clone(), identity.clone());
+    let store = GuardrailStore {
+        conn: conn.clone(),
+        namespace,
+        identity,
+    };
     let healer = Healer::new(
         conn.clone(),
         global.clone(),
         exporter.clone(),
         settings,
-        leader,
+        state,
+        store,
     );
     let task = tokio::spawn(async move {
         healer.run(rx).await;
