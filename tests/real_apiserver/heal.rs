@@ -239,8 +239,59 @@ fn real_two_replicas_with_the_heal_role_heal_a_split_once() {
             .is_some_and(|h| !h.is_empty()),
         "{lease:#}"
     );
-    a.signal_and_wait(libc::SIGTERM).code(0);
-    b.signal_and_wait(libc::SIGTERM).code(0);
+    let annotations = &lease["metadata"]["annotations"];
+    assert_eq!(
+        annotations["k3sdoctor.io/heal-cooldown"], "30m",
+        "{lease:#}"
+    );
+    assert!(
+        annotations["k3sdoctor.io/heal-last"].is_string(),
+        "{lease:#}"
+    );
+
+    // Split again, and kill -9 the replica that healed: the other takes the heal Lease, reads
+    // the cooldown back from it, and does not heal inside it (issue 30, item 2).
+    let etcd = cluster.etcd_lock();
+    let again = another_server(&cluster, &core);
+    cluster.split_etcd_onto(again);
+    let (healer, healer_address, other, other_address) = if moved(a_address) == 1.0 {
+        (a, a_address, b, b_address)
+    } else {
+        (b, b_address, a, a_address)
+    };
+    wait_for_sample(
+        healer_address,
+        r#"k3sdoctor_heal_blocked{reason="cooldown"}"#,
+        1.0,
+        SEEN,
+    );
+    healer.signal_and_wait(libc::SIGKILL);
+    // The killed holder's Lease expires (15 s) before the other replica takes it.
+    wait_for_sample(
+        other_address,
+        r#"k3sdoctor_heal_blocked{reason="cooldown"}"#,
+        1.0,
+        SEEN,
+    );
+    held_back(other_address, "cooldown");
+    let scrape = metrics(other_address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heal_blocked{reason="not-leader"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="moved"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(events(&env, "LockMoved").len(), 1);
+    assert_eq!(cluster.holder(&core), target);
+    assert_eq!(cluster.holder(&etcd), again);
+    other
+        .signal_and_wait(libc::SIGTERM)
+        .code(0)
+        .stderr_has("blocked: cooldown");
 }
 
 /// Waits until `series` is 1 on `address`, then lets three more evaluations pass.
@@ -281,10 +332,22 @@ fn real_heal_forbidden_write_and_not_ready_target_are_reported_never_moved() {
     assert!(!without_update.contains("verbs: [get, update]\n  - apiGroups: [\"\"]"));
     admin.apply_yaml(&without_update);
     admin.bind_in("kube-system", "k3sdoctor-heal", "repair");
-    let (serve, address) = start_serve(
-        k3sdoctor(["serve", "--heal", "on", "--heal-after", "5s"])
+    // A short cooldown: after it, only the memory of the failed move holds the heal back.
+    let repair = || {
+        start_serve(
+            k3sdoctor([
+                "serve",
+                "--heal",
+                "on",
+                "--heal-after",
+                "5s",
+                "--heal-cooldown",
+                "5s",
+            ])
             .kubeconfig(&env.kubeconfig(User::Repair)),
-    );
+        )
+    };
+    let (serve, address) = repair();
     wait_for_sample(
         address,
         r#"k3sdoctor_heals_total{outcome="failed"}"#,
@@ -310,14 +373,37 @@ fn real_heal_forbidden_write_and_not_ready_target_are_reported_never_moved() {
         "{:#}",
         failed[0]
     );
-    let out = serve.signal_and_wait(libc::SIGTERM);
-    out.code(0);
+    let out = serve.signal_and_wait(libc::SIGKILL);
     assert_eq!(
         out.stderr.matches("heal of k3s failed").count(),
         1,
         "{}",
         out.stderr
     );
+    assert!(
+        out.stderr.contains("`k3sdoctor rbac heal`"),
+        "the 403 names the heal role: {}",
+        out.stderr
+    );
+
+    // Killed and started again: the failed move, recorded on the heal Lease, is not tried
+    // again, long after the cooldown (issue 30, item 2).
+    let (serve, address) = repair();
+    held_back(address, "failed-before");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heal_blocked{reason="cooldown"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(events(&env, "LockMoveFailed").len(), 1);
+    assert_eq!(cluster.holder(&core), old);
+    serve.signal_and_wait(libc::SIGTERM).code(0);
 
     // The target's Node NotReady: held back with that reason, nothing moved.
     let node_path = format!("/api/v1/nodes/{}", cluster.server(target).node);
