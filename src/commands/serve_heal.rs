@@ -230,8 +230,15 @@ impl Healer {
     /// The pause annotation; when it cannot be read, heals stay paused (it may be there).
     pub(super) async fn read_pause(&self) -> Option<String> {
         read_heal_pause(&self.conn).await.unwrap_or_else(|e| {
+            // In one line: kube's own Display of an API error appends its debug form.
+            let read = crate::cluster::ReadError::from_kube(
+                &e,
+                "get namespace kube-system",
+                &self.conn.server,
+            );
             Some(format!(
-                "(unknown: cannot get Namespace kube-system to read the annotation: {e})"
+                "(unknown: the annotation cannot be read: {})",
+                read.message
             ))
         })
     }

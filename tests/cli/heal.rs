@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NodeSpec, node, renewed_now, server};
-use crate::support::readme::readme_role;
+use crate::support::readme::{readme_namespaced_role, readme_role};
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 
 const SEEN: Duration = Duration::from_secs(30);
@@ -351,5 +351,35 @@ fn a_stopping_replica_releases_the_heal_lease_for_the_next_one() {
         holder(),
         "",
         "the heal Lease is still held after serve stopped"
+    );
+}
+
+#[test]
+fn the_heal_role_without_update_on_its_lease_cannot_record_a_heal_and_does_not_start_one() {
+    let fake = split_on(AFFECTED, true);
+    // The docs' heal role, less the update that writes the guardrails onto the heal Lease.
+    let role = readme_namespaced_role("k3sdoctor-heal");
+    let without_update = role.replace(
+        "    resourceNames: [k3sdoctor-heal]\n    verbs: [get, update, patch]",
+        "    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch]",
+    );
+    assert_ne!(without_update, role);
+    fake.add_rbac_user("hal-token", "hal", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("hal-token", "hal", &without_update);
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"])
+            .kubeconfig_for(&fake.url(), "hal-token"),
+    );
+    held_back_by(address, "election-denied");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
+    assert!(crate::repair_events::events(&fake).is_empty());
+    serve.signal_and_wait(libc::SIGTERM).code(0).stderr_has(
+        "blocked: election-denied: not allowed to update leases.coordination.k8s.io \"k3sdoctor-heal\" in kube-system",
     );
 }
