@@ -9,16 +9,24 @@
 //! most), a takeover by another replica is seen as a holder that is not this one, and nothing
 //! is ever written blind. kube-lease-manager only patches the Lease's spec, so the annotations
 //! survive its renewals.
+//!
+//! The Healer's side is here too: reading them back when this replica takes the Lease, and
+//! writing them when the policy changes them (a heal starting or ending, a recurrence, a split
+//! ending).
 
 use std::sync::Arc;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, PostParams};
 
+use jiff::Timestamp;
+
 use super::heal_leader::HEAL_LEASE;
+use super::serve_heal::Healer;
 use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
 use crate::monitor::heal_guardrails::Guardrails;
+use crate::monitor::heal_policy::friendly;
 use crate::repair::heal_gates::{Blocked, Gate};
 
 /// Writes tried when a renewal of the Lease races the write.
@@ -146,5 +154,77 @@ impl GuardrailStore {
             "the {} changed under each of {ATTEMPTS} writes of the heal's cooldown and failed moves",
             self.lease()
         )))
+    }
+}
+
+impl Healer {
+    /// Why this replica may not heal now, if it may not: not the heal Lease's holder, the
+    /// election denied, or the guardrails not read back yet. On taking the Lease (at start or
+    /// after another replica's), the guardrails recorded on it are read back first.
+    pub(super) async fn take_part(&mut self, now: Timestamp) -> Option<Blocked> {
+        let election = self.election.borrow().clone();
+        if !election.is_leader() {
+            self.recorded = None;
+            return election.blocked(&self.store.namespace);
+        }
+        if self.recorded.is_none() {
+            match self.store.load().await {
+                Ok(recorded) => {
+                    tracing::info!(
+                        "heal: read back from the lease {}/{}: last heal {}, cooldown {}, {} failed move(s)",
+                        self.store.namespace,
+                        HEAL_LEASE,
+                        recorded
+                            .last_heal
+                            .map_or_else(|| "none".to_string(), |t| t.to_string()),
+                        recorded
+                            .cooldown
+                            .map_or_else(|| "not recorded".to_string(), friendly),
+                        recorded.failed.len()
+                    );
+                    self.policy.restore(recorded.clone(), now);
+                    self.recorded = Some(recorded);
+                    self.note_store_problem(None);
+                }
+                Err(e) => {
+                    self.note_store_problem(Some(e.clone()));
+                    return Some(e.blocked());
+                }
+            }
+        }
+        self.store_problem.as_ref().map(StoreError::blocked)
+    }
+
+    /// Writes the policy's guardrails to the heal Lease when they changed. A heal does not
+    /// start unless this succeeds.
+    pub(super) async fn record_guardrails(&mut self) -> Result<(), StoreError> {
+        let now = self.policy.guardrails();
+        if self.recorded.as_ref() == Some(&now) && self.store_problem.is_none() {
+            return Ok(());
+        }
+        let saved = self.store.save(&now).await;
+        match &saved {
+            Ok(()) => self.recorded = Some(now),
+            Err(StoreError::NotHolder(_)) => self.recorded = None,
+            Err(_) => {}
+        }
+        self.note_store_problem(saved.clone().err());
+        saved
+    }
+
+    /// Logs a guardrail problem once per kind, and its end.
+    fn note_store_problem(&mut self, problem: Option<StoreError>) {
+        if problem == self.store_problem {
+            return;
+        }
+        match &problem {
+            Some(e) => tracing::warn!("heal: {}", e.blocked().why),
+            None => tracing::info!(
+                "heal: the cooldown and failed moves are recorded on the lease {}/{} again",
+                self.store.namespace,
+                HEAL_LEASE
+            ),
+        }
+        self.store_problem = problem;
     }
 }
