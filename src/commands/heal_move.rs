@@ -15,6 +15,7 @@ use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::monitor::heal_metrics::HealOutcome;
 use crate::monitor::heal_policy::MovePair;
+use crate::repair::access_review::WriterRole;
 use crate::repair::follow_apply::{WrittenCopy, check_permissions};
 use crate::repair::follow_event::lock_move_event;
 use crate::repair::follow_plan::{FollowPlan, FollowRequest, LockCopy};
@@ -85,10 +86,22 @@ impl Healer {
                 return;
             }
         };
-        if !*self.leader.borrow() {
+        if !self.election.borrow().is_leader() {
             tracing::info!(
                 "heal of {} not started: this replica no longer holds the heal Lease",
                 pair.lock
+            );
+            return;
+        }
+        // Recorded on the heal Lease before anything is written: a replica killed mid-move
+        // leaves its cooldown for the next one.
+        let previous = self.policy.heal_started(now);
+        if let Err(e) = self.record_guardrails().await {
+            self.policy.heal_not_needed(previous);
+            tracing::warn!(
+                "heal of {} not started: cannot record it on the heal Lease first: {}",
+                pair.lock,
+                e.blocked().why
             );
             return;
         }
@@ -109,6 +122,8 @@ impl Healer {
         let (reason, moved, line, written) = match outcome {
             Ok(Some((written, line))) => (EventReason::LockMoved, true, line, written),
             Ok(None) => {
+                self.policy.heal_not_needed(previous);
+                let _ = self.record_guardrails().await;
                 tracing::info!(
                     "heal of {}: it names {} already (moved meanwhile): nothing written",
                     pair.lock,
@@ -136,6 +151,13 @@ impl Healer {
             HealOutcome::Failed
         });
         self.policy.heal_done(now, &pair, moved);
+        if let Err(e) = self.record_guardrails().await {
+            tracing::warn!(
+                "heal of {}: the outcome could not be recorded on the heal Lease (the start is): {}",
+                pair.lock,
+                e.blocked().why
+            );
+        }
     }
 
     /// Permission, write, takeover, controllers. `Ok(Some)`: moved; `Ok(None)`: the lock names
@@ -147,7 +169,7 @@ impl Healer {
         ui: &Ui,
     ) -> Result<Option<MoveReport>, MoveReport> {
         let conn = &*self.conn;
-        if let Err(e) = check_permissions(conn, &plan.lock, &plan.writes).await {
+        if let Err(e) = check_permissions(conn, &plan.lock, &plan.writes, WriterRole::Heal).await {
             return Err((Vec::new(), e.message));
         }
         let mut term = Termination::catch();

@@ -14,6 +14,7 @@ use crate::cluster::connect::Connection;
 use crate::diagnose::leases::analyse_leases;
 use crate::exit::{Exit, Failure};
 use crate::render::{self, OutputFormat};
+use crate::repair::access_review::WriterRole;
 use crate::repair::follow_apply::{WriteError, check_permissions, read_lock_objects, write_copy};
 use crate::repair::follow_event::lock_move_event;
 use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
@@ -92,7 +93,7 @@ async fn follow_live(
              not, so this one goes ahead"
         ));
     }
-    check_permissions(&conn, &planned.lock, &planned.writes).await?;
+    check_permissions(&conn, &planned.lock, &planned.writes, WriterRole::Repair).await?;
     dry_run(&conn, &planned).await?;
     ui.note("server-side dry run: accepted");
     if !args.yes && !confirm(&conn, &planned) {

@@ -5,6 +5,7 @@ pub mod check;
 pub mod completions;
 pub mod fleet;
 pub mod follow_write;
+pub mod heal_guardrails;
 pub mod heal_leader;
 pub mod heal_move;
 pub mod leases;

@@ -20,6 +20,7 @@ use crate::cluster::ClusterState;
 use crate::cluster::connect::Connection;
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::monitor::Exporter;
+use crate::monitor::heal_guardrails::Guardrails;
 use crate::monitor::heal_metrics::HealOutcome;
 use crate::monitor::heal_policy::{Decision, HealMode, HealPolicy, HealSettings, friendly};
 use crate::repair::event_apply::record_event;
@@ -28,6 +29,9 @@ use crate::repair::heal_gates::{
     Blocked, Gate, KURED_LOCK_ANNOTATION, Outside, PAUSE_ANNOTATION, SplitCandidate, heal_candidate,
 };
 use crate::repair::repair_event::EventReason;
+
+use super::heal_guardrails::{GuardrailStore, StoreError};
+use super::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
 
 /// Who asks, in the Events' notes.
 pub(super) const ASKED_BY: &str = "serve --heal";
@@ -49,8 +53,15 @@ pub struct Healer {
     pub global: GlobalArgs,
     pub exporter: Arc<Exporter>,
     pub policy: HealPolicy,
-    /// Whether this replica holds the heal Lease (`heal_leader`).
-    pub(super) leader: watch::Receiver<bool>,
+    /// Where this replica stands in the heal Lease's election (`heal_leader`).
+    pub(super) election: watch::Receiver<Election>,
+    /// The guardrails on the heal Lease (`heal_guardrails`).
+    pub(super) store: GuardrailStore,
+    /// The guardrails as last read from or written to the Lease; `None` until read back after
+    /// this replica took the Lease (and again after each loss of it).
+    pub(super) recorded: Option<Guardrails>,
+    /// Why the guardrails could not be read or written last time, while that lasts.
+    pub(super) store_problem: Option<StoreError>,
     /// The last decision logged, so a steady state is logged once.
     pub(super) logged: Option<String>,
 }
@@ -61,14 +72,18 @@ impl Healer {
         global: GlobalArgs,
         exporter: Arc<Exporter>,
         settings: HealSettings,
-        leader: watch::Receiver<bool>,
+        election: watch::Receiver<Election>,
+        store: GuardrailStore,
     ) -> Healer {
         Healer {
             conn,
             global,
             exporter,
             policy: HealPolicy::new(settings),
-            leader,
+            election,
+            store,
+            recorded: None,
+            store_problem: None,
             logged: None,
         }
     }
@@ -94,8 +109,14 @@ impl Healer {
             outside.reboot_lock = self.read_reboot_lock().await;
             candidate = heal_candidate(&input.state, input.distro, input.now, &outside);
         }
-        let leader = *self.leader.borrow();
-        let decision = self.policy.evaluate(input.now, candidate.as_ref(), leader);
+        let held_back = self.take_part(input.now).await;
+        let decision = self
+            .policy
+            .evaluate(input.now, candidate.as_ref(), held_back);
+        if self.recorded.is_some() {
+            // A recurrence doubles the cooldown, a split's end forgets failed moves: recorded.
+            let _ = self.record_guardrails().await;
+        }
         let metrics = self.exporter.metrics.heal.as_ref();
         if let Some(m) = metrics {
             m.set_paused(paused.is_some());
@@ -139,8 +160,15 @@ impl Healer {
     /// The pause annotation; when it cannot be read, heals stay paused (it may be there).
     pub(super) async fn read_pause(&self) -> Option<String> {
         read_heal_pause(&self.conn).await.unwrap_or_else(|e| {
+            // In one line: kube's own Display of an API error appends its debug form.
+            let read = crate::cluster::ReadError::from_kube(
+                &e,
+                "get namespace kube-system",
+                &self.conn.server,
+            );
             Some(format!(
-                "(unknown: cannot get Namespace kube-system to read the annotation: {e})"
+                "(unknown: the annotation cannot be read: {})",
+                read.message
             ))
         })
     }
@@ -287,13 +315,21 @@ pub fn start_healer(
         crate::repair::heal_gates::PAUSE_ANNOTATION
     );
     let (tx, rx) = tokio::sync::watch::channel(None);
-    let (leader, election) = super::heal_leader::elect(conn);
+    let namespace = heal_lease_namespace();
+    let identity = heal_identity();
+    let (state, election) = elect(conn, namespace.clone(), identity.clone());
+    let store = GuardrailStore {
+        conn: conn.clone(),
+        namespace,
+        identity,
+    };
     let healer = Healer::new(
         conn.clone(),
         global.clone(),
         exporter.clone(),
         settings,
-        leader,
+        state,
+        store,
     );
     let task = tokio::spawn(async move {
         healer.run(rx).await;

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use jiff::{SignedDuration, Timestamp};
 
+use super::heal_guardrails::Guardrails;
 use crate::repair::heal_gates::{Blocked, Gate, SplitCandidate};
 
 /// Evaluations a split must be seen in before it is healed.
@@ -53,7 +54,7 @@ pub struct Episode {
 }
 
 /// The move a heal makes: `lock` from `from` to `to`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct MovePair {
     pub lock: String,
     pub from: String,
@@ -112,12 +113,13 @@ impl HealPolicy {
         }
     }
 
-    /// One evaluation at `now` (the API server's clock). `leader`: this replica may heal.
+    /// One evaluation at `now` (the API server's clock). `election`: why this replica may not
+    /// heal (not the leader, the election denied, the guardrails unread); `None`: it may.
     pub fn evaluate(
         &mut self,
         now: Timestamp,
         candidate: Option<&SplitCandidate>,
-        leader: bool,
+        election: Option<Blocked>,
     ) -> Decision {
         if self.last_split.is_some_and(|seen| since(seen, now) >= DAY) {
             self.cooldown = self.settings.cooldown;
@@ -171,12 +173,7 @@ impl HealPolicy {
                 ),
             });
         }
-        if !leader {
-            blocked.push(Blocked {
-                gate: Gate::NotLeader,
-                why: "another replica holds the heal Lease".into(),
-            });
-        }
+        blocked.extend(election);
         if !blocked.is_empty() {
             blocked.sort_by(|a, b| a.gate.cmp(&b.gate));
             return Decision::Blocked(blocked);
@@ -201,6 +198,43 @@ impl HealPolicy {
                 Decision::WouldMove { record }
             }
             HealMode::On => Decision::Move,
+        }
+    }
+
+    /// A heal starts at `now`: the cooldown counts from here until [`HealPolicy::heal_done`]
+    /// (recorded before the write, so a replica killed mid-move still leaves its cooldown).
+    /// Returns the previous last heal, for [`HealPolicy::heal_not_needed`].
+    pub fn heal_started(&mut self, now: Timestamp) -> Option<Timestamp> {
+        self.last_heal.replace(now)
+    }
+
+    /// The move found the lock already where it should be: nothing was healed.
+    pub fn heal_not_needed(&mut self, previous: Option<Timestamp>) {
+        self.last_heal = previous;
+    }
+
+    /// What must survive a restart or a failover (`monitor::heal_guardrails`).
+    pub fn guardrails(&self) -> Guardrails {
+        Guardrails {
+            last_heal: self.last_heal,
+            cooldown: Some(self.cooldown),
+            failed: self.failed.clone(),
+        }
+    }
+
+    /// The guardrails read back from the cluster on start or on takeover, at `now`. Whatever
+    /// is stricter wins: the later last heal, every failed move, and the recorded cooldown
+    /// (never below the flag's, never above a day). A recorded doubled cooldown resets a day
+    /// after this read at the latest, as a day without a split would.
+    pub fn restore(&mut self, recorded: Guardrails, now: Timestamp) {
+        self.last_heal = self.last_heal.max(recorded.last_heal);
+        self.failed.extend(recorded.failed);
+        if let Some(period) = recorded.cooldown {
+            let recorded = period.clamp(self.settings.cooldown, DAY.max(self.settings.cooldown));
+            self.cooldown = self.cooldown.max(recorded);
+        }
+        if self.cooldown != self.settings.cooldown && self.last_split.is_none() {
+            self.last_split = Some(now);
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod contact;
 pub mod endpoints;
+pub mod heal_guardrails;
 pub mod heal_metrics;
 pub mod heal_policy;
 pub mod log;

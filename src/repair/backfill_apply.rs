@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, PostParams};
 
-use super::access_review::{denied, may};
+use super::access_review::{WriterRole, denied, may};
 use super::follow_apply::{FIELD_MANAGER, WriteError};
 use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
@@ -34,7 +34,7 @@ pub async fn check_permission(
     if may(conn, "", "configmaps", verb, (!create).then_some(name)).await? {
         Ok(())
     } else {
-        Err(denied(verb, "configmaps", name))
+        Err(denied(verb, "configmaps", name, WriterRole::Repair))
     }
 }
 

@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use serde::Serialize;
 
-use super::access_review::{denied, may};
+use super::access_review::{WriterRole, denied, may};
 use super::follow_plan::LockCopy;
 use super::lock_edit::{HolderEdit, configmap_record, configmap_with_holder, lease_with_holder};
 use crate::cluster::ReadError;
@@ -89,11 +89,12 @@ pub async fn read_lock_objects(
 }
 
 /// Asks the API server whether this user may update every copy; the error names the
-/// permission that is missing.
+/// permission that is missing and `role`, the role that grants it.
 pub async fn check_permissions(
     conn: &Connection,
     lock: &str,
     copies: &[LockCopy],
+    role: WriterRole,
 ) -> Result<(), ReadError> {
     for copy in copies {
         let (group, resource) = match copy {
@@ -106,7 +107,7 @@ pub async fn check_permissions(
             } else {
                 format!("{resource}.{group}")
             };
-            return Err(denied("update", &shown, lock));
+            return Err(denied("update", &shown, lock, role));
         }
     }
     Ok(())

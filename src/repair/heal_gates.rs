@@ -40,12 +40,16 @@ pub enum Gate {
     FixedVersion,
     /// `leases follow` refuses the move for a reason no other gate names.
     PlanRefused,
-    /// Another replica holds the heal Lease.
+    /// Another replica holds the heal Lease (or the election has not answered yet).
     NotLeader,
+    /// The API server refused this replica the heal Lease (403): the heal role is missing.
+    ElectionDenied,
+    /// The cooldown and failed moves recorded on the heal Lease cannot be read or written.
+    GuardrailsUnknown,
 }
 
 impl Gate {
-    pub const ALL: [Gate; 13] = [
+    pub const ALL: [Gate; 15] = [
         Gate::LockNotFresh,
         Gate::TargetNotReady,
         Gate::TargetNotServer,
@@ -59,6 +63,8 @@ impl Gate {
         Gate::FixedVersion,
         Gate::PlanRefused,
         Gate::NotLeader,
+        Gate::ElectionDenied,
+        Gate::GuardrailsUnknown,
     ];
 
     pub fn label(&self) -> &'static str {
@@ -76,6 +82,8 @@ impl Gate {
             Gate::FixedVersion => "fixed-version",
             Gate::PlanRefused => "plan-refused",
             Gate::NotLeader => "not-leader",
+            Gate::ElectionDenied => "election-denied",
+            Gate::GuardrailsUnknown => "guardrails-unknown",
         }
     }
 }

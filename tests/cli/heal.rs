@@ -10,8 +10,8 @@ use serde_json::json;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NodeSpec, node, renewed_now, server};
-use crate::support::readme::readme_role;
-use crate::support::scrape::{metrics, sample, start_serve, wait_for_sample};
+use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 
 const SEEN: Duration = Duration::from_secs(30);
 const AFFECTED: &str = "v1.29.4+k3s1";
@@ -118,13 +118,25 @@ fn the_pause_annotation_blocks_and_shows_on_the_metric() {
 fn a_write_the_role_forbids_is_reported_once_and_never_retried() {
     let fake = split_on(AFFECTED, true);
     // Reads, Events and the heal Lease, but no update on the k3s Leases.
-    let events_only = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: events\nrules:\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch]\n";
+    let events_only = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: events\nrules:\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch, update]\n";
     fake.add_rbac_user("hal-token", "hal", &readme_role("k3sdoctor-read-only"));
     fake.add_rbac_user("hal-token", "hal", events_only);
-    let (serve, address) = start_serve(
-        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"])
+    // A short cooldown: after it, only the memory of the failed move holds the heal back.
+    let hal = || {
+        start_serve(
+            k3sdoctor([
+                "serve",
+                "--heal",
+                "on",
+                "--heal-after",
+                "1s",
+                "--heal-cooldown",
+                "1s",
+            ])
             .kubeconfig_for(&fake.url(), "hal-token"),
-    );
+        )
+    };
+    let (serve, address) = hal();
     wait_for_sample(
         address,
         r#"k3sdoctor_heals_total{outcome="failed"}"#,
@@ -166,7 +178,116 @@ fn a_write_the_role_forbids_is_reported_once_and_never_retried() {
     serve
         .signal_and_wait(libc::SIGTERM)
         .code(0)
-        .stderr_has("heal of k3s failed: not allowed to update");
+        .stderr_has("heal of k3s failed: not allowed to update")
+        .stderr_has("bind the heal role to serve's account (`k3sdoctor rbac heal` prints it)");
+
+    // The failed move is recorded on the heal Lease, and a restarted serve does not try it again.
+    let lease = fake
+        .get("Lease", Some("kube-system"), "k3sdoctor-heal")
+        .unwrap();
+    let annotations = &lease["metadata"]["annotations"];
+    assert_eq!(
+        annotations["k3sdoctor.io/heal-failed"], r#"[{"lock":"k3s","from":"s1","to":"s2"}]"#,
+        "{lease:#}"
+    );
+    assert!(
+        annotations["k3sdoctor.io/heal-last"].is_string(),
+        "{lease:#}"
+    );
+    let (serve, address) = hal();
+    held_back_by(address, "failed-before");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heal_blocked{reason="cooldown"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(crate::repair_events::events(&fake).len(), 1);
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
+    serve
+        .signal_and_wait(libc::SIGTERM)
+        .code(0)
+        .stderr_has("1 failed move(s)");
+}
+
+/// `reason` blocks, and still does after three more evaluations.
+fn held_back_by(address: SocketAddr, reason: &str) {
+    blocked(address, reason);
+    std::thread::sleep(Duration::from_secs(12));
+    blocked(address, reason);
+}
+
+#[test]
+fn a_heal_recorded_on_the_heal_lease_holds_a_new_serve_in_its_cooldown() {
+    let fake = split_on(AFFECTED, true);
+    // What a replica that healed a minute ago and was killed left on the heal Lease (expired).
+    let mut lease = crate::support::objects::lease("k3sdoctor-heal", "killed-replica_1", 3600);
+    let a_minute_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60);
+    lease["metadata"]["annotations"] = json!({
+        "k3sdoctor.io/heal-last": a_minute_ago.to_string(),
+        "k3sdoctor.io/heal-cooldown": "1h",
+    });
+    fake.put(lease);
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"]).cluster(&fake, Role::Admin),
+    );
+    held_back_by(address, "cooldown");
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
+    let (_, report) = get(address, "/report").expect("/report");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["heal"]["cooldown"], "1h", "{report:#}");
+    assert_eq!(
+        report["heal"]["lastHeal"],
+        a_minute_ago.to_string(),
+        "{report:#}"
+    );
+    nothing_written(&fake);
+    serve
+        .signal_and_wait(libc::SIGTERM)
+        .code(0)
+        .stderr_has("blocked: cooldown");
+}
+
+#[test]
+fn a_denied_election_is_reported_as_denied_not_as_another_replica() {
+    let fake = split_on(AFFECTED, true);
+    // serve's read-only role and nothing of the heal role.
+    fake.add_rbac_user("ro-token", "ro", &readme_role("k3sdoctor-read-only"));
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "dry-run", "--heal-after", "1s"])
+            .kubeconfig_for(&fake.url(), "ro-token"),
+    );
+    blocked(address, "election-denied");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heal_blocked{reason="not-leader"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    let (_, report) = get(address, "/report").expect("/report");
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let blocked = report["heal"]["blocked"].as_array().unwrap();
+    assert_eq!(blocked.len(), 1, "{report:#}");
+    assert_eq!(blocked[0]["reason"], "election-denied", "{report:#}");
+    let message = blocked[0]["message"].as_str().unwrap();
+    for part in [
+        "not allowed to get, create, patch, update leases.coordination.k8s.io \"k3sdoctor-heal\" in kube-system",
+        "`k3sdoctor rbac heal`",
+    ] {
+        assert!(message.contains(part), "{message}");
+    }
+    assert!(!message.contains("another replica"), "{message}");
+    let out = serve.signal_and_wait(libc::SIGTERM);
+    out.code(0)
+        .stderr_has("heal: the API server refused this replica the lease kube-system/k3sdoctor-heal: not allowed to get, create, patch, update")
+        .stderr_has("blocked: election-denied");
+    assert!(!out.stderr.contains("Status {"), "{}", out.stderr);
+    assert!(!out.stderr.contains("another replica"), "{}", out.stderr);
 }
 
 #[test]
@@ -230,5 +351,35 @@ fn a_stopping_replica_releases_the_heal_lease_for_the_next_one() {
         holder(),
         "",
         "the heal Lease is still held after serve stopped"
+    );
+}
+
+#[test]
+fn the_heal_role_without_update_on_its_lease_cannot_record_a_heal_and_does_not_start_one() {
+    let fake = split_on(AFFECTED, true);
+    // The docs' heal role, less the update that writes the guardrails onto the heal Lease.
+    let role = readme_namespaced_role("k3sdoctor-heal");
+    let without_update = role.replace(
+        "    resourceNames: [k3sdoctor-heal]\n    verbs: [get, update, patch]",
+        "    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch]",
+    );
+    assert_ne!(without_update, role);
+    fake.add_rbac_user("hal-token", "hal", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("hal-token", "hal", &without_update);
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"])
+            .kubeconfig_for(&fake.url(), "hal-token"),
+    );
+    held_back_by(address, "election-denied");
+    let scrape = metrics(address);
+    assert_eq!(
+        sample(&scrape, r#"k3sdoctor_heals_total{outcome="failed"}"#),
+        Some(0.0),
+        "{scrape}"
+    );
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
+    assert!(crate::repair_events::events(&fake).is_empty());
+    serve.signal_and_wait(libc::SIGTERM).code(0).stderr_has(
+        "blocked: election-denied: not allowed to update leases.coordination.k8s.io \"k3sdoctor-heal\" in kube-system",
     );
 }

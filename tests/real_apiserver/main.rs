@@ -20,6 +20,7 @@ mod deploy;
 mod fake_vs_real;
 mod follow_interrupted;
 mod heal;
+mod heal_replicas;
 mod inputs;
 mod many_snapshot_files;
 mod node_args;
