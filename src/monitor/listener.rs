@@ -20,8 +20,11 @@ pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 /// At most this many connections wait for a request at once: past it, the one that has waited
 /// longest is closed. An answer is built from memory at once, so connections that have sent a
 /// complete request are few and brief; those that wait are slow or idle clients. The bound
-/// keeps the file descriptors they take from the watches.
-pub const MAX_CONNECTIONS: usize = 64;
+/// keeps the file descriptors they take from the watches, and their buffers (hyper's 8 KiB
+/// each: 2 MiB at the bound) from the memory limit. Under a flood of connections it is also
+/// how long a new connection has to send its request: 256 places at 2,500 connections a
+/// second are 100 ms (64 were 25 ms, which a scraper on a busy node could miss).
+pub const MAX_CONNECTIONS: usize = 256;
 
 /// How many connections to serve at once with `open_files` file descriptors allowed (the
 /// soft RLIMIT_NOFILE, when known): half of what the watches, the probe and the runtime leave,

@@ -42,6 +42,17 @@ fn read_answer(stream: &mut TcpStream) -> Option<u16> {
     };
     let head = String::from_utf8_lossy(&seen[..head_end]).to_ascii_lowercase();
     let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    if head.contains("transfer-encoding: chunked") {
+        // Go's servers (node_exporter) stream /metrics: to the last, empty chunk.
+        while !seen.ends_with(b"0\r\n\r\n") {
+            let n = stream.read(&mut buf).ok()?;
+            if n == 0 {
+                return None;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        }
+        return Some(status);
+    }
     let length: usize = head
         .lines()
         .find_map(|l| l.strip_prefix("content-length:"))
@@ -56,6 +67,20 @@ fn read_answer(stream: &mut TcpStream) -> Option<u16> {
         body += n;
     }
     Some(status)
+}
+
+/// Whether the peer has closed a kept-alive `stream` while it was idle, as an HTTP client's
+/// connection pool notices (Go's reads in the background) before it sends the next request.
+pub fn closed_while_idle(stream: &TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    if stream.set_nonblocking(true).is_err() {
+        return true;
+    }
+    let closed = match stream.peek(&mut byte) {
+        Ok(_) => true,
+        Err(e) => e.kind() != ErrorKind::WouldBlock,
+    };
+    stream.set_nonblocking(false).is_err() || closed
 }
 
 /// Whether the peer has closed `stream` (end of file or a reset) within `limit`.
