@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio::time::Instant;
 
 use super::Ui;
@@ -75,7 +74,7 @@ async fn serve(
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
-    let listener = TcpListener::bind(args.listen).await.map_err(|e| {
+    let listener = listener::bind(args.listen).map_err(|e| {
         Failure::Refused(format!(
             "serve: cannot listen on {}: {e}; choose another --listen address",
             args.listen

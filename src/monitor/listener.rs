@@ -6,7 +6,25 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::Notify;
+
+/// Connections the kernel completes before serve accepts them (`listen(2)`'s backlog, capped
+/// by `net.core.somaxconn`, 4096 on current kernels, as Go's servers ask). Under a flood of
+/// connections a short queue drops a scraper's SYN, which it resends only after a second.
+const ACCEPT_BACKLOG: u32 = 4096;
+
+/// A listening socket on `address` (SO_REUSEADDR, as tokio's and Go's listeners set it).
+pub fn bind(address: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(ACCEPT_BACKLOG)
+}
 
 /// How long a client may take to send a request's head, and how long a kept-alive connection
 /// may sit idle before its next one (hyper times both from when it starts waiting for a head).
@@ -179,11 +197,15 @@ impl OpenConnections {
             if settled < self.limit {
                 break;
             }
+            // A connection that has never sent a request goes before one that has been
+            // answered and waits for its next (a scraper's kept-alive connection): a slow
+            // client has no claim to a place, and one that idles after an answer is closed
+            // after HEADER_READ_TIMEOUT anyway. Within each, the longest waiting goes first.
             let idlest = self
                 .open
                 .iter()
                 .filter(|c| !c.evicting.load(Ordering::SeqCst) && !c.busy())
-                .min_by_key(|c| c.waiting_since());
+                .min_by_key(|c| (c.received() > 0, c.waiting_since()));
             let Some(idlest) = idlest else {
                 // Every connection holds a request: none is closed for this one.
                 return Admission::Full;
@@ -225,19 +247,40 @@ mod tests {
     fn past_the_limit_the_connection_idle_longest_is_closed_not_the_oldest() {
         let start = Instant::now();
         let mut open = OpenConnections::new(2);
-        let first = served(open.admit(start));
-        let second = served(open.admit(start + Duration::from_secs(1)));
-        // The oldest connection answered a request a moment ago: it has been idle the least.
+        let at = |ms| start + Duration::from_millis(ms);
+        let first = served(open.admit(at(0)));
+        let second = served(open.admit(at(1000)));
+        // Both answered a request; the oldest one more recently: it has been idle the least.
         first.request_started();
-        first.request_finished(start + Duration::from_millis(1500));
-        let third = served(open.admit(start + Duration::from_secs(2)));
+        first.request_finished(at(1500));
+        second.request_started();
+        second.request_finished(at(1200));
+        let third = served(open.admit(at(2000)));
         assert!(evicting(&second), "the longest waiting is asked to close");
         assert!(!evicting(&first) && !evicting(&third));
         // One that ended frees its place.
         second.end();
-        let fourth = served(open.admit(start + Duration::from_secs(3)));
+        third.request_started();
+        third.request_finished(at(2500));
+        let fourth = served(open.admit(at(3000)));
         assert!(evicting(&first), "now the first has waited longest");
         assert!(!evicting(&third) && !evicting(&fourth));
+    }
+
+    #[test]
+    fn a_connection_that_never_sent_a_request_goes_before_one_answered_earlier() {
+        let start = Instant::now();
+        let mut open = OpenConnections::new(2);
+        let scraper = served(open.admit(start));
+        scraper.request_started();
+        scraper.request_finished(start);
+        let silent = served(open.admit(start + Duration::from_secs(1)));
+        let _newcomer = served(open.admit(start + Duration::from_secs(2)));
+        assert!(
+            evicting(&silent),
+            "the silent one goes, though it waited less"
+        );
+        assert!(!evicting(&scraper));
     }
 
     #[test]
