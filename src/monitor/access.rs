@@ -110,7 +110,8 @@ impl ReviewCache {
         self.entries.insert(key, (verdict, now + lasts));
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.entries.len()
     }
 }
@@ -173,10 +174,7 @@ impl Access {
             return Ok(());
         }
         let Some(token) = bearer_token(authorization) else {
-            return match refusal(&Verdict::Unauthenticated, path) {
-                Some(refused) => Err(refused),
-                None => Ok(()),
-            };
+            return refusal(&Verdict::Unauthenticated, path).map_or(Ok(()), Err);
         };
         let key: CacheKey = (Sha256::digest(token.as_bytes()).into(), path);
         let cached = self.cache().get(&key, Instant::now());

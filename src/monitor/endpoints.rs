@@ -1,6 +1,7 @@
 //! The HTTP side of `serve`: `/metrics`, `/healthz`, `/readyz`, `/report`. Plain HTTP/1.1
 //! (a Service scraped inside the cluster); every answer is built from what the watch loop
-//! last published, so a scrape never waits for the API server.
+//! last published, so a scrape waits for the API server only while a bearer token it has not
+//! seen for a while is reviewed (`monitor::access`). Connections: `monitor::listener`.
 
 use std::convert::Infallible;
 use std::pin::Pin;

@@ -96,7 +96,7 @@ fn scrapes_are_answered_while_hundreds_of_slow_clients_churn() {
 #[ignore = "a measurement: a minute of 2,000 churning clients; run it by hand"]
 fn load_of_2000_churning_clients_against_serve_and_node_exporter() {
     let token = std::env::var("K3SDOCTOR_LOAD_TOKEN").ok();
-    if let Some(address) = std::env::var("K3SDOCTOR_LOAD_ADDRESS").ok() {
+    if let Ok(address) = std::env::var("K3SDOCTOR_LOAD_ADDRESS") {
         let address = address
             .parse()
             .expect("K3SDOCTOR_LOAD_ADDRESS is ADDR:PORT");
