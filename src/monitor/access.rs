@@ -19,7 +19,7 @@ use crate::cluster::access_review::Reviewer;
 pub enum MetricsAuth {
     /// A bearer token the API server accepts, of a user allowed to `get` the path.
     Kubernetes,
-    /// Anyone who reaches the port (the behaviour before 0.2).
+    /// Anyone who reaches the port (as 0.1.0 answered).
     None,
 }
 
