@@ -391,6 +391,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --log-format 'How to write the log on stderr: text, or one JSON object per line'
             cand --ignore 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable'
             cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
+            cand --metrics-auth 'Who may read /metrics and /report: kubernetes (a bearer token the API server accepts, of an account allowed to get the path: a TokenReview and a SubjectAccessReview, cached briefly) or none (anyone who reaches the port). /healthz and /readyz are always open. docs/monitoring.md'
             cand --heal 'Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md'
             cand --heal-after 'How long a split must last (on the API server''s clock, across at least three evaluations) before it is healed'
             cand --heal-cooldown 'At most one heal per this period; a split back within it is reported, not healed, and the period doubles (up to 24h; reset after a day without a split)'

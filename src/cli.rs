@@ -335,6 +335,10 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub suppress: SuppressArgs,
 
+    /// Who may read /metrics and /report: kubernetes (a bearer token the API server accepts, of an account allowed to get the path: a TokenReview and a SubjectAccessReview, cached briefly) or none (anyone who reaches the port). /healthz and /readyz are always open. docs/monitoring.md.
+    #[arg(long, value_enum, value_name = "MODE", env = "K3SDOCTOR_METRICS_AUTH", default_value_t = crate::monitor::access::MetricsAuth::Kubernetes)]
+    pub metrics_auth: crate::monitor::access::MetricsAuth,
+
     /// Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::monitor::heal_policy::HealMode::Off)]
     pub heal: crate::monitor::heal_policy::HealMode,

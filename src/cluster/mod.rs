@@ -1,6 +1,7 @@
 //! Getting objects: from a live API server (`live`) or from `kubectl get -o yaml|json`
 //! output (`dump`). Both fill the same `ClusterState`, which the rest of the tool reads.
 
+pub mod access_review;
 pub mod activity;
 pub mod bounded_read;
 pub mod bundle;

@@ -11,6 +11,7 @@ use super::Ui;
 
 const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-clusterrole.yaml");
 const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
+const SERVE_AUTH_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-auth-clusterrole.yaml");
 const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
 
@@ -39,10 +40,18 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
             "# {bin_name} rbac read-only: check, leases (and --watch), snapshots list|diff, serve and\n\
              # every command without --fix. Nodes and ETCDSnapshotFiles are cluster-scoped.\n"
         )),
-        RbacUse::Serve => read_only(&format!(
-            "# {bin_name} rbac serve: serve needs the read-only role and nothing more (its watches use\n\
-             # list and watch); deploy/ ships it with a ServiceAccount, Deployment and Service.\n"
-        )),
+        RbacUse::Serve => format!(
+            "{}---\n\
+             # serve --metrics-auth kubernetes (the default) reviews the bearer tokens sent to\n\
+             # /metrics and /report; --metrics-auth=none needs no more than the read-only role.\n\
+             # Bind: kubectl create clusterrolebinding k3sdoctor-serve-auth --clusterrole k3sdoctor-serve-auth --user NAME\n\
+             {}",
+            read_only(&format!(
+                "# {bin_name} rbac serve: the read-only role (its watches use list and watch) and\n\
+                 # the token reviews; deploy/ ships both with a ServiceAccount, Deployment and Service.\n"
+            )),
+            object(SERVE_AUTH_CLUSTER_ROLE)
+        ),
         RbacUse::Repair => format!(
             "# {bin_name} rbac repair: what leases follow --fix and snapshots backfill|restore --fix\n\
              # write with; bind it together with the read-only role ({bin_name} rbac read-only).\n\
@@ -85,7 +94,8 @@ mod tests {
         ));
         assert!(!read_only.contains("The README"), "{read_only}");
         let serve = roles(RbacUse::Serve, "k3sdoctor");
-        assert_eq!(object(&serve), object(&read_only));
+        assert!(serve.contains(object(&read_only)), "{serve}");
+        assert!(serve.ends_with(object(SERVE_AUTH_CLUSTER_ROLE)), "{serve}");
         let repair = roles(RbacUse::Repair, "k3sdoctor");
         assert!(repair.contains(
             "kind: Role\nmetadata:\n  name: k3sdoctor-repair\n  namespace: kube-system\n"

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio::time::Instant;
 
 use super::Ui;
@@ -17,6 +16,7 @@ use super::serve_heal::{HEAL_STOP_LIMIT, HealInput, start_healer};
 use super::termination::Termination;
 use crate::cli::{GlobalArgs, ServeArgs};
 use crate::cluster::ClusterState;
+use crate::cluster::access_review::Reviewer;
 use crate::cluster::cluster_watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::cluster::connect::{ConnectOptions, prepare};
 use crate::cluster::watch_failure::WatchFailure;
@@ -27,9 +27,10 @@ use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
+use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
 use crate::monitor::heal_policy::HealMode;
-use crate::monitor::{Exporter, endpoints, log};
+use crate::monitor::{Exporter, endpoints, listener, log};
 use crate::render::{self, OutputFormat};
 use crate::report::{CheckReport, Now, NowSource};
 
@@ -73,7 +74,7 @@ async fn serve(
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
-    let listener = TcpListener::bind(args.listen).await.map_err(|e| {
+    let listener = listener::bind(args.listen).map_err(|e| {
         Failure::Refused(format!(
             "serve: cannot listen on {}: {e}; choose another --listen address",
             args.listen
@@ -103,18 +104,26 @@ async fn serve(
         exporter.metrics.enable_heal();
     }
     let exporter = Arc::new(exporter);
+    let access = Arc::new(Access::new(args.metrics_auth));
     let open_files = std::fs::read_to_string("/proc/self/limits")
         .ok()
-        .and_then(|l| endpoints::open_files_limit(&l));
+        .and_then(|l| listener::open_files_limit(&l));
     let http = tokio::spawn(endpoints::serve(
         listener,
         exporter.clone(),
-        endpoints::connection_limit(open_files),
+        access.clone(),
+        listener::connection_limit(open_files),
     ));
     tracing::info!(
         address = %address,
         apiserver = %prepared.server,
-        "serving /metrics, /healthz, /readyz and /report on http://{address}"
+        metrics_auth = access.mode().label(),
+        "serving /metrics, /healthz, /readyz and /report on http://{address} ({})",
+        match access.mode() {
+            MetricsAuth::Kubernetes =>
+                "/metrics and /report answer bearer tokens allowed to get them",
+            MetricsAuth::None => "/metrics and /report answer anyone: --metrics-auth=none",
+        }
     );
     // A plugin waiting for a login must not hold up a SIGTERM either: dropping it kills it.
     let conn = tokio::select! {
@@ -122,7 +131,10 @@ async fn serve(
         conn = prepared.authenticate() => conn,
     };
     let conn = match conn {
-        Ok(conn) => Arc::new(conn),
+        Ok(conn) => {
+            access.connected(Reviewer::new(conn.client.clone()));
+            Arc::new(conn)
+        }
         Err(e) => {
             http.abort();
             return Err(Failure::Read(e).into());

@@ -1,140 +1,190 @@
 //! The HTTP side of `serve`: `/metrics`, `/healthz`, `/readyz`, `/report`. Plain HTTP/1.1
 //! (a Service scraped inside the cluster); every answer is built from what the watch loop
-//! last published, so a scrape never waits for the API server.
+//! last published, so a scrape waits for the API server only while a bearer token it has not
+//! seen for a while is reviewed (`monitor::access`). Connections: `monitor::listener`.
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
-use hyper::body::Incoming;
+use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::net::{TcpListener, TcpStream};
 
 use super::Exporter;
+use super::access::{Access, Refusal};
+use super::listener::{
+    Admission, CONNECTION_LIFETIME, Connection, HEADER_READ_TIMEOUT, OpenConnections,
+};
 use super::metrics::CONTENT_TYPE;
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
-/// How long a client may take to send a request's head, and how long a kept-alive connection
-/// may sit idle before its next one (hyper times both from when it starts waiting for a head).
-/// A scrape sends its head at once; Prometheus opens a new connection when the old was closed.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The longest a connection lives, so a client that never reads its answer cannot keep one
-/// (hyper has no write timeout): then it is asked to close, and closed 5 s later.
-pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
-
-/// At most this many connections at once: past it, the oldest is closed to make room. An
-/// answer is built from memory at once, so the oldest connection is one that sits idle or
-/// never sent its request; a scrape is answered within milliseconds of connecting, however
-/// many silent connections come before it, and the file descriptors they take are bounded,
-/// so the watches keep theirs.
-pub const MAX_CONNECTIONS: usize = 64;
-
 /// Accepts connections until the task is dropped; each connection is served on its own task,
-/// at most `limit` at once.
-pub async fn serve(listener: TcpListener, exporter: Arc<Exporter>, limit: usize) {
+/// at most `limit` waiting for a request at once (`listener::OpenConnections`).
+pub async fn serve(
+    listener: TcpListener,
+    exporter: Arc<Exporter>,
+    access: Arc<Access>,
+    limit: usize,
+) {
     let mut open = OpenConnections::new(limit);
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             // Out of file descriptors and the like: the next accept may succeed.
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
-        let closed = open.admit();
-        let exporter = exporter.clone();
-        tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let answer = answer(&request, &exporter);
-                async move { Ok::<_, Infallible>(answer) }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_READ_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(connection);
-            // A client that goes away mid-answer is its own business.
-            tokio::select! {
-                _ = closed => {}
-                ended = tokio::time::timeout(CONNECTION_LIFETIME, connection.as_mut()) => {
-                    if ended.is_err() {
-                        connection.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
-                    }
+        let mut waits = 0u32;
+        let connection = loop {
+            match open.admit(Instant::now()) {
+                Admission::Serve(connection) => break connection,
+                // The connections being closed or answered need this thread to finish.
+                Admission::Full if waits < 100 => tokio::task::yield_now().await,
+                Admission::Full => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+            waits += 1;
+        };
+        tokio::spawn(serve_connection(
+            stream,
+            connection,
+            exporter.clone(),
+            access.clone(),
+        ));
+    }
+}
+
+async fn serve_connection(
+    stream: TcpStream,
+    connection: Arc<Connection>,
+    exporter: Arc<Exporter>,
+    access: Arc<Access>,
+) {
+    let service = {
+        let connection = connection.clone();
+        service_fn(move |request| {
+            let in_flight = InFlight::start(connection.clone());
+            let (exporter, access) = (exporter.clone(), access.clone());
+            async move {
+                let response = answer(&request, &exporter, &access).await;
+                Ok::<_, Infallible>(response.map(|body| Answer {
+                    body,
+                    _in_flight: in_flight,
+                }))
+            }
+        })
+    };
+    let served = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(served);
+    let lifetime = tokio::time::sleep(CONNECTION_LIFETIME);
+    tokio::pin!(lifetime);
+    // A client that goes away mid-answer is its own business.
+    loop {
+        tokio::select! {
+            _ = served.as_mut() => break,
+            () = &mut lifetime => {
+                served.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(Duration::from_secs(5), served).await;
+                break;
+            }
+            () = connection.asked_to_close() => {
+                // Asked to make room. Under a flood of connections this task may not have
+                // run since it was accepted: read what the client has sent first, and keep
+                // a connection that turns out to hold a complete request.
+                let received = connection.received();
+                if tokio::time::timeout(Duration::ZERO, served.as_mut()).await.is_ok() {
+                    break;
                 }
-            }
-        });
-    }
-}
-
-/// The connections being served, oldest first, each with the means to close it.
-struct OpenConnections {
-    limit: usize,
-    open: VecDeque<oneshot::Sender<()>>,
-}
-
-impl OpenConnections {
-    fn new(limit: usize) -> OpenConnections {
-        OpenConnections {
-            limit: limit.max(1),
-            open: VecDeque::new(),
-        }
-    }
-
-    /// Makes room for one more connection (closing the oldest when at the limit); the
-    /// returned receiver fires when this one is to be closed.
-    fn admit(&mut self) -> oneshot::Receiver<()> {
-        // A connection that ended dropped its receiver.
-        self.open.retain(|close| !close.is_closed());
-        while self.open.len() >= self.limit {
-            if let Some(oldest) = self.open.pop_front() {
-                let _ = oldest.send(());
+                if connection.busy() || connection.received() != received {
+                    connection.keep();
+                    continue;
+                }
+                break;
             }
         }
-        let (close, closed) = oneshot::channel();
-        self.open.push_back(close);
-        closed
+    }
+    connection.end();
+}
+
+/// A request being answered: the connection is not closed to make room until the answer has
+/// been written (hyper drops the body then) or the connection has died.
+struct InFlight(Arc<Connection>);
+
+impl InFlight {
+    fn start(connection: Arc<Connection>) -> InFlight {
+        connection.request_started();
+        InFlight(connection)
     }
 }
 
-/// How many connections to serve at once with `open_files` file descriptors allowed (the
-/// soft RLIMIT_NOFILE, when known): half of what the watches, the probe and the runtime leave,
-/// at most [`MAX_CONNECTIONS`], at least 4.
-pub fn connection_limit(open_files: Option<u64>) -> usize {
-    /// The watches (a dozen connections), the probe, the runtime, stdio and a margin.
-    const RESERVED: u64 = 48;
-    match open_files {
-        None => MAX_CONNECTIONS,
-        Some(n) => usize::try_from(n.saturating_sub(RESERVED) / 2)
-            .unwrap_or(MAX_CONNECTIONS)
-            .clamp(4, MAX_CONNECTIONS),
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.request_finished(Instant::now());
     }
 }
 
-/// The soft limit on open files from `/proc/self/limits` (Linux), e.g.
-/// `Max open files            1024                 1048576              files`.
-pub fn open_files_limit(limits: &str) -> Option<u64> {
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line.trim_start_matches("Max open files")
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
+/// An answer's body, holding its request in flight until it has been written.
+struct Answer {
+    body: Full<Bytes>,
+    _in_flight: InFlight,
 }
 
-fn answer(request: &Request<Incoming>, exporter: &Exporter) -> Response<Full<Bytes>> {
+impl Body for Answer {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+async fn answer(
+    request: &Request<Incoming>,
+    exporter: &Exporter,
+    access: &Access,
+) -> Response<Full<Bytes>> {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return reply(
             StatusCode::METHOD_NOT_ALLOWED,
             TEXT,
             "only GET and HEAD are served\n".into(),
         );
+    }
+    // What the cluster looks like is for callers the API server vouches for; whether the
+    // process lives and has synced is for the kubelet's probes, which send no token.
+    let protected = match request.uri().path() {
+        "/metrics" => Some("/metrics"),
+        "/report" => Some("/report"),
+        _ => None,
+    };
+    if let Some(path) = protected {
+        let authorization = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        if let Err(refused) = access.check(authorization, path).await {
+            return refusal(refused);
+        }
     }
     match request.uri().path() {
         "/metrics" => reply(
@@ -166,6 +216,22 @@ fn answer(request: &Request<Incoming>, exporter: &Exporter) -> Response<Full<Byt
     }
 }
 
+fn refusal(refused: Refusal) -> Response<Full<Bytes>> {
+    let (status, body) = match refused {
+        Refusal::Unauthenticated(body) => (StatusCode::UNAUTHORIZED, body),
+        Refusal::Forbidden(body) => (StatusCode::FORBIDDEN, body),
+        Refusal::Unavailable(body) => (StatusCode::SERVICE_UNAVAILABLE, body),
+    };
+    let mut response = reply(status, TEXT, body);
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer realm=\"k3sdoctor\""),
+        );
+    }
+    response
+}
+
 fn reply(status: StatusCode, content_type: &str, body: String) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
@@ -173,46 +239,4 @@ fn reply(status: StatusCode, content_type: &str, body: String) -> Response<Full<
         response.headers_mut().insert(header::CONTENT_TYPE, value);
     }
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_connection_cap_leaves_the_watches_their_file_descriptors() {
-        assert_eq!(connection_limit(None), MAX_CONNECTIONS);
-        assert_eq!(connection_limit(Some(1_048_576)), MAX_CONNECTIONS);
-        assert_eq!(connection_limit(Some(128)), 40);
-        assert_eq!(connection_limit(Some(64)), 8);
-        assert_eq!(connection_limit(Some(16)), 4);
-    }
-
-    #[test]
-    fn past_the_limit_the_oldest_connection_is_closed() {
-        let mut open = OpenConnections::new(2);
-        let mut first = open.admit();
-        let mut second = open.admit();
-        let mut third = open.admit();
-        assert!(first.try_recv().is_ok(), "the oldest is told to close");
-        assert!(second.try_recv().is_err());
-        // One that ended by itself frees its place.
-        drop(second);
-        let mut fourth = open.admit();
-        assert!(third.try_recv().is_err());
-        assert!(fourth.try_recv().is_err());
-    }
-
-    #[test]
-    fn the_soft_open_files_limit_is_read_from_proc() {
-        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
-                      Max cpu time              unlimited            unlimited            seconds   \n\
-                      Max open files            1024                 524288               files     \n";
-        assert_eq!(open_files_limit(limits), Some(1024));
-        assert_eq!(
-            open_files_limit("Max open files  unlimited unlimited files"),
-            None
-        );
-        assert_eq!(open_files_limit(""), None);
-    }
 }

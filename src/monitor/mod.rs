@@ -2,11 +2,13 @@
 //! and the HTTP endpoints that publish it. The watch loop that feeds it is in
 //! `commands::serve`.
 
+pub mod access;
 pub mod contact;
 pub mod endpoints;
 pub mod heal_guardrails;
 pub mod heal_metrics;
 pub mod heal_policy;
+pub mod listener;
 pub mod log;
 pub mod metrics;
 

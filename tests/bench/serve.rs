@@ -203,7 +203,7 @@ fn main() {
 fn start(bin: &Path, kubeconfig: &Path) -> (Child, SocketAddr) {
     let mut child = Command::new(bin)
         .args(["--kubeconfig", &kubeconfig.display().to_string()])
-        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["serve", "--listen", "127.0.0.1:0", "--metrics-auth", "none"])
         .env_clear()
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

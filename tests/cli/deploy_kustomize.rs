@@ -78,7 +78,8 @@ fn the_base_applies_on_a_cluster_without_the_prometheus_operator() {
             .map(String::from)
             .into()
     );
-    assert_eq!(with_operator.len(), base.len() + 2);
+    // And the ClusterRole and binding that let Prometheus's token read /metrics.
+    assert_eq!(with_operator.len(), base.len() + 4);
 }
 
 /// Every object file under deploy/base and deploy/components is built by some kustomization:

@@ -23,7 +23,7 @@ const RULE_TESTS: &str = "deploy/prometheus/tests";
 
 /// What the base applies, then what the Prometheus Operator component adds, in their order: one
 /// object a file (paths relative to deploy/).
-const SERVE_MANIFESTS: [(&str, &str, &str); 9] = [
+const SERVE_MANIFESTS: [(&str, &str, &str); 13] = [
     ("base/serve-serviceaccount.yaml", "ServiceAccount", "v1"),
     (
         "base/serve-clusterrole.yaml",
@@ -32,6 +32,16 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 9] = [
     ),
     (
         "base/serve-clusterrolebinding.yaml",
+        "ClusterRoleBinding",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    (
+        "base/serve-auth-clusterrole.yaml",
+        "ClusterRole",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    (
+        "base/serve-auth-clusterrolebinding.yaml",
         "ClusterRoleBinding",
         "rbac.authorization.k8s.io/v1",
     ),
@@ -57,10 +67,20 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 9] = [
         "PrometheusRule",
         "monitoring.coreos.com/v1",
     ),
+    (
+        "components/prometheus-operator/metrics-reader-clusterrole.yaml",
+        "ClusterRole",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    (
+        "components/prometheus-operator/metrics-reader-clusterrolebinding.yaml",
+        "ClusterRoleBinding",
+        "rbac.authorization.k8s.io/v1",
+    ),
 ];
 
 /// How many of SERVE_MANIFESTS the base holds (the rest need the Prometheus Operator).
-const IN_BASE: usize = 7;
+const IN_BASE: usize = 9;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
@@ -404,8 +424,22 @@ fn the_service_monitor_scrapes_the_services_metrics_port_as_job_k3sdoctor() {
     );
     assert_eq!(
         monitor["spec"]["endpoints"],
-        json!([{"port": "metrics", "path": "/metrics", "interval": "30s", "scrapeTimeout": "10s"}])
+        json!([{"port": "metrics", "path": "/metrics", "interval": "30s", "scrapeTimeout": "10s",
+                 "bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token"}])
     );
+    // The token's account may get /metrics, and nothing else.
+    let reader: Value =
+        yaml_documents("deploy/components/prometheus-operator/metrics-reader-clusterrole.yaml")
+            .remove(0);
+    assert_eq!(
+        reader["rules"],
+        json!([{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
+    );
+    let binding: Value = yaml_documents(
+        "deploy/components/prometheus-operator/metrics-reader-clusterrolebinding.yaml",
+    )
+    .remove(0);
+    assert_eq!(binding["roleRef"]["name"], reader["metadata"]["name"]);
     // The alert rules expect the job `k3sdoctor`.
     let job_label = monitor["spec"]["jobLabel"].as_str().unwrap();
     assert_eq!(labels[job_label], "k3sdoctor");

@@ -54,6 +54,7 @@ mod rerun_flags;
 mod restore;
 mod schemas;
 mod serve;
+mod serve_connections;
 mod server_kubeconfig;
 mod slow_requests;
 mod snapshot_files;

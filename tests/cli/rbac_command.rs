@@ -32,7 +32,13 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
     .concat();
     assert_eq!(printed(&[]), readme, "the default is read-only");
     assert_eq!(printed(&["read-only"]), readme);
-    assert_eq!(printed(&["serve"]), readme);
+    // serve adds the token reviews of --metrics-auth kubernetes, as deploy/ ships them.
+    let serve = [
+        readme.clone(),
+        yaml_documents("deploy/base/serve-auth-clusterrole.yaml"),
+    ]
+    .concat();
+    assert_eq!(printed(&["serve"]), serve);
     // The source the binary prints from is what deploy/ ships.
     assert_eq!(
         [

@@ -29,6 +29,7 @@ mod pipes;
 mod rbac;
 mod restore_identity;
 mod serve;
+mod serve_access;
 mod serve_faults;
 mod snapshot_files;
 mod split_and_follow;

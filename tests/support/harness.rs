@@ -143,6 +143,10 @@ impl Run {
             "K3SDOCTOR_TEST_SERVER_KUBECONFIGS",
             self.home.path().join("no-server-kubeconfig"),
         );
+        // serve's /metrics and /report need a reviewed token by default; the fake API server
+        // answers no TokenReview, so tests that are not about access scrape without one. The
+        // tests of access set `--metrics-auth kubernetes` (tests/real_apiserver/serve_access.rs).
+        cmd.env("K3SDOCTOR_METRICS_AUTH", "none");
         for (k, v) in &self.env {
             cmd.env(k, v);
         }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod bundles;
+pub mod churn;
 pub mod envtest;
 pub mod fake_api;
 pub mod faults;
