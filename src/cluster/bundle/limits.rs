@@ -90,7 +90,8 @@ impl Budget {
         Ok(())
     }
 
-    fn add_bytes(&self, n: u64) -> Result<(), CapHit> {
+    /// Counts `n` bytes about to be held; `Err` once past the cap.
+    pub fn charge(&self, n: u64) -> Result<(), CapHit> {
         self.bytes.set(self.bytes.get().saturating_add(n));
         if self.bytes.get() > self.limits.max_bytes {
             let hit = CapHit::Bytes(self.limits.max_bytes);
@@ -120,7 +121,7 @@ impl<R: Read> Read for Counted<'_, R> {
         }
         let n = self.inner.read(buf)?;
         self.budget
-            .add_bytes(n as u64)
+            .charge(n as u64)
             .map_err(|hit| std::io::Error::other(hit.describe()))?;
         Ok(n)
     }
