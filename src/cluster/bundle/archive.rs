@@ -9,6 +9,7 @@ use std::path::Path;
 use super::limits::{Budget, CapHit, Counted, MAX_NESTING};
 use super::tar_stream::{EXTENSION_LIMIT, MemberKind, TarError, TarStream};
 use super::tree::{FILE_LIMIT, Link, Tree, is_log, normalize, wanted};
+use super::zip_directory;
 use crate::cluster::ReadError;
 
 /// What the first bytes of a stream say it is.
@@ -273,7 +274,22 @@ impl<'b> Opener<'b> {
             .map_err(|hit| capped(&tree.name, hit))
     }
 
-    fn zip<R: Read + Seek>(&mut self, name: &str, reader: R, depth: u8) -> Result<(), ReadError> {
+    fn zip<R: Read + Seek>(
+        &mut self,
+        name: &str,
+        mut reader: R,
+        depth: u8,
+    ) -> Result<(), ReadError> {
+        // The crate holds every entry's name, extra fields and comment as it opens the file:
+        // their number and bytes are counted first.
+        let declared =
+            zip_directory::declared(&mut reader).map_err(|e| self.broken(name, "zip", &e))?;
+        if let Some(directory) = declared {
+            self.budget
+                .room_for_entries(directory.entries)
+                .and_then(|()| self.budget.charge(directory.bytes))
+                .map_err(|hit| capped(name, hit))?;
+        }
         let mut tree = Tree::new(name, "zip");
         let mut zip = zip::ZipArchive::new(reader).map_err(|e| self.broken(name, "zip", &e))?;
         for index in 0..zip.len() {

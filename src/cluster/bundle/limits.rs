@@ -90,6 +90,17 @@ impl Budget {
         Ok(())
     }
 
+    /// Whether `n` more entries fit, without counting them: an archive that declares more is
+    /// refused before its listing is read.
+    pub fn room_for_entries(&self, n: u64) -> Result<(), CapHit> {
+        if self.entries.get().saturating_add(n) > self.limits.max_entries {
+            let hit = CapHit::Entries(self.limits.max_entries);
+            self.hit.set(Some(hit));
+            return Err(hit);
+        }
+        Ok(())
+    }
+
     /// Counts `n` bytes about to be held; `Err` once past the cap.
     pub fn charge(&self, n: u64) -> Result<(), CapHit> {
         self.bytes.set(self.bytes.get().saturating_add(n));

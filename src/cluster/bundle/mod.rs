@@ -15,6 +15,7 @@ mod support_bundle_kit;
 mod tar_stream;
 pub mod tree;
 mod troubleshoot;
+mod zip_directory;
 
 use std::path::PathBuf;
 

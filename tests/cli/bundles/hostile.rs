@@ -196,3 +196,23 @@ fn a_folder_is_held_to_the_entry_cap_as_an_archive_is() {
         .code(3)
         .stderr_has("no ");
 }
+
+#[test]
+fn a_zips_listing_counts_before_the_zip_is_opened() {
+    use std::io::Write;
+    // 100 entries with a 60 KB comment each: 6 MB of listing (names, extra fields and comments
+    // alike) around 200 bytes of content, all held by the zip crate as it opens the file.
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for n in 0..100 {
+        let options = zip::write::FullFileOptions::default().with_file_comment("c".repeat(60_000));
+        zip.start_file(format!("dump/{n}.yaml"), options).unwrap();
+        zip.write_all(b"{}").unwrap();
+    }
+    let bytes = zip.finish().unwrap().into_inner();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "listing.zip", &bytes);
+    run(&["leases", "--max-bundle-size", "4MiB"], &path)
+        .code(3)
+        .one_line_error()
+        .stderr_has("decompresses to more than 4 MiB (--max-bundle-size)");
+}
