@@ -5,6 +5,7 @@
 //! and where it came from ([`provenance`]).
 
 pub mod archive;
+mod container;
 mod holder_table;
 pub mod layout;
 pub mod limits;
