@@ -259,3 +259,76 @@ fn trim_nul(mut bytes: Vec<u8>) -> Vec<u8> {
 fn corrupt(why: &str) -> TarError {
     TarError::Io(io::Error::new(io::ErrorKind::InvalidData, why.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that fails any read past `len` bytes: what was never to be read.
+    struct Fence<'a> {
+        bytes: &'a [u8],
+        len: usize,
+    }
+
+    impl Read for Fence<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.len == 0 {
+                return Err(io::Error::other("read past the header"));
+            }
+            let n = buf.len().min(self.len).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            self.len -= n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_oversized_long_name_is_refused_from_its_header_alone() {
+        let mut header = Header::new_gnu();
+        header.set_path("././@LongLink").unwrap();
+        header.set_entry_type(tar::EntryType::GNULongName);
+        header.set_size(EXTENSION_LIMIT + 1);
+        header.set_cksum();
+        let fence = Fence {
+            bytes: header.as_bytes(),
+            len: 512,
+        };
+        match TarStream::new(fence).next_member() {
+            Err(TarError::Oversized { what, size }) => {
+                assert_eq!((what, size), ("GNU long name", EXTENSION_LIMIT + 1));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn members_and_their_data_follow_one_another_with_a_pax_size() {
+        let mut builder = tar::Builder::new(Vec::new());
+        builder
+            .append_pax_extensions([("size", b"5".as_slice())])
+            .unwrap();
+        let mut header = Header::new_ustar();
+        header.set_size(5);
+        header.set_entry_type(tar::EntryType::Regular);
+        builder
+            .append_data(&mut header, "a.yaml", &b"hello"[..])
+            .unwrap();
+        let mut header = Header::new_gnu();
+        header.set_size(3);
+        builder
+            .append_data(&mut header, "b.json", &b"{}\n"[..])
+            .unwrap();
+        let tar = builder.into_inner().unwrap();
+        let mut stream = TarStream::new(&tar[..]);
+        let first = stream.next_member().unwrap().unwrap();
+        assert_eq!((first.path.as_slice(), first.size), (&b"a.yaml"[..], 5));
+        // Left unread: the next member is still found.
+        let second = stream.next_member().unwrap().unwrap();
+        assert_eq!(second.path, b"b.json");
+        let mut text = String::new();
+        stream.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "{}\n");
+        assert!(stream.next_member().unwrap().is_none());
+    }
+}
