@@ -119,7 +119,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "SIZE", default_value = "2GiB", value_parser = bundle_size::parse)]
     pub max_bundle_size: u64,
 
-    /// Stop reading a support bundle past this many archive entries.
+    /// Stop reading a support bundle past this many entries (in archives, and files and folders under a folder).
     #[arg(long, global = true, value_name = "N", default_value_t = crate::cluster::bundle::limits::DEFAULT_MAX_ENTRIES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_bundle_entries: u64,
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::ReadError;
 use super::bounded_read::file_kind;
+use super::bundle::limits::{Budget, CapHit};
 
 /// The files to read, in order, and what was skipped on the way.
 #[derive(Debug, Default)]
@@ -40,8 +41,14 @@ fn id(meta: &Metadata) -> FileId {
     (meta.dev(), meta.ino())
 }
 
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<Input>, ReadError> {
-    let mut walk = Walk::default();
+/// The inputs `paths` name; a folder's entries count against `budget`'s entry cap as an
+/// archive's do, and the walk stops at it.
+pub fn collect(paths: &[PathBuf], budget: &Budget) -> Result<Vec<Input>, ReadError> {
+    let mut walk = Walk {
+        found: DumpFiles::default(),
+        seen: HashSet::new(),
+        budget,
+    };
     let mut inputs = Vec::new();
     for path in paths {
         if is_stdin(path) {
@@ -73,7 +80,14 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<Input>, ReadError> {
                 ))
             })?;
             walk.seen.insert(id(&meta));
-            walk.directory(&root, path)?;
+            walk.directory(&root, path).map_err(|e| match e {
+                WalkError::Read(e) => e,
+                WalkError::Cap(hit) => ReadError::new(format!(
+                    "the support bundle {} {}",
+                    path.display(),
+                    hit.describe()
+                )),
+            })?;
             inputs.push(Input::Dir {
                 root: path.clone(),
                 files: std::mem::take(&mut walk.found.files),
@@ -96,20 +110,39 @@ pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-#[derive(Default)]
-struct Walk {
+struct Walk<'b> {
     found: DumpFiles,
     /// Folders and files already taken: a second path to one of them (a link) adds nothing.
     seen: HashSet<FileId>,
+    /// Every entry listed counts, as in an archive: a folder of millions of files is refused
+    /// at the cap instead of being listed whole.
+    budget: &'b Budget,
 }
 
-impl Walk {
-    fn directory(&mut self, root: &Path, dir: &Path) -> Result<(), ReadError> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .and_then(|rd| rd.map(|e| e.map(|e| e.path())).collect())
-            .map_err(|e| {
-                ReadError::new(format!("cannot list dump directory {}: {e}", dir.display()))
+enum WalkError {
+    Read(ReadError),
+    Cap(CapHit),
+}
+
+impl Walk<'_> {
+    fn directory(&mut self, root: &Path, dir: &Path) -> Result<(), WalkError> {
+        let listing = std::fs::read_dir(dir).map_err(|e| {
+            WalkError::Read(ReadError::new(format!(
+                "cannot list dump directory {}: {e}",
+                dir.display()
+            )))
+        })?;
+        let mut entries = Vec::new();
+        for entry in listing {
+            let entry = entry.map_err(|e| {
+                WalkError::Read(ReadError::new(format!(
+                    "cannot list dump directory {}: {e}",
+                    dir.display()
+                )))
             })?;
+            self.budget.entry().map_err(WalkError::Cap)?;
+            entries.push(entry.path());
+        }
         entries.sort();
         // A directory without dump files reads as an empty dump, like a 0-byte file: the command
         // then names what it lacks and the kubectl command that adds it.
@@ -184,10 +217,12 @@ impl Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::bundle::limits::BundleLimits;
     use std::os::unix::fs::symlink;
 
     fn walked(dir: &Path) -> DumpFiles {
-        match collect(&[dir.to_path_buf()]).unwrap().pop() {
+        let budget = Budget::new(BundleLimits::default());
+        match collect(&[dir.to_path_buf()], &budget).unwrap().pop() {
             Some(Input::Dir { files, notes, .. }) => DumpFiles { files, notes },
             other => panic!("{other:?}"),
         }
@@ -233,7 +268,8 @@ mod tests {
 
     #[test]
     fn a_device_given_as_the_dump_is_an_error() {
-        let err = collect(&[PathBuf::from("/dev/zero")]).unwrap_err();
+        let budget = Budget::new(BundleLimits::default());
+        let err = collect(&[PathBuf::from("/dev/zero")], &budget).unwrap_err();
         assert!(
             err.message
                 .contains("dump /dev/zero is a character device, not a file or directory"),

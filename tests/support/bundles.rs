@@ -19,6 +19,8 @@ pub const SBK_TOP: &str = "supportbundle_c2eb6186-525f-411e-91ee-e88ed090d66d_20
 enum Entry {
     File(String, Vec<u8>),
     Link(String, String),
+    /// A tar hard link (in a zip, a symlink: zip has no hard links).
+    HardLink(String, String),
 }
 
 /// Entries of an archive, written as tar or zip.
@@ -44,6 +46,13 @@ impl Bundle {
         self
     }
 
+    /// A tar hard link to `target`, named from the archive's root.
+    pub fn hard_link(mut self, path: &str, target: &str) -> Self {
+        self.entries
+            .push(Entry::HardLink(path.to_string(), target.to_string()));
+        self
+    }
+
     /// Every entry moved under `prefix/`.
     pub fn under(self, prefix: &str) -> Self {
         Bundle {
@@ -53,6 +62,9 @@ impl Bundle {
                 .map(|e| match e {
                     Entry::File(p, b) => Entry::File(format!("{prefix}/{p}"), b),
                     Entry::Link(p, t) => Entry::Link(format!("{prefix}/{p}"), t),
+                    Entry::HardLink(p, t) => {
+                        Entry::HardLink(format!("{prefix}/{p}"), format!("{prefix}/{t}"))
+                    }
                 })
                 .collect(),
         }
@@ -75,6 +87,11 @@ impl Bundle {
                     header.set_entry_type(tar::EntryType::Symlink);
                     builder.append_link(&mut header, path, target).unwrap();
                 }
+                Entry::HardLink(path, target) => {
+                    header.set_size(0);
+                    header.set_entry_type(tar::EntryType::Link);
+                    builder.append_link(&mut header, path, target).unwrap();
+                }
             }
         }
         builder.into_inner().unwrap()
@@ -94,6 +111,12 @@ impl Bundle {
                     zip.add_symlink(path.as_str(), target.as_str(), options)
                         .unwrap();
                 }
+                Entry::HardLink(path, target) => {
+                    let from_folder = path.matches('/').count();
+                    let relative = format!("{}{target}", "../".repeat(from_folder));
+                    zip.add_symlink(path.as_str(), relative.as_str(), options)
+                        .unwrap();
+                }
             }
         }
         zip.finish().unwrap().into_inner()
@@ -103,12 +126,15 @@ impl Bundle {
     pub fn unpack(&self, dir: &Path) {
         for entry in &self.entries {
             let (path, link) = match entry {
-                Entry::File(p, _) | Entry::Link(p, _) => (dir.join(p), entry),
+                Entry::File(p, _) | Entry::Link(p, _) | Entry::HardLink(p, _) => {
+                    (dir.join(p), entry)
+                }
             };
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             match link {
                 Entry::File(_, bytes) => std::fs::write(&path, bytes).unwrap(),
                 Entry::Link(_, target) => std::os::unix::fs::symlink(target, &path).unwrap(),
+                Entry::HardLink(_, target) => std::fs::hard_link(dir.join(target), &path).unwrap(),
             }
         }
     }

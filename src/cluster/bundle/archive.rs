@@ -1,57 +1,17 @@
 //! Opening whatever `--from-file` names, by its content: gzip, xz, bzip2 or zstd compressed
 //! tar, plain tar, zip, a folder, or one (possibly compressed) YAML/JSON file. Everything is
 //! read as a stream into memory: nothing is written to disk, so no entry name can reach a
-//! path outside; links are resolved inside the archive only ([`Tree::resolve_links`]).
+//! path outside; links are resolved inside the archive only ([`Tree::finish`]).
 
 use std::io::{Cursor, Read, Seek};
 use std::path::Path;
 
+use super::container::{Container, peek, sniff};
 use super::limits::{Budget, CapHit, Counted, MAX_NESTING};
+use super::tar_stream::{EXTENSION_LIMIT, MemberKind, TarError, TarStream};
 use super::tree::{FILE_LIMIT, Link, Tree, is_log, normalize, wanted};
+use super::zip_directory;
 use crate::cluster::ReadError;
-
-/// What the first bytes of a stream say it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Container {
-    Gzip,
-    Xz,
-    Bzip2,
-    Zstd,
-    Zip,
-    Tar,
-    /// Anything else: a dump's text, a log, a binary.
-    Plain,
-}
-
-/// Enough to see every magic number, tar's `ustar` at offset 257 included.
-const HEAD: usize = 512;
-
-pub fn sniff(head: &[u8]) -> Container {
-    if head.starts_with(&[0x1f, 0x8b]) {
-        Container::Gzip
-    } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
-        Container::Xz
-    } else if head.starts_with(b"BZh") && head.get(3).is_some_and(|d| (b'1'..=b'9').contains(d)) {
-        Container::Bzip2
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Container::Zstd
-    } else if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
-        Container::Zip
-    } else if head.get(257..262) == Some(b"ustar") {
-        Container::Tar
-    } else {
-        Container::Plain
-    }
-}
-
-/// The first [`HEAD`] bytes of `reader` (fewer at its end), and a reader that still yields
-/// all of it.
-fn peek<'a>(mut reader: Box<dyn Read + 'a>) -> std::io::Result<(Vec<u8>, Box<dyn Read + 'a>)> {
-    let mut head = Vec::with_capacity(HEAD);
-    (&mut reader).take(HEAD as u64).read_to_end(&mut head)?;
-    let again = Cursor::new(head.clone()).chain(reader);
-    Ok((head, Box::new(again)))
-}
 
 /// Reads inputs into [`Tree`]s, one per archive (a nested one is a tree of its own).
 pub struct Opener<'b> {
@@ -186,7 +146,7 @@ impl<'b> Opener<'b> {
                     .rsplit_once('.')
                     .map_or(name, |(stem, _)| stem)
                     .to_string();
-                tree.files.insert(inner_name, bytes);
+                tree.insert(&inner_name, bytes);
                 self.trees.push(tree);
                 Ok(())
             }
@@ -216,45 +176,78 @@ impl<'b> Opener<'b> {
         depth: u8,
     ) -> Result<(), ReadError> {
         let mut tree = Tree::new(name, container);
-        let mut archive = tar::Archive::new(reader);
-        let entries = archive
-            .entries()
-            .map_err(|e| self.broken(name, container, &e))?;
-        for entry in entries {
-            let mut entry = entry.map_err(|e| self.broken(name, container, &e))?;
+        let mut stream = TarStream::new(reader);
+        loop {
+            let member = match stream.next_member() {
+                Ok(Some(member)) => member,
+                Ok(None) => break,
+                Err(TarError::Io(e)) => return Err(self.broken(name, container, &e)),
+                Err(TarError::Oversized { what, size }) => {
+                    return Err(oversized_header(name, what, size));
+                }
+            };
             self.budget.entry().map_err(|hit| capped(name, hit))?;
-            let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+            let raw = String::from_utf8_lossy(&member.path).into_owned();
             let Some(path) = normalize(&raw) else {
                 tree.notes.push(format!(
                     "ignored the entry {raw} in {name}: its name climbs out of the archive"
                 ));
                 continue;
             };
-            let kind = entry.header().entry_type();
-            if kind.is_symlink() || kind.is_hard_link() {
-                if let Some(target) = entry.link_name_bytes() {
-                    tree.links.push(Link {
-                        path,
-                        target: String::from_utf8_lossy(&target).into_owned(),
-                        hard: kind.is_hard_link(),
-                    });
+            match member.kind {
+                MemberKind::Symlink | MemberKind::HardLink => {
+                    if let Some(target) = member.link {
+                        tree.links.push(Link {
+                            path,
+                            target: String::from_utf8_lossy(&target).into_owned(),
+                            hard: member.kind == MemberKind::HardLink,
+                        });
+                    }
                 }
-                continue;
+                MemberKind::Sparse { expanded } => {
+                    if !is_log(&path) {
+                        tree.notes.push(format!(
+                            "skipped {path} in {name}: a GNU sparse member ({expanded} bytes once its holes are \
+                             filled), which k3sdoctor does not expand; re-pack the bundle without tar --sparse \
+                             if this file is needed"
+                        ));
+                    }
+                }
+                // Folders, devices, FIFOs: nothing to read, and never created anywhere.
+                MemberKind::Other => {}
+                MemberKind::File => {
+                    self.entry(&mut tree, &path, member.size, Box::new(&mut stream), depth)
+                        .map_err(|e| self.failed(name, container, e))?;
+                }
             }
-            // Folders, devices, FIFOs: nothing to read, and never created anywhere.
-            if !(kind.is_file() || kind.is_contiguous() || kind.is_gnu_sparse()) {
-                continue;
-            }
-            let size = entry.header().size().unwrap_or(u64::MAX);
-            self.entry(&mut tree, &path, size, Box::new(&mut entry), depth)
-                .map_err(|e| self.failed(name, container, e))?;
         }
-        tree.resolve_links();
+        self.finish(&mut tree)?;
         self.trees.push(tree);
         Ok(())
     }
 
-    fn zip<R: Read + Seek>(&mut self, name: &str, reader: R, depth: u8) -> Result<(), ReadError> {
+    /// [`Tree::finish`], each link charged its target's size against the byte cap.
+    fn finish(&self, tree: &mut Tree) -> Result<(), ReadError> {
+        tree.finish(|bytes| self.budget.charge(bytes))
+            .map_err(|hit| capped(&tree.name, hit))
+    }
+
+    fn zip<R: Read + Seek>(
+        &mut self,
+        name: &str,
+        mut reader: R,
+        depth: u8,
+    ) -> Result<(), ReadError> {
+        // The crate holds every entry's name, extra fields and comment as it opens the file:
+        // their number and bytes are counted first.
+        let declared =
+            zip_directory::declared(&mut reader).map_err(|e| self.broken(name, "zip", &e))?;
+        if let Some(directory) = declared {
+            self.budget
+                .room_for_entries(directory.entries)
+                .and_then(|()| self.budget.charge(directory.bytes))
+                .map_err(|hit| capped(name, hit))?;
+        }
         let mut tree = Tree::new(name, "zip");
         let mut zip = zip::ZipArchive::new(reader).map_err(|e| self.broken(name, "zip", &e))?;
         for index in 0..zip.len() {
@@ -289,7 +282,7 @@ impl<'b> Opener<'b> {
             self.entry(&mut tree, &path, size, Box::new(counted), depth)
                 .map_err(|e| self.failed(name, "zip", e))?;
         }
-        tree.resolve_links();
+        self.finish(&mut tree)?;
         self.trees.push(tree);
         Ok(())
     }
@@ -317,7 +310,7 @@ impl<'b> Opener<'b> {
                 .take(FILE_LIMIT + 1)
                 .read_to_end(&mut bytes)
                 .map_err(EntryError::Io)?;
-            tree.files.insert(path.to_string(), bytes);
+            tree.insert(path, bytes);
             return Ok(());
         }
         if is_log(path) {
@@ -378,6 +371,17 @@ enum EntryError {
     Nested(ReadError),
 }
 
+/// A GNU long name or PAX header larger than any real one: refused before it is read.
+fn oversized_header(name: &str, what: &str, size: u64) -> ReadError {
+    ReadError::new(format!(
+        "cannot read the support bundle {name}: a {what} in it declares {}, more than the {} k3sdoctor \
+         reads for one member (real ones take a few hundred bytes); the archive is corrupt or built to exhaust \
+         memory, so ask for the bundle again",
+        crate::cli::bundle_size::shown(size),
+        crate::cli::bundle_size::shown(EXTENSION_LIMIT)
+    ))
+}
+
 fn capped(name: &str, hit: CapHit) -> ReadError {
     ReadError::new(format!("the support bundle {name} {}", hit.describe()))
 }
@@ -385,21 +389,6 @@ fn capped(name: &str, hit: CapHit) -> ReadError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn magic_bytes_name_the_container() {
-        assert_eq!(sniff(&[0x1f, 0x8b, 8]), Container::Gzip);
-        assert_eq!(sniff(b"\xfd7zXZ\x00\x00"), Container::Xz);
-        assert_eq!(sniff(b"BZh91AY"), Container::Bzip2);
-        assert_eq!(sniff(b"BZhello"), Container::Plain);
-        assert_eq!(sniff(&[0x28, 0xb5, 0x2f, 0xfd]), Container::Zstd);
-        assert_eq!(sniff(b"PK\x03\x04"), Container::Zip);
-        let mut tar = vec![0u8; 512];
-        tar[257..262].copy_from_slice(b"ustar");
-        assert_eq!(sniff(&tar), Container::Tar);
-        assert_eq!(sniff(b"apiVersion: v1\n"), Container::Plain);
-        assert_eq!(sniff(b""), Container::Plain);
-    }
 
     #[test]
     fn a_compressed_dump_counts_each_byte_once_against_the_cap() {

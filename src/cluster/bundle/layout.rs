@@ -95,7 +95,7 @@ mod tests {
     fn tree(paths: &[&str]) -> Tree {
         let mut tree = Tree::new("b", "tar");
         for p in paths {
-            tree.files.insert(p.to_string(), Vec::new());
+            tree.insert(p, Vec::new());
         }
         tree
     }

@@ -90,7 +90,19 @@ impl Budget {
         Ok(())
     }
 
-    fn add_bytes(&self, n: u64) -> Result<(), CapHit> {
+    /// Whether `n` more entries fit, without counting them: an archive that declares more is
+    /// refused before its listing is read.
+    pub fn room_for_entries(&self, n: u64) -> Result<(), CapHit> {
+        if self.entries.get().saturating_add(n) > self.limits.max_entries {
+            let hit = CapHit::Entries(self.limits.max_entries);
+            self.hit.set(Some(hit));
+            return Err(hit);
+        }
+        Ok(())
+    }
+
+    /// Counts `n` bytes about to be held; `Err` once past the cap.
+    pub fn charge(&self, n: u64) -> Result<(), CapHit> {
         self.bytes.set(self.bytes.get().saturating_add(n));
         if self.bytes.get() > self.limits.max_bytes {
             let hit = CapHit::Bytes(self.limits.max_bytes);
@@ -120,7 +132,7 @@ impl<R: Read> Read for Counted<'_, R> {
         }
         let n = self.inner.read(buf)?;
         self.budget
-            .add_bytes(n as u64)
+            .charge(n as u64)
             .map_err(|hit| std::io::Error::other(hit.describe()))?;
         Ok(n)
     }

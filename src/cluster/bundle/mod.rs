@@ -5,6 +5,7 @@
 //! and where it came from ([`provenance`]).
 
 pub mod archive;
+mod container;
 mod holder_table;
 pub mod layout;
 pub mod limits;
@@ -12,8 +13,10 @@ mod memberlist;
 pub mod provenance;
 mod rancher_collector;
 mod support_bundle_kit;
+mod tar_stream;
 pub mod tree;
 mod troubleshoot;
+mod zip_directory;
 
 use std::path::PathBuf;
 
@@ -125,7 +128,7 @@ impl Source {
     /// The file at `path` as text; a file that is not UTF-8 is noted and skipped.
     fn text(&mut self, tree: &Tree, path: &str) -> Option<String> {
         let bytes = tree.files.get(path)?;
-        match String::from_utf8(bytes.clone()) {
+        match String::from_utf8(bytes.to_vec()) {
             Ok(text) => Some(text),
             Err(_) => {
                 self.notes.push(format!(
@@ -166,7 +169,7 @@ pub fn read(paths: &[PathBuf], limits: BundleLimits) -> Result<Vec<Source>, Read
     let budget = Budget::new(limits);
     let mut opener = Opener::new(&budget);
     let mut trees = Vec::new();
-    for input in dump_files::collect(paths)? {
+    for input in dump_files::collect(paths, &budget)? {
         match input {
             Input::Stdin => {
                 let bytes = bounded_read::read_stdin_bytes(DUMP_FILE_LIMIT)
@@ -201,7 +204,7 @@ pub fn read(paths: &[PathBuf], limits: BundleLimits) -> Result<Vec<Source>, Read
                     if wanted(&rel) {
                         let bytes = bounded_read::read_bytes(&file, DUMP_FILE_LIMIT)
                             .map_err(|e| unreadable(&file.display().to_string(), &e))?;
-                        tree.files.insert(rel, bytes);
+                        tree.insert(&rel, bytes);
                     } else if !is_log(&rel) {
                         opener.nested_file(&mut tree, &file, &rel)?;
                     }
@@ -217,7 +220,7 @@ pub fn read(paths: &[PathBuf], limits: BundleLimits) -> Result<Vec<Source>, Read
 fn single(name: &str, bytes: Vec<u8>) -> Tree {
     let mut tree = Tree::new(name, "file");
     tree.single = true;
-    tree.files.insert(name.to_string(), bytes);
+    tree.insert(name, bytes);
     tree
 }
 
@@ -259,7 +262,7 @@ fn plain(tree: &Tree) -> Result<Source, ReadError> {
         } else {
             format!("{}:{path}", tree.name)
         };
-        let text = match String::from_utf8(bytes.clone()) {
+        let text = match String::from_utf8(bytes.to_vec()) {
             Ok(text) => text,
             Err(_) if in_archive => {
                 source

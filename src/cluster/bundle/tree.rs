@@ -3,6 +3,9 @@
 //! Everything else (logs above all) is streamed past without being kept.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::limits::CapHit;
 
 /// The largest single file kept: a `kubectl get` of every object of one kind in a large
 /// cluster stays far below; the same cap as a dump file.
@@ -27,9 +30,12 @@ pub struct Tree {
     pub folder_name: Option<String>,
     /// One file given on its own (a dump, or a compressed one): read whatever its name.
     pub single: bool,
-    pub files: BTreeMap<String, Vec<u8>>,
+    /// Shared: a link to a file is the file's bytes again, not a copy of them.
+    pub files: BTreeMap<String, Rc<Vec<u8>>>,
     pub links: Vec<Link>,
     pub notes: Vec<String>,
+    /// Paths the archive holds more than once, and how many times.
+    repeated: BTreeMap<String, u64>,
 }
 
 impl Tree {
@@ -41,9 +47,32 @@ impl Tree {
         }
     }
 
-    /// Makes each link inside the archive a copy of its target's bytes; a link that points
-    /// out of the archive (absolute, or `..` past its top) is refused with a note.
-    pub fn resolve_links(&mut self) {
+    /// Keeps `bytes` as the file at `path`. A path met again replaces the earlier copy, as
+    /// `tar -x` leaves the last one; [`Self::finish`] says so.
+    pub fn insert(&mut self, path: &str, bytes: Vec<u8>) {
+        if self
+            .files
+            .insert(path.to_string(), Rc::new(bytes))
+            .is_some()
+        {
+            *self.repeated.entry(path.to_string()).or_insert(1) += 1;
+        }
+    }
+
+    /// Once every entry is in: makes each link inside the archive its target's bytes (shared,
+    /// not copied), `charge`d its target's size each time, since whatever reads the link reads
+    /// those bytes again; a link that points out of the archive (absolute, or `..` past its
+    /// top) is refused with a note, and so is a path held twice.
+    pub fn finish(
+        &mut self,
+        mut charge: impl FnMut(u64) -> Result<(), CapHit>,
+    ) -> Result<(), CapHit> {
+        for (path, times) in std::mem::take(&mut self.repeated) {
+            self.notes.push(format!(
+                "{path} appears {times} times in {}: read the last copy in the archive, the one tar -x leaves",
+                self.name
+            ));
+        }
         for link in std::mem::take(&mut self.links) {
             let base = if link.hard {
                 ""
@@ -56,12 +85,19 @@ impl Tree {
                     link.path, self.name, link.target
                 )),
                 Some(target) => {
-                    if let Some(bytes) = self.files.get(&target).cloned() {
-                        self.files.entry(link.path).or_insert(bytes);
+                    let Some(bytes) = self.files.get(&target).cloned() else {
+                        continue;
+                    };
+                    if let std::collections::btree_map::Entry::Vacant(slot) =
+                        self.files.entry(link.path)
+                    {
+                        charge(bytes.len() as u64)?;
+                        slot.insert(bytes);
                     }
                 }
             }
         }
+        Ok(())
     }
 }
 
@@ -159,7 +195,7 @@ mod tests {
     #[test]
     fn links_inside_are_followed_and_links_out_refused() {
         let mut tree = Tree::new("b.tar", "tar");
-        tree.files.insert("top/cr/x.json".into(), b"[]".to_vec());
+        tree.insert("top/cr/x.json", b"[]".to_vec());
         for (path, target) in [
             ("top/cr/x.yaml", "x.json"),
             ("top/cr/up.yaml", "../../../etc/shadow"),
@@ -171,8 +207,19 @@ mod tests {
                 hard: false,
             });
         }
-        tree.resolve_links();
-        assert_eq!(tree.files["top/cr/x.yaml"], b"[]");
+        let mut charged = 0;
+        tree.finish(|n| {
+            charged += n;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(tree.files["top/cr/x.yaml"].as_slice(), b"[]");
+        // The link shares its target's bytes and is charged their size.
+        assert!(Rc::ptr_eq(
+            &tree.files["top/cr/x.yaml"],
+            &tree.files["top/cr/x.json"]
+        ));
+        assert_eq!(charged, 2);
         assert_eq!(tree.files.len(), 2);
         assert_eq!(tree.notes.len(), 2, "{:?}", tree.notes);
         assert!(tree.notes.iter().all(|n| n.contains("outside the bundle")));

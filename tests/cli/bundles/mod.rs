@@ -4,6 +4,7 @@
 //! nesting (`containers`).
 
 mod containers;
+mod hostile;
 mod layouts;
 
 use serde_json::Value;
