@@ -143,6 +143,22 @@ Examples:
   kubectl create clusterrolebinding k3sdoctor-repair \\
     --clusterrole k3sdoctor-repair --user alice";
 
+pub const OPTIONS_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor options
+  k3sdoctor options | grep -A1 -- --context";
+
+pub const VERSION_EXAMPLES: &str = "\
+Examples:
+  # The version, commit, build date, rustc, target and features
+  k3sdoctor version
+
+  # The same as JSON (kind: Version), e.g. for an inventory
+  k3sdoctor version -o json";
+
+/// The last line of every subcommand's help, which leaves the global options out.
+pub const SEE_OPTIONS: &str = "Use `k3sdoctor options` for the global options (they apply to every command that reads a cluster or prints a report).";
+
 pub const MAN_EXAMPLES: &str = "\
 Examples:
   k3sdoctor man | man -l -

@@ -63,5 +63,5 @@ fn a_minute_later_the_same_gap_is_missing() {
         .run()
         .code(1)
         .stdout_has("missing  local-on-demand-s1-")
-        .stdout_has("snapshot-missing-from-configmap");
+        .stderr_has("snapshot-missing-from-configmap");
 }
