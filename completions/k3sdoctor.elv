@@ -189,9 +189,6 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --version 'Print version'
         }
         &'k3sdoctor;snapshots'= {
-            cand --fail-on 'Exit 1 when a finding of at least this severity remains'
-            cand --node 'Only snapshots taken (or uploaded) by this node'
-            cand --storage 'Only snapshots stored locally on their node, or in S3'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
             cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
             cand --server 'The address and port of the API server, in place of the kubeconfig''s'
@@ -212,7 +209,6 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --max-bundle-entries 'Stop reading a support bundle past this many archive entries'
             cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)'
             cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
-            cand --failed 'Only failed snapshots (readyToUse false with an error)'
             cand --insecure-skip-tls-verify 'Do not verify the API server''s certificate (insecure)'
             cand -v 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'

@@ -387,24 +387,26 @@ pub struct CheckArgs {
     pub fleet: FleetArgs,
 }
 
-/// `snapshots` alone lists, as `k3s etcd-snapshot ls` does (issue 29, item 6): the list's own
-/// flags are taken there too, and a subcommand takes over when one is named.
+/// `snapshots` alone lists, as `k3s etcd-snapshot ls` does (issue 29, item 6). The list's
+/// filters stay on `list` (`snapshots ls --node x`): taken by `snapshots` too, they would
+/// clash with the global flags clap accepts between `snapshots` and its subcommand.
 #[derive(Debug, Clone, Args)]
-#[command(args_conflicts_with_subcommands = true)]
 pub struct SnapshotsArgs {
     #[command(subcommand)]
     pub action: Option<SnapshotsAction>,
-
-    #[command(flatten)]
-    pub list: SnapshotListArgs,
 }
 
 impl SnapshotsArgs {
-    /// The action to run: bare `snapshots` is `snapshots list`.
+    /// The action to run: bare `snapshots` is `snapshots list` with its defaults.
     pub fn action(&self) -> SnapshotsAction {
-        self.action
-            .clone()
-            .unwrap_or_else(|| SnapshotsAction::List(self.list.clone()))
+        self.action.clone().unwrap_or_else(|| {
+            SnapshotsAction::List(SnapshotListArgs {
+                fail_on: FailOn::Error,
+                node: None,
+                storage: None,
+                failed: false,
+            })
+        })
     }
 }
 
@@ -802,6 +804,8 @@ mod tests {
             &["k3sdoctor", "--context", "x", "leases"][..],
             &["k3sdoctor", "leases", "--context", "x"],
             &["k3sdoctor", "snapshots", "--context", "x", "diff"],
+            &["k3sdoctor", "snapshots", "--context", "x"],
+            &["k3sdoctor", "snapshots", "--context", "x", "ls"],
             &["k3sdoctor", "--context", "x", "serve"],
         ] {
             let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));

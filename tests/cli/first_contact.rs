@@ -102,7 +102,7 @@ fn snapshots_alone_lists_with_a_node_column() {
         out.code(1);
         assert_eq!(out.stdout, list.stdout, "{alias:?}");
     }
-    let one_node = on_dump(&["snapshots", "--node", "prod-k3s-3", "--no-headers"]);
+    let one_node = on_dump(&["snapshots", "ls", "--node", "prod-k3s-3", "--no-headers"]);
     assert!(
         one_node
             .stdout
