@@ -399,14 +399,14 @@ pub struct SnapshotsArgs {
 impl SnapshotsArgs {
     /// The action to run: bare `snapshots` is `snapshots list` with its defaults.
     pub fn action(&self) -> SnapshotsAction {
-        self.action.clone().unwrap_or_else(|| {
-            SnapshotsAction::List(SnapshotListArgs {
+        self.action
+            .clone()
+            .unwrap_or(SnapshotsAction::List(SnapshotListArgs {
                 fail_on: FailOn::Error,
                 node: None,
                 storage: None,
                 failed: false,
-            })
-        })
+            }))
     }
 }
 
