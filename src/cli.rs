@@ -661,51 +661,6 @@ pub fn parse_args_as(name: &str, args: Vec<std::ffi::OsString>) -> Result<Cli, U
         })
 }
 
-/// Every subcommand's help leaves the global options out and ends pointing to `options`,
-/// as kubectl's does (issue 29, item 7): twenty-odd flags repeated under every command hid
-/// the few that command has. Only help changes: man pages and completions still list every
-/// flag a command takes (they are built from [`command`]), and parsing is the same.
-fn global_options_once(command: clap::Command, name: &str) -> clap::Command {
-    fn below(mut command: clap::Command, pointer: &str) -> clap::Command {
-        let names: Vec<String> = command
-            .get_subcommands()
-            .map(|s| s.get_name().to_string())
-            .filter(|n| n != "help")
-            .collect();
-        for sub in names {
-            command = command.mut_subcommand(sub, |mut s| {
-                let globals: Vec<String> = s
-                    .get_arguments()
-                    .filter(|a| a.is_global_set())
-                    .map(|a| a.get_id().to_string())
-                    .collect();
-                for id in globals {
-                    // `-o` and `--no-headers` stay: the formats differ per command, and
-                    // kubectl's get shows them as its own.
-                    s = s.mut_arg(&id, |a| {
-                        if flag_layout::REPORT.contains(&id.as_str()) {
-                            a.help_heading("Output options")
-                        } else {
-                            a.hide_short_help(true).hide_long_help(true)
-                        }
-                    });
-                }
-                let long = s
-                    .get_after_long_help()
-                    .map(|h| format!("{h}\n\n{pointer}"))
-                    .unwrap_or_else(|| pointer.to_string());
-                s = s.after_help(pointer.to_string()).after_long_help(long);
-                below(s, pointer)
-            });
-        }
-        command
-    }
-    below(
-        command,
-        &SEE_OPTIONS.replace("k3sdoctor ", &format!("{name} ")),
-    )
-}
-
 /// The top-level `--help` ends with the exit codes, after the examples, wrapped to `width`.
 fn with_exit_codes(command: clap::Command, width: usize) -> clap::Command {
     let examples = command
