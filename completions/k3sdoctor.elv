@@ -43,7 +43,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -55,6 +55,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand completions 'Print a shell completion script'
             cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
             cand man 'Print the man page, or write all man pages into a directory'
+            cand options 'Print the global options, which every command''s help leaves out (as `kubectl options`)'
+            cand version 'Print the version, the git commit it was built from, build date, rustc, target and features'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'k3sdoctor;leases'= {
@@ -90,7 +92,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -133,7 +135,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -180,7 +182,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -212,12 +214,13 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+            cand list 'One row per snapshot: node, state, age, size, and the state of its ConfigMap entry (the default)'
+            cand ls 'One row per snapshot: node, state, age, size, and the state of its ConfigMap entry (the default)'
             cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
             cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
             cand restore 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
@@ -253,7 +256,43 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'k3sdoctor;snapshots;ls'= {
+            cand --fail-on 'Exit 1 when a finding of at least this severity remains'
+            cand --node 'Only snapshots taken (or uploaded) by this node'
+            cand --storage 'Only snapshots stored locally on their node, or in S3'
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
+            cand --server 'The address and port of the API server, in place of the kubeconfig''s'
+            cand --cluster 'The kubeconfig cluster to use, in place of the context''s'
+            cand --user 'The kubeconfig user to use, in place of the context''s'
+            cand --token 'Bearer token for the API server, in place of the user''s credentials'
+            cand --certificate-authority 'A CA certificate file (PEM) to verify the API server with'
+            cand --as 'The user to impersonate (needs the `impersonate` verb)'
+            cand --as-group 'A group to impersonate; repeatable; needs --as'
+            cand -n 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl''s -n, for muscle memory)'
+            cand --namespace 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl''s -n, for muscle memory)'
+            cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --from-file 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable'
+            cand --max-bundle-size 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)'
+            cand --max-bundle-entries 'Stop reading a support bundle past this many archive entries'
+            cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)'
+            cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
+            cand --failed 'Only failed snapshots (readyToUse false with an error)'
+            cand --insecure-skip-tls-verify 'Do not verify the API server''s certificate (insecure)'
+            cand -v 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -286,7 +325,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -324,7 +363,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -363,14 +402,14 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
             cand -q 'Print nothing for table output; rely on the exit code'
             cand --quiet 'Print nothing for table output; rely on the exit code'
-            cand --no-headers 'Print tables without their header line (as kubectl''s --no-headers)'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
         &'k3sdoctor;snapshots;help'= {
-            cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+            cand list 'One row per snapshot: node, state, age, size, and the state of its ConfigMap entry (the default)'
             cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
             cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
             cand restore 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
@@ -453,6 +492,31 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'k3sdoctor;options'= {
+            cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
+            cand -v 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'k3sdoctor;version'= {
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
+            cand -v 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand --no-headers 'Print only the rows of tables, as kubectl''s --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;help'= {
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
             cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
@@ -461,6 +525,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand completions 'Print a shell completion script'
             cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
             cand man 'Print the man page, or write all man pages into a directory'
+            cand options 'Print the global options, which every command''s help leaves out (as `kubectl options`)'
+            cand version 'Print the version, the git commit it was built from, build date, rustc, target and features'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'k3sdoctor;help;leases'= {
@@ -471,7 +537,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;help;check'= {
         }
         &'k3sdoctor;help;snapshots'= {
-            cand list 'One row per snapshot: node, storage, size, and the state of its ConfigMap entry'
+            cand list 'One row per snapshot: node, state, age, size, and the state of its ConfigMap entry (the default)'
             cand diff 'What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences'
             cand backfill 'Write the missing and stale entries exactly as k3s would (with --fix)'
             cand restore 'Put back the ConfigMap data a backfill backup holds, exactly (with --fix)'
@@ -491,6 +557,10 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;help;rbac'= {
         }
         &'k3sdoctor;help;man'= {
+        }
+        &'k3sdoctor;help;options'= {
+        }
+        &'k3sdoctor;help;version'= {
         }
         &'k3sdoctor;help;help'= {
         }

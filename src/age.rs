@@ -66,9 +66,31 @@ pub fn relative(since: SignedDuration) -> String {
     }
 }
 
+/// An age for a table cell: one token, as kubectl's AGE column is (`1s`, `5d23h`), so that
+/// `awk` counts the same fields on every row (issue 29, item 5). A time after now reads `+30s`
+/// (that far ahead of now); the table says why in a note under it.
+pub fn table_age(since: SignedDuration) -> String {
+    if since.is_negative() {
+        format!("+{}", short(since.abs()))
+    } else {
+        short(since)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_age_is_one_token() {
+        assert_eq!(table_age(SignedDuration::from_secs(1)), "1s");
+        assert_eq!(
+            table_age(SignedDuration::from_secs(5 * 86_400 + 23 * 3600)),
+            "5d23h"
+        );
+        assert_eq!(table_age(SignedDuration::from_secs(-30)), "+30s");
+        assert_eq!(table_age(SignedDuration::ZERO), "0s");
+    }
 
     #[test]
     fn times_after_now_read_as_in() {

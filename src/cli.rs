@@ -17,7 +17,7 @@ mod usage_error;
 mod value_parsers;
 
 use help::*;
-pub use help::{EXIT_CODE_NOTES, EXIT_CODES};
+pub use help::{EXIT_CODE_NOTES, EXIT_CODES, help_width};
 use usage_error::command_path;
 pub use usage_error::{UsageError, one_line_usage_error};
 pub use value_parsers::parse_request_timeout;
@@ -31,7 +31,8 @@ use value_parsers::{parse_listen, parse_namespace, parse_now, parse_regex, parse
     long_about = "k3sdoctor reads a k3s or RKE2 cluster (or a dump of one) and reports who holds the \
                   k3s/k3s-etcd (rke2/rke2-etcd) leader locks, whether they are fresh, whether they are split \
                   across servers, and whether that split breaks etcd snapshot bookkeeping on this version \
-                  (k3s-io/k3s#10046). Nothing is ever written without --fix.",
+                  (k3s-io/k3s#10046). Nothing is written without --fix, except by `serve --heal on`, which \
+                  an operator turns on to heal a lasting split unattended (docs/heal.md).",
     after_long_help = TOP_EXAMPLES,
     propagate_version = true,
     // Longer lines are hard to read; the same cap as `help::help_width`.
@@ -135,7 +136,7 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
-    /// Print tables without their header line (as kubectl's --no-headers).
+    /// Print only the rows of tables, as kubectl's --no-headers: no header line, and the summary, findings and verdict on stderr (as whenever stdout is not a terminal); the exit code still carries the verdict.
     #[arg(long, global = true)]
     pub no_headers: bool,
 
@@ -260,6 +261,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+    /// Print the global options, which every command's help leaves out (as `kubectl options`).
+    #[command(after_long_help = OPTIONS_EXAMPLES)]
+    Options,
+    /// Print the version, the git commit it was built from, build date, rustc, target and features.
+    #[command(after_long_help = VERSION_EXAMPLES)]
+    Version,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -384,16 +391,33 @@ pub struct CheckArgs {
     pub fleet: FleetArgs,
 }
 
+/// `snapshots` alone lists, as `k3s etcd-snapshot ls` does (issue 29, item 6). The list's
+/// filters stay on `list` (`snapshots ls --node x`): taken by `snapshots` too, they would
+/// clash with the global flags clap accepts between `snapshots` and its subcommand.
 #[derive(Debug, Clone, Args)]
 pub struct SnapshotsArgs {
     #[command(subcommand)]
-    pub action: SnapshotsAction,
+    pub action: Option<SnapshotsAction>,
+}
+
+impl SnapshotsArgs {
+    /// The action to run: bare `snapshots` is `snapshots list` with its defaults.
+    pub fn action(&self) -> SnapshotsAction {
+        self.action
+            .clone()
+            .unwrap_or(SnapshotsAction::List(SnapshotListArgs {
+                fail_on: FailOn::Error,
+                node: None,
+                storage: None,
+                failed: false,
+            }))
+    }
 }
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum SnapshotsAction {
-    /// One row per snapshot: node, storage, size, and the state of its ConfigMap entry.
-    #[command(after_long_help = SNAPSHOTS_LIST_EXAMPLES)]
+    /// One row per snapshot: node, state, age, size, and the state of its ConfigMap entry (the default).
+    #[command(visible_alias = "ls", after_long_help = SNAPSHOTS_LIST_EXAMPLES)]
     List(SnapshotListArgs),
     /// What is missing, orphaned or stale in the ConfigMap, and why; exits 1 on differences.
     #[command(after_long_help = SNAPSHOTS_DIFF_EXAMPLES)]
@@ -517,12 +541,26 @@ pub fn command_for_scripts(name: &str) -> clap::Command {
     laid_out_as(name, flag_layout::Untaken::Omitted)
 }
 
+/// [`command_as`] as the parser shows its help: each subcommand's help leaves out the
+/// global options and points to `options` ([`global_options_once`]).
+fn command_for_help_as(name: &str) -> clap::Command {
+    laid_out(name, flag_layout::Untaken::Hidden, true)
+}
+
 fn laid_out_as(name: &str, untaken: flag_layout::Untaken) -> clap::Command {
+    laid_out(name, untaken, false)
+}
+
+fn laid_out(name: &str, untaken: flag_layout::Untaken, globals_once: bool) -> clap::Command {
     use clap::CommandFactory;
     let mut command = Cli::command()
         .name(name.to_string())
         .bin_name(name.to_string());
     command = flag_layout::apply(command, untaken);
+    if globals_once {
+        // Before build: an argument changed after it would lose its place in the parser.
+        command = global_options_once(command, name);
+    }
     command.build();
     // `mut_subcommand` moves what it changes to the end, so every subcommand goes through it
     // in its declared order, and keeps its place in `--help` too.
@@ -599,11 +637,20 @@ pub fn parse_args_as(name: &str, args: Vec<std::ffi::OsString>) -> Result<Cli, U
     use clap::FromArgMatches;
     // Help is laid out for the terminal once, here, and clap then finds nothing to re-wrap.
     let width = help::help_width();
-    let mut command = with_exit_codes(command_as(name), width).term_width(width);
+    let mut command = with_exit_codes(command_for_help_as(name), width).term_width(width);
     if name != "k3sdoctor" {
         command = with_program_in_examples(command, name);
     }
     let command_path = command_path(&command, &args);
+    // `--version -v` prints what `version` does; clap stops at --version before -v is read.
+    let verbose = args.iter().skip(1).any(|a| {
+        let a = a.to_string_lossy();
+        a == "--verbose"
+            || (a.starts_with('-')
+                && !a.starts_with("--")
+                && a[1..].chars().all(|c| c == 'v')
+                && a.len() > 1)
+    });
     command
         .clone()
         .try_get_matches_from(args)
@@ -614,6 +661,7 @@ pub fn parse_args_as(name: &str, args: Vec<std::ffi::OsString>) -> Result<Cli, U
         .map_err(|error| UsageError {
             error,
             command_path,
+            verbose,
         })
 }
 
@@ -715,6 +763,8 @@ mod tests {
             &["k3sdoctor", "--context", "x", "leases"][..],
             &["k3sdoctor", "leases", "--context", "x"],
             &["k3sdoctor", "snapshots", "--context", "x", "diff"],
+            &["k3sdoctor", "snapshots", "--context", "x"],
+            &["k3sdoctor", "snapshots", "--context", "x", "ls"],
             &["k3sdoctor", "--context", "x", "serve"],
         ] {
             let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));

@@ -2,6 +2,7 @@
 //! ConfigMap drift. `main.rs` parses arguments and calls [`run`]; everything else lives here.
 
 pub mod age;
+pub mod build_info;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
@@ -97,6 +98,19 @@ pub fn usage_error(usage: &cli::UsageError, bin_name: &str) -> Exit {
             let _ = writeln!(std::io::stderr(), "{bin_name}: error: {line}");
             Exit::Refused
         }
+        None if e.kind() == clap::error::ErrorKind::DisplayVersion => {
+            let info = build_info::BuildInfo::current();
+            let lines = if usage.verbose {
+                info.lines(bin_name)
+            } else {
+                vec![info.short_line(bin_name)]
+            };
+            let mut out = std::io::stdout();
+            for line in lines {
+                let _ = writeln!(out, "{line}");
+            }
+            Exit::Healthy
+        }
         None => {
             let _ = e.print();
             if e.exit_code() == 0 {
@@ -159,7 +173,7 @@ fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failu
                 ("leases follow", None)
             }
         },
-        Command::Snapshots(args) => match &args.action {
+        Command::Snapshots(args) => match &args.action() {
             cli::SnapshotsAction::List(_) => ("snapshots list", None),
             cli::SnapshotsAction::Diff(_) => ("snapshots diff", None),
             cli::SnapshotsAction::Backfill(b) => ("snapshots backfill", b.fix.then_some("--fix")),
@@ -171,7 +185,11 @@ fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failu
         Command::Serve(_) => ("serve", None),
         // They read no cluster: --context means nothing to them, once or many times. The
         // parser gives `-o jsonl` to check and leases only (`cli::flag_layout`).
-        Command::Completions { .. } | Command::Man { .. } | Command::Rbac { .. } => return Ok(()),
+        Command::Completions { .. }
+        | Command::Man { .. }
+        | Command::Rbac { .. }
+        | Command::Options
+        | Command::Version => return Ok(()),
     };
     refuse(command, fix, g, None, bin_name)
 }
@@ -218,7 +236,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             None => commands::leases::run(&cli.global, args, ui),
         },
         Command::Check(args) => commands::check::run(&cli.global, args, ui),
-        Command::Snapshots(args) => match &args.action {
+        Command::Snapshots(args) => match &args.action() {
             cli::SnapshotsAction::List(list) => {
                 commands::snapshots::run_list(&cli.global, list, ui)
             }
@@ -238,6 +256,13 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             Ok(Exit::Healthy)
         }
         Command::Rbac { r#use } => commands::rbac::run(*r#use, bin_name, ui),
+        Command::Options => {
+            render::tolerate_closed_pipe(
+                commands::options::write(bin_name, &mut ui.out).map_err(Into::into),
+            )?;
+            Ok(Exit::Healthy)
+        }
+        Command::Version => commands::version::run(&cli.global, bin_name, ui),
         Command::Man { out_dir: None } => {
             commands::man::write_main(&mut ui.out)?;
             Ok(Exit::Healthy)

@@ -81,6 +81,14 @@ pub fn all() -> Vec<(&'static str, Value)> {
                  each with its outcome and, when it was read, its CheckReport or LeaseReport.",
             ),
         ),
+        (
+            "Version",
+            of::<crate::build_info::BuildInfo>(
+                "Version",
+                "`k3sdoctor version -o json|yaml`: the version, the git commit and tree state, the \
+                 build date, rustc, the target and the enabled features.",
+            ),
+        ),
     ]
 }
 

@@ -84,8 +84,14 @@ pub fn layout(path: &[&str]) -> Option<Layout> {
             dump: false,
             outputs: &[],
         },
+        // It reads nothing and prints a document about the binary: no table to widen.
+        ["version"] => Layout {
+            connection: false,
+            dump: false,
+            outputs: PLAIN_OUTPUTS,
+        },
         // They read no cluster and print no report.
-        ["completions"] | ["man"] | ["rbac"] => Layout {
+        ["completions"] | ["man"] | ["rbac"] | ["options"] => Layout {
             connection: false,
             dump: false,
             outputs: &[],

@@ -143,6 +143,22 @@ Examples:
   kubectl -n kube-system create rolebinding k3sdoctor-repair \\
     --role k3sdoctor-repair --user alice";
 
+pub const OPTIONS_EXAMPLES: &str = "\
+Examples:
+  k3sdoctor options
+  k3sdoctor options | grep -A1 -- --context";
+
+pub const VERSION_EXAMPLES: &str = "\
+Examples:
+  # The version, commit, build date, rustc, target and features
+  k3sdoctor version
+
+  # The same as JSON (kind: Version), e.g. for an inventory
+  k3sdoctor version -o json";
+
+/// The last line of every subcommand's help, which leaves the global options out.
+pub const SEE_OPTIONS: &str = "Use `k3sdoctor options` for the global options (they apply to every command that reads a cluster or prints a report).";
+
 pub const MAN_EXAMPLES: &str = "\
 Examples:
   k3sdoctor man | man -l -
@@ -249,3 +265,48 @@ Examples:
 
   # In a pod (deploy/kustomization.yaml): JSON logs for the log pipeline
   k3sdoctor serve --listen 0.0.0.0:9810 --log-format json";
+
+/// Every subcommand's help leaves the global options out and ends pointing to `options`,
+/// as kubectl's does (issue 29, item 7): twenty-odd flags repeated under every command hid
+/// the few that command has. Only help changes: man pages and completions still list every
+/// flag a command takes (they are built from `cli::command`), and parsing is the same.
+pub(super) fn global_options_once(command: clap::Command, name: &str) -> clap::Command {
+    fn below(mut command: clap::Command, pointer: &str) -> clap::Command {
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        for sub in names {
+            command = command.mut_subcommand(sub, |mut s| {
+                let globals: Vec<String> = s
+                    .get_arguments()
+                    .filter(|a| a.is_global_set())
+                    .map(|a| a.get_id().to_string())
+                    .collect();
+                for id in globals {
+                    // `-o` and `--no-headers` stay: the formats differ per command, and
+                    // kubectl's get shows them as its own.
+                    s = s.mut_arg(&id, |a| {
+                        if super::flag_layout::REPORT.contains(&id.as_str()) {
+                            a.help_heading("Output options")
+                        } else {
+                            a.hide_short_help(true).hide_long_help(true)
+                        }
+                    });
+                }
+                let long = s
+                    .get_after_long_help()
+                    .map(|h| format!("{h}\n\n{pointer}"))
+                    .unwrap_or_else(|| pointer.to_string());
+                s = s.after_help(pointer.to_string()).after_long_help(long);
+                below(s, pointer)
+            });
+        }
+        command
+    }
+    below(
+        command,
+        &SEE_OPTIONS.replace("k3sdoctor ", &format!("{name} ")),
+    )
+}

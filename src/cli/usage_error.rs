@@ -7,6 +7,8 @@
 pub struct UsageError {
     pub error: clap::Error,
     pub command_path: String,
+    /// `-v` was given: `--version -v` prints the build details (`k3sdoctor version`).
+    pub verbose: bool,
 }
 
 /// The program and the subcommands named on the command line, as far as they are known.

@@ -572,7 +572,8 @@ fn check_context(kubeconfig: &Kubeconfig, wanted: &str, origin: &str) -> Result<
         format!("it has {}", names.join(", "))
     };
     Err(ReadError::new(format!(
-        "context {wanted:?} is not in kubeconfig {origin} ({known}); pick one with --context"
+        "context {wanted:?} is not in kubeconfig {origin} ({known}); {}",
+        super::context_selection::pick_hint(wanted, &names)
     )))
 }
 

@@ -35,8 +35,9 @@ pub fn select_contexts(
         .find(|n| !available.contains(&n.as_str()))
     {
         return Err(ReadError::new(format!(
-            "context {missing:?} is not in kubeconfig {origin} ({}); pick one with --context",
-            known()
+            "context {missing:?} is not in kubeconfig {origin} ({}); {}",
+            known(),
+            pick_hint(missing, available)
         )));
     }
     if let Some(pattern) = selection.pattern
@@ -63,6 +64,57 @@ pub fn select_contexts(
         })
         .map(|c| c.to_string())
         .collect())
+}
+
+/// What to do about a `--context` that names no context: pick one, or, when the name looks
+/// like a shell glob (`viewer*`), use the flag that selects by pattern (issue 29, item 7).
+pub fn pick_hint(wanted: &str, available: &[&str]) -> String {
+    let Some(pattern) = glob_as_regex(wanted) else {
+        return "pick one with --context".to_string();
+    };
+    let matching: Vec<&str> = Regex::new(&pattern)
+        .map(|re| {
+            available
+                .iter()
+                .copied()
+                .filter(|c| re.is_match(c))
+                .collect()
+        })
+        .unwrap_or_default();
+    let matches = match matching.as_slice() {
+        [] => String::new(),
+        names => format!("; it would read {}", names.join(", ")),
+    };
+    format!(
+        "--context takes one exact name; to read every context that matches a pattern, use \
+         --contexts '{pattern}' (a regular expression{matches})"
+    )
+}
+
+/// `viewer*` as the regular expression `--contexts` takes (`^viewer`); `None` for a name
+/// without glob characters.
+fn glob_as_regex(glob: &str) -> Option<String> {
+    if !glob.contains(['*', '?', '[']) {
+        return None;
+    }
+    let mut re = String::from("^");
+    for c in glob.chars() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            '[' | ']' => re.push(c),
+            // Only what is special to a regex; `-` is not, outside a class.
+            c if r".+()|{}^$\".contains(c) => {
+                re.push('\\');
+                re.push(c);
+            }
+            c => re.push(c),
+        }
+    }
+    re.push('$');
+    // `^viewer.*$` reads better as `^viewer`.
+    let re = re.strip_suffix(".*$").map(str::to_string).unwrap_or(re);
+    Some(re)
 }
 
 #[cfg(test)]
@@ -123,5 +175,20 @@ mod tests {
             "context \"nope\" is not in kubeconfig kc.yaml (it has prod-eu, prod-us, staging, lab-prod); \
              pick one with --context"
         );
+    }
+
+    #[test]
+    fn a_glob_in_context_points_to_contexts() {
+        let e = select(false, None, &["prod*"]).unwrap_err();
+        assert!(
+            e.contains(
+                "use --contexts '^prod' (a regular expression; it would read prod-eu, prod-us)"
+            ),
+            "{e}"
+        );
+        let e = select(false, None, &["prod-e?"]).unwrap_err();
+        assert!(e.contains("--contexts '^prod-e.$'"), "{e}");
+        let e = select(false, None, &["nope"]).unwrap_err();
+        assert!(e.ends_with("pick one with --context"), "{e}");
     }
 }

@@ -140,16 +140,18 @@ pub fn run<R: FleetMember + Serialize>(
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
         f => {
-            let style_for = |context: &str| context_style(global, context, ui.style);
-            write_fleet(
-                &mut ui.out,
-                &report,
-                f == OutputFormat::Wide,
-                ui.style,
-                &style_for,
-                command.write_member,
-            )
-            .map_err(Into::into)
+            let base = ui.style;
+            let style_for = |context: &str| context_style(global, context, base);
+            ui.write_table_report(|out, style| {
+                write_fleet(
+                    out,
+                    &report,
+                    f == OutputFormat::Wide,
+                    style,
+                    &style_for,
+                    command.write_member,
+                )
+            })
         }
     };
     render::tolerate_closed_pipe(written)?;

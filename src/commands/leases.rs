@@ -37,12 +37,9 @@ pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Resul
     match global.output {
         format if format.is_structured() => render::write_structured(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}
-        format => render::leases::write_table(
-            &mut ui.out,
-            &report,
-            format == OutputFormat::Wide,
-            ui.style,
-        )?,
+        format => ui.write_table_report(|out, style| {
+            render::leases::write_table(out, &report, format == OutputFormat::Wide, style)
+        })?,
     }
     Ok(Exit::verdict(
         args.fail_on.is_failure(&report.analysis.findings),

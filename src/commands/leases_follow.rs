@@ -246,7 +246,7 @@ fn show_after(
         let report = LeaseReport::new(after.now, analysis.clone());
         let mut out = Vec::new();
         render::leases::write_table(
-            &mut out,
+            &mut render::streams::TableOut::together(&mut out),
             &report,
             global.output == OutputFormat::Wide,
             ui.style,

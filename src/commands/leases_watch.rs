@@ -54,13 +54,11 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
         format if format.is_structured() => write_document(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}
         format => {
-            render::leases::write_table(
-                &mut ui.out,
-                &report,
-                format == OutputFormat::Wide,
-                ui.style,
-            )?;
-            writeln!(ui.out)?;
+            ui.write_table_report(|out, style| {
+                render::leases::write_table(out, &report, format == OutputFormat::Wide, style)?;
+                // The change lines follow: set off by a blank line where prose surrounds them.
+                out.gap()
+            })?;
             ui.out.flush()?;
         }
     }

@@ -24,7 +24,10 @@ pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
             exit_notes: &EXIT_CODE_NOTES,
             related: &names,
             extra_roff: if path.len() == 1 { &finding_codes } else { "" },
-            reads_cluster: !matches!(words.get(1), Some(&"completions" | &"man")),
+            reads_cluster: !matches!(
+                words.get(1),
+                Some(&"completions" | &"man" | &"options" | &"version")
+            ),
         };
         let mut buf = Vec::new();
         write_page(&mut buf, cmd, &text)?;

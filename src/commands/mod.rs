@@ -13,6 +13,7 @@ pub mod leases_follow;
 pub mod leases_watch;
 pub mod load;
 pub mod man;
+pub mod options;
 pub mod rbac;
 pub mod repair_events;
 pub mod request_spinner;
@@ -24,10 +25,12 @@ pub mod snapshots_restore;
 pub mod suppressions;
 pub mod termination;
 pub mod verbosity;
+pub mod version;
 
 use std::io::Write;
 use std::sync::Mutex;
 
+use crate::render::streams::TableOut;
 use crate::render::style::Style;
 
 /// Where output goes and how it should look.
@@ -121,6 +124,39 @@ impl Ui {
                 conn.activity.clone(),
                 conn.server.clone(),
             ));
+        }
+    }
+
+    /// Writes a table report through `write`: rows on stdout, and its prose (summary,
+    /// notes, findings, verdict) on stdout too on a terminal, else on stderr
+    /// (`render::streams`). The prose is written to stderr once the report is complete.
+    pub fn write_table_report(
+        &mut self,
+        write: impl FnOnce(&mut TableOut<'_>, Style) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
+        let style = self.style;
+        let mut prose = Vec::new();
+        let written = {
+            let mut out = TableOut::for_style(&mut self.out, &mut prose, style);
+            write(&mut out, style)
+        };
+        self.err_bytes(&prose);
+        crate::render::tolerate_closed_pipe(written.map_err(Into::into))
+    }
+
+    /// Text already rendered (escaped, perhaps coloured) for stderr, as it is.
+    fn err_bytes(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let write = || {
+            if let Ok(mut err) = self.err.lock() {
+                let _ = err.write_all(bytes).and_then(|_| err.flush());
+            }
+        };
+        match self.spinner.lock().as_deref() {
+            Ok(Some(spinner)) => spinner.suspend(write),
+            _ => write(),
         }
     }
 

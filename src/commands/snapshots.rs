@@ -82,8 +82,9 @@ pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> an
     let written = match global.output {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
-        f => render::snapshots::write_list(&mut ui.out, &report, f == OutputFormat::Wide, ui.style)
-            .map_err(Into::into),
+        f => ui.write_table_report(|out, style| {
+            render::snapshots::write_list(out, &report, f == OutputFormat::Wide, style)
+        }),
     };
     render::tolerate_closed_pipe(written)?;
     Ok(Exit::verdict(
@@ -117,7 +118,7 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
             render::write_structured(&mut ui.out, f, &report.only_differences())
         }
         _ if ui.quiet => Ok(()),
-        _ => render::snapshots::write_diff(&mut ui.out, &report, ui.style).map_err(Into::into),
+        _ => ui.write_table_report(|out, style| render::snapshots::write_diff(out, &report, style)),
     };
     render::tolerate_closed_pipe(written)?;
     Ok(if failed {

@@ -252,7 +252,11 @@ async fn report_after(
         let report =
             crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
         let mut out = Vec::new();
-        render::snapshots::write_diff(&mut out, &report, ui.style)?;
+        render::snapshots::write_diff(
+            &mut render::streams::TableOut::together(&mut out),
+            &report,
+            ui.style,
+        )?;
         ui.write_after(&out)?;
     }
     let exact = read_back == plan.data;

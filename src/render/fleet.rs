@@ -6,6 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::plural;
+use super::streams::TableOut;
 use super::style::Style;
 use super::table::{lines, plain_table};
 use crate::diagnose::finding::{FailOn, Severity};
@@ -19,7 +20,7 @@ pub type MemberWriter<'a, R> = &'a dyn Fn(&mut dyn Write, &R, Style) -> std::io:
 /// The summary table (`wide` adds the API server), then each cluster's findings. `style_for`
 /// gives the style of one context, so that suggested commands name that context.
 pub fn write_fleet<R: FleetMember>(
-    out: &mut dyn Write,
+    sink: &mut TableOut<'_>,
     report: &FleetReport<R>,
     wide: bool,
     style: Style,
@@ -72,7 +73,13 @@ pub fn write_fleet<R: FleetMember>(
             ),
             _ => line.clone(),
         };
-        writeln!(out, "{line}")?;
+        writeln!(sink.rows(), "{line}")?;
+    }
+    // The findings under the table are prose: on stderr when stdout carries rows alone.
+    let split = sink.split();
+    let out = sink.prose();
+    for note in table_notes(report, &rows) {
+        super::wrap::write_wrapped(out, &note, "", "  ", style.width)?;
     }
     let mut sections = 0;
     for entry in &report.entries {
@@ -82,7 +89,9 @@ pub fn write_fleet<R: FleetMember>(
         if member.findings().is_empty() {
             continue;
         }
-        writeln!(out)?;
+        if sections > 0 || !split {
+            writeln!(out)?;
+        }
         writeln!(
             out,
             "{}",
@@ -95,10 +104,44 @@ pub fn write_fleet<R: FleetMember>(
         write_member(out, member, style_for(&entry.context))?;
         sections += 1;
     }
-    if sections == 0 {
+    if sections == 0 && !split {
         writeln!(out)?;
     }
     writeln!(out, "{}", fleet_summary_line(report))
+}
+
+/// The lines under the table that explain it (issue 29, item 7): what DRIFT counts, and
+/// which contexts reach one API server, i.e. are the same cluster read more than once.
+fn table_notes<R>(
+    report: &FleetReport<R>,
+    rows: &[crate::diagnose::fleet::FleetRow],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if rows.iter().any(|r| r.drift != "-") {
+        notes.push(
+            "DRIFT: snapshot ConfigMap entries missing/stale/orphaned (k3sdoctor snapshots diff \
+             lists them)"
+                .to_string(),
+        );
+    }
+    let mut by_server: Vec<(&str, Vec<&str>)> = Vec::new();
+    for e in report.entries.iter().filter(|e| !e.server.is_empty()) {
+        match by_server.iter_mut().find(|(s, _)| *s == e.server) {
+            Some((_, contexts)) => contexts.push(&e.context),
+            None => by_server.push((&e.server, vec![&e.context])),
+        }
+    }
+    for (server, contexts) in by_server.iter().filter(|(_, c)| c.len() > 1) {
+        let (last, first) = contexts.split_last().expect("two or more");
+        notes.push(
+            super::control_chars::escape_controls(&format!(
+                "same cluster: {} and {last} reach one API server, {server}",
+                first.join(", ")
+            ))
+            .into_owned(),
+        );
+    }
+    notes
 }
 
 /// Colours the status (the last column) by severity and a `split` in the LOCKS column by the
@@ -219,7 +262,7 @@ mod tests {
             crate::render::check::write_linked_findings(out, &a.findings, style)
         };
         write_fleet(
-            &mut out,
+            &mut TableOut::together(&mut out),
             report,
             wide,
             Style::default(),
@@ -276,6 +319,35 @@ mod tests {
                 .unwrap()
                 .contains("SERVER")
         );
+    }
+
+    #[test]
+    fn drift_has_a_legend_and_one_server_is_one_cluster() {
+        let report = FleetReport::new(
+            vec![
+                entry("prod", "s1", "s1"),
+                entry("staging", "s1", "s1"),
+                FleetEntry::checked(
+                    "prod-admin".into(),
+                    "https://prod.example.com:6443".into(),
+                    entry("x", "s1", "s1").report.unwrap(),
+                ),
+            ],
+            FailOn::Error,
+            false,
+        );
+        let text = render(&report, false);
+        assert!(
+            text.contains("DRIFT: snapshot ConfigMap entries missing/stale/orphaned"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "same cluster: prod and prod-admin reach one API server, https://prod.example.com:6443"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("staging and"), "{text}");
     }
 
     #[test]

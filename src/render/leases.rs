@@ -1,11 +1,10 @@
 //! `k3sdoctor leases` for people.
 
-use std::io::Write;
-
 use jiff::SignedDuration;
 
 use super::findings::write_findings;
 use super::plural;
+use super::streams::TableOut;
 use super::style::Style;
 use super::table::{lines, plain_table};
 use super::wrap::write_wrapped;
@@ -14,13 +13,16 @@ use crate::diagnose::cluster_summary::ClusterSummary;
 use crate::diagnose::lock_status::{LockState, LockStatus};
 use crate::report::{LeaseReport, NowSource};
 
+/// The summary, the lock table and the findings; off a terminal or under `--no-headers`
+/// only the table's rows reach stdout ([`TableOut`]).
 pub fn write_table(
-    out: &mut dyn Write,
+    sink: &mut TableOut<'_>,
     report: &LeaseReport,
     wide: bool,
     style: Style,
 ) -> std::io::Result<()> {
     let a = &report.analysis;
+    let out = sink.prose();
     write_wrapped(out, &cluster_line(&a.cluster), "", "  ", style.width)?;
     let verdict = match (&a.verdict_version, &a.verdict_version_from) {
         (Some(v), Some(from)) => format!("; verdict judged on {v} ({from})"),
@@ -32,7 +34,8 @@ pub fn write_table(
         report.now.source.describe()
     );
     write_wrapped(out, &now, "", "  ", style.width)?;
-    writeln!(out)?;
+    sink.gap()?;
+    let out = sink.rows();
 
     // NODE is a column of its own (not `holder (node x)` in one cell), so every cell is one
     // word that `awk` can pick out; what rarely matters for the verdict waits for -o wide.
@@ -102,8 +105,12 @@ pub fn write_table(
         .filter(|l| l.renewed_seconds_ago.is_some_and(|s| s < 0))
         .map(|l| l.name.as_str())
         .collect();
+    let split = sink.split();
+    let out = sink.prose();
     if !ahead.is_empty() {
-        writeln!(out)?;
+        if !split {
+            writeln!(out)?;
+        }
         let note = format!(
             "note: {} renewed after now ({}): {}",
             ahead.join(" and "),
@@ -121,7 +128,9 @@ pub fn write_table(
         );
         write_wrapped(out, &note, "", "      ", style.width)?;
     }
-    writeln!(out)?;
+    if !split {
+        writeln!(out)?;
+    }
     write_findings(out, &a.findings, report.fail_on, style)
 }
 
@@ -237,7 +246,7 @@ fn lock_row(lock: &LockStatus, wide: bool) -> Vec<String> {
 
 fn ago(seconds: Option<i64>) -> String {
     seconds
-        .map(|s| age::relative(SignedDuration::from_secs(s)))
+        .map(|s| age::table_age(SignedDuration::from_secs(s)))
         .unwrap_or_else(|| "-".into())
 }
 

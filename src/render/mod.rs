@@ -13,6 +13,7 @@ pub mod man_page;
 pub mod rerun;
 pub mod restore;
 pub mod snapshots;
+pub mod streams;
 pub mod style;
 mod table;
 pub mod wrap;

@@ -44,6 +44,12 @@ impl Style {
         (!wide && self.terminal).then_some(self.width)
     }
 
+    /// Whether a table report's stdout carries its rows alone, as kubectl's does: with
+    /// `--no-headers`, and whenever stdout is not a terminal (`render::streams`).
+    pub fn rows_only(self) -> bool {
+        self.no_headers || !self.terminal
+    }
+
     /// A remediation as the user would type it: `k3sdoctor ...` becomes `kubectl k3s-doctor ...`
     /// when run as a kubectl plugin. JSON keeps the canonical name.
     pub fn command(self, text: &str) -> String {

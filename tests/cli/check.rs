@@ -257,7 +257,7 @@ fn as_a_kubectl_plugin_help_and_messages_use_the_plugin_name() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8_lossy(&leases.stdout)
+        String::from_utf8_lossy(&leases.stderr)
             .contains("fix: kubectl k3s-doctor leases follow --fix")
     );
 }

@@ -49,7 +49,12 @@ fn closing_stdout_early_keeps_the_verdicts_exit_code() {
         for _ in 0..4 {
             let (code, stderr) = read_one_line_then_close(args);
             assert_eq!(code, verdict, "{args:?}: exit {code}, stderr:\n{stderr}");
-            assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+            // stderr carries the findings off a terminal; never an error about the pipe.
+            assert!(
+                !stderr.contains("k3sdoctor: error")
+                    && !stderr.to_lowercase().contains("broken pipe"),
+                "{args:?}: {stderr}"
+            );
         }
     }
 }

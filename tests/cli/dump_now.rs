@@ -24,7 +24,7 @@ fn an_agent_six_minutes_fast_does_not_expire_fresh_locks() {
     );
     let out = k3sdoctor(["--from-file", &dump.display().to_string(), "leases"]).run();
     out.code(0)
-        .stdout_has(&format!(
+        .stderr_has(&format!(
             "now: {NOW} (newest server-written timestamp in the dump"
         ))
         .stderr_has("Node w1's heartbeat is 6m0s past the newest server-written time in the dump")

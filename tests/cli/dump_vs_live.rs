@@ -63,9 +63,9 @@ fn readme_first_command_shows_the_split() {
     ])
     .run();
     out.code(1)
-        .stdout_has("ERROR   lease-split")
-        .stdout_has("k3s is held by prod-k3s-1 but k3s-etcd by prod-k3s-2")
-        .stdout_has("newest server-written timestamp in the dump");
+        .stderr_has("ERROR   lease-split")
+        .stderr_has("k3s is held by prod-k3s-1 but k3s-etcd by prod-k3s-2")
+        .stderr_has("newest server-written timestamp in the dump");
 }
 
 #[test]

@@ -179,10 +179,12 @@ fn the_table_is_worst_first_and_fits_80_columns() {
     for line in &lines[..5] {
         assert!(line.chars().count() <= 80, "{line}");
     }
-    out.stdout_has("── prod-split (")
-        .stdout_has("fix: k3sdoctor --kubeconfig ")
-        .stdout_has("--context prod-split leases follow --fix")
-        .stdout_has("4 clusters: 1 with errors, 1 healthy, 2 not read");
+    // The rows alone on stdout (not a terminal); the findings and verdict on stderr.
+    assert_eq!(lines.len(), 5, "{}", out.stdout);
+    out.stderr_has("── prod-split (")
+        .stderr_has("fix: k3sdoctor --kubeconfig ")
+        .stderr_has("--context prod-split leases follow --fix")
+        .stderr_has("4 clusters: 1 with errors, 1 healthy, 2 not read");
     // Not a terminal: no progress bar.
     assert!(!out.stderr.contains("clusters read"), "{}", out.stderr);
 }
@@ -241,7 +243,7 @@ fn the_exit_rule_unreadable_then_findings_then_healthy() {
     .run();
     out.code(0)
         .stderr_has("k3sdoctor: warning: context edge-down: cannot ")
-        .stdout_has("1 not read (--ignore-unreachable)");
+        .stderr_has("1 not read (--ignore-unreachable)");
 }
 
 #[test]

@@ -24,14 +24,52 @@ fn a_subcommands_own_options_come_before_the_global_ones() {
                 .unwrap_or_else(|| panic!("{args:?} --help lacks {needle:?}:\n{help}"))
         };
         assert!(at("Options:") < at(own), "{args:?}:\n{help}");
-        assert!(at(own) < at("Global options:"), "{args:?}:\n{help}");
+        assert!(at(own) < at("Output options:"), "{args:?}:\n{help}");
         assert!(
-            at("Global options:") < at("--kubeconfig <FILE>"),
+            at("Output options:") < at("--output <OUTPUT>"),
             "{args:?}:\n{help}"
         );
+        // The global options are shown once, by `k3sdoctor options` (issue 29, item 7).
+        for global in [
+            "Global options:",
+            "--kubeconfig <FILE>",
+            "--from-file <PATH>",
+            "--request-timeout <DURATION>",
+        ] {
+            assert!(
+                !help.contains(global),
+                "{args:?} --help repeats {global}:\n{help}"
+            );
+        }
         assert!(
-            at("Global options:") < at("--from-file <PATH>"),
+            help.trim_end().ends_with(
+                "Use `k3sdoctor options` for the global options (they apply to every command that reads a cluster or\nprints a report)."
+            ) || help.split_whitespace().collect::<Vec<_>>().join(" ").ends_with(
+                "Use `k3sdoctor options` for the global options (they apply to every command that reads a cluster or prints a report)."
+            ),
             "{args:?}:\n{help}"
+        );
+        let short = k3sdoctor(args.iter().chain(&["-h"])).run();
+        assert!(!short.stdout.contains("--kubeconfig"), "{}", short.stdout);
+        assert!(
+            short.stdout.contains("k3sdoctor options"),
+            "{}",
+            short.stdout
+        );
+    }
+    let options = k3sdoctor(["options"]).run();
+    options.code(0);
+    for flag in [
+        "--kubeconfig <FILE>",
+        "--from-file <PATH>",
+        "--context <NAME>",
+        "--color",
+    ] {
+        assert_eq!(
+            options.stdout.matches(flag).count(),
+            1,
+            "{flag}:\n{}",
+            options.stdout
         );
     }
 }

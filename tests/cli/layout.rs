@@ -78,6 +78,34 @@ fn words(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
 }
 
+/// Whether `args` print a table, whose rows alone go to stdout off a terminal (issue 29,
+/// item 5); `check` for one cluster prints a report and keeps it on stdout.
+fn is_table(args: &[&str]) -> bool {
+    args != ["check"]
+}
+
+/// The prose of a run on a pipe: stderr for a table command, stdout for `check`.
+fn piped_prose<'a>(args: &[&str], out: &'a crate::support::harness::Output) -> &'a str {
+    if is_table(args) {
+        &out.stderr
+    } else {
+        &out.stdout
+    }
+}
+
+/// `snapshots list` rows: k3s's snapshot names and node names are words that cannot wrap, so
+/// with its NODE column (issue 29, item 6) the table stays wider than 80 columns, as a table
+/// whose words cannot fit does (docs/output.md).
+fn is_unwrappable_row(args: &[&str], line: &str) -> bool {
+    args == ["snapshots", "list"] && line.trim_start().contains("   ")
+}
+
+fn sorted_words(text: &str) -> Vec<&str> {
+    let mut words = words(text);
+    words.sort_unstable();
+    words
+}
+
 #[track_caller]
 fn assert_fits(text: &str, columns: usize, what: &str) {
     for line in text.lines() {
@@ -117,7 +145,12 @@ fn on_a_terminal_output_fits_its_width_without_splitting_words() {
         for columns in [80, 120] {
             let screen = on_a_terminal(args, columns);
             let what = format!("{args:?} at {columns} columns");
-            assert_fits(&screen, columns, &what);
+            let fitting: String = screen
+                .lines()
+                .filter(|l| !is_unwrappable_row(args, l))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            assert_fits(&fitting, columns, &what);
             assert_eq!(
                 words(&screen),
                 words(&unwrapped),
@@ -140,9 +173,18 @@ fn a_pipe_gets_the_80_column_layout_without_colour() {
         let out = on_dump(args).run();
         out.code(1);
         assert!(!out.stdout.contains('\x1b'), "{args:?}: {}", out.stdout);
-        assert_fits(&out.stdout, 80, &format!("{args:?} piped"));
-        // Identical to an 80-column terminal, colour aside.
-        assert_eq!(out.stdout, on_a_terminal(args, 80), "{args:?}");
+        assert!(!out.stderr.contains('\x1b'), "{args:?}: {}", out.stderr);
+        assert_fits(piped_prose(args, &out), 80, &format!("{args:?} piped"));
+        let terminal = on_a_terminal(args, 80);
+        if is_table(args) {
+            // The same words as an 80-column terminal, the rows on stdout and the rest on
+            // stderr; each row one line.
+            let both = format!("{}{}", out.stdout, out.stderr);
+            assert_eq!(sorted_words(&both), sorted_words(&terminal), "{args:?}");
+        } else {
+            // Identical to an 80-column terminal, colour aside.
+            assert_eq!(out.stdout, terminal, "{args:?}");
+        }
     }
 }
 
@@ -193,7 +235,11 @@ fn a_five_server_cluster_fits_80_columns_too() {
         )
         .run();
         out.code(1);
-        assert_fits(&out.stdout, 80, &format!("{args:?} on five servers"));
+        assert_fits(
+            piped_prose(args, &out),
+            80,
+            &format!("{args:?} on five servers"),
+        );
     }
 }
 
@@ -214,7 +260,7 @@ fn leases_and_check_name_etcd_members_in_the_same_words() {
     for args in [&["leases"][..], &["check"]] {
         let out = on_dump(args).run();
         assert!(
-            out.stdout.contains("3 servers (3 etcd members), 1 agent;"),
+            piped_prose(args, &out).contains("3 servers (3 etcd members), 1 agent;"),
             "{args:?}: {}",
             out.stdout
         );

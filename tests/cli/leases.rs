@@ -67,7 +67,7 @@ fn healthy_cluster_exits_0_without_findings() {
         .run();
     table
         .code(0)
-        .stdout_has("healthy: no findings")
+        .stderr_has("healthy: no findings")
         .stdout_has("k3s-etcd   s2");
 }
 
@@ -92,9 +92,9 @@ fn split_on_an_affected_version_is_an_error() {
         .cluster(&fake, Role::ReadOnly)
         .run()
         .code(1)
-        .stdout_has("ERROR   lease-split")
-        .stdout_has("k3s is held by s1 but k3s-etcd by s2")
-        .stdout_has("1 error, 0 warnings");
+        .stderr_has("ERROR   lease-split")
+        .stderr_has("k3s is held by s1 but k3s-etcd by s2")
+        .stderr_has("1 error, 0 warnings");
 }
 
 #[test]
@@ -450,8 +450,8 @@ fn renewals_after_now_read_in_not_negative_ago() {
     ])
     .run();
     out.code(1)
-        .stdout_has("in 38s")
-        .stdout_has("note: k3s and k3s-etcd renewed after now (2024-05-31T12:10:00Z): --now is earlier than these renewals");
+        .stdout_has("+38s ")
+        .stderr_has("note: k3s and k3s-etcd renewed after now (2024-05-31T12:10:00Z): --now is earlier than these renewals");
     assert!(
         !out.stdout.contains("-38s") && !out.stdout.contains(" ago   "),
         "{}",

@@ -24,6 +24,7 @@ mod empty_dumps;
 mod errors;
 mod fail_on;
 mod faults;
+mod first_contact;
 mod flags_per_command;
 mod fleet;
 mod follow;

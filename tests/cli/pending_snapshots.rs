@@ -63,7 +63,7 @@ fn a_minute_later_the_same_gap_is_missing() {
         .run()
         .code(1)
         .stdout_has("missing  local-on-demand-s1-")
-        .stdout_has("snapshot-missing-from-configmap");
+        .stderr_has("snapshot-missing-from-configmap");
 }
 
 /// Issue 29, item 1: on v1.29.4 with the locks split, the `-etcd` holder's controller never

@@ -32,7 +32,7 @@ fn remediations_and_next_steps_carry_the_connection_flags() {
     };
     run(&["leases"])
         .code(1)
-        .stdout_has(&format!("fix: {flags}leases follow --fix (moves k3s to s2"));
+        .stderr_has(&format!("fix: {flags}leases follow --fix (moves k3s to s2"));
     run(&["leases", "follow", "--fix", "--yes", "--no-wait"])
         .code(0)
         .stderr_has(&format!("check with `{flags}leases`"));
@@ -87,7 +87,7 @@ fn kubectls_other_connection_flags_are_carried_but_never_the_token() {
     let out = k3sdoctor(["leases", "--now", NOW, "--server", &fake.url()])
         .args(&["--token", token, "--as", "jane", "--as-group", "ops"])
         .run();
-    out.code(1).stdout_has(&format!(
+    out.code(1).stderr_has(&format!(
         "fix: k3sdoctor --server {} --as jane --as-group ops leases follow --fix",
         fake.url()
     ));

@@ -209,7 +209,7 @@ fn snapshots_list_shows_location_state_node_and_token_hash_and_filters() {
     table
         .code(0)
         .stdout_has("FAILED")
-        .stdout_has("snapshot-failed");
+        .stderr_has("snapshot-failed");
     let wide = k3sdoctor([
         "snapshots",
         "list",

@@ -291,7 +291,7 @@ fn the_bundled_dump_shows_its_missing_entries() {
         .code(1)
         .stdout_has("missing  local-etcd-snapshot-prod-k3s-2-1717156801")
         .stdout_has("orphaned local-etcd-snapshot-prod-k3s-1-1716811200")
-        .stdout_has("Cause: k3s and k3s-etcd are held by different servers");
+        .stderr_has("Cause: k3s and k3s-etcd are held by different servers");
 }
 
 /// Three simulated servers on an affected version, split, with snapshots taken meanwhile.
@@ -345,7 +345,7 @@ fn backfill_alone_makes_the_diff_clean_while_the_split_remains() {
         .cluster(&fake, Role::ReadOnly)
         .run()
         .code(1)
-        .stdout_has("lease-split");
+        .stderr_has("lease-split");
     // The entries are k3s's own bytes: the simulator's encoder agrees with them.
     for cr in fake.list("ETCDSnapshotFile") {
         let (key, value) = written_by_k3s(&cr);
@@ -422,7 +422,7 @@ fn backfill_works_on_rke2_names() {
         .cluster(&fake, Role::ReadOnly)
         .run();
     out.code(1)
-        .stdout_has("ConfigMap kube-system/rke2-etcd-snapshots");
+        .stderr_has("ConfigMap kube-system/rke2-etcd-snapshots");
     k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
         .cluster(&fake, Role::Admin)
         .run()

@@ -45,7 +45,8 @@ pub fn until_reported(env: &EnvTest, args: &[&str], finding: &str) -> Output {
     let mut last = None;
     let reached = wait_for(CATCH_UP, || {
         let out = run_as(env, User::Admin, args);
-        let done = out.code == 1 && out.stdout.contains(finding);
+        // Off a terminal a table command's findings are on stderr; check's are on stdout.
+        let done = out.code == 1 && (out.stdout.contains(finding) || out.stderr.contains(finding));
         last = Some(out);
         if !done {
             std::thread::sleep(Duration::from_millis(500));
@@ -54,7 +55,13 @@ pub fn until_reported(env: &EnvTest, args: &[&str], finding: &str) -> Output {
     });
     let out = last.expect("at least one run");
     if !reached {
-        out.code(1).stdout_has(finding);
+        out.code(1);
+        assert!(
+            out.stdout.contains(finding) || out.stderr.contains(finding),
+            "{args:?} did not report {finding}:\n{}\n{}",
+            out.stdout,
+            out.stderr
+        );
     }
     out
 }

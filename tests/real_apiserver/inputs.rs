@@ -105,6 +105,7 @@ fn real_a_node_named_s3_gets_no_false_digest_warning() {
     );
     out.code(0);
     assert!(!out.stdout.contains("digest"), "{}", out.stdout);
+    assert!(!out.stderr.contains("digest"), "{}", out.stderr);
 
     // The name k3s does not give such a CR is still caught.
     let mut wrong = snapshot_cr("s3", t0 + 1200, true);
@@ -117,8 +118,8 @@ fn real_a_node_named_s3_gets_no_false_digest_warning() {
         &["snapshots", "list", "--fail-on", "warning", "--now", NOW],
     )
     .code(1)
-    .stdout_has("snapshot-name-digest-mismatch")
-    .stdout_has("should start with s3-");
+    .stderr_has("snapshot-name-digest-mismatch")
+    .stderr_has("should start with s3-");
 }
 
 /// Item 14: a dump of the real cluster (as `kubectl get -o json` prints it: lists, no
@@ -172,10 +173,10 @@ fn real_a_dump_with_a_fast_kubelet_clock_keeps_fresh_locks_fresh() {
     );
     let out = k3sdoctor(["--from-file", &dir.path().display().to_string(), "leases"]).run();
     out.code(0)
-        .stdout_has("newest server-written timestamp in the dump")
+        .stderr_has("newest server-written timestamp in the dump")
         .stderr_has("Node w1's heartbeat is ")
         .stderr_has("was not used as now");
-    assert!(!out.stdout.contains("lease-expired"), "{}", out.stdout);
+    assert!(!out.stderr.contains("lease-expired"), "{}", out.stderr);
 }
 
 /// Item 4: a snapshot lands while `snapshots backfill --fix` waits for its confirmation, after

@@ -147,5 +147,5 @@ fn a_compressed_dump_file_is_read_as_the_dump() {
     let path = write(&dir, "leases.yaml.gz", &bundles::gzip(&text));
     run(&["leases", "--now", NOW], &path)
         .code(1)
-        .stdout_has("lease-split");
+        .stderr_has("lease-split");
 }

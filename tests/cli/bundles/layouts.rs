@@ -95,7 +95,7 @@ fn now_is_the_bundles_collection_time_and_the_report_says_so() {
     let table = run(&["leases"], &bundle);
     table
         .code(1)
-        .stdout_has("lease-split")
+        .stderr_has("lease-split")
         .stderr_has("note: read a troubleshoot (kubectl support-bundle) bundle (gzip tar)");
     // -v lists each file and what it fed.
     k3sdoctor(["leases", "-v", "--from-file", &bundle])

@@ -1,0 +1,55 @@
+//! `k3sdoctor options`: the global options, once, as `kubectl options` prints them; every
+//! subcommand's help leaves them out and points here (issue 29, item 7).
+
+use std::io::Write;
+
+use clap::Args as _;
+
+/// The global options' help, laid out for `width` columns.
+pub fn text(name: &str, width: usize) -> String {
+    let options = crate::cli::GlobalArgs::augment_args(
+        clap::Command::new(name.to_string())
+            .disable_help_flag(true)
+            .disable_version_flag(true),
+    )
+    .term_width(width)
+    .help_template("{all-args}");
+    let mut options = options;
+    format!(
+        "The following options can be given before or after any command that uses them (a \
+         command that does not use one refuses it; `{name} COMMAND --help` names the command's \
+         own):\n\n{}\n",
+        options.render_long_help().to_string().trim_end()
+    )
+}
+
+pub fn write(name: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    let text = text(name, crate::cli::help_width());
+    // The intro is one line here; wrap it like the rest of the help.
+    let (intro, rest) = text.split_once("\n\n").unwrap_or((&text, ""));
+    crate::render::wrap::write_wrapped(out, intro, "", "", crate::cli::help_width())?;
+    writeln!(out)?;
+    out.write_all(rest.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_global_option_is_listed_once() {
+        let text = super::text("k3sdoctor", 100);
+        for flag in [
+            "--kubeconfig",
+            "--context",
+            "--from-file",
+            "--no-headers",
+            "--color",
+        ] {
+            assert_eq!(
+                text.matches(&format!("{flag} ")).count()
+                    + text.matches(&format!("{flag}\n")).count(),
+                1,
+                "{flag}:\n{text}"
+            );
+        }
+    }
+}
