@@ -295,7 +295,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('--distro', '--distro', [CompletionResultType]::ParameterName, 'Which product runs the cluster (auto: from the lock names, then the node versions)')
             [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable')
             [CompletionResult]::new('--max-bundle-size', '--max-bundle-size', [CompletionResultType]::ParameterName, 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)')
-            [CompletionResult]::new('--max-bundle-entries', '--max-bundle-entries', [CompletionResultType]::ParameterName, 'Stop reading a support bundle past this many archive entries')
+            [CompletionResult]::new('--max-bundle-entries', '--max-bundle-entries', [CompletionResultType]::ParameterName, 'Stop reading a support bundle past this many entries (in archives, and files and folders under a folder)')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)')
             [CompletionResult]::new('--failed', '--failed', [CompletionResultType]::ParameterName, 'Only failed snapshots (readyToUse false with an error)')

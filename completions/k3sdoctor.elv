@@ -283,7 +283,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
             cand --from-file 'Read objects from `kubectl get -o yaml|json` output or a support bundle (archive or folder) instead of a cluster (`-`: standard input). Repeatable'
             cand --max-bundle-size 'Stop reading a support bundle past this many decompressed bytes (e.g. 4GiB)'
-            cand --max-bundle-entries 'Stop reading a support bundle past this many archive entries'
+            cand --max-bundle-entries 'Stop reading a support bundle past this many entries (in archives, and files and folders under a folder)'
             cand --now 'The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp)'
             cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
             cand --failed 'Only failed snapshots (readyToUse false with an error)'
