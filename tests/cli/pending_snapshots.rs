@@ -92,8 +92,9 @@ fn on_a_split_affected_cluster_a_young_snapshot_is_missing_not_pending() {
     let diff = run(&["snapshots", "diff"]);
     diff.code(1)
         .stdout_has("missing  local-on-demand-s1-")
-        .stdout_has("snapshot-missing-from-configmap");
+        .stderr_has("snapshot-missing-from-configmap");
     assert!(!diff.stdout.contains("shortly"), "{}", diff.stdout);
+    assert!(!diff.stderr.contains("shortly"), "{}", diff.stderr);
     let check = run(&["check"]);
     check.code(1);
     assert!(!check.stdout.contains("pending"), "{}", check.stdout);

@@ -77,7 +77,7 @@ fn gnu_sparse_members_are_skipped_with_a_note_not_expanded() {
         &path,
     )
     .code(1)
-    .stdout_has("lease-split")
+    .stderr_has("lease-split")
     .stderr_has(
         "skipped extra/holes-3.yaml in {path}: a GNU sparse member (209715200 bytes once its holes are filled)"
             .replace("{path}", &path)
@@ -127,7 +127,7 @@ fn long_names_and_pax_paths_within_the_cap_are_read() {
     let gnu = write(&dir, "gnu.tar", &bundle.tar());
     run(&["leases", "--now", NOW], &gnu)
         .code(1)
-        .stdout_has("lease-split");
+        .stderr_has("lease-split");
     // A PAX path: the leases file stored under a short name that no reader would take.
     let fixture = |file: &str| {
         std::fs::read(crate::support::harness::repo_path(&format!(
@@ -155,7 +155,7 @@ fn long_names_and_pax_paths_within_the_cap_are_read() {
     let path = write(&dir, "pax.tar", &pax.into_inner().unwrap());
     run(&["leases", "--now", NOW], &path)
         .code(1)
-        .stdout_has("lease-split");
+        .stderr_has("lease-split");
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn a_path_held_twice_in_a_tar_is_read_from_its_last_copy_and_said() {
     // The last copy holds the split, so the split is what is reported.
     run(&["leases", "--now", NOW], &path)
         .code(1)
-        .stdout_has("lease-split")
+        .stderr_has("lease-split")
         .stderr_has(&format!(
             "{leases} appears 2 times in {path}: read the last copy in the archive, the one tar -x leaves"
         ));
