@@ -32,6 +32,8 @@ use crate::model::snapshot_file::SnapshotFile;
 struct Found {
     value: Value,
     file: String,
+    /// Made from a kubectl table row: holds only what the table shows.
+    from_table: bool,
 }
 
 /// Everything read so far, over all inputs.
@@ -46,7 +48,7 @@ struct Collected {
 
 impl Collected {
     /// Keeps `object` if k3sdoctor uses it; returns its kind then.
-    fn add(&mut self, object: Value, file: &str) -> Option<String> {
+    fn add(&mut self, object: Value, file: &str, from_table: bool) -> Option<String> {
         let Some(key) = object_key(&object).filter(is_relevant) else {
             self.ignored += 1;
             return None;
@@ -66,6 +68,7 @@ impl Collected {
         let found = Found {
             value: object,
             file: file.to_string(),
+            from_table,
         };
         keep_newer(&mut self.objects, key, found, &mut self.notes);
         Some(kind)
@@ -84,6 +87,17 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     let mut complete = Vec::new();
     for source in sources {
         read_source(source, &mut collected, &mut state, &mut complete)?;
+    }
+    // A table's holders beside a real dump of the same Leases: the objects won, so the
+    // freshness of every lock kept was judged after all.
+    let leases = || {
+        collected
+            .objects
+            .iter()
+            .filter(|((k, _, _), _)| k == "Lease")
+    };
+    if leases().next().is_some() && !leases().any(|(_, found)| found.from_table) {
+        state.holders_only = None;
     }
     let Collected {
         objects,
@@ -205,14 +219,14 @@ fn read_source(
                 assume_kind(&mut value, api_version, kind);
             }
             for object in flatten(value) {
-                if let Some(kind) = collected.add(object, &doc.name) {
+                if let Some(kind) = collected.add(object, &doc.name, false) {
                     *used.entry(kind).or_default() += 1;
                 }
             }
         }
     }
     for object in built {
-        if let Some(kind) = collected.add(object.value, &object.name) {
+        if let Some(kind) = collected.add(object.value, &object.name, true) {
             *files
                 .entry(object.path)
                 .or_default()
@@ -248,7 +262,8 @@ fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
     collection.get_or_insert_with(Vec::new).push(item);
 }
 
-/// The same object in two files (dumps pasted together): the newer resourceVersion wins.
+/// The same object in two files (dumps pasted together): the newer resourceVersion wins, and
+/// an object over a table row of it (which has no resourceVersion).
 fn keep_newer(
     objects: &mut BTreeMap<(String, String, String), Found>,
     key: (String, String, String),
@@ -272,7 +287,8 @@ fn keep_newer(
         format!("{kind} {ns}/{name}")
     };
     let (old_rv, new_rv) = (rv(&existing.value), rv(&found.value));
-    let (kept, kept_rv) = if new_rv > old_rv {
+    let replace = new_rv > old_rv || (existing.from_table && !found.from_table);
+    let (kept, kept_rv) = if replace {
         (&found.file, new_rv)
     } else {
         (&existing.file, old_rv)
@@ -281,7 +297,7 @@ fn keep_newer(
         "{shown} appears more than once in the dump; kept resourceVersion {kept_rv} from {}",
         kept
     ));
-    if new_rv > old_rv {
+    if replace {
         objects.insert(key, found);
     }
 }

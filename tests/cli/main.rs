@@ -41,6 +41,7 @@ mod leases;
 mod man_pages;
 mod node_args;
 mod object_refs;
+mod pasted_tables;
 mod pending_snapshots;
 mod pipes;
 mod proxies;

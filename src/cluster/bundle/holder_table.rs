@@ -15,33 +15,36 @@ pub struct HolderRow {
 /// The rows of the table, or `None` when `text` holds no lease table (kubectl printed an
 /// error, or nothing): then the Leases were not collected, which is not "there are none".
 pub fn parse(text: &str) -> Option<Vec<HolderRow>> {
-    let mut lines = text.lines().skip_while(|l| {
-        let words: Vec<&str> = l.split_whitespace().collect();
-        !(words.contains(&"NAME") && words.contains(&"HOLDER"))
-    });
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !is_header(&l.split_whitespace().collect::<Vec<_>>()));
     let header = lines.next()?;
-    // kubectl aligns columns (tabwriter): each cell starts where its header word does, and a
-    // cell may be empty (a released lock has no holder) or hold spaces.
-    let starts: Vec<(usize, &str)> = header
-        .split_whitespace()
-        .map(|word| (word.as_ptr() as usize - header.as_ptr() as usize, word))
-        .collect();
-    let column = |row: &str, title: &str| -> Option<String> {
-        let at = starts.iter().position(|(_, w)| *w == title)?;
-        let from = starts[at].0.min(row.len());
-        let to = starts
-            .get(at + 1)
-            .map_or(row.len(), |(s, _)| (*s).min(row.len()));
-        Some(row.get(from..to)?.trim().to_string())
-    };
-    let rows = lines
+    Some(rows(header, lines))
+}
+
+/// `kubectl get leases` prints NAME and HOLDER (and NAMESPACE with `-A`), also with `-o wide`.
+pub fn is_header(words: &[&str]) -> bool {
+    words.contains(&"NAME") && words.contains(&"HOLDER")
+}
+
+/// The rows under `header`; blank lines are skipped, a row without a name is dropped.
+pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<HolderRow> {
+    let titles = cells_at(header);
+    lines
         .filter(|l| !l.trim().is_empty())
         .filter_map(|row| {
-            let holder = column(row, "HOLDER").unwrap_or_default();
+            let cells = cells(&titles, row);
+            let column = |title: &str| -> Option<String> {
+                let at = titles.iter().position(|(_, w)| *w == title)?;
+                cells.get(at).cloned()
+            };
+            let holder = column("HOLDER").unwrap_or_default();
             Some(HolderRow {
                 // `kubectl -n kube-system get leases` has no NAMESPACE column.
-                namespace: column(row, "NAMESPACE").unwrap_or_else(|| "kube-system".into()),
-                name: column(row, "NAME").filter(|n| !n.is_empty())?,
+                namespace: column("NAMESPACE")
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| "kube-system".into()),
+                name: column("NAME").filter(|n| !n.is_empty())?,
                 holder: if holder == "<none>" {
                     String::new()
                 } else {
@@ -49,8 +52,54 @@ pub fn parse(text: &str) -> Option<Vec<HolderRow>> {
                 },
             })
         })
-        .collect();
-    Some(rows)
+        .collect()
+}
+
+/// Each blank-separated word of `line` with the column (in characters) it starts at.
+fn cells_at(line: &str) -> Vec<(usize, &str)> {
+    let mut found = Vec::new();
+    let mut start = None;
+    for (column, (at, c)) in line.char_indices().enumerate() {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some((column, at)),
+            (true, Some((col, from))) => {
+                found.push((col, &line[from..at]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((col, from)) = start {
+        found.push((col, &line[from..]));
+    }
+    found
+}
+
+/// The cells of `row` under `titles`. No cell of a lease table holds a blank (names, holder
+/// identities and one-token ages), so a row with a word per title is read word by word, even
+/// when a redacted or wide value has shifted it off the header's columns (issue 29, item 12).
+/// A row with fewer words has empty cells (a released lock has no holder): each word goes to
+/// the nearest title still free, keeping the order. Words beyond the titles are ignored.
+fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
+    let words = cells_at(row);
+    let mut cells = vec![String::new(); titles.len()];
+    if words.len() >= titles.len() {
+        for (cell, (_, word)) in cells.iter_mut().zip(&words) {
+            *cell = (*word).to_string();
+        }
+        return cells;
+    }
+    let mut next = 0;
+    for (i, (column, word)) in words.iter().enumerate() {
+        // Leave a title for each word still to come.
+        let last = titles.len() - (words.len() - i);
+        let Some(at) = (next..=last).min_by_key(|&t| titles[t].0.abs_diff(*column)) else {
+            break;
+        };
+        cells[at] = (*word).to_string();
+        next = at + 1;
+    }
+    cells
 }
 
 /// A Lease holding only what the table shows.
@@ -100,5 +149,40 @@ kube-system       kube-scheduler            s1_0a9b1c4e-7d7f-4a62-9f0c-2d1b8c7e5
         assert_eq!(parse("NAMESPACE   NAME   HOLDER   AGE\n"), Some(Vec::new()));
         let narrow = parse("NAME   HOLDER   AGE\nk3s    s1       3d\n").unwrap();
         assert_eq!(narrow[0].namespace, "kube-system");
+    }
+
+    #[test]
+    fn a_shifted_holder_is_cut_at_its_blanks() {
+        // A redacted IP made the holder longer than its column (issue 29, item 12).
+        let table = "\
+NAMESPACE     NAME       HOLDER          AGE
+kube-system   k3s        ip-1-1-1-221     9m
+kube-system   k3s-etcd   s2               9m
+kube-system   gone                        9m
+";
+        let rows = parse(table).unwrap();
+        assert_eq!(rows[0].holder, "ip-1-1-1-221");
+        assert_eq!(rows[1].holder, "s2");
+        assert_eq!(
+            (rows[2].name.as_str(), rows[2].holder.as_str()),
+            ("gone", "")
+        );
+    }
+
+    #[test]
+    fn crlf_trailing_blanks_wide_characters_and_ragged_rows_do_not_panic() {
+        let table = "NAME       HOLDER   AGE   \r\nk3s        s1       3d  \r\nk3s-etcd   сервер-２   3d\r\nx\r\n\u{3000}\r\n";
+        let rows = parse(table).unwrap();
+        assert_eq!(rows[0].holder, "s1");
+        assert_eq!(rows[1].holder, "сервер-２");
+        assert_eq!((rows[2].name.as_str(), rows[2].holder.as_str()), ("x", ""));
+        assert_eq!(rows.len(), 3);
+        for text in [
+            "NAME HOLDER\n a b c d e f\n",
+            "HOLDER NAME\n\n\t\n",
+            "NAME HOLDER AGE\n\u{1F600}\u{1F600}  é",
+        ] {
+            let _ = parse(text);
+        }
     }
 }

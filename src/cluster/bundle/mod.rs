@@ -10,6 +10,7 @@ mod holder_table;
 pub mod layout;
 pub mod limits;
 mod memberlist;
+mod pasted_table;
 pub mod provenance;
 mod rancher_collector;
 mod support_bundle_kit;
@@ -247,7 +248,8 @@ fn read_tree(tree: Tree) -> Result<Source, ReadError> {
     Ok(source)
 }
 
-/// No collector's layout: every YAML/JSON file is a dump (a folder of `kubectl get` output).
+/// No collector's layout: every YAML/JSON file is a dump (a folder of `kubectl get` output),
+/// and a file given alone may also be a kubectl table someone pasted ([`pasted_table`]).
 fn plain(tree: &Tree) -> Result<Source, ReadError> {
     let mut source = Source::default();
     let in_archive = !matches!(tree.container.as_str(), "folder" | "file");
@@ -272,6 +274,10 @@ fn plain(tree: &Tree) -> Result<Source, ReadError> {
             }
             Err(_) => return Err(unreadable(&name, &BoundedReadError::NotUtf8)),
         };
+        if let Some(table) = pasted_table::detect(&text) {
+            pasted_table::add(table, &name, path, &mut source);
+            continue;
+        }
         source.documents.push(Document {
             name,
             path: path.clone(),

@@ -1,0 +1,144 @@
+//! Tables operators paste into issues and chats instead of a dump: `kubectl get lease -n
+//! kube-system` (also `-A`, `-o wide`). A table names each lock's holder and nothing else (no
+//! renew time, no duration, no resourceVersion), so it can show a split and who holds what,
+//! never whether a lock is still renewed; the checks say so. Text whose first line is not a
+//! table header (a fragment, a YAML dump) is left to the dump parser, which refuses a fragment
+//! as before.
+
+use super::holder_table::{self, HolderRow};
+use super::{Built, Source};
+use crate::distro::LOCK_NAMESPACE;
+
+/// A table recognised by its header.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PastedTable {
+    /// `kubectl get leases`: NAME HOLDER AGE, with NAMESPACE first under `-A`.
+    Leases(Vec<HolderRow>),
+}
+
+/// The table `text` holds, when its first line (after blank lines and the shell prompt line
+/// someone pasted with it) is a kubectl header.
+pub fn detect(text: &str) -> Option<PastedTable> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.trim().is_empty() || is_prompt(l));
+    let header = lines.next()?;
+    let words: Vec<&str> = header.split_whitespace().collect();
+    if !words.iter().all(|w| is_title(w)) {
+        return None;
+    }
+    if holder_table::is_header(&words) {
+        return Some(PastedTable::Leases(holder_table::rows(header, lines)));
+    }
+    None
+}
+
+/// `$ kubectl get lease -n kube-system`, `# k3s etcd-snapshot ls`, `kubectl get cm`.
+fn is_prompt(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with(['$', '#', '%', '>'])
+        || line.starts_with("kubectl ")
+        || line.starts_with("k3s ")
+        || line.starts_with("rke2 ")
+}
+
+/// kubectl's column titles: capitals, digits, `-` and `_` (`NOMINATED NODE`, `READINESS GATES`).
+fn is_title(word: &str) -> bool {
+    word.chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        && word.chars().any(|c| c.is_ascii_uppercase())
+}
+
+/// The table's objects into `source`, as far as the table shows them.
+pub fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
+    match table {
+        PastedTable::Leases(rows) => {
+            let locks: Vec<&HolderRow> = rows
+                .iter()
+                .filter(|r| r.namespace == LOCK_NAMESPACE)
+                .collect();
+            for row in &locks {
+                source.built.push(Built {
+                    path: path.to_string(),
+                    name: name.to_string(),
+                    value: holder_table::lease(row),
+                });
+            }
+            source.complete.push("Lease");
+            source.holders_only = Some(name.to_string());
+            source.notes.push(format!(
+                "read {name} as a pasted `kubectl get leases` table: {} lock(s) in {LOCK_NAMESPACE}, \
+                 holders only (no renew times, no durations)",
+                locks.len()
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leases(text: &str) -> Vec<HolderRow> {
+        match detect(text) {
+            Some(PastedTable::Leases(rows)) => rows,
+            None => panic!("not read as a lease table: {text:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pasted_lease_table_with_its_prompt_crlf_and_trailing_blanks() {
+        let text = "$ kubectl get lease -n kube-system\r\n\
+NAME                      HOLDER                                                   AGE   \r\n\
+k3s                       ip-172-31-10-11                                          41d   \r\n\
+k3s-etcd                  ip-172-31-10-12                                          41d\r\n\
+k3s-cloud-controller                                                               41d\r\n\
+kube-controller-manager   ip-172-31-10-11_7c5f3e0a-5b1e-4d8e-9a8a-2b8f1d9c0e11   41d\r\n";
+        let rows = leases(text);
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[0].holder, "ip-172-31-10-11");
+        assert_eq!(rows[1].holder, "ip-172-31-10-12");
+        assert_eq!(
+            (rows[2].name.as_str(), rows[2].holder.as_str()),
+            ("k3s-cloud-controller", "")
+        );
+        assert!(rows.iter().all(|r| r.namespace == "kube-system"));
+    }
+
+    #[test]
+    fn all_namespaces_keeps_the_namespace_and_a_shifted_column_is_read_by_words() {
+        let text = "NAMESPACE         NAME       HOLDER     AGE\n\
+kube-node-lease   s1         s1         5d\n\
+kube-system       k3s        ip-10-0-0-111   5d\n\
+kube-system       k3s-etcd   s2         5d\n";
+        let rows = leases(text);
+        assert_eq!(rows[0].namespace, "kube-node-lease");
+        assert_eq!(rows[1].holder, "ip-10-0-0-111");
+        let mut source = Source::default();
+        add(
+            PastedTable::Leases(rows),
+            "leases.txt",
+            "leases.txt",
+            &mut source,
+        );
+        assert_eq!(source.built.len(), 2, "only kube-system's locks");
+        assert_eq!(source.holders_only.as_deref(), Some("leases.txt"));
+        assert_eq!(source.complete, ["Lease"]);
+    }
+
+    #[test]
+    fn fragments_dumps_and_other_tables_are_not_lease_tables() {
+        for text in [
+            "k3s        s1       3d\nk3s-etcd   s2       3d\n",
+            "apiVersion: v1\nkind: List\nitems: []\n",
+            "{\"kind\": \"List\"}",
+            "# NAME HOLDER\napiVersion: v1\n",
+            "NAME   STATUS   ROLES   AGE   VERSION\ns1     Ready    master  3d    v1.29.4+k3s1\n",
+            "",
+            "\r\n\u{3000}\n",
+        ] {
+            assert_eq!(detect(text), None, "{text:?}");
+        }
+    }
+}

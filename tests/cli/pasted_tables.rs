@@ -1,0 +1,147 @@
+//! kubectl tables operators paste instead of a dump (issue 29, item 13): read as the partial
+//! evidence they are, alone or beside a dump, saying what they cannot show; a header-less
+//! fragment is refused as before.
+
+use crate::support::harness::{Output, k3sdoctor, repo_path};
+
+fn fixture(name: &str) -> String {
+    repo_path("tests/fixtures").join(name).display().to_string()
+}
+
+fn check(files: &[&str]) -> Output {
+    let mut run = k3sdoctor(["check", "-o", "json"]);
+    for file in files {
+        run = run.args(&["--from-file", &fixture(file)]);
+    }
+    run.run()
+}
+
+fn codes(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_pasted_lease_table_alone_shows_the_split_and_says_freshness_was_not_checked() {
+    let out = check(&["pasted/leases-split.txt"]);
+    out.stderr_has("as a pasted `kubectl get leases` table: 5 lock(s) in kube-system");
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    assert!(
+        codes.contains(&("lease-split".into(), "warning".into())),
+        "{codes:?}"
+    );
+    let holders_only = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("names each lock's holder only")
+        })
+        .expect("the table's limit is a finding");
+    assert_eq!(holders_only["code"], "dump-incomplete");
+    assert!(
+        !codes.iter().any(|(c, _)| c == "lease-expired"),
+        "no renew time is no verdict on freshness: {codes:?}"
+    );
+}
+
+#[test]
+fn beside_the_nodes_the_split_is_judged_for_the_version() {
+    let out = check(&["pasted/leases-split.txt", "split-cluster/nodes.yaml"]);
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    assert!(
+        codes.contains(&("lease-split".into(), "error".into())),
+        "v1.29.4 is affected: {codes:?}"
+    );
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["message"]
+                .as_str()
+                .unwrap()
+                .contains("names each lock's holder only")),
+        "freshness is still not judged"
+    );
+}
+
+#[test]
+fn beside_a_dump_of_the_same_leases_the_objects_win() {
+    // Every lock of the table is also in the dump (leases-split.txt adds k3s-cloud-controller,
+    // whose freshness only the table would tell).
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("leases.txt");
+    std::fs::write(
+        &table,
+        "NAME       HOLDER       AGE\nk3s        prod-k3s-1   41d\nk3s-etcd   prod-k3s-2   41d\n",
+    )
+    .unwrap();
+    let out = k3sdoctor(["check", "-o", "json"])
+        .args(&["--from-file", &table.display().to_string()])
+        .args(&[
+            "--from-file",
+            &fixture("split-cluster/kube-system-leases.yaml"),
+        ])
+        .args(&["--from-file", &fixture("split-cluster/nodes.yaml")])
+        .run();
+    out.stderr_has("kept resourceVersion 4236 from");
+    let report: serde_json::Value = out.json();
+    assert!(
+        !report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["message"]
+                .as_str()
+                .unwrap()
+                .contains("names each lock's holder only")),
+        "every lock was read with its renew time: {}",
+        report["findings"]
+    );
+}
+
+#[test]
+fn an_all_namespaces_table_with_shifted_columns_keeps_whole_holders() {
+    let out = k3sdoctor([
+        "leases",
+        "-o",
+        "json",
+        "--from-file",
+        &fixture("pasted/leases-all-namespaces-wide.txt"),
+    ])
+    .run();
+    out.stderr_has("3 lock(s) in kube-system");
+    let report: serde_json::Value = out.json();
+    let text = report.to_string();
+    assert!(text.contains("\"ip-10-0-0-xxx-redacted\""), "{text}");
+    assert!(
+        !text.contains("41d"),
+        "the age is no part of a holder: {text}"
+    );
+}
+
+#[test]
+fn a_header_less_fragment_is_refused_as_before() {
+    for args in [&["check"][..], &["leases"], &["snapshots", "diff"]] {
+        let out = k3sdoctor(args)
+            .args(&["--from-file", &fixture("pasted/leases-fragment.txt")])
+            .run();
+        out.code(3).one_line_error().stderr_has("kubectl ");
+    }
+}
