@@ -18,6 +18,7 @@ mod credential_plugins;
 mod deploy;
 mod deploy_kustomize;
 mod deploy_serve;
+mod docs_links;
 mod dump_now;
 mod dump_vs_live;
 mod empty_dumps;
