@@ -46,6 +46,7 @@ mod pipes;
 mod proxies;
 mod rbac;
 mod rbac_command;
+mod readme_cluster_block;
 mod readme_first_screen;
 mod real_cluster;
 mod repair_events;
