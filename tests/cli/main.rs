@@ -36,6 +36,7 @@ mod help;
 mod help_width;
 mod hostile_inputs;
 mod image_archive;
+mod krew_manifest;
 mod layout;
 mod leases;
 mod man_pages;
