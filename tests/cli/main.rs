@@ -50,6 +50,7 @@ mod rbac_command;
 mod readme_cluster_block;
 mod readme_first_screen;
 mod real_cluster;
+mod release_sbom;
 mod repair_events;
 mod repair_exits;
 mod report;
