@@ -47,7 +47,10 @@ fn reproducible(dir: &Path, bom: &Value, output: &str) -> Option<(std::process::
         .args(["--output", output.to_str().unwrap()])
         .output()
         .ok()?;
-    assert!(!input.exists(), "the plugin's file is left inside the clone");
+    assert!(
+        !input.exists(),
+        "the plugin's file is left inside the clone"
+    );
     Some((out, std::fs::read_to_string(&output).unwrap_or_default()))
 }
 
