@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # deploy/image/build.sh DIR: builds, from a clone of this repository,
-#   DIR/k3sdoctor            a static, stripped x86-64 Linux executable;
-#   DIR/k3sdoctor-image.tar  an OCI image archive holding just that binary, named
-#                            localhost/k3sdoctor:VERSION (the image deploy/ runs);
-#   DIR/SHA256SUMS           the checksums of both, for the copies on the nodes.
-# Needs cargo (Rust with the x86_64-unknown-linux-gnu target), glibc's static libraries
+#   DIR/k3sdoctor                      a static, stripped x86-64 Linux executable, with its
+#                                      dependency list embedded (cargo auditable: .dep-v0);
+#   DIR/k3sdoctor-image.tar            an OCI image archive holding just that binary, named
+#                                      localhost/k3sdoctor:VERSION (the image deploy/ runs);
+#   DIR/k3sdoctor.cdx.json             its SBOM: CycloneDX JSON of what the binary links
+#                                      (cargo cyclonedx, for the target and the features built);
+#   DIR/k3sdoctor-linux-amd64.tar.gz   the krew archive (the binary and LICENSE) and
+#   DIR/k3s-doctor.yaml                its krew manifest (deploy/krew/k3s-doctor.yaml, filled in);
+#   DIR/SHA256SUMS                     the checksums of all of them: sha256sum -c SHA256SUMS.
+# Needs cargo (Rust with the x86_64-unknown-linux-gnu target) with the cargo-auditable and
+# cargo-cyclonedx plugins (.ci/run installs the versions it pins), glibc's static libraries
 # (Debian: libc6-dev) and python3; no container daemon, no registry, no base image.
 #
 # Static with glibc: `crt-static` links libc.a. Since glibc 2.34 the `files` and `dns` NSS
@@ -14,8 +20,12 @@
 # libraries" concerns other NSS services (ldap, mdns, ...), which k3sdoctor never asks for.
 #
 # Reproducible: the image's timestamps come from SOURCE_DATE_EPOCH (default: the commit's time),
-# paths in the binary are remapped, and the archive's entries are sorted; the same binary always
-# gives the same image digest.
+# paths in the binary are remapped, and the archives' entries are sorted; the same binary always
+# gives the same image digest, krew archive and SBOM.
+#
+# Optional: K3SDOCTOR_SOURCE, the URL of the source repository for the image label and the krew
+# homepage (default: the clone's origin when it is a URL, else "unknown"); K3SDOCTOR_RELEASE_URL,
+# where the krew archives are published (the manifest's uri is RELEASE_URL/vVERSION/ARCHIVE).
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -32,21 +42,38 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
 fi
 export SOURCE_DATE_EPOCH
 
+for plugin in auditable cyclonedx; do
+  if ! (cd "$repo" && cargo "$plugin" --version >/dev/null 2>&1); then
+    echo "build.sh: cargo-$plugin is not installed; install it with: cargo install --locked cargo-$plugin" >&2
+    exit 1
+  fi
+done
+
 # The paths of this clone and of cargo's registry would otherwise end up in panic messages, and
 # make the binary depend on where it was built.
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export RUSTFLAGS="-C target-feature=+crt-static --remap-path-prefix=$repo=/k3sdoctor --remap-path-prefix=$cargo_home=/cargo"
 # --target keeps RUSTFLAGS off build scripts and proc macros, which run on this machine.
-(cd "$repo" && cargo build --locked --profile dist --target "$target" --bin k3sdoctor)
+# `cargo auditable build` is `cargo build` that also links the dependency tree, as compressed
+# JSON, into a .dep-v0 section, which scanners (cargo audit bin, trivy, grype, syft) read.
+(cd "$repo" && cargo auditable build --locked --profile dist --target "$target" --bin k3sdoctor)
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 case $target_dir in /*) ;; *) target_dir=$repo/$target_dir ;; esac
 install -m 0755 "$target_dir/$target/dist/k3sdoctor" "$out/k3sdoctor"
 
 version=$("$out/k3sdoctor" --version | awk '{print $2}')
-# The labels name where the source is: the clone's origin (K3SDOCTOR_SOURCE overrides it) and
-# the commit.
+# The labels name where the source is and the commit. The origin is used only when it is a URL
+# (a local path names nothing a reader can fetch), and without any user:password@ part.
 revision=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
-source_url=${K3SDOCTOR_SOURCE:-$(git -C "$repo" remote get-url origin 2>/dev/null || echo unknown)}
+if [ -n "${K3SDOCTOR_SOURCE:-}" ]; then
+  source_url=$K3SDOCTOR_SOURCE
+else
+  source_url=$(git -C "$repo" remote get-url origin 2>/dev/null || echo unknown)
+  case $source_url in
+    https://* | http://*) source_url=$(printf '%s' "$source_url" | sed -E 's#^(https?://)[^/@]*@#\1#') ;;
+    *) source_url=unknown ;;
+  esac
+fi
 python3 "$repo/deploy/image/oci_archive.py" \
   --binary "$out/k3sdoctor" \
   --name localhost/k3sdoctor \
@@ -55,6 +82,35 @@ python3 "$repo/deploy/image/oci_archive.py" \
   --revision "$revision" \
   --created "$SOURCE_DATE_EPOCH" \
   --output "$out/k3sdoctor-image.tar"
+
+# The SBOM of the binary built above: its target, its default features, every crate it links
+# (no dev- or build-dependencies).
+# cargo cyclonedx writes beside Cargo.toml; sbom.py moves it out, with the time and serial
+# number made reproducible.
+sbom_name=k3sdoctor-sbom-$$
+(cd "$repo" && cargo cyclonedx --format json --spec-version 1.5 --target "$target" --all --no-build-deps \
+  --override-filename "$sbom_name" >/dev/null)
+python3 "$repo/deploy/image/sbom.py" \
+  --input "$repo/$sbom_name.json" \
+  --repo "$repo" \
+  --created "$SOURCE_DATE_EPOCH" \
+  --version "$version" \
+  --revision "$revision" \
+  --output "$out/k3sdoctor.cdx.json"
+
+source_homepage=unknown
+case $source_url in https://* | http://*) source_homepage=${source_url%.git} ;; esac
+python3 "$repo/deploy/krew/krew_archive.py" \
+  --binary "$out/k3sdoctor" \
+  --license "$repo/LICENSE" \
+  --template "$repo/deploy/krew/k3s-doctor.yaml" \
+  --version "$version" \
+  --homepage "$source_homepage" \
+  --release-url "${K3SDOCTOR_RELEASE_URL:-https://releases.invalid/k3sdoctor}" \
+  --created "$SOURCE_DATE_EPOCH" \
+  --out-dir "$out"
+
 # What the copies on air-gapped nodes are checked against: sha256sum -c SHA256SUMS.
-(cd "$out" && sha256sum k3sdoctor k3sdoctor-image.tar > SHA256SUMS)
-ls -l "$out/k3sdoctor" "$out/k3sdoctor-image.tar"
+(cd "$out" && sha256sum k3sdoctor k3sdoctor-image.tar k3sdoctor.cdx.json \
+  k3sdoctor-linux-amd64.tar.gz k3s-doctor.yaml > SHA256SUMS)
+ls -l "$out"

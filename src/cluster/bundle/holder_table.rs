@@ -185,4 +185,45 @@ kube-system   gone                        9m
             let _ = parse(text);
         }
     }
+
+    #[test]
+    fn a_row_shifted_by_a_redacted_name_keeps_its_holder_alone() {
+        let table = "\
+NAMESPACE         NAME                   HOLDER                 AGE
+kube-node-lease   ip-1-1-1-221   ip-1-1-1-221     9m
+kube-system       k3s                    ip-1-1-1-221     9m
+kube-system       k3s-etcd               ip-10-200-100-221-extra-long-name   9m
+kube-system       k3s-cloud-controller                          9m
+kube-node-lease   ip-1-1-1-9  9m
+";
+        let rows = parse(table).unwrap();
+        let holders: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.name.as_str(), r.holder.as_str()))
+            .collect();
+        assert_eq!(
+            holders,
+            [
+                ("ip-1-1-1-221", "ip-1-1-1-221"),
+                ("k3s", "ip-1-1-1-221"),
+                ("k3s-etcd", "ip-10-200-100-221-extra-long-name"),
+                ("k3s-cloud-controller", ""),
+                ("ip-1-1-1-9", ""),
+            ]
+        );
+        assert_eq!(rows[0].namespace, "kube-node-lease");
+    }
+
+    /// A row that is neither whole nor short of just its holder is read by the header's
+    /// positions, each cell cut at its first run of blanks.
+    #[test]
+    fn an_odd_row_is_cut_at_the_first_blanks_of_each_cell() {
+        let table = "\
+NAME   HOLDER   AGE
+k3s    s1 9m    and more words
+";
+        let rows = parse(table).unwrap();
+        assert_eq!(rows[0].name, "k3s");
+        assert_eq!(rows[0].holder, "s1");
+    }
 }
