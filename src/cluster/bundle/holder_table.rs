@@ -89,6 +89,17 @@ fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
         }
         return cells;
     }
+    // The holder is the only cell that can be empty (a released lock), so a row one word short
+    // lacks exactly that one, wherever a redaction has shifted its words.
+    if let Some(holder) = titles.iter().position(|(_, title)| *title == "HOLDER")
+        && words.len() + 1 == titles.len()
+    {
+        let others = (0..titles.len()).filter(|&at| at != holder);
+        for (at, (_, word)) in others.zip(&words) {
+            cells[at] = (*word).to_string();
+        }
+        return cells;
+    }
     let mut next = 0;
     for (i, (column, word)) in words.iter().enumerate() {
         // Leave a title for each word still to come.
