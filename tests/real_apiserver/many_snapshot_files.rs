@@ -211,6 +211,13 @@ fn the_paged_projected_read_reports_what_a_whole_object_dump_reports() {
         .get("/api/v1/namespaces/kube-system/configmaps")
         .expect("the ConfigMap list");
     let nodes = admin.get("/api/v1/nodes").expect("the Node list");
+    // The live read judges the locks too (none here, so nothing writes the entries): the dump
+    // holds the same Lease list, or it could only say the locks were not read.
+    let leases = admin
+        .get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases")
+        .expect("the Lease list");
+    let leases_file = dir.join("leases.json");
+    std::fs::write(&leases_file, serde_json::to_vec_pretty(&leases).unwrap()).unwrap();
     let dump = dir.join("dump.json");
     let mut items = files["items"].as_array().unwrap().clone();
     // A typed list's items carry no apiVersion and kind; `kubectl get -o json` adds them.
@@ -233,6 +240,8 @@ fn the_paged_projected_read_reports_what_a_whole_object_dump_reports() {
         &[
             "--from-file",
             dump.to_str().unwrap(),
+            "--from-file",
+            leases_file.to_str().unwrap(),
             "--distro",
             "k3s",
             "--now",
