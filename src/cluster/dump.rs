@@ -99,6 +99,16 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     if leases().next().is_some() && !leases().any(|(_, found)| found.from_table) {
         state.holders_only = None;
     }
+    // The same for ETCDSnapshotFiles: the table counts only while one of its rows is kept.
+    let snapshots = || {
+        collected
+            .objects
+            .iter()
+            .filter(|((k, _, _), _)| k == "ETCDSnapshotFile")
+    };
+    if !snapshots().any(|(_, found)| found.from_table) {
+        state.snapshots_from_table = None;
+    }
     let Collected {
         objects,
         mut notes,
@@ -192,6 +202,7 @@ fn read_source(
         complete: listed,
         gaps,
         holders_only,
+        snapshots_from_table,
         snapshot_crd_missing,
         notes,
         mut provenance,
@@ -238,6 +249,9 @@ fn read_source(
     state.gaps.extend(gaps);
     if holders_only.is_some() {
         state.holders_only = holders_only;
+    }
+    if snapshots_from_table.is_some() {
+        state.snapshots_from_table = snapshots_from_table;
     }
     if let Some(p) = &mut provenance {
         p.files = files

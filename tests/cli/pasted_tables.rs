@@ -145,3 +145,113 @@ fn a_header_less_fragment_is_refused_as_before() {
         out.code(3).one_line_error().stderr_has("kubectl ");
     }
 }
+
+/// The findings whose message mentions `text`.
+fn finding_with<'a>(report: &'a serde_json::Value, text: &str) -> Option<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains(text))
+}
+
+/// Checks a table cannot judge: it shows no finalizers, metadata, S3 settings or times.
+const NOT_FROM_A_TABLE: [&str; 3] = [
+    "snapshot-controller-idle",
+    "snapshot-stale-in-configmap",
+    "snapshot-name-digest-mismatch",
+];
+
+#[test]
+fn a_pasted_snapshot_table_alone_shows_the_empty_record_and_says_what_was_not_checked() {
+    let out = check(&["pasted/etcdsnapshotfiles-split.txt"]);
+    out.stderr_has("as a pasted `kubectl get etcdsnapshotfiles` table: 24 snapshot(s)");
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    let empty = finding_with(&report, "s3-etcd-snapshot-prod-k3s-1-1717160000-41242b")
+        .expect("the empty S3 record is judged from its row");
+    assert_eq!(empty["code"], "snapshot-record-empty");
+    let gap = finding_with(&report, "is a kubectl table of ETCDSnapshotFiles")
+        .expect("the table's limits are a finding");
+    assert_eq!(gap["code"], "dump-incomplete");
+    for code in NOT_FROM_A_TABLE {
+        assert!(gap["message"].as_str().unwrap().contains(code), "{gap}");
+        assert!(!codes.iter().any(|(c, _)| c == code), "{code}: {codes:?}");
+    }
+}
+
+#[test]
+fn beside_the_configmap_a_snapshot_table_names_the_snapshots_without_an_entry() {
+    let out = check(&[
+        "pasted/etcdsnapshotfiles-split.txt",
+        "split-cluster/kube-system-configmaps.yaml",
+        "split-cluster/kube-system-leases.yaml",
+        "split-cluster/nodes.yaml",
+    ]);
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    let missing = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+        .find(|f| f["code"] == "snapshot-missing-from-configmap")
+        .unwrap_or_else(|| panic!("{}", report["findings"]));
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("16 snapshots that k3s lists"),
+        "{missing}"
+    );
+    // The S3 row is keyed `s3-…` as k3s keys it, so its entry is found, not orphaned.
+    assert!(
+        !codes
+            .iter()
+            .any(|(c, _)| c == "snapshot-orphaned-in-configmap"),
+        "{codes:?}"
+    );
+    for code in NOT_FROM_A_TABLE {
+        assert!(!codes.iter().any(|(c, _)| c == code), "{code}: {codes:?}");
+    }
+}
+
+#[test]
+fn snapshots_diff_on_a_pasted_table_lists_the_rows_without_an_entry() {
+    let out = k3sdoctor(["snapshots", "diff", "-o", "json"])
+        .args(&[
+            "--from-file",
+            &fixture("pasted/etcdsnapshotfiles-split.txt"),
+        ])
+        .args(&[
+            "--from-file",
+            &fixture("split-cluster/kube-system-configmaps.yaml"),
+        ])
+        .run();
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let count = |state: &str| {
+        report["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["state"] == state)
+            .count()
+    };
+    // The differences only: 16 without an entry (the 8 with one are not listed), none stale,
+    // although no row holds what an entry holds.
+    assert_eq!(
+        (count("missing"), count("stale")),
+        (16, 0),
+        "{}",
+        report["snapshots"]
+    );
+    let empty = report["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["node"] == "s3")
+        .expect("the empty S3 record is a row");
+    assert_eq!(empty["storage"], "s3", "{empty}");
+}
