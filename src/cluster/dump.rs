@@ -108,6 +108,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     };
     if !snapshots().any(|(_, found)| found.from_table) {
         state.snapshots_from_table = None;
+        state.snapshots_partial = false;
     }
     let Collected {
         objects,
@@ -203,6 +204,7 @@ fn read_source(
         gaps,
         holders_only,
         snapshots_from_table,
+        snapshots_partial,
         snapshot_crd_missing,
         notes,
         mut provenance,
@@ -253,6 +255,7 @@ fn read_source(
     if snapshots_from_table.is_some() {
         state.snapshots_from_table = snapshots_from_table;
     }
+    state.snapshots_partial |= snapshots_partial;
     if let Some(p) = &mut provenance {
         p.files = files
             .into_iter()

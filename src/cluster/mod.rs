@@ -87,6 +87,9 @@ pub struct ClusterState {
     /// table: names, nodes, locations and sizes only (no times, finalizers, metadata, S3
     /// settings or errors), so the checks that need those report "not checked".
     pub snapshots_from_table: Option<String>,
+    /// That table may list only what one server sees (`etcd-snapshot ls`): entries without a
+    /// row are not judged orphaned.
+    pub snapshots_partial: bool,
     /// The support bundles read: collector, collection time, files used.
     pub bundles: Vec<bundle::provenance::BundleSource>,
 }

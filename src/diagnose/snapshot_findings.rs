@@ -71,7 +71,10 @@ pub fn findings(
     let mut out = Vec::new();
     let object = format!("ConfigMap kube-system/{}", ctx.cm_name);
     if let Some(file) = &ctx.state.snapshots_from_table {
-        out.push(super::snapshot_table_gap::table_gap(file));
+        out.push(super::snapshot_table_gap::table_gap(
+            file,
+            ctx.state.snapshots_partial,
+        ));
     }
     if let Some(gap) = dump_gap(ctx) {
         out.push(gap);

@@ -171,7 +171,7 @@ fn a_pasted_snapshot_table_alone_shows_the_empty_record_and_says_what_was_not_ch
     let empty = finding_with(&report, "s3-etcd-snapshot-prod-k3s-1-1717160000-41242b")
         .expect("the empty S3 record is judged from its row");
     assert_eq!(empty["code"], "snapshot-record-empty");
-    let gap = finding_with(&report, "is a kubectl table of ETCDSnapshotFiles")
+    let gap = finding_with(&report, "is a pasted table of snapshots")
         .expect("the table's limits are a finding");
     assert_eq!(gap["code"], "dump-incomplete");
     for code in NOT_FROM_A_TABLE {
@@ -254,4 +254,71 @@ fn snapshots_diff_on_a_pasted_table_lists_the_rows_without_an_entry() {
         .find(|r| r["node"] == "s3")
         .expect("the empty S3 record is a row");
     assert_eq!(empty["storage"], "s3", "{empty}");
+}
+
+#[test]
+fn pasted_etcd_snapshot_ls_output_shows_missing_entries_and_the_empty_record_but_no_orphans() {
+    let out = check(&[
+        "pasted/etcd-snapshot-ls.txt",
+        "split-cluster/kube-system-configmaps.yaml",
+        "split-cluster/kube-system-leases.yaml",
+        "split-cluster/nodes.yaml",
+    ]);
+    out.code(1)
+        .stderr_has("as pasted `etcd-snapshot ls` output: 5 snapshot(s)");
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    let empty = finding_with(&report, "s3-etcd-snapshot-prod-k3s-1-1717160000")
+        .expect("the empty S3 record is judged from its row");
+    assert_eq!(
+        (&empty["code"], &empty["severity"]),
+        (&"snapshot-record-empty".into(), &"error".into()),
+        "the newest S3 snapshot: {empty}"
+    );
+    let gap = finding_with(&report, "is a pasted table of snapshots").expect("the limits");
+    assert!(
+        gap["message"].as_str().unwrap().contains("one server sees"),
+        "{gap}"
+    );
+    // The other servers' entries have no row: ls on one server does not show them.
+    for code in NOT_FROM_A_TABLE
+        .iter()
+        .chain(&["snapshot-orphaned-in-configmap"])
+    {
+        assert!(!codes.iter().any(|(c, _)| c == code), "{code}: {codes:?}");
+    }
+}
+
+#[test]
+fn snapshots_diff_on_pasted_etcd_snapshot_ls_output_lists_the_snapshots_without_an_entry() {
+    let out = k3sdoctor(["snapshots", "diff", "-o", "json"])
+        .args(&["--from-file", &fixture("pasted/etcd-snapshot-ls.txt")])
+        .args(&[
+            "--from-file",
+            &fixture("split-cluster/kube-system-configmaps.yaml"),
+        ])
+        .run();
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let mut missing: Vec<&str> = report["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["state"] == "missing")
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    missing.sort();
+    assert_eq!(
+        missing,
+        [
+            "local-etcd-snapshot-prod-k3s-1-1716984000",
+            "local-etcd-snapshot-prod-k3s-1-1717027200",
+            "s3-etcd-snapshot-prod-k3s-1-1717160000",
+        ]
+    );
+    assert!(
+        report["orphaned"].as_array().unwrap().is_empty(),
+        "{}",
+        report["orphaned"]
+    );
 }

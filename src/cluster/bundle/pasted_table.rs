@@ -1,11 +1,14 @@
 //! Tables operators paste into issues and chats instead of a dump: `kubectl get lease -n
-//! kube-system` (also `-A`, `-o wide`) and `kubectl get etcdsnapshotfiles` ([`snapshot_table`]). A table names each lock's holder and nothing else (no
-//! renew time, no duration, no resourceVersion), so it can show a split and who holds what,
-//! never whether a lock is still renewed; the checks say so. Text whose first line is not a
-//! table header (a fragment, a YAML dump) is left to the dump parser, which refuses a fragment
-//! as before.
+//! kube-system` (also `-A`, `-o wide`), `kubectl get etcdsnapshotfiles` ([`snapshot_table`])
+//! and `k3s etcd-snapshot ls` output ([`snapshot_ls_table`]). A lease table names each lock's
+//! holder and nothing else (no renew time, no duration, no resourceVersion), so it can show a
+//! split and who holds what, never whether a lock is still renewed; a snapshot table shows
+//! names, locations and sizes, never finalizers, metadata or S3 settings; the checks say so.
+//! Text whose first line is not a table header (a fragment, a YAML dump) is left to the dump
+//! parser, which refuses a fragment as before.
 
 use super::holder_table::{self, HolderRow};
+use super::snapshot_ls_table::{self, LsRow};
 use super::snapshot_table::{self, SnapshotRow};
 use super::{Built, Source};
 use crate::distro::LOCK_NAMESPACE;
@@ -17,6 +20,8 @@ pub enum PastedTable {
     Leases(Vec<HolderRow>),
     /// `kubectl get etcdsnapshotfiles`: NAME SNAPSHOTNAME NODE LOCATION SIZE CREATIONTIME.
     SnapshotFiles(Vec<SnapshotRow>),
+    /// `k3s etcd-snapshot ls`: Name Location Size Created.
+    SnapshotLs(Vec<LsRow>),
 }
 
 /// The table `text` holds, when its first line (after blank lines and the shell prompt line
@@ -28,6 +33,9 @@ pub fn detect(text: &str) -> Option<PastedTable> {
         .skip_while(|l| l.trim().is_empty() || is_prompt(l));
     let header = lines.next()?;
     let words: Vec<&str> = header.split_whitespace().collect();
+    if snapshot_ls_table::is_header(&words) {
+        return Some(PastedTable::SnapshotLs(snapshot_ls_table::rows(lines)));
+    }
     if !words.iter().all(|w| is_title(w)) {
         return None;
     }
@@ -43,12 +51,20 @@ pub fn detect(text: &str) -> Option<PastedTable> {
 }
 
 /// `$ kubectl get lease -n kube-system`, `# k3s etcd-snapshot ls`, `kubectl get cm`.
+/// Also a shell prompt with a user and host (`root@s1:~# k3s etcd-snapshot ls`).
 fn is_prompt(line: &str) -> bool {
     let line = line.trim_start();
+    let command = |l: &str| {
+        ["kubectl ", "k3s ", "rke2 ", "sudo "]
+            .iter()
+            .any(|c| l.starts_with(c))
+    };
     line.starts_with(['$', '#', '%', '>'])
-        || line.starts_with("kubectl ")
-        || line.starts_with("k3s ")
-        || line.starts_with("rke2 ")
+        || command(line)
+        || ["$ ", "# "]
+            .iter()
+            .filter_map(|p| line.split_once(p))
+            .any(|(_, rest)| command(rest.trim_start()))
 }
 
 /// kubectl's column titles: capitals, digits, `-` and `_` (`NOMINATED NODE`, `READINESS GATES`).
@@ -95,6 +111,24 @@ pub fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
                 "read {name} as a pasted `kubectl get etcdsnapshotfiles` table: {} snapshot(s), names, nodes, \
                  locations and sizes only (CREATIONTIME is printed as an age: no times, no finalizers, no \
                  metadata, no S3 settings)",
+                rows.len()
+            ));
+        }
+        PastedTable::SnapshotLs(rows) => {
+            for row in &rows {
+                source.built.push(Built {
+                    path: path.to_string(),
+                    name: name.to_string(),
+                    value: snapshot_ls_table::snapshot_file(row),
+                });
+            }
+            source.complete.push("ETCDSnapshotFile");
+            source.snapshots_from_table = Some(name.to_string());
+            source.snapshots_partial = true;
+            source.notes.push(format!(
+                "read {name} as pasted `etcd-snapshot ls` output: {} snapshot(s), names, locations, sizes and \
+                 creation times only (no ETCDSnapshotFile names: each is named by its ConfigMap key; no nodes, \
+                 finalizers, metadata or S3 settings)",
                 rows.len()
             ));
         }
@@ -172,6 +206,32 @@ local-snap-s1-1-5f6b1c    snap-s1-1             s1     file:///db/snap   5636128
         assert_eq!(source.built.len(), 1);
         assert_eq!(source.complete, ["ETCDSnapshotFile"]);
         assert_eq!(source.snapshots_from_table.as_deref(), Some("s.txt"));
+    }
+
+    #[test]
+    fn pasted_etcd_snapshot_ls_output_is_read_by_its_mixed_case_header() {
+        let text = "root@s1:~# k3s etcd-snapshot ls\n\
+Name                        Location                        Size      Created\n\
+etcd-snapshot-s1-1700000000 file:///db/etcd-snapshot-s1-1700000000 5636128 2023-11-14T22:13:20Z\n";
+        let Some(PastedTable::SnapshotLs(rows)) = detect(text) else {
+            panic!("not read as etcd-snapshot ls output");
+        };
+        assert_eq!(rows.len(), 1);
+        let mut source = Source::default();
+        add(
+            PastedTable::SnapshotLs(rows),
+            "ls.txt",
+            "ls.txt",
+            &mut source,
+        );
+        assert_eq!(source.built.len(), 1);
+        assert_eq!(source.snapshots_from_table.as_deref(), Some("ls.txt"));
+        assert!(source.snapshots_partial);
+        // The old `--s3` header shows no location: not read, refused as a fragment is.
+        assert_eq!(
+            detect("Name Size Created\nx 0 2023-11-14T22:13:20Z\n"),
+            None
+        );
     }
 
     #[test]
