@@ -383,4 +383,6 @@ fn pruned_for_size(
 
 mod snapshot_row;
 #[cfg(test)]
+mod table_tests;
+#[cfg(test)]
 mod tests;
