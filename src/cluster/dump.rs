@@ -99,6 +99,17 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     if leases().next().is_some() && !leases().any(|(_, found)| found.from_table) {
         state.holders_only = None;
     }
+    // The same for ETCDSnapshotFiles: the table counts only while one of its rows is kept.
+    let snapshots = || {
+        collected
+            .objects
+            .iter()
+            .filter(|((k, _, _), _)| k == "ETCDSnapshotFile")
+    };
+    if !snapshots().any(|(_, found)| found.from_table) {
+        state.snapshots_from_table = None;
+        state.snapshots_partial = false;
+    }
     let Collected {
         objects,
         mut notes,
@@ -192,6 +203,8 @@ fn read_source(
         complete: listed,
         gaps,
         holders_only,
+        snapshots_from_table,
+        snapshots_partial,
         snapshot_crd_missing,
         notes,
         mut provenance,
@@ -239,6 +252,10 @@ fn read_source(
     if holders_only.is_some() {
         state.holders_only = holders_only;
     }
+    if snapshots_from_table.is_some() {
+        state.snapshots_from_table = snapshots_from_table;
+    }
+    state.snapshots_partial |= snapshots_partial;
     if let Some(p) = &mut provenance {
         p.files = files
             .into_iter()

@@ -83,6 +83,13 @@ pub struct ClusterState {
     /// The file Leases were read from when it names their holders only (a `kubectl get
     /// leases` table): who holds each lock is known, whether it is still renewed is not.
     pub holders_only: Option<String>,
+    /// The file ETCDSnapshotFiles were read from when it is a `kubectl get etcdsnapshotfiles`
+    /// table: names, nodes, locations and sizes only (no times, finalizers, metadata, S3
+    /// settings or errors), so the checks that need those report "not checked".
+    pub snapshots_from_table: Option<String>,
+    /// That table may list only what one server sees (`etcd-snapshot ls`): entries without a
+    /// row are not judged orphaned.
+    pub snapshots_partial: bool,
     /// The support bundles read: collector, collection time, files used.
     pub bundles: Vec<bundle::provenance::BundleSource>,
 }

@@ -23,6 +23,7 @@ pub mod snapshot_reconcile;
 pub mod snapshot_reconcile_stalled;
 pub mod snapshot_record_empty;
 pub mod snapshot_s3;
+pub mod snapshot_table_gap;
 pub mod snapshot_writer;
 pub mod snapshots;
 pub mod suppression;

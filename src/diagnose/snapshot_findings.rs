@@ -70,6 +70,12 @@ pub fn findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     let object = format!("ConfigMap kube-system/{}", ctx.cm_name);
+    if let Some(file) = &ctx.state.snapshots_from_table {
+        out.push(super::snapshot_table_gap::table_gap(
+            file,
+            ctx.state.snapshots_partial,
+        ));
+    }
     if let Some(gap) = dump_gap(ctx) {
         out.push(gap);
         return out;

@@ -153,7 +153,11 @@ pub fn analyse_snapshots(
     let known_escaping = writer.as_ref().and_then(ProductVersion::go_escaping);
     let go_escaping = known_escaping.unwrap_or(GoEscaping::Go122);
     let files: &[Arc<SnapshotFile>] = state.snapshot_files.as_deref().unwrap_or_default();
-    let eligible = |f: &SnapshotFile| !f.metadata.is_empty() || need_metadata == Some(false);
+    // A pasted table shows no metadata, finalizers, times or S3 settings: its rows are judged
+    // on what they show (names, nodes, locations, sizes), the rest is reported as not checked.
+    let from_table = state.snapshots_from_table.is_some();
+    let eligible =
+        |f: &SnapshotFile| from_table || !f.metadata.is_empty() || need_metadata == Some(false);
     let not_writing = controller_not_writing(leases, files, now, FINALIZER_GRACE);
     let writing = not_writing.is_none();
     let entry_of = |f: &SnapshotFile| {
@@ -217,6 +221,9 @@ pub fn analyse_snapshots(
             EntryState::Deleting
         } else if !eligible && data.contains_key(&key) {
             EntryState::Extra
+        } else if from_table && data.contains_key(&key) {
+            // The row lacks the fields the entry holds: that it has one is all a table shows.
+            EntryState::Present
         } else if let Some(found) = data.get(&key) {
             // What k3s wrote is byte for byte what it would write again in the common case;
             // decoding both is only needed to say how they differ.
@@ -285,6 +292,8 @@ pub fn analyse_snapshots(
         .collect();
     let orphaned: Vec<OrphanedEntry> = data
         .iter()
+        // `etcd-snapshot ls` may show one server's snapshots: a key without a row is not an orphan.
+        .filter(|_| !state.snapshots_partial)
         .filter(|(k, _)| is_current_format(k) && !live_keys.contains(k.as_str()))
         .map(|(k, v)| OrphanedEntry {
             key: k.clone(),
@@ -299,8 +308,14 @@ pub fn analyse_snapshots(
         .filter(|k| !is_current_format(k))
         .cloned()
         .collect();
+    if from_table {
+        // A row shows no finalizers (nor a creation time to start the grace period from).
+        tally.without_finalizer.clear();
+    }
     tally.digest_mismatches = files
         .iter()
+        // The digest's prefix needs the S3 settings a table row lacks.
+        .filter(|_| !from_table)
         .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.to_string(), why)))
         .collect();
 
@@ -367,5 +382,7 @@ fn pruned_for_size(
 }
 
 mod snapshot_row;
+#[cfg(test)]
+mod table_tests;
 #[cfg(test)]
 mod tests;

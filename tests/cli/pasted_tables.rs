@@ -145,3 +145,180 @@ fn a_header_less_fragment_is_refused_as_before() {
         out.code(3).one_line_error().stderr_has("kubectl ");
     }
 }
+
+/// The findings whose message mentions `text`.
+fn finding_with<'a>(report: &'a serde_json::Value, text: &str) -> Option<&'a serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains(text))
+}
+
+/// Checks a table cannot judge: it shows no finalizers, metadata, S3 settings or times.
+const NOT_FROM_A_TABLE: [&str; 3] = [
+    "snapshot-controller-idle",
+    "snapshot-stale-in-configmap",
+    "snapshot-name-digest-mismatch",
+];
+
+#[test]
+fn a_pasted_snapshot_table_alone_shows_the_empty_record_and_says_what_was_not_checked() {
+    let out = check(&["pasted/etcdsnapshotfiles-split.txt"]);
+    out.stderr_has("as a pasted `kubectl get etcdsnapshotfiles` table: 24 snapshot(s)");
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    let empty = finding_with(&report, "s3-etcd-snapshot-prod-k3s-1-1717160000-41242b")
+        .expect("the empty S3 record is judged from its row");
+    assert_eq!(empty["code"], "snapshot-record-empty");
+    let gap = finding_with(&report, "is a pasted table of snapshots")
+        .expect("the table's limits are a finding");
+    assert_eq!(gap["code"], "dump-incomplete");
+    for code in NOT_FROM_A_TABLE {
+        assert!(gap["message"].as_str().unwrap().contains(code), "{gap}");
+        assert!(!codes.iter().any(|(c, _)| c == code), "{code}: {codes:?}");
+    }
+}
+
+#[test]
+fn beside_the_configmap_a_snapshot_table_names_the_snapshots_without_an_entry() {
+    let out = check(&[
+        "pasted/etcdsnapshotfiles-split.txt",
+        "split-cluster/kube-system-configmaps.yaml",
+        "split-cluster/kube-system-leases.yaml",
+        "split-cluster/nodes.yaml",
+    ]);
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    let missing = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+        .find(|f| f["code"] == "snapshot-missing-from-configmap")
+        .unwrap_or_else(|| panic!("{}", report["findings"]));
+    assert!(
+        missing["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("16 snapshots that k3s lists"),
+        "{missing}"
+    );
+    // The S3 row is keyed `s3-…` as k3s keys it, so its entry is found, not orphaned.
+    assert!(
+        !codes
+            .iter()
+            .any(|(c, _)| c == "snapshot-orphaned-in-configmap"),
+        "{codes:?}"
+    );
+    for code in NOT_FROM_A_TABLE {
+        assert!(!codes.iter().any(|(c, _)| c == code), "{code}: {codes:?}");
+    }
+}
+
+#[test]
+fn snapshots_diff_on_a_pasted_table_lists_the_rows_without_an_entry() {
+    let out = k3sdoctor(["snapshots", "diff", "-o", "json"])
+        .args(&[
+            "--from-file",
+            &fixture("pasted/etcdsnapshotfiles-split.txt"),
+        ])
+        .args(&[
+            "--from-file",
+            &fixture("split-cluster/kube-system-configmaps.yaml"),
+        ])
+        .run();
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let count = |state: &str| {
+        report["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["state"] == state)
+            .count()
+    };
+    // The differences only: 16 without an entry (the 8 with one are not listed), none stale,
+    // although no row holds what an entry holds.
+    assert_eq!(
+        (count("missing"), count("stale")),
+        (16, 0),
+        "{}",
+        report["snapshots"]
+    );
+    let empty = report["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["node"] == "s3")
+        .expect("the empty S3 record is a row");
+    assert_eq!(empty["storage"], "s3", "{empty}");
+}
+
+#[test]
+fn pasted_etcd_snapshot_ls_output_shows_missing_entries_and_the_empty_record_but_no_orphans() {
+    let out = check(&[
+        "pasted/etcd-snapshot-ls.txt",
+        "split-cluster/kube-system-configmaps.yaml",
+        "split-cluster/kube-system-leases.yaml",
+        "split-cluster/nodes.yaml",
+    ]);
+    out.code(1)
+        .stderr_has("as pasted `etcd-snapshot ls` output: 5 snapshot(s)");
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    let empty = finding_with(&report, "s3-etcd-snapshot-prod-k3s-1-1717160000")
+        .expect("the empty S3 record is judged from its row");
+    assert_eq!(
+        (&empty["code"], &empty["severity"]),
+        (&"snapshot-record-empty".into(), &"error".into()),
+        "the newest S3 snapshot: {empty}"
+    );
+    let gap = finding_with(&report, "is a pasted table of snapshots").expect("the limits");
+    assert!(
+        gap["message"].as_str().unwrap().contains("one server sees"),
+        "{gap}"
+    );
+    // The other servers' entries have no row: ls on one server does not show them.
+    for code in NOT_FROM_A_TABLE
+        .iter()
+        .chain(&["snapshot-orphaned-in-configmap"])
+    {
+        assert!(!codes.iter().any(|(c, _)| c == code), "{code}: {codes:?}");
+    }
+}
+
+#[test]
+fn snapshots_diff_on_pasted_etcd_snapshot_ls_output_lists_the_snapshots_without_an_entry() {
+    let out = k3sdoctor(["snapshots", "diff", "-o", "json"])
+        .args(&["--from-file", &fixture("pasted/etcd-snapshot-ls.txt")])
+        .args(&[
+            "--from-file",
+            &fixture("split-cluster/kube-system-configmaps.yaml"),
+        ])
+        .run();
+    out.code(1);
+    let report: serde_json::Value = out.json();
+    let mut missing: Vec<&str> = report["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["state"] == "missing")
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    missing.sort();
+    assert_eq!(
+        missing,
+        [
+            "local-etcd-snapshot-prod-k3s-1-1716984000",
+            "local-etcd-snapshot-prod-k3s-1-1717027200",
+            "s3-etcd-snapshot-prod-k3s-1-1717160000",
+        ]
+    );
+    assert!(
+        report["orphaned"].as_array().unwrap().is_empty(),
+        "{}",
+        report["orphaned"]
+    );
+}

@@ -56,7 +56,7 @@ pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<Holde
 }
 
 /// Each blank-separated word of `line` with the column (in characters) it starts at.
-fn cells_at(line: &str) -> Vec<(usize, &str)> {
+pub(super) fn cells_at(line: &str) -> Vec<(usize, &str)> {
     let mut found = Vec::new();
     let mut start = None;
     for (column, (at, c)) in line.char_indices().enumerate() {
@@ -80,7 +80,7 @@ fn cells_at(line: &str) -> Vec<(usize, &str)> {
 /// when a redacted or wide value has shifted it off the header's columns (issue 29, item 12).
 /// A row with fewer words has empty cells (a released lock has no holder): each word goes to
 /// the nearest title still free, keeping the order. Words beyond the titles are ignored.
-fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
+pub(super) fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
     let words = cells_at(row);
     let mut cells = vec![String::new(); titles.len()];
     if words.len() >= titles.len() {

@@ -13,6 +13,8 @@ mod memberlist;
 mod pasted_table;
 pub mod provenance;
 mod rancher_collector;
+mod snapshot_ls_table;
+mod snapshot_table;
 mod support_bundle_kit;
 mod tar_stream;
 pub mod tree;
@@ -67,6 +69,11 @@ pub struct Source {
     pub gaps: Vec<SourceGap>,
     /// The file Leases came from when it names holders only (no renew times).
     pub holders_only: Option<String>,
+    /// The file ETCDSnapshotFiles came from when it is a `kubectl get etcdsnapshotfiles` table.
+    pub snapshots_from_table: Option<String>,
+    /// That table may list only what one server sees (`etcd-snapshot ls`), so a ConfigMap entry
+    /// without a row is not shown to be orphaned.
+    pub snapshots_partial: bool,
     /// The bundle's CRD list has no ETCDSnapshotFile CRD (a cluster from before it).
     pub snapshot_crd_missing: bool,
     pub notes: Vec<String>,
