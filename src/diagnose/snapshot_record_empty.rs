@@ -25,10 +25,13 @@ fn is_empty_record(f: &SnapshotFile) -> bool {
 }
 
 /// Reads the CRs alone (Nodes only add the version), so it runs on any input that has them.
+/// `named_by_key`: the records carry their ConfigMap keys, not their object names (pasted
+/// `etcd-snapshot ls` output names no ETCDSnapshotFile), so the fix cannot name the objects.
 pub fn analyse_empty_records(
     files: &[Arc<SnapshotFile>],
     nodes: &[NodeFacts],
     distro: Distro,
+    named_by_key: bool,
 ) -> Option<Finding> {
     let empty: Vec<&SnapshotFile> = files
         .iter()
@@ -103,10 +106,22 @@ pub fn analyse_empty_records(
         .next()
         .map(|(_, fixed)| format!("upgrade to {fixed} or later, "))
         .unwrap_or_default();
+    let delete = if named_by_key {
+        // An object's name is its key, a dash and a 6-hex digest (pkg/etcd/snapshot.go).
+        let patterns: Vec<String> = names
+            .iter()
+            .map(|n| format!("-e '^etcdsnapshotfile.k3s.cattle.io/{n}-'"))
+            .collect();
+        format!(
+            "kubectl get etcdsnapshotfiles -o name | grep {} | xargs kubectl delete",
+            patterns.join(" ")
+        )
+    } else {
+        format!("kubectl delete etcdsnapshotfile {}", names.join(" "))
+    };
     let fix = format!(
         "take a snapshot now ({product} etcd-snapshot save on a server), {upgrade}then delete the empty records: \
-         kubectl delete etcdsnapshotfile {}",
-        names.join(" ")
+         {delete}"
     );
     Some(
         Finding::new(
@@ -164,13 +179,34 @@ mod tests {
     fn analyse(cluster: TestCluster) -> Option<Finding> {
         let state = cluster.build();
         let files = state.snapshot_files.clone().unwrap_or_default();
-        analyse_empty_records(&files, state.nodes(), Distro::K3s)
+        analyse_empty_records(&files, state.nodes(), Distro::K3s, false)
     }
 
     fn servers(version: &str) -> TestCluster {
         TestCluster::k3s()
             .server("s1", version)
             .server("s2", version)
+    }
+
+    /// Pasted `etcd-snapshot ls` output names records by their keys: a delete by those names
+    /// would name no object, so the fix finds the objects by the key and the digest's dash.
+    #[test]
+    fn records_named_by_their_keys_are_deleted_by_prefix_not_by_a_name_no_object_has() {
+        let state = servers(AFFECTED).snapshot_json(raced("s1", T0)).build();
+        let files = state.snapshot_files.clone().unwrap_or_default();
+        let f = analyse_empty_records(&files, state.nodes(), Distro::K3s, true).expect("a finding");
+        assert!(
+            f.remediation.contains(
+                "kubectl get etcdsnapshotfiles -o name | grep -e '^etcdsnapshotfile.k3s.cattle.io/"
+            ),
+            "{}",
+            f.remediation
+        );
+        assert!(
+            !f.remediation.contains("kubectl delete etcdsnapshotfile"),
+            "{}",
+            f.remediation
+        );
     }
 
     #[test]

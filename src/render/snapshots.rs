@@ -189,22 +189,22 @@ pub fn write_diff(
             _ => continue,
         };
         any = true;
+        // Pasted `etcd-snapshot ls` output does not say which node holds a local snapshot.
+        let node = if r.node().is_empty() {
+            String::new()
+        } else {
+            format!(", node {}", r.node())
+        };
         let line = if r.state == EntryState::Pending {
             // Not a difference yet: k3s's controller writes it within its normal delay.
             format!(
-                "{}  (ETCDSnapshotFile {}, node {}; created less than a minute ago: k3s writes it shortly, \
+                "{}  (ETCDSnapshotFile {}{node}; created less than a minute ago: k3s writes it shortly, \
                  not a difference)",
                 r.key(),
                 r.name(),
-                r.node()
             )
         } else {
-            format!(
-                "{}  (ETCDSnapshotFile {}, node {})",
-                r.key(),
-                r.name(),
-                r.node()
-            )
+            format!("{}  (ETCDSnapshotFile {}{node})", r.key(), r.name())
         };
         write_wrapped(out, &line, &format!("{what} "), "         ", row_width)?;
         for d in r.differences() {

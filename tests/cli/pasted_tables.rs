@@ -322,3 +322,24 @@ fn snapshots_diff_on_pasted_etcd_snapshot_ls_output_lists_the_snapshots_without_
         report["orphaned"]
     );
 }
+
+/// `etcd-snapshot ls` names no node for a local snapshot and no ETCDSnapshotFile: the diff
+/// says no empty node, and the empty record's fix finds the objects instead of naming one
+/// that does not exist.
+#[test]
+fn pasted_etcd_snapshot_ls_output_names_no_empty_node_and_no_object_it_cannot_know() {
+    let out = k3sdoctor(["snapshots", "diff"])
+        .args(&["--from-file", &fixture("pasted/etcd-snapshot-ls.txt")])
+        .run();
+    out.code(1);
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(!text.contains("node )"), "{text}");
+    assert!(
+        !text.contains("kubectl delete etcdsnapshotfile s3-"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kubectl get etcdsnapshotfiles -o name"),
+        "{text}"
+    );
+}
