@@ -336,8 +336,8 @@ pub struct ServeArgs {
     pub listen: std::net::SocketAddr,
 
     /// How to write the log on stderr: text, or one JSON object per line.
-    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
-    pub log_format: LogFormat,
+    #[arg(long, value_enum, default_value_t = crate::monitor::log::LogFormat::Text)]
+    pub log_format: crate::monitor::log::LogFormat,
 
     #[command(flatten)]
     pub suppress: SuppressArgs,
@@ -357,12 +357,6 @@ pub struct ServeArgs {
     /// At most one heal per this period; a split back within it is reported, not healed, and the period doubles (up to 24h; reset after a day without a split).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = value_parsers::parse_period)]
     pub heal_cooldown: std::time::Duration,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    Text,
-    Json,
 }
 
 /// Findings the operator has accepted: `check`, its fleets and `serve` report them as

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::distro::Distro;
 
 pub mod apiserver_addresses;
+pub mod shapes;
 
 /// A version from `status.nodeInfo.kubeletVersion`, e.g. `v1.29.4+k3s1`, `v1.31.2-rc2+k3s1`,
 /// `v1.29.5+k3s-da2625d1` (an untagged commit build) or `v1.29.6+rke2r1`.
@@ -195,8 +196,8 @@ impl ProductVersion {
     /// patch releases (v1.28.12, v1.27.16: inferred, not read from k3s's tags), and lines up to
     /// 1.26 ended before Go 1.22. `None` for a commit build next to a boundary or a kubelet that
     /// is not k3s or RKE2.
-    pub fn go_escaping(&self) -> Option<crate::model::go_json::GoEscaping> {
-        use crate::model::go_json::GoEscaping;
+    pub fn go_escaping(&self) -> Option<shapes::GoEscaping> {
+        use shapes::GoEscaping;
         if self.major != 1 || self.distro().is_none() {
             return None;
         }
@@ -219,8 +220,8 @@ impl ProductVersion {
     /// Which `s3Config` shape this version's controller writes: the embedded S3 config from
     /// the "etcd s3 config secret" change (first in v1.29.7; the other lines' July 2024
     /// releases are inferred).
-    pub fn s3_config_shape(&self) -> crate::model::snapshot_entry::S3Shape {
-        use crate::model::snapshot_entry::S3Shape;
+    pub fn s3_config_shape(&self) -> shapes::S3Shape {
+        use shapes::S3Shape;
         let embedded = self.major == 1
             && match self.minor {
                 m if m >= 31 => true,

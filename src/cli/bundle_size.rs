@@ -36,21 +36,6 @@ pub fn parse(text: &str) -> Result<u64, String> {
     Ok(bytes)
 }
 
-/// `2 GiB`, `64 KiB`, `1000 B`: the largest binary unit that divides the size.
-pub fn shown(bytes: u64) -> String {
-    for (unit, scale) in [
-        ("TiB", 1u64 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-    ] {
-        if bytes >= scale && bytes.is_multiple_of(scale) {
-            return format!("{} {unit}", bytes / scale);
-        }
-    }
-    format!("{bytes} B")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,12 +56,5 @@ mod tests {
         );
         assert!(parse("99999999999999999999").is_err());
         assert!(parse("99999999999T").is_err());
-    }
-
-    #[test]
-    fn sizes_show_in_the_largest_unit_that_fits() {
-        assert_eq!(shown(2 << 30), "2 GiB");
-        assert_eq!(shown(64 << 10), "64 KiB");
-        assert_eq!(shown(1000), "1000 B");
     }
 }

@@ -11,10 +11,20 @@ use k8s_openapi::api::authorization::v1::{
 use kube::Api;
 use kube::api::PostParams;
 
-use crate::monitor::access::Verdict;
-
 /// Both reviews together answer within this, or the caller is told to try again.
 const REVIEW_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the API server said about one token asking for one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    /// No token, or one the API server does not accept.
+    Unauthenticated,
+    /// A valid token of `user`, who may not `get` the path.
+    Forbidden {
+        user: String,
+    },
+}
 
 /// Asks the API server about the tokens sent to serve's endpoints (needs `create` on
 /// tokenreviews and subjectaccessreviews: `k3sdoctor rbac serve`).

@@ -21,12 +21,12 @@ use kube::api::{Api, PostParams};
 
 use jiff::Timestamp;
 
+use super::heal_leader::Election;
 use super::heal_leader::HEAL_LEASE;
-use super::serve_heal::Healer;
 use crate::cluster::ReadError;
 use crate::cluster::connect::Connection;
-use crate::monitor::heal_guardrails::Guardrails;
-use crate::monitor::heal_policy::friendly;
+use crate::monitor::heal_guardrails::{Guardrails, friendly};
+use crate::monitor::heal_policy::HealPolicy;
 use crate::repair::heal_gates::{Blocked, Gate};
 
 /// Writes tried when a renewal of the Lease races the write.
@@ -157,12 +157,41 @@ impl GuardrailStore {
     }
 }
 
-impl Healer {
+/// The guardrails on the heal Lease as this replica knows them: read back when it takes the
+/// Lease, written when the policy's change.
+pub struct GuardrailKeeper {
+    store: GuardrailStore,
+    /// As last read from or written to the Lease; `None` until read back after this replica
+    /// took the Lease (and again after each loss of it).
+    recorded: Option<Guardrails>,
+    /// Why the guardrails could not be read or written last time, while that lasts.
+    problem: Option<StoreError>,
+}
+
+impl GuardrailKeeper {
+    pub fn new(store: GuardrailStore) -> GuardrailKeeper {
+        GuardrailKeeper {
+            store,
+            recorded: None,
+            problem: None,
+        }
+    }
+
+    /// Whether the guardrails were read back since this replica took the Lease.
+    pub fn read_back(&self) -> bool {
+        self.recorded.is_some()
+    }
+
     /// Why this replica may not heal now, if it may not: not the heal Lease's holder, the
     /// election denied, or the guardrails not read back yet. On taking the Lease (at start or
-    /// after another replica's), the guardrails recorded on it are read back first.
-    pub(super) async fn take_part(&mut self, now: Timestamp) -> Option<Blocked> {
-        let election = self.election.borrow().clone();
+    /// after another replica's), the guardrails recorded on it are read back into `policy`
+    /// first.
+    pub async fn take_part(
+        &mut self,
+        election: &Election,
+        policy: &mut HealPolicy,
+        now: Timestamp,
+    ) -> Option<Blocked> {
         if !election.is_leader() {
             self.recorded = None;
             return election.blocked(&self.store.namespace);
@@ -182,24 +211,24 @@ impl Healer {
                             .map_or_else(|| "not recorded".to_string(), friendly),
                         recorded.failed.len()
                     );
-                    self.policy.restore(recorded.clone(), now);
+                    policy.restore(recorded.clone(), now);
                     self.recorded = Some(recorded);
-                    self.note_store_problem(None);
+                    self.note_problem(None);
                 }
                 Err(e) => {
-                    self.note_store_problem(Some(e.clone()));
+                    self.note_problem(Some(e.clone()));
                     return Some(e.blocked());
                 }
             }
         }
-        self.store_problem.as_ref().map(StoreError::blocked)
+        self.problem.as_ref().map(StoreError::blocked)
     }
 
     /// Writes the policy's guardrails to the heal Lease when they changed. A heal does not
     /// start unless this succeeds.
-    pub(super) async fn record_guardrails(&mut self) -> Result<(), StoreError> {
-        let now = self.policy.guardrails();
-        if self.recorded.as_ref() == Some(&now) && self.store_problem.is_none() {
+    pub async fn record(&mut self, policy: &HealPolicy) -> Result<(), StoreError> {
+        let now = policy.guardrails();
+        if self.recorded.as_ref() == Some(&now) && self.problem.is_none() {
             return Ok(());
         }
         let saved = self.store.save(&now).await;
@@ -208,13 +237,13 @@ impl Healer {
             Err(StoreError::NotHolder(_)) => self.recorded = None,
             Err(_) => {}
         }
-        self.note_store_problem(saved.clone().err());
+        self.note_problem(saved.clone().err());
         saved
     }
 
     /// Logs a guardrail problem once per kind, and its end.
-    fn note_store_problem(&mut self, problem: Option<StoreError>) {
-        if problem == self.store_problem {
+    fn note_problem(&mut self, problem: Option<StoreError>) {
+        if problem == self.problem {
             return;
         }
         match &problem {
@@ -225,6 +254,6 @@ impl Healer {
                 HEAL_LEASE
             ),
         }
-        self.store_problem = problem;
+        self.problem = problem;
     }
 }

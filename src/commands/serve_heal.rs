@@ -20,9 +20,9 @@ use crate::cluster::ClusterState;
 use crate::cluster::connect::Connection;
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::monitor::Exporter;
-use crate::monitor::heal_guardrails::Guardrails;
+use crate::monitor::heal_guardrails::friendly;
 use crate::monitor::heal_metrics::HealOutcome;
-use crate::monitor::heal_policy::{Decision, HealMode, HealPolicy, HealSettings, friendly};
+use crate::monitor::heal_policy::{Decision, HealMode, HealPolicy, HealSettings};
 use crate::repair::event_apply::record_event;
 use crate::repair::follow_event::lock_move_event;
 use crate::repair::heal_gates::{
@@ -30,7 +30,7 @@ use crate::repair::heal_gates::{
 };
 use crate::repair::repair_event::EventReason;
 
-use super::heal_guardrails::{GuardrailStore, StoreError};
+use super::heal_guardrails::{GuardrailKeeper, GuardrailStore, StoreError};
 use super::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
 
 /// Who asks, in the Events' notes.
@@ -55,18 +55,26 @@ pub struct Healer {
     pub policy: HealPolicy,
     /// Where this replica stands in the heal Lease's election (`heal_leader`).
     pub(super) election: watch::Receiver<Election>,
-    /// The guardrails on the heal Lease (`heal_guardrails`).
-    pub(super) store: GuardrailStore,
-    /// The guardrails as last read from or written to the Lease; `None` until read back after
-    /// this replica took the Lease (and again after each loss of it).
-    pub(super) recorded: Option<Guardrails>,
-    /// Why the guardrails could not be read or written last time, while that lasts.
-    pub(super) store_problem: Option<StoreError>,
+    /// The cooldown and failed moves kept on the heal Lease (`heal_guardrails`).
+    guardrails: GuardrailKeeper,
     /// The last decision logged, so a steady state is logged once.
     pub(super) logged: Option<String>,
 }
 
 impl Healer {
+    /// Why this replica may not heal now (`GuardrailKeeper::take_part`).
+    async fn take_part(&mut self, now: Timestamp) -> Option<Blocked> {
+        let election = self.election.borrow().clone();
+        self.guardrails
+            .take_part(&election, &mut self.policy, now)
+            .await
+    }
+
+    /// Writes the policy's guardrails to the heal Lease when they changed.
+    pub(super) async fn record_guardrails(&mut self) -> Result<(), StoreError> {
+        self.guardrails.record(&self.policy).await
+    }
+
     pub fn new(
         conn: Arc<Connection>,
         global: GlobalArgs,
@@ -81,9 +89,7 @@ impl Healer {
             exporter,
             policy: HealPolicy::new(settings),
             election,
-            store,
-            recorded: None,
-            store_problem: None,
+            guardrails: GuardrailKeeper::new(store),
             logged: None,
         }
     }
@@ -113,7 +119,7 @@ impl Healer {
         let decision = self
             .policy
             .evaluate(input.now, candidate.as_ref(), held_back);
-        if self.recorded.is_some() {
+        if self.guardrails.read_back() {
             // A recurrence doubles the cooldown, a split's end forgets failed moves: recorded.
             let _ = self.record_guardrails().await;
         }

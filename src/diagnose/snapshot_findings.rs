@@ -7,7 +7,8 @@ use jiff::{SignedDuration, Timestamp};
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::LeaseAnalysis;
 use super::object_ref::ObjectRef;
-use super::snapshots::{EntryState, OrphanedEntry, SnapshotRow};
+use super::snapshots::entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
+use super::snapshots::snapshot_row::SnapshotRow;
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
 use crate::model::snapshot_file::{CONTROLLER_FINALIZER, SnapshotFile};
@@ -235,7 +236,7 @@ pub fn findings(
                 plural(pruned.len(), "snapshot is", "snapshots are"),
                 ctx.cm_name,
                 ctx.bytes,
-                super::snapshots::CONFIGMAP_LIMIT,
+                CONFIGMAP_LIMIT,
                 all(&pruned)
             ),
         )

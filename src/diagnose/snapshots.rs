@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::finding::{Finding, rank};
 use super::leases::LeaseAnalysis;
 use super::snapshot_findings::{self, Tally};
-use super::snapshot_reconcile::{ReconcileFate, reconcile_fate};
+use super::snapshot_reconcile::reconcile_fate;
 use super::snapshot_writer::{controller_not_writing, removal_pending};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
@@ -22,11 +22,9 @@ use crate::model::snapshot_key::{
     alternate_key, data_key, is_current_format, key_timestamp, name_digest_mismatch,
 };
 use crate::version::ProductVersion;
+pub use entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
 use snapshot_row::RowDetail;
 pub use snapshot_row::SnapshotRow;
-
-/// The apiserver's limit on the sum of a ConfigMap's values (wire sample 072).
-pub const CONFIGMAP_LIMIT: usize = 1_048_576;
 
 /// The controller's normal delay, with room to spare: how old a CR must be before a missing
 /// controller finalizer means the controller is idle, and before a missing entry counts as
@@ -35,65 +33,6 @@ pub const CONFIGMAP_LIMIT: usize = 1_048_576;
 /// within milliseconds, or seconds when the workers conflict on the ConfigMap at a snapshot
 /// boundary (every server snapshots in the same second) and requeue with backoff.
 const FINALIZER_GRACE: SignedDuration = SignedDuration::from_secs(60);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum EntryState {
-    /// The ConfigMap holds what k3s would write.
-    Present,
-    /// It should have an entry and has none.
-    Missing,
-    /// It should have an entry and has none yet, but the CR is younger than the controller's
-    /// normal delay (a minute) and nothing shows the controller stopped: k3s writes it any
-    /// moment. Never a difference or a finding.
-    Pending,
-    /// It has an entry whose fields differ from the CR.
-    Stale,
-    /// Missing, explained by k3s's pruning of the oldest entries at the 1 MiB limit.
-    PrunedForSize,
-    /// k3s writes no entry for it (no metadata on this version); none is there.
-    NotExpected,
-    /// k3s writes no entry for it on this version, yet one is there: its reconcile treats the
-    /// entry as having no CR (listed with the orphans).
-    Extra,
-    /// Being deleted: k3s removes its entry.
-    Deleting,
-}
-
-impl EntryState {
-    pub fn label(self) -> &'static str {
-        match self {
-            EntryState::Present => "present",
-            EntryState::Missing => "MISSING",
-            EntryState::Pending => "pending",
-            EntryState::Stale => "STALE",
-            EntryState::PrunedForSize => "pruned (size)",
-            EntryState::NotExpected => "not expected",
-            EntryState::Extra => "extra",
-            EntryState::Deleting => "deleting",
-        }
-    }
-
-    /// A difference `snapshots diff` exits 1 for (like `kubectl diff`).
-    pub fn is_difference(self) -> bool {
-        matches!(self, EntryState::Missing | EntryState::Stale)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct OrphanedEntry {
-    pub key: String,
-    /// The file name inside the value, when it decodes.
-    pub name: Option<String>,
-    /// The CR behind the key is being deleted (k3s removes the key when it is done).
-    pub cr_deleting: bool,
-    /// The CR that has this key but gets no entry on this version (no metadata).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cr_without_entry: Option<String>,
-    /// What k3s's next reconcile does with the entry.
-    pub reconcile: ReconcileFate,
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -381,7 +320,8 @@ fn pruned_for_size(
     near_limit && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
 }
 
-mod snapshot_row;
+pub mod entry_state;
+pub mod snapshot_row;
 #[cfg(test)]
 mod table_tests;
 #[cfg(test)]

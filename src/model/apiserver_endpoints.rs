@@ -13,21 +13,7 @@ pub const SERVICE_NAME: &str = "kubernetes";
 /// The label that ties an EndpointSlice to its Service.
 pub const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
 
-/// Which of the two objects an address list came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum EndpointsKind {
-    Endpoints,
-    EndpointSlice,
-}
-
-impl EndpointsKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EndpointsKind::Endpoints => "Endpoints",
-            EndpointsKind::EndpointSlice => "EndpointSlice",
-        }
-    }
-}
+pub use crate::version::shapes::EndpointsKind;
 
 /// One published address, as k3s's apiaddresses controller sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]

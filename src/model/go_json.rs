@@ -5,19 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-/// How the Go release that built the writer escapes backspace and form feed: Go 1.22 changed
-/// `encoding/json` to write them as `\b` and `\f` ("Marshal now escapes '\b' and '\f'", Go 1.22
-/// release notes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum GoEscaping {
-    /// Go before 1.22: `\u0008`, `\u000c`.
-    BeforeGo122,
-    /// Go 1.22 and later: `\b`, `\f`.
-    Go122,
-}
+pub use crate::version::shapes::GoEscaping;
 
 /// Appends `s` as a Go-encoded JSON string (with quotes).
 pub fn push_string(out: &mut String, s: &str, escaping: GoEscaping) {

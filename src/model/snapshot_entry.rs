@@ -14,16 +14,7 @@ use serde_json::Value;
 use super::go_json::{GoEscaping, ObjectWriter, string_map};
 use super::snapshot_file::SnapshotFile;
 
-/// The two shapes k3s has written for `s3Config`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum S3Shape {
-    /// Up to v1.29.6/v1.30.2: k3s's own `s3Config` struct.
-    Legacy,
-    /// From the "etcd s3 config secret" change (v1.29.7): the server's S3 config embedded with
-    /// secrets masked, which always emits `"timeout":"0s"`.
-    Embedded,
-}
+pub use crate::version::shapes::S3Shape;
 
 /// What k3s writes for a failed snapshot without a message (`FromETCDSnapshotFile`).
 const DEFAULT_FAILURE: &str = "etcd snapshot failed";

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::cluster::access_review::Reviewer;
+use crate::cluster::access_review::{Reviewer, Verdict};
 
 /// `--metrics-auth kubernetes|none`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,18 +39,6 @@ pub const ALLOWED_FOR: Duration = Duration::from_secs(60);
 pub const REFUSED_FOR: Duration = Duration::from_secs(10);
 /// At most this many tokens and paths are remembered (a few kilobytes).
 pub const CACHE_ENTRIES: usize = 1024;
-
-/// What the API server said about one token asking for one path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    Allowed,
-    /// No token, or one the API server does not accept.
-    Unauthenticated,
-    /// A valid token of `user`, who may not `get` the path.
-    Forbidden {
-        user: String,
-    },
-}
 
 /// Why a request was not answered, with its one-line body.
 #[derive(Debug, Clone, PartialEq, Eq)]

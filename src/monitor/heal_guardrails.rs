@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::heal_policy::{MovePair, friendly};
+use crate::repair::heal_gates::SplitCandidate;
 
 /// RFC 3339, the API server's clock: when the last heal started (while it runs) or ended.
 pub const LAST_HEAL_ANNOTATION: &str = "k3sdoctor.io/heal-last";
@@ -84,6 +84,36 @@ fn parse_period(value: &str) -> Option<SignedDuration> {
         "m" => Some(SignedDuration::from_mins(n)),
         "h" => Some(SignedDuration::from_hours(n)),
         _ => None,
+    }
+}
+
+/// The move a heal makes: `lock` from `from` to `to`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct MovePair {
+    pub lock: String,
+    pub from: String,
+    pub to: String,
+}
+
+impl MovePair {
+    pub fn of(candidate: &SplitCandidate) -> MovePair {
+        MovePair {
+            lock: candidate.lock.clone(),
+            from: candidate.from.clone(),
+            to: candidate.to.clone(),
+        }
+    }
+}
+
+/// `30m`, `1h`, `24h`.
+pub fn friendly(d: SignedDuration) -> String {
+    let secs = d.as_secs();
+    if secs % 3600 == 0 {
+        format!("{}h", secs / 3600)
+    } else if secs % 60 == 0 {
+        format!("{}m", secs / 60)
+    } else {
+        format!("{secs}s")
     }
 }
 

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::heal_guardrails::Guardrails;
+use super::heal_guardrails::{Guardrails, MovePair, friendly};
 use crate::repair::heal_gates::{Blocked, Gate, SplitCandidate};
 
 /// Evaluations a split must be seen in before it is healed.
@@ -51,24 +51,6 @@ pub struct Episode {
     pub evaluations: u32,
     /// `dry-run`: the episode's one `WouldMoveLock` Event is recorded.
     pub would_move_recorded: bool,
-}
-
-/// The move a heal makes: `lock` from `from` to `to`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub struct MovePair {
-    pub lock: String,
-    pub from: String,
-    pub to: String,
-}
-
-impl MovePair {
-    pub fn of(candidate: &SplitCandidate) -> MovePair {
-        MovePair {
-            lock: candidate.lock.clone(),
-            from: candidate.from.clone(),
-            to: candidate.to.clone(),
-        }
-    }
 }
 
 /// What to do after an evaluation.
@@ -261,18 +243,6 @@ impl HealPolicy {
 /// `now - then`, never negative: a clock stepped back does not make a split older.
 fn since(then: Timestamp, now: Timestamp) -> SignedDuration {
     now.duration_since(then).max(SignedDuration::ZERO)
-}
-
-/// `30m`, `1h`, `24h`.
-pub fn friendly(d: SignedDuration) -> String {
-    let secs = d.as_secs();
-    if secs % 3600 == 0 {
-        format!("{}h", secs / 3600)
-    } else if secs % 60 == 0 {
-        format!("{}m", secs / 60)
-    } else {
-        format!("{secs}s")
-    }
 }
 
 #[cfg(test)]

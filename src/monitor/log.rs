@@ -11,7 +11,12 @@ use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
-use crate::cli::LogFormat;
+/// How serve writes its log on stderr (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 /// `kube_requests` (`-vv`, `-vvv`: `commands::verbosity`) lets kube's request traces in, as
 /// the one-shot commands print them; below that its failure ERRORs stay out too.

@@ -8,7 +8,7 @@
 //! is not confirmed, so on 1.33 the answer is inferred.
 
 use super::ProductVersion;
-use crate::model::apiserver_endpoints::EndpointsKind;
+use super::shapes::EndpointsKind;
 
 /// What the apiaddresses controller reads on `version`, and whether that is inferred.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

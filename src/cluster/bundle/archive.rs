@@ -377,8 +377,8 @@ fn oversized_header(name: &str, what: &str, size: u64) -> ReadError {
         "cannot read the support bundle {name}: a {what} in it declares {}, more than the {} k3sdoctor \
          reads for one member (real ones take a few hundred bytes); the archive is corrupt or built to exhaust \
          memory, so ask for the bundle again",
-        crate::cli::bundle_size::shown(size),
-        crate::cli::bundle_size::shown(EXTENSION_LIMIT)
+        super::limits::shown(size),
+        super::limits::shown(EXTENSION_LIMIT)
     ))
 }
 

@@ -45,7 +45,7 @@ impl CapHit {
         match self {
             CapHit::Bytes(limit) => format!(
                 "decompresses to more than {} (--max-bundle-size); raise it if the bundle is genuine",
-                crate::cli::bundle_size::shown(limit)
+                shown(limit)
             ),
             CapHit::Entries(limit) => format!(
                 "holds more than {limit} entries (--max-bundle-entries); raise it if the bundle is genuine"
@@ -138,6 +138,21 @@ impl<R: Read> Read for Counted<'_, R> {
     }
 }
 
+/// `2 GiB`, `64 KiB`, `1000 B`: the largest binary unit that divides the size.
+pub fn shown(bytes: u64) -> String {
+    for (unit, scale) in [
+        ("TiB", 1u64 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ] {
+        if bytes >= scale && bytes.is_multiple_of(scale) {
+            return format!("{} {unit}", bytes / scale);
+        }
+    }
+    format!("{bytes} B")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +188,12 @@ mod tests {
         });
         assert!(budget.entry().is_ok() && budget.entry().is_ok());
         assert_eq!(budget.entry(), Err(CapHit::Entries(2)));
+    }
+
+    #[test]
+    fn sizes_show_in_the_largest_binary_unit_that_divides_them() {
+        assert_eq!(shown(2 << 30), "2 GiB");
+        assert_eq!(shown(64 << 10), "64 KiB");
+        assert_eq!(shown(1000), "1000 B");
     }
 }

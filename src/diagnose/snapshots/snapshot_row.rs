@@ -6,7 +6,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::EntryState;
+use super::entry_state::EntryState;
 use crate::distro::Distro;
 use crate::model::snapshot_entry::FieldDifference;
 use crate::model::snapshot_file::{FileState, SnapshotFile};
