@@ -32,8 +32,12 @@ pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
             .flatten()
             .any(|c| c.leader_record().is_some());
     let has_snapshot_files = state.snapshot_files.as_ref().is_some_and(|s| !s.is_empty());
-    let has_snapshots =
-        has_snapshot_files || state.configmaps.as_ref().is_some_and(|c| !c.is_empty());
+    let has_snapshots = has_snapshot_files
+        || state.configmaps.as_ref().is_some_and(|c| !c.is_empty())
+        || state
+            .configmap_listing
+            .as_ref()
+            .is_some_and(|l| !l.entries.is_empty() || l.whole_namespace);
     let has_nodes = state.nodes.as_ref().is_some_and(|n| !n.is_empty());
     let dump = paths
         .iter()
