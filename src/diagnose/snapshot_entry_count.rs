@@ -43,11 +43,14 @@ fn entries(n: usize) -> String {
 /// The count short of the snapshots that should have an entry: the missing-entry finding with
 /// count semantics. `None` when the count is not short.
 /// `because`: why nothing writes them, when known (`. Cause: …`), else empty.
+/// `rows`: the snapshots are table rows, which show no metadata; on versions that give an
+/// entry only to snapshots with metadata, every row was counted as having it.
 pub fn short_count(
     object: &str,
     cm_name: &str,
     count: &EntryCount,
     because: &str,
+    rows: bool,
 ) -> Option<Finding> {
     if count.without_entry_at_least == 0 {
         return None;
@@ -58,12 +61,18 @@ pub fn short_count(
             FindingCode::SnapshotMissingFromConfigmap,
             object,
             format!(
-                "{cm_name} holds {} ({}); {} ETCDSnapshotFiles should have one, so at least {} {} none. \
+                "{cm_name} holds {} ({}); {} ETCDSnapshotFiles should have one{}, so at least {} {} none. \
                  Which ones a count cannot show, nor whether k3s dropped the oldest at the 1 MiB limit (that \
                  needs the values' sizes){because}",
                 entries(count.entries),
                 count.from,
                 count.should_have_entry,
+                if rows {
+                    " (counting each as having the metadata k3s needs to give it one, which a table row \
+                     does not show)"
+                } else {
+                    ""
+                },
                 count.without_entry_at_least,
                 if count.without_entry_at_least == 1 { "has" } else { "have" },
             ),
@@ -150,21 +159,26 @@ mod tests {
             "k3s-etcd-snapshots",
             &count,
             "",
+            false,
         )
         .unwrap();
         assert_eq!(f.code, FindingCode::SnapshotMissingFromConfigmap);
         assert!(f.message.contains("holds 3 entries (cm.txt); 12 ETCDSnapshotFiles should have one, so at least 9 have none"), "{}", f.message);
         assert!(f.message.contains("1 MiB"), "{}", f.message);
         assert!(
+            !f.message.contains("table row"),
+            "objects show their metadata"
+        );
+        assert!(
             f.listed().is_empty() && f.object_refs.is_empty(),
             "no per-key claim"
         );
         assert_eq!(
-            short_count("x", "y", &EntryCount::new("c", 12, 12), ""),
+            short_count("x", "y", &EntryCount::new("c", 12, 12), "", false),
             None
         );
         assert_eq!(
-            short_count("x", "y", &EntryCount::new("c", 13, 12), ""),
+            short_count("x", "y", &EntryCount::new("c", 13, 12), "", false),
             None
         );
     }

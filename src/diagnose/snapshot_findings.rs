@@ -107,8 +107,20 @@ pub fn findings(
     };
     if let Some(count) = ctx.entry_count {
         out.extend(
-            snapshot_entry_count::short_count(&object, ctx.cm_name, count, &because)
-                .map(|f| f.caused_by(split_code(&cause))),
+            snapshot_entry_count::short_count(
+                &object,
+                ctx.cm_name,
+                count,
+                &because,
+                ctx.state.snapshots_from_table.is_some()
+                    && ctx
+                        .leases
+                        .verdict_version
+                        .as_ref()
+                        .and_then(|v| v.entries_need_metadata())
+                        != Some(false),
+            )
+            .map(|f| f.caused_by(split_code(&cause))),
         );
     }
     let listed_empty = snapshot_entry_count::known_empty(ctx.listed, ctx.cm_name);
