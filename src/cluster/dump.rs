@@ -205,6 +205,7 @@ fn read_source(
         holders_only,
         snapshots_from_table,
         snapshots_partial,
+        configmap_listing,
         snapshot_crd_missing,
         notes,
         mut provenance,
@@ -256,6 +257,12 @@ fn read_source(
         state.snapshots_from_table = snapshots_from_table;
     }
     state.snapshots_partial |= snapshots_partial;
+    if let Some(listing) = configmap_listing {
+        state
+            .configmap_listing
+            .get_or_insert_with(Default::default)
+            .merge(listing);
+    }
     if let Some(p) = &mut provenance {
         p.files = files
             .into_iter()

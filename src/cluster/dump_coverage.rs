@@ -31,9 +31,16 @@ pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
             .iter()
             .flatten()
             .any(|c| c.leader_record().is_some());
+    // A pasted ConfigMap table showing the snapshot ConfigMap: `check` says what its count
+    // cannot be judged against.
+    let has_listing = state
+        .configmap_listing
+        .as_ref()
+        .is_some_and(|l| !l.entries.is_empty() || l.whole_namespace);
     let has_snapshot_files = state.snapshot_files.as_ref().is_some_and(|s| !s.is_empty());
-    let has_snapshots =
-        has_snapshot_files || state.configmaps.as_ref().is_some_and(|c| !c.is_empty());
+    let has_snapshots = has_snapshot_files
+        || state.configmaps.as_ref().is_some_and(|c| !c.is_empty())
+        || has_listing;
     let has_nodes = state.nodes.as_ref().is_some_and(|n| !n.is_empty());
     let dump = paths
         .iter()
@@ -51,7 +58,7 @@ pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
         ),
         // ConfigMaps that hold no lock feed no analyser on their own: the snapshot check also
         // needs the ETCDSnapshotFiles.
-        Primary::Anything if !has_locks && !has_snapshot_files && !has_nodes => (
+        Primary::Anything if !has_locks && !has_snapshot_files && !has_nodes && !has_listing => (
             "none of the objects k3sdoctor checks (Nodes, ETCDSnapshotFiles, kube-system Leases and ConfigMaps)",
             EVERYTHING_COMMAND,
         ),

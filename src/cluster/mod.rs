@@ -38,6 +38,7 @@ use jiff::Timestamp;
 use crate::distro::Distro;
 use crate::model::apiserver_endpoints::ApiserverEndpoints;
 use crate::model::configmap::ConfigMapFacts;
+use crate::model::configmap_listing::ConfigMapListing;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::snapshot_file::SnapshotFile;
@@ -90,6 +91,9 @@ pub struct ClusterState {
     /// That table may list only what one server sees (`etcd-snapshot ls`): entries without a
     /// row are not judged orphaned.
     pub snapshots_partial: bool,
+    /// What pasted `kubectl get configmaps` tables showed: which snapshot ConfigMaps exist and
+    /// their entry counts, never their entries. Read only where `configmaps` lacks the object.
+    pub configmap_listing: Option<ConfigMapListing>,
     /// The support bundles read: collector, collection time, files used.
     pub bundles: Vec<bundle::provenance::BundleSource>,
 }

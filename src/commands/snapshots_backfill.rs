@@ -30,6 +30,14 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
         let loaded = load_snapshot_state(global, ui)?;
         super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Snapshots)?;
         let analysis = analyse(&loaded);
+        if let Some(count) = &analysis.entry_count {
+            return Err(Failure::Refused(format!(
+                "cannot plan a backfill of ConfigMap kube-system/{}: {} shows only its entry count ({}), not \
+                 its entries; add `kubectl -n kube-system get configmap {} -o yaml` to --from-file",
+                analysis.configmap, count.from, count.entries, analysis.configmap
+            ))
+            .into());
+        }
         let current = loaded
             .state
             .configmap(&analysis.configmap)

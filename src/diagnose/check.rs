@@ -69,6 +69,10 @@ pub struct SnapshotTotals {
     /// Without an entry yet, created less than a minute ago: k3s writes them shortly. Not
     /// counted as missing.
     pub pending: usize,
+    /// The ConfigMap was read as a pasted table of entry counts: no row is known present or
+    /// missing, and this many at least have no entry (the count short of the snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub without_entry_at_least: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -149,7 +153,11 @@ pub fn analyse_check_keeping_snapshots(
         None
     } else {
         let analysis = analyse_snapshots(state, distro, now, &leases);
-        let ran = state.snapshot_files.is_some() && state.configmaps.is_some();
+        // A pasted ConfigMap table that shows the snapshot ConfigMap (or its absence) counts.
+        let listed = state.configmap_listing.as_ref().is_some_and(|l| {
+            l.shows(&analysis.configmap) != crate::model::configmap_listing::Listed::NotShown
+        });
+        let ran = state.snapshot_files.is_some() && (state.configmaps.is_some() || listed);
         checks.push(CheckRun {
             name: "snapshots",
             ran,
@@ -277,6 +285,7 @@ fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
         explained: count(EntryState::PrunedForSize) + count(EntryState::NotExpected),
         pruned_for_size: count(EntryState::PrunedForSize),
         pending: count(EntryState::Pending),
+        without_entry_at_least: a.entry_count.as_ref().map(|c| c.without_entry_at_least),
     }
 }
 

@@ -16,6 +16,7 @@ pub mod membership;
 pub mod node_args_secrets;
 pub mod object_ref;
 pub mod quorum;
+pub mod snapshot_entry_count;
 pub mod snapshot_files;
 pub mod snapshot_findings;
 pub mod snapshot_provenance;

@@ -7,10 +7,12 @@ use jiff::{SignedDuration, Timestamp};
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::LeaseAnalysis;
 use super::object_ref::ObjectRef;
+use super::snapshot_entry_count::{self, EntryCount};
 use super::snapshots::entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
 use super::snapshots::snapshot_row::SnapshotRow;
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
+use crate::model::configmap_listing::Listed;
 use crate::model::snapshot_file::{CONTROLLER_FINALIZER, SnapshotFile};
 
 /// Per-CR observations the findings summarise.
@@ -50,6 +52,11 @@ pub struct Context<'a> {
     pub bytes: usize,
     /// Why k3s's controller cannot be writing now (`snapshot_writer`), when known.
     pub not_writing: Option<&'a str>,
+    /// What a pasted ConfigMap table shows of the snapshot ConfigMap (file, what), when no
+    /// object of it was read.
+    pub listed: Option<(&'a str, Listed)>,
+    /// Its entry count against the snapshots that should have one, when it is all it shows.
+    pub entry_count: Option<&'a EntryCount>,
 }
 
 /// Every item of a list: the message in JSON and YAML is complete, and the table view shows
@@ -77,11 +84,46 @@ pub fn findings(
             ctx.state.snapshots_partial,
         ));
     }
+    if let Some((file, listed)) = ctx.listed {
+        let should_have = ctx.entry_count.map(|c| c.should_have_entry);
+        let judged = should_have.filter(|_| ctx.state.snapshot_files.is_some());
+        out.extend(snapshot_entry_count::table_gap(
+            file,
+            ctx.cm_name,
+            listed,
+            judged,
+        ));
+    }
     if let Some(gap) = dump_gap(ctx) {
         out.push(gap);
         return out;
     }
     let cause = split_cause(ctx);
+    let because = match (&cause, ctx.not_writing) {
+        (Some((why, _)), _) => format!(". Cause: {why}"),
+        // Young CRs count too: nothing will write their entries either.
+        (None, Some(why)) => format!(". Nothing writes them now: {why}"),
+        (None, None) => String::new(),
+    };
+    if let Some(count) = ctx.entry_count {
+        out.extend(
+            snapshot_entry_count::short_count(
+                &object,
+                ctx.cm_name,
+                count,
+                &because,
+                ctx.state.snapshots_from_table.is_some()
+                    && ctx
+                        .leases
+                        .verdict_version
+                        .as_ref()
+                        .and_then(|v| v.entries_need_metadata())
+                        != Some(false),
+            )
+            .map(|f| f.caused_by(split_code(&cause))),
+        );
+    }
+    let listed_empty = snapshot_entry_count::known_empty(ctx.listed, ctx.cm_name);
     let names = |state: EntryState| -> Vec<String> {
         rows.iter()
             .filter(|r| r.state == state)
@@ -96,7 +138,7 @@ pub fn findings(
             FindingCode::SnapshotMissingFromConfigmap,
             &object,
             format!(
-                "{} that k3s lists should be in {} but {}: {}{}",
+                "{} that k3s lists should be in {}{listed_empty} but {}: {}{}",
                 plural(missing.len(), "snapshot", "snapshots"),
                 ctx.cm_name,
                 if missing.len() == 1 {
@@ -105,12 +147,7 @@ pub fn findings(
                     "are not"
                 },
                 all(&missing),
-                match (&cause, ctx.not_writing) {
-                    (Some((why, _)), _) => format!(". Cause: {why}"),
-                    // Young CRs count too: nothing will write their entries either.
-                    (None, Some(why)) => format!(". Nothing writes them now: {why}"),
-                    (None, None) => String::new(),
-                }
+                because
             ),
         )
         .about_listing(ObjectRef::snapshot_files(&missing));
@@ -379,10 +416,11 @@ fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
     if !ctx.state.origin.is_dump() {
         return None;
     }
-    let missing = match (
-        ctx.state.snapshot_files.is_none(),
-        ctx.state.configmaps.is_none(),
-    ) {
+    // A pasted ConfigMap table that shows the snapshot ConfigMap, or its absence, is enough to
+    // compare against (as far as it shows).
+    let configmap_unread = ctx.state.configmaps.is_none()
+        && !matches!(ctx.listed, Some((_, Listed::Entries(_) | Listed::Absent)));
+    let missing = match (ctx.state.snapshot_files.is_none(), configmap_unread) {
         (true, true) => "ETCDSnapshotFiles or ConfigMaps",
         (true, false) => "ETCDSnapshotFiles",
         (false, true) => "ConfigMaps from kube-system",
@@ -394,10 +432,7 @@ fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
             .snapshot_files
             .is_none()
             .then(|| ctx.state.gap("ETCDSnapshotFile")),
-        ctx.state
-            .configmaps
-            .is_none()
-            .then(|| ctx.state.gap("ConfigMap")),
+        configmap_unread.then(|| ctx.state.gap("ConfigMap")),
     ]
     .into_iter()
     .flatten()

@@ -10,11 +10,13 @@ use serde::Serialize;
 
 use super::finding::{Finding, rank};
 use super::leases::LeaseAnalysis;
+use super::snapshot_entry_count::EntryCount;
 use super::snapshot_findings::{self, Tally};
 use super::snapshot_reconcile::reconcile_fate;
 use super::snapshot_writer::{controller_not_writing, removal_pending};
 use crate::cluster::ClusterState;
 use crate::distro::Distro;
+use crate::model::configmap_listing::Listed;
 use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode_for};
 use crate::model::snapshot_file::SnapshotFile;
@@ -49,6 +51,10 @@ pub struct SnapshotAnalysis {
     /// Whether only CRs with metadata get entries on that version (`None`: not known).
     pub entries_need_metadata: Option<bool>,
     pub s3_shape: S3Shape,
+    /// The ConfigMap was read from a pasted table that shows its entry count, not its entries:
+    /// the count against the snapshots that should have one (rows are then `unknown`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_count: Option<EntryCount>,
     /// Why k3s's snapshot controller cannot be writing now, when the objects show it (a split
     /// on an affected version, no fresh `-etcd` holder, or CRs it never processed): then no
     /// entry is `pending` and no orphan waits for k3s to remove it.
@@ -67,7 +73,12 @@ pub struct SnapshotAnalysis {
 
 impl SnapshotAnalysis {
     pub fn has_differences(&self) -> bool {
-        self.snapshots.iter().any(|r| r.state.is_difference()) || !self.orphaned.is_empty()
+        self.snapshots.iter().any(|r| r.state.is_difference())
+            || !self.orphaned.is_empty()
+            || self
+                .entry_count
+                .as_ref()
+                .is_some_and(|c| c.without_entry_at_least > 0)
     }
 }
 
@@ -79,6 +90,19 @@ pub fn analyse_snapshots(
 ) -> SnapshotAnalysis {
     let cm_name = distro.snapshots_configmap();
     let cm = state.configmap(&cm_name);
+    // A pasted `kubectl get configmaps` table, read only where no object of the ConfigMap was.
+    // Absent from a whole listing, or DATA 0, the ConfigMap is known empty and judged as such;
+    // a count above 0 shows no keys, so the rows are `unknown` and the count is judged whole.
+    let listed = state
+        .configmap_listing
+        .as_ref()
+        .filter(|_| cm.is_none())
+        .map(|l| (l.file.as_str(), l.shows(&cm_name)));
+    let counted_only = match listed {
+        Some((file, Listed::Entries(n))) if n > 0 => Some((file, n)),
+        _ => None,
+    };
+    let mut should_have_entry = 0;
     let no_data = BTreeMap::new();
     let data: &BTreeMap<String, String> = cm.map_or(&no_data, |c| &c.data);
     let writer = leases.verdict_version.clone();
@@ -158,6 +182,11 @@ pub fn analyse_snapshots(
         let mut expected_value = None;
         let entry_state = if file.deleting {
             EntryState::Deleting
+        } else if counted_only.is_some() {
+            if eligible && !(writing && is_young(file, now)) {
+                should_have_entry += 1;
+            }
+            EntryState::Unknown
         } else if !eligible && data.contains_key(&key) {
             EntryState::Extra
         } else if from_table && data.contains_key(&key) {
@@ -258,6 +287,7 @@ pub fn analyse_snapshots(
         .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.to_string(), why)))
         .collect();
 
+    let entry_count = counted_only.map(|(file, n)| EntryCount::new(file, n, should_have_entry));
     let analysis_context = snapshot_findings::Context {
         distro,
         state,
@@ -265,7 +295,15 @@ pub fn analyse_snapshots(
         cm_name: &cm_name,
         extra_metadata_present: state
             .configmap(&distro.extra_metadata_configmap())
-            .is_some(),
+            .is_some()
+            || state.configmap_listing.as_ref().is_some_and(|l| {
+                matches!(
+                    l.shows(&distro.extra_metadata_configmap()),
+                    Listed::Entries(_)
+                )
+            }),
+        listed,
+        entry_count: entry_count.as_ref(),
         bytes,
         not_writing: not_writing.as_deref(),
     };
@@ -273,15 +311,16 @@ pub fn analyse_snapshots(
         snapshot_findings::findings(&analysis_context, &rows, &orphaned, &legacy_keys, &tally);
     rank(&mut findings);
     SnapshotAnalysis {
-        configmap_present: cm.is_some(),
+        configmap_present: cm.is_some() || matches!(listed, Some((_, Listed::Entries(_)))),
         configmap_resource_version: cm.and_then(|c| c.resource_version.clone()),
-        configmap_entries: data.len(),
+        configmap_entries: counted_only.map_or(data.len(), |(_, n)| n),
         configmap_bytes: bytes,
         extra_metadata_configmap_present: analysis_context.extra_metadata_present,
         configmap: cm_name,
         writer_version: writer.map(|v| v.to_string()),
         entries_need_metadata: need_metadata,
         s3_shape: shape,
+        entry_count,
         controller_not_writing: not_writing.clone(),
         go_escaping,
         go_escaping_assumed: known_escaping.is_none(),
@@ -320,6 +359,8 @@ fn pruned_for_size(
     near_limit && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
 }
 
+#[cfg(test)]
+mod count_tests;
 pub mod entry_state;
 pub mod snapshot_row;
 #[cfg(test)]

@@ -52,7 +52,16 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
         .join(", ");
     let style_text = c.lock_style.map(|s| s.describe()).unwrap_or("unknown");
     header.push(format!("locks: {locks}; lock objects: {style_text}"));
-    if let Some(s) = &a.snapshots {
+    if let Some(s) = &a.snapshots
+        && let Some(short) = s.without_entry_at_least
+    {
+        // A pasted table's count: no entry is known present or missing by name.
+        header.push(format!(
+            "snapshots: {} ETCDSnapshotFiles; ConfigMap {} entries (a count only: keys not shown): at least \
+             {short} without an entry",
+            s.snapshot_files, s.configmap_entries
+        ));
+    } else if let Some(s) = &a.snapshots {
         header.push(format!(
             "snapshots: {} ETCDSnapshotFiles; ConfigMap {} entries, {} bytes: {} present, {} missing, {} stale, {} orphaned, {} explained",
             s.snapshot_files,

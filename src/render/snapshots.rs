@@ -33,7 +33,12 @@ pub fn human_size(bytes: i64) -> String {
 fn header(sink: &mut TableOut<'_>, report: &SnapshotReport, style: Style) -> std::io::Result<()> {
     let out = sink.prose();
     let a = &report.analysis;
-    let cm = if a.configmap_present {
+    let cm = if let Some(count) = &a.entry_count {
+        format!(
+            "{} entries (a count from {}: keys, values and sizes not shown)",
+            count.entries, count.from
+        )
+    } else if a.configmap_present {
         format!(
             "{} entries, {} of 1048576 bytes",
             a.configmap_entries, a.configmap_bytes
@@ -240,6 +245,31 @@ pub fn write_diff(
             write_wrapped(out, &why, "         ", "         ", style.width)?;
             last_why = Some(&o.reconcile);
         }
+    }
+    // A count shows no keys, so no row: the shortfall is said as a count, in prose.
+    if let Some(count) = a
+        .entry_count
+        .as_ref()
+        .filter(|c| c.without_entry_at_least > 0)
+    {
+        any = true;
+        writeln!(
+            sink.prose(),
+            "at least {} of {} ETCDSnapshotFiles that should have an entry have none ({} holds {}; which ones \
+             a count cannot show)",
+            count.without_entry_at_least,
+            count.should_have_entry,
+            a.configmap,
+            count.entries
+        )?;
+    } else if a.entry_count.is_some() {
+        any = true;
+        writeln!(
+            sink.prose(),
+            "No difference a count can show ({} holds {} entries; which keys it holds is not shown).",
+            a.configmap,
+            a.configmap_entries
+        )?;
     }
     if !any {
         writeln!(sink.prose(), "No differences.")?;

@@ -43,6 +43,7 @@ mod leases;
 mod man_pages;
 mod node_args;
 mod object_refs;
+mod pasted_configmap_tables;
 mod pasted_tables;
 mod pending_snapshots;
 mod pipes;

@@ -5,6 +5,7 @@
 //! and where it came from ([`provenance`]).
 
 pub mod archive;
+mod configmap_table;
 mod container;
 mod holder_table;
 pub mod layout;
@@ -29,6 +30,7 @@ use super::ReadError;
 use super::bounded_read::{self, BoundedReadError, DUMP_FILE_LIMIT};
 use super::dump_files::{self, Input};
 use super::source_gap::SourceGap;
+use crate::model::configmap_listing::ConfigMapListing;
 use archive::Opener;
 use limits::{Budget, BundleLimits};
 use provenance::{BundleSource, Collector, NotCollected, feeds};
@@ -74,6 +76,8 @@ pub struct Source {
     /// That table may list only what one server sees (`etcd-snapshot ls`), so a ConfigMap entry
     /// without a row is not shown to be orphaned.
     pub snapshots_partial: bool,
+    /// What a pasted `kubectl get configmaps` table shows: entry counts, not entries.
+    pub configmap_listing: Option<ConfigMapListing>,
     /// The bundle's CRD list has no ETCDSnapshotFile CRD (a cluster from before it).
     pub snapshot_crd_missing: bool,
     pub notes: Vec<String>,
@@ -281,8 +285,8 @@ fn plain(tree: &Tree) -> Result<Source, ReadError> {
             }
             Err(_) => return Err(unreadable(&name, &BoundedReadError::NotUtf8)),
         };
-        if let Some(table) = pasted_table::detect(&text) {
-            pasted_table::add(table, &name, path, &mut source);
+        if let Some(pasted) = pasted_table::detect(&text) {
+            pasted_table::add_all(pasted, &name, path, &mut source);
             continue;
         }
         source.documents.push(Document {

@@ -7,6 +7,7 @@
 //! Text whose first line is not a table header (a fragment, a YAML dump) is left to the dump
 //! parser, which refuses a fragment as before.
 
+use super::configmap_table::{self, ConfigMapTable};
 use super::holder_table::{self, HolderRow};
 use super::snapshot_ls_table::{self, LsRow};
 use super::snapshot_table::{self, SnapshotRow};
@@ -22,42 +23,132 @@ pub enum PastedTable {
     SnapshotFiles(Vec<SnapshotRow>),
     /// `k3s etcd-snapshot ls`: Name Location Size Created.
     SnapshotLs(Vec<LsRow>),
+    /// `kubectl get configmaps`: NAME DATA AGE, with NAMESPACE first under `-A`.
+    ConfigMaps(ConfigMapTable),
 }
 
-/// The table `text` holds, when its first line (after blank lines and the shell prompt line
-/// someone pasted with it) is a kubectl header.
-pub fn detect(text: &str) -> Option<PastedTable> {
+/// The tables one pasted file holds, in order, and the headers of tables k3sdoctor does not
+/// read (`kubectl get nodes` pasted between them).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Pasted {
+    pub tables: Vec<PastedTable>,
+    pub skipped: Vec<String>,
+}
+
+/// One header with its rows, and the command line pasted above it.
+struct Section<'a> {
+    command: Option<&'a str>,
+    header: &'a str,
+    rows: Vec<&'a str>,
+}
+
+/// The tables `text` holds, when its first line (after blank lines and the shell prompt line
+/// someone pasted with it) is a table header. People paste several commands' output into one
+/// file: each header starts a table, and a prompt line ends one (what follows it before the
+/// next header is that command's message, e.g. `No resources found`, and is not a row).
+pub fn detect(text: &str) -> Option<Pasted> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text
-        .lines()
-        .skip_while(|l| l.trim().is_empty() || is_prompt(l));
-    let header = lines.next()?;
-    let words: Vec<&str> = header.split_whitespace().collect();
-    if snapshot_ls_table::is_header(&words) {
-        return Some(PastedTable::SnapshotLs(snapshot_ls_table::rows(lines)));
+    let mut sections: Vec<Section> = Vec::new();
+    let mut command = None;
+    let mut after_prompt = false;
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if is_prompt(line) {
+            command = Some(line);
+            after_prompt = true;
+        } else if is_header(line) {
+            sections.push(Section {
+                command: command.take(),
+                header: line,
+                rows: Vec::new(),
+            });
+            after_prompt = false;
+        } else if sections.is_empty() {
+            // Text before any header: a fragment or a dump, not a table.
+            return None;
+        } else if !after_prompt && let Some(section) = sections.last_mut() {
+            section.rows.push(line);
+        }
     }
-    if !words.iter().all(|w| is_title(w)) {
+    if sections.is_empty() {
         return None;
     }
+    let mut pasted = Pasted {
+        tables: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (i, section) in sections.into_iter().enumerate() {
+        match table(&section) {
+            Some(table) => pasted.tables.push(table),
+            // The first table decides whether the file is a table at all, as before.
+            None if i == 0 => return None,
+            None => pasted.skipped.push(
+                section
+                    .header
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        }
+    }
+    Some(pasted)
+}
+
+/// A kubectl header (capitalised titles) or `etcd-snapshot ls`'s.
+fn is_header(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    snapshot_ls_table::is_header(&words) || (words.len() >= 2 && words.iter().all(|w| is_title(w)))
+}
+
+/// The section's table, when its header is one k3sdoctor reads.
+fn table(section: &Section) -> Option<PastedTable> {
+    let words: Vec<&str> = section.header.split_whitespace().collect();
+    let rows = section.rows.iter().copied();
+    if snapshot_ls_table::is_header(&words) {
+        return Some(PastedTable::SnapshotLs(snapshot_ls_table::rows(rows)));
+    }
     if holder_table::is_header(&words) {
-        return Some(PastedTable::Leases(holder_table::rows(header, lines)));
+        return Some(PastedTable::Leases(holder_table::rows(
+            section.header,
+            rows,
+        )));
     }
     if snapshot_table::is_header(&words) {
         return Some(PastedTable::SnapshotFiles(snapshot_table::rows(
-            header, lines,
+            section.header,
+            rows,
+        )));
+    }
+    if configmap_table::is_header(&words) {
+        return Some(PastedTable::ConfigMaps(configmap_table::rows(
+            section.header,
+            section.command,
+            rows,
         )));
     }
     None
 }
 
 /// `$ kubectl get lease -n kube-system`, `# k3s etcd-snapshot ls`, `kubectl get cm`.
-/// Also a shell prompt with a user and host (`root@s1:~# k3s etcd-snapshot ls`).
+/// Also a shell prompt with a user and host (`root@s1:~# k3s etcd-snapshot ls`). A bare
+/// `k3s` or `rke2` line is a command only when a subcommand follows: a lease row of the lock
+/// named `k3s` (`k3s   s1   41d`) is not one.
 fn is_prompt(line: &str) -> bool {
     let line = line.trim_start();
     let command = |l: &str| {
-        ["kubectl ", "k3s ", "rke2 ", "sudo "]
-            .iter()
-            .any(|c| l.starts_with(c))
+        let mut words = l.split_whitespace();
+        match words.next() {
+            Some("kubectl" | "sudo") => true,
+            Some("k3s" | "rke2") => {
+                matches!(
+                    words.next(),
+                    Some("kubectl" | "etcd-snapshot" | "ctr" | "crictl")
+                )
+            }
+            _ => false,
+        }
     };
     line.starts_with(['$', '#', '%', '>'])
         || command(line)
@@ -74,9 +165,43 @@ fn is_title(word: &str) -> bool {
         && word.chars().any(|c| c.is_ascii_uppercase())
 }
 
+/// Every table of a pasted file into `source`.
+pub fn add_all(pasted: Pasted, name: &str, path: &str, source: &mut Source) {
+    for table in pasted.tables {
+        add(table, name, path, source);
+    }
+    for header in pasted.skipped {
+        source.notes.push(format!(
+            "skipped a `{header}` table in {name}: not one k3sdoctor reads"
+        ));
+    }
+}
+
 /// The table's objects into `source`, as far as the table shows them.
 pub fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
     match table {
+        PastedTable::ConfigMaps(mut table) => {
+            let scope = if table.listing.whole_namespace {
+                "every ConfigMap in kube-system"
+            } else {
+                "chosen ConfigMaps only (a ConfigMap it does not list may exist)"
+            };
+            let unreadable = match table.unreadable {
+                0 => String::new(),
+                n => format!("; {n} row(s) not read (not NAME DATA AGE with a count)"),
+            };
+            source.notes.push(format!(
+                "read {name} as a pasted `kubectl get configmaps` table: {} row(s), {scope}: {}; entry counts \
+                 only (no keys, values or sizes){unreadable}",
+                table.rows,
+                configmap_table::describe(&table.listing)
+            ));
+            table.listing.file = name.to_string();
+            source
+                .configmap_listing
+                .get_or_insert_with(Default::default)
+                .merge(table.listing);
+        }
         PastedTable::Leases(rows) => {
             let locks: Vec<&HolderRow> = rows
                 .iter()
@@ -139,8 +264,13 @@ pub fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
 mod tests {
     use super::*;
 
+    /// The first table of `text`.
+    fn first(text: &str) -> Option<PastedTable> {
+        detect(text)?.tables.into_iter().next()
+    }
+
     fn leases(text: &str) -> Vec<HolderRow> {
-        match detect(text) {
+        match first(text) {
             Some(PastedTable::Leases(rows)) => rows,
             _ => panic!("not read as a lease table: {text:?}"),
         }
@@ -191,7 +321,7 @@ kube-system       k3s-etcd   s2         5d\n";
         let text = "$ kubectl get etcdsnapshotfiles\n\
 NAME                      SNAPSHOTNAME          NODE   LOCATION          SIZE      CREATIONTIME\n\
 local-snap-s1-1-5f6b1c    snap-s1-1             s1     file:///db/snap   5636128   41d\n";
-        let Some(PastedTable::SnapshotFiles(rows)) = detect(text) else {
+        let Some(PastedTable::SnapshotFiles(rows)) = first(text) else {
             panic!("not read as a snapshot table");
         };
         assert_eq!(rows.len(), 1);
@@ -213,7 +343,7 @@ local-snap-s1-1-5f6b1c    snap-s1-1             s1     file:///db/snap   5636128
         let text = "root@s1:~# k3s etcd-snapshot ls\n\
 Name                        Location                        Size      Created\n\
 etcd-snapshot-s1-1700000000 file:///db/etcd-snapshot-s1-1700000000 5636128 2023-11-14T22:13:20Z\n";
-        let Some(PastedTable::SnapshotLs(rows)) = detect(text) else {
+        let Some(PastedTable::SnapshotLs(rows)) = first(text) else {
             panic!("not read as etcd-snapshot ls output");
         };
         assert_eq!(rows.len(), 1);
@@ -250,3 +380,6 @@ etcd-snapshot-s1-1700000000 file:///db/etcd-snapshot-s1-1700000000 5636128 2023-
         }
     }
 }
+
+#[cfg(test)]
+mod section_tests;

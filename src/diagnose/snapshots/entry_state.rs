@@ -30,6 +30,9 @@ pub enum EntryState {
     Extra,
     /// Being deleted: k3s removes its entry.
     Deleting,
+    /// The ConfigMap was read as a pasted table that shows how many entries it holds, not
+    /// which: whether this one has its entry is not shown (the count is judged as a whole).
+    Unknown,
 }
 
 impl EntryState {
@@ -43,6 +46,7 @@ impl EntryState {
             EntryState::NotExpected => "not expected",
             EntryState::Extra => "extra",
             EntryState::Deleting => "deleting",
+            EntryState::Unknown => "not shown",
         }
     }
 
