@@ -8,6 +8,8 @@
 //!   cargo test --locked --test real_apiserver many_snapshot_files::benchmark -- --ignored --nocapture
 //! ```
 //!
+//! `many_snapshot_files::benchmark_all_missing` measures the same on a bed where the snapshot
+//! controller never ran (no finalizers, no entries, so every CR is missing; issue 30, item 10).
 //! `K3SDOCTOR_BENCH_SIZES=5000,50000` (the default) sets the CR counts; the same bed grows
 //! from one to the next. `K3SDOCTOR_BENCH_BIN` may name several builds, `label=path,…`, to
 //! compare them side by side on the same objects.
