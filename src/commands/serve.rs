@@ -31,7 +31,6 @@ use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
 use crate::monitor::heal_policy::HealMode;
 use crate::monitor::{Exporter, endpoints, listener, log};
-use crate::render::{self, OutputFormat};
 use crate::report::{CheckReport, Now, NowSource};
 
 /// Changes arrive in bursts (a takeover touches both locks and their ConfigMaps); one
@@ -381,11 +380,9 @@ impl Evaluator<'_> {
         );
         let complete = watch.health().all(|h| h.failing.is_none());
         metrics.record_evaluation(&report, complete, started.elapsed(), now);
-        let mut json = Vec::new();
-        if render::write_structured(&mut json, OutputFormat::Json, &report).is_ok() {
-            self.exporter
-                .publish_report(String::from_utf8_lossy(&json).into_owned());
-        }
+        // Kept as it is and serialized when `/report` asks (issue 30, item 10).
+        let report = std::sync::Arc::new(report);
+        self.exporter.publish_report(std::sync::Arc::clone(&report));
         self.log_verdict_change(&report);
     }
 

@@ -2,13 +2,12 @@
 //! entries added and stale ones rewritten with k3s's exact bytes, orphans removed on request —
 //! kept under the apiserver's 1 MiB limit by dropping the oldest entries as k3s does. Pure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::diagnose::snapshots::{CONFIGMAP_LIMIT, EntryState, SnapshotAnalysis};
 use crate::model::go_json::GoEscaping;
-use crate::model::snapshot_entry::encode_for;
 use crate::model::snapshot_key::key_timestamp;
 
 /// k3s drops this many more of the oldest entries on each retry (`pruneStepSize`).
@@ -93,11 +92,8 @@ pub fn plan_backfill(
             EntryState::Stale => &mut update,
             _ => continue,
         };
-        // The analysis keeps the value for these rows; encoding it again is the same bytes.
-        let value = row.expected_value().map_or_else(
-            || encode_for(row.file(), analysis.s3_shape, analysis.go_escaping),
-            str::to_string,
-        );
+        // Worked out here, as the entry is written: the analysis holds no row's value.
+        let value = analysis.expected_value(row);
         let key = row.key();
         data.insert(key.clone(), value);
         written.push(key);
@@ -112,13 +108,17 @@ pub fn plan_backfill(
         }
     }
     let dropped = prune_to_limit(&mut data)?;
+    // Sets, not `Vec::contains`: with 50,000 missing entries that was billions of comparisons.
+    let added: BTreeSet<&str> = add.iter().map(String::as_str).collect();
     let not_added_for_size: Vec<String> = dropped
         .iter()
-        .filter(|k| add.contains(k))
+        .filter(|k| added.contains(k.as_str()))
         .cloned()
         .collect();
-    add.retain(|k| !not_added_for_size.contains(k));
-    update.retain(|k| !dropped.contains(k));
+    let dropped_keys: BTreeSet<&str> = dropped.iter().map(String::as_str).collect();
+    add.retain(|k| !dropped_keys.contains(k.as_str()));
+    update.retain(|k| !dropped_keys.contains(k.as_str()));
+    drop(dropped_keys);
     let dropped_for_size: Vec<String> = dropped
         .into_iter()
         .filter(|k| current.contains_key(k))

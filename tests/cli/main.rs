@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod all_missing_snapshots;
 mod apiserver_endpoints;
 mod backups;
 mod bundles;

@@ -8,6 +8,8 @@
 //!   cargo test --locked --test real_apiserver many_snapshot_files::benchmark -- --ignored --nocapture
 //! ```
 //!
+//! `many_snapshot_files::benchmark_all_missing` measures the same on a bed where the snapshot
+//! controller never ran (no finalizers, no entries, so every CR is missing; issue 30, item 10).
 //! `K3SDOCTOR_BENCH_SIZES=5000,50000` (the default) sets the CR counts; the same bed grows
 //! from one to the next. `K3SDOCTOR_BENCH_BIN` may name several builds, `label=path,…`, to
 //! compare them side by side on the same objects.
@@ -36,14 +38,28 @@ const CONFIGMAP_LIMIT: usize = 1_048_576;
 /// The same "now" for every run, so reports compare byte for byte.
 const NOW: &str = "2024-05-31T12:20:40Z";
 
+/// What the snapshot controller made of the CRs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Scenario {
+    /// It ran: every CR has its finalizer, and the ConfigMap holds the newest entries up to
+    /// 1 MiB, so most CRs are `snapshot-pruned-for-size`.
+    Pruned,
+    /// It never ran (a split, or a shared S3 folder listing thousands of objects on a new
+    /// cluster): no finalizers and no entries, so every CR is `missing` (issue 30, item 10).
+    AllMissing,
+}
+
 /// The `i`-th newest snapshot, as k3s writes it: every fourth one in S3 (with the `spec.s3`
 /// block of a shared bucket), the rest local to one of three servers; all with Rancher's
-/// `spec.metadata` and the controller's finalizer.
-fn snapshot(i: usize) -> Value {
+/// `spec.metadata`, and the controller's finalizer where the controller ran.
+fn snapshot(i: usize, scenario: Scenario) -> Value {
     let node = SERVERS[i % SERVERS.len()];
     let ts = NEWEST - (i / SERVERS.len()) as i64 * 3_600 - (i % SERVERS.len()) as i64;
     let mut cr = snapshot_cr(node, ts, true);
-    cr["metadata"]["finalizers"] = json!(["wrangler.cattle.io/managed-etcd-snapshots-controller"]);
+    if scenario == Scenario::Pruned {
+        cr["metadata"]["finalizers"] =
+            json!(["wrangler.cattle.io/managed-etcd-snapshots-controller"]);
+    }
     cr["metadata"]["annotations"] =
         json!({"etcd.k3s.cattle.io/snapshot-token-hash": "37831a857fac"});
     if i % 4 == 3 {
@@ -67,7 +83,7 @@ fn snapshot(i: usize) -> Value {
 }
 
 /// Creates CRs `from..to` through the API, 64 requests in flight.
-fn create_files(env: &EnvTest, from: usize, to: usize) {
+fn create_files(env: &EnvTest, from: usize, to: usize, scenario: Scenario) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -85,7 +101,7 @@ fn create_files(env: &EnvTest, from: usize, to: usize) {
                 async move {
                     let request = http::Request::post(FILES)
                         .header("Content-Type", "application/json")
-                        .body(snapshot(i).to_string().into_bytes())
+                        .body(snapshot(i, scenario).to_string().into_bytes())
                         .unwrap();
                     match client.request_text(request).await {
                         Ok(_) => None,
@@ -102,14 +118,19 @@ fn create_files(env: &EnvTest, from: usize, to: usize) {
     });
 }
 
-/// The cluster's ConfigMaps: the newest `count` CRs' entries that fit in 1 MiB, and Rancher's
-/// extra metadata. `drift`: the oldest 200 entries are left out and every 97th has another
-/// size, so that the report shows entries of each kind.
-fn put_configmaps(env: &EnvTest, count: usize, drift: bool) {
+/// The cluster's ConfigMaps: the newest `count` CRs' entries that fit in 1 MiB (none where the
+/// controller never ran), and Rancher's extra metadata. `drift`: the oldest 200 entries are
+/// left out and every 97th has another size, so that the report shows entries of each kind.
+fn put_configmaps(env: &EnvTest, count: usize, drift: bool, scenario: Scenario) {
     let mut entries = Vec::new();
     let mut bytes = 0;
-    for i in 0..count {
-        let cr = snapshot(i);
+    let with_entries = if scenario == Scenario::Pruned {
+        count
+    } else {
+        0
+    };
+    for i in 0..with_entries {
+        let cr = snapshot(i, scenario);
         if drift && i + 200 >= count {
             break;
         }
@@ -195,8 +216,8 @@ fn the_paged_projected_read_reports_what_a_whole_object_dump_reports() {
         return;
     };
     let count = 1_200;
-    create_files(&env, 0, count);
-    put_configmaps(&env, count, true);
+    create_files(&env, 0, count, Scenario::Pruned);
+    put_configmaps(&env, count, true, Scenario::Pruned);
     let dir = env.scratch().join("many");
     std::fs::create_dir_all(&dir).unwrap();
     let args = diff_args(&env.kubeconfig(User::Admin));
@@ -409,14 +430,31 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
+/// The controller ran: most CRs pruned from the 1 MiB ConfigMap.
 #[test]
 #[ignore = "a benchmark: minutes and GBs; run on demand (docs/performance.md)"]
 fn benchmark() {
+    run_benchmark(Scenario::Pruned);
+}
+
+/// The controller never ran: every CR missing (issue 30, item 10).
+#[test]
+#[ignore = "a benchmark: minutes and GBs; run on demand (docs/performance.md)"]
+fn benchmark_all_missing() {
+    run_benchmark(Scenario::AllMissing);
+}
+
+fn run_benchmark(scenario: Scenario) {
     // Before anything grows this process: see peak_launcher.rs.
     let mut launcher = PeakLauncher::start();
-    let Some(env) = EnvTest::start("many_snapshot_files_benchmark") else {
+    let bed = match scenario {
+        Scenario::Pruned => "many_snapshot_files_benchmark",
+        Scenario::AllMissing => "many_snapshot_files_benchmark_all_missing",
+    };
+    let Some(env) = EnvTest::start(bed) else {
         return;
     };
+    println!("scenario: {scenario:?}");
     let sizes: Vec<usize> = std::env::var("K3SDOCTOR_BENCH_SIZES")
         .unwrap_or_else(|_| "5000,50000".into())
         .split(',')
@@ -442,9 +480,9 @@ fn benchmark() {
     let mut created = 0;
     for n in sizes {
         let seeding = Instant::now();
-        create_files(&env, created, n);
+        create_files(&env, created, n, scenario);
         created = n;
-        put_configmaps(&env, n, false);
+        put_configmaps(&env, n, false, scenario);
         eprintln!("seeded {n} CRs in {:.1} s", seeding.elapsed().as_secs_f64());
         if let Ok(hold) = std::env::var("K3SDOCTOR_BENCH_HOLD") {
             eprintln!("HOLD kubeconfig={}", env.kubeconfig(User::Admin).display());

@@ -32,7 +32,6 @@ pub struct SnapshotRow {
 pub(super) struct RowDetail {
     pub(super) key_note: Option<String>,
     pub(super) differences: Vec<FieldDifference>,
-    pub(super) expected_value: Option<String>,
 }
 
 impl SnapshotRow {
@@ -68,10 +67,12 @@ impl SnapshotRow {
         self.detail.as_ref().map_or(&[], |d| &d.differences)
     }
 
-    /// The exact value k3s would write, kept for the entries a backfill writes (missing and
-    /// stale ones) only.
-    pub fn expected_value(&self) -> Option<&str> {
-        self.detail.as_ref()?.expected_value.as_deref()
+    /// Whether the row holds anything beyond its CR and state: a missing row holds nothing
+    /// (its value is worked out when a backfill writes it: 50,000 missing rows held ~25 MiB
+    /// of values no report shows, issue 30 item 10).
+    #[cfg(test)]
+    pub(super) fn has_detail(&self) -> bool {
+        self.detail.is_some()
     }
 
     /// The ETCDSnapshotFile.

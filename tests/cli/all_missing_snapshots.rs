@@ -1,0 +1,125 @@
+//! Every ETCDSnapshotFile missing from the ConfigMap (issue 30, item 10): the snapshot
+//! controller never ran (no `-etcd` Lease, no finalizers, no entries), as on a split cluster
+//! whose shared S3 folder lists thousands of objects. The analysis no longer keeps each missing
+//! row's ConfigMap value; the report and what a backfill writes must not change for it.
+//!
+//! The expected report is `tests/fixtures/all-missing/diff.json`, written by the build before
+//! that change; `K3SDOCTOR_UPDATE_GOLDEN=1 cargo test --locked --test cli all_missing` rewrites
+//! it (review the diff: the report is a contract).
+
+use serde_json::{Value, json};
+
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::k3s_sim::snapshot_entry::{S3ConfigShape, data_key, entry_value};
+use crate::support::objects::{NOW, extra_metadata, server, snapshot_configmap, snapshot_cr};
+
+const SERVERS: [&str; 3] = ["server-1", "server-2", "server-3"];
+const COUNT: usize = 300;
+/// The newest snapshot (an hour before NOW); every server takes one an hour.
+const NEWEST: i64 = 1_717_153_840;
+const GOLDEN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/all-missing/diff.json"
+);
+const GOLDEN_PLAN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/all-missing/backfill-plan.txt"
+);
+
+/// `output` is byte for byte the file at `golden` (rewritten under `K3SDOCTOR_UPDATE_GOLDEN`).
+fn assert_golden(output: &str, golden: &str) {
+    if std::env::var_os("K3SDOCTOR_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(std::path::Path::new(golden).parent().unwrap()).unwrap();
+        std::fs::write(golden, output).unwrap();
+    }
+    let expected = std::fs::read_to_string(golden).expect("the golden output");
+    // Compared as text, not as parsed JSON: the bytes are the contract (field order, spacing).
+    assert!(
+        output == expected,
+        "the output differs from {golden}; first differing line: {:?}",
+        output.lines().zip(expected.lines()).find(|(a, b)| a != b)
+    );
+}
+
+/// The `i`-th newest snapshot: every fourth in S3 (a shared bucket), the rest local to one of
+/// three servers; Rancher's metadata, and no finalizer (the controller never saw it).
+fn snapshot(i: usize) -> Value {
+    let node = SERVERS[i % SERVERS.len()];
+    let ts = NEWEST - (i / SERVERS.len()) as i64 * 3_600 - (i % SERVERS.len()) as i64;
+    let mut cr = snapshot_cr(node, ts, true);
+    cr["metadata"]["annotations"] =
+        json!({"etcd.k3s.cattle.io/snapshot-token-hash": "37831a857fac"});
+    if i % 4 == 3 {
+        use sha2::{Digest, Sha256};
+        let file = cr["spec"]["snapshotName"].as_str().unwrap().to_string();
+        let location = format!("s3://k3s-backups/prod/{file}");
+        // `GenerateName`: the 6-hex digest of node and location (pkg/etcd/snapshot/types.go).
+        let digest: String = Sha256::digest(format!("s3{location}").as_bytes())
+            .iter()
+            .take(3)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        cr["metadata"]["name"] = json!(format!("s3-{file}-{digest}"));
+        cr["metadata"]["labels"]["etcd.k3s.cattle.io/snapshot-storage-node"] = json!("s3");
+        cr["spec"]["nodeName"] = json!("s3");
+        cr["spec"]["location"] = json!(location);
+        cr["spec"]["s3"] = json!({"endpoint": "s3.eu-central-1.amazonaws.com", "bucket": "k3s-backups",
+                                  "region": "eu-central-1", "prefix": "prod"});
+    }
+    cr
+}
+
+/// Three servers, no Leases (no snapshot controller runs), `COUNT` CRs and an empty ConfigMap.
+fn all_missing() -> FakeApi {
+    let mut objects: Vec<Value> = SERVERS.iter().map(|s| server(s, "v1.29.4+k3s1")).collect();
+    objects.extend((0..COUNT).map(snapshot));
+    objects.extend([snapshot_configmap("k3s", &[]), extra_metadata("k3s")]);
+    FakeApi::with_objects(objects)
+}
+
+#[test]
+fn an_all_missing_diff_is_byte_for_byte_the_report_it_was() {
+    let fake = all_missing();
+    let out = k3sdoctor(["snapshots", "diff", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    out.code(1);
+    let report: Value = out.json();
+    let states: Vec<&str> = report["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, vec!["missing"; COUNT], "every CR is missing");
+    assert_golden(&out.stdout, GOLDEN);
+}
+
+#[test]
+fn an_all_missing_backfill_plans_and_writes_what_k3s_would() {
+    let fake = all_missing();
+    let plan = k3sdoctor(["snapshots", "backfill", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    assert_golden(&plan.stdout, GOLDEN_PLAN);
+    k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
+        .cluster(&fake, Role::Admin)
+        .run()
+        .code(1)
+        .stdout_has(&format!("{COUNT} to add"));
+    let cm = fake
+        .get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+        .unwrap();
+    let data = cm["data"].as_object().unwrap();
+    assert_eq!(data.len(), COUNT);
+    // The simulator's own encoder of k3s v1.29.4's values, independent of k3sdoctor's.
+    for cr in fake.list("ETCDSnapshotFile") {
+        assert_eq!(
+            data[&data_key(&cr)],
+            entry_value(&cr, S3ConfigShape::Legacy),
+            "{}",
+            cr["metadata"]["name"]
+        );
+    }
+}
