@@ -121,7 +121,7 @@ pub struct GlobalArgs {
     pub max_bundle_size: u64,
 
     /// Stop reading a support bundle past this many entries (in archives, and files and folders under a folder).
-    #[arg(long, global = true, value_name = "N", default_value_t = crate::cluster::bundle::limits::DEFAULT_MAX_ENTRIES, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::input::bundle::limits::DEFAULT_MAX_ENTRIES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_bundle_entries: u64,
 
     /// The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp).
@@ -147,8 +147,8 @@ pub struct GlobalArgs {
 
 impl GlobalArgs {
     /// kubectl's connection flags, for `cluster::connect`.
-    pub fn connection_overrides(&self) -> crate::cluster::connection_overrides::Overrides {
-        crate::cluster::connection_overrides::Overrides {
+    pub fn connection_overrides(&self) -> crate::input::connect::connection_overrides::Overrides {
+        crate::input::connect::connection_overrides::Overrides {
             server: self.server.clone(),
             cluster: self.cluster.clone(),
             user: self.user.clone(),
@@ -347,8 +347,8 @@ pub struct ServeArgs {
     pub metrics_auth: crate::monitor::access::MetricsAuth,
 
     /// Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::monitor::heal_policy::HealMode::Off)]
-    pub heal: crate::monitor::heal_policy::HealMode,
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::heal::heal_policy::HealMode::Off)]
+    pub heal: crate::heal::heal_policy::HealMode,
 
     /// How long a split must last (on the API server's clock, across at least three evaluations) before it is healed.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = value_parsers::parse_period)]

@@ -34,7 +34,7 @@ impl Exit {
 #[derive(Debug, thiserror::Error)]
 pub enum Failure {
     #[error(transparent)]
-    Read(#[from] crate::cluster::ReadError),
+    Read(#[from] crate::input::ReadError),
     #[error("{0}")]
     Refused(String),
     /// A repair was attempted but not completed or not verified.

@@ -4,17 +4,20 @@
 pub mod age;
 pub mod build_info;
 pub mod cli;
-pub mod cluster;
 pub mod commands;
 pub mod diagnose;
 pub mod distro;
+pub mod events;
 pub mod exit;
+pub mod follow;
+pub mod heal;
+pub mod input;
 pub mod model;
 pub mod monitor;
 pub mod render;
-pub mod repair;
 pub mod report;
 pub mod schema;
+pub mod snapshots;
 pub mod version;
 
 #[cfg(test)]
@@ -74,7 +77,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 // (a request, a process's output) in their `Debug` form.
                 None => (
                     Exit::ReadFailed,
-                    Some(cluster::redact::redact_patterns(&format!("{err:#}"))),
+                    Some(input::connect::redact::redact_patterns(&format!("{err:#}"))),
                 ),
             };
             ui.err_line(&format!(

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::cli::parse_request_timeout;
-use crate::cluster::dump::read_dump;
+use crate::input::dump::read_dump;
 use crate::model::lock::LockRecord;
 use crate::model::quantity::parse_quantity;
 use crate::model::snapshot_entry::{S3Shape, decode, differences, encode};

@@ -4,10 +4,10 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::cluster::bundle::provenance::BundleSource;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
 use crate::diagnose::snapshots::EntryState;
+use crate::input::bundle::provenance::BundleSource;
 
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
 
@@ -148,9 +148,9 @@ pub struct RepairResult {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub outcome: RepairOutcome,
-    pub plan: crate::repair::follow_plan::FollowOutcome,
-    pub written: Vec<crate::repair::follow_apply::WrittenCopy>,
-    pub verification: Option<crate::repair::follow_apply::Verification>,
+    pub plan: crate::follow::follow_plan::FollowOutcome,
+    pub written: Vec<crate::follow::follow_apply::WrittenCopy>,
+    pub verification: Option<crate::follow::follow_apply::Verification>,
     /// The `leases` verdict read after the repair.
     pub after: Option<LeaseAnalysis>,
 }
@@ -158,7 +158,7 @@ pub struct RepairResult {
 impl RepairResult {
     pub fn new(
         outcome: RepairOutcome,
-        plan: crate::repair::follow_plan::FollowOutcome,
+        plan: crate::follow::follow_plan::FollowOutcome,
     ) -> RepairResult {
         RepairResult {
             api_version: API_VERSION,
@@ -238,7 +238,7 @@ pub struct BackfillResult {
     pub kind: &'static str,
     /// `nothing-to-do`, `planned`, `declined`, `written`.
     pub outcome: &'static str,
-    pub plan: crate::repair::backfill_plan::BackfillPlan,
+    pub plan: crate::snapshots::backfill_plan::BackfillPlan,
     pub backup: Option<String>,
     pub resource_version: Option<String>,
     /// The diff after writing.
@@ -255,7 +255,7 @@ pub struct RestoreResult {
     pub outcome: &'static str,
     /// The backup file restored from.
     pub from_backup: String,
-    pub plan: crate::repair::restore_plan::RestorePlan,
+    pub plan: crate::snapshots::restore_plan::RestorePlan,
     /// Where the ConfigMap was saved before the restore.
     pub backup: Option<String>,
     pub resource_version: Option<String>,
@@ -347,7 +347,7 @@ impl crate::diagnose::fleet::FleetMember for CheckReport {
     fn cluster(&self) -> &crate::diagnose::cluster_summary::ClusterSummary {
         self.analysis.cluster()
     }
-    fn locks(&self) -> &[crate::diagnose::lock_status::LockStatus] {
+    fn locks(&self) -> &[crate::diagnose::leases::lock_status::LockStatus] {
         self.analysis.locks()
     }
     fn snapshot_totals(&self) -> Option<&crate::diagnose::check::SnapshotTotals> {
@@ -362,7 +362,7 @@ impl crate::diagnose::fleet::FleetMember for LeaseReport {
     fn cluster(&self) -> &crate::diagnose::cluster_summary::ClusterSummary {
         self.analysis.cluster()
     }
-    fn locks(&self) -> &[crate::diagnose::lock_status::LockStatus] {
+    fn locks(&self) -> &[crate::diagnose::leases::lock_status::LockStatus] {
         self.analysis.locks()
     }
     fn snapshot_totals(&self) -> Option<&crate::diagnose::check::SnapshotTotals> {

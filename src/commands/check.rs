@@ -4,9 +4,9 @@ use super::Ui;
 use super::fleet::FleetCommand;
 use super::load::{Loaded, load_check_state, require_primary};
 use crate::cli::{CheckArgs, GlobalArgs};
-use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::check::analyse_check;
 use crate::exit::Exit;
+use crate::input::dump::dump_coverage::Primary;
 use crate::render;
 use crate::report::CheckReport;
 

@@ -7,9 +7,9 @@ use std::time::Duration;
 use clap_complete::Shell;
 
 use crate::cli::complete::{ClusterValues, Dynamic, TypedFlags, complete_with};
-use crate::cluster::connect::{ConnectOptions, connect, find_kubeconfig, server_of};
-use crate::cluster::connection_overrides::Overrides;
 use crate::distro::Distro;
+use crate::input::connect::connection_overrides::Overrides;
+use crate::input::connect::{ConnectOptions, connect, find_kubeconfig, server_of};
 
 /// How long a completion may wait for the cluster: a shell that hangs on TAB is worse than
 /// one that offers nothing.
@@ -132,7 +132,7 @@ fn typed_distro(typed: &TypedFlags) -> Option<Distro> {
 
 /// Leases and Nodes as `leases` reads them, within [`CLUSTER_WAIT`], with the connection
 /// flags typed on the line.
-fn read_locks(typed: &TypedFlags) -> Option<(crate::cluster::ClusterState, Option<Distro>)> {
+fn read_locks(typed: &TypedFlags) -> Option<(crate::input::ClusterState, Option<Distro>)> {
     let opts = ConnectOptions {
         kubeconfig: typed.last("kubeconfig").map(Into::into),
         context: typed.last("context").map(str::to_string),
@@ -162,7 +162,7 @@ fn read_locks(typed: &TypedFlags) -> Option<(crate::cluster::ClusterState, Optio
         .ok()?;
     let read = async {
         let conn = connect(&opts).await.ok()?;
-        crate::cluster::live::read_lease_state(&conn, explicit, &|_| {})
+        crate::input::live::read_lease_state(&conn, explicit, &|_| {})
             .await
             .ok()
     };

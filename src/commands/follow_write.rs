@@ -9,15 +9,15 @@ use super::Ui;
 use super::load::{Loaded, read_live};
 use super::termination::Termination;
 use crate::cli::GlobalArgs;
-use crate::cluster::connect::Connection;
 use crate::exit::Failure;
-use crate::repair::follow_apply::{
+use crate::follow::follow_apply::{
     LockObjects, WriteError, WrittenCopy, read_lock_objects, write_copy,
 };
-use crate::repair::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
-use crate::repair::follow_rejudge::{
+use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
+use crate::follow::follow_rejudge::{
     LaterCopy, Rejudged, finish_advice, judged_state, later_copy, rejudge, written_list,
 };
+use crate::input::connect::Connection;
 
 /// Re-plans after a 409 at most this many times before giving up.
 const MAX_ATTEMPTS: usize = 5;
@@ -223,7 +223,7 @@ async fn rewrite_after_conflict(
             LaterCopy::Rewrite => {}
             LaterCopy::AlreadyTarget => return Some(Ok(None)),
             LaterCopy::Elsewhere(holder) => {
-                return Some(Err(WriteError::Other(crate::cluster::ReadError::new(
+                return Some(Err(WriteError::Other(crate::input::ReadError::new(
                     format!(
                         "it names {holder:?} now, so it was left alone rather than overwritten"
                     ),

@@ -13,15 +13,15 @@ use super::serve_heal::{ASKED_BY, Healer};
 use super::termination::Termination;
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
-use crate::monitor::heal_guardrails::MovePair;
-use crate::monitor::heal_metrics::HealOutcome;
-use crate::repair::access_review::WriterRole;
-use crate::repair::follow_apply::{WrittenCopy, check_permissions};
-use crate::repair::follow_event::lock_move_event;
-use crate::repair::follow_plan::{FollowPlan, FollowRequest, LockCopy};
-use crate::repair::follow_verify::{Progress, verify_takeover};
-use crate::repair::heal_gates::{Outside, SplitCandidate, heal_candidate};
-use crate::repair::repair_event::EventReason;
+use crate::events::repair_event::EventReason;
+use crate::follow::follow_apply::{WrittenCopy, check_permissions};
+use crate::follow::follow_event::lock_move_event;
+use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy};
+use crate::follow::follow_verify::{Progress, verify_takeover};
+use crate::heal::guardrail_record::MovePair;
+use crate::heal::heal_gates::{Outside, SplitCandidate, heal_candidate};
+use crate::heal::heal_metrics::HealOutcome;
+use crate::input::live::own_access_review::WriterRole;
 
 /// How long the `-etcd` controllers have to show they work after a verified move, and how
 /// often that is looked at.

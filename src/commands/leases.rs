@@ -4,9 +4,9 @@ use super::Ui;
 use super::fleet::FleetCommand;
 use super::load::{Loaded, load_lease_state, require_primary};
 use crate::cli::{GlobalArgs, LeasesArgs};
-use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::leases::analyse_leases;
 use crate::exit::Exit;
+use crate::input::dump::dump_coverage::Primary;
 use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
 

@@ -10,17 +10,17 @@ use super::load::{Loaded, connect_live, load_lease_state, read_live, runtime};
 use super::repair_events;
 use super::termination::Termination;
 use crate::cli::{FollowArgs, GlobalArgs};
-use crate::cluster::connect::Connection;
 use crate::diagnose::leases::analyse_leases;
+use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
+use crate::follow::follow_apply::{WriteError, check_permissions, read_lock_objects, write_copy};
+use crate::follow::follow_event::lock_move_event;
+use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
+use crate::follow::follow_verify::{Progress, verify_takeover};
+use crate::heal::heal_gates::PAUSE_ANNOTATION;
+use crate::input::connect::Connection;
+use crate::input::live::own_access_review::WriterRole;
 use crate::render::{self, OutputFormat};
-use crate::repair::access_review::WriterRole;
-use crate::repair::follow_apply::{WriteError, check_permissions, read_lock_objects, write_copy};
-use crate::repair::follow_event::lock_move_event;
-use crate::repair::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
-use crate::repair::follow_verify::{Progress, verify_takeover};
-use crate::repair::heal_gates::PAUSE_ANNOTATION;
-use crate::repair::repair_event::EventReason;
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
 
 pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
@@ -34,7 +34,7 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
             return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_lease_state(global, ui)?;
-        super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Locks)?;
+        super::load::require_primary(&loaded, crate::input::dump::dump_coverage::Primary::Locks)?;
         let outcome = plan(&loaded, &request)?;
         let moves = matches!(outcome, FollowOutcome::Move(_));
         let (exit, status) = if moves {
@@ -209,7 +209,7 @@ async fn follow_live(
     // One exit rule for every repair: once the write is verified, the exit code is the verdict
     // of the cluster read afresh, exactly as `leases --fail-on` computes it.
     let after = read_live(&conn, global, ui).await.map_err(|e| {
-        Failure::Read(crate::cluster::ReadError::new(format!(
+        Failure::Read(crate::input::ReadError::new(format!(
             "{} was written and verified, but the cluster could not be read again to judge it: {e}; run \
              k3sdoctor leases",
             planned.lock

@@ -5,13 +5,13 @@ use jiff::Timestamp;
 
 use super::Ui;
 use crate::cli::{DistroChoice, GlobalArgs};
-use crate::cluster::bundle::limits::BundleLimits;
-use crate::cluster::bundle::provenance;
-use crate::cluster::connect::{ConnectOptions, Connection, connect};
-use crate::cluster::dump_coverage::{Primary, lacking};
-use crate::cluster::{ClusterState, ReadError, dump, live};
 use crate::distro::Distro;
 use crate::exit::Failure;
+use crate::input::bundle::limits::BundleLimits;
+use crate::input::bundle::provenance;
+use crate::input::connect::{ConnectOptions, Connection, connect};
+use crate::input::dump::dump_coverage::{Primary, lacking};
+use crate::input::{ClusterState, ReadError, dump, live};
 use crate::report::{Now, NowSource};
 
 pub struct Loaded {

@@ -5,8 +5,6 @@ pub mod check;
 pub mod completions;
 pub mod fleet;
 pub mod follow_write;
-pub mod heal_guardrails;
-pub mod heal_leader;
 pub mod heal_move;
 pub mod leases;
 pub mod leases_follow;
@@ -113,7 +111,7 @@ impl Ui {
 
     /// On a terminal (and without `-q`), a spinner names the request being waited for once
     /// one takes longer than a second; never on a pipe, where it would be noise in a log.
-    pub fn show_slow_requests(&self, conn: &crate::cluster::connect::Connection) {
+    pub fn show_slow_requests(&self, conn: &crate::input::connect::Connection) {
         use std::io::IsTerminal;
         // From -vv on, every request has a line of its own; a spinner would only interleave.
         if self.quiet || self.verbose >= 2 || !std::io::stderr().is_terminal() {
@@ -181,10 +179,10 @@ impl Ui {
 
 /// A write that failed before anything changed: a credentials problem (401/403) is exit 3
 /// like any refused read; anything else is a repair not completed (exit 4).
-pub fn write_failed_nothing_written(e: crate::cluster::ReadError) -> crate::exit::Failure {
+pub fn write_failed_nothing_written(e: crate::input::ReadError) -> crate::exit::Failure {
     let message = format!("{}; nothing was written", e.message);
     match e.http_status {
-        Some(401 | 403) => crate::exit::Failure::Read(crate::cluster::ReadError { message, ..e }),
+        Some(401 | 403) => crate::exit::Failure::Read(crate::input::ReadError { message, ..e }),
         _ => crate::exit::Failure::Incomplete(message),
     }
 }
@@ -266,7 +264,7 @@ pub fn rerun_flags_for(
 /// The question is wrapped between words to the terminal's width, and only its last line is
 /// dialoguer's prompt: a prompt longer than the terminal wraps mid-word, and after the answer
 /// dialoguer clears one line only, leaving the first part of a wrapped prompt on screen.
-pub fn confirm_write(conn: &crate::cluster::connect::Connection, what: &str) -> bool {
+pub fn confirm_write(conn: &crate::input::connect::Connection, what: &str) -> bool {
     let question = format!("On {}: {what}?", cluster_label(conn));
     let width = terminal_size::terminal_size_of(std::io::stderr())
         .map(|(terminal_size::Width(w), _)| usize::from(w))
@@ -300,7 +298,7 @@ fn prompt_lines(question: &str, width: usize) -> Vec<String> {
     )
 }
 
-pub fn cluster_label(conn: &crate::cluster::connect::Connection) -> String {
+pub fn cluster_label(conn: &crate::input::connect::Connection) -> String {
     match &conn.context {
         Some(context) => format!("context {context} ({})", conn.server),
         None => format!("the in-cluster API server ({})", conn.server),
@@ -314,9 +312,9 @@ pub fn save_backup(
     requested: Option<&std::path::Path>,
     name: &str,
     cm: &k8s_openapi::api::core::v1::ConfigMap,
-    cluster: &crate::cluster::cluster_identity::ClusterIdentity,
+    cluster: &crate::input::live::cluster_identity::ClusterIdentity,
 ) -> Result<std::path::PathBuf, crate::exit::Failure> {
-    use crate::repair::backup_file::{default_backup_path, write_backup};
+    use crate::snapshots::backup_file::{default_backup_path, write_backup};
     let path = requested.map_or_else(|| default_backup_path(name, cm), |p| p.to_path_buf());
     write_backup(&path, cm, cluster.id()).map_err(|e| {
         crate::exit::Failure::Refused(format!(
@@ -330,11 +328,11 @@ pub fn save_backup(
 /// The note for a backup saved without the cluster's identity: restoring it needs `--force`
 /// unless the ConfigMap is still the same object.
 pub fn unidentified_backup_note(
-    cluster: &crate::cluster::cluster_identity::ClusterIdentity,
+    cluster: &crate::input::live::cluster_identity::ClusterIdentity,
 ) -> Option<String> {
     match cluster {
-        crate::cluster::cluster_identity::ClusterIdentity::Known(_) => None,
-        crate::cluster::cluster_identity::ClusterIdentity::Unknown(why) => Some(format!(
+        crate::input::live::cluster_identity::ClusterIdentity::Known(_) => None,
+        crate::input::live::cluster_identity::ClusterIdentity::Unknown(why) => Some(format!(
             "note: the backup records no cluster identity ({why}; the read-only role, `k3sdoctor rbac read-only`, allows it); \
              restoring it onto anything but this very ConfigMap will need --force"
         )),

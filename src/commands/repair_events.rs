@@ -2,9 +2,9 @@
 //! and a failure to record it is a note on stderr (the repair's exit code stays its own).
 
 use super::Ui;
-use crate::cluster::connect::Connection;
-use crate::repair::event_apply::record_event;
-use crate::repair::repair_event::{RepairEvent, asked_by_user};
+use crate::events::event_apply::record_event;
+use crate::events::repair_event::{RepairEvent, asked_by_user};
+use crate::input::connect::Connection;
 
 /// `<command>, run by <user> (context <context>)`.
 pub fn asked_by(conn: &Connection, command: &str) -> String {

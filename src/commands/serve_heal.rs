@@ -16,22 +16,22 @@ use kube::api::Api;
 use tokio::sync::watch;
 
 use crate::cli::GlobalArgs;
-use crate::cluster::ClusterState;
-use crate::cluster::connect::Connection;
 use crate::distro::{Distro, LOCK_NAMESPACE};
-use crate::monitor::Exporter;
-use crate::monitor::heal_guardrails::friendly;
-use crate::monitor::heal_metrics::HealOutcome;
-use crate::monitor::heal_policy::{Decision, HealMode, HealPolicy, HealSettings};
-use crate::repair::event_apply::record_event;
-use crate::repair::follow_event::lock_move_event;
-use crate::repair::heal_gates::{
+use crate::events::event_apply::record_event;
+use crate::events::repair_event::EventReason;
+use crate::follow::follow_event::lock_move_event;
+use crate::heal::guardrail_record::friendly;
+use crate::heal::heal_gates::{
     Blocked, Gate, KURED_LOCK_ANNOTATION, Outside, PAUSE_ANNOTATION, SplitCandidate, heal_candidate,
 };
-use crate::repair::repair_event::EventReason;
+use crate::heal::heal_metrics::HealOutcome;
+use crate::heal::heal_policy::{Decision, HealMode, HealPolicy, HealSettings};
+use crate::input::ClusterState;
+use crate::input::connect::Connection;
+use crate::monitor::Exporter;
 
-use super::heal_guardrails::{GuardrailKeeper, GuardrailStore, StoreError};
-use super::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
+use crate::heal::guardrail_keeper::{GuardrailKeeper, GuardrailStore, StoreError};
+use crate::heal::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
 
 /// Who asks, in the Events' notes.
 pub(super) const ASKED_BY: &str = "serve --heal";
@@ -167,7 +167,7 @@ impl Healer {
     pub(super) async fn read_pause(&self) -> Option<String> {
         read_heal_pause(&self.conn).await.unwrap_or_else(|e| {
             // In one line: kube's own Display of an API error appends its debug form.
-            let read = crate::cluster::ReadError::from_kube(
+            let read = crate::input::ReadError::from_kube(
                 &e,
                 "get namespace kube-system",
                 &self.conn.server,
@@ -274,7 +274,7 @@ impl Healer {
 
     pub(super) async fn record(
         &self,
-        event: &crate::repair::repair_event::RepairEvent,
+        event: &crate::events::repair_event::RepairEvent,
         now: Timestamp,
     ) {
         if let Err(line) = record_event(&self.conn, event, now).await {
@@ -295,7 +295,7 @@ pub type HealStart = (
 pub fn start_healer(
     args: &crate::cli::ServeArgs,
     global: &GlobalArgs,
-    conn: &Arc<crate::cluster::connect::Connection>,
+    conn: &Arc<crate::input::connect::Connection>,
     exporter: &Arc<Exporter>,
 ) -> HealStart {
     if args.heal == HealMode::Off {
@@ -318,7 +318,7 @@ pub fn start_healer(
         } else {
             "reported as WouldMoveLock"
         },
-        crate::repair::heal_gates::PAUSE_ANNOTATION
+        crate::heal::heal_gates::PAUSE_ANNOTATION
     );
     let (tx, rx) = tokio::sync::watch::channel(None);
     let namespace = heal_lease_namespace();

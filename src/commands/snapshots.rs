@@ -3,12 +3,12 @@
 use super::Ui;
 use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::{GlobalArgs, SnapshotDiffArgs, SnapshotListArgs};
-use crate::cluster::dump_coverage::Primary;
 use crate::diagnose::check::analyse_check_keeping_snapshots;
 use crate::diagnose::finding::{FailOn, Finding, rank};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
 use crate::exit::Exit;
+use crate::input::dump::dump_coverage::Primary;
 use crate::model::snapshot_file::FileState;
 use crate::render::{self, OutputFormat};
 use crate::report::SnapshotReport;

@@ -9,16 +9,16 @@ use super::Ui;
 use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::cli::{BackfillArgs, GlobalArgs};
-use crate::cluster::cluster_identity::read_cluster_identity;
-use crate::cluster::connect::Connection;
 use crate::diagnose::finding::FailOn;
+use crate::events::repair_event::{EventReason, snapshot_entries_event};
 use crate::exit::{Exit, Failure};
+use crate::follow::follow_apply::WriteError;
+use crate::input::connect::Connection;
+use crate::input::live::cluster_identity::read_cluster_identity;
 use crate::render;
-use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
-use crate::repair::backfill_plan::{BackfillPlan, plan_backfill};
-use crate::repair::follow_apply::WriteError;
-use crate::repair::repair_event::{EventReason, snapshot_entries_event};
 use crate::report::{API_VERSION, BackfillResult};
+use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
+use crate::snapshots::backfill_plan::{BackfillPlan, plan_backfill};
 
 const MAX_ATTEMPTS: usize = 5;
 
@@ -28,7 +28,10 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
             return Err(super::refuse_fix_on_dump().into());
         }
         let loaded = load_snapshot_state(global, ui)?;
-        super::load::require_primary(&loaded, crate::cluster::dump_coverage::Primary::Snapshots)?;
+        super::load::require_primary(
+            &loaded,
+            crate::input::dump::dump_coverage::Primary::Snapshots,
+        )?;
         let analysis = analyse(&loaded);
         if let Some(count) = &analysis.entry_count {
             return Err(Failure::Refused(format!(

@@ -10,17 +10,17 @@ use super::Ui;
 use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::cli::{GlobalArgs, RestoreArgs};
-use crate::cluster::ReadError;
-use crate::cluster::cluster_identity::{ClusterIdentity, read_cluster_identity};
-use crate::cluster::connect::Connection;
+use crate::events::repair_event::{EventReason, snapshot_entries_event};
 use crate::exit::{Exit, Failure};
+use crate::follow::follow_apply::WriteError;
+use crate::input::ReadError;
+use crate::input::connect::Connection;
+use crate::input::live::cluster_identity::{ClusterIdentity, read_cluster_identity};
 use crate::render;
-use crate::repair::backfill_apply::{check_permission, read_configmap, write_configmap};
-use crate::repair::follow_apply::WriteError;
-use crate::repair::repair_event::{EventReason, snapshot_entries_event};
-use crate::repair::restore_foreign::ClusterInventory;
-use crate::repair::restore_plan::{RestorePlan, plan_restore};
 use crate::report::{API_VERSION, RestoreResult};
+use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
+use crate::snapshots::restore_foreign::ClusterInventory;
+use crate::snapshots::restore_plan::{RestorePlan, plan_restore};
 
 pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     if !global.from_file.is_empty() && args.fix {
@@ -51,7 +51,7 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
 
 /// The backup as `snapshots backfill --fix` wrote it: one ConfigMap in JSON.
 fn read_backup(path: &Path) -> Result<ConfigMap, Failure> {
-    let text = crate::cluster::bounded_read::read_text(path, crate::cluster::bounded_read::BACKUP_LIMIT).map_err(|e| {
+    let text = crate::input::dump::bounded_read::read_text(path, crate::input::dump::bounded_read::BACKUP_LIMIT).map_err(|e| {
         Failure::Read(ReadError::new(format!(
             "cannot read backup {}: {e}; pass the file snapshots backfill --fix saved (it prints `saved ConfigMap \
              ... to FILE`)",

@@ -6,19 +6,19 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::apiserver_endpoints::{self, analyse_apiserver_endpoints};
 use super::cluster_summary::ClusterSummary;
-use super::etcd_config_drift::analyse_etcd_config_drift;
+use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
+use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
+use super::control_plane::membership::analyse_membership;
+use super::control_plane::node_args_secrets::analyse_node_args_secrets;
 use super::finding::{Finding, FindingCode, Severity};
 use super::leases::analyse_leases;
-use super::lock_status::{self, LockState, LockStatus};
-use super::membership::analyse_membership;
-use super::node_args_secrets::analyse_node_args_secrets;
-use super::snapshot_reconcile_stalled::analyse_reconcile_stalled;
-use super::snapshot_s3::analyse_s3_snapshots;
+use super::leases::lock_status::{self, LockState, LockStatus};
+use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
+use super::snapshots::snapshot_s3::analyse_s3_snapshots;
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
-use crate::cluster::ClusterState;
 use crate::distro::Distro;
+use crate::input::ClusterState;
 use crate::version::{ProductVersion, SplitImpact};
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -187,13 +187,13 @@ pub fn analyse_check_keeping_snapshots(
     findings.extend(etcd_config(state, distro, &mut checks));
     findings.extend(snapshot_schedule(state, distro, now, &mut checks));
 
-    let missing = super::snapshot_files::missing_input(state);
+    let missing = super::snapshots::snapshot_files::missing_input(state);
     checks.push(CheckRun {
         name: "snapshot-files",
         ran: missing.is_none(),
         note: missing.unwrap_or_default().to_string(),
     });
-    findings.extend(super::snapshot_files::analyse_snapshot_files(
+    findings.extend(super::snapshots::snapshot_files::analyse_snapshot_files(
         state, distro, now, &leases,
     ));
 

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::cluster::ClusterState;
 use crate::distro::Distro;
+use crate::input::ClusterState;
 use crate::model::node::Readiness;
 use crate::version::{LockStyle, ProductVersion};
 

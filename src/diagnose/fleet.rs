@@ -9,9 +9,9 @@ use super::check::{CheckAnalysis, SnapshotTotals};
 use super::cluster_summary::ClusterSummary;
 use super::finding::{FailOn, Finding, FindingCode, Severity};
 use super::leases::LeaseAnalysis;
-use super::lock_status::{LockState, LockStatus};
-use crate::cluster::ReadFailureKind;
+use super::leases::lock_status::{LockState, LockStatus};
 use crate::exit::Exit;
+use crate::input::ReadFailureKind;
 
 /// What a fleet summary needs from one cluster's report (`check` or `leases`).
 pub trait FleetMember {
@@ -110,7 +110,7 @@ impl<R: FleetMember> FleetEntry<R> {
     pub fn unreadable(
         context: String,
         server: String,
-        error: &crate::cluster::ReadError,
+        error: &crate::input::ReadError,
     ) -> FleetEntry<R> {
         let outcome = FleetOutcome::from(error.kind);
         FleetEntry {
@@ -324,10 +324,10 @@ fn unreadable_reason<R>(entry: &FleetEntry<R>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::ReadError;
     use crate::diagnose::check::analyse_check;
     use crate::diagnose::test_cluster::{TestCluster, now};
     use crate::distro::Distro;
+    use crate::input::ReadError;
 
     const AFFECTED: &str = "v1.29.4+k3s1";
     const FIXED: &str = "v1.29.6+k3s1";

@@ -5,8 +5,8 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use serde_json::{Value, json};
 
-use crate::cluster::{ClusterState, Origin};
 use crate::distro::Distro;
+use crate::input::{ClusterState, Origin};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;

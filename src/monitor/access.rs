@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use crate::cluster::access_review::{Reviewer, Verdict};
+use crate::input::live::token_access_review::{Reviewer, Verdict};
 
 /// `--metrics-auth kubernetes|none`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -51,7 +51,7 @@ impl Write for RedactedStderr {
         let text = String::from_utf8_lossy(buf);
         let mut lines = String::new();
         for line in text.lines() {
-            let safe = crate::cluster::redact::redact_patterns(line);
+            let safe = crate::input::connect::redact::redact_patterns(line);
             lines.push_str(&crate::render::control_chars::escape_controls(&safe));
             lines.push('\n');
         }

@@ -16,9 +16,9 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
-use crate::cluster::cluster_watch::WatchHealth;
-use crate::cluster::watch_failure::WatchFailure;
 use crate::diagnose::finding::FindingCode;
+use crate::input::watch::WatchHealth;
+use crate::input::watch::watch_failure::WatchFailure;
 use crate::report::CheckReport;
 
 /// The content type of what [`Metrics::encode`] writes (OpenMetrics text).
@@ -86,7 +86,7 @@ pub struct Metrics {
     /// evaluations as it does on the server.
     renewals: Mutex<Vec<(String, Timestamp)>>,
     /// `serve --heal`'s metrics, when it is on or dry-run.
-    pub heal: Option<super::heal_metrics::HealMetrics>,
+    pub heal: Option<crate::heal::heal_metrics::HealMetrics>,
 }
 
 impl Metrics {
@@ -195,7 +195,7 @@ impl Metrics {
 
     /// Registers the heal metrics (before the exporter is shared).
     pub fn enable_heal(&mut self) {
-        self.heal = Some(super::heal_metrics::HealMetrics::register(
+        self.heal = Some(crate::heal::heal_metrics::HealMetrics::register(
             &mut self.registry,
         ));
     }

@@ -5,9 +5,6 @@
 pub mod access;
 pub mod contact;
 pub mod endpoints;
-pub mod heal_guardrails;
-pub mod heal_metrics;
-pub mod heal_policy;
 pub mod listener;
 pub mod log;
 pub mod metrics;

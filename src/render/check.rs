@@ -8,7 +8,7 @@ use super::style::Style;
 use super::wrap::{columns, write_wrapped};
 use crate::diagnose::check::CheckFinding;
 use crate::diagnose::finding::Finding;
-use crate::diagnose::lock_status::LockState;
+use crate::diagnose::leases::lock_status::LockState;
 use crate::report::CheckReport;
 
 pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> std::io::Result<()> {

@@ -236,10 +236,10 @@ impl<'a, R> JsonLine<'a, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::{ReadError, ReadFailureKind};
     use crate::diagnose::check::{CheckAnalysis, analyse_check};
     use crate::diagnose::test_cluster::{TestCluster, now};
     use crate::distro::Distro;
+    use crate::input::{ReadError, ReadFailureKind};
 
     fn entry(context: &str, core: &str, etcd: &str) -> FleetEntry<CheckAnalysis> {
         let state = TestCluster::k3s()

@@ -6,8 +6,8 @@ use std::io::Write;
 use super::style::Style;
 use super::table::{lines, plain_table};
 use super::wrap::write_wrapped;
-use crate::repair::election_timing::ElectionTiming;
-use crate::repair::follow_plan::{FollowOutcome, FollowPlan};
+use crate::follow::election_timing::ElectionTiming;
+use crate::follow::follow_plan::{FollowOutcome, FollowPlan};
 
 pub fn write_plan(
     out: &mut dyn Write,
@@ -46,8 +46,8 @@ pub fn write_plan(
     for (i, copy) in plan.writes.iter().enumerate() {
         let label = if i == 0 { "  writes: " } else { "          " };
         let field = match copy {
-            crate::repair::follow_plan::LockCopy::Lease => "spec.holderIdentity",
-            crate::repair::follow_plan::LockCopy::ConfigMap => {
+            crate::follow::follow_plan::LockCopy::Lease => "spec.holderIdentity",
+            crate::follow::follow_plan::LockCopy::ConfigMap => {
                 "holderIdentity in annotation control-plane.alpha.kubernetes.io/leader"
             }
         };
@@ -129,7 +129,7 @@ fn from(plan: &FollowPlan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::repair::election_timing::election_timing;
+    use crate::follow::election_timing::election_timing;
 
     #[test]
     fn timings_are_a_short_table_with_their_source_under_it() {

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::OutputFormat;
 use super::leases::state_label;
-use crate::diagnose::lease_changes::{LockChange, LockSide};
+use crate::diagnose::leases::lease_changes::{LockChange, LockSide};
 use crate::report::API_VERSION;
 
 /// A change as `-o json|yaml` streams it: `apiVersion`, `kind: LeaseChange`, then the change.
@@ -92,7 +92,7 @@ pub fn write_line(out: &mut dyn Write, change: &LockChange) -> std::io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnose::lock_status::{LockPurpose, LockState};
+    use crate::diagnose::leases::lock_status::{LockPurpose, LockState};
 
     fn change() -> LockChange {
         LockChange {

@@ -10,7 +10,7 @@ use super::table::{lines, plain_table};
 use super::wrap::write_wrapped;
 use crate::age;
 use crate::diagnose::cluster_summary::ClusterSummary;
-use crate::diagnose::lock_status::{LockState, LockStatus};
+use crate::diagnose::leases::lock_status::{LockState, LockStatus};
 use crate::report::{LeaseReport, NowSource};
 
 /// The summary, the lock table and the findings; off a terminal or under `--no-headers`

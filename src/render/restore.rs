@@ -4,7 +4,7 @@ use super::control_chars::escape_controls;
 use std::io::Write;
 
 use super::style::Style;
-use crate::repair::restore_plan::RestorePlan;
+use crate::snapshots::restore_plan::RestorePlan;
 
 pub fn write_plan(
     out: &mut dyn Write,

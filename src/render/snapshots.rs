@@ -11,8 +11,8 @@ use super::table::{lines, plain_table};
 use super::wrap::{self, write_wrapped};
 use crate::age;
 use crate::diagnose::snapshots::EntryState;
-use crate::repair::backfill_plan::BackfillPlan;
 use crate::report::SnapshotReport;
+use crate::snapshots::backfill_plan::BackfillPlan;
 
 /// 8417312 → `8.0 MiB`, as binary units are what snapshot files are sized in.
 pub fn human_size(bytes: i64) -> String {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::diagnose::finding::FindingCode::*;
-use crate::diagnose::lock_status::{LockKind, LockState};
+use crate::diagnose::leases::lock_status::{LockKind, LockState};
 use crate::diagnose::test_cluster::{TestCluster, now};
 
 const AFFECTED: &str = "v1.29.4+k3s1";

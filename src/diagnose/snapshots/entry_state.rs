@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::diagnose::snapshot_reconcile::ReconcileFate;
+use crate::diagnose::snapshots::snapshot_reconcile::ReconcileFate;
 
 /// The apiserver's limit on the sum of a ConfigMap's values (wire sample 072).
 pub const CONFIGMAP_LIMIT: usize = 1_048_576;

@@ -274,7 +274,7 @@ fn rke2_uses_its_own_configmap() {
 fn entries_in_the_bundled_dump_are_byte_identical_to_the_encoder() {
     // The example dump's entries were written by an independent generator following facts §4.3.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/split-cluster");
-    let state = crate::cluster::dump::read_dump(&[dir], Default::default()).unwrap();
+    let state = crate::input::dump::read_dump(&[dir], Default::default()).unwrap();
     let leases = analyse_leases(&state, Distro::K3s, now());
     let a = analyse_snapshots(&state, Distro::K3s, now(), &leases);
     let data = &state.configmap("k3s-etcd-snapshots").unwrap().data;

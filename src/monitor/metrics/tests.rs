@@ -2,8 +2,8 @@
 use std::path::PathBuf;
 
 use super::*;
-use crate::cluster::dump::read_dump;
 use crate::diagnose::check::analyse_check;
+use crate::input::dump::read_dump;
 use crate::report::{Now, NowSource};
 
 /// The bundled dump: k3s and k3s-etcd split on v1.29.4, 15 snapshot entries missing.
@@ -130,7 +130,7 @@ fn renewal_ages_are_worked_out_at_the_scrape_and_follow_renewals() {
 
 #[test]
 fn watch_health_sets_readiness_and_errors_count_per_resource_and_reason() {
-    use crate::cluster::watch_failure::WatchFailureReason;
+    use crate::input::watch::watch_failure::WatchFailureReason;
     let metrics = Metrics::new("1.2.3");
     let health = [
         WatchHealth {

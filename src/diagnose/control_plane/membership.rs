@@ -1,0 +1,301 @@
+//! etcd membership as the Node objects show it (facts §5): member removals that did not
+//! happen, members stuck terminating, members never synced, learners, and how many more
+//! members etcd can lose.
+
+use jiff::{SignedDuration, Timestamp};
+
+use crate::diagnose::control_plane::quorum::QuorumCheck;
+use crate::diagnose::finding::{Finding, FindingCode, Severity};
+use crate::distro::Distro;
+use crate::input::ClusterState;
+use crate::model::node::{NodeFacts, Readiness};
+
+/// Finalizer the member controller's OnRemove handler puts on every Node it syncs, agents
+/// included: wrangler's remove handler adds it before any label filter runs
+/// (`pkg/generic/remove.go`, `pkg/etcd/member_controller.go`).
+pub const MEMBER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-controller";
+
+/// How long a deletion may take before it counts as stuck.
+const DELETION_GRACE: SignedDuration = SignedDuration::from_secs(60);
+
+pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<Finding> {
+    let Some(nodes) = &state.nodes else {
+        // Reported once as dump-incomplete by the lease analyser.
+        return Vec::new();
+    };
+    let mut findings = Vec::new();
+    let controller_ever_ran = nodes
+        .iter()
+        .any(|n| n.finalizers.iter().any(|f| f == MEMBER_FINALIZER));
+    let annotation =
+        |n: &NodeFacts, suffix: &str| n.annotations.get(&distro.etcd_annotation(suffix)).cloned();
+    for node in nodes {
+        let object = format!("Node {}", node.name);
+        if annotation(node, "remove").as_deref() == Some("true")
+            && annotation(node, "node-name").is_some()
+            && annotation(node, "removed-node-name").is_none()
+        {
+            findings.push(
+                Finding::new(
+                    Severity::Error,
+                    FindingCode::MemberRemovalStuck,
+                    &object,
+                    format!(
+                        "{} asks for member removal ({}=true) but still carries {} {:?} and no {}: the member \
+                         removal controller on the {} holder has not acted",
+                        node.name,
+                        distro.etcd_annotation("remove"),
+                        distro.etcd_annotation("node-name"),
+                        annotation(node, "node-name").unwrap_or_default(),
+                        distro.etcd_annotation("removed-node-name"),
+                        distro.etcd_lock()
+                    ),
+                )
+                .fix(format!(
+                    "check the {} holder's log for \"Removing etcd member\" (k3sdoctor leases shows the holder)",
+                    distro.etcd_lock()
+                )),
+            );
+        }
+        let has_finalizer = node.finalizers.iter().any(|f| f == MEMBER_FINALIZER);
+        let stuck = node
+            .deletion_time
+            .is_some_and(|t| now.duration_since(t) > DELETION_GRACE);
+        if stuck && has_finalizer {
+            findings.push(
+                Finding::new(
+                    Severity::Error,
+                    FindingCode::MemberTerminatingStuck,
+                    &object,
+                    format!(
+                        "{} has been terminating for {} on the finalizer {MEMBER_FINALIZER}: its etcd member has not \
+                         been removed",
+                        node.name,
+                        crate::age::short(now.duration_since(node.deletion_time.unwrap_or(now)))
+                    ),
+                )
+                .fix(format!(
+                    "check the {} holder's log for \"Removing etcd member\"; do not remove the finalizer by hand while \
+                     the member is still in the etcd cluster",
+                    distro.etcd_lock()
+                )),
+            );
+        }
+        if node.is_etcd_member() && !has_finalizer && !node.deleting {
+            let why = if controller_ever_ran {
+                "the member controller has not synced it yet (other Nodes carry the finalizer)"
+            } else {
+                "no Node carries it, agents included, so the member controller has never run"
+            };
+            findings.push(
+                Finding::new(
+                    Severity::Warning,
+                    FindingCode::MemberFinalizerMissing,
+                    &object,
+                    format!(
+                        "etcd Node {} lacks the finalizer {MEMBER_FINALIZER}: {why}; deleting the Node will not \
+                         remove its etcd member",
+                        node.name
+                    ),
+                )
+                .fix(format!("check that the {} lock is held and fresh (k3sdoctor leases)", distro.etcd_lock())),
+            );
+        }
+        if let Some(voter) = node
+            .conditions
+            .get("EtcdIsVoter")
+            .filter(|c| c.status == "False")
+        {
+            findings.push(Finding::new(
+                Severity::Warning,
+                FindingCode::MemberNotVoter,
+                &object,
+                format!(
+                    "{}'s etcd member is not a voter ({}{}): it does not count towards quorum",
+                    node.name,
+                    voter.reason.as_deref().unwrap_or("no reason given"),
+                    voter
+                        .message
+                        .as_deref()
+                        .map(|m| format!(": {m}"))
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    findings.extend(quorum_finding(nodes));
+    findings
+}
+
+/// With every member up, etcd tolerates the loss of a minority; once members are down and
+/// one more loss would cost quorum (or it is lost already), that is an error.
+fn quorum_finding(nodes: &[NodeFacts]) -> Option<Finding> {
+    let q = QuorumCheck::new(nodes, None);
+    if !q.applies() || q.ready == q.members || q.ready > q.quorum {
+        return None;
+    }
+    let down: Vec<&str> = nodes
+        .iter()
+        .filter(|n| n.is_etcd_member() && (n.readiness != Readiness::Ready || n.deleting))
+        .map(|n| n.name.as_str())
+        .collect();
+    let state = if q.ready < q.quorum {
+        "quorum is already lost"
+    } else {
+        "one more lost member loses quorum"
+    };
+    Some(
+        Finding::new(
+            Severity::Error,
+            FindingCode::EtcdQuorumAtRisk,
+            "etcd",
+            format!(
+                "{} of {} etcd members are Ready (quorum {}); {} NotReady: {state}",
+                q.ready,
+                q.members,
+                q.quorum,
+                down.join(", ")
+            ),
+        )
+        .fix("bring the NotReady etcd members back before restarting or upgrading any server"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnose::test_cluster::{TestCluster, now};
+    use serde_json::json;
+
+    const V: &str = "v1.29.4+k3s1";
+
+    fn codes(findings: &[Finding]) -> Vec<(Severity, FindingCode)> {
+        findings.iter().map(|f| (f.severity, f.code)).collect()
+    }
+
+    fn analyse(c: TestCluster) -> Vec<Finding> {
+        analyse_membership(&c.build(), Distro::K3s, now())
+    }
+
+    fn synced(name: &str) -> serde_json::Value {
+        json!({"finalizers": [MEMBER_FINALIZER], "annotations": {"etcd.k3s.cattle.io/node-name": format!("{name}-1a2b3c4d")}})
+    }
+
+    #[test]
+    fn healthy_members_have_no_findings() {
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .server_with("c", V, synced("c"));
+        assert!(analyse(c).is_empty());
+    }
+
+    #[test]
+    fn removal_that_did_not_happen() {
+        let mut meta = synced("c");
+        meta["annotations"]["etcd.k3s.cattle.io/remove"] = json!("true");
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .server_with("c", V, meta);
+        assert_eq!(
+            codes(&analyse(c)),
+            [(Severity::Error, FindingCode::MemberRemovalStuck)]
+        );
+    }
+
+    #[test]
+    fn terminating_on_the_member_finalizer() {
+        let mut meta = synced("c");
+        meta["deletionTimestamp"] = json!("2024-05-31T11:00:00Z");
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .server_with("c", V, meta);
+        let found = codes(&analyse(c));
+        assert!(
+            found.contains(&(Severity::Error, FindingCode::MemberTerminatingStuck)),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn never_synced_member() {
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, json!({}));
+        assert_eq!(
+            codes(&analyse(c)),
+            [(Severity::Warning, FindingCode::MemberFinalizerMissing)]
+        );
+    }
+
+    #[test]
+    fn finalizer_on_an_agent_shows_the_controller_ran() {
+        let never = TestCluster::k3s()
+            .server_with("a", V, json!({}))
+            .agent("w", V);
+        assert!(analyse(never)[0].message.contains("has never run"));
+        let c = TestCluster::k3s()
+            .server_with("a", V, json!({}))
+            .agent("w", V)
+            .finalizer("w", MEMBER_FINALIZER);
+        let findings = analyse(c);
+        assert_eq!(
+            codes(&findings),
+            [(Severity::Warning, FindingCode::MemberFinalizerMissing)]
+        );
+        assert!(findings[0].message.contains("has not synced it yet"));
+    }
+
+    #[test]
+    fn a_removed_member_does_not_count_towards_quorum() {
+        // k3s removed c's member: its Node stays, NotReady, with removed-node-name.
+        let removed = json!({"finalizers": [MEMBER_FINALIZER], "annotations": {
+            "etcd.k3s.cattle.io/remove": "true",
+            "etcd.k3s.cattle.io/removed-node-name": "c-1a2b3c4d"}});
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .server_with("c", V, removed)
+            .condition("c", "Ready", "False", "KubeletNotReady");
+        assert!(analyse(c).is_empty());
+    }
+
+    #[test]
+    fn learner_is_not_a_voter() {
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .condition("b", "EtcdIsVoter", "False", "MemberIsLearner");
+        assert_eq!(
+            codes(&analyse(c)),
+            [(Severity::Warning, FindingCode::MemberNotVoter)]
+        );
+    }
+
+    #[test]
+    fn quorum_at_risk_when_members_are_down() {
+        let c = TestCluster::k3s()
+            .server_with("a", V, synced("a"))
+            .server_with("b", V, synced("b"))
+            .server_with("c", V, synced("c"));
+        let down = c.condition("c", "Ready", "False", "KubeletNotReady");
+        let findings = analyse(down);
+        assert_eq!(
+            codes(&findings),
+            [(Severity::Error, FindingCode::EtcdQuorumAtRisk)]
+        );
+        assert!(
+            findings[0]
+                .message
+                .contains("2 of 3 etcd members are Ready (quorum 2); c NotReady")
+        );
+        // Five members with one down still tolerate another loss.
+        let mut five = TestCluster::k3s();
+        for n in ["a", "b", "c", "d", "e"] {
+            five = five.server_with(n, V, synced(n));
+        }
+        assert!(analyse(five.condition("e", "Ready", "False", "KubeletNotReady")).is_empty());
+    }
+}

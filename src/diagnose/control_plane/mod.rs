@@ -1,0 +1,9 @@
+//! The control plane beyond the locks and snapshots: etcd membership and quorum, the
+//! apiserver addresses, etcd's snapshot flags per server, secrets in node arguments.
+
+pub mod apiserver_endpoints;
+pub mod etcd_config_drift;
+pub mod etcd_settings;
+pub mod membership;
+pub mod node_args_secrets;
+pub mod quorum;

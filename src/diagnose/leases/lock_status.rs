@@ -1,0 +1,487 @@
+//! The state of one k3s/RKE2 leader lock: which copies count on this version, who holds it,
+//! whether that holder is fresh and is a live server.
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use crate::diagnose::finding::{Finding, FindingCode, Severity};
+use crate::distro::Distro;
+use crate::input::ClusterState;
+use crate::model::lease::live_apiserver_identity;
+use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
+use crate::model::node::{IdentityMatch, NodeFacts, Readiness, node_for_identity};
+use crate::version::LockStyle;
+
+/// How far a holder's clock may run behind ours before a lock counts as expired.
+pub const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockPurpose {
+    /// `<prog>`: core controllers (node, helm, ... and the informer start).
+    Core,
+    /// `<prog>-etcd`: snapshot ConfigMap, member removal, apiserver addresses.
+    Etcd,
+}
+
+/// Which objects hold the record that counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockKind {
+    Lease,
+    ConfigMap,
+    Both,
+    None,
+}
+
+impl LockKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            LockKind::Lease => "Lease",
+            LockKind::ConfigMap => "ConfigMap",
+            LockKind::Both => "Lease+ConfigMap",
+            LockKind::None => "-",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockState {
+    Held,
+    Expired,
+    Released,
+    /// MultiLock copies name different holders.
+    Disagreeing,
+    Missing,
+    /// Not in what was read, and whether it should be there cannot be judged: the version is
+    /// unknown and the input lacks the kind of object that holds the lock on some versions
+    /// (a ConfigMap annotation on 1.23 and older, a Lease from 1.28). Not checked, not missing.
+    Unknown,
+    /// Not used on this cluster (no managed etcd) or not knowable (not in the dump).
+    NotApplicable,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HolderNode {
+    pub name: String,
+    pub matched_by: IdentityMatch,
+    pub readiness: Readiness,
+    pub roles: Vec<String>,
+    pub server: bool,
+    pub version: String,
+}
+
+impl HolderNode {
+    /// The one shape a lock holder's Node has in every report.
+    pub fn of(node: &NodeFacts, matched_by: IdentityMatch) -> Self {
+        HolderNode {
+            name: node.name.clone(),
+            matched_by,
+            readiness: node.readiness,
+            roles: node.roles(),
+            server: node.is_server(),
+            version: node.kubelet_version.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LockCopies {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<LockRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<LockRecord>,
+    /// A ConfigMap copy left behind by an upgrade past 1.27; nothing reads it any more.
+    pub config_map_ignored: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LockStatus {
+    pub name: String,
+    pub purpose: LockPurpose,
+    pub kind: LockKind,
+    pub state: LockState,
+    /// The holder that counts (the Lease's when MultiLock copies disagree).
+    pub holder: Option<String>,
+    pub node: Option<HolderNode>,
+    pub acquire_time: Option<Timestamp>,
+    pub renew_time: Option<Timestamp>,
+    pub renewed_seconds_ago: Option<i64>,
+    pub lease_duration_seconds: Option<i64>,
+    pub transitions: Option<i64>,
+    pub copies: LockCopies,
+}
+
+impl LockStatus {
+    /// The holder, when it is held and both copies agree: what a split compares.
+    pub fn settled_holder(&self) -> Option<&str> {
+        match self.state {
+            LockState::Held | LockState::Expired => self.holder.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+pub struct LockInputs<'a> {
+    pub state: &'a ClusterState,
+    pub distro: Distro,
+    pub now: Timestamp,
+    pub style: Option<LockStyle>,
+}
+
+/// Reads one lock and returns its status and what is wrong with it. `expected` says whether
+/// this cluster should have the lock at all (the `-etcd` lock needs managed etcd).
+pub fn examine_lock(
+    input: &LockInputs<'_>,
+    name: &str,
+    purpose: LockPurpose,
+    expected: bool,
+    findings: &mut Vec<Finding>,
+) -> LockStatus {
+    let object = format!("Lease kube-system/{name}");
+    let lease = input.state.lease(name).map(|l| l.record.clone());
+    let cm_record = input.state.configmap(name).and_then(|c| c.leader_record());
+    let config_map = match cm_record {
+        Some(Ok(record)) => Some(record),
+        Some(Err(why)) => {
+            if input.style.is_none_or(LockStyle::uses_configmap) {
+                findings.push(
+                    Finding::new(
+                        Severity::Error,
+                        FindingCode::LeaseRecordMalformed,
+                        format!("ConfigMap kube-system/{name}"),
+                        format!("the leader annotation of ConfigMap {name} is not a valid leader record: {why}"),
+                    )
+                    .fix(format!(
+                        "the next renewal rewrites it; if it persists, restart the {} service on the holder",
+                        input.distro.server_unit()
+                    )),
+                );
+            }
+            None
+        }
+        None => None,
+    };
+    let uses_lease = input.style.is_none_or(LockStyle::uses_lease);
+    let uses_cm = input.style.is_none_or(LockStyle::uses_configmap)
+        && !lease_only_holder(input, lease.as_ref());
+    let counted_lease = lease.clone().filter(|_| uses_lease);
+    let counted_cm = config_map.clone().filter(|_| uses_cm);
+    let copies = LockCopies {
+        config_map_ignored: config_map.is_some() && !uses_cm,
+        lease,
+        config_map,
+    };
+    let kind = match (&counted_lease, &counted_cm) {
+        (Some(_), Some(_)) => LockKind::Both,
+        (Some(_), None) => LockKind::Lease,
+        (None, Some(_)) => LockKind::ConfigMap,
+        (None, None) => LockKind::None,
+    };
+    let mut status = LockStatus {
+        name: name.to_string(),
+        purpose,
+        kind,
+        state: LockState::Held,
+        holder: None,
+        node: None,
+        acquire_time: None,
+        renew_time: None,
+        renewed_seconds_ago: None,
+        lease_duration_seconds: None,
+        transitions: None,
+        copies,
+    };
+    let Some(record) = counted_lease.clone().or_else(|| counted_cm.clone()) else {
+        status.state = missing_state(input, name, expected, &object, findings);
+        return status;
+    };
+    status.holder = Some(record.holder_identity.clone());
+    status.acquire_time = record.acquire_time;
+    status.renew_time = record.renew_time;
+    status.renewed_seconds_ago = record
+        .renew_time
+        .map(|t| input.now.duration_since(t).as_secs());
+    status.lease_duration_seconds = record.lease_duration_seconds;
+    status.transitions = record.transitions;
+
+    if let (Some(l), Some(c)) = (&counted_lease, &counted_cm)
+        && l.holder_identity != c.holder_identity
+    {
+        status.state = LockState::Disagreeing;
+        findings.push(
+                Finding::new(
+                    Severity::Error,
+                    FindingCode::LeaseCopiesDisagree,
+                    &object,
+                    format!(
+                        "the ConfigMap copy of {name} names {} but the Lease copy names {}; client-go's multilock then \
+                         reports the holder as leaderelection.k8s.io/unknown, the current leader exits and the next \
+                         one is left to chance",
+                        shown(&c.holder_identity),
+                        shown(&l.holder_identity)
+                    ),
+                )
+                .fix(format!(
+                    "set holderIdentity to the same server in both Lease kube-system/{name} and the \
+                     control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{name}"
+                )),
+            );
+    }
+    if record.is_released() {
+        status.state = LockState::Released;
+        findings.push(released_finding(input, name, &object, &record));
+        return status;
+    }
+    if is_expired(&record, input.now) && status.state == LockState::Held {
+        status.state = LockState::Expired;
+        let ago = status
+            .renewed_seconds_ago
+            .map(|s| crate::age::short(SignedDuration::from_secs(s)))
+            .unwrap_or_default();
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::LeaseExpired,
+                &object,
+                format!(
+                    "{name} was last renewed by {} {ago} ago, longer than its {}s duration (+{}s skew allowance): \
+                     its holder has stopped renewing and no other server has taken over",
+                    record.holder_identity,
+                    record.duration().as_secs(),
+                    CLOCK_SKEW_ALLOWANCE.as_secs()
+                ),
+            )
+            .fix(format!(
+                "check the {} service on {} (journalctl -u {}) and that the other servers reach the API server",
+                input.distro.server_unit(),
+                record.holder_identity,
+                input.distro.server_unit()
+            )),
+        );
+    }
+    if input.state.nodes.is_some() {
+        status.node = holder_node(input, name, &object, &record.holder_identity, findings);
+    }
+    status
+}
+
+/// Mid-upgrade from 1.27 to 1.28: once a 1.28+ server holds the lock it renews only the Lease.
+/// The 1.27 servers' MultiLock then reads a ConfigMap holder that differs from the Lease's,
+/// reports `leaderelection.k8s.io/unknown`, and because the Lease keeps changing never sees the
+/// record expire, so they wait: the stale ConfigMap copy is normal then, not a disagreement.
+/// They can take the lock only once the Lease itself stops being renewed (`lease-expired`).
+fn lease_only_holder(input: &LockInputs<'_>, lease: Option<&LockRecord>) -> bool {
+    let Some(lease) = lease.filter(|l| !l.is_released()) else {
+        return false;
+    };
+    node_for_identity(input.state.nodes(), input.distro, &lease.holder_identity)
+        .and_then(|(node, _)| node.version.as_ref())
+        .is_some_and(|v| !v.lock_style().uses_configmap())
+}
+
+fn is_expired(record: &LockRecord, now: Timestamp) -> bool {
+    record
+        .expires_at()
+        .and_then(|t| t.checked_add(CLOCK_SKEW_ALLOWANCE).ok())
+        .is_some_and(|deadline| deadline < now)
+}
+
+fn shown(holder: &str) -> String {
+    if holder.is_empty() {
+        "nobody (released)".to_string()
+    } else {
+        holder.to_string()
+    }
+}
+
+fn missing_state(
+    input: &LockInputs<'_>,
+    name: &str,
+    expected: bool,
+    object: &str,
+    findings: &mut Vec<Finding>,
+) -> LockState {
+    let state = input.state;
+    let not_in_dump = match input.style {
+        Some(LockStyle::Lease) => state.leases.is_none(),
+        Some(LockStyle::ConfigMap) => state.configmaps.is_none(),
+        _ => state.leases.is_none() && state.configmaps.is_none(),
+    };
+    if not_in_dump {
+        // Reported once for the whole dump by the caller.
+        return LockState::NotApplicable;
+    }
+    if !expected {
+        return LockState::NotApplicable;
+    }
+    if unjudgeable(input.state, input.style).is_some() {
+        // Said once for both locks by the caller, as "not checked" (issue 29, item 10).
+        return LockState::Unknown;
+    }
+    findings.push(
+        Finding::new(
+            Severity::Error,
+            FindingCode::LeaseMissing,
+            object,
+            format!(
+                "there is no {name} lock in kube-system although this cluster should have one: no server is \
+                 campaigning for it, so its controllers run nowhere"
+            ),
+        )
+        .fix(format!(
+            "check that the {} service runs on the servers (journalctl -u {})",
+            input.distro.server_unit(),
+            input.distro.server_unit()
+        )),
+    );
+    LockState::Missing
+}
+
+/// Why an absent lock cannot be judged, when it cannot: the version (and so the lock's object
+/// kind, facts §1.2) is unknown, and the input has only one of the two kinds a lock lives in.
+/// A 1.21 cluster's `kubectl get leases` shows no `k3s` Lease because its lock is a ConfigMap
+/// annotation; a ConfigMaps-only input cannot show a 1.28 cluster's Lease.
+pub fn unjudgeable(state: &ClusterState, style: Option<LockStyle>) -> Option<&'static str> {
+    if style.is_some() {
+        return None;
+    }
+    match (state.leases.is_some(), state.configmaps.is_some()) {
+        (true, false) => Some(
+            "the version is not known and the input has Leases but no ConfigMaps: on 1.23 and older the lock              is an annotation on a ConfigMap, which a Lease list cannot show",
+        ),
+        (false, true) => Some(
+            "the version is not known and the input has ConfigMaps but no Leases: from 1.28 the lock is a              Lease only",
+        ),
+        _ => None,
+    }
+}
+
+fn released_finding(
+    input: &LockInputs<'_>,
+    name: &str,
+    object: &str,
+    record: &LockRecord,
+) -> Finding {
+    // A released lock is normal for a moment during a graceful restart; it is a problem once
+    // candidates have had a full lease duration to take it.
+    let since = record.renew_time.map(|t| input.now.duration_since(t));
+    let stuck = since.is_none_or(|d| d > WRANGLER_LEASE_DURATION + CLOCK_SKEW_ALLOWANCE);
+    let when = since
+        .map(|d| format!(" {}", crate::age::relative(d)))
+        .unwrap_or_default();
+    let (severity, message) = if stuck {
+        (
+            Severity::Error,
+            format!(
+                "{name} was released{when} and no server has taken it since: its controllers run nowhere"
+            ),
+        )
+    } else {
+        (
+            Severity::Warning,
+            format!(
+                "{name} was released{when} (a graceful restart); a server should take it within seconds"
+            ),
+        )
+    };
+    Finding::new(severity, FindingCode::LeaseReleased, object, message).fix(format!(
+        "check that the {} service runs on the servers (journalctl -u {})",
+        input.distro.server_unit(),
+        input.distro.server_unit()
+    ))
+}
+
+/// The fresh kube-apiserver identity Lease whose hostname is `holder`: a live server, agent or not.
+fn live_apiserver<'a>(input: &'a LockInputs<'_>, holder: &str) -> Option<&'a str> {
+    let leases = input.state.leases.as_deref().unwrap_or_default();
+    live_apiserver_identity(leases, holder, input.now - CLOCK_SKEW_ALLOWANCE)
+        .map(|l| l.name.as_str())
+}
+
+fn holder_node(
+    input: &LockInputs<'_>,
+    name: &str,
+    object: &str,
+    holder: &str,
+    findings: &mut Vec<Finding>,
+) -> Option<HolderNode> {
+    let distro = input.distro;
+    let Some((node, matched_by)) = node_for_identity(input.state.nodes(), distro, holder) else {
+        if let Some(identity) = live_apiserver(input, holder) {
+            findings.push(Finding::new(
+                Severity::Info,
+                FindingCode::LeaseHolderAgentless,
+                object,
+                format!(
+                    "{name} is held by {holder}, a server without an agent (--disable-agent): no Node, but its \
+                     kube-apiserver renews identity Lease kube-system/{identity}"
+                ),
+            ));
+            return None;
+        }
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::LeaseHolderUnknown,
+                object,
+                format!(
+                    "{name} is held by {holder:?}, which matches no Node by the {} annotation, node name or \
+                     kubernetes.io/hostname label: {}",
+                    distro.hostname_annotation(),
+                    if holder.contains("localhost") {
+                        format!(
+                            "k3s writes the node name into {} when the OS hostname contains \"localhost\", and \
+                             more than one server (or none) could be this one; run `hostname` on the servers to \
+                             find it",
+                            distro.hostname_annotation()
+                        )
+                    } else {
+                        "the holder is gone or was never a server of this cluster".to_string()
+                    }
+                ),
+            )
+            .fix(format!(
+                "if that machine is gone, its lock expires within 45s and another server takes over; if it \
+                 persists, check the {} service on the servers",
+                distro.server_unit()
+            )),
+        );
+        return None;
+    };
+    let problem = if node.deleting {
+        Some("is being deleted")
+    } else if node.readiness != crate::model::node::Readiness::Ready {
+        Some(match node.readiness {
+            crate::model::node::Readiness::NotReady => "is NotReady",
+            _ => "has an Unknown Ready condition (the kubelet stopped reporting)",
+        })
+    } else if !node.runs_control_plane() {
+        Some("is not a server with an API server (no control-plane role)")
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::LeaseHolderNotReady,
+                object,
+                format!(
+                    "{name} is held by {holder}, whose Node {} {problem}",
+                    node.name
+                ),
+            )
+            .fix(format!(
+                "check the {} service on {}; another server takes over once the lock expires",
+                distro.server_unit(),
+                node.name
+            )),
+        );
+    }
+    Some(HolderNode::of(node, matched_by))
+}

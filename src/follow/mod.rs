@@ -1,0 +1,14 @@
+//! `leases follow`: moving a lock's holder to the server that should hold it. Pure planning and
+//! judging (`follow_plan`, `lock_edit`, `split_after_move`, `follow_rejudge`, `takeover_judge`,
+//! `election_timing`), the preconditioned writes and their verification (`follow_apply`,
+//! `follow_verify`), and its Event (`follow_event`).
+
+pub mod election_timing;
+pub mod follow_apply;
+pub mod follow_event;
+pub mod follow_plan;
+pub mod follow_rejudge;
+pub mod follow_verify;
+pub mod lock_edit;
+pub mod split_after_move;
+pub mod takeover_judge;

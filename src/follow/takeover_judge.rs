@@ -1,0 +1,468 @@
+//! The pure half of `leases follow`'s verification: judging what the lock copies say after our
+//! write, whether that came from a watch event or a poll. No clock, no network: the caller
+//! passes the elapsed time, so every verdict is a unit test.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::WatchEvent;
+
+use super::follow_apply::Verification;
+use super::lock_edit::configmap_record;
+use crate::model::lock::LockRecord;
+
+/// What one look at the lock copies decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    /// Every copy names the target and one has a `renewTime` past what we wrote: the target's
+    /// own elector renewed it.
+    Verified,
+    /// A copy names someone else (the identity shown, `(released)` for an empty one).
+    TakenBy(String),
+    /// Still the record we wrote (or a copy is missing): keep waiting.
+    Waiting,
+}
+
+/// Judges the takeover: the copies written (in write order), what we wrote into each, and
+/// the distinct holders seen so far.
+#[derive(Debug, Clone)]
+pub struct TakeoverJudge {
+    lock: String,
+    target: String,
+    /// `renewTime` in what we wrote, per copy; the target must renew past it.
+    written_renew: Vec<Option<Timestamp>>,
+    holders: Vec<String>,
+}
+
+impl TakeoverJudge {
+    pub fn new(
+        lock: &str,
+        from_holder: &str,
+        target: &str,
+        written_renew: Vec<Option<Timestamp>>,
+    ) -> TakeoverJudge {
+        TakeoverJudge {
+            lock: lock.to_string(),
+            target: target.to_string(),
+            written_renew,
+            holders: vec![shown(from_holder)],
+        }
+    }
+
+    /// The copies as our writes left them: the target, with the `renewTime` we wrote. A watch
+    /// that starts at the resourceVersions of our writes only reports what came after them.
+    pub fn as_written(&self) -> Vec<Option<LockRecord>> {
+        self.written_renew
+            .iter()
+            .map(|renew| {
+                Some(LockRecord {
+                    holder_identity: self.target.clone(),
+                    lease_duration_seconds: None,
+                    acquire_time: None,
+                    renew_time: *renew,
+                    transitions: None,
+                })
+            })
+            .collect()
+    }
+
+    /// One look at every copy (`None`: the copy is absent or has no readable record), in the
+    /// order they were written. Records the holders in the order they appear.
+    pub fn observe(&mut self, records: &[Option<LockRecord>]) -> Judgement {
+        for r in records.iter().flatten() {
+            let holder = shown(&r.holder_identity);
+            if self.holders.last() != Some(&holder) {
+                self.holders.push(holder);
+            }
+        }
+        let all_target = records
+            .iter()
+            .all(|r| r.as_ref().is_some_and(|r| r.holder_identity == self.target));
+        let renewed = self.written_renew.iter().zip(records).any(|(written, r)| {
+            r.as_ref()
+                .and_then(|r| r.renew_time)
+                .is_some_and(|t| written.is_none_or(|old| t > old))
+        });
+        if all_target && renewed {
+            return Judgement::Verified;
+        }
+        match records
+            .iter()
+            .flatten()
+            .find(|r| r.holder_identity != self.target)
+        {
+            Some(other) => Judgement::TakenBy(shown(&other.holder_identity)),
+            None => Judgement::Waiting,
+        }
+    }
+
+    pub fn holders(&self) -> &[String] {
+        &self.holders
+    }
+
+    /// The spinner's line while waiting.
+    pub fn waiting_phase(&self, elapsed: Duration) -> String {
+        format!(
+            "waiting for {} to renew {} ({:.0}s)",
+            self.target,
+            self.lock,
+            elapsed.as_secs_f64()
+        )
+    }
+
+    pub fn verified(&self, elapsed: Duration) -> Verification {
+        let secs = elapsed.as_secs_f64();
+        Verification {
+            verified: true,
+            seconds: Some(secs),
+            observed_holders: self.holders.clone(),
+            message: format!(
+                "{} renewed {} itself {secs:.1}s after the write",
+                self.target, self.lock
+            ),
+        }
+    }
+
+    pub fn taken_by(&self, other: &str) -> Verification {
+        Verification {
+            verified: false,
+            seconds: None,
+            message: format!(
+                "{other} took {} instead of {}; holders seen: {}",
+                self.lock,
+                self.target,
+                self.holders.join(" -> ")
+            ),
+            observed_holders: self.holders.clone(),
+        }
+    }
+
+    /// The verdict when `timeout` has passed; `last_error` when the last read failed.
+    pub fn timed_out(&self, timeout: Duration, last_error: Option<&str>) -> Verification {
+        let why = match last_error {
+            Some(e) => format!("could not read the lock at the end: {e}"),
+            None => format!("{} did not renew it", self.target),
+        };
+        Verification {
+            verified: false,
+            seconds: None,
+            message: format!(
+                "takeover of {} not verified within {}s: {why}; holders seen: {}",
+                self.lock,
+                timeout.as_secs(),
+                self.holders.join(" -> ")
+            ),
+            observed_holders: self.holders.clone(),
+        }
+    }
+
+    /// The verdict for a judgement that ends the wait, `None` for [`Judgement::Waiting`].
+    pub fn decide(&self, judgement: &Judgement, elapsed: Duration) -> Option<Verification> {
+        match judgement {
+            Judgement::Verified => Some(self.verified(elapsed)),
+            Judgement::TakenBy(other) => Some(self.taken_by(other)),
+            Judgement::Waiting => None,
+        }
+    }
+}
+
+/// What one watch event says about one lock copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchStep {
+    /// The copy as it is now (`None`: deleted, or no readable record), and the
+    /// resourceVersion to resume from.
+    Seen {
+        record: Option<LockRecord>,
+        resource_version: Option<String>,
+    },
+    /// Nothing changed; the watch has reached this resourceVersion (a bookmark).
+    Progress(String),
+    /// The server ended the watch with an error event (410 Gone: the resourceVersion we asked
+    /// for is compacted away); the reason in words.
+    Ended(String),
+}
+
+pub fn lease_step(event: WatchEvent<Lease>) -> WatchStep {
+    step(event, |lease| {
+        (
+            Some(LockRecord::from_lease(lease)),
+            lease.metadata.resource_version.clone(),
+        )
+    })
+}
+
+pub fn configmap_step(event: WatchEvent<ConfigMap>) -> WatchStep {
+    step(event, |cm| {
+        (configmap_record(cm), cm.metadata.resource_version.clone())
+    })
+}
+
+fn step<K>(
+    event: WatchEvent<K>,
+    read: impl Fn(&K) -> (Option<LockRecord>, Option<String>),
+) -> WatchStep {
+    match event {
+        WatchEvent::Added(object) | WatchEvent::Modified(object) => {
+            let (record, resource_version) = read(&object);
+            WatchStep::Seen {
+                record,
+                resource_version,
+            }
+        }
+        // A deleted copy reads like a missing one: nobody holds it, and it is not the target's.
+        WatchEvent::Deleted(object) => WatchStep::Seen {
+            record: None,
+            resource_version: read(&object).1,
+        },
+        WatchEvent::Bookmark(bookmark) => WatchStep::Progress(bookmark.metadata.resource_version),
+        WatchEvent::Error(status) => WatchStep::Ended(format!(
+            "the API server ended the watch: {} ({})",
+            status.message, status.code
+        )),
+    }
+}
+
+/// The note printed when verification falls back from watching to polling. `message` is a
+/// [`crate::input::ReadError`] message for `action` ("cannot watch lease kube-system/k3s: …")
+/// or a reason of our own; either way the line names the object once.
+pub fn polling_note(action: &str, message: &str) -> String {
+    let prefix = format!("cannot {action}");
+    let reason = message
+        .strip_prefix(&prefix)
+        .map(|rest| rest.trim_start_matches(':').trim_start())
+        .unwrap_or(message);
+    format!("note: {prefix} ({reason}); polling instead")
+}
+
+fn shown(holder: &str) -> String {
+    if holder.is_empty() {
+        "(released)".to_string()
+    } else {
+        holder.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::coordination::v1::LeaseSpec;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+    use kube::api::ObjectMeta;
+
+    fn at(secs: i64) -> Timestamp {
+        Timestamp::from_second(1_717_142_400 + secs).unwrap()
+    }
+
+    fn record(holder: &str, renewed: i64) -> Option<LockRecord> {
+        Some(LockRecord {
+            holder_identity: holder.to_string(),
+            lease_duration_seconds: Some(45),
+            acquire_time: None,
+            renew_time: Some(at(renewed)),
+            transitions: None,
+        })
+    }
+
+    fn judge(copies: usize) -> TakeoverJudge {
+        TakeoverJudge::new("k3s", "s1", "s2", vec![Some(at(0)); copies])
+    }
+
+    #[test]
+    fn the_record_as_written_is_waiting_and_names_the_target_once() {
+        let mut j = judge(1);
+        let written = j.as_written();
+        assert_eq!(j.observe(&written), Judgement::Waiting);
+        assert_eq!(j.observe(&written), Judgement::Waiting);
+        assert_eq!(j.holders(), ["s1", "s2"]);
+    }
+
+    #[test]
+    fn a_renewal_by_the_target_past_what_we_wrote_is_verified() {
+        let mut j = judge(1);
+        let written = j.as_written();
+        j.observe(&written);
+        assert_eq!(j.observe(&[record("s2", 0)]), Judgement::Waiting);
+        assert_eq!(j.observe(&[record("s2", 2)]), Judgement::Verified);
+        let v = j.verified(Duration::from_millis(2300));
+        assert!(v.verified);
+        assert_eq!(v.seconds, Some(2.3));
+        assert_eq!(v.message, "s2 renewed k3s itself 2.3s after the write");
+        assert_eq!(v.observed_holders, ["s1", "s2"]);
+    }
+
+    #[test]
+    fn a_written_record_without_renew_time_is_verified_by_any_renewal() {
+        let mut j = TakeoverJudge::new("k3s", "", "s2", vec![None]);
+        assert_eq!(j.observe(&j.as_written()), Judgement::Waiting);
+        assert_eq!(j.observe(&[record("s2", -100)]), Judgement::Verified);
+        assert_eq!(j.holders(), ["(released)", "s2"]);
+    }
+
+    #[test]
+    fn a_multilock_is_verified_only_when_both_copies_name_the_target() {
+        let mut j = judge(2);
+        let written = j.as_written();
+        j.observe(&written);
+        // The Lease renewed, the ConfigMap copy gone: not verified, not taken either.
+        assert_eq!(j.observe(&[None, record("s2", 2)]), Judgement::Waiting);
+        assert_eq!(
+            j.observe(&[record("s2", 0), record("s2", 2)]),
+            Judgement::Verified
+        );
+    }
+
+    #[test]
+    fn another_holder_ends_the_wait_with_the_sequence_seen() {
+        let mut j = TakeoverJudge::new("k3s", "s1", "w1", vec![Some(at(0))]);
+        j.observe(&j.as_written());
+        assert_eq!(
+            j.observe(&[record("s3", 5)]),
+            Judgement::TakenBy("s3".into())
+        );
+        let v = j
+            .decide(&Judgement::TakenBy("s3".into()), Duration::ZERO)
+            .unwrap();
+        assert!(!v.verified);
+        assert_eq!(v.observed_holders, ["s1", "w1", "s3"]);
+        assert_eq!(
+            v.message,
+            "s3 took k3s instead of w1; holders seen: s1 -> w1 -> s3"
+        );
+        // A release reads as "(released)".
+        let mut j = judge(1);
+        assert_eq!(
+            j.observe(&[record("", 5)]),
+            Judgement::TakenBy("(released)".into())
+        );
+    }
+
+    #[test]
+    fn the_timeout_says_whether_the_last_read_failed() {
+        let mut j = judge(1);
+        j.observe(&j.as_written());
+        assert_eq!(
+            j.timed_out(Duration::from_secs(30), None).message,
+            "takeover of k3s not verified within 30s: s2 did not renew it; holders seen: s1 -> s2"
+        );
+        assert_eq!(
+            j.timed_out(
+                Duration::from_secs(2),
+                Some("cannot get lease kube-system/k3s: gone")
+            )
+            .message,
+            "takeover of k3s not verified within 2s: could not read the lock at the end: cannot get \
+             lease kube-system/k3s: gone; holders seen: s1 -> s2"
+        );
+        assert_eq!(j.decide(&Judgement::Waiting, Duration::ZERO), None);
+        assert_eq!(
+            j.waiting_phase(Duration::from_millis(3400)),
+            "waiting for s2 to renew k3s (3s)"
+        );
+    }
+
+    fn lease(holder: &str, rv: &str, renewed: i64) -> Lease {
+        Lease {
+            metadata: ObjectMeta {
+                name: Some("k3s".into()),
+                resource_version: Some(rv.into()),
+                ..ObjectMeta::default()
+            },
+            spec: Some(LeaseSpec {
+                holder_identity: Some(holder.into()),
+                renew_time: Some(MicroTime(at(renewed))),
+                ..LeaseSpec::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn watch_events_become_records_and_resource_versions() {
+        assert_eq!(
+            lease_step(WatchEvent::Modified(lease("s2", "12", 3))),
+            WatchStep::Seen {
+                record: Some(LockRecord {
+                    holder_identity: "s2".into(),
+                    lease_duration_seconds: None,
+                    acquire_time: None,
+                    renew_time: Some(at(3)),
+                    transitions: None,
+                }),
+                resource_version: Some("12".into()),
+            }
+        );
+        assert_eq!(
+            lease_step(WatchEvent::Deleted(lease("s2", "13", 3))),
+            WatchStep::Seen {
+                record: None,
+                resource_version: Some("13".into()),
+            }
+        );
+        let bookmark: WatchEvent<Lease> = serde_json::from_value(serde_json::json!({
+            "type": "BOOKMARK",
+            "object": {"kind": "Lease", "apiVersion": "coordination.k8s.io/v1",
+                       "metadata": {"resourceVersion": "20"}}
+        }))
+        .unwrap();
+        assert_eq!(lease_step(bookmark), WatchStep::Progress("20".into()));
+        let gone: WatchEvent<ConfigMap> = serde_json::from_value(serde_json::json!({
+            "type": "ERROR",
+            "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                       "message": "too old resource version: 5 (9)", "reason": "Expired",
+                       "code": 410}
+        }))
+        .unwrap();
+        assert_eq!(
+            configmap_step(gone),
+            WatchStep::Ended(
+                "the API server ended the watch: too old resource version: 5 (9) (410)".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_configmap_without_a_leader_annotation_has_no_record() {
+        let cm = ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("k3s".into()),
+                resource_version: Some("7".into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        };
+        assert_eq!(
+            configmap_step(WatchEvent::Added(cm)),
+            WatchStep::Seen {
+                record: None,
+                resource_version: Some("7".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn the_polling_note_names_the_object_once() {
+        assert_eq!(
+            polling_note(
+                "watch lease kube-system/k3s",
+                "cannot watch lease kube-system/k3s: forbidden (403): no"
+            ),
+            "note: cannot watch lease kube-system/k3s (forbidden (403): no); polling instead"
+        );
+        assert_eq!(
+            polling_note(
+                "watch lease kube-system/k3s",
+                "cannot watch lease kube-system/k3s at https://x: reset"
+            ),
+            "note: cannot watch lease kube-system/k3s (at https://x: reset); polling instead"
+        );
+        assert_eq!(
+            polling_note(
+                "watch configmap kube-system/k3s",
+                "the API server ended the watch: too old (410)"
+            ),
+            "note: cannot watch configmap kube-system/k3s (the API server ended the watch: too old \
+             (410)); polling instead"
+        );
+    }
+}

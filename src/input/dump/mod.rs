@@ -1,0 +1,403 @@
+//! Reading `--from-file` input into the cluster state: dumps (what `kubectl get ... -o
+//! yaml|json` prints) and support bundles, both opened by [`super::bundle`] into documents;
+//! here their objects are kept (newest copy of each), typed, and what the input lacked or
+//! showed only in part is recorded for the checks.
+
+pub mod bounded_read;
+pub mod dump_coverage;
+pub mod dump_files;
+pub mod dump_parse;
+pub mod dump_time;
+pub mod yaml_depth;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use self::dump_parse::{
+    assume_kind, drop_null_strings, flatten, is_relevant, object_key, parse_documents,
+};
+use self::dump_time::{heartbeat_ahead, newest_heartbeat, newest_timestamp};
+use super::bundle::limits::BundleLimits;
+use super::bundle::provenance::{FileRead, feeds};
+use super::bundle::{self, Source};
+use super::{ClusterState, Origin, ReadError};
+use crate::model::apiserver_endpoints::{ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL};
+use crate::model::configmap::ConfigMapFacts;
+use crate::model::lease::LeaseFacts;
+use crate::model::node::NodeFacts;
+use crate::model::snapshot_file::SnapshotFile;
+
+/// One API object found in a dump, with where it came from.
+struct Found {
+    value: Value,
+    file: String,
+    /// Made from a kubectl table row: holds only what the table shows.
+    from_table: bool,
+}
+
+/// Everything read so far, over all inputs.
+#[derive(Default)]
+struct Collected {
+    objects: BTreeMap<(String, String, String), Found>,
+    notes: Vec<String>,
+    ignored: usize,
+    newest: Option<(Timestamp, String)>,
+    heartbeat: Option<(Timestamp, String)>,
+}
+
+impl Collected {
+    /// Keeps `object` if k3sdoctor uses it; returns its kind then.
+    fn add(&mut self, object: Value, file: &str, from_table: bool) -> Option<String> {
+        let Some(key) = object_key(&object).filter(is_relevant) else {
+            self.ignored += 1;
+            return None;
+        };
+        if key.0 == "Node"
+            && let Some(beat) = newest_heartbeat(&object)
+            && self.heartbeat.as_ref().is_none_or(|(t, _)| beat > *t)
+        {
+            self.heartbeat = Some((beat, key.2.clone()));
+        }
+        if let Some((time, field)) = newest_timestamp(&object)
+            && self.newest.as_ref().is_none_or(|(t, _)| time > *t)
+        {
+            self.newest = Some((time, format!("{} {field}", shown_name(&key))));
+        }
+        let kind = key.0.clone();
+        let found = Found {
+            value: object,
+            file: file.to_string(),
+            from_table,
+        };
+        keep_newer(&mut self.objects, key, found, &mut self.notes);
+        Some(kind)
+    }
+}
+
+pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState, ReadError> {
+    let sources = bundle::read(paths, limits)?;
+    let mut collected = Collected::default();
+    let mut state = ClusterState {
+        origin: Origin::Dump {
+            paths: paths.to_vec(),
+        },
+        ..ClusterState::default()
+    };
+    let mut complete = Vec::new();
+    for source in sources {
+        read_source(source, &mut collected, &mut state, &mut complete)?;
+    }
+    // A table's holders beside a real dump of the same Leases: the objects won, so the
+    // freshness of every lock kept was judged after all.
+    let leases = || {
+        collected
+            .objects
+            .iter()
+            .filter(|((k, _, _), _)| k == "Lease")
+    };
+    if leases().next().is_some() && !leases().any(|(_, found)| found.from_table) {
+        state.holders_only = None;
+    }
+    // The same for ETCDSnapshotFiles: the table counts only while one of its rows is kept.
+    let snapshots = || {
+        collected
+            .objects
+            .iter()
+            .filter(|((k, _, _), _)| k == "ETCDSnapshotFile")
+    };
+    if !snapshots().any(|(_, found)| found.from_table) {
+        state.snapshots_from_table = None;
+        state.snapshots_partial = false;
+    }
+    let Collected {
+        objects,
+        mut notes,
+        ignored,
+        newest,
+        heartbeat,
+    } = collected;
+    // A bundle's `now` is its collection time, not the newest time inside.
+    if state.collected_at().is_none() {
+        notes.extend(heartbeat_ahead(heartbeat.as_ref(), newest.as_ref()));
+    }
+    if ignored > 0 {
+        notes.push(format!(
+            "{ignored} object(s) in the dump are not used by k3sdoctor and were skipped"
+        ));
+    }
+    state.newest_timestamp = newest.as_ref().map(|(t, _)| *t);
+    state.newest_timestamp_from = newest.map(|(_, from)| from);
+    state.notes.append(&mut notes);
+    for ((kind, _, _), found) in &objects {
+        match kind.as_str() {
+            "Node" => push(
+                &mut state.nodes,
+                NodeFacts::from_api(&typed::<Node>(found)?),
+            ),
+            "Lease" => push(
+                &mut state.leases,
+                LeaseFacts::from_api(&typed::<Lease>(found)?),
+            ),
+            "ConfigMap" => push(
+                &mut state.configmaps,
+                ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
+            ),
+            "ETCDSnapshotFile" => push(
+                &mut state.snapshot_files,
+                Arc::new(SnapshotFile::from_json(&found.value)),
+            ),
+            "Endpoints" => push(
+                &mut state.kubernetes_endpoints,
+                ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?),
+            ),
+            "EndpointSlice" => {
+                let slice = typed::<EndpointSlice>(found)?;
+                // `kubectl -n default get endpointslices` has every Service's; only the
+                // kubernetes Service's count, and their presence says the kind was dumped.
+                let slices = state
+                    .kubernetes_endpoint_slices
+                    .get_or_insert_with(Vec::new);
+                let labels = slice.metadata.labels.as_ref();
+                if labels
+                    .and_then(|l| l.get(SERVICE_NAME_LABEL))
+                    .map(String::as_str)
+                    == Some(SERVICE_NAME)
+                {
+                    slices.push(ApiserverEndpoints::from_slice(&slice));
+                }
+            }
+            _ => {}
+        }
+    }
+    // A collector that listed a kind and found none of it in kube-system did read it: empty,
+    // not unknown.
+    for kind in complete {
+        match kind {
+            "Node" => _ = state.nodes.get_or_insert_with(Vec::new),
+            "Lease" => _ = state.leases.get_or_insert_with(Vec::new),
+            "ConfigMap" => _ = state.configmaps.get_or_insert_with(Vec::new),
+            "ETCDSnapshotFile" => _ = state.snapshot_files.get_or_insert_with(Vec::new),
+            "Endpoints" => _ = state.kubernetes_endpoints.get_or_insert_with(Vec::new),
+            "EndpointSlice" => {
+                _ = state
+                    .kubernetes_endpoint_slices
+                    .get_or_insert_with(Vec::new)
+            }
+            _ => {}
+        }
+    }
+    Ok(state)
+}
+
+/// One input's documents and objects into `collected`; its gaps and provenance into `state`.
+fn read_source(
+    source: Source,
+    collected: &mut Collected,
+    state: &mut ClusterState,
+    complete: &mut Vec<&'static str>,
+) -> Result<(), ReadError> {
+    let Source {
+        documents,
+        built,
+        complete: listed,
+        gaps,
+        holders_only,
+        snapshots_from_table,
+        snapshots_partial,
+        configmap_listing,
+        snapshot_crd_missing,
+        notes,
+        mut provenance,
+    } = source;
+    state.snapshot_crd_missing |= snapshot_crd_missing;
+    state.notes.extend(notes);
+    let mut files: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    for doc in documents {
+        let values = match parse_documents(&doc.text, &doc.name) {
+            Ok(values) => values,
+            Err(e) if doc.lenient => {
+                state
+                    .notes
+                    .push(format!("skipped {}: {}", doc.name, e.message));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let used = files.entry(doc.path.clone()).or_default();
+        for mut value in values {
+            if doc.null_strings {
+                drop_null_strings(&mut value);
+            }
+            if let Some((api_version, kind)) = doc.assume {
+                assume_kind(&mut value, api_version, kind);
+            }
+            for object in flatten(value) {
+                if let Some(kind) = collected.add(object, &doc.name, false) {
+                    *used.entry(kind).or_default() += 1;
+                }
+            }
+        }
+    }
+    for object in built {
+        if let Some(kind) = collected.add(object.value, &object.name, true) {
+            *files
+                .entry(object.path)
+                .or_default()
+                .entry(kind)
+                .or_default() += 1;
+        }
+    }
+    complete.extend(listed);
+    state.gaps.extend(gaps);
+    if holders_only.is_some() {
+        state.holders_only = holders_only;
+    }
+    if snapshots_from_table.is_some() {
+        state.snapshots_from_table = snapshots_from_table;
+    }
+    state.snapshots_partial |= snapshots_partial;
+    if let Some(listing) = configmap_listing {
+        state
+            .configmap_listing
+            .get_or_insert_with(Default::default)
+            .merge(listing);
+    }
+    if let Some(p) = &mut provenance {
+        p.files = files
+            .into_iter()
+            .map(|(path, objects)| {
+                let mut checks: Vec<&'static str> = objects.keys().flat_map(|k| feeds(k)).collect();
+                checks.sort_unstable();
+                checks.dedup();
+                FileRead {
+                    path,
+                    objects,
+                    feeds: checks,
+                }
+            })
+            .collect();
+    }
+    state.bundles.extend(provenance);
+    Ok(())
+}
+
+fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
+    collection.get_or_insert_with(Vec::new).push(item);
+}
+
+/// The same object in two files (dumps pasted together): the newer resourceVersion wins, and
+/// an object over a table row of it (which has no resourceVersion).
+fn keep_newer(
+    objects: &mut BTreeMap<(String, String, String), Found>,
+    key: (String, String, String),
+    found: Found,
+    notes: &mut Vec<String>,
+) {
+    let rv = |v: &Value| -> u64 {
+        v.pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0)
+    };
+    let Some(existing) = objects.get(&key) else {
+        objects.insert(key, found);
+        return;
+    };
+    let (kind, ns, name) = &key;
+    let shown = if ns.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {ns}/{name}")
+    };
+    let (old_rv, new_rv) = (rv(&existing.value), rv(&found.value));
+    let replace = new_rv > old_rv || (existing.from_table && !found.from_table);
+    let (kept, kept_rv) = if replace {
+        (&found.file, new_rv)
+    } else {
+        (&existing.file, old_rv)
+    };
+    notes.push(format!(
+        "{shown} appears more than once in the dump; kept resourceVersion {kept_rv} from {}",
+        kept
+    ));
+    if replace {
+        objects.insert(key, found);
+    }
+}
+
+fn typed<T: DeserializeOwned>(found: &Found) -> Result<T, ReadError> {
+    serde_json::from_value(found.value.clone()).map_err(|e| {
+        let kind = found
+            .value
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("object");
+        let name = found
+            .value
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        ReadError::new(format!(
+            "dump file {}: {kind} {name} is malformed: {e}; re-create it with kubectl get -o yaml",
+            found.file
+        ))
+    })
+}
+
+/// `Lease kube-system/k3s` for messages.
+fn shown_name(key: &(String, String, String)) -> String {
+    let (kind, namespace, name) = key;
+    if namespace.is_empty() {
+        format!("{kind} {name}")
+    } else {
+        format!("{kind} {namespace}/{name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_kubernetes_services_endpoints_and_slices_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("default.yaml");
+        std::fs::write(
+            &file,
+            "apiVersion: v1\nkind: List\nitems:\n\
+             - apiVersion: v1\n  kind: Endpoints\n  metadata: {name: kubernetes, namespace: default}\n  \
+               subsets: [{addresses: [{ip: 10.0.0.1}], ports: [{name: https, port: 6443}]}]\n\
+             - apiVersion: v1\n  kind: Endpoints\n  metadata: {name: web, namespace: default}\n\
+             - apiVersion: discovery.k8s.io/v1\n  kind: EndpointSlice\n  \
+               metadata: {name: kubernetes, namespace: default, labels: {kubernetes.io/service-name: kubernetes}}\n  \
+               addressType: IPv4\n  endpoints: [{addresses: [10.0.0.1]}]\n\
+             - apiVersion: discovery.k8s.io/v1\n  kind: EndpointSlice\n  \
+               metadata: {name: web-x1, namespace: default, labels: {kubernetes.io/service-name: web}}\n  \
+               addressType: IPv4\n  endpoints: []\n",
+        )
+        .unwrap();
+        let state = read_dump(std::slice::from_ref(&file), BundleLimits::default()).unwrap();
+        let endpoints = state.kubernetes_endpoints.unwrap();
+        assert_eq!(endpoints.len(), 1);
+        assert_eq!(endpoints[0].ready_ips().collect::<Vec<_>>(), ["10.0.0.1"]);
+        let slices = state.kubernetes_endpoint_slices.unwrap();
+        assert_eq!(slices.len(), 1);
+        assert_eq!(slices[0].name, "kubernetes");
+        let without = dir.path().join("nodes.yaml");
+        std::fs::write(
+            &without,
+            "apiVersion: v1\nkind: Node\nmetadata: {name: s1}\n",
+        )
+        .unwrap();
+        let state = read_dump(&[without], BundleLimits::default()).unwrap();
+        assert!(state.kubernetes_endpoints.is_none() && state.kubernetes_endpoint_slices.is_none());
+    }
+}

@@ -1,0 +1,417 @@
+//! Turning what went wrong while reading into one line that says what failed, on which
+//! object and verb, and what to do.
+
+use std::error::Error as StdError;
+
+/// A failure to read the cluster or the input; exit code 3.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ReadError {
+    pub message: String,
+    /// The HTTP status the API server answered with, when it answered.
+    pub http_status: Option<u16>,
+    /// The full cause chain, shown with `-v`.
+    pub detail: Option<String>,
+    /// What kind of failure it was, for a fleet's one-word reason.
+    pub kind: ReadFailureKind,
+    /// What was being done (`list nodes`), when a request failed: a 403 names the permission.
+    pub action: Option<String>,
+}
+
+/// Why a cluster could not be read, in the words a fleet report uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadFailureKind {
+    /// Nothing answered: refused, timed out, reset, or the host does not resolve.
+    Unreachable,
+    Tls,
+    /// 401: the credentials were rejected.
+    Unauthorized,
+    /// 403: the credentials lack a permission.
+    Forbidden,
+    /// Anything else: a bad kubeconfig, a failing API server, an unexpected answer.
+    #[default]
+    Other,
+}
+
+impl ReadError {
+    pub fn new(message: impl Into<String>) -> ReadError {
+        ReadError {
+            message: message.into(),
+            http_status: None,
+            detail: None,
+            kind: ReadFailureKind::Other,
+            action: None,
+        }
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> ReadError {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// `action` says what we were doing, e.g. `list leases in kube-system`.
+    pub fn from_kube(err: &kube::Error, action: &str, server: &str) -> ReadError {
+        let chain = cause_chain(err);
+        let message = match err {
+            kube::Error::Api(status) => api_status_message(status, action, server),
+            _ => transport_message(err, &chain, action, server),
+        };
+        let mut read = ReadError::new(message).with_detail(chain.clone());
+        read.action = Some(action.to_string());
+        read.kind = match err {
+            kube::Error::Api(status) => match status.code {
+                401 => ReadFailureKind::Unauthorized,
+                403 => ReadFailureKind::Forbidden,
+                _ => ReadFailureKind::Other,
+            },
+            _ if plugin_failure(err).is_some() => ReadFailureKind::Other,
+            _ => transport_kind(err, &chain.to_lowercase()),
+        };
+        if let kube::Error::Api(status) = err {
+            read.http_status = Some(status.code);
+        }
+        read
+    }
+}
+
+fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -> String {
+    let text = status.message.lines().next().unwrap_or_default().trim();
+    match status.code {
+        401 => format!(
+            "cannot {action}: the API server at {server} rejected the credentials (401 Unauthorized); \
+             refresh the token or client certificate in the kubeconfig"
+        ),
+        403 => {
+            let role = if ["update", "create", "patch", "delete", "dry-run"]
+                .iter()
+                .any(|w| action.starts_with(w))
+            {
+                "repair"
+            } else {
+                "read-only"
+            };
+            format!(
+                "cannot {action}: forbidden (403): {text}; grant the {role} ClusterRole \
+                 (`k3sdoctor rbac {role}` prints it) or use a kubeconfig with more rights"
+            )
+        }
+        404 => {
+            format!(
+                "cannot {action}: the API server at {server} does not serve this resource (404 {text}); \
+             check that the kubeconfig points at the k3s/RKE2 API server"
+            )
+        }
+        408 | 504 => format!(
+            "cannot {action}: the API server timed out ({} {text}); retry, or raise --request-timeout",
+            status.code
+        ),
+        code @ 500..=599 => format!(
+            "cannot {action}: the API server at {server} failed ({code} {}); retry when the control plane is healthy",
+            if text.is_empty() {
+                status.reason.as_str()
+            } else {
+                text
+            }
+        ),
+        code => format!(
+            "cannot {action}: the API server answered {code} {}: {text}",
+            status.reason
+        ),
+    }
+}
+
+fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str) -> String {
+    // A token refreshed inside the request: the plugin's own (redacted) words.
+    if let Some(plugin) = plugin_failure(err) {
+        return format!("cannot {action}: {plugin}");
+    }
+    // hyper-util's proxy connectors (kube's http-proxy and socks5 features) say "tunnel
+    // error: …" (CONNECT) or "SOCKS error: …": the proxy failed, not the API server, even when
+    // the I/O error under it is a refused connection.
+    if let Some(at) = chain
+        .find("tunnel error: ")
+        .or_else(|| chain.find("SOCKS error: "))
+    {
+        let what = chain[at..]
+            .splitn(3, ": ")
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(": ");
+        return format!(
+            "cannot {action}: the proxy on the way to {server} failed ({what}); check the proxy, and \
+             HTTPS_PROXY, NO_PROXY or the kubeconfig's proxy-url (docs/connecting.md)"
+        );
+    }
+    let lower = chain.to_lowercase();
+    if let Some(kind) = io_error_kind(err) {
+        use std::io::ErrorKind::*;
+        match kind {
+            ConnectionRefused => {
+                return format!(
+                    "cannot {action}: connection refused by {server}; is the API server running, and is the \
+                     kubeconfig's server address right?"
+                );
+            }
+            TimedOut => {
+                return format!(
+                    "cannot {action}: no answer from {server} within the request timeout; check the network \
+                     path to the API server, or raise --request-timeout"
+                );
+            }
+            // A reset is a reset even during the TLS handshake (whose layers then name TLS in
+            // the chain): a wrong certificate fails with a TLS alert, never with a reset.
+            ConnectionReset | ConnectionAborted | BrokenPipe => {
+                return format!(
+                    "cannot {action}: {server} reset the connection before answering; retry, and check \
+                     the network path and any load balancer or proxy in front of the API server"
+                );
+            }
+            UnexpectedEof => {
+                let during = if looks_like_tls(&lower) {
+                    " during the TLS handshake"
+                } else {
+                    ""
+                };
+                return format!(
+                    "cannot {action}: {server} closed the connection{during} before answering; retry, and \
+                     check any load balancer or proxy in front of the API server"
+                );
+            }
+            _ => {}
+        }
+    }
+    if lower.contains("connection closed before message completed")
+        || lower.contains("incomplete message")
+    {
+        return format!(
+            "cannot {action}: {server} closed the connection before answering; retry, and check any load \
+             balancer or proxy in front of the API server"
+        );
+    }
+    if looks_like_tls(&lower) {
+        return format!(
+            "cannot {action}: TLS handshake with {server} failed ({}); check the kubeconfig's server address \
+             (https to the right port) and certificate-authority-data",
+            last_cause(err)
+        );
+    }
+    if lower.contains("timed out") || lower.contains("timeout") || lower.contains("elapsed") {
+        return format!(
+            "cannot {action}: no answer from {server} within the request timeout; check the network path \
+             to the API server, or raise --request-timeout"
+        );
+    }
+    if matches!(err, kube::Error::SerdeError(_)) {
+        return format!(
+            "cannot {action}: {server} answered with a body that is not the expected JSON ({}); is the \
+             kubeconfig pointing at a Kubernetes API server (and not a proxy's error page)?",
+            last_cause(err)
+        );
+    }
+    if lower.contains("dns error")
+        || lower.contains("failed to lookup")
+        || lower.contains("name or service not known")
+    {
+        return format!(
+            "cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address"
+        );
+    }
+    format!("cannot {action} at {server}: {}", last_cause(err))
+}
+
+/// The same judgement as [`transport_message`], as a kind rather than a sentence.
+fn transport_kind(err: &kube::Error, lower: &str) -> ReadFailureKind {
+    use std::io::ErrorKind::*;
+    let io = io_error_kind(err);
+    if matches!(
+        io,
+        Some(ConnectionRefused | TimedOut | ConnectionReset | ConnectionAborted | BrokenPipe)
+    ) {
+        return ReadFailureKind::Unreachable;
+    }
+    if looks_like_tls(lower) {
+        return ReadFailureKind::Tls;
+    }
+    let unreachable = matches!(
+        io,
+        Some(ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe)
+    ) || [
+        "connection closed before message completed",
+        "incomplete message",
+        "timed out",
+        "timeout",
+        "elapsed",
+        "dns error",
+        "failed to lookup",
+        "name or service not known",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle));
+    if unreachable {
+        ReadFailureKind::Unreachable
+    } else {
+        ReadFailureKind::Other
+    }
+}
+
+fn plugin_failure<'a>(
+    err: &'a (dyn StdError + 'static),
+) -> Option<&'a crate::input::connect::credential_plugin::PluginFailure> {
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(failure) = e.downcast_ref() {
+            return Some(failure);
+        }
+        cur = e.source();
+    }
+    None
+}
+
+fn looks_like_tls(lower: &str) -> bool {
+    [
+        "tls",
+        "certificate",
+        "handshake",
+        "corrupt message",
+        "invalidcontenttype",
+        "unknownissuer",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle))
+}
+
+/// The first telling io error kind in the chain. A watch's body errors arrive as
+/// `io::Error::other(hyper error)` around the real io error, and an io error's `source()`
+/// skips the error it wraps, so wrapped errors are looked into with `get_ref`.
+fn io_error_kind(err: &(dyn StdError + 'static)) -> Option<std::io::ErrorKind> {
+    let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
+    let mut vague = None;
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if io.kind() != std::io::ErrorKind::Other {
+                return Some(io.kind());
+            }
+            vague = Some(io.kind());
+            if let Some(inner) = io.get_ref() {
+                cur = Some(inner as &(dyn StdError + 'static));
+                continue;
+            }
+        }
+        cur = e.source();
+    }
+    vague
+}
+
+fn last_cause(err: &(dyn StdError + 'static)) -> String {
+    let mut cur: &(dyn StdError + 'static) = err;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+pub(crate) fn cause_chain(err: &(dyn StdError + 'static)) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut cur = err.source();
+    while let Some(e) = cur {
+        let text = e.to_string();
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        cur = e.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What hyper-rustls reports when the peer resets the connection mid-handshake: layers
+    /// that name TLS around an io error that says reset.
+    #[derive(Debug, thiserror::Error)]
+    #[error("tls handshake failed")]
+    struct Handshake(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("client error (Connect)")]
+    struct Connect(#[source] Handshake);
+
+    fn connect_error(kind: std::io::ErrorKind) -> kube::Error {
+        kube::Error::Service(Box::new(Connect(Handshake(std::io::Error::new(
+            kind,
+            "Connection reset by peer (os error 104)",
+        )))))
+    }
+
+    #[test]
+    fn a_reset_during_the_handshake_is_a_reset_not_a_tls_problem() {
+        let error = ReadError::from_kube(
+            &connect_error(std::io::ErrorKind::ConnectionReset),
+            "watch leases in kube-system",
+            "https://10.0.0.1:6443",
+        );
+        assert_eq!(
+            error.message,
+            "cannot watch leases in kube-system: https://10.0.0.1:6443 reset the connection before \
+             answering; retry, and check the network path and any load balancer or proxy in front of \
+             the API server"
+        );
+        assert_eq!(error.kind, ReadFailureKind::Unreachable);
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("error reading a body from connection")]
+    struct Body(#[source] std::io::Error);
+
+    #[test]
+    fn a_reset_inside_a_watch_body_is_found_through_the_io_error_that_wraps_it() {
+        let reset = std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "Connection reset by peer (os error 104)",
+        );
+        let error = kube::Error::ReadEvents(std::io::Error::other(Body(reset)));
+        let read = ReadError::from_kube(&error, "watch nodes", "https://10.0.0.1:6443");
+        assert!(
+            read.message
+                .starts_with("cannot watch nodes: https://10.0.0.1:6443 reset the connection"),
+            "{}",
+            read.message
+        );
+        assert_eq!(read.kind, ReadFailureKind::Unreachable);
+    }
+
+    #[test]
+    fn an_end_of_file_in_the_handshake_says_where_it_happened() {
+        let error = ReadError::from_kube(
+            &connect_error(std::io::ErrorKind::UnexpectedEof),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert!(
+            error
+                .message
+                .starts_with("cannot list nodes: https://10.0.0.1:6443 closed the connection during the TLS handshake"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_certificate_problem_is_still_a_tls_problem() {
+        let error = ReadError::from_kube(
+            &kube::Error::Service(Box::new(Connect(Handshake(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "invalid peer certificate: UnknownIssuer",
+            ))))),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert!(
+            error.message.contains("TLS handshake with"),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.kind, ReadFailureKind::Tls);
+    }
+}
