@@ -2,6 +2,7 @@
 //! ConfigMap drift. `main.rs` parses arguments and calls [`run`]; everything else lives here.
 
 pub mod age;
+pub mod apply;
 pub mod build_info;
 pub mod cli;
 pub mod commands;

@@ -8,11 +8,10 @@ use std::time::Duration;
 use super::Ui;
 use super::load::{Loaded, read_live};
 use super::termination::Termination;
+use crate::apply::WriteError;
 use crate::cli::GlobalArgs;
 use crate::exit::Failure;
-use crate::follow::follow_apply::{
-    LockObjects, WriteError, WrittenCopy, read_lock_objects, write_copy,
-};
+use crate::follow::follow_apply::{LockObjects, WrittenCopy, read_lock_objects, write_copy};
 use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
 use crate::follow::follow_rejudge::{
     LaterCopy, Rejudged, finish_advice, judged_state, later_copy, rejudge, written_list,

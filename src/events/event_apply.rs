@@ -10,8 +10,8 @@ use k8s_openapi::api::events::v1::Event;
 use kube::api::{Api, PostParams};
 
 use super::repair_event::{RepairEvent, reporting_instance};
+use crate::apply::FIELD_MANAGER;
 use crate::distro::LOCK_NAMESPACE;
-use crate::follow::follow_apply::FIELD_MANAGER;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 

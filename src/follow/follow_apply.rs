@@ -10,13 +10,12 @@ use serde::Serialize;
 
 use super::follow_plan::LockCopy;
 use super::lock_edit::{HolderEdit, configmap_record, configmap_with_holder, lease_with_holder};
+use crate::apply::{FIELD_MANAGER, WriteError};
 use crate::distro::LOCK_NAMESPACE;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 use crate::input::live::own_access_review::{WriterRole, denied, may};
 use crate::model::lock::LockRecord;
-
-pub const FIELD_MANAGER: &str = "k3sdoctor";
 
 /// The objects behind a lock, as read (with their resourceVersions).
 #[derive(Debug, Clone, Default)]
@@ -49,14 +48,6 @@ pub struct WrittenCopy {
     pub resource_version: String,
     /// `renewTime` in what we wrote; the target must renew past it.
     pub renew_time: Option<Timestamp>,
-}
-
-/// Why a write did not go through.
-#[derive(Debug)]
-pub enum WriteError {
-    /// 409: the lock changed since it was read.
-    Conflict,
-    Other(ReadError),
 }
 
 pub async fn read_lock_objects(

@@ -23,6 +23,7 @@ use jiff::Timestamp;
 
 use super::heal_leader::Election;
 use super::heal_leader::HEAL_LEASE;
+use crate::apply::FIELD_MANAGER;
 use crate::heal::guardrail_record::{Guardrails, friendly};
 use crate::heal::heal_gates::{Blocked, Gate};
 use crate::heal::heal_policy::HealPolicy;
@@ -33,7 +34,6 @@ use crate::input::connect::Connection;
 const ATTEMPTS: u32 = 3;
 
 /// The field manager of k3sdoctor's writes.
-const FIELD_MANAGER: &str = "k3sdoctor";
 
 pub struct GuardrailStore {
     pub conn: Arc<Connection>,

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ObjectMeta, PostParams};
 
+use crate::apply::{FIELD_MANAGER, WriteError};
 use crate::distro::LOCK_NAMESPACE;
-use crate::follow::follow_apply::{FIELD_MANAGER, WriteError};
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 use crate::input::live::own_access_review::{WriterRole, denied, may};
