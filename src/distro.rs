@@ -91,17 +91,6 @@ impl Distro {
             .into_iter()
             .find(|d| name == d.core_lock() || name == d.etcd_lock())
     }
-
-    /// The distro named in a kubelet version's build metadata (`+k3s1`, `+rke2r1`).
-    pub fn from_build(build: &str) -> Option<Distro> {
-        if build.starts_with("rke2") {
-            Some(Distro::Rke2)
-        } else if build.starts_with("k3s") {
-            Some(Distro::K3s)
-        } else {
-            None
-        }
-    }
 }
 
 impl std::fmt::Display for Distro {

@@ -1,25 +1,25 @@
 //! k3sdoctor: find and safely repair k3s/RKE2 leader-lock splits and etcd snapshot
 //! ConfigMap drift. `main.rs` parses arguments and calls [`run`]; everything else lives here.
 
-pub mod age;
-pub mod apply;
-pub mod build_info;
+mod age;
+mod apply;
+mod build_info;
 pub mod cli;
-pub mod commands;
-pub mod diagnose;
-pub mod distro;
-pub mod events;
-pub mod exit;
-pub mod follow;
-pub mod heal;
-pub mod input;
-pub mod model;
-pub mod monitor;
-pub mod render;
-pub mod report;
+mod commands;
+mod diagnose;
+mod distro;
+mod events;
+mod exit;
+mod follow;
+mod heal;
+mod input;
+mod model;
+mod monitor;
+mod render;
+mod report;
 pub mod schema;
-pub mod snapshots;
-pub mod version;
+mod snapshots;
+mod version;
 
 #[cfg(test)]
 mod proptests;

@@ -452,7 +452,7 @@ impl AffectedLine {
 }
 
 mod snapshot_features;
-pub use snapshot_features::{Known, S3RetentionRule};
+pub use snapshot_features::S3RetentionRule;
 
 #[cfg(test)]
 mod tests;

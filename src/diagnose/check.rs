@@ -485,7 +485,7 @@ mod tests {
 
     #[test]
     fn a_dump_without_snapshot_files_says_so() {
-        let state = cluster("s1", "s1").as_dump().build();
+        let state = cluster("s1", "s1").into_dump().build();
         let mut state = state;
         state.snapshot_files = None;
         let a = analyse_check(&state, Distro::K3s, now());

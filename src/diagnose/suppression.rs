@@ -75,10 +75,6 @@ impl Suppression {
 pub struct Suppressions(pub Vec<Suppression>);
 
 impl Suppressions {
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     fn mark(&self, finding: &mut Finding) {
         finding.ignored = self.0.iter().any(|s| s.matches(finding));
     }

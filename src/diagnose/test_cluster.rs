@@ -286,7 +286,7 @@ impl TestCluster {
         self
     }
 
-    pub fn as_dump(mut self) -> Self {
+    pub fn into_dump(mut self) -> Self {
         self.state.origin = Origin::Dump {
             paths: vec!["dump".into()],
         };

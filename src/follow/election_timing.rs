@@ -52,6 +52,7 @@ impl ElectionTiming {
         ]
     }
 
+    #[cfg(test)]
     pub fn describe(&self) -> String {
         format!(
             "lease {}, renew deadline {}, retry {} ({})",

@@ -98,6 +98,7 @@ impl TakeoverJudge {
         }
     }
 
+    #[cfg(test)]
     pub fn holders(&self) -> &[String] {
         &self.holders
     }

@@ -33,8 +33,6 @@ use crate::input::connect::Connection;
 /// Writes tried when a renewal of the Lease races the write.
 const ATTEMPTS: u32 = 3;
 
-/// The field manager of k3sdoctor's writes.
-
 pub struct GuardrailStore {
     pub conn: Arc<Connection>,
     pub namespace: String,

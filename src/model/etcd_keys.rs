@@ -12,10 +12,12 @@ impl EtcdKeys {
         self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -102,10 +102,6 @@ impl NodeArgs {
             .map(|f| f.value.as_deref().unwrap_or("true"))
     }
 
-    pub fn is_set(&self, name: &str) -> bool {
-        self.flags.iter().any(|f| f.name == name)
-    }
-
     /// A boolean flag: `Some(true)` when given bare or as `true`.
     pub fn enabled(&self, name: &str) -> bool {
         self.value(name)

@@ -19,6 +19,7 @@ pub use crate::version::shapes::S3Shape;
 /// What k3s writes for a failed snapshot without a message (`FromETCDSnapshotFile`).
 const DEFAULT_FAILURE: &str = "etcd snapshot failed";
 
+#[cfg(test)]
 /// The exact value a k3s built with Go 1.22 or later writes for this CR.
 pub fn encode(file: &SnapshotFile, shape: S3Shape) -> String {
     encode_for(file, shape, GoEscaping::Go122)
@@ -187,6 +188,7 @@ pub fn decode(value: &str) -> Result<SnapshotEntry, String> {
 }
 
 impl SnapshotEntry {
+    #[cfg(test)]
     /// The record as k3s rebuilds a CR from a ConfigMap entry (`ToETCDSnapshotFile`), so that
     /// `encode(entry.to_snapshot_file(), entry.s3_shape())` gives the entry's bytes back.
     pub fn to_snapshot_file(&self) -> SnapshotFile {
@@ -236,6 +238,7 @@ impl SnapshotEntry {
         }
     }
 
+    #[cfg(test)]
     /// The `s3Config` shape the entry was written in.
     pub fn s3_shape(&self) -> S3Shape {
         match &self.s3_config {

@@ -79,11 +79,6 @@ impl Exporter {
         self.contact().server_clock()
     }
 
-    /// Now, on the API server's clock.
-    pub fn now(&self) -> Timestamp {
-        self.contact().now(Instant::now())
-    }
-
     /// The time to judge freshness at: now, but never past the server's last answer.
     pub fn judged_now(&self) -> Timestamp {
         self.contact().judged_now(Instant::now())

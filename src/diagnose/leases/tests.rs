@@ -406,7 +406,7 @@ fn a_dump_without_nodes_says_so_instead_of_judging() {
             .lease("k3s", "s1", 1)
             .lease("k3s-etcd", "s2", 1)
             .without_nodes()
-            .as_dump(),
+            .into_dump(),
     );
     assert_eq!(
         codes(&a),
@@ -443,7 +443,7 @@ fn an_absent_lock_on_an_unknown_version_from_leases_alone_is_not_judged() {
     let mut leases_only = TestCluster::k3s()
         .lease("kube-scheduler", "s1_0c8914f7", 1)
         .lease("kube-controller-manager", "s1_5e1b2a90", 1)
-        .as_dump()
+        .into_dump()
         .without_nodes()
         .build();
     leases_only.configmaps = None;
@@ -463,7 +463,7 @@ fn an_absent_lock_on_an_unknown_version_from_leases_alone_is_not_judged() {
     let with_configmaps = TestCluster::k3s()
         .lease("kube-scheduler", "s1_0c8914f7", 1)
         .extra_metadata()
-        .as_dump()
+        .into_dump()
         .without_nodes();
     let b = analyse(with_configmaps);
     assert!(

@@ -54,7 +54,7 @@ pub fn detect(tree: &Tree) -> Option<Found> {
     let collector = if root.contains("rancher2_logs_collector/") {
         Collector::Supportconfig
     } else {
-        Collector::RancherLogsCollector
+        Collector::RancherLogs
     };
     Some(Found {
         collector,
@@ -110,7 +110,7 @@ mod tests {
         let found = detect(&tree(&["sb/yamls/cluster/v1/nodes.yaml"])).unwrap();
         assert_eq!(found.collector, Collector::SupportBundleKit);
         let found = detect(&tree(&["h-2024-05-31_12_10_45/rke2/kubectl/leases"])).unwrap();
-        assert_eq!(found.collector, Collector::RancherLogsCollector);
+        assert_eq!(found.collector, Collector::RancherLogs);
         assert_eq!(found.distro_folder.as_deref(), Some("rke2"));
         let found = detect(&tree(&[
             "scc_h_240531_1210/rancher2_logs_collector/h-2024-05-31_12_10_45/k3s/kubectl/leases",

@@ -246,7 +246,7 @@ fn read_tree(tree: Tree) -> Result<Source, ReadError> {
                 Collector::SupportBundleKit => {
                     support_bundle_kit::read(&tree, &found.root, &mut source)
                 }
-                Collector::RancherLogsCollector | Collector::Supportconfig => {
+                Collector::RancherLogs | Collector::Supportconfig => {
                     let distro = found.distro_folder.as_deref().unwrap_or("k3s");
                     rancher_collector::read(&tree, &found.root, distro, &mut source)
                 }

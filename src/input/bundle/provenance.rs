@@ -15,7 +15,8 @@ pub enum Collector {
     /// rancher/support-bundle-kit (Harvester, Longhorn).
     SupportBundleKit,
     /// rancherlabs/support-tools `rancher2_logs_collector.sh`.
-    RancherLogsCollector,
+    #[serde(rename = "rancher-logs-collector")]
+    RancherLogs,
     /// SUSE supportconfig with the k8s plugin (the Rancher collector's tree inside).
     Supportconfig,
 }
@@ -25,7 +26,7 @@ impl Collector {
         match self {
             Collector::Troubleshoot => "troubleshoot (kubectl support-bundle)",
             Collector::SupportBundleKit => "support-bundle-kit",
-            Collector::RancherLogsCollector => "Rancher logs collector",
+            Collector::RancherLogs => "Rancher logs collector",
             Collector::Supportconfig => "supportconfig (Rancher logs collector inside)",
         }
     }

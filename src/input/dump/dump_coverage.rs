@@ -148,7 +148,7 @@ mod tests {
             .bundles
             .push(crate::input::bundle::provenance::BundleSource {
                 path: "b.tgz".into(),
-                collector: crate::input::bundle::provenance::Collector::RancherLogsCollector,
+                collector: crate::input::bundle::provenance::Collector::RancherLogs,
                 container: "gzip tar".into(),
                 collected_at: None,
                 collected_at_from: None,
@@ -177,7 +177,7 @@ mod tests {
         let state = TestCluster::k3s()
             .server("s1", "v1.29.4+k3s1")
             .lease("k3s", "s1", 1)
-            .as_dump()
+            .into_dump()
             .build();
         assert!(lacking(&state, Primary::Locks).is_none());
     }

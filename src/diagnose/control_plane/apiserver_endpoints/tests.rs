@@ -242,7 +242,7 @@ fn unread_objects_are_not_checked_and_say_why() {
     );
     let mut dump = TestCluster::k3s()
         .server("s1", "v1.34.2+k3s1")
-        .as_dump()
+        .into_dump()
         .build();
     dump.kubernetes_endpoints = None;
     dump.kubernetes_endpoint_slices = None;
