@@ -6,6 +6,7 @@ mod support;
 
 mod all_missing_snapshots;
 mod apiserver_endpoints;
+mod architecture_page;
 mod backups;
 mod bundles;
 mod check;
