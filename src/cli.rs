@@ -12,6 +12,7 @@ use crate::render::OutputFormat;
 pub mod bundle_size;
 pub mod complete;
 pub mod flag_layout;
+pub mod global_options;
 mod help;
 mod usage_error;
 mod value_parsers;

@@ -18,6 +18,7 @@ mod monitor;
 mod render;
 mod report;
 pub mod schema;
+mod settings;
 mod snapshots;
 mod version;
 
@@ -34,7 +35,8 @@ use render::style::Style;
 /// Runs one command line and returns its exit code. Errors are printed here, once, as a
 /// single line (with the cause chain under `-v`).
 pub fn run(cli: Cli, bin_name: &str) -> Exit {
-    let color = match cli.global.color {
+    let output = settings::OutputChoices::of(&cli.global);
+    let color = match output.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         // The usual conventions, decided as clap decides its own: CLICOLOR_FORCE colours a
@@ -55,19 +57,21 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
             // Leaked once per process: the name lives as long as the run.
             program: (bin_name != "k3sdoctor")
                 .then(|| &*Box::leak(bin_name.to_string().into_boxed_str())),
-            rerun: Some(Box::leak(Box::new(commands::rerun_flags(&cli.global)))),
+            rerun: Some(Box::leak(Box::new(
+                settings::ConnectionFlags::of(&cli).rerun(),
+            ))),
             width: output_width(),
             terminal: std::io::stdout().is_terminal(),
-            no_headers: cli.global.no_headers,
-            detail: cli.global.verbose > 0,
+            no_headers: output.no_headers,
+            detail: output.verbose > 0,
         },
-        cli.global.verbose,
-        cli.global.quiet,
+        output.verbose,
+        output.quiet,
     );
     ui.reader_gone = Some(reader_gone);
     // serve sets up its own log (which takes -v into account).
     if !matches!(cli.command, Command::Serve(_)) {
-        commands::verbosity::init_request_trace(cli.global.verbose);
+        commands::verbosity::init_request_trace(output.verbose);
     }
     match dispatch(&cli, bin_name, &mut ui) {
         Ok(exit) => exit,
@@ -85,7 +89,7 @@ pub fn run(cli: Cli, bin_name: &str) -> Exit {
                 "{bin_name}: error: {}",
                 ui.style.with_flags(&err.to_string())
             ));
-            if let (true, Some(detail)) = (cli.global.verbose > 0, detail) {
+            if let (true, Some(detail)) = (output.verbose > 0, detail) {
                 ui.err_line(&format!("  cause: {detail}"));
             }
             exit
@@ -138,66 +142,6 @@ fn output_width() -> usize {
         .unwrap_or(render::wrap::DEFAULT_WIDTH)
 }
 
-const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list`, `check` over several \
-     contexts and the table `leases follow --fix` prints after the move)";
-
-/// The commands whose `-o wide` depends on other flags, as (command, when): they refuse it
-/// rather than accept it and print the same thing. Where it never applies, the parser has no
-/// `wide` for that command (`cli::flag_layout`).
-fn without_wide_columns(
-    command: &Command,
-    global: &cli::GlobalArgs,
-) -> Option<(&'static str, &'static str)> {
-    match command {
-        // The lease table after a verified move is the only table `follow` prints.
-        Command::Leases(args) => match &args.action {
-            Some(cli::LeasesAction::Follow(f)) if !f.fix || f.no_wait => {
-                Some(("leases follow", " without --fix or with --no-wait"))
-            }
-            _ => None,
-        },
-        Command::Check(args) if !args.fleet.selects_fleet(global) => Some(("check", "")),
-        _ => None,
-    }
-}
-
-/// Only `check` and `leases` read several clusters, and only they stream `-o jsonl`; a
-/// repair is refused for several contexts with the per-cluster command to run instead.
-fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
-    use commands::fleet::refuse_several_contexts as refuse;
-    let g = &cli.global;
-    let (command, fix) = match &cli.command {
-        Command::Check(_) => return Ok(()),
-        Command::Leases(args) => match &args.action {
-            None => return Ok(()),
-            Some(cli::LeasesAction::Follow(f)) => {
-                let fix = f.fix.then_some("--fix");
-                refuse("leases follow", fix, g, Some(&args.fleet), bin_name)?;
-                commands::fleet::refuse_fleet_flags_alone(g, &args.fleet)?;
-                ("leases follow", None)
-            }
-        },
-        Command::Snapshots(args) => match &args.action() {
-            cli::SnapshotsAction::List(_) => ("snapshots list", None),
-            cli::SnapshotsAction::Diff(_) => ("snapshots diff", None),
-            cli::SnapshotsAction::Backfill(b) => ("snapshots backfill", b.fix.then_some("--fix")),
-            cli::SnapshotsAction::Restore(r) => (
-                "snapshots restore",
-                r.fix.then_some("--from-backup FILE --fix"),
-            ),
-        },
-        Command::Serve(_) => ("serve", None),
-        // They read no cluster: --context means nothing to them, once or many times. The
-        // parser gives `-o jsonl` to check and leases only (`cli::flag_layout`).
-        Command::Completions { .. }
-        | Command::Man { .. }
-        | Command::Rbac { .. }
-        | Command::Options
-        | Command::Version => return Ok(()),
-    };
-    refuse(command, fix, g, None, bin_name)
-}
-
 /// Answers a completion request (`k3sdoctor __complete WORD...` from the bash, zsh and fish
 /// scripts, `kubectl_complete-k3s_doctor WORD...` from kubectl): candidates on stdout in
 /// Cobra's `__complete` format. Nothing else is printed, whatever the words.
@@ -210,51 +154,28 @@ pub fn complete(words: &[String]) -> Exit {
 }
 
 fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
-    if cli.global.output == render::OutputFormat::Wide
-        && let Some((command, when)) = without_wide_columns(&cli.command, &cli.global)
-    {
-        return Err(Failure::Refused(format!(
-            "-o wide: `{bin_name} {command}`{when} has no wide columns; use -o table, json or yaml {WIDE_WHERE}"
-        ))
-        .into());
-    }
-    refuse_fleet_where_unsupported(cli, bin_name)?;
+    let settings = settings::Settings::resolve(cli, bin_name)?;
+    let settings = &settings;
     match &cli.command {
         Command::Leases(args) => match &args.action {
-            Some(cli::LeasesAction::Follow(_)) if args.watch => Err(Failure::Refused(
-                "--watch is for `leases`; `leases follow --fix` waits for the takeover itself"
-                    .into(),
-            )
-            .into()),
             Some(cli::LeasesAction::Follow(follow)) => {
-                commands::leases_follow::run(&cli.global, follow, ui)
+                commands::leases_follow::run(settings, follow, ui)
             }
-            None if args.watch && args.fleet.selects_fleet(&cli.global) => {
-                Err(Failure::Refused(format!(
-                    "--watch follows one cluster; drop --all-contexts/--contexts (or the extra \
-                     --context) and run one `{bin_name} --context NAME leases --watch` per cluster"
-                ))
-                .into())
-            }
-            None if args.watch => commands::leases_watch::run(&cli.global, args, ui),
-            None => commands::leases::run(&cli.global, args, ui),
+            None if args.watch => commands::leases_watch::run(settings, args, ui),
+            None => commands::leases::run(settings, args, ui),
         },
-        Command::Check(args) => commands::check::run(&cli.global, args, ui),
+        Command::Check(args) => commands::check::run(settings, args, ui),
         Command::Snapshots(args) => match &args.action() {
-            cli::SnapshotsAction::List(list) => {
-                commands::snapshots::run_list(&cli.global, list, ui)
-            }
-            cli::SnapshotsAction::Diff(diff) => {
-                commands::snapshots::run_diff(&cli.global, diff, ui)
-            }
+            cli::SnapshotsAction::List(list) => commands::snapshots::run_list(settings, list, ui),
+            cli::SnapshotsAction::Diff(diff) => commands::snapshots::run_diff(settings, diff, ui),
             cli::SnapshotsAction::Backfill(backfill) => {
-                commands::snapshots_backfill::run(&cli.global, backfill, ui)
+                commands::snapshots_backfill::run(settings, backfill, ui)
             }
             cli::SnapshotsAction::Restore(restore) => {
-                commands::snapshots_restore::run(&cli.global, restore, ui)
+                commands::snapshots_restore::run(settings, restore, ui)
             }
         },
-        Command::Serve(args) => commands::serve::run(&cli.global, args, ui),
+        Command::Serve(args) => commands::serve::run(settings, args, ui),
         Command::Completions { shell } => {
             commands::completions::write(*shell, &cli::script_name(bin_name), &mut ui.out);
             Ok(Exit::Healthy)
@@ -266,7 +187,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             )?;
             Ok(Exit::Healthy)
         }
-        Command::Version => commands::version::run(&cli.global, bin_name, ui),
+        Command::Version => commands::version::run(settings, bin_name, ui),
         Command::Man { out_dir: None } => {
             commands::man::write_main(&mut ui.out)?;
             Ok(Exit::Healthy)

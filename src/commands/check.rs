@@ -3,17 +3,17 @@
 use super::Ui;
 use super::fleet::FleetCommand;
 use super::load::{Loaded, load_check_state, require_primary};
-use crate::cli::{CheckArgs, GlobalArgs};
+use crate::cli::CheckArgs;
 use crate::diagnose::check::analyse_check;
 use crate::exit::Exit;
 use crate::input::dump::dump_coverage::Primary;
 use crate::render;
 use crate::report::CheckReport;
+use crate::settings::Settings;
 
-pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    super::fleet::refuse_fleet_flags_alone(global, &args.fleet)?;
+pub fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let suppressions = super::suppressions::suppressions(&args.suppress)?;
-    if args.fleet.selects_fleet(global) {
+    if let Some(fleet) = &settings.fleet {
         let analyse = |loaded: Loaded| {
             let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
             let analysis = suppressions.apply(analysis);
@@ -28,15 +28,15 @@ pub fn run(global: &GlobalArgs, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result
             analyse: &analyse,
             write_member: &write_member,
         };
-        return super::fleet::run(global, &args.fleet, command, ui);
+        return super::fleet::run(settings, fleet, command, ui);
     }
-    let loaded = load_check_state(global, ui)?;
+    let loaded = load_check_state(&settings.source, settings.judging, ui)?;
     require_primary(&loaded, Primary::Anything)?;
     let analysis = suppressions.apply(analyse_check(&loaded.state, loaded.distro, loaded.now.time));
     let report = CheckReport::new(loaded.now, analysis)
         .failing_on(args.fail_on)
         .reading(&loaded.state.bundles);
-    let written = match global.output {
+    let written = match settings.output.format {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
         _ => render::check::write_check(&mut ui.out, &report, ui.style).map_err(Into::into),

@@ -10,7 +10,6 @@ use serde::Serialize;
 
 use super::Ui;
 use super::load::{Loaded, read_live_quietly, runtime};
-use crate::cli::{FleetArgs, GlobalArgs};
 use crate::diagnose::finding::FailOn;
 use crate::diagnose::fleet::{FleetEntry, FleetMember, fleet_exit};
 use crate::exit::{Exit, Failure};
@@ -21,6 +20,7 @@ use crate::render::fleet::{MemberWriter, write_fleet, write_json_line};
 use crate::render::style::Style;
 use crate::render::{self, OutputFormat};
 use crate::report::FleetReport;
+use crate::settings::{FleetSelection, Settings};
 
 /// What one command reads and concludes per cluster.
 pub struct FleetCommand<'a, R> {
@@ -32,38 +32,14 @@ pub struct FleetCommand<'a, R> {
 }
 
 pub fn run<R: FleetMember + Serialize>(
-    global: &GlobalArgs,
-    fleet: &FleetArgs,
+    settings: &Settings,
+    fleet: &FleetSelection,
     command: FleetCommand<'_, R>,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
-    if !global.from_file.is_empty() {
-        return Err(Failure::Refused(
-            "--from-file reads one dump, which is one cluster; drop --all-contexts, --contexts and the extra \
-             --context flags, or drop --from-file to read the clusters live"
-                .into(),
-        )
-        .into());
-    }
-    // Each context brings its own server and user; one --server or --token for all of them
-    // would read one cluster several times or act as one user everywhere.
-    let o = global.connection_overrides();
-    if o.server.is_some()
-        || o.cluster.is_some()
-        || o.user.is_some()
-        || o.token.is_some()
-        || o.certificate_authority.is_some()
-        || o.insecure_skip_tls_verify
-        || o.impersonate.is_some()
-    {
-        return Err(Failure::Refused(
-            "--server, --cluster, --user, --token, --certificate-authority, --insecure-skip-tls-verify and --as \
-             apply to one cluster; drop them to read several contexts, or read one context with them"
-                .into(),
-        )
-        .into());
-    }
-    let (kubeconfig, origin) = find_kubeconfig(global.kubeconfig.as_deref())?.ok_or_else(|| {
+    // `Settings` refuses a fleet with --from-file and with one cluster's connection flags.
+    let options = settings.connect_options().cloned().unwrap_or_default();
+    let (kubeconfig, origin) = find_kubeconfig(options.kubeconfig.as_deref())?.ok_or_else(|| {
         Failure::Read(ReadError::new(
             "selecting contexts needs a kubeconfig and none was found (no --kubeconfig, KUBECONFIG unset, \
              no ~/.kube/config); pass --kubeconfig FILE",
@@ -78,12 +54,12 @@ pub fn run<R: FleetMember + Serialize>(
         &available,
         ContextSelection {
             all: fleet.all_contexts,
-            pattern: fleet.contexts.as_ref(),
-            names: &global.context,
+            pattern: fleet.pattern.as_ref(),
+            names: &fleet.names,
         },
         &origin,
     )?;
-    let parallel = usize::from(fleet.parallel.unwrap_or(FleetArgs::DEFAULT_PARALLEL));
+    let parallel = fleet.parallel;
     ui.trace(&format!(
         "reading {} contexts of {origin}, {parallel} at a time",
         contexts.len()
@@ -96,7 +72,7 @@ pub fn run<R: FleetMember + Serialize>(
     let reading = async {
         let mut entries = Vec::with_capacity(contexts.len());
         let mut reads = futures_util::stream::iter(&contexts)
-            .map(|context| read_one(&kubeconfig, &origin, context, global, &command, ui_ref))
+            .map(|context| read_one(&kubeconfig, &origin, context, settings, &command, ui_ref))
             .buffer_unordered(parallel);
         while let Some((entry, notes)) = reads.next().await {
             let report_line = |line: &str| match &progress {
@@ -119,7 +95,7 @@ pub fn run<R: FleetMember + Serialize>(
                     ));
                 }
             }
-            if global.output == OutputFormat::Jsonl {
+            if settings.output.format == OutputFormat::Jsonl {
                 render::tolerate_closed_pipe(write_json_line(&mut out, &entry))?;
             }
             if let Some(bar) = &progress {
@@ -135,13 +111,13 @@ pub fn run<R: FleetMember + Serialize>(
         bar.finish_and_clear();
     }
     let report = FleetReport::new(entries?, command.fail_on, fleet.ignore_unreachable);
-    let written = match global.output {
+    let written = match settings.output.format {
         OutputFormat::Jsonl => Ok(()),
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
         f => {
             let base = ui.style;
-            let style_for = |context: &str| context_style(global, context, base);
+            let style_for = |context: &str| context_style(settings, context, base);
             ui.write_table_report(|out, style| {
                 write_fleet(
                     out,
@@ -168,12 +144,13 @@ async fn read_one<R: FleetMember>(
     kubeconfig: &Kubeconfig,
     origin: &str,
     context: &str,
-    global: &GlobalArgs,
+    settings: &Settings,
     command: &FleetCommand<'_, R>,
     ui: &Ui,
 ) -> (FleetEntry<R>, Vec<String>) {
     let server = server_of(kubeconfig, context).unwrap_or_default();
-    let conn = match connect_context(kubeconfig, origin, context, global.request_timeout.0).await {
+    let timeout = settings.connect_options().and_then(|o| o.request_timeout);
+    let conn = match connect_context(kubeconfig, origin, context, timeout).await {
         Ok(conn) => conn,
         Err(e) => {
             return (
@@ -183,7 +160,7 @@ async fn read_one<R: FleetMember>(
         }
     };
     let trace = |line: &str| ui.trace(&format!("context {context}: {line}"));
-    match read_live_quietly(&conn, global, command.snapshots, &trace).await {
+    match read_live_quietly(&conn, settings.judging, command.snapshots, &trace).await {
         Ok((loaded, notes)) => (
             FleetEntry::checked(context.into(), conn.server, (command.analyse)(loaded)),
             notes,
@@ -203,8 +180,8 @@ async fn read_one<R: FleetMember>(
 }
 
 /// Suggested commands in a cluster's findings name that cluster's context.
-fn context_style(global: &GlobalArgs, context: &str, style: Style) -> Style {
-    let flags = crate::commands::rerun_flags_for(global, Some(context));
+fn context_style(settings: &Settings, context: &str, style: Style) -> Style {
+    let flags = settings.connection.rerun_for(Some(context));
     Style {
         // One small value per context, alive for the rest of this short process, as the
         // run's own flags are (`lib.rs`); `Style` stays `Copy`.
@@ -230,52 +207,4 @@ fn progress_bar(ui: &Ui, total: usize) -> Option<indicatif::ProgressBar> {
     // Drawn at once: `0/N` says the run has started even before the first cluster answers.
     bar.tick();
     Some(bar)
-}
-
-/// Repairs and the single-cluster commands read one cluster: several contexts there are
-/// refused up front (exit 2), `--fix` with a line to run per cluster.
-pub fn refuse_several_contexts(
-    command: &str,
-    fix: Option<&str>,
-    global: &GlobalArgs,
-    fleet: Option<&FleetArgs>,
-    bin_name: &str,
-) -> Result<(), Failure> {
-    let several =
-        global.context.len() > 1 || fleet.is_some_and(|f| f.all_contexts || f.contexts.is_some());
-    if !several {
-        return Ok(());
-    }
-    let example = global.context.first().map_or("NAME", String::as_str);
-    let example = crate::render::rerun::shell_quote(example);
-    Err(Failure::Refused(match fix {
-        Some(rest) => format!(
-            "--fix repairs one cluster at a time and this run selects several contexts; run it per cluster, \
-             e.g. {bin_name} --context {example} {command} {rest}"
-        ),
-        None => format!(
-            "`{bin_name} {command}` reads one cluster; pick one with --context (only check and leases read \
-             several contexts)"
-        ),
-    }))
-}
-
-/// `--parallel`, `--ignore-unreachable` and `-o jsonl` only mean something for a fleet.
-pub fn refuse_fleet_flags_alone(global: &GlobalArgs, fleet: &FleetArgs) -> Result<(), Failure> {
-    if fleet.selects_fleet(global) {
-        return Ok(());
-    }
-    let flag = if global.output == OutputFormat::Jsonl {
-        "-o jsonl"
-    } else if fleet.parallel.is_some() {
-        "--parallel"
-    } else if fleet.ignore_unreachable {
-        "--ignore-unreachable"
-    } else {
-        return Ok(());
-    };
-    Err(Failure::Refused(format!(
-        "{flag} applies to several clusters; select them with --all-contexts, --contexts REGEX or --context \
-         given more than once"
-    )))
 }

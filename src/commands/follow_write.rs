@@ -5,11 +5,9 @@
 use std::future::Future;
 use std::time::Duration;
 
-use super::Ui;
 use super::load::{Loaded, read_live};
 use super::termination::Termination;
 use crate::apply::WriteError;
-use crate::cli::GlobalArgs;
 use crate::exit::Failure;
 use crate::follow::follow_apply::{LockObjects, WrittenCopy, read_lock_objects, write_copy};
 use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
@@ -17,6 +15,8 @@ use crate::follow::follow_rejudge::{
     LaterCopy, Rejudged, finish_advice, judged_state, later_copy, rejudge, written_list,
 };
 use crate::input::connect::Connection;
+use crate::input::narrator::Narrator;
+use crate::settings::Judging;
 
 /// Re-plans after a 409 at most this many times before giving up.
 const MAX_ATTEMPTS: usize = 5;
@@ -42,15 +42,15 @@ pub enum Applied {
 /// first (a second signal stops at once, with a report of what each copy names).
 pub async fn apply(
     conn: &Connection,
-    global: &GlobalArgs,
+    judging: Judging,
     planned: &FollowPlan,
     request: &FollowRequest,
-    ui: &Ui,
+    ui: &dyn Narrator,
     term: &mut Termination,
 ) -> Result<Applied, Failure> {
     for attempt in 1..=MAX_ATTEMPTS {
         let judged = tokio::select! {
-            judged = judge(conn, global, planned, request, ui) => judged?,
+            judged = judge(conn, judging, planned, request, ui) => judged?,
             _ = term.received() => {
                 return Err(Failure::Incomplete(
                     "interrupted before anything was sent: nothing was written".into(),
@@ -80,12 +80,12 @@ pub async fn apply(
 /// made on exactly the objects (and resourceVersions) the writes will carry.
 async fn judge(
     conn: &Connection,
-    global: &GlobalArgs,
+    judging: Judging,
     planned: &FollowPlan,
     request: &FollowRequest,
-    ui: &Ui,
+    ui: &dyn Narrator,
 ) -> Result<(Rejudged, LockObjects), Failure> {
-    let fresh = read_live(conn, global, ui).await?;
+    let fresh = read_live(conn, judging, ui).await?;
     let objects = read_lock_objects(conn, &planned.lock, &planned.writes).await?;
     let judged = Loaded {
         state: judged_state(fresh.state, &planned.lock, &objects),
@@ -100,7 +100,7 @@ async fn write_pair(
     conn: &Connection,
     plan: &FollowPlan,
     objects: &LockObjects,
-    ui: &Ui,
+    ui: &dyn Narrator,
     term: &mut Termination,
 ) -> Result<Option<Vec<(LockCopy, WrittenCopy)>>, Failure> {
     let mut written: Vec<(LockCopy, WrittenCopy)> = Vec::new();
@@ -172,7 +172,7 @@ async fn unless_stopped<T>(
     send: impl Future<Output = T>,
     term: &mut Termination,
     interrupted: &mut bool,
-    ui: &Ui,
+    ui: &dyn Narrator,
     plan: &FollowPlan,
 ) -> Option<T> {
     tokio::pin!(send);
@@ -203,7 +203,7 @@ async fn rewrite_after_conflict(
     conn: &Connection,
     plan: &FollowPlan,
     copy: LockCopy,
-    ui: &Ui,
+    ui: &dyn Narrator,
     term: &mut Termination,
     interrupted: &mut bool,
 ) -> Option<Result<Option<WrittenCopy>, WriteError>> {

@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use super::Ui;
 use super::follow_write::{Applied, apply};
 use super::load::{read_live, read_live_snapshots};
 use super::serve_heal::{ASKED_BY, Healer};
@@ -22,6 +21,7 @@ use crate::heal::guardrail_record::MovePair;
 use crate::heal::heal_gates::{Outside, SplitCandidate, heal_candidate};
 use crate::heal::heal_metrics::HealOutcome;
 use crate::input::live::own_access_review::WriterRole;
+use crate::input::narrator::{Narrator, Silent};
 
 /// How long the `-etcd` controllers have to show they work after a verified move, and how
 /// often that is looked at.
@@ -36,8 +36,7 @@ impl Healer {
     /// and verification, then the `-etcd` controllers.
     pub(super) async fn heal(&mut self, judged: &SplitCandidate) {
         let pair = MovePair::of(judged);
-        let ui = quiet_ui();
-        let fresh = match read_live(&self.conn, &self.global, &ui).await {
+        let fresh = match read_live(&self.conn, self.judging, &Silent).await {
             Ok(fresh) => fresh,
             Err(e) => {
                 tracing::warn!(
@@ -118,7 +117,7 @@ impl Healer {
             pair.to,
             plan.why
         );
-        let outcome = self.move_lock(&plan, &ui).await;
+        let outcome = self.move_lock(&plan, &Silent).await;
         let (reason, moved, line, written) = match outcome {
             Ok(Some((written, line))) => (EventReason::LockMoved, true, line, written),
             Ok(None) => {
@@ -166,7 +165,7 @@ impl Healer {
     async fn move_lock(
         &self,
         plan: &FollowPlan,
-        ui: &Ui,
+        ui: &dyn Narrator,
     ) -> Result<Option<MoveReport>, MoveReport> {
         let conn = &*self.conn;
         if let Err(e) = check_permissions(conn, &plan.lock, &plan.writes, WriterRole::Heal).await {
@@ -174,7 +173,7 @@ impl Healer {
         }
         let mut term = Termination::catch();
         let request = FollowRequest::default();
-        let written = match apply(conn, &self.global, plan, &request, ui, &mut term).await {
+        let written = match apply(conn, self.judging, plan, &request, ui, &mut term).await {
             Ok(Applied::Written(written)) => written,
             Ok(Applied::AlreadyAligned) => return Ok(None),
             Err(e) => return Err((Vec::new(), e.to_string())),
@@ -207,10 +206,10 @@ impl Healer {
     /// After the takeover, the `-etcd` controllers must work again: no CR left without the
     /// snapshot controller's finalizer, no snapshot missing from the ConfigMap — where the
     /// cluster has snapshots at all.
-    async fn controllers_working(&self, ui: &Ui) -> Result<String, String> {
+    async fn controllers_working(&self, ui: &dyn Narrator) -> Result<String, String> {
         let started = tokio::time::Instant::now();
         loop {
-            let loaded = read_live_snapshots(&self.conn, &self.global, ui).await;
+            let loaded = read_live_snapshots(&self.conn, self.judging, ui).await;
             if let Ok(loaded) = &loaded {
                 if loaded
                     .state
@@ -256,15 +255,4 @@ impl Healer {
             tokio::time::sleep(CONTROLLERS_POLL).await;
         }
     }
-}
-
-/// follow's write path speaks through a `Ui`; the heal logs instead.
-fn quiet_ui() -> Ui {
-    Ui::new(
-        Box::new(std::io::sink()),
-        Box::new(std::io::sink()),
-        crate::render::style::Style::default(),
-        0,
-        true,
-    )
 }

@@ -3,16 +3,16 @@
 use super::Ui;
 use super::fleet::FleetCommand;
 use super::load::{Loaded, load_lease_state, require_primary};
-use crate::cli::{GlobalArgs, LeasesArgs};
+use crate::cli::LeasesArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::exit::Exit;
 use crate::input::dump::dump_coverage::Primary;
 use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
+use crate::settings::Settings;
 
-pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    super::fleet::refuse_fleet_flags_alone(global, &args.fleet)?;
-    if args.fleet.selects_fleet(global) {
+pub fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    if let Some(fleet) = &settings.fleet {
         let analyse = |loaded: Loaded| {
             let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
             LeaseReport::new(loaded.now, analysis).failing_on(args.fail_on)
@@ -26,15 +26,15 @@ pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Resul
             analyse: &analyse,
             write_member: &write_member,
         };
-        return super::fleet::run(global, &args.fleet, command, ui);
+        return super::fleet::run(settings, fleet, command, ui);
     }
-    let loaded = load_lease_state(global, ui)?;
+    let loaded = load_lease_state(&settings.source, settings.judging, ui)?;
     require_primary(&loaded, Primary::Locks)?;
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
     let report = LeaseReport::new(loaded.now, analysis)
         .failing_on(args.fail_on)
         .reading(&loaded.state.bundles);
-    match global.output {
+    match settings.output.format {
         format if format.is_structured() => render::write_structured(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}
         format => ui.write_table_report(|out, style| {

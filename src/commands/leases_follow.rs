@@ -10,7 +10,7 @@ use super::load::{Loaded, connect_live, load_lease_state, read_live, runtime};
 use super::repair_events;
 use super::termination::Termination;
 use crate::apply::WriteError;
-use crate::cli::{FollowArgs, GlobalArgs};
+use crate::cli::FollowArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
@@ -19,22 +19,21 @@ use crate::follow::follow_event::lock_move_event;
 use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
 use crate::follow::follow_verify::{Progress, verify_takeover};
 use crate::heal::heal_gates::PAUSE_ANNOTATION;
-use crate::input::connect::Connection;
+use crate::input::connect::{ConnectOptions, Connection};
 use crate::input::live::own_access_review::WriterRole;
 use crate::render::{self, OutputFormat};
 use crate::report::{LeaseReport, RepairOutcome, RepairResult};
+use crate::settings::{Settings, Source};
 
-pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let request = FollowRequest {
         lease: args.lease.clone(),
         to: args.to.clone(),
         force: args.force,
     };
-    if !global.from_file.is_empty() {
-        if args.fix {
-            return Err(super::refuse_fix_on_dump().into());
-        }
-        let loaded = load_lease_state(global, ui)?;
+    // `Settings` refuses --fix with --from-file: a dump is only planned.
+    let Source::Live(options) = &settings.source else {
+        let loaded = load_lease_state(&settings.source, settings.judging, ui)?;
         super::load::require_primary(&loaded, crate::input::dump::dump_coverage::Primary::Locks)?;
         let outcome = plan(&loaded, &request)?;
         let moves = matches!(outcome, FollowOutcome::Move(_));
@@ -43,14 +42,21 @@ pub fn run(global: &GlobalArgs, args: &FollowArgs, ui: &mut Ui) -> anyhow::Resul
         } else {
             (verdict(&loaded, args), RepairOutcome::Aligned)
         };
-        emit(global, ui, &RepairResult::new(status, outcome))?;
+        emit(settings, ui, &RepairResult::new(status, outcome))?;
         if moves {
             ui.note("plan only: a dump is never written to; run against the cluster with --fix to apply");
         }
         return Ok(exit);
-    }
+    };
     let interactive = ui.interactive();
-    runtime()?.block_on(follow_live(global, args, &request, ui, interactive))
+    runtime()?.block_on(follow_live(
+        settings,
+        options,
+        args,
+        &request,
+        ui,
+        interactive,
+    ))
 }
 
 fn plan(loaded: &Loaded, request: &FollowRequest) -> Result<FollowOutcome, Failure> {
@@ -59,32 +65,33 @@ fn plan(loaded: &Loaded, request: &FollowRequest) -> Result<FollowOutcome, Failu
 }
 
 async fn follow_live(
-    global: &GlobalArgs,
+    settings: &Settings,
+    options: &ConnectOptions,
     args: &FollowArgs,
     request: &FollowRequest,
     ui: &mut Ui,
     interactive: bool,
 ) -> anyhow::Result<Exit> {
-    let conn = connect_live(global, ui).await?;
-    let loaded = read_live(&conn, global, ui).await?;
+    let conn = connect_live(options, ui).await?;
+    let loaded = read_live(&conn, settings.judging, ui).await?;
     let outcome = plan(&loaded, request)?;
     let FollowOutcome::Move(planned) = outcome.clone() else {
         emit(
-            global,
+            settings,
             ui,
             &RepairResult::new(RepairOutcome::Aligned, outcome),
         )?;
         return Ok(verdict(&loaded, args));
     };
     let mut result = RepairResult::new(RepairOutcome::Planned, outcome);
-    if !global.output.is_structured() && !ui.quiet {
+    if !settings.output.format.is_structured() && !ui.quiet {
         render::tolerate_closed_pipe(
             render::follow::write_plan(&mut ui.out, &result.plan, ui.style).map_err(Into::into),
         )?;
     }
     if !args.fix {
         ui.note("dry run: nothing was written; re-run with --fix to apply this plan");
-        ui.emit_structured(global, &result)?;
+        ui.emit_structured(settings.output.format, &result)?;
         return Ok(Exit::Findings);
     }
     super::require_confirmation_means(args.yes, interactive)?;
@@ -100,7 +107,7 @@ async fn follow_live(
     if !args.yes && !confirm(&conn, &planned) {
         ui.note("declined: nothing was written");
         result.outcome = RepairOutcome::Declined;
-        ui.emit_structured(global, &result)?;
+        ui.emit_structured(settings.output.format, &result)?;
         return Ok(Exit::Findings);
     }
 
@@ -112,7 +119,7 @@ async fn follow_live(
     let event = |reason, written: &[_], outcome: &str| {
         lock_move_event(reason, &planned, written, outcome, &asked_by)
     };
-    let applied = match apply(&conn, global, &planned, request, ui, &mut term).await {
+    let applied = match apply(&conn, settings.judging, &planned, request, ui, &mut term).await {
         Ok(applied) => applied,
         Err(failure) => {
             let failed = event(EventReason::LockMoveFailed, &[], &failure.to_string());
@@ -128,8 +135,8 @@ async fn follow_live(
                 planned.lock, planned.to_identity
             ));
             result.outcome = RepairOutcome::Aligned;
-            let after = read_live(&conn, global, ui).await?;
-            ui.emit_structured(global, &result)?;
+            let after = read_live(&conn, settings.judging, ui).await?;
+            ui.emit_structured(settings.output.format, &result)?;
             return Ok(verdict(&after, args));
         }
     };
@@ -173,7 +180,7 @@ async fn follow_live(
                         .iter()
                         .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
                         .collect();
-                    ui.emit_structured(global, &result)?;
+                    ui.emit_structured(settings.output.format, &result)?;
                     let line = format!(
                         "interrupted while waiting for the takeover: wrote {} (naming {}); the takeover was not \
                          verified; check it with k3sdoctor leases",
@@ -196,10 +203,10 @@ async fn follow_live(
         if !verification.verified {
             result.outcome = RepairOutcome::NotVerified;
             // Still show the cluster as it is now; the failure is the error line at the end.
-            if let Ok(after) = read_live(&conn, global, ui).await {
-                show_after(global, ui, &mut result, &after)?;
+            if let Ok(after) = read_live(&conn, settings.judging, ui).await {
+                show_after(settings, ui, &mut result, &after)?;
             }
-            ui.emit_structured(global, &result)?;
+            ui.emit_structured(settings.output.format, &result)?;
             return Err(Failure::Incomplete(verification.message).into());
         }
         // A failure is the error line at the end; success is worth a line of its own.
@@ -209,15 +216,15 @@ async fn follow_live(
 
     // One exit rule for every repair: once the write is verified, the exit code is the verdict
     // of the cluster read afresh, exactly as `leases --fail-on` computes it.
-    let after = read_live(&conn, global, ui).await.map_err(|e| {
+    let after = read_live(&conn, settings.judging, ui).await.map_err(|e| {
         Failure::Read(crate::input::ReadError::new(format!(
             "{} was written and verified, but the cluster could not be read again to judge it: {e}; run \
              k3sdoctor leases",
             planned.lock
         )))
     })?;
-    show_after(global, ui, &mut result, &after)?;
-    ui.emit_structured(global, &result)?;
+    show_after(settings, ui, &mut result, &after)?;
+    ui.emit_structured(settings.output.format, &result)?;
     Ok(verdict(&after, args))
 }
 
@@ -237,19 +244,19 @@ fn verdict(loaded: &Loaded, args: &FollowArgs) -> Exit {
 
 /// The `leases` table after the repair, and the analysis in the result.
 fn show_after(
-    global: &GlobalArgs,
+    settings: &Settings,
     ui: &mut Ui,
     result: &mut RepairResult,
     after: &Loaded,
 ) -> anyhow::Result<()> {
     let analysis = analyse_leases(&after.state, after.distro, after.now.time);
-    if !global.output.is_structured() && !ui.quiet {
+    if !settings.output.format.is_structured() && !ui.quiet {
         let report = LeaseReport::new(after.now, analysis.clone());
         let mut out = Vec::new();
         render::leases::write_table(
             &mut render::streams::TableOut::together(&mut out),
             &report,
-            global.output == OutputFormat::Wide,
+            settings.output.format == OutputFormat::Wide,
             ui.style,
         )?;
         ui.write_after(&out)?;
@@ -292,13 +299,13 @@ fn confirm(conn: &Connection, plan: &FollowPlan) -> bool {
     )
 }
 
-fn emit(global: &GlobalArgs, ui: &mut Ui, result: &RepairResult) -> anyhow::Result<()> {
-    if !global.output.is_structured() && !ui.quiet {
+fn emit(settings: &Settings, ui: &mut Ui, result: &RepairResult) -> anyhow::Result<()> {
+    if !settings.output.format.is_structured() && !ui.quiet {
         render::tolerate_closed_pipe(
             render::follow::write_plan(&mut ui.out, &result.plan, ui.style).map_err(Into::into),
         )?;
     }
-    ui.emit_structured(global, result)
+    ui.emit_structured(settings.output.format, result)
 }
 
 /// The current phase on stderr while waiting, only on a terminal.

@@ -9,39 +9,40 @@ use jiff::Timestamp;
 use super::Ui;
 use super::load::{connect_live, read_live, runtime};
 use super::termination::Termination;
-use crate::cli::{GlobalArgs, LeasesArgs};
+use crate::cli::LeasesArgs;
 use crate::diagnose::leases::lease_changes::lease_changes;
 use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::exit::{Exit, Failure};
+use crate::input::connect::ConnectOptions;
 use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::render::lease_changes::{LeaseChangeDocument, write_document, write_line};
 use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
+use crate::settings::Settings;
 
 /// Expiry happens without any event: the in-memory state is judged again this often (no
 /// request is made).
 const REJUDGE_EVERY: Duration = Duration::from_secs(1);
 
-pub fn run(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    if !global.from_file.is_empty() {
-        return Err(Failure::Refused(
-            "--watch needs a live cluster: a dump never changes; drop --from-file".into(),
-        )
-        .into());
-    }
-    if global.now.is_some() {
-        return Err(Failure::Refused(
-            "--watch judges freshness on the API server's clock as time passes; drop --now".into(),
-        )
-        .into());
-    }
-    runtime()?.block_on(watch(global, args, ui))
+pub fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    // `Settings` refuses --watch with --from-file or --now.
+    let Some(options) = settings.connect_options() else {
+        return Err(
+            Failure::Refused("--watch needs a live cluster; drop --from-file".into()).into(),
+        );
+    };
+    runtime()?.block_on(watch(settings, options, args, ui))
 }
 
-async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+async fn watch(
+    settings: &Settings,
+    options: &ConnectOptions,
+    args: &LeasesArgs,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
-    let conn = connect_live(global, ui).await?;
-    let loaded = read_live(&conn, global, ui).await?;
+    let conn = connect_live(options, ui).await?;
+    let loaded = read_live(&conn, settings.judging, ui).await?;
     // Freshness is judged on the API server's clock (when it sent one), carried forward by ours.
     let offset = loaded.now.time.duration_since(Timestamp::now());
     let clock = move || {
@@ -50,7 +51,7 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
     };
     let mut last = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
     let report = LeaseReport::new(loaded.now, last.clone()).failing_on(args.fail_on);
-    match global.output {
+    match settings.output.format {
         format if format.is_structured() => write_document(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}
         format => {
@@ -98,7 +99,7 @@ async fn watch(global: &GlobalArgs, args: &LeasesArgs, ui: &mut Ui) -> anyhow::R
         let now = clock();
         let next = analyse_leases(&watch.state(), loaded.distro, now);
         for change in lease_changes(&last, &next, now) {
-            match global.output {
+            match settings.output.format {
                 format if format.is_structured() => {
                     write_document(&mut ui.out, format, &LeaseChangeDocument::new(&change))?;
                 }

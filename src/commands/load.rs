@@ -3,16 +3,15 @@
 
 use jiff::Timestamp;
 
-use super::Ui;
-use crate::cli::{DistroChoice, GlobalArgs};
 use crate::distro::Distro;
 use crate::exit::Failure;
-use crate::input::bundle::limits::BundleLimits;
 use crate::input::bundle::provenance;
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::dump::dump_coverage::{Primary, lacking};
+use crate::input::narrator::Narrator;
 use crate::input::{ClusterState, ReadError, dump, live};
 use crate::report::{Now, NowSource};
+use crate::settings::{Judging, Source};
 
 pub struct Loaded {
     pub state: ClusterState,
@@ -20,21 +19,23 @@ pub struct Loaded {
     pub now: Now,
 }
 
-pub fn load_lease_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
-    if !global.from_file.is_empty() {
-        let limits = BundleLimits {
-            max_bytes: global.max_bundle_size,
-            max_entries: global.max_bundle_entries,
-        };
-        let state = dump::read_dump(&global.from_file, limits)?;
-        ui.trace(&dump_summary(&global.from_file, &state));
-        let distro = explicit_distro(global).or_else(|| state.detect_distro());
-        return finish(global, state, distro, ui);
-    }
-    let runtime = runtime()?;
-    runtime.block_on(async {
-        let conn = connect_live(global, ui).await?;
-        read_live(&conn, global, ui).await
+pub fn load_lease_state(
+    source: &Source,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    let options = match source {
+        Source::Files { paths, limits } => {
+            let state = dump::read_dump(paths, *limits)?;
+            tell.trace(&dump_summary(paths, &state));
+            let distro = judging.distro.or_else(|| state.detect_distro());
+            return finish(judging, state, distro, tell);
+        }
+        Source::Live(options) => options,
+    };
+    runtime()?.block_on(async {
+        let conn = connect_live(options, tell).await?;
+        read_live(&conn, judging, tell).await
     })
 }
 
@@ -72,26 +73,34 @@ pub fn require_primary(loaded: &Loaded, primary: Primary) -> Result<(), Failure>
 
 /// Everything the snapshot commands need: the lease state (for the writer's version and the
 /// root cause) plus ETCDSnapshotFiles and the snapshot ConfigMaps.
-pub fn load_snapshot_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
-    if !global.from_file.is_empty() {
-        return load_lease_state(global, ui);
-    }
+pub fn load_snapshot_state(
+    source: &Source,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    let Source::Live(options) = source else {
+        return load_lease_state(source, judging, tell);
+    };
     runtime()?.block_on(async {
-        let conn = connect_live(global, ui).await?;
-        read_live_snapshots(&conn, global, ui).await
+        let conn = connect_live(options, tell).await?;
+        read_live_snapshots(&conn, judging, tell).await
     })
 }
 
 /// What `check` reads: the snapshot state plus the `kubernetes` Service's Endpoints and
 /// EndpointSlices (a dump carries whatever it holds of them).
-pub fn load_check_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
-    if !global.from_file.is_empty() {
-        return load_lease_state(global, ui);
-    }
+pub fn load_check_state(
+    source: &Source,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    let Source::Live(options) = source else {
+        return load_lease_state(source, judging, tell);
+    };
     runtime()?.block_on(async {
-        let conn = connect_live(global, ui).await?;
-        let mut loaded = read_live_snapshots(&conn, global, ui).await?;
-        let trace = |line: &str| ui.trace(line);
+        let conn = connect_live(options, tell).await?;
+        let mut loaded = read_live_snapshots(&conn, judging, tell).await?;
+        let trace = |line: &str| tell.trace(line);
         live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
         Ok(loaded)
     })
@@ -99,11 +108,11 @@ pub fn load_check_state(global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure>
 
 pub async fn read_live_snapshots(
     conn: &Connection,
-    global: &GlobalArgs,
-    ui: &Ui,
+    judging: Judging,
+    tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
-    let mut loaded = read_live(conn, global, ui).await?;
-    let trace = |line: &str| ui.trace(line);
+    let mut loaded = read_live(conn, judging, tell).await?;
+    let trace = |line: &str| tell.trace(line);
     live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, &trace).await?;
     Ok(loaded)
 }
@@ -120,32 +129,33 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         })
 }
 
-pub async fn connect_live(global: &GlobalArgs, ui: &Ui) -> Result<Connection, Failure> {
-    let opts = ConnectOptions {
-        kubeconfig: global.kubeconfig.clone(),
-        context: global.single_context().map(str::to_string),
-        overrides: global.connection_overrides(),
-        request_timeout: global.request_timeout.0,
-    };
-    let conn = connect(&opts).await?;
+pub async fn connect_live(
+    options: &ConnectOptions,
+    tell: &dyn Narrator,
+) -> Result<Connection, Failure> {
+    let conn = connect(options).await?;
     if let Some(notice) = &conn.notice {
-        ui.note(notice);
+        tell.note(notice);
     }
     match &conn.proxy {
-        Some(proxy) => ui.trace(&format!(
+        Some(proxy) => tell.trace(&format!(
             "reading from {} through proxy {proxy}",
             conn.server
         )),
-        None => ui.trace(&format!("reading from {}", conn.server)),
+        None => tell.trace(&format!("reading from {}", conn.server)),
     }
-    ui.show_slow_requests(&conn);
+    tell.watch_requests(&conn);
     Ok(conn)
 }
 
-pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Result<Loaded, Failure> {
-    let trace = |line: &str| ui.trace(line);
-    let (state, distro) = live::read_lease_state(conn, explicit_distro(global), &trace).await?;
-    finish(global, state, distro, ui)
+pub async fn read_live(
+    conn: &Connection,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    let trace = |line: &str| tell.trace(line);
+    let (state, distro) = live::read_lease_state(conn, judging.distro, &trace).await?;
+    finish(judging, state, distro, tell)
 }
 
 /// A fleet member's read: the lease state, and the snapshot objects and the `kubernetes`
@@ -153,25 +163,17 @@ pub async fn read_live(conn: &Connection, global: &GlobalArgs, ui: &Ui) -> Resul
 /// are returned, not printed. Requests are traced through `trace`.
 pub async fn read_live_quietly(
     conn: &Connection,
-    global: &GlobalArgs,
+    judging: Judging,
     snapshots: bool,
     trace: live::Trace<'_>,
 ) -> Result<(Loaded, Vec<String>), Failure> {
-    let (state, distro) = live::read_lease_state(conn, explicit_distro(global), trace).await?;
-    let (mut loaded, notes) = settle(global, state, distro)?;
+    let (state, distro) = live::read_lease_state(conn, judging.distro, trace).await?;
+    let (mut loaded, notes) = settle(judging, state, distro)?;
     if snapshots {
         live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
         live::read_apiserver_endpoints(conn, &mut loaded.state, trace).await?;
     }
     Ok((loaded, notes))
-}
-
-pub fn explicit_distro(global: &GlobalArgs) -> Option<Distro> {
-    match global.distro {
-        DistroChoice::Auto => None,
-        DistroChoice::K3s => Some(Distro::K3s),
-        DistroChoice::Rke2 => Some(Distro::Rke2),
-    }
 }
 
 /// A local clock far from the API server's explains odd ages in other tools' output.
@@ -187,20 +189,20 @@ fn skew_note(server: Timestamp) -> Option<String> {
 }
 
 fn finish(
-    global: &GlobalArgs,
+    judging: Judging,
     state: ClusterState,
     distro: Option<Distro>,
-    ui: &Ui,
+    tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
-    let (loaded, notes) = settle(global, state, distro)?;
+    let (loaded, notes) = settle(judging, state, distro)?;
     for bundle in &loaded.state.bundles {
-        ui.note(&provenance::summary(bundle));
+        tell.note(&provenance::summary(bundle));
         for line in provenance::details(bundle) {
-            ui.trace(&line);
+            tell.trace(&line);
         }
     }
     for note in notes {
-        ui.note(&note);
+        tell.note(&note);
     }
     Ok(loaded)
 }
@@ -208,13 +210,13 @@ fn finish(
 /// The distro and the `now` for what was read, and the notes worth telling the user (the
 /// caller prints them: a fleet prefixes each with its context).
 pub fn settle(
-    global: &GlobalArgs,
+    judging: Judging,
     state: ClusterState,
     distro: Option<Distro>,
 ) -> Result<(Loaded, Vec<String>), Failure> {
     // Every name the tool derives (locks, ConfigMaps, annotations) follows the distro; the wrong
     // one would report healthy locks as missing or write the wrong objects.
-    if let Some(line) = explicit_distro(global).and_then(|d| state.distro_contradiction(d)) {
+    if let Some(line) = judging.distro.and_then(|d| state.distro_contradiction(d)) {
         return Err(Failure::Refused(line));
     }
     let mut notes: Vec<String> = state.notes.iter().map(|n| format!("note: {n}")).collect();
@@ -229,7 +231,7 @@ pub fn settle(
     // Only a bundle has a collection time, and `--now` wins over it below.
     let collected = state.collected_at();
     let now = match (
-        global.now,
+        judging.now,
         collected,
         state.origin.is_dump(),
         state.newest_timestamp,

@@ -72,13 +72,13 @@ impl Ui {
     /// A repair's result document, when the output is JSON or YAML (tables say it in prose).
     pub fn emit_structured<T: serde::Serialize>(
         &mut self,
-        global: &crate::cli::GlobalArgs,
+        format: crate::render::OutputFormat,
         result: &T,
     ) -> anyhow::Result<()> {
-        if global.output.is_structured() {
+        if format.is_structured() {
             crate::render::tolerate_closed_pipe(crate::render::write_structured(
                 &mut self.out,
-                global.output,
+                format,
                 result,
             ))?;
         }
@@ -177,6 +177,20 @@ impl Ui {
     }
 }
 
+impl crate::input::narrator::Narrator for Ui {
+    fn trace(&self, line: &str) {
+        Ui::trace(self, line);
+    }
+
+    fn note(&self, line: &str) {
+        Ui::note(self, line);
+    }
+
+    fn watch_requests(&self, conn: &crate::input::connect::Connection) {
+        self.show_slow_requests(conn);
+    }
+}
+
 /// A write that failed before anything changed: a credentials problem (401/403) is exit 3
 /// like any refused read; anything else is a repair not completed (exit 4).
 pub fn write_failed_nothing_written(e: crate::input::ReadError) -> crate::exit::Failure {
@@ -185,14 +199,6 @@ pub fn write_failed_nothing_written(e: crate::input::ReadError) -> crate::exit::
         Some(401 | 403) => crate::exit::Failure::Read(crate::input::ReadError { message, ..e }),
         _ => crate::exit::Failure::Incomplete(message),
     }
-}
-
-/// Repairs write to a live cluster only.
-pub fn refuse_fix_on_dump() -> crate::exit::Failure {
-    crate::exit::Failure::Refused(
-        "--fix needs a live cluster: a dump cannot be repaired, nor can a support bundle; drop --from-file and point --kubeconfig at the cluster"
-            .into(),
-    )
 }
 
 /// `--fix` asks before writing; with no terminal to ask on, only `--yes` may stand in.
@@ -207,54 +213,6 @@ pub fn require_confirmation_means(
         "--fix needs a confirmation and there is no terminal to ask on; re-run with --yes to confirm; nothing was written"
             .into(),
     ))
-}
-
-/// The connection flags this run was given, for the commands it suggests: `--kubeconfig`,
-/// `--context` and a `--distro` other than auto.
-pub fn rerun_flags(global: &crate::cli::GlobalArgs) -> crate::render::rerun::RerunFlags {
-    rerun_flags_for(global, global.single_context())
-}
-
-/// The connection flags for commands about one `context` of this run.
-pub fn rerun_flags_for(
-    global: &crate::cli::GlobalArgs,
-    context: Option<&str>,
-) -> crate::render::rerun::RerunFlags {
-    let distro = match global.distro {
-        crate::cli::DistroChoice::Auto => None,
-        crate::cli::DistroChoice::K3s => Some("k3s"),
-        crate::cli::DistroChoice::Rke2 => Some("rke2"),
-    };
-    let kubeconfig = global.kubeconfig.as_ref().map(|p| p.display().to_string());
-    let mut flags = crate::render::rerun::RerunFlags::new(kubeconfig.as_deref(), context, distro);
-    // The other connection flags kubectl spells the same; never --token, a secret that would
-    // end up in shell history and logs.
-    let quote = crate::render::rerun::shell_quote;
-    let o = global.connection_overrides();
-    let mut extra = String::new();
-    for (flag, value) in [
-        ("--server", o.server.clone()),
-        ("--cluster", o.cluster.clone()),
-        ("--user", o.user.clone()),
-        (
-            "--certificate-authority",
-            o.certificate_authority.map(|p| p.display().to_string()),
-        ),
-        ("--as", o.impersonate.clone()),
-    ] {
-        if let Some(value) = value {
-            extra.push_str(&format!(" {flag} {}", quote(&value)));
-        }
-    }
-    for group in &o.impersonate_groups {
-        extra.push_str(&format!(" --as-group {}", quote(group)));
-    }
-    if o.insecure_skip_tls_verify {
-        extra.push_str(" --insecure-skip-tls-verify");
-    }
-    flags.kubectl.push_str(&extra);
-    flags.k3sdoctor.push_str(&extra);
-    flags
 }
 
 /// Which cluster a confirmation prompt is about: the context and the server URL.

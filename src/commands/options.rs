@@ -3,25 +3,7 @@
 
 use std::io::Write;
 
-use clap::Args as _;
-
-/// The global options' help, laid out for `width` columns.
-pub fn text(name: &str, width: usize) -> String {
-    let options = crate::cli::GlobalArgs::augment_args(
-        clap::Command::new(name.to_string())
-            .disable_help_flag(true)
-            .disable_version_flag(true),
-    )
-    .term_width(width)
-    .help_template("{all-args}");
-    let mut options = options;
-    format!(
-        "The following options can be given before or after any command that uses them (a \
-         command that does not use one refuses it; `{name} COMMAND --help` names the command's \
-         own):\n\n{}\n",
-        options.render_long_help().to_string().trim_end()
-    )
-}
+use crate::cli::global_options::text;
 
 pub fn write(name: &str, out: &mut dyn Write) -> std::io::Result<()> {
     let text = text(name, crate::cli::help_width());
@@ -36,7 +18,7 @@ pub fn write(name: &str, out: &mut dyn Write) -> std::io::Result<()> {
 mod tests {
     #[test]
     fn every_global_option_is_listed_once() {
-        let text = super::text("k3sdoctor", 100);
+        let text = crate::cli::global_options::text("k3sdoctor", 100);
         for flag in [
             "--kubeconfig",
             "--context",

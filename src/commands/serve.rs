@@ -11,10 +11,10 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::Ui;
-use super::load::{explicit_distro, runtime};
+use super::load::runtime;
 use super::serve_heal::{HEAL_STOP_LIMIT, HealInput, start_healer};
 use super::termination::Termination;
-use crate::cli::{GlobalArgs, ServeArgs};
+use crate::cli::ServeArgs;
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
@@ -33,6 +33,7 @@ use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
 use crate::monitor::{Exporter, endpoints, listener, log};
 use crate::report::{CheckReport, Now, NowSource};
+use crate::settings::Settings;
 
 /// Changes arrive in bursts (a takeover touches both locks and their ConfigMaps); one
 /// evaluation after the first change of a burst covers them and keeps change → metric short.
@@ -58,18 +59,18 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// finalizer): a full evaluation at least this often, whatever changed.
 const EVALUATE_AT_LEAST_EVERY: Duration = Duration::from_secs(60);
 
-pub fn run(global: &GlobalArgs, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
+pub fn run(settings: &Settings, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
     // A bad config file is refused before anything is served, not found at the first evaluation.
     let suppressions = super::suppressions::suppressions(&args.suppress)?;
     log::init(
         args.log_format,
-        super::verbosity::request_trace_level(global.verbose),
+        super::verbosity::request_trace_level(settings.output.verbose),
     );
-    runtime()?.block_on(serve(global, args, suppressions))
+    runtime()?.block_on(serve(settings, args, suppressions))
 }
 
 async fn serve(
-    global: &GlobalArgs,
+    settings: &Settings,
     args: &ServeArgs,
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
@@ -81,19 +82,16 @@ async fn serve(
         ))
     })?;
     let address = listener.local_addr().unwrap_or(args.listen);
-    let read_timeout = global
-        .request_timeout
-        .0
-        .map(|t| t.max(SHORTEST_READ_TIMEOUT));
+    // The parser gives serve no --from-file: it always reads a live cluster.
+    let options = settings.connect_options().cloned().unwrap_or_default();
+    let request_timeout = options.request_timeout;
     let mut prepared = prepare(&ConnectOptions {
-        kubeconfig: global.kubeconfig.clone(),
-        context: global.single_context().map(str::to_string),
-        overrides: global.connection_overrides(),
-        request_timeout: read_timeout,
+        request_timeout: request_timeout.map(|t| t.max(SHORTEST_READ_TIMEOUT)),
+        ..options
     })
     .await?;
     // The credential plugin answers within --request-timeout, not the watches' longer limit.
-    prepared.plugin_timeout = global.request_timeout.0;
+    prepared.plugin_timeout = request_timeout;
     if let Some(notice) = &prepared.notice {
         tracing::info!("{notice}");
     }
@@ -153,7 +151,7 @@ async fn serve(
     );
     let mut probes = contact_probe::spawn(&conn.client, &conn.server, PROBE_EVERY, PROBE_TIMEOUT);
 
-    let explicit = explicit_distro(global);
+    let explicit = settings.judging.distro;
     let scope = WatchScope {
         distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
         snapshots: true,
@@ -167,7 +165,7 @@ async fn serve(
         evaluated: None,
         suppressions,
     };
-    let (heal_inputs, heal_task) = start_healer(args, global, &conn, &exporter);
+    let (heal_inputs, heal_task) = start_healer(args, settings.judging, &conn, &exporter);
     let mut failing: BTreeMap<String, FailureEpisode> = BTreeMap::new();
     let mut due: Option<Instant> = None;
     let mut rejudge = tokio::time::interval_at(Instant::now() + REJUDGE_EVERY, REJUDGE_EVERY);

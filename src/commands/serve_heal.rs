@@ -15,7 +15,6 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Api;
 use tokio::sync::watch;
 
-use crate::cli::GlobalArgs;
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::events::event_apply::record_event;
 use crate::events::repair_event::EventReason;
@@ -29,6 +28,7 @@ use crate::heal::heal_policy::{Decision, HealMode, HealPolicy, HealSettings};
 use crate::input::ClusterState;
 use crate::input::connect::Connection;
 use crate::monitor::Exporter;
+use crate::settings::Judging;
 
 use crate::heal::guardrail_keeper::{GuardrailKeeper, GuardrailStore, StoreError};
 use crate::heal::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
@@ -50,7 +50,8 @@ pub struct HealInput {
 
 pub struct Healer {
     pub conn: Arc<Connection>,
-    pub global: GlobalArgs,
+    /// `--now` never applies to serve; `--distro` does.
+    pub judging: Judging,
     pub exporter: Arc<Exporter>,
     pub policy: HealPolicy,
     /// Where this replica stands in the heal Lease's election (`heal_leader`).
@@ -77,7 +78,7 @@ impl Healer {
 
     pub fn new(
         conn: Arc<Connection>,
-        global: GlobalArgs,
+        judging: Judging,
         exporter: Arc<Exporter>,
         settings: HealSettings,
         election: watch::Receiver<Election>,
@@ -85,7 +86,7 @@ impl Healer {
     ) -> Healer {
         Healer {
             conn,
-            global,
+            judging,
             exporter,
             policy: HealPolicy::new(settings),
             election,
@@ -294,7 +295,7 @@ pub type HealStart = (
 /// The heal task, when `--heal` is dry-run or on.
 pub fn start_healer(
     args: &crate::cli::ServeArgs,
-    global: &GlobalArgs,
+    judging: Judging,
     conn: &Arc<crate::input::connect::Connection>,
     exporter: &Arc<Exporter>,
 ) -> HealStart {
@@ -331,7 +332,7 @@ pub fn start_healer(
     };
     let healer = Healer::new(
         conn.clone(),
-        global.clone(),
+        judging,
         exporter.clone(),
         settings,
         state,

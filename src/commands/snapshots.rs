@@ -2,7 +2,7 @@
 
 use super::Ui;
 use super::load::{Loaded, load_snapshot_state, require_primary};
-use crate::cli::{GlobalArgs, SnapshotDiffArgs, SnapshotListArgs};
+use crate::cli::{SnapshotDiffArgs, SnapshotListArgs};
 use crate::diagnose::check::analyse_check_keeping_snapshots;
 use crate::diagnose::finding::{FailOn, Finding, rank};
 use crate::diagnose::leases::analyse_leases;
@@ -12,6 +12,7 @@ use crate::input::dump::dump_coverage::Primary;
 use crate::model::snapshot_file::FileState;
 use crate::render::{self, OutputFormat};
 use crate::report::SnapshotReport;
+use crate::settings::Settings;
 
 /// Says so when the cluster has no ETCDSnapshotFile CRD, so an empty comparison is not read
 /// as a healthy one.
@@ -69,8 +70,8 @@ fn filter_rows(analysis: &mut SnapshotAnalysis, args: &SnapshotListArgs) {
     });
 }
 
-pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let loaded = load_snapshot_state(global, ui)?;
+pub fn run_list(settings: &Settings, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let mut analysis = analyse_with_snapshot_findings(&loaded);
@@ -79,7 +80,7 @@ pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> an
         .failing_on(args.fail_on)
         .reading(&loaded.state.bundles);
     trace_key_notes(&report.analysis, ui);
-    let written = match global.output {
+    let written = match settings.output.format {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
         _ if ui.quiet => Ok(()),
         f => ui.write_table_report(|out, style| {
@@ -95,8 +96,8 @@ pub fn run_list(global: &GlobalArgs, args: &SnapshotListArgs, ui: &mut Ui) -> an
 /// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`, or on
 /// an error finding (a summary that counts errors must not come with exit 0); `--fail-on`
 /// replaces that rule with the severity threshold the other commands use.
-pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let loaded = load_snapshot_state(global, ui)?;
+pub fn run_diff(settings: &Settings, args: &SnapshotDiffArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new(
@@ -113,7 +114,7 @@ pub fn run_diff(global: &GlobalArgs, args: &SnapshotDiffArgs, ui: &mut Ui) -> an
             report.analysis.has_differences() || FailOn::Error.is_failure(&report.analysis.findings)
         }
     };
-    let written = match global.output {
+    let written = match settings.output.format {
         f if f.is_structured() => {
             render::write_structured(&mut ui.out, f, &report.only_differences())
         }

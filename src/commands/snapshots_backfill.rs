@@ -9,25 +9,25 @@ use super::Ui;
 use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
-use crate::cli::{BackfillArgs, GlobalArgs};
+use crate::cli::BackfillArgs;
 use crate::diagnose::finding::FailOn;
 use crate::events::repair_event::{EventReason, snapshot_entries_event};
 use crate::exit::{Exit, Failure};
+use crate::input::connect::ConnectOptions;
 use crate::input::connect::Connection;
 use crate::input::live::cluster_identity::read_cluster_identity;
 use crate::render;
 use crate::report::{API_VERSION, BackfillResult};
+use crate::settings::{Settings, Source};
 use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::snapshots::backfill_plan::{BackfillPlan, plan_backfill};
 
 const MAX_ATTEMPTS: usize = 5;
 
-pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    if !global.from_file.is_empty() {
-        if args.fix {
-            return Err(super::refuse_fix_on_dump().into());
-        }
-        let loaded = load_snapshot_state(global, ui)?;
+pub fn run(settings: &Settings, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    // `Settings` refuses --fix with --from-file: a dump is only planned.
+    let Source::Live(options) = &settings.source else {
+        let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
         super::load::require_primary(
             &loaded,
             crate::input::dump::dump_coverage::Primary::Snapshots,
@@ -48,10 +48,15 @@ pub fn run(global: &GlobalArgs, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Res
             .unwrap_or_default();
         let plan =
             plan_backfill(&analysis, &current, args.prune).map_err(|e| Failure::Refused(e.0))?;
-        return finish_plan_only(global, ui, plan, verdict(&analysis.findings, args.fail_on));
-    }
+        return finish_plan_only(
+            settings,
+            ui,
+            plan,
+            verdict(&analysis.findings, args.fail_on),
+        );
+    };
     let interactive = ui.interactive();
-    runtime()?.block_on(backfill_live(global, args, ui, interactive))
+    runtime()?.block_on(backfill_live(settings, options, args, ui, interactive))
 }
 
 fn result(outcome: &'static str, plan: BackfillPlan) -> BackfillResult {
@@ -68,7 +73,7 @@ fn result(outcome: &'static str, plan: BackfillPlan) -> BackfillResult {
 
 /// `nothing_to_do`: the exit when the plan is empty, the verdict of the cluster as read.
 fn finish_plan_only(
-    global: &GlobalArgs,
+    settings: &Settings,
     ui: &mut Ui,
     plan: BackfillPlan,
     nothing_to_do: Exit,
@@ -78,12 +83,12 @@ fn finish_plan_only(
     } else {
         Exit::Findings
     };
-    show_plan(global, ui, &plan)?;
+    show_plan(settings, ui, &plan)?;
     if !plan.is_empty() {
         ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
     }
     ui.emit_structured(
-        global,
+        settings.output.format,
         &result(
             if plan.is_empty() {
                 "nothing-to-do"
@@ -96,8 +101,8 @@ fn finish_plan_only(
     Ok(exit)
 }
 
-fn show_plan(global: &GlobalArgs, ui: &mut Ui, plan: &BackfillPlan) -> anyhow::Result<()> {
-    if !global.output.is_structured() && !ui.quiet {
+fn show_plan(settings: &Settings, ui: &mut Ui, plan: &BackfillPlan) -> anyhow::Result<()> {
+    if !settings.output.format.is_structured() && !ui.quiet {
         render::tolerate_closed_pipe(
             render::snapshots::write_backfill_plan(&mut ui.out, plan, ui.style).map_err(Into::into),
         )?;
@@ -108,12 +113,12 @@ fn show_plan(global: &GlobalArgs, ui: &mut Ui, plan: &BackfillPlan) -> anyhow::R
 /// Reads everything afresh and plans against the ConfigMap exactly as it is now.
 async fn plan_now(
     conn: &Connection,
-    global: &GlobalArgs,
+    settings: &Settings,
     ui: &Ui,
     prune: bool,
     fail_on: FailOn,
 ) -> Result<(BackfillPlan, Option<ConfigMap>, Exit), Failure> {
-    let loaded = read_live_snapshots(conn, global, ui).await?;
+    let loaded = read_live_snapshots(conn, settings.judging, ui).await?;
     let analysis = analyse(&loaded);
     let original = read_configmap(conn, &analysis.configmap).await?;
     let current = original
@@ -127,18 +132,19 @@ async fn plan_now(
 }
 
 async fn backfill_live(
-    global: &GlobalArgs,
+    settings: &Settings,
+    options: &ConnectOptions,
     args: &BackfillArgs,
     ui: &mut Ui,
     interactive: bool,
 ) -> anyhow::Result<Exit> {
-    let conn = connect_live(global, ui).await?;
+    let conn = connect_live(options, ui).await?;
     let (plan, original, nothing_to_do) =
-        plan_now(&conn, global, ui, args.prune, args.fail_on).await?;
+        plan_now(&conn, settings, ui, args.prune, args.fail_on).await?;
     if !args.fix || plan.is_empty() {
-        return finish_plan_only(global, ui, plan, nothing_to_do);
+        return finish_plan_only(settings, ui, plan, nothing_to_do);
     }
-    show_plan(global, ui, &plan)?;
+    show_plan(settings, ui, &plan)?;
     super::require_confirmation_means(args.yes, interactive)?;
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
     match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), true).await {
@@ -149,7 +155,7 @@ async fn backfill_live(
     }
     if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
-        ui.emit_structured(global, &result("declined", plan))?;
+        ui.emit_structured(settings.output.format, &result("declined", plan))?;
         return Ok(Exit::Findings);
     }
 
@@ -159,7 +165,7 @@ async fn backfill_live(
         if attempt > 1 {
             // The last write met a 409: plan again against the ConfigMap as it is now.
             (plan, original, nothing_to_do) =
-                plan_now(&conn, global, ui, args.prune, args.fail_on).await?;
+                plan_now(&conn, settings, ui, args.prune, args.fail_on).await?;
         }
         if plan.is_empty() {
             ui.note("the ConfigMap already holds what k3s would write now: nothing to do");
@@ -197,7 +203,7 @@ async fn backfill_live(
                     &super::repair_events::asked_by(&conn, "snapshots backfill --fix"),
                 );
                 super::repair_events::record(&conn, ui, &event).await;
-                return report_after(&conn, global, ui, plan, backup, rv, args.fail_on).await;
+                return report_after(&conn, settings, ui, plan, backup, rv, args.fail_on).await;
             }
             Err(WriteError::Conflict) => ui.note(&format!(
                 "ConfigMap kube-system/{} changed while planning (409); re-reading",
@@ -216,14 +222,14 @@ async fn backfill_live(
 
 async fn report_after(
     conn: &Connection,
-    global: &GlobalArgs,
+    settings: &Settings,
     ui: &mut Ui,
     plan: BackfillPlan,
     backup: Option<PathBuf>,
     resource_version: Option<String>,
     args_fail_on: FailOn,
 ) -> anyhow::Result<Exit> {
-    let after = read_live_snapshots(conn, global, ui).await.map_err(|e| {
+    let after = read_live_snapshots(conn, settings.judging, ui).await.map_err(|e| {
         Failure::Incomplete(format!(
             "ConfigMap kube-system/{} was written but could not be read back to verify it: {e}; check it with \
              k3sdoctor snapshots diff",
@@ -237,7 +243,7 @@ async fn report_after(
         .map(|c| c.data.clone())
         .unwrap_or_default();
     let unverified = plan.unverified(&read_back);
-    if !global.output.is_structured() && !ui.quiet {
+    if !settings.output.format.is_structured() && !ui.quiet {
         let report =
             crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
         let mut out = Vec::new();
@@ -257,7 +263,7 @@ async fn report_after(
         .as_ref()
         .map(|a| a.findings.clone())
         .unwrap_or_default();
-    ui.emit_structured(global, &result)?;
+    ui.emit_structured(settings.output.format, &result)?;
     if !unverified.is_empty() {
         return Err(Failure::Incomplete(format!(
             "wrote ConfigMap kube-system/{}, but reading it back does not show {} of the planned changes ({}); \

@@ -10,25 +10,25 @@ use super::Ui;
 use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
-use crate::cli::{GlobalArgs, RestoreArgs};
+use crate::cli::RestoreArgs;
 use crate::events::repair_event::{EventReason, snapshot_entries_event};
 use crate::exit::{Exit, Failure};
 use crate::input::ReadError;
+use crate::input::connect::ConnectOptions;
 use crate::input::connect::Connection;
 use crate::input::live::cluster_identity::{ClusterIdentity, read_cluster_identity};
 use crate::render;
 use crate::report::{API_VERSION, RestoreResult};
+use crate::settings::{Settings, Source};
 use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::snapshots::restore_foreign::ClusterInventory;
 use crate::snapshots::restore_plan::{RestorePlan, plan_restore};
 
-pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    if !global.from_file.is_empty() && args.fix {
-        return Err(super::refuse_fix_on_dump().into());
-    }
+pub fn run(settings: &Settings, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+    // `Settings` refuses --fix with --from-file: a dump is only planned.
     let backup = read_backup(&args.from_backup)?;
-    if !global.from_file.is_empty() {
-        let loaded = load_snapshot_state(global, ui)?;
+    let Source::Live(options) = &settings.source else {
+        let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
         let name = loaded.distro.snapshots_configmap();
         // A dump holds ConfigMapFacts, not API objects: rebuild the little the plan compares.
         let current = loaded.state.configmap(&name).map(|c| ConfigMap {
@@ -43,10 +43,17 @@ pub fn run(global: &GlobalArgs, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
         let unknown = ClusterIdentity::Unknown("a dump records no cluster identity".into());
         let plan = plan(&backup, current.as_ref(), &name, &unknown)?
             .with_foreign_entries(&ClusterInventory::of(&loaded.state));
-        return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
-    }
+        return finish_plan_only(settings, args, ui, plan, verdict(&loaded, args));
+    };
     let interactive = ui.interactive();
-    runtime()?.block_on(restore_live(global, args, ui, interactive, &backup))
+    runtime()?.block_on(restore_live(
+        settings,
+        options,
+        args,
+        ui,
+        interactive,
+        &backup,
+    ))
 }
 
 /// The backup as `snapshots backfill --fix` wrote it: one ConfigMap in JSON.
@@ -95,12 +102,12 @@ fn result(args: &RestoreArgs, outcome: &'static str, plan: RestorePlan) -> Resto
 }
 
 fn show_plan(
-    global: &GlobalArgs,
+    settings: &Settings,
     args: &RestoreArgs,
     ui: &mut Ui,
     plan: &RestorePlan,
 ) -> anyhow::Result<()> {
-    if !global.output.is_structured() && !ui.quiet {
+    if !settings.output.format.is_structured() && !ui.quiet {
         render::tolerate_closed_pipe(
             render::restore::write_plan(
                 &mut ui.out,
@@ -115,32 +122,33 @@ fn show_plan(
 }
 
 fn finish_plan_only(
-    global: &GlobalArgs,
+    settings: &Settings,
     args: &RestoreArgs,
     ui: &mut Ui,
     plan: RestorePlan,
     nothing_to_do: Exit,
 ) -> anyhow::Result<Exit> {
-    show_plan(global, args, ui, &plan)?;
+    show_plan(settings, args, ui, &plan)?;
     let (exit, outcome) = if plan.is_empty() {
         (nothing_to_do, "nothing-to-do")
     } else {
         ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
         (Exit::Findings, "planned")
     };
-    ui.emit_structured(global, &result(args, outcome, plan))?;
+    ui.emit_structured(settings.output.format, &result(args, outcome, plan))?;
     Ok(exit)
 }
 
 async fn restore_live(
-    global: &GlobalArgs,
+    settings: &Settings,
+    options: &ConnectOptions,
     args: &RestoreArgs,
     ui: &mut Ui,
     interactive: bool,
     backup: &ConfigMap,
 ) -> anyhow::Result<Exit> {
-    let conn = connect_live(global, ui).await?;
-    let loaded = read_live_snapshots(&conn, global, ui).await?;
+    let conn = connect_live(options, ui).await?;
+    let loaded = read_live_snapshots(&conn, settings.judging, ui).await?;
     let name = loaded.distro.snapshots_configmap();
     let current = read_configmap(&conn, &name).await?;
     let trace = |line: &str| ui.trace(line);
@@ -148,9 +156,9 @@ async fn restore_live(
     let plan = plan(backup, current.as_ref(), &name, &cluster)?
         .with_foreign_entries(&ClusterInventory::of(&loaded.state));
     if !args.fix || plan.is_empty() {
-        return finish_plan_only(global, args, ui, plan, verdict(&loaded, args));
+        return finish_plan_only(settings, args, ui, plan, verdict(&loaded, args));
     }
-    show_plan(global, args, ui, &plan)?;
+    show_plan(settings, args, ui, &plan)?;
     if !plan.needs_force.is_empty() && !args.force {
         return Err(Failure::Refused(format!(
             "{}; re-run with --force if this backup is meant for this ConfigMap; nothing was written",
@@ -168,7 +176,7 @@ async fn restore_live(
     }
     if !args.yes && !confirm(&conn, &plan, args) {
         ui.note("declined: nothing was written");
-        ui.emit_structured(global, &result(args, "declined", plan))?;
+        ui.emit_structured(settings.output.format, &result(args, "declined", plan))?;
         return Ok(Exit::Findings);
     }
     let saved = match &current {
@@ -196,7 +204,7 @@ async fn restore_live(
         &super::repair_events::asked_by(&conn, "snapshots restore --fix"),
     );
     super::repair_events::record(&conn, ui, &event).await;
-    report_after(&conn, global, args, ui, plan, saved, rv).await
+    report_after(&conn, settings, args, ui, plan, saved, rv).await
 }
 
 fn changed_since_read(name: &str) -> Failure {
@@ -226,7 +234,7 @@ fn save_current(
 
 async fn report_after(
     conn: &Connection,
-    global: &GlobalArgs,
+    settings: &Settings,
     args: &RestoreArgs,
     ui: &mut Ui,
     plan: RestorePlan,
@@ -239,7 +247,7 @@ async fn report_after(
             "wrote ConfigMap kube-system/{name}, but {e}; check it with k3sdoctor snapshots diff"
         ))
     };
-    let after = read_live_snapshots(conn, global, ui)
+    let after = read_live_snapshots(conn, settings.judging, ui)
         .await
         .map_err(|e| unverified(format!("it could not be read back: {e}")))?;
     let read_back = after
@@ -248,7 +256,7 @@ async fn report_after(
         .map(|c| c.data.clone())
         .unwrap_or_default();
     let analysis = analyse(&after);
-    if !global.output.is_structured() && !ui.quiet {
+    if !settings.output.format.is_structured() && !ui.quiet {
         let report =
             crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
         let mut out = Vec::new();
@@ -264,7 +272,7 @@ async fn report_after(
     result.backup = saved;
     result.resource_version = resource_version;
     result.after = Some(analysis);
-    ui.emit_structured(global, &result)?;
+    ui.emit_structured(settings.output.format, &result)?;
     if !exact {
         return Err(
             unverified("reading it back does not show exactly the backed-up data".into()).into(),

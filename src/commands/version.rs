@@ -3,14 +3,14 @@
 
 use super::Ui;
 use crate::build_info::BuildInfo;
-use crate::cli::GlobalArgs;
 use crate::exit::Exit;
 use crate::render;
+use crate::settings::Settings;
 
-pub fn run(global: &GlobalArgs, name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub fn run(settings: &Settings, name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     let info = BuildInfo::current();
-    let written = if global.output.is_structured() {
-        render::write_structured(&mut ui.out, global.output, &info)
+    let written = if settings.output.format.is_structured() {
+        render::write_structured(&mut ui.out, settings.output.format, &info)
     } else {
         info.lines(name)
             .iter()

@@ -5,6 +5,7 @@ pub mod bundle;
 pub mod connect;
 pub mod dump;
 pub mod live;
+pub mod narrator;
 pub mod source_gap;
 pub mod watch;
 

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use clap::{Arg, Command};
 
-/// The heading the global flags carry in `--help` (see `cli::GlobalArgs`).
+/// The heading the global flags carry in `--help` (the `cli` module's global arguments).
 const GLOBAL_HEADING: &str = "Global options";
 
 /// Everything a page says beyond the clap definitions.

@@ -1,0 +1,70 @@
+//! The connection flags a run was given, put into every command it tells the user to run next
+//! (`render::rerun`), so that the suggestion reads the same cluster the same way.
+
+use crate::cli::{Cli, DistroChoice};
+use crate::input::connect::connection_overrides::Overrides;
+use crate::render::rerun::{RerunFlags, shell_quote};
+
+#[derive(Debug, Clone)]
+pub struct ConnectionFlags {
+    kubeconfig: Option<String>,
+    /// `--context` when given once.
+    context: Option<String>,
+    distro: Option<&'static str>,
+    overrides: Overrides,
+}
+
+impl ConnectionFlags {
+    pub fn of(cli: &Cli) -> ConnectionFlags {
+        let global = &cli.global;
+        ConnectionFlags {
+            kubeconfig: global.kubeconfig.as_ref().map(|p| p.display().to_string()),
+            context: global.single_context().map(str::to_string),
+            distro: match global.distro {
+                DistroChoice::Auto => None,
+                DistroChoice::K3s => Some("k3s"),
+                DistroChoice::Rke2 => Some("rke2"),
+            },
+            overrides: global.connection_overrides(),
+        }
+    }
+
+    /// `--kubeconfig`, `--context` and a `--distro` other than auto, as this run had them.
+    pub fn rerun(&self) -> RerunFlags {
+        self.rerun_for(self.context.as_deref())
+    }
+
+    /// The flags for commands about one `context` of this run (a fleet's member).
+    pub fn rerun_for(&self, context: Option<&str>) -> RerunFlags {
+        let mut flags = RerunFlags::new(self.kubeconfig.as_deref(), context, self.distro);
+        // The other connection flags kubectl spells the same; never --token, a secret that
+        // would end up in shell history and logs.
+        let o = &self.overrides;
+        let mut extra = String::new();
+        for (flag, value) in [
+            ("--server", o.server.clone()),
+            ("--cluster", o.cluster.clone()),
+            ("--user", o.user.clone()),
+            (
+                "--certificate-authority",
+                o.certificate_authority
+                    .as_ref()
+                    .map(|p| p.display().to_string()),
+            ),
+            ("--as", o.impersonate.clone()),
+        ] {
+            if let Some(value) = value {
+                extra.push_str(&format!(" {flag} {}", shell_quote(&value)));
+            }
+        }
+        for group in &o.impersonate_groups {
+            extra.push_str(&format!(" --as-group {}", shell_quote(group)));
+        }
+        if o.insecure_skip_tls_verify {
+            extra.push_str(" --insecure-skip-tls-verify");
+        }
+        flags.kubectl.push_str(&extra);
+        flags.k3sdoctor.push_str(&extra);
+        flags
+    }
+}

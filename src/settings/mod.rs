@@ -1,0 +1,124 @@
+//! Settings resolved once from the parsed command line, the way ripgrep's `HiArgs` is built
+//! from its `LowArgs`: raw flags go in, the values the commands act on come out, and every
+//! conflict between flags is refused here, before anything is read. Below the command entry
+//! points nothing sees clap's types.
+
+mod conflicts;
+mod connection_flags;
+mod source;
+
+pub use connection_flags::ConnectionFlags;
+pub use source::{Judging, Source};
+
+use crate::cli::{Cli, ColorChoice, Command, FleetArgs, GlobalArgs};
+use crate::exit::Failure;
+use crate::input::bundle::limits::BundleLimits;
+use crate::input::connect::ConnectOptions;
+use crate::render::OutputFormat;
+
+/// Everything a run needs to know from its command line, conflicts settled.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Where the cluster state comes from: a live API server or files.
+    pub source: Source,
+    /// Several contexts of the kubeconfig (`check` and `leases` only), else one cluster.
+    pub fleet: Option<FleetSelection>,
+    pub output: OutputChoices,
+    pub judging: Judging,
+    /// The connection flags as given, repeated in every command the run suggests.
+    pub connection: ConnectionFlags,
+}
+
+/// Which contexts a fleet run reads, and how.
+#[derive(Debug, Clone)]
+pub struct FleetSelection {
+    pub all_contexts: bool,
+    pub pattern: Option<regex::Regex>,
+    /// `--context` given more than once.
+    pub names: Vec<String>,
+    pub parallel: usize,
+    pub ignore_unreachable: bool,
+}
+
+/// How the run prints.
+#[derive(Debug, Clone, Copy)]
+pub struct OutputChoices {
+    pub format: OutputFormat,
+    pub verbose: u8,
+    pub quiet: bool,
+    pub no_headers: bool,
+    pub color: ColorChoice,
+}
+
+impl OutputChoices {
+    /// Output has no conflicts to settle, and is known before anything else: the error of a
+    /// refused command line is printed as these choices say.
+    pub fn of(global: &GlobalArgs) -> OutputChoices {
+        OutputChoices {
+            format: global.output,
+            verbose: global.verbose,
+            quiet: global.quiet,
+            no_headers: global.no_headers,
+            color: global.color,
+        }
+    }
+}
+
+impl Settings {
+    /// The settings of `cli`, or the refusal of its first conflicting pair of flags (exit 2).
+    pub fn resolve(cli: &Cli, bin_name: &str) -> Result<Settings, Failure> {
+        conflicts::refuse(cli, bin_name)?;
+        let global = &cli.global;
+        Ok(Settings {
+            source: source_of(global),
+            fleet: fleet_of(cli),
+            output: OutputChoices::of(global),
+            judging: Judging {
+                now: global.now,
+                distro: source::explicit_distro(global.distro),
+            },
+            connection: ConnectionFlags::of(cli),
+        })
+    }
+
+    /// The connection options of a live run (kubeconfig, one context, kubectl's overrides).
+    pub fn connect_options(&self) -> Option<&ConnectOptions> {
+        match &self.source {
+            Source::Live(options) => Some(options),
+            Source::Files { .. } => None,
+        }
+    }
+}
+
+fn source_of(global: &GlobalArgs) -> Source {
+    if !global.from_file.is_empty() {
+        return Source::Files {
+            paths: global.from_file.clone(),
+            limits: BundleLimits {
+                max_bytes: global.max_bundle_size,
+                max_entries: global.max_bundle_entries,
+            },
+        };
+    }
+    Source::Live(ConnectOptions {
+        kubeconfig: global.kubeconfig.clone(),
+        context: global.single_context().map(str::to_string),
+        overrides: global.connection_overrides(),
+        request_timeout: global.request_timeout.0,
+    })
+}
+
+fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
+    let fleet: &FleetArgs = match &cli.command {
+        Command::Check(args) => &args.fleet,
+        Command::Leases(args) if args.action.is_none() && !args.watch => &args.fleet,
+        _ => return None,
+    };
+    fleet.selects_fleet(&cli.global).then(|| FleetSelection {
+        all_contexts: fleet.all_contexts,
+        pattern: fleet.contexts.clone(),
+        names: cli.global.context.clone(),
+        parallel: usize::from(fleet.parallel.unwrap_or(FleetArgs::DEFAULT_PARALLEL)),
+        ignore_unreachable: fleet.ignore_unreachable,
+    })
+}
