@@ -32,10 +32,11 @@ const CONTROLLERS_POLL: Duration = Duration::from_secs(3);
 type MoveReport = (Vec<(LockCopy, WrittenCopy)>, String);
 
 impl Healer {
-    /// The move: everything read and judged again, every gate again, then follow's own write
-    /// and verification, then the `-etcd` controllers.
-    pub(super) async fn heal(&mut self, judged: &SplitCandidate) {
-        let pair = MovePair::of(judged);
+    /// Everything read and judged again right before the write: the same move must still be
+    /// planned with every gate open, at the fresh read's own time (the evaluation's `now` can
+    /// be a move or two old, and a lock that expired since must not look fresh to the last
+    /// gate). `None`: not started, and the log says why.
+    async fn recheck(&self, pair: &MovePair) -> Option<(Box<FollowPlan>, jiff::Timestamp)> {
         let fresh = match read_live(&self.conn, self.judging, &Silent).await {
             Ok(fresh) => fresh,
             Err(e) => {
@@ -43,20 +44,17 @@ impl Healer {
                     "heal of {} not started: cannot read the cluster again: {e}",
                     pair.lock
                 );
-                return;
+                return None;
             }
         };
         let outside = Outside {
             paused: self.read_pause().await,
             reboot_lock: self.read_reboot_lock().await,
         };
-        // The fresh read's own time: the evaluation's `now` can be a move or two old, and a
-        // lock that expired since then must not look fresh to the last gate before the write.
         let now = fresh.now.time;
-        let started = std::time::Instant::now();
         let again = heal_candidate(&fresh.state, fresh.distro, now, &outside);
         let plan = match again {
-            Some(c) if MovePair::of(&c) == pair => {
+            Some(c) if MovePair::of(&c) == *pair => {
                 if let (Some(plan), true) = (c.plan, c.blocked.is_empty()) {
                     plan
                 } else {
@@ -74,7 +72,7 @@ impl Healer {
                         "heal of {} not started: the re-check before the write is blocked: {why}",
                         pair.lock
                     );
-                    return;
+                    return None;
                 }
             }
             _ => {
@@ -82,8 +80,19 @@ impl Healer {
                     "heal of {} not started: the locks changed since the evaluation",
                     pair.lock
                 );
-                return;
+                return None;
             }
+        };
+        Some((plan, now))
+    }
+
+    /// The move: everything read and judged again, every gate again, then follow's own write
+    /// and verification, then the `-etcd` controllers.
+    pub(super) async fn heal(&mut self, judged: &SplitCandidate) {
+        let pair = MovePair::of(judged);
+        let started = std::time::Instant::now();
+        let Some((plan, now)) = self.recheck(&pair).await else {
+            return;
         };
         if !self.election.borrow().is_leader() {
             tracing::info!(

@@ -14,9 +14,11 @@ use crate::cli::FollowArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
-use crate::follow::follow_apply::{check_permissions, read_lock_objects, write_copy};
+use crate::follow::follow_apply::{
+    Verification, WrittenCopy, check_permissions, read_lock_objects, write_copy,
+};
 use crate::follow::follow_event::lock_move_event;
-use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
+use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
 use crate::follow::follow_verify::{Progress, verify_takeover};
 use crate::heal::heal_gates::PAUSE_ANNOTATION;
 use crate::input::connect::{ConnectOptions, Connection};
@@ -94,17 +96,7 @@ async fn follow_live(
         ui.emit_structured(settings.output.format, &result)?;
         return Ok(Exit::Findings);
     }
-    super::require_confirmation_means(args.yes, interactive)?;
-    if let Some(reason) = heal_paused(&conn).await {
-        ui.note(&format!(
-            "serve --heal is paused on this cluster ({PAUSE_ANNOTATION}: {reason:?}); a repair run by a person is \
-             not, so this one goes ahead"
-        ));
-    }
-    check_permissions(&conn, &planned.lock, &planned.writes, WriterRole::Repair).await?;
-    dry_run(&conn, &planned).await?;
-    ui.note("server-side dry run: accepted");
-    if !args.yes && !confirm(&conn, &planned) {
+    if !cleared_to_write(&conn, &planned, args, interactive, ui).await? {
         ui.note("declined: nothing was written");
         result.outcome = RepairOutcome::Declined;
         ui.emit_structured(settings.output.format, &result)?;
@@ -154,45 +146,20 @@ async fn follow_live(
         );
         repair_events::record(&conn, ui, &moved).await;
     } else {
-        let verification = {
-            let spinner = Spinner::new(ui);
-            let phase = |line: &str| spinner.set(line);
-            let note = |line: &str| spinner.suspend(|| ui.note(line));
-            let progress = Progress {
-                phase: &phase,
-                note: &note,
-            };
-            let verify = verify_takeover(
-                &conn,
-                &planned.lock,
-                &written,
-                &planned.from_holder,
-                &planned.to_identity,
-                args.timeout
-                    .unwrap_or_else(|| planned.timing.verify_timeout()),
-                &progress,
-            );
-            tokio::select! {
-                verification = verify => verification,
-                _ = term.received() => {
-                    drop(spinner);
-                    let done: Vec<String> = written
-                        .iter()
-                        .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
-                        .collect();
-                    ui.emit_structured(settings.output.format, &result)?;
-                    let line = format!(
-                        "interrupted while waiting for the takeover: wrote {} (naming {}); the takeover was not \
-                         verified; check it with k3sdoctor leases",
-                        done.join(" and "),
-                        planned.to_identity
-                    );
-                    let moved = event(EventReason::LockMoved, &written, "The takeover was not verified: interrupted.");
-                    repair_events::record(&conn, ui, &moved).await;
-                    return Err(Failure::Incomplete(line).into());
-                }
-            }
-        };
+        let verification = await_takeover(
+            Move {
+                conn: &conn,
+                planned: &planned,
+                asked_by: &asked_by,
+            },
+            &written,
+            args,
+            &mut term,
+            settings.output.format,
+            &result,
+            ui,
+        )
+        .await?;
         result.verification = Some(verification.clone());
         let reason = if verification.verified {
             EventReason::LockMoved
@@ -214,9 +181,20 @@ async fn follow_live(
         result.outcome = RepairOutcome::Verified;
     }
 
-    // One exit rule for every repair: once the write is verified, the exit code is the verdict
-    // of the cluster read afresh, exactly as `leases --fail-on` computes it.
-    let after = read_live(&conn, settings.judging, ui).await.map_err(|e| {
+    judge_after_write(&conn, &planned, settings, args, result, ui).await
+}
+
+/// One exit rule for every repair: once the write is verified, the exit code is the verdict
+/// of the cluster read afresh, exactly as `leases --fail-on` computes it.
+async fn judge_after_write(
+    conn: &Connection,
+    planned: &FollowPlan,
+    settings: &Settings,
+    args: &FollowArgs,
+    mut result: RepairResult,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
+    let after = read_live(conn, settings.judging, ui).await.map_err(|e| {
         Failure::Read(crate::input::ReadError::new(format!(
             "{} was written and verified, but the cluster could not be read again to judge it: {e}; run \
              k3sdoctor leases",
@@ -226,6 +204,97 @@ async fn follow_live(
     show_after(settings, ui, &mut result, &after)?;
     ui.emit_structured(settings.output.format, &result)?;
     Ok(verdict(&after, args))
+}
+
+/// Between the plan and the first write: --yes or a terminal to ask on, the heal's pause
+/// (noted, not obeyed: a person decides), the permissions, a server-side dry run, and the
+/// question. `false`: the person declined.
+async fn cleared_to_write(
+    conn: &Connection,
+    planned: &FollowPlan,
+    args: &FollowArgs,
+    interactive: bool,
+    ui: &Ui,
+) -> anyhow::Result<bool> {
+    super::require_confirmation_means(args.yes, interactive)?;
+    if let Some(reason) = heal_paused(conn).await {
+        ui.note(&format!(
+            "serve --heal is paused on this cluster ({PAUSE_ANNOTATION}: {reason:?}); a repair run by a person is \
+             not, so this one goes ahead"
+        ));
+    }
+    check_permissions(conn, &planned.lock, &planned.writes, WriterRole::Repair).await?;
+    dry_run(conn, planned).await?;
+    ui.note("server-side dry run: accepted");
+    Ok(args.yes || confirm(conn, planned))
+}
+
+/// The move being made, and who asked for it (for its Event).
+struct Move<'a> {
+    conn: &'a Connection,
+    planned: &'a FollowPlan,
+    asked_by: &'a str,
+}
+
+/// Waits for the target server to take the lock over. A signal while waiting ends the run
+/// with what was written and an Event that says the takeover was not verified.
+async fn await_takeover(
+    the_move: Move<'_>,
+    written: &[(LockCopy, WrittenCopy)],
+    args: &FollowArgs,
+    term: &mut Termination,
+    format: OutputFormat,
+    result: &RepairResult,
+    ui: &mut Ui,
+) -> anyhow::Result<Verification> {
+    let Move {
+        conn,
+        planned,
+        asked_by,
+    } = the_move;
+    let spinner = Spinner::new(ui);
+    let phase = |line: &str| spinner.set(line);
+    let note = |line: &str| spinner.suspend(|| ui.note(line));
+    let progress = Progress {
+        phase: &phase,
+        note: &note,
+    };
+    let verify = verify_takeover(
+        conn,
+        &planned.lock,
+        written,
+        &planned.from_holder,
+        &planned.to_identity,
+        args.timeout
+            .unwrap_or_else(|| planned.timing.verify_timeout()),
+        &progress,
+    );
+    tokio::select! {
+        verification = verify => Ok(verification),
+        _ = term.received() => {
+            drop(spinner);
+            let done: Vec<String> = written
+                .iter()
+                .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
+                .collect();
+            ui.emit_structured(format, result)?;
+            let line = format!(
+                "interrupted while waiting for the takeover: wrote {} (naming {}); the takeover was not \
+                 verified; check it with k3sdoctor leases",
+                done.join(" and "),
+                planned.to_identity
+            );
+            let moved = lock_move_event(
+                EventReason::LockMoved,
+                planned,
+                written,
+                "The takeover was not verified: interrupted.",
+                asked_by,
+            );
+            repair_events::record(conn, ui, &moved).await;
+            Err(Failure::Incomplete(line).into())
+        }
+    }
 }
 
 /// The pause annotation of `serve --heal`, when it is there (an unreadable Namespace: none).

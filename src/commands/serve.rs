@@ -23,7 +23,8 @@ use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
 use crate::heal::heal_policy::HealMode;
 use crate::input::ClusterState;
-use crate::input::connect::{ConnectOptions, prepare};
+use crate::input::ReadError;
+use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
 use crate::input::live;
 use crate::input::live::contact_probe;
 use crate::input::live::token_access_review::Reviewer;
@@ -75,6 +76,71 @@ async fn serve(
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
+    let serving = start_serving(settings, args).await?;
+    let Some(conn) = first_contact(
+        serving.prepared,
+        &serving.access,
+        &serving.exporter,
+        &mut termination,
+    )
+    .await
+    else {
+        return Ok(stopped(serving.http));
+    };
+    let conn = match conn {
+        Ok(conn) => conn,
+        Err(e) => {
+            serving.http.abort();
+            return Err(Failure::Read(e).into());
+        }
+    };
+    let exporter = serving.exporter;
+    let explicit = settings.judging.distro;
+    let scope = WatchScope {
+        distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
+        snapshots: true,
+    };
+    let mut evaluator = Evaluator {
+        exporter: &exporter,
+        explicit,
+        verdict: None,
+        lease_verdict: Vec::new(),
+        evaluated: None,
+        suppressions,
+    };
+    let (heal_inputs, heal_task) = start_healer(args, settings.judging, &conn, &exporter);
+    watch_until_stopped(
+        &mut termination,
+        &conn,
+        &scope,
+        &mut evaluator,
+        heal_inputs.as_ref(),
+    )
+    .await;
+    drop(heal_inputs);
+    if let Some(task) = heal_task {
+        // A move under way finishes its write (and says what it wrote) before serve ends.
+        if tokio::time::timeout(HEAL_STOP_LIMIT, task).await.is_err() {
+            tracing::warn!(
+                "stopping: the heal under way did not finish within {} s",
+                HEAL_STOP_LIMIT.as_secs()
+            );
+        }
+    }
+    Ok(stopped(serving.http))
+}
+
+/// The endpoints, answering before the API server is reached.
+struct Serving {
+    prepared: Prepared,
+    exporter: Arc<Exporter>,
+    access: Arc<Access>,
+    http: tokio::task::JoinHandle<()>,
+}
+
+/// Binds `--listen`, reads the kubeconfig and starts answering: the liveness probe answers
+/// while the API server is still being asked, and while a credential plugin runs.
+async fn start_serving(settings: &Settings, args: &ServeArgs) -> anyhow::Result<Serving> {
     let listener = listener::bind(args.listen).map_err(|e| {
         Failure::Refused(format!(
             "serve: cannot listen on {}: {e}; choose another --listen address",
@@ -95,8 +161,6 @@ async fn serve(
     if let Some(notice) = &prepared.notice {
         tracing::info!("{notice}");
     }
-    // Serving first: the liveness probe answers while the API server is still being asked,
-    // and while a credential plugin runs.
     let mut exporter = Exporter::new(env!("CARGO_PKG_VERSION"));
     if args.heal != HealMode::Off {
         exporter.metrics.enable_heal();
@@ -123,9 +187,25 @@ async fn serve(
             MetricsAuth::None => "/metrics and /report answer anyone: --metrics-auth=none",
         }
     );
-    // A plugin waiting for a login must not hold up a SIGTERM either: dropping it kills it.
+    Ok(Serving {
+        prepared,
+        exporter,
+        access,
+        http,
+    })
+}
+
+/// Runs the credential plugin and asks the API server its version once; `None` when a
+/// SIGTERM comes first: a plugin waiting for a login, or an API server that does not answer,
+/// must not hold up a pod that is stopping (dropping the plugin kills it).
+async fn first_contact(
+    prepared: Prepared,
+    access: &Access,
+    exporter: &Exporter,
+    termination: &mut Termination,
+) -> Option<Result<Arc<Connection>, ReadError>> {
     let conn = tokio::select! {
-        () = termination.received() => return Ok(stopped(http)),
+        () = termination.received() => return None,
         conn = prepared.authenticate() => conn,
     };
     let conn = match conn {
@@ -133,15 +213,11 @@ async fn serve(
             access.connected(Reviewer::new(conn.client.clone()));
             Arc::new(conn)
         }
-        Err(e) => {
-            http.abort();
-            return Err(Failure::Read(e).into());
-        }
+        Err(e) => return Some(Err(e)),
     };
-    // An API server that does not answer must not hold up a SIGTERM (the pod is stopping).
     let sent = Instant::now().into_std();
     let first = tokio::select! {
-        () = termination.received() => return Ok(stopped(http)),
+        () = termination.received() => return None,
         answer = live::probe_version(&conn.client, &conn.server, PROBE_TIMEOUT) => answer,
     };
     exporter.observe_probe(
@@ -149,23 +225,20 @@ async fn serve(
         sent,
         std::time::Instant::now(),
     );
-    let mut probes = contact_probe::spawn(&conn.client, &conn.server, PROBE_EVERY, PROBE_TIMEOUT);
+    Some(Ok(conn))
+}
 
-    let explicit = settings.judging.distro;
-    let scope = WatchScope {
-        distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
-        snapshots: true,
-    };
-    let mut watch = ClusterWatch::start(&conn, &scope);
-    let mut evaluator = Evaluator {
-        exporter: &exporter,
-        explicit,
-        verdict: None,
-        lease_verdict: Vec::new(),
-        evaluated: None,
-        suppressions,
-    };
-    let (heal_inputs, heal_task) = start_healer(args, settings.judging, &conn, &exporter);
+/// Watches, probes and evaluates until SIGTERM or SIGINT.
+async fn watch_until_stopped(
+    termination: &mut Termination,
+    conn: &Arc<Connection>,
+    scope: &WatchScope,
+    evaluator: &mut Evaluator<'_>,
+    heal_inputs: Option<&tokio::sync::watch::Sender<Option<HealInput>>>,
+) {
+    let exporter = evaluator.exporter;
+    let mut probes = contact_probe::spawn(&conn.client, &conn.server, PROBE_EVERY, PROBE_TIMEOUT);
+    let mut watch = ClusterWatch::start(conn, scope);
     let mut failing: BTreeMap<String, FailureEpisode> = BTreeMap::new();
     let mut due: Option<Instant> = None;
     let mut rejudge = tokio::time::interval_at(Instant::now() + REJUDGE_EVERY, REJUDGE_EVERY);
@@ -196,58 +269,57 @@ async fn serve(
                 }
             }
             Some(probe) = probes.recv() => {
-                let outcome = probe.outcome.map_or_else(ProbeOutcome::Failed, ProbeOutcome::Answered);
-                match exporter.observe_probe(&outcome, probe.sent, probe.received) {
-                    ContactChange::None => {}
-                    ContactChange::Lost { why, silent_for } => {
-                        tracing::warn!(
-                            apiserver = %conn.server,
-                            "lost contact with the API server {}: {why} (no answer for {} s); \
-                             k3sdoctor_up is 0 and the findings are the last verdict, held and marked \
-                             stale, until it answers again",
-                            conn.server,
-                            silent_for.as_secs()
-                        );
-                    }
-                    ContactChange::Regained { after } => {
-                        tracing::info!(
-                            apiserver = %conn.server,
-                            "the API server {} answers again after {} s; listing everything afresh",
-                            conn.server,
-                            after.as_secs()
-                        );
-                        // The watches' connections may still be stuck in the partition (no
-                        // error comes until the read timeout): new watches list anew.
-                        watch = ClusterWatch::start(&conn, &scope);
-                    }
+                if contact_regained(exporter, conn, probe) {
+                    // The watches' connections may still be stuck in the partition (no
+                    // error comes until the read timeout): new watches list anew.
+                    watch = ClusterWatch::start(conn, scope);
                 }
             }
             () = tokio::time::sleep_until(deadline), if due.is_some() => {
                 due = None;
                 evaluator.evaluate(&watch);
-                evaluator.send_to_healer(&watch, heal_inputs.as_ref());
+                evaluator.send_to_healer(&watch, heal_inputs);
             }
             _ = rejudge.tick() => {
                 if !exporter.contact_lost() && evaluator.stale(&watch) {
                     due.get_or_insert_with(Instant::now);
                 } else {
                     // The heal counts evaluations of a lasting split: one every tick.
-                    evaluator.send_to_healer(&watch, heal_inputs.as_ref());
+                    evaluator.send_to_healer(&watch, heal_inputs);
                 }
             }
         }
     }
-    drop(heal_inputs);
-    if let Some(task) = heal_task {
-        // A move under way finishes its write (and says what it wrote) before serve ends.
-        if tokio::time::timeout(HEAL_STOP_LIMIT, task).await.is_err() {
+}
+
+/// Records a probe's answer, logs contact lost and regained; true when contact came back.
+fn contact_regained(exporter: &Exporter, conn: &Connection, probe: contact_probe::Probe) -> bool {
+    let outcome = probe
+        .outcome
+        .map_or_else(ProbeOutcome::Failed, ProbeOutcome::Answered);
+    match exporter.observe_probe(&outcome, probe.sent, probe.received) {
+        ContactChange::None => false,
+        ContactChange::Lost { why, silent_for } => {
             tracing::warn!(
-                "stopping: the heal under way did not finish within {} s",
-                HEAL_STOP_LIMIT.as_secs()
+                apiserver = %conn.server,
+                "lost contact with the API server {}: {why} (no answer for {} s); \
+                 k3sdoctor_up is 0 and the findings are the last verdict, held and marked \
+                 stale, until it answers again",
+                conn.server,
+                silent_for.as_secs()
             );
+            false
+        }
+        ContactChange::Regained { after } => {
+            tracing::info!(
+                apiserver = %conn.server,
+                "the API server {} answers again after {} s; listing everything afresh",
+                conn.server,
+                after.as_secs()
+            );
+            true
         }
     }
-    Ok(stopped(http))
 }
 
 fn stopped(http: tokio::task::JoinHandle<()>) -> Exit {
