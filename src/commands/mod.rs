@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod completions;
+pub mod configmap_write;
 pub mod fleet;
 pub mod follow_write;
 pub mod heal_move;

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use k8s_openapi::api::core::v1::ConfigMap;
 
 use super::Ui;
+use super::configmap_write::{self, ConfigMapWrite};
 use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
 use crate::cli::BackfillArgs;
 use crate::diagnose::finding::FailOn;
-use crate::events::repair_event::{EventReason, snapshot_entries_event};
+use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
 use crate::input::connect::ConnectOptions;
 use crate::input::connect::Connection;
@@ -188,21 +189,14 @@ async fn backfill_live(
         }
         match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), false).await {
             Ok(written) => {
-                let rv = written.metadata.resource_version.clone();
-                ui.note(&format!(
-                    "wrote ConfigMap kube-system/{} (resourceVersion {})",
-                    plan.configmap,
-                    rv.as_deref().unwrap_or("?")
-                ));
-                let event = snapshot_entries_event(
-                    EventReason::SnapshotEntriesBackfilled,
-                    &plan.configmap,
-                    rv.clone(),
-                    (plan.add.len(), plan.update.len(), plan.remove.len()),
-                    "backfilled what k3s's snapshot controller would have written",
-                    &super::repair_events::asked_by(&conn, "snapshots backfill --fix"),
-                );
-                super::repair_events::record(&conn, ui, &event).await;
+                let write = ConfigMapWrite {
+                    name: &plan.configmap,
+                    reason: EventReason::SnapshotEntriesBackfilled,
+                    counts: (plan.add.len(), plan.update.len(), plan.remove.len()),
+                    what: "backfilled what k3s's snapshot controller would have written",
+                    command: "snapshots backfill --fix",
+                };
+                let rv = configmap_write::announce(&conn, ui, &write, &written).await;
                 return report_after(&conn, settings, ui, plan, backup, rv, args.fail_on).await;
             }
             Err(WriteError::Conflict) => ui.note(&format!(
@@ -229,31 +223,16 @@ async fn report_after(
     resource_version: Option<String>,
     args_fail_on: FailOn,
 ) -> anyhow::Result<Exit> {
-    let after = read_live_snapshots(conn, settings.judging, ui).await.map_err(|e| {
+    let name = plan.configmap.clone();
+    let back = configmap_write::read_back(conn, settings, ui, &name, |e| {
         Failure::Incomplete(format!(
-            "ConfigMap kube-system/{} was written but could not be read back to verify it: {e}; check it with \
-             k3sdoctor snapshots diff",
-            plan.configmap
+            "ConfigMap kube-system/{name} was written but could not be read back to verify it: {e}; check it with \
+             k3sdoctor snapshots diff"
         ))
-    })?;
-    let analysis = analyse(&after);
-    let read_back = after
-        .state
-        .configmap(&plan.configmap)
-        .map(|c| c.data.clone())
-        .unwrap_or_default();
-    let unverified = plan.unverified(&read_back);
-    if !settings.output.format.is_structured() && !ui.quiet {
-        let report =
-            crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
-        let mut out = Vec::new();
-        render::snapshots::write_diff(
-            &mut render::streams::TableOut::together(&mut out),
-            &report,
-            ui.style,
-        )?;
-        ui.write_after(&out)?;
-    }
+    })
+    .await?;
+    let analysis = back.analysis;
+    let unverified = plan.unverified(&back.data);
     let mut result = result("written", plan);
     result.backup = backup.map(|p| p.display().to_string());
     result.resource_version = resource_version;

@@ -7,11 +7,12 @@ use std::path::Path;
 use k8s_openapi::api::core::v1::ConfigMap;
 
 use super::Ui;
+use super::configmap_write::{self, ConfigMapWrite};
 use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
 use crate::cli::RestoreArgs;
-use crate::events::repair_event::{EventReason, snapshot_entries_event};
+use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
 use crate::input::ReadError;
 use crate::input::connect::ConnectOptions;
@@ -190,20 +191,15 @@ async fn restore_live(
         Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
         Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
     };
-    let rv = written.metadata.resource_version.clone();
-    ui.note(&format!(
-        "wrote ConfigMap kube-system/{name} (resourceVersion {})",
-        rv.as_deref().unwrap_or("?")
-    ));
-    let event = snapshot_entries_event(
-        EventReason::SnapshotEntriesRestored,
-        &name,
-        rv.clone(),
-        (plan.add.len(), plan.update.len(), plan.remove.len()),
-        &format!("restored from backup {}", args.from_backup.display()),
-        &super::repair_events::asked_by(&conn, "snapshots restore --fix"),
-    );
-    super::repair_events::record(&conn, ui, &event).await;
+    let what = format!("restored from backup {}", args.from_backup.display());
+    let write = ConfigMapWrite {
+        name: &name,
+        reason: EventReason::SnapshotEntriesRestored,
+        counts: (plan.add.len(), plan.update.len(), plan.remove.len()),
+        what: &what,
+        command: "snapshots restore --fix",
+    };
+    let rv = configmap_write::announce(&conn, ui, &write, &written).await;
     report_after(&conn, settings, args, ui, plan, saved, rv).await
 }
 
@@ -247,27 +243,12 @@ async fn report_after(
             "wrote ConfigMap kube-system/{name}, but {e}; check it with k3sdoctor snapshots diff"
         ))
     };
-    let after = read_live_snapshots(conn, settings.judging, ui)
-        .await
-        .map_err(|e| unverified(format!("it could not be read back: {e}")))?;
-    let read_back = after
-        .state
-        .configmap(&name)
-        .map(|c| c.data.clone())
-        .unwrap_or_default();
-    let analysis = analyse(&after);
-    if !settings.output.format.is_structured() && !ui.quiet {
-        let report =
-            crate::report::SnapshotReport::new("SnapshotDiff", after.now, analysis.clone());
-        let mut out = Vec::new();
-        render::snapshots::write_diff(
-            &mut render::streams::TableOut::together(&mut out),
-            &report,
-            ui.style,
-        )?;
-        ui.write_after(&out)?;
-    }
-    let exact = read_back == plan.data;
+    let back = configmap_write::read_back(conn, settings, ui, &name, |e| {
+        unverified(format!("it could not be read back: {e}"))
+    })
+    .await?;
+    let (after, analysis) = (back.after, back.analysis);
+    let exact = back.data == plan.data;
     let mut result = result(args, "written", plan);
     result.backup = saved;
     result.resource_version = resource_version;
