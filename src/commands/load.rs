@@ -19,9 +19,47 @@ pub struct Loaded {
     pub now: Now,
 }
 
+/// How much of the cluster a command reads: a dump is read whole whatever the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reach {
+    /// Nodes, Leases and the lock ConfigMaps.
+    Locks,
+    /// Everything the snapshot commands need: the lock state (for the writer's version and
+    /// the root cause) plus ETCDSnapshotFiles and the snapshot ConfigMaps.
+    Snapshots,
+    /// What `check` reads: the snapshot state plus the `kubernetes` Service's Endpoints and
+    /// EndpointSlices (a dump carries whatever it holds of them).
+    Everything,
+}
+
 pub fn load_lease_state(
     source: &Source,
     judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    load(source, judging, Reach::Locks, tell)
+}
+
+pub fn load_snapshot_state(
+    source: &Source,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    load(source, judging, Reach::Snapshots, tell)
+}
+
+pub fn load_check_state(
+    source: &Source,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    load(source, judging, Reach::Everything, tell)
+}
+
+fn load(
+    source: &Source,
+    judging: Judging,
+    reach: Reach,
     tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
     let options = match source {
@@ -35,7 +73,15 @@ pub fn load_lease_state(
     };
     runtime()?.block_on(async {
         let conn = connect_live(options, tell).await?;
-        read_live(&conn, judging, tell).await
+        let mut loaded = read_live(&conn, judging, tell).await?;
+        let trace = |line: &str| tell.trace(line);
+        if reach >= Reach::Snapshots {
+            live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?;
+        }
+        if reach >= Reach::Everything {
+            live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
+        }
+        Ok(loaded)
     })
 }
 
@@ -69,41 +115,6 @@ pub fn require_primary(loaded: &Loaded, primary: Primary) -> Result<(), Failure>
         Some(line) => Err(Failure::Read(ReadError::new(line))),
         None => Ok(()),
     }
-}
-
-/// Everything the snapshot commands need: the lease state (for the writer's version and the
-/// root cause) plus ETCDSnapshotFiles and the snapshot ConfigMaps.
-pub fn load_snapshot_state(
-    source: &Source,
-    judging: Judging,
-    tell: &dyn Narrator,
-) -> Result<Loaded, Failure> {
-    let Source::Live(options) = source else {
-        return load_lease_state(source, judging, tell);
-    };
-    runtime()?.block_on(async {
-        let conn = connect_live(options, tell).await?;
-        read_live_snapshots(&conn, judging, tell).await
-    })
-}
-
-/// What `check` reads: the snapshot state plus the `kubernetes` Service's Endpoints and
-/// EndpointSlices (a dump carries whatever it holds of them).
-pub fn load_check_state(
-    source: &Source,
-    judging: Judging,
-    tell: &dyn Narrator,
-) -> Result<Loaded, Failure> {
-    let Source::Live(options) = source else {
-        return load_lease_state(source, judging, tell);
-    };
-    runtime()?.block_on(async {
-        let conn = connect_live(options, tell).await?;
-        let mut loaded = read_live_snapshots(&conn, judging, tell).await?;
-        let trace = |line: &str| tell.trace(line);
-        live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
-        Ok(loaded)
-    })
 }
 
 pub async fn read_live_snapshots(
