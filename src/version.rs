@@ -13,7 +13,7 @@ pub mod apiserver_addresses;
 mod lock_style;
 pub mod shapes;
 
-pub use affected_lines::{SplitImpact, UpgradeAdvice};
+pub use affected_lines::SplitImpact;
 pub use lock_style::LockStyle;
 
 /// A version from `status.nodeInfo.kubeletVersion`, e.g. `v1.29.4+k3s1`, `v1.31.2-rc2+k3s1`,
