@@ -1,8 +1,9 @@
 //! `k3sdoctor leases follow`: plan → (with `--fix`) permission check, server-side dry run,
 //! confirmation, preconditioned write → verify the takeover → the `leases` verdict again.
 
-use std::io::IsTerminal;
-use std::time::Duration;
+mod awaiting_takeover;
+
+use awaiting_takeover::{Move, await_takeover};
 
 use super::Ui;
 use super::follow_write::{Applied, apply};
@@ -14,12 +15,9 @@ use crate::cli::FollowArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
-use crate::follow::follow_apply::{
-    Verification, WrittenCopy, check_permissions, read_lock_objects, write_copy,
-};
+use crate::follow::follow_apply::{check_permissions, read_lock_objects, write_copy};
 use crate::follow::follow_event::lock_move_event;
-use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
-use crate::follow::follow_verify::{Progress, verify_takeover};
+use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
 use crate::heal::heal_gates::PAUSE_ANNOTATION;
 use crate::input::connect::{ConnectOptions, Connection};
 use crate::input::live::own_access_review::WriterRole;
@@ -229,74 +227,6 @@ async fn cleared_to_write(
     Ok(args.yes || confirm(conn, planned))
 }
 
-/// The move being made, and who asked for it (for its Event).
-struct Move<'a> {
-    conn: &'a Connection,
-    planned: &'a FollowPlan,
-    asked_by: &'a str,
-}
-
-/// Waits for the target server to take the lock over. A signal while waiting ends the run
-/// with what was written and an Event that says the takeover was not verified.
-async fn await_takeover(
-    the_move: Move<'_>,
-    written: &[(LockCopy, WrittenCopy)],
-    args: &FollowArgs,
-    term: &mut Termination,
-    format: OutputFormat,
-    result: &RepairResult,
-    ui: &mut Ui,
-) -> anyhow::Result<Verification> {
-    let Move {
-        conn,
-        planned,
-        asked_by,
-    } = the_move;
-    let spinner = Spinner::new(ui);
-    let phase = |line: &str| spinner.set(line);
-    let note = |line: &str| spinner.suspend(|| ui.note(line));
-    let progress = Progress {
-        phase: &phase,
-        note: &note,
-    };
-    let verify = verify_takeover(
-        conn,
-        &planned.lock,
-        written,
-        &planned.from_holder,
-        &planned.to_identity,
-        args.timeout
-            .unwrap_or_else(|| planned.timing.verify_timeout()),
-        &progress,
-    );
-    tokio::select! {
-        verification = verify => Ok(verification),
-        _ = term.received() => {
-            drop(spinner);
-            let done: Vec<String> = written
-                .iter()
-                .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
-                .collect();
-            ui.emit_structured(format, result)?;
-            let line = format!(
-                "interrupted while waiting for the takeover: wrote {} (naming {}); the takeover was not \
-                 verified; check it with k3sdoctor leases",
-                done.join(" and "),
-                planned.to_identity
-            );
-            let moved = lock_move_event(
-                EventReason::LockMoved,
-                planned,
-                written,
-                "The takeover was not verified: interrupted.",
-                asked_by,
-            );
-            repair_events::record(conn, ui, &moved).await;
-            Err(Failure::Incomplete(line).into())
-        }
-    }
-}
-
 /// The pause annotation of `serve --heal`, when it is there (an unreadable Namespace: none).
 async fn heal_paused(conn: &Connection) -> Option<String> {
     super::serve_heal::read_heal_pause(conn)
@@ -375,40 +305,4 @@ fn emit(settings: &Settings, ui: &mut Ui, result: &RepairResult) -> anyhow::Resu
         )?;
     }
     ui.emit_structured(settings.output.format, result)
-}
-
-/// The current phase on stderr while waiting, only on a terminal.
-struct Spinner(Option<indicatif::ProgressBar>);
-
-impl Spinner {
-    fn new(ui: &Ui) -> Spinner {
-        if ui.quiet || !std::io::stderr().is_terminal() {
-            return Spinner(None);
-        }
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.enable_steady_tick(Duration::from_millis(120));
-        Spinner(Some(bar))
-    }
-
-    fn set(&self, line: &str) {
-        if let Some(bar) = &self.0 {
-            bar.set_message(line.to_string());
-        }
-    }
-
-    /// Runs `print` (a line on stderr) with the spinner put aside.
-    fn suspend(&self, print: impl FnOnce()) {
-        match &self.0 {
-            Some(bar) => bar.suspend(print),
-            None => print(),
-        }
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        if let Some(bar) = &self.0 {
-            bar.finish_and_clear();
-        }
-    }
 }

@@ -10,30 +10,30 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+mod evaluator;
+mod failure_episodes;
+
+use evaluator::Evaluator;
+use failure_episodes::{FailureEpisode, report_failure, report_recoveries};
+
 use super::Ui;
 use super::load::runtime;
 use super::serve_heal::{HEAL_STOP_LIMIT, HealInput, start_healer};
 use super::termination::Termination;
 use crate::cli::ServeArgs;
-use crate::diagnose::check::analyse_check;
-use crate::diagnose::finding::{FindingCode, Severity};
-use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
 use crate::heal::heal_policy::HealMode;
-use crate::input::ClusterState;
 use crate::input::ReadError;
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
 use crate::input::live;
 use crate::input::live::contact_probe;
 use crate::input::live::token_access_review::Reviewer;
-use crate::input::watch::watch_failure::WatchFailure;
 use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
 use crate::monitor::{Exporter, endpoints, listener, log};
-use crate::report::{CheckReport, Now, NowSource};
 use crate::settings::Settings;
 
 /// Changes arrive in bursts (a takeover touches both locks and their ConfigMaps); one
@@ -55,10 +55,6 @@ const SHORTEST_READ_TIMEOUT: Duration = Duration::from_secs(320);
 /// `monitor::contact::CONTACT_LOST_AFTER` plus one probe.
 const PROBE_EVERY: Duration = Duration::from_secs(5);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The snapshot rules have a clock too (a CR older than a minute without the controller's
-/// finalizer): a full evaluation at least this often, whatever changed.
-const EVALUATE_AT_LEAST_EVERY: Duration = Duration::from_secs(60);
 
 pub fn run(settings: &Settings, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
     // A bad config file is refused before anything is served, not found at the first evaluation.
@@ -100,14 +96,7 @@ async fn serve(
         distros: explicit.map_or(Distro::ALL.to_vec(), |d| vec![d]),
         snapshots: true,
     };
-    let mut evaluator = Evaluator {
-        exporter: &exporter,
-        explicit,
-        verdict: None,
-        lease_verdict: Vec::new(),
-        evaluated: None,
-        suppressions,
-    };
+    let mut evaluator = Evaluator::new(&exporter, explicit, suppressions);
     let (heal_inputs, heal_task) = start_healer(args, settings.judging, &conn, &exporter);
     watch_until_stopped(
         &mut termination,
@@ -326,188 +315,4 @@ fn stopped(http: tokio::task::JoinHandle<()>) -> Exit {
     http.abort();
     tracing::info!("stopping: SIGTERM or SIGINT received");
     Exit::Healthy
-}
-
-/// A watch failing since its first failed attempt, until it has listed again.
-struct FailureEpisode {
-    since: std::time::Instant,
-    attempts: u32,
-}
-
-/// One warning per failure episode of a watch (the first attempt's cause), however often the
-/// watch is retried and however the cause is worded on the later attempts.
-fn report_failure(failing: &mut BTreeMap<String, FailureEpisode>, failure: WatchFailure) {
-    if let Some(episode) = failing.get_mut(&failure.resource) {
-        episode.attempts += 1;
-        return;
-    }
-    tracing::warn!(
-        resource = %failure.resource,
-        reason = failure.reason.label(),
-        "{}",
-        failure.line
-    );
-    failing.insert(
-        failure.resource,
-        FailureEpisode {
-            since: std::time::Instant::now(),
-            attempts: 1,
-        },
-    );
-}
-
-/// Logs the watches that failed and have listed again since; whether there were any.
-fn report_recoveries(failing: &mut BTreeMap<String, FailureEpisode>, watch: &ClusterWatch) -> bool {
-    if failing.is_empty() {
-        return false;
-    }
-    let mut recovered = false;
-    for health in watch.health() {
-        if health.failing.is_some() || !health.synced {
-            continue;
-        }
-        if let Some(episode) = failing.remove(&health.resource) {
-            tracing::info!(
-                resource = %health.resource,
-                "watch {} works again after {} failed attempt(s) over {} s",
-                health.resource,
-                episode.attempts,
-                episode.since.elapsed().as_secs()
-            );
-            recovered = true;
-        }
-    }
-    recovered
-}
-
-struct Evaluator<'a> {
-    exporter: &'a Exporter,
-    explicit: Option<Distro>,
-    /// The finding codes of the last evaluation, to log when they change.
-    verdict: Option<Vec<String>>,
-    /// The lease findings of the last evaluation, to tell when time alone changed them.
-    lease_verdict: Vec<(FindingCode, Severity, String)>,
-    evaluated: Option<std::time::Instant>,
-    /// `--ignore` and the config file: applied to every evaluation.
-    suppressions: Suppressions,
-}
-
-impl Evaluator<'_> {
-    fn distro(&self, state: &ClusterState) -> Distro {
-        self.explicit
-            .or_else(|| state.detect_distro())
-            .unwrap_or(Distro::K3s)
-    }
-
-    /// The lease verdict as of now, from memory.
-    fn judge_leases(&self, watch: &ClusterWatch) -> Vec<(FindingCode, Severity, String)> {
-        let state = watch.lease_state();
-        analyse_leases(&state, self.distro(&state), self.exporter.judged_now())
-            .findings
-            .into_iter()
-            .map(|f| (f.code, f.severity, f.object))
-            .collect()
-    }
-
-    /// Whether time alone has made the last evaluation wrong (or it is simply old).
-    fn stale(&self, watch: &ClusterWatch) -> bool {
-        match self.evaluated {
-            None => true,
-            Some(at) if at.elapsed() >= EVALUATE_AT_LEAST_EVERY => true,
-            Some(_) => watch.synced() && self.judge_leases(watch) != self.lease_verdict,
-        }
-    }
-
-    fn evaluate(&mut self, watch: &ClusterWatch) {
-        let metrics = &self.exporter.metrics;
-        metrics.record_watches(watch.health());
-        if self.exporter.contact_lost() {
-            // What is in memory may be minutes old: the last verdict stays, marked stale.
-            return;
-        }
-        if !watch.synced() {
-            // Half a picture would report healthy locks as missing.
-            metrics.mark_incomplete();
-            return;
-        }
-        self.exporter.set_ready(true);
-        let started = std::time::Instant::now();
-        let state = watch.state();
-        let distro = self.distro(&state);
-        let now = self.exporter.judged_now();
-        self.evaluated = Some(started);
-        self.lease_verdict = self.judge_leases(watch);
-        let analysis = self.suppressions.apply(analyse_check(&state, distro, now));
-        let report = CheckReport::new(
-            Now {
-                time: now,
-                source: if self.exporter.on_server_clock() {
-                    NowSource::ApiServerClock
-                } else {
-                    NowSource::LocalClock
-                },
-            },
-            analysis,
-        );
-        let complete = watch.health().all(|h| h.failing.is_none());
-        metrics.record_evaluation(&report, complete, started.elapsed(), now);
-        // Kept as it is and serialized when `/report` asks (issue 30, item 10).
-        let report = std::sync::Arc::new(report);
-        self.exporter.publish_report(std::sync::Arc::clone(&report));
-        self.log_verdict_change(&report);
-    }
-
-    /// One evaluation for the heal task: the lock state from memory and the server's time.
-    fn send_to_healer(
-        &self,
-        watch: &ClusterWatch,
-        inputs: Option<&tokio::sync::watch::Sender<Option<HealInput>>>,
-    ) {
-        let Some(inputs) = inputs else { return };
-        if self.exporter.contact_lost() || !watch.synced() {
-            return;
-        }
-        let state = watch.lease_state();
-        inputs.send_replace(Some(HealInput {
-            distro: self.distro(&state),
-            state,
-            now: self.exporter.judged_now(),
-        }));
-    }
-
-    fn log_verdict_change(&mut self, report: &CheckReport) {
-        // Ignored findings are no verdict: the log, like the alerting metric, leaves them out.
-        let findings: Vec<_> = report
-            .analysis
-            .all_findings()
-            .into_iter()
-            .filter(|f| !f.ignored)
-            .collect();
-        let codes: Vec<String> = findings
-            .iter()
-            .map(|f| format!("{}/{}", f.code.as_str(), f.severity.as_str()))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        if self.verdict.as_ref() == Some(&codes) {
-            return;
-        }
-        let summary = &report.summary;
-        if codes.is_empty() {
-            tracing::info!(findings = "", "verdict: healthy, no findings");
-        } else {
-            tracing::info!(
-                findings = %codes.join(","),
-                errors = summary.errors,
-                warnings = summary.warnings,
-                "verdict: {}",
-                findings
-                    .iter()
-                    .map(|f| format!("{} {}", f.code.as_str(), f.object))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            );
-        }
-        self.verdict = Some(codes);
-    }
 }

@@ -1,3 +1,4 @@
+use super::affected_lines::UpgradeAdvice;
 use super::*;
 
 fn v(s: &str) -> ProductVersion {

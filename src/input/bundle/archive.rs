@@ -3,15 +3,16 @@
 //! read as a stream into memory: nothing is written to disk, so no entry name can reach a
 //! path outside; links are resolved inside the archive only ([`Tree::finish`]).
 
-use std::io::{Cursor, Read, Seek};
+use std::io::{Cursor, Read};
 use std::path::Path;
 
 use super::container::{Container, peek, sniff};
 use super::limits::{Budget, CapHit, Counted, MAX_NESTING};
-use super::tar_stream::{EXTENSION_LIMIT, MemberKind, TarError, TarStream};
-use super::tree::{FILE_LIMIT, Link, Tree, is_log, normalize, wanted};
-use super::zip_directory;
+use super::tree::{FILE_LIMIT, Tree, is_log, wanted};
 use crate::input::ReadError;
+
+mod tar_members;
+mod zip_entries;
 
 /// Reads inputs into [`Tree`]s, one per archive (a nested one is a tree of its own).
 pub struct Opener<'b> {
@@ -168,123 +169,10 @@ impl<'b> Opener<'b> {
         Ok(bytes)
     }
 
-    fn tar(
-        &mut self,
-        name: &str,
-        container: &str,
-        reader: Box<dyn Read + '_>,
-        depth: u8,
-    ) -> Result<(), ReadError> {
-        let mut tree = Tree::new(name, container);
-        let mut stream = TarStream::new(reader);
-        loop {
-            let member = match stream.next_member() {
-                Ok(Some(member)) => member,
-                Ok(None) => break,
-                Err(TarError::Io(e)) => return Err(self.broken(name, container, &e)),
-                Err(TarError::Oversized { what, size }) => {
-                    return Err(oversized_header(name, what, size));
-                }
-            };
-            self.budget.entry().map_err(|hit| capped(name, hit))?;
-            let raw = String::from_utf8_lossy(&member.path).into_owned();
-            let Some(path) = normalize(&raw) else {
-                tree.notes.push(format!(
-                    "ignored the entry {raw} in {name}: its name climbs out of the archive"
-                ));
-                continue;
-            };
-            match member.kind {
-                MemberKind::Symlink | MemberKind::HardLink => {
-                    if let Some(target) = member.link {
-                        tree.links.push(Link {
-                            path,
-                            target: String::from_utf8_lossy(&target).into_owned(),
-                            hard: member.kind == MemberKind::HardLink,
-                        });
-                    }
-                }
-                MemberKind::Sparse { expanded } => {
-                    if !is_log(&path) {
-                        tree.notes.push(format!(
-                            "skipped {path} in {name}: a GNU sparse member ({expanded} bytes once its holes are \
-                             filled), which k3sdoctor does not expand; re-pack the bundle without tar --sparse \
-                             if this file is needed"
-                        ));
-                    }
-                }
-                // Folders, devices, FIFOs: nothing to read, and never created anywhere.
-                MemberKind::Other => {}
-                MemberKind::File => {
-                    self.entry(&mut tree, &path, member.size, Box::new(&mut stream), depth)
-                        .map_err(|e| self.failed(name, container, e))?;
-                }
-            }
-        }
-        self.finish(&mut tree)?;
-        self.trees.push(tree);
-        Ok(())
-    }
-
     /// [`Tree::finish`], each link charged its target's size against the byte cap.
     fn finish(&self, tree: &mut Tree) -> Result<(), ReadError> {
         tree.finish(|bytes| self.budget.charge(bytes))
             .map_err(|hit| capped(&tree.name, hit))
-    }
-
-    fn zip<R: Read + Seek>(
-        &mut self,
-        name: &str,
-        mut reader: R,
-        depth: u8,
-    ) -> Result<(), ReadError> {
-        // The crate holds every entry's name, extra fields and comment as it opens the file:
-        // their number and bytes are counted first.
-        let declared =
-            zip_directory::declared(&mut reader).map_err(|e| self.broken(name, "zip", &e))?;
-        if let Some(directory) = declared {
-            self.budget
-                .room_for_entries(directory.entries)
-                .and_then(|()| self.budget.charge(directory.bytes))
-                .map_err(|hit| capped(name, hit))?;
-        }
-        let mut tree = Tree::new(name, "zip");
-        let mut zip = zip::ZipArchive::new(reader).map_err(|e| self.broken(name, "zip", &e))?;
-        for index in 0..zip.len() {
-            self.budget.entry().map_err(|hit| capped(name, hit))?;
-            let mut file = zip
-                .by_index(index)
-                .map_err(|e| self.broken(name, "zip", &e))?;
-            let raw = String::from_utf8_lossy(file.name_raw()).into_owned();
-            let Some(path) = normalize(&raw) else {
-                tree.notes.push(format!(
-                    "ignored the entry {raw} in {name}: its name climbs out of the archive"
-                ));
-                continue;
-            };
-            if file.is_dir() {
-                continue;
-            }
-            if file.is_symlink() {
-                let mut target = String::new();
-                Counted::new((&mut file).take(4096), self.budget)
-                    .read_to_string(&mut target)
-                    .map_err(|e| self.broken(name, "zip", &e))?;
-                tree.links.push(Link {
-                    path,
-                    target,
-                    hard: false,
-                });
-                continue;
-            }
-            let size = file.size();
-            let counted = Counted::new(&mut file, self.budget);
-            self.entry(&mut tree, &path, size, Box::new(counted), depth)
-                .map_err(|e| self.failed(name, "zip", e))?;
-        }
-        self.finish(&mut tree)?;
-        self.trees.push(tree);
-        Ok(())
     }
 
     /// One file entry: kept if a layout could read it, opened if it is an archive and nesting
@@ -369,17 +257,6 @@ impl<'b> Opener<'b> {
 enum EntryError {
     Io(std::io::Error),
     Nested(ReadError),
-}
-
-/// A GNU long name or PAX header larger than any real one: refused before it is read.
-fn oversized_header(name: &str, what: &str, size: u64) -> ReadError {
-    ReadError::new(format!(
-        "cannot read the support bundle {name}: a {what} in it declares {}, more than the {} k3sdoctor \
-         reads for one member (real ones take a few hundred bytes); the archive is corrupt or built to exhaust \
-         memory, so ask for the bundle again",
-        super::limits::shown(size),
-        super::limits::shown(EXTENSION_LIMIT)
-    ))
 }
 
 fn capped(name: &str, hit: CapHit) -> ReadError {

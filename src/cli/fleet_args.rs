@@ -1,0 +1,36 @@
+//! The flags that select a fleet of clusters rather than one.
+
+use clap::Args;
+
+use super::GlobalArgs;
+use super::value_parsers::parse_regex;
+
+/// Selecting several clusters (`check` and `leases`): every context, a pattern, or
+/// `--context` repeated; each is read with its own client, concurrently.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FleetArgs {
+    /// Read every context of the kubeconfig (the KUBECONFIG files merged as kubectl merges them).
+    #[arg(long, conflicts_with = "contexts")]
+    pub all_contexts: bool,
+
+    /// Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $).
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub contexts: Option<regex::Regex>,
+
+    /// Read at most this many clusters at once [default: 16].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub parallel: Option<u16>,
+
+    /// A cluster that cannot be read is a warning row instead of exit 3.
+    #[arg(long)]
+    pub ignore_unreachable: bool,
+}
+
+impl FleetArgs {
+    pub const DEFAULT_PARALLEL: u16 = 16;
+
+    /// Whether this run reads a fleet rather than one cluster.
+    pub fn selects_fleet(&self, global: &GlobalArgs) -> bool {
+        self.all_contexts || self.contexts.is_some() || global.context.len() > 1
+    }
+}
