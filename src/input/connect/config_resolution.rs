@@ -24,10 +24,18 @@ pub(super) async fn load_config(opts: &ConnectOptions) -> Result<LoadedConfig, R
         None if opts.overrides.stands_alone() => {
             (Kubeconfig::default(), "(none: --server)".to_string(), None)
         }
-        None => match without_a_kubeconfig(opts)? {
-            Fallback::InCluster(loaded) => return Ok(loaded),
-            Fallback::ServerFile(kubeconfig, path, notice) => (kubeconfig, path, Some(notice)),
-        },
+        // kubectl's order ends with the Pod's service account (not with --context, which
+        // names a kubeconfig context); the server's own file comes after all of it.
+        None => {
+            let in_cluster_error = match &opts.context {
+                Some(_) => None,
+                None => match kube::Config::incluster() {
+                    Ok(config) => return in_cluster(config, opts),
+                    Err(e) => Some(e),
+                },
+            };
+            server_file(in_cluster_error)?
+        }
     };
     if let Some(wanted) = &opts.context {
         check_context(&kubeconfig, wanted, &origin)?;
@@ -40,29 +48,17 @@ pub(super) async fn load_config(opts: &ConnectOptions) -> Result<LoadedConfig, R
     config_for(&kubeconfig, &origin, chosen.as_deref()).map(|c| (c, context, notice, user))
 }
 
-/// What is used when no kubeconfig file is found.
-enum Fallback {
-    InCluster(LoadedConfig),
-    /// The server's own kubeconfig, where it was, and the notice that says so.
-    ServerFile(Kubeconfig, String, String),
-}
-
-/// kubectl's order ends with the Pod's service account (not with --context, which names a
-/// kubeconfig context); the server's own file comes after all of it.
-fn without_a_kubeconfig(opts: &ConnectOptions) -> Result<Fallback, ReadError> {
-    let in_cluster_error = match &opts.context {
-        Some(_) => None,
-        None => match kube::Config::incluster() {
-            Ok(config) => return in_cluster(config, opts).map(Fallback::InCluster),
-            Err(e) => Some(e),
-        },
-    };
+/// The server's own kubeconfig, when nothing else was found: where it was and the notice
+/// that says so.
+fn server_file(
+    in_cluster_error: Option<kube::config::InClusterError>,
+) -> Result<(Kubeconfig, String, Option<String>), ReadError> {
     match server_kubeconfig()? {
         Some((kubeconfig, path)) => {
             let notice = format!(
                 "using {path}: no --kubeconfig, KUBECONFIG or ~/.kube/config, and not in a Pod"
             );
-            Ok(Fallback::ServerFile(kubeconfig, path, notice))
+            Ok((kubeconfig, path, Some(notice)))
         }
         None => Err(match in_cluster_error {
             None => no_config("--context needs a kubeconfig"),
