@@ -5,15 +5,16 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::diagnose::control_plane::quorum::QuorumCheck;
-use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::leases::lock_status::{LockPurpose, LockState, LockStatus};
+use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::distro::Distro;
 use crate::input::ClusterState;
-use crate::model::lease::live_apiserver_identity;
-use crate::model::node::{NodeFacts, Readiness, node_for_identity};
-use crate::version::{LockStyle, SplitImpact};
+use crate::model::node::{NodeFacts, node_for_identity};
+use crate::version::LockStyle;
 
 use super::election_timing::{ElectionTiming, election_timing};
+use super::follow_impact::impact;
+use super::follow_target::{Target, choose_target, not_a_candidate};
 use super::lock_edit::HolderEdit;
 use super::split_after_move::{SplitAfterMove, split_after_move};
 
@@ -110,6 +111,107 @@ pub fn plan_follow(
     req: &FollowRequest,
 ) -> Result<FollowOutcome, Refusal> {
     let analysis = analyse_leases(state, distro, now);
+    let (lock_name, lock, other, style) = lock_to_move(&analysis, distro, req)?;
+    let mut overridden = Vec::new();
+    let target = choose_target(state, distro, now, req, other, &mut overridden)?;
+    let from_holder = lock.holder.clone().unwrap_or_default();
+    if from_holder == target.identity && lock.state != LockState::Disagreeing {
+        return Ok(FollowOutcome::Aligned {
+            lock: lock_name,
+            holder: from_holder,
+        });
+    }
+    let mut gate = ForceGate {
+        force: req.force,
+        overridden,
+    };
+    let node = &*target.node;
+    if let Some(problem) = not_a_candidate(node) {
+        gate.pass(
+            format!(
+                "target {} {problem}, so it cannot take {lock_name}",
+                node.name
+            ),
+            "pick a Ready server with --to, or override with --force",
+        )?;
+    }
+    let nodes = state.nodes();
+    let moves_core = lock.purpose == LockPurpose::Core;
+    let (core_now, etcd_now) = if moves_core {
+        (lock.holder.as_deref(), other.holder.as_deref())
+    } else {
+        (other.holder.as_deref(), lock.holder.as_deref())
+    };
+    let split_after = split_left_behind(
+        &analysis, distro, nodes, moves_core, &target, core_now, etcd_now,
+    );
+    if let Some(split) = &split_after {
+        gate.pass(
+            format!("moving {lock_name} to {}: {}", node.name, split.summary),
+            &format!(
+                "to end the split move {} onto the {} holder (leases follow without --to or --lease), \
+                 or override with --force",
+                distro.core_lock(),
+                distro.etcd_lock()
+            ),
+        )?;
+    }
+    let from_node = node_for_identity(nodes, distro, &from_holder).map(|(n, _)| n.name.clone());
+    let quorum = QuorumCheck::new(nodes, from_node.as_deref());
+    if !quorum.holds() {
+        gate.pass(
+            format!(
+                "etcd would lose quorum while {} restarts ({})",
+                from_node.as_deref().unwrap_or("the old holder"),
+                quorum.describe()
+            ),
+            "bring the other etcd members back first, or override with --force",
+        )?;
+    }
+    let holder_version = node_for_identity(nodes, distro, &from_holder)
+        .and_then(|(n, _)| n.version.as_ref())
+        .or(node.version.as_ref());
+    let timing = election_timing(
+        lock.lease_duration_seconds,
+        other.lease_duration_seconds,
+        holder_version,
+    );
+    let released = from_holder.is_empty() || lock.lease_duration_seconds.is_some_and(|d| d <= 1);
+    let impact = impact(
+        distro,
+        lock,
+        from_node.as_deref(),
+        node,
+        &quorum,
+        etcd_now.filter(|h| moves_core && !h.is_empty() && *h != target.identity),
+        &timing,
+    );
+    Ok(FollowOutcome::Move(Box::new(FollowPlan {
+        lock: lock_name,
+        purpose: lock.purpose,
+        writes: copies_written(style),
+        from_holder,
+        from_node,
+        to_agentless: nodes.iter().all(|n| n.name != node.name),
+        to_node: node.name.clone(),
+        to_identity: target.identity,
+        why: target.why,
+        impact,
+        quorum,
+        split_after,
+        overridden: gate.overridden,
+        restore_duration_seconds: released.then_some(timing.lease_duration_seconds),
+        timing,
+    })))
+}
+
+/// The lock `--lease` names (the core lock by default), the other one, and how the version
+/// stores them; refused when it is not one of the two k3s locks or cannot be found.
+fn lock_to_move<'a>(
+    analysis: &'a LeaseAnalysis,
+    distro: Distro,
+    req: &FollowRequest,
+) -> Result<(String, &'a LockStatus, &'a LockStatus, LockStyle), Refusal> {
     let core_name = distro.core_lock();
     let etcd_name = distro.etcd_lock();
     let lock_name = req.lease.clone().unwrap_or_else(|| core_name.clone());
@@ -142,402 +244,62 @@ pub fn plan_follow(
             distro.server_unit()
         )));
     }
-    let nodes = state.nodes();
-    let mut overridden = Vec::new();
-    let stand_in;
-    let (target, why, to_identity) = match &req.to {
-        Some(to) => {
-            let target = match resolve_target(nodes, distro, to)? {
-                Some(node) => node,
-                None => {
-                    stand_in = agentless_server(state, distro, now, to)?;
-                    &stand_in
-                }
-            };
-            let identity = target.lock_identity(distro).to_string();
-            if let Some(doubt) = unconfirmed_identity(state, distro, target, &identity) {
-                if !req.force {
-                    return Err(Refusal(doubt));
-                }
-                overridden.push(doubt);
-            }
-            (target, format!("--to {to}"), identity)
-        }
-        // The other lock's holder identity is what that server campaigns with, exactly.
-        None => {
-            let (node, why, identity) =
-                default_target(nodes, distro, other, req.force, &mut overridden)?;
-            let target = match node {
-                Some(node) => node,
-                None => {
-                    stand_in = agentless_server(state, distro, now, &identity).map_err(|_| {
-                        Refusal(format!(
-                            "{} is held by {identity:?}, which matches no Node and no live kube-apiserver; \
-                             name a target with --to",
-                            other.name
-                        ))
-                    })?;
-                    &stand_in
-                }
-            };
-            (target, why, identity)
-        }
-    };
-    let from_holder = lock.holder.clone().unwrap_or_default();
-    if from_holder == to_identity && lock.state != LockState::Disagreeing {
-        return Ok(FollowOutcome::Aligned {
-            lock: lock_name,
-            holder: from_holder,
-        });
-    }
+    Ok((lock_name, lock, other, style))
+}
 
-    if let Some(problem) = not_a_candidate(target) {
-        let message = format!(
-            "target {} {problem}, so it cannot take {lock_name}",
-            target.name
-        );
-        if !req.force {
-            return Err(Refusal(format!(
-                "{message}; pick a Ready server with --to, or override with --force"
-            )));
-        }
-        overridden.push(message);
-    }
+/// A check `--force` may skip: without it the check refuses, with it the plan records what
+/// was skipped.
+struct ForceGate {
+    force: bool,
+    overridden: Vec<String>,
+}
 
-    let moves_core = lock.purpose == LockPurpose::Core;
-    let (core_now, etcd_now) = if moves_core {
-        (lock.holder.as_deref(), other.holder.as_deref())
-    } else {
-        (other.holder.as_deref(), lock.holder.as_deref())
-    };
+impl ForceGate {
+    fn pass(&mut self, message: String, advice: &str) -> Result<(), Refusal> {
+        if !self.force {
+            return Err(Refusal(format!("{message}; {advice}")));
+        }
+        self.overridden.push(message);
+        Ok(())
+    }
+}
+
+/// Whether the locks end up on different servers. The etcd lock's holder decides the version
+/// whose rules apply: the target when the etcd lock moves.
+fn split_left_behind(
+    analysis: &LeaseAnalysis,
+    distro: Distro,
+    nodes: &[NodeFacts],
+    moves_core: bool,
+    target: &Target,
+    core_now: Option<&str>,
+    etcd_now: Option<&str>,
+) -> Option<SplitAfterMove> {
     let etcd_version = if moves_core {
         etcd_now
             .and_then(|h| node_for_identity(nodes, distro, h))
             .and_then(|(n, _)| n.version.as_ref())
     } else {
-        target.version.as_ref()
+        target.node.version.as_ref()
     }
     .or(analysis.verdict_version.as_ref());
-    let split_after = split_after_move(
+    split_after_move(
         distro,
         moves_core,
-        &to_identity,
+        &target.identity,
         core_now,
         etcd_now,
         etcd_version,
-    );
-    if let Some(split) = &split_after {
-        let message = format!("moving {lock_name} to {}: {}", target.name, split.summary);
-        if !req.force {
-            return Err(Refusal(format!(
-                "{message}; to end the split move {core_name} onto the {etcd_name} holder (leases follow without \
-                 --to or --lease), or override with --force"
-            )));
-        }
-        overridden.push(message);
-    }
+    )
+}
 
-    let from_node = node_for_identity(nodes, distro, &from_holder).map(|(n, _)| n.name.clone());
-    let quorum = QuorumCheck::new(nodes, from_node.as_deref());
-    if !quorum.holds() {
-        let message = format!(
-            "etcd would lose quorum while {} restarts ({})",
-            from_node.as_deref().unwrap_or("the old holder"),
-            quorum.describe()
-        );
-        if !req.force {
-            return Err(Refusal(format!(
-                "{message}; bring the other etcd members back first, or override with --force"
-            )));
-        }
-        overridden.push(message);
-    }
-
-    let writes = match style {
+/// client-go's MultiLock writes its primary (the ConfigMap) first.
+fn copies_written(style: LockStyle) -> Vec<LockCopy> {
+    match style {
         LockStyle::Lease => vec![LockCopy::Lease],
         LockStyle::ConfigMap => vec![LockCopy::ConfigMap],
         LockStyle::ConfigMapAndLease => vec![LockCopy::ConfigMap, LockCopy::Lease],
-    };
-    let holder_version = node_for_identity(nodes, distro, &from_holder)
-        .and_then(|(n, _)| n.version.as_ref())
-        .or(target.version.as_ref());
-    let timing = election_timing(
-        lock.lease_duration_seconds,
-        other.lease_duration_seconds,
-        holder_version,
-    );
-    let released = from_holder.is_empty() || lock.lease_duration_seconds.is_some_and(|d| d <= 1);
-    let restore_duration_seconds = released.then_some(timing.lease_duration_seconds);
-    let impact = impact(
-        distro,
-        lock,
-        from_node.as_deref(),
-        target,
-        &quorum,
-        etcd_now.filter(|h| moves_core && !h.is_empty() && *h != to_identity),
-        &timing,
-    );
-    Ok(FollowOutcome::Move(Box::new(FollowPlan {
-        lock: lock_name,
-        purpose: lock.purpose,
-        writes,
-        from_holder,
-        from_node,
-        to_identity,
-        to_node: target.name.clone(),
-        to_agentless: nodes.iter().all(|n| n.name != target.name),
-        why,
-        impact,
-        quorum,
-        split_after,
-        overridden,
-        timing,
-        restore_duration_seconds,
-    })))
-}
-
-/// `--to` takes a node name or a hostname; a value that is one node's name and another's
-/// hostname is refused rather than guessed.
-fn resolve_target<'a>(
-    nodes: &'a [NodeFacts],
-    distro: Distro,
-    to: &str,
-) -> Result<Option<&'a NodeFacts>, Refusal> {
-    let by_name = nodes.iter().find(|n| n.name == to);
-    let by_hostname = nodes
-        .iter()
-        .find(|n| {
-            n.hostname_annotation(distro) == Some(to) && by_name.is_none_or(|b| b.name != n.name)
-        })
-        .or_else(|| {
-            nodes
-                .iter()
-                .find(|n| n.hostname_annotation(distro) == Some(to))
-        });
-    match (by_name, by_hostname) {
-        (Some(a), Some(b)) if a.name != b.name => Err(Refusal(format!(
-            "--to {to} is ambiguous: it is the name of Node {} and the hostname of Node {}; pass the other \
-             node's name instead",
-            a.name, b.name
-        ))),
-        (Some(n), _) | (None, Some(n)) => Ok(Some(n)),
-        (None, None) => Ok(None),
     }
-}
-
-/// A server run with `--disable-agent` has no Node, but its kube-apiserver renews an identity
-/// Lease labelled with its hostname, which is also its election identity. The plan stands it in
-/// for the Node it does not have: named by that hostname, a live server, version unknown.
-fn agentless_server(
-    state: &ClusterState,
-    distro: Distro,
-    now: Timestamp,
-    hostname: &str,
-) -> Result<NodeFacts, Refusal> {
-    let leases = state.leases.as_deref().unwrap_or_default();
-    let at = now - jiff::SignedDuration::from_secs(10);
-    if live_apiserver_identity(leases, hostname, at).is_none() {
-        return Err(Refusal(format!(
-            "--to {hostname}: no Node has that name or {} annotation, and no live kube-apiserver has that \
-             hostname; see `kubectl get nodes` and `kubectl -n kube-system get leases -l \
-             apiserver.kubernetes.io/identity`",
-            distro.hostname_annotation()
-        )));
-    }
-    Ok(NodeFacts {
-        name: hostname.to_string(),
-        labels: [(
-            "node-role.kubernetes.io/control-plane".to_string(),
-            "true".to_string(),
-        )]
-        .into(),
-        annotations: [(distro.hostname_annotation(), hostname.to_string())].into(),
-        finalizers: Vec::new(),
-        deleting: false,
-        deletion_time: None,
-        readiness: Readiness::Ready,
-        kubelet_version: String::new(),
-        version: None,
-        conditions: Default::default(),
-        created: None,
-        addresses: Vec::new(),
-    })
-}
-
-/// Default: `<prog>` follows the `<prog>-etcd` holder (facts §1.9); `--lease <prog>-etcd`
-/// follows the `<prog>` holder.
-fn default_target<'a>(
-    nodes: &'a [NodeFacts],
-    distro: Distro,
-    other: &LockStatus,
-    force: bool,
-    overridden: &mut Vec<String>,
-) -> Result<(Option<&'a NodeFacts>, String, String), Refusal> {
-    let holder = match (other.state, other.holder.as_deref()) {
-        (LockState::Held | LockState::Expired, Some(h)) if !h.is_empty() => h,
-        _ => {
-            return Err(Refusal(format!(
-                "{} has no holder to follow ({}); name a target with --to",
-                other.name,
-                match other.state {
-                    LockState::Released => "it is released",
-                    LockState::Disagreeing => "its copies disagree",
-                    _ => "it is missing",
-                }
-            )));
-        }
-    };
-    if other.state == LockState::Expired {
-        let message = format!(
-            "{} is expired, so {holder} may no longer run its controllers",
-            other.name
-        );
-        if !force {
-            return Err(Refusal(format!(
-                "{message}; wait for a fresh holder, name one with --to, or override with --force"
-            )));
-        }
-        overridden.push(message);
-    }
-    // No Node: perhaps a server without an agent, which the caller looks for.
-    let node = node_for_identity(nodes, distro, holder).map(|(n, _)| n);
-    Ok((
-        node,
-        format!("{} is held by {holder}", other.name),
-        holder.to_string(),
-    ))
-}
-
-/// `--to` names a Node; the identity written is its `<prog>.io/hostname`. When that is the node
-/// name and some server of the cluster campaigns as a `localhost` hostname, k3s may have put the
-/// node name there in place of the real `os.Hostname()` (`getHostname`, `pkg/agent/run.go`), and
-/// writing it would name a holder no server campaigns as. Unless a record already shows a server
-/// campaigning with it, say so instead.
-fn unconfirmed_identity(
-    state: &ClusterState,
-    distro: Distro,
-    target: &NodeFacts,
-    identity: &str,
-) -> Option<String> {
-    if identity != target.name {
-        return None;
-    }
-    let leases = state.leases.as_deref().unwrap_or_default();
-    // Lock holders (`<hostname>` or upstream `<hostname>_<uuid>`) and apiserver hostnames.
-    let campaigning: Vec<&str> = leases
-        .iter()
-        .map(|l| {
-            let h = l.record.holder_identity.as_str();
-            if l.is_apiserver_identity() {
-                l.apiserver_hostname().unwrap_or_default()
-            } else {
-                h.rsplit_once('_').map_or(h, |(host, _)| host)
-            }
-        })
-        .collect();
-    let localhost = campaigning.iter().find(|h| h.contains("localhost"))?;
-    if campaigning.contains(&identity) {
-        return None;
-    }
-    Some(format!(
-        "cannot establish the identity {} campaigns with: its {} is its node name, which k3s also writes \
-         when the OS hostname contains \"localhost\" (a server here campaigns as {localhost:?}), and no lock \
-         record shows a server campaigning as {identity:?}; run `hostname` on {}: if it prints {identity}, \
-         re-run with --force, else move the lock without --to once that server holds {}",
-        target.name,
-        distro.hostname_annotation(),
-        target.name,
-        distro.etcd_lock()
-    ))
-}
-
-fn not_a_candidate(node: &NodeFacts) -> Option<&'static str> {
-    if node.deleting {
-        Some("is being deleted")
-    } else if node.readiness != Readiness::Ready {
-        Some("is not Ready")
-    } else if !node.runs_control_plane() {
-        Some("is not a server with an API server (no control-plane role)")
-    } else {
-        None
-    }
-}
-
-fn impact(
-    distro: Distro,
-    lock_status: &LockStatus,
-    from_node: Option<&str>,
-    target: &NodeFacts,
-    quorum: &QuorumCheck,
-    // Moving the core lock onto a server that does not hold the etcd lock: its informer start
-    // has no etcd controllers to start (they are registered on this holder).
-    etcd_held_elsewhere: Option<&str>,
-    timing: &ElectionTiming,
-) -> Vec<String> {
-    let deadline = format!("{}s", timing.renew_deadline_seconds);
-    let (lock, purpose) = (lock_status.name.as_str(), lock_status.purpose);
-    let from_holder = lock_status.holder.as_deref().unwrap_or_default();
-    let unit = distro.server_unit();
-    let mut lines = Vec::new();
-    match (from_holder.is_empty(), from_node) {
-        (true, _) => lines.push(format!("{lock} is released: no server loses it and nothing restarts")),
-        (false, Some(node)) => {
-            let etcd = match distro {
-                Distro::K3s => "its embedded etcd member restarts with it",
-                Distro::Rke2 => "etcd runs there as a static pod and should keep running",
-            };
-            let holder = if node == from_holder { String::new() } else { format!(" (holder {from_holder})") };
-            lines.push(format!(
-                "the {unit} process on {node}{holder} exits within the {deadline} renew deadline and is restarted \
-                 by systemd; {etcd}{}",
-                if quorum.applies() { format!(" ({})", quorum.describe()) } else { String::new() }
-            ));
-        }
-        (false, None) => lines.push(format!(
-            "the current holder {from_holder:?} matches no Node; if it is still running, its {unit} process exits \
-             within the {deadline} renew deadline"
-        )),
-    }
-    let affected = target.version.as_ref().is_some_and(|v| {
-        matches!(
-            v.split_impact(),
-            SplitImpact::Affected { .. } | SplitImpact::Undetermined { .. }
-        )
-    });
-    let runs = match (purpose, etcd_held_elsewhere) {
-        (LockPurpose::Core, None) => {
-            "runs the core controllers; its informer start also starts the etcd controllers registered there"
-                .to_string()
-        }
-        (LockPurpose::Core, Some(etcd_holder)) => format!(
-            "runs the core controllers; it does not hold {}, so no etcd controllers are registered there for its \
-             informer start to start (they are registered on {etcd_holder})",
-            distro.etcd_lock()
-        ),
-        // Facts §1.9/§2.4: before k3s-io/k3s#10047 the -etcd callback only registers handlers;
-        // whether the target already started its factories or never will, they stay idle.
-        (LockPurpose::Etcd, _) if affected => format!(
-            "registers the etcd controllers, but on this version only the {} callback starts informers, so \
-             the snapshot ConfigMap controller there stays idle",
-            distro.core_lock()
-        ),
-        _ => "runs the etcd controllers".to_string(),
-    };
-    lines.push(format!(
-        "{} takes {lock} on its next retry ({}-{:.1} s) and {runs}",
-        target.name,
-        timing.retry_period_seconds,
-        timing.retry_period_seconds as f64 * 2.2
-    ));
-    if purpose == LockPurpose::Etcd && affected {
-        lines.push(format!(
-                "moving {lock} does not fix k3s-io/k3s#10046 on this version: the informers start only from the \
-                 {} callback; move {} onto the {lock} holder instead (the default)",
-                distro.core_lock(),
-                distro.core_lock()
-            ));
-    }
-    lines
 }
 
 #[cfg(test)]

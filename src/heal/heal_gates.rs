@@ -7,8 +7,8 @@
 use jiff::Timestamp;
 
 use crate::diagnose::control_plane::quorum::QuorumCheck;
-use crate::diagnose::finding::{FindingCode, Severity};
-use crate::diagnose::leases::analyse_leases;
+use crate::diagnose::finding::{Finding, FindingCode, Severity};
+use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::distro::Distro;
 use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
 use crate::input::ClusterState;
@@ -129,8 +129,6 @@ pub fn heal_candidate(
         .findings
         .iter()
         .find(|f| f.code == FindingCode::LeaseSplit)?;
-    let core = distro.core_lock();
-    let etcd = distro.etcd_lock();
     let holder = |name: &str| {
         analysis
             .locks
@@ -139,6 +137,24 @@ pub fn heal_candidate(
             .and_then(|l| l.holder.clone())
             .unwrap_or_default()
     };
+    let (from, to) = (holder(&distro.core_lock()), holder(&distro.etcd_lock()));
+    let mut blocked = lock_gates(&analysis, split);
+    blocked.extend(target_gates(state, distro, &to));
+    blocked.extend(etcd_gates(state, distro, &from));
+    blocked.extend(outside_gates(outside));
+    let plan = plan_gate(state, distro, now, &mut blocked);
+    Some(SplitCandidate {
+        lock: distro.core_lock(),
+        from,
+        to,
+        plan,
+        blocked,
+    })
+}
+
+/// The split itself: one on a fixed version is a warning and never healed; locks that are not
+/// fresh give no holder to trust.
+fn lock_gates(analysis: &LeaseAnalysis, split: &Finding) -> Vec<Blocked> {
     let mut blocked = Vec::new();
     if split.severity != Severity::Error {
         blocked.push(Blocked {
@@ -163,49 +179,62 @@ pub fn heal_candidate(
             why: format!("{}: {}", f.code.as_str(), f.object),
         });
     }
-    // Holders are matched to Nodes as `leases` and `follow` match them (hostname annotation,
-    // node name, hostname label, agentless servers), so a holder they know is known here too.
-    let nodes = state.nodes();
-    let to = holder(&etcd);
-    match node_for_identity(nodes, distro, &to) {
-        Some((node, _)) => {
-            if node.readiness != Readiness::Ready || node.deleting {
-                blocked.push(Blocked {
-                    gate: Gate::TargetNotReady,
-                    why: format!(
-                        "the target node {} is {}",
-                        node.name,
-                        node.readiness.label()
-                    ),
-                });
-            }
-            if !node.is_server() {
-                blocked.push(Blocked {
-                    gate: Gate::TargetNotServer,
-                    why: format!("the target node {} is not a server", node.name),
-                });
-            }
-            if node
-                .conditions
-                .get("EtcdIsVoter")
-                .is_some_and(|c| c.status == "False")
-            {
-                blocked.push(Blocked {
-                    gate: Gate::TargetNotVoter,
-                    why: format!(
-                        "the target node {} is not an etcd voter (EtcdIsVoter False)",
-                        node.name
-                    ),
-                });
-            }
-        }
-        None => blocked.push(Blocked {
+    blocked
+}
+
+/// The server the core lock would move to: the etcd lock's holder, which must be a Ready
+/// server and an etcd voter. Holders are matched to Nodes as `leases` and `follow` match them
+/// (hostname annotation, node name, hostname label, agentless servers), so a holder they know
+/// is known here too.
+fn target_gates(state: &ClusterState, distro: Distro, to: &str) -> Vec<Blocked> {
+    let Some((node, _)) = node_for_identity(state.nodes(), distro, to) else {
+        return vec![Blocked {
             gate: Gate::TargetNotReady,
-            why: format!("{etcd} is held by {to:?}, which matches no Node"),
-        }),
+            why: format!(
+                "{} is held by {to:?}, which matches no Node",
+                distro.etcd_lock()
+            ),
+        }];
+    };
+    let mut blocked = Vec::new();
+    if node.readiness != Readiness::Ready || node.deleting {
+        blocked.push(Blocked {
+            gate: Gate::TargetNotReady,
+            why: format!(
+                "the target node {} is {}",
+                node.name,
+                node.readiness.label()
+            ),
+        });
     }
-    let from = holder(&core);
-    let from_node = node_for_identity(nodes, distro, &from).map(|(n, _)| n.name.as_str());
+    if !node.is_server() {
+        blocked.push(Blocked {
+            gate: Gate::TargetNotServer,
+            why: format!("the target node {} is not a server", node.name),
+        });
+    }
+    if node
+        .conditions
+        .get("EtcdIsVoter")
+        .is_some_and(|c| c.status == "False")
+    {
+        blocked.push(Blocked {
+            gate: Gate::TargetNotVoter,
+            why: format!(
+                "the target node {} is not an etcd voter (EtcdIsVoter False)",
+                node.name
+            ),
+        });
+    }
+    blocked
+}
+
+/// etcd while the old holder restarts: quorum must hold, and no member removal may be in
+/// flight.
+fn etcd_gates(state: &ClusterState, distro: Distro, from: &str) -> Vec<Blocked> {
+    let nodes = state.nodes();
+    let mut blocked = Vec::new();
+    let from_node = node_for_identity(nodes, distro, from).map(|(n, _)| n.name.as_str());
     let quorum = QuorumCheck::new(nodes, from_node);
     if !quorum.holds() {
         blocked.push(Blocked {
@@ -229,6 +258,12 @@ pub fn heal_candidate(
             ),
         });
     }
+    blocked
+}
+
+/// What the operators said outside the watched objects: a reboot in progress, a pause.
+fn outside_gates(outside: &Outside) -> Vec<Blocked> {
+    let mut blocked = Vec::new();
     if let Some(lock) = &outside.reboot_lock {
         blocked.push(Blocked {
             gate: Gate::RebootInProgress,
@@ -241,12 +276,21 @@ pub fn heal_candidate(
             why: format!("Namespace kube-system carries {PAUSE_ANNOTATION}: {reason:?}"),
         });
     }
+    blocked
+}
+
+/// The move `leases follow --fix` plans with no `--to`; its refusal blocks only when no gate
+/// above already says why.
+fn plan_gate(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    blocked: &mut Vec<Blocked>,
+) -> Option<Box<FollowPlan>> {
     let plan = match plan_follow(state, distro, now, &FollowRequest::default()) {
         Ok(FollowOutcome::Move(plan)) => Some(plan),
         Ok(_) => None,
         Err(refusal) => {
-            // The plan's own refusals are gates already named above; one no gate names
-            // still blocks.
             if blocked
                 .iter()
                 .all(|b| b.gate == Gate::Paused || b.gate == Gate::RebootInProgress)
@@ -265,13 +309,7 @@ pub fn heal_candidate(
             why: "leases follow plans no move".into(),
         });
     }
-    Some(SplitCandidate {
-        lock: core,
-        from,
-        to,
-        plan,
-        blocked,
-    })
+    plan
 }
 
 /// The Namespace annotation that pauses every heal of the cluster.

@@ -7,10 +7,14 @@ use serde::Serialize;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
 use crate::input::ClusterState;
-use crate::model::lease::live_apiserver_identity;
-use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
+use crate::model::lock::LockRecord;
 use crate::model::node::{IdentityMatch, NodeFacts, Readiness, node_for_identity};
 use crate::version::LockStyle;
+
+use super::lock_findings::{
+    copies_disagree_finding, expired_finding, malformed_annotation_finding, released_finding,
+};
+use super::lock_holder::holder_node;
 
 /// How far a holder's clock may run behind ours before a lock counts as expired.
 pub const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
@@ -143,49 +147,11 @@ pub fn examine_lock(
     findings: &mut Vec<Finding>,
 ) -> LockStatus {
     let object = format!("Lease kube-system/{name}");
-    let lease = input.state.lease(name).map(|l| l.record.clone());
-    let cm_record = input.state.configmap(name).and_then(|c| c.leader_record());
-    let config_map = match cm_record {
-        Some(Ok(record)) => Some(record),
-        Some(Err(why)) => {
-            if input.style.is_none_or(LockStyle::uses_configmap) {
-                findings.push(
-                    Finding::new(
-                        Severity::Error,
-                        FindingCode::LeaseRecordMalformed,
-                        format!("ConfigMap kube-system/{name}"),
-                        format!("the leader annotation of ConfigMap {name} is not a valid leader record: {why}"),
-                    )
-                    .fix(format!(
-                        "the next renewal rewrites it; if it persists, restart the {} service on the holder",
-                        input.distro.server_unit()
-                    )),
-                );
-            }
-            None
-        }
-        None => None,
-    };
-    let uses_lease = input.style.is_none_or(LockStyle::uses_lease);
-    let uses_cm = input.style.is_none_or(LockStyle::uses_configmap)
-        && !lease_only_holder(input, lease.as_ref());
-    let counted_lease = lease.clone().filter(|_| uses_lease);
-    let counted_cm = config_map.clone().filter(|_| uses_cm);
-    let copies = LockCopies {
-        config_map_ignored: config_map.is_some() && !uses_cm,
-        lease,
-        config_map,
-    };
-    let kind = match (&counted_lease, &counted_cm) {
-        (Some(_), Some(_)) => LockKind::Both,
-        (Some(_), None) => LockKind::Lease,
-        (None, Some(_)) => LockKind::ConfigMap,
-        (None, None) => LockKind::None,
-    };
+    let counted = counted_copies(input, name, findings);
     let mut status = LockStatus {
         name: name.to_string(),
         purpose,
-        kind,
+        kind: counted.kind(),
         state: LockState::Held,
         holder: None,
         node: None,
@@ -194,9 +160,9 @@ pub fn examine_lock(
         renewed_seconds_ago: None,
         lease_duration_seconds: None,
         transitions: None,
-        copies,
+        copies: counted.copies.clone(),
     };
-    let Some(record) = counted_lease.clone().or_else(|| counted_cm.clone()) else {
+    let Some(record) = counted.lease.clone().or_else(|| counted.config_map.clone()) else {
         status.state = missing_state(input, name, expected, &object, findings);
         return status;
     };
@@ -209,28 +175,11 @@ pub fn examine_lock(
     status.lease_duration_seconds = record.lease_duration_seconds;
     status.transitions = record.transitions;
 
-    if let (Some(l), Some(c)) = (&counted_lease, &counted_cm)
+    if let (Some(l), Some(c)) = (&counted.lease, &counted.config_map)
         && l.holder_identity != c.holder_identity
     {
         status.state = LockState::Disagreeing;
-        findings.push(
-                Finding::new(
-                    Severity::Error,
-                    FindingCode::LeaseCopiesDisagree,
-                    &object,
-                    format!(
-                        "the ConfigMap copy of {name} names {} but the Lease copy names {}; client-go's multilock then \
-                         reports the holder as leaderelection.k8s.io/unknown, the current leader exits and the next \
-                         one is left to chance",
-                        shown(&c.holder_identity),
-                        shown(&l.holder_identity)
-                    ),
-                )
-                .fix(format!(
-                    "set holderIdentity to the same server in both Lease kube-system/{name} and the \
-                     control-plane.alpha.kubernetes.io/leader annotation of ConfigMap kube-system/{name}"
-                )),
-            );
+        findings.push(copies_disagree_finding(name, &object, l, c));
     }
     if record.is_released() {
         status.state = LockState::Released;
@@ -239,35 +188,70 @@ pub fn examine_lock(
     }
     if is_expired(&record, input.now) && status.state == LockState::Held {
         status.state = LockState::Expired;
-        let ago = status
-            .renewed_seconds_ago
-            .map(|s| crate::age::short(SignedDuration::from_secs(s)))
-            .unwrap_or_default();
-        findings.push(
-            Finding::new(
-                Severity::Error,
-                FindingCode::LeaseExpired,
-                &object,
-                format!(
-                    "{name} was last renewed by {} {ago} ago, longer than its {}s duration (+{}s skew allowance): \
-                     its holder has stopped renewing and no other server has taken over",
-                    record.holder_identity,
-                    record.duration().as_secs(),
-                    CLOCK_SKEW_ALLOWANCE.as_secs()
-                ),
-            )
-            .fix(format!(
-                "check the {} service on {} (journalctl -u {}) and that the other servers reach the API server",
-                input.distro.server_unit(),
-                record.holder_identity,
-                input.distro.server_unit()
-            )),
-        );
+        findings.push(expired_finding(
+            input,
+            name,
+            &object,
+            &record,
+            status.renewed_seconds_ago,
+        ));
     }
     if input.state.nodes.is_some() {
         status.node = holder_node(input, name, &object, &record.holder_identity, findings);
     }
     status
+}
+
+/// The copies of a lock as read, and the ones that count on this version.
+struct CountedCopies {
+    copies: LockCopies,
+    lease: Option<LockRecord>,
+    config_map: Option<LockRecord>,
+}
+
+impl CountedCopies {
+    fn kind(&self) -> LockKind {
+        match (&self.lease, &self.config_map) {
+            (Some(_), Some(_)) => LockKind::Both,
+            (Some(_), None) => LockKind::Lease,
+            (None, Some(_)) => LockKind::ConfigMap,
+            (None, None) => LockKind::None,
+        }
+    }
+}
+
+/// Which copies of the lock this version reads: the Lease from 1.24, the ConfigMap annotation
+/// up to 1.27 (both when the version is unknown), and not the ConfigMap left behind once the
+/// holder runs a Lease-only version. A malformed annotation is a finding where it counts.
+fn counted_copies(
+    input: &LockInputs<'_>,
+    name: &str,
+    findings: &mut Vec<Finding>,
+) -> CountedCopies {
+    let lease = input.state.lease(name).map(|l| l.record.clone());
+    let cm_record = input.state.configmap(name).and_then(|c| c.leader_record());
+    let config_map = match cm_record {
+        Some(Ok(record)) => Some(record),
+        Some(Err(why)) => {
+            if input.style.is_none_or(LockStyle::uses_configmap) {
+                findings.push(malformed_annotation_finding(input, name, &why));
+            }
+            None
+        }
+        None => None,
+    };
+    let uses_lease = input.style.is_none_or(LockStyle::uses_lease);
+    let uses_cm = input.style.is_none_or(LockStyle::uses_configmap)
+        && !lease_only_holder(input, lease.as_ref());
+    CountedCopies {
+        lease: lease.clone().filter(|_| uses_lease),
+        config_map: config_map.clone().filter(|_| uses_cm),
+        copies: LockCopies {
+            config_map_ignored: config_map.is_some() && !uses_cm,
+            lease,
+            config_map,
+        },
+    }
 }
 
 /// Mid-upgrade from 1.27 to 1.28: once a 1.28+ server holds the lock it renews only the Lease.
@@ -289,14 +273,6 @@ fn is_expired(record: &LockRecord, now: Timestamp) -> bool {
         .expires_at()
         .and_then(|t| t.checked_add(CLOCK_SKEW_ALLOWANCE).ok())
         .is_some_and(|deadline| deadline < now)
-}
-
-fn shown(holder: &str) -> String {
-    if holder.is_empty() {
-        "nobody (released)".to_string()
-    } else {
-        holder.to_string()
-    }
 }
 
 fn missing_state(
@@ -359,129 +335,4 @@ pub fn unjudgeable(state: &ClusterState, style: Option<LockStyle>) -> Option<&'s
         ),
         _ => None,
     }
-}
-
-fn released_finding(
-    input: &LockInputs<'_>,
-    name: &str,
-    object: &str,
-    record: &LockRecord,
-) -> Finding {
-    // A released lock is normal for a moment during a graceful restart; it is a problem once
-    // candidates have had a full lease duration to take it.
-    let since = record.renew_time.map(|t| input.now.duration_since(t));
-    let stuck = since.is_none_or(|d| d > WRANGLER_LEASE_DURATION + CLOCK_SKEW_ALLOWANCE);
-    let when = since
-        .map(|d| format!(" {}", crate::age::relative(d)))
-        .unwrap_or_default();
-    let (severity, message) = if stuck {
-        (
-            Severity::Error,
-            format!(
-                "{name} was released{when} and no server has taken it since: its controllers run nowhere"
-            ),
-        )
-    } else {
-        (
-            Severity::Warning,
-            format!(
-                "{name} was released{when} (a graceful restart); a server should take it within seconds"
-            ),
-        )
-    };
-    Finding::new(severity, FindingCode::LeaseReleased, object, message).fix(format!(
-        "check that the {} service runs on the servers (journalctl -u {})",
-        input.distro.server_unit(),
-        input.distro.server_unit()
-    ))
-}
-
-/// The fresh kube-apiserver identity Lease whose hostname is `holder`: a live server, agent or not.
-fn live_apiserver<'a>(input: &'a LockInputs<'_>, holder: &str) -> Option<&'a str> {
-    let leases = input.state.leases.as_deref().unwrap_or_default();
-    live_apiserver_identity(leases, holder, input.now - CLOCK_SKEW_ALLOWANCE)
-        .map(|l| l.name.as_str())
-}
-
-fn holder_node(
-    input: &LockInputs<'_>,
-    name: &str,
-    object: &str,
-    holder: &str,
-    findings: &mut Vec<Finding>,
-) -> Option<HolderNode> {
-    let distro = input.distro;
-    let Some((node, matched_by)) = node_for_identity(input.state.nodes(), distro, holder) else {
-        if let Some(identity) = live_apiserver(input, holder) {
-            findings.push(Finding::new(
-                Severity::Info,
-                FindingCode::LeaseHolderAgentless,
-                object,
-                format!(
-                    "{name} is held by {holder}, a server without an agent (--disable-agent): no Node, but its \
-                     kube-apiserver renews identity Lease kube-system/{identity}"
-                ),
-            ));
-            return None;
-        }
-        findings.push(
-            Finding::new(
-                Severity::Error,
-                FindingCode::LeaseHolderUnknown,
-                object,
-                format!(
-                    "{name} is held by {holder:?}, which matches no Node by the {} annotation, node name or \
-                     kubernetes.io/hostname label: {}",
-                    distro.hostname_annotation(),
-                    if holder.contains("localhost") {
-                        format!(
-                            "k3s writes the node name into {} when the OS hostname contains \"localhost\", and \
-                             more than one server (or none) could be this one; run `hostname` on the servers to \
-                             find it",
-                            distro.hostname_annotation()
-                        )
-                    } else {
-                        "the holder is gone or was never a server of this cluster".to_string()
-                    }
-                ),
-            )
-            .fix(format!(
-                "if that machine is gone, its lock expires within 45s and another server takes over; if it \
-                 persists, check the {} service on the servers",
-                distro.server_unit()
-            )),
-        );
-        return None;
-    };
-    let problem = if node.deleting {
-        Some("is being deleted")
-    } else if node.readiness != crate::model::node::Readiness::Ready {
-        Some(match node.readiness {
-            crate::model::node::Readiness::NotReady => "is NotReady",
-            _ => "has an Unknown Ready condition (the kubelet stopped reporting)",
-        })
-    } else if !node.runs_control_plane() {
-        Some("is not a server with an API server (no control-plane role)")
-    } else {
-        None
-    };
-    if let Some(problem) = problem {
-        findings.push(
-            Finding::new(
-                Severity::Error,
-                FindingCode::LeaseHolderNotReady,
-                object,
-                format!(
-                    "{name} is held by {holder}, whose Node {} {problem}",
-                    node.name
-                ),
-            )
-            .fix(format!(
-                "check the {} service on {}; another server takes over once the lock expires",
-                distro.server_unit(),
-                node.name
-            )),
-        );
-    }
-    Some(HolderNode::of(node, matched_by))
 }

@@ -2,6 +2,8 @@
 
 pub mod lease_changes;
 pub mod lease_split;
+mod lock_findings;
+mod lock_holder;
 pub mod lock_status;
 
 use jiff::Timestamp;

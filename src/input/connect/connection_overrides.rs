@@ -47,37 +47,63 @@ impl Overrides {
             .map(str::to_string)
             .or_else(|| kubeconfig.current_context.clone())
             .filter(|name| kubeconfig.contexts.iter().any(|c| &c.name == name));
-        let touches = self.server.is_some()
+        if !self.touches_kubeconfig() {
+            return Ok(named);
+        }
+        let name = named.unwrap_or_else(|| MADE_UP.to_string());
+        self.refuse_unknown_names(kubeconfig, origin)?;
+        let (cluster_name, user_name) = self.point_context(kubeconfig, &name);
+        let cluster = named_or_pushed(
+            &mut kubeconfig.clusters,
+            |c| c.name == cluster_name,
+            || NamedCluster {
+                name: cluster_name.clone(),
+                cluster: None,
+                other: Default::default(),
+            },
+        )
+        .cluster
+        .get_or_insert_with(Cluster::default);
+        self.apply_to_cluster(cluster);
+        let user = named_or_pushed(
+            &mut kubeconfig.auth_infos,
+            |u| u.name == user_name,
+            || NamedAuthInfo {
+                name: user_name.clone(),
+                auth_info: None,
+                other: Default::default(),
+            },
+        )
+        .auth_info
+        .get_or_insert_with(AuthInfo::default);
+        self.apply_to_user(user);
+        Ok(Some(name))
+    }
+
+    fn touches_kubeconfig(&self) -> bool {
+        self.server.is_some()
             || self.cluster.is_some()
             || self.user.is_some()
             || self.token.is_some()
             || self.certificate_authority.is_some()
             || self.insecure_skip_tls_verify
-            || self.impersonate.is_some();
-        if !touches {
-            return Ok(named);
-        }
-        let name = named.unwrap_or_else(|| MADE_UP.to_string());
+            || self.impersonate.is_some()
+    }
+
+    /// `--cluster` and `--user` pick entries of the kubeconfig; kubectl refuses one that is
+    /// not there rather than making it up.
+    fn refuse_unknown_names(&self, kubeconfig: &Kubeconfig, origin: &str) -> Result<(), ReadError> {
+        let clusters = kubeconfig.clusters.iter().map(|c| c.name.clone()).collect();
+        let users = kubeconfig
+            .auth_infos
+            .iter()
+            .map(|u| u.name.clone())
+            .collect();
         for (wanted, names, flag) in [
-            (
-                &self.cluster,
-                kubeconfig
-                    .clusters
-                    .iter()
-                    .map(|c| c.name.clone())
-                    .collect::<Vec<_>>(),
-                "--cluster",
-            ),
-            (
-                &self.user,
-                kubeconfig
-                    .auth_infos
-                    .iter()
-                    .map(|u| u.name.clone())
-                    .collect(),
-                "--user",
-            ),
+            (&self.cluster, clusters, "--cluster"),
+            (&self.user, users, "--user"),
         ] {
+            let names: Vec<String> = names;
             if let Some(wanted) = wanted
                 && !names.contains(wanted)
             {
@@ -92,6 +118,12 @@ impl Overrides {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// The context `name` (made up when the kubeconfig has none), pointed at `--cluster` and
+    /// `--user`: the names of the cluster and user entries the other flags then change.
+    fn point_context(&self, kubeconfig: &mut Kubeconfig, name: &str) -> (String, String) {
         let entry = named_or_pushed(
             &mut kubeconfig.contexts,
             |c| c.name == name,
@@ -115,20 +147,11 @@ impl Overrides {
         if context.cluster.is_empty() {
             context.cluster = MADE_UP.into();
         }
-        let cluster_name = context.cluster.clone();
-        let user_name = context.user.get_or_insert_with(|| MADE_UP.into()).clone();
+        let user = context.user.get_or_insert_with(|| MADE_UP.into()).clone();
+        (context.cluster.clone(), user)
+    }
 
-        let cluster = named_or_pushed(
-            &mut kubeconfig.clusters,
-            |c| c.name == cluster_name,
-            || NamedCluster {
-                name: cluster_name.clone(),
-                cluster: None,
-                other: Default::default(),
-            },
-        )
-        .cluster
-        .get_or_insert_with(Cluster::default);
+    fn apply_to_cluster(&self, cluster: &mut Cluster) {
         if let Some(server) = &self.server {
             cluster.server = Some(server.clone());
         }
@@ -142,18 +165,9 @@ impl Overrides {
             cluster.certificate_authority = None;
             cluster.certificate_authority_data = None;
         }
+    }
 
-        let user = named_or_pushed(
-            &mut kubeconfig.auth_infos,
-            |u| u.name == user_name,
-            || NamedAuthInfo {
-                name: user_name.clone(),
-                auth_info: None,
-                other: Default::default(),
-            },
-        )
-        .auth_info
-        .get_or_insert_with(AuthInfo::default);
+    fn apply_to_user(&self, user: &mut AuthInfo) {
         if let Some(token) = &self.token {
             user.token = Some(token.clone().into());
             user.token_file = None;
@@ -163,7 +177,6 @@ impl Overrides {
             user.impersonate_groups =
                 (!self.impersonate_groups.is_empty()).then(|| self.impersonate_groups.clone());
         }
-        Ok(Some(name))
     }
 }
 

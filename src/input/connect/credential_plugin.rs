@@ -276,8 +276,12 @@ fn exit_status(status: &std::process::ExitStatus) -> String {
 /// `No such file or directory`, without the `(os error 2)` noise.
 fn io_reason(e: &std::io::Error) -> String {
     let text = e.to_string();
-    match text.find(" (os error") {
-        Some(at) => text[..at].to_string(),
+    // std writes an OS error as `<strerror> (os error <code>)`: the suffix follows from the code.
+    match e.raw_os_error() {
+        Some(code) => text
+            .strip_suffix(&format!(" (os error {code})"))
+            .unwrap_or(&text)
+            .to_string(),
         None => text,
     }
 }

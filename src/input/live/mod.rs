@@ -8,6 +8,7 @@ pub mod own_access_review;
 pub mod read_error;
 pub mod snapshot_file_object;
 pub mod token_access_review;
+mod transport_cause;
 
 use std::fmt::Debug;
 use std::time::Instant;

@@ -3,6 +3,8 @@
 
 use std::error::Error as StdError;
 
+use super::transport_cause::TransportCause;
+
 /// A failure to read the cluster or the input; exit code 3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -51,26 +53,36 @@ impl ReadError {
 
     /// `action` says what we were doing, e.g. `list leases in kube-system`.
     pub fn from_kube(err: &kube::Error, action: &str, server: &str) -> ReadError {
-        let chain = cause_chain(err);
-        let message = match err {
-            kube::Error::Api(status) => api_status_message(status, action, server),
-            _ => transport_message(err, &chain, action, server),
+        let (message, kind, http_status) = match err {
+            kube::Error::Api(status) => (
+                api_status_message(status, action, server),
+                status_kind(status.code),
+                Some(status.code),
+            ),
+            _ => {
+                let cause = TransportCause::of(err);
+                (
+                    transport_message(&cause, err, action, server),
+                    cause.kind(),
+                    None,
+                )
+            }
         };
-        let mut read = ReadError::new(message).with_detail(chain.clone());
-        read.action = Some(action.to_string());
-        read.kind = match err {
-            kube::Error::Api(status) => match status.code {
-                401 => ReadFailureKind::Unauthorized,
-                403 => ReadFailureKind::Forbidden,
-                _ => ReadFailureKind::Other,
-            },
-            _ if plugin_failure(err).is_some() => ReadFailureKind::Other,
-            _ => transport_kind(err, &chain.to_lowercase()),
-        };
-        if let kube::Error::Api(status) = err {
-            read.http_status = Some(status.code);
+        ReadError {
+            message,
+            http_status,
+            detail: Some(cause_chain(err)),
+            kind,
+            action: Some(action.to_string()),
         }
-        read
+    }
+}
+
+fn status_kind(code: u16) -> ReadFailureKind {
+    match code {
+        401 => ReadFailureKind::Unauthorized,
+        403 => ReadFailureKind::Forbidden,
+        _ => ReadFailureKind::Other,
     }
 }
 
@@ -120,186 +132,60 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
     }
 }
 
-fn transport_message(err: &kube::Error, chain: &str, action: &str, server: &str) -> String {
-    // A token refreshed inside the request: the plugin's own (redacted) words.
-    if let Some(plugin) = plugin_failure(err) {
-        return format!("cannot {action}: {plugin}");
-    }
-    // hyper-util's proxy connectors (kube's http-proxy and socks5 features) say "tunnel
-    // error: …" (CONNECT) or "SOCKS error: …": the proxy failed, not the API server, even when
-    // the I/O error under it is a refused connection.
-    if let Some(at) = chain
-        .find("tunnel error: ")
-        .or_else(|| chain.find("SOCKS error: "))
-    {
-        let what = chain[at..]
-            .splitn(3, ": ")
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(": ");
-        return format!(
+fn transport_message(
+    cause: &TransportCause,
+    err: &kube::Error,
+    action: &str,
+    server: &str,
+) -> String {
+    match cause {
+        TransportCause::Plugin(words) => format!("cannot {action}: {words}"),
+        TransportCause::Proxy { what, .. } => format!(
             "cannot {action}: the proxy on the way to {server} failed ({what}); check the proxy, and \
              HTTPS_PROXY, NO_PROXY or the kubeconfig's proxy-url (docs/connecting.md)"
-        );
-    }
-    let lower = chain.to_lowercase();
-    if let Some(kind) = io_error_kind(err) {
-        use std::io::ErrorKind::*;
-        match kind {
-            ConnectionRefused => {
-                return format!(
-                    "cannot {action}: connection refused by {server}; is the API server running, and is the \
-                     kubeconfig's server address right?"
-                );
-            }
-            TimedOut => {
-                return format!(
-                    "cannot {action}: no answer from {server} within the request timeout; check the network \
-                     path to the API server, or raise --request-timeout"
-                );
-            }
-            // A reset is a reset even during the TLS handshake (whose layers then name TLS in
-            // the chain): a wrong certificate fails with a TLS alert, never with a reset.
-            ConnectionReset | ConnectionAborted | BrokenPipe => {
-                return format!(
-                    "cannot {action}: {server} reset the connection before answering; retry, and check \
-                     the network path and any load balancer or proxy in front of the API server"
-                );
-            }
-            UnexpectedEof => {
-                let during = if looks_like_tls(&lower) {
-                    " during the TLS handshake"
-                } else {
-                    ""
-                };
-                return format!(
-                    "cannot {action}: {server} closed the connection{during} before answering; retry, and \
-                     check any load balancer or proxy in front of the API server"
-                );
-            }
-            _ => {}
+        ),
+        TransportCause::Refused => format!(
+            "cannot {action}: connection refused by {server}; is the API server running, and is the \
+             kubeconfig's server address right?"
+        ),
+        TransportCause::TimedOut => format!(
+            "cannot {action}: no answer from {server} within the request timeout; check the network \
+             path to the API server, or raise --request-timeout"
+        ),
+        TransportCause::Reset => format!(
+            "cannot {action}: {server} reset the connection before answering; retry, and check \
+             the network path and any load balancer or proxy in front of the API server"
+        ),
+        TransportCause::EndOfFile { in_tls_handshake } => {
+            let during = if *in_tls_handshake {
+                " during the TLS handshake"
+            } else {
+                ""
+            };
+            format!(
+                "cannot {action}: {server} closed the connection{during} before answering; retry, and \
+                 check any load balancer or proxy in front of the API server"
+            )
         }
-    }
-    if lower.contains("connection closed before message completed")
-        || lower.contains("incomplete message")
-    {
-        return format!(
+        TransportCause::ClosedMidAnswer => format!(
             "cannot {action}: {server} closed the connection before answering; retry, and check any load \
              balancer or proxy in front of the API server"
-        );
-    }
-    if looks_like_tls(&lower) {
-        return format!(
+        ),
+        TransportCause::Tls => format!(
             "cannot {action}: TLS handshake with {server} failed ({}); check the kubeconfig's server address \
              (https to the right port) and certificate-authority-data",
             last_cause(err)
-        );
-    }
-    if lower.contains("timed out") || lower.contains("timeout") || lower.contains("elapsed") {
-        return format!(
-            "cannot {action}: no answer from {server} within the request timeout; check the network path \
-             to the API server, or raise --request-timeout"
-        );
-    }
-    if matches!(err, kube::Error::SerdeError(_)) {
-        return format!(
+        ),
+        TransportCause::NotJson => format!(
             "cannot {action}: {server} answered with a body that is not the expected JSON ({}); is the \
              kubeconfig pointing at a Kubernetes API server (and not a proxy's error page)?",
             last_cause(err)
-        );
-    }
-    if lower.contains("dns error")
-        || lower.contains("failed to lookup")
-        || lower.contains("name or service not known")
-    {
-        return format!(
+        ),
+        TransportCause::HostNotResolved => format!(
             "cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address"
-        );
+        ),
+        TransportCause::Other => format!("cannot {action} at {server}: {}", last_cause(err)),
     }
-    format!("cannot {action} at {server}: {}", last_cause(err))
-}
-
-/// The same judgement as [`transport_message`], as a kind rather than a sentence.
-fn transport_kind(err: &kube::Error, lower: &str) -> ReadFailureKind {
-    use std::io::ErrorKind::*;
-    let io = io_error_kind(err);
-    if matches!(
-        io,
-        Some(ConnectionRefused | TimedOut | ConnectionReset | ConnectionAborted | BrokenPipe)
-    ) {
-        return ReadFailureKind::Unreachable;
-    }
-    if looks_like_tls(lower) {
-        return ReadFailureKind::Tls;
-    }
-    let unreachable = matches!(
-        io,
-        Some(ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe)
-    ) || [
-        "connection closed before message completed",
-        "incomplete message",
-        "timed out",
-        "timeout",
-        "elapsed",
-        "dns error",
-        "failed to lookup",
-        "name or service not known",
-    ]
-    .iter()
-    .any(|needle| lower.contains(needle));
-    if unreachable {
-        ReadFailureKind::Unreachable
-    } else {
-        ReadFailureKind::Other
-    }
-}
-
-fn plugin_failure<'a>(
-    err: &'a (dyn StdError + 'static),
-) -> Option<&'a crate::input::connect::credential_plugin::PluginFailure> {
-    let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
-    while let Some(e) = cur {
-        if let Some(failure) = e.downcast_ref() {
-            return Some(failure);
-        }
-        cur = e.source();
-    }
-    None
-}
-
-fn looks_like_tls(lower: &str) -> bool {
-    [
-        "tls",
-        "certificate",
-        "handshake",
-        "corrupt message",
-        "invalidcontenttype",
-        "unknownissuer",
-    ]
-    .iter()
-    .any(|needle| lower.contains(needle))
-}
-
-/// The first telling io error kind in the chain. A watch's body errors arrive as
-/// `io::Error::other(hyper error)` around the real io error, and an io error's `source()`
-/// skips the error it wraps, so wrapped errors are looked into with `get_ref`.
-fn io_error_kind(err: &(dyn StdError + 'static)) -> Option<std::io::ErrorKind> {
-    let mut cur: Option<&(dyn StdError + 'static)> = Some(err);
-    let mut vague = None;
-    while let Some(e) = cur {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            if io.kind() != std::io::ErrorKind::Other {
-                return Some(io.kind());
-            }
-            vague = Some(io.kind());
-            if let Some(inner) = io.get_ref() {
-                cur = Some(inner as &(dyn StdError + 'static));
-                continue;
-            }
-        }
-        cur = e.source();
-    }
-    vague
 }
 
 fn last_cause(err: &(dyn StdError + 'static)) -> String {
@@ -381,13 +267,18 @@ mod tests {
         assert_eq!(read.kind, ReadFailureKind::Unreachable);
     }
 
+    /// What hyper-rustls reports when the peer hangs up mid-handshake: tokio-rustls's own
+    /// end of file, wrapped as `io::Error::other`.
+    fn handshake_eof() -> kube::Error {
+        kube::Error::Service(Box::new(std::io::Error::other(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "tls handshake eof",
+        ))))
+    }
+
     #[test]
     fn an_end_of_file_in_the_handshake_says_where_it_happened() {
-        let error = ReadError::from_kube(
-            &connect_error(std::io::ErrorKind::UnexpectedEof),
-            "list nodes",
-            "https://10.0.0.1:6443",
-        );
+        let error = ReadError::from_kube(&handshake_eof(), "list nodes", "https://10.0.0.1:6443");
         assert!(
             error
                 .message
@@ -395,15 +286,33 @@ mod tests {
             "{}",
             error.message
         );
+        assert_eq!(error.kind, ReadFailureKind::Tls);
+    }
+
+    #[test]
+    fn an_end_of_file_elsewhere_is_only_a_closed_connection() {
+        let error = ReadError::from_kube(
+            &connect_error(std::io::ErrorKind::UnexpectedEof),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert!(
+            error.message.starts_with(
+                "cannot list nodes: https://10.0.0.1:6443 closed the connection before answering"
+            ),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.kind, ReadFailureKind::Unreachable);
     }
 
     #[test]
     fn a_certificate_problem_is_still_a_tls_problem() {
         let error = ReadError::from_kube(
-            &kube::Error::Service(Box::new(Connect(Handshake(std::io::Error::new(
+            &kube::Error::Service(Box::new(std::io::Error::other(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                "invalid peer certificate: UnknownIssuer",
-            ))))),
+                rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer),
+            )))),
             "list nodes",
             "https://10.0.0.1:6443",
         );
@@ -413,5 +322,43 @@ mod tests {
             error.message
         );
         assert_eq!(error.kind, ReadFailureKind::Tls);
+    }
+
+    #[test]
+    fn words_that_name_tls_do_not_make_a_tls_problem() {
+        let error = ReadError::from_kube(
+            &kube::Error::Service(Box::new(Connect(Handshake(std::io::Error::other(
+                "certificate handshake tls timeout elapsed",
+            ))))),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert_eq!(
+            error.message,
+            "cannot list nodes at https://10.0.0.1:6443: certificate handshake tls timeout elapsed"
+        );
+        assert_eq!(error.kind, ReadFailureKind::Other);
+    }
+
+    #[test]
+    fn a_proxy_failure_is_the_proxy_s_and_keeps_the_kind_beneath_it() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("tunnel error: failed to create underlying connection")]
+        struct Tunnel(#[source] std::io::Error);
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        let error = ReadError::from_kube(
+            &kube::Error::Service(Box::new(Tunnel(refused))),
+            "list nodes",
+            "https://10.0.0.1:6443",
+        );
+        assert!(
+            error.message.starts_with(
+                "cannot list nodes: the proxy on the way to https://10.0.0.1:6443 failed (tunnel \
+                 error: failed to create underlying connection)"
+            ),
+            "{}",
+            error.message
+        );
+        assert_eq!(error.kind, ReadFailureKind::Unreachable);
     }
 }

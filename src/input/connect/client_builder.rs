@@ -1,0 +1,126 @@
+//! The kube client for a resolved config: kubectl's one request timeout, no retries behind
+//! our back, our user agent, impersonation headers, the refreshing token, and a one-line
+//! error that never prints a credential.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::input::ReadError;
+use crate::input::live::read_error::cause_chain;
+
+use super::Connection;
+use super::credential_refresh::{RefreshingToken, WithToken};
+
+fn user_agent() -> String {
+    format!("k3sdoctor/{}", env!("CARGO_PKG_VERSION"))
+}
+
+pub(super) fn server_url(config: &kube::Config) -> String {
+    config
+        .cluster_url
+        .to_string()
+        .trim_end_matches('/')
+        .to_string()
+}
+
+pub(super) fn client_for(
+    mut config: kube::Config,
+    context: Option<String>,
+    request_timeout: Option<Duration>,
+    refresh: Option<RefreshingToken>,
+) -> Result<Connection, ReadError> {
+    // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
+    // kube's own connect (30 s) and write (295 s) limits too.
+    config.connect_timeout = request_timeout;
+    config.read_timeout = request_timeout;
+    config.write_timeout = request_timeout;
+    config.reset_reader_on_write = request_timeout.is_some();
+    // Retries are ours to decide: a repair must never be sent twice behind our back.
+    config.default_retry = false;
+    if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
+        config.headers.push((http::header::USER_AGENT, value));
+    }
+    impersonate(&mut config)?;
+    let server = server_url(&config);
+    let proxy = config.proxy_url.as_ref().map(|uri| {
+        let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        format!("{}://{host}", uri.scheme_str().unwrap_or("http"))
+    });
+    let client = kube::Client::try_from(config).map(|client| match refresh {
+        None => client,
+        Some(token) => {
+            let namespace = client.default_namespace().to_string();
+            kube::Client::new(WithToken { client, token }, namespace)
+        }
+    });
+    let client = client.map_err(|e| match &e {
+        // kube still runs a GCP auth-provider's `cmd-path` itself; its failure carries the
+        // command's output (a token) in `Debug` form: only its exit status is told.
+        kube::Error::Auth(kube::client::AuthError::AuthExecRun { cmd, out }) => {
+            let name = cmd.split_whitespace().next().unwrap_or_default();
+            let name = Path::new(name)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            ReadError::new(format!(
+                "cannot set up a client for {server}: the auth-provider command {name} failed ({}); run it by \
+                 hand to see why",
+                out.status
+            ))
+        }
+        kube::Error::Auth(_) => {
+            let text = super::redact::redact_patterns(&e.to_string());
+            ReadError::new(format!("cannot set up a client for {server}: {text}"))
+        }
+        _ => ReadError::new(format!("cannot set up a client for {server}: {e}"))
+            .with_detail(cause_chain(&e)),
+    })?;
+    Ok(Connection {
+        client,
+        server,
+        activity: Default::default(),
+        context,
+        read_timeout: request_timeout,
+        notice: None,
+        proxy,
+        user: None,
+    })
+}
+
+/// kube reads a kubeconfig user's `as`/`as-groups` (and `--as`/`--as-group`, put there by
+/// `connection_overrides`) but sends nothing: the headers client-go's impersonating transport
+/// sends (k8s.io/client-go/transport/round_trippers.go) are added here.
+fn impersonate(config: &mut kube::Config) -> Result<(), ReadError> {
+    let user = config.auth_info.impersonate.clone();
+    let groups = config
+        .auth_info
+        .impersonate_groups
+        .clone()
+        .unwrap_or_default();
+    let Some(user) = user.filter(|u| !u.is_empty()) else {
+        if groups.is_empty() {
+            return Ok(());
+        }
+        return Err(ReadError::new(
+            "the kubeconfig user sets as-groups without as; name the user to act as with --as"
+                .to_string(),
+        ));
+    };
+    let header = |name: &'static str, value: &str| {
+        http::HeaderValue::from_str(value)
+            .map(|v| (http::HeaderName::from_static(name), v))
+            .map_err(|_| {
+                ReadError::new(format!(
+                    "cannot send {value:?} as {name}: not a valid header value"
+                ))
+            })
+    };
+    config.headers.push(header("impersonate-user", &user)?);
+    for group in &groups {
+        config.headers.push(header("impersonate-group", group)?);
+    }
+    Ok(())
+}
