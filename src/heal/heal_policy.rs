@@ -81,6 +81,11 @@ pub struct HealPolicy {
     pub cooldown: SignedDuration,
     last_split: Option<Timestamp>,
     failed: BTreeSet<MovePair>,
+    /// A last heal read back from the heal Lease that this replica has seen no split after:
+    /// the first split it sees may be the very one that heal was about (a replica killed
+    /// mid-move) rather than a new one, so it is no recurrence. Without this, whether the
+    /// cooldown doubled would depend on whether the read-back or the first sighting came first.
+    restored_heal_unseen: bool,
 }
 
 impl HealPolicy {
@@ -92,6 +97,7 @@ impl HealPolicy {
             last_heal: None,
             last_split: None,
             failed: BTreeSet::new(),
+            restored_heal_unseen: false,
         }
     }
 
@@ -119,7 +125,8 @@ impl HealPolicy {
         let episode = match self.episode.take() {
             Some(episode) if episode.pair == pair => self.episode.insert(episode),
             _ => {
-                if in_cooldown {
+                let restored_heal_unseen = std::mem::take(&mut self.restored_heal_unseen);
+                if in_cooldown && !restored_heal_unseen {
                     // A split back within the cooldown: a storm; wait longer next time.
                     self.cooldown = (self.cooldown * 2).min(DAY);
                 }
@@ -209,6 +216,8 @@ impl HealPolicy {
     /// (never below the flag's, never above a day). A recorded doubled cooldown resets a day
     /// after this read at the latest, as a day without a split would.
     pub fn restore(&mut self, recorded: Guardrails, now: Timestamp) {
+        // A split already in view was seen before this read: it opened its episode then.
+        self.restored_heal_unseen = self.episode.is_none() && recorded.last_heal > self.last_heal;
         self.last_heal = self.last_heal.max(recorded.last_heal);
         self.failed.extend(recorded.failed);
         if let Some(period) = recorded.cooldown {

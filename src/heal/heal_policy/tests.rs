@@ -306,3 +306,35 @@ fn a_recorded_cooldown_stays_within_the_flag_and_a_day() {
     p.evaluate(t(86_400), None, None);
     assert_eq!(p.cooldown, SignedDuration::from_mins(30));
 }
+
+/// What a killed replica left: a heal a minute before `at`, under the flag's cooldown.
+fn recorded_heal(at: i64) -> Guardrails {
+    Guardrails {
+        last_heal: Some(t(at - 60)),
+        cooldown: Some(SignedDuration::from_mins(30)),
+        ..Guardrails::default()
+    }
+}
+
+#[test]
+fn a_restored_heal_does_not_double_the_cooldown_whichever_comes_first() {
+    // Read back, then the split first seen.
+    let mut read_first = HealPolicy::new(settings(HealMode::On));
+    read_first.restore(recorded_heal(100), t(100));
+    let d = read_first.evaluate(t(105), Some(&split("s2")), None);
+    assert_eq!(labels(&d), ["cooldown"]);
+    assert_eq!(read_first.cooldown, SignedDuration::from_mins(30));
+    // The split first seen (not yet the leader), then read back.
+    let mut seen_first = HealPolicy::new(settings(HealMode::On));
+    seen_first.evaluate(t(100), Some(&split("s2")), Some(not_leader()));
+    seen_first.restore(recorded_heal(100), t(105));
+    let d = seen_first.evaluate(t(110), Some(&split("s2")), None);
+    assert_eq!(labels(&d), ["cooldown"]);
+    assert_eq!(seen_first.cooldown, SignedDuration::from_mins(30));
+    // A split that comes back after the one in view is a recurrence again, in both.
+    for p in [&mut read_first, &mut seen_first] {
+        p.evaluate(t(200), None, None);
+        p.evaluate(t(205), Some(&split("s2")), None);
+        assert_eq!(p.cooldown, SignedDuration::from_hours(1));
+    }
+}
