@@ -5,6 +5,7 @@ pub mod check;
 pub mod cluster_summary;
 pub mod control_plane;
 pub mod finding;
+mod finding_code;
 pub mod fleet;
 pub mod leases;
 pub mod object_ref;
