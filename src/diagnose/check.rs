@@ -1,8 +1,6 @@
 //! `check`: every analyser over one `ClusterState`, with findings that share a cause linked
 //! under it — missing snapshot entries on a split, affected cluster are the split's doing.
 
-use std::collections::BTreeMap;
-
 use jiff::Timestamp;
 use serde::Serialize;
 
@@ -11,15 +9,15 @@ use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoint
 use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
-use super::finding::{Finding, FindingCode, Severity};
+use super::finding::{Finding, FindingCode};
 use super::leases::analyse_leases;
 use super::leases::lock_status::{self, LockState, LockStatus};
 use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
 use super::snapshots::snapshot_s3::analyse_s3_snapshots;
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
+use super::version_advice::{VersionAdvice, version_advice, version_affected};
 use crate::distro::Distro;
 use crate::input::ClusterState;
-use crate::version::{ProductVersion, SplitImpact};
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -39,18 +37,6 @@ pub struct CheckRun {
     pub ran: bool,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub note: String,
-}
-
-/// What a minor line's servers should run.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct VersionAdvice {
-    pub line: String,
-    pub running: Vec<String>,
-    /// `affected`, `fixed`, `not-affected`, `predates-snapshot-crds` or `undetermined`.
-    pub status: &'static str,
-    pub upgrade_to: Option<String>,
-    pub advice: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
@@ -327,82 +313,10 @@ fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
     linked
 }
 
-/// One warning while any server line is affected: a repaired split can come back after any
-/// restart until the upgrade, and `--fail-on warning` monitoring should keep seeing that.
-fn version_affected(advice: &[VersionAdvice]) -> Option<Finding> {
-    let affected: Vec<&VersionAdvice> = advice.iter().filter(|a| a.status == "affected").collect();
-    let running: Vec<String> = affected.iter().flat_map(|a| a.running.clone()).collect();
-    let targets: Vec<String> = affected
-        .iter()
-        .filter_map(|a| a.upgrade_to.clone())
-        .collect();
-    if affected.is_empty() {
-        return None;
-    }
-    Some(
-        Finding::new(
-            Severity::Warning,
-            FindingCode::VersionAffected,
-            "server Nodes",
-            format!(
-                "{} affected by k3s-io/k3s#10046: whenever the two locks land on different servers again (any \
-                 server restart can do it), the etcd snapshot controller stops and snapshots go missing from \
-                 the ConfigMap",
-                running.join(", ")
-            ),
-        )
-        .fix(format!("upgrade to {} or later", targets.join(" / "))),
-    )
-}
-
-fn version_advice(state: &ClusterState) -> Vec<VersionAdvice> {
-    let mut lines: BTreeMap<(u64, u64), Vec<ProductVersion>> = BTreeMap::new();
-    for node in state.nodes().iter().filter(|n| n.is_server()) {
-        if let Some(v) = &node.version {
-            let running = lines.entry((v.major, v.minor)).or_default();
-            if !running.contains(v) {
-                running.push(v.clone());
-            }
-        }
-    }
-    lines
-        .into_iter()
-        .map(|((major, minor), mut running)| {
-            running.sort();
-            let oldest = &running[0];
-            let (status, upgrade_to, advice) = match oldest.split_impact() {
-                SplitImpact::Affected { advice } => (
-                    "affected",
-                    Some(advice.target().to_string()),
-                    format!("affected by k3s-io/k3s#10046: {advice}"),
-                ),
-                SplitImpact::Undetermined { advice } => (
-                    "undetermined",
-                    Some(advice.target().to_string()),
-                    format!("a commit build; to be sure of the fix for k3s-io/k3s#10046, {advice}"),
-                ),
-                SplitImpact::Fixed => ("fixed", None, "has the fix for k3s-io/k3s#10046".to_string()),
-                SplitImpact::Unaffected => ("not-affected", None, "not affected by k3s-io/k3s#10046".to_string()),
-                SplitImpact::PredatesSnapshotCrs => (
-                    "predates-snapshot-crds",
-                    None,
-                    "predates ETCDSnapshotFile resources; the lease split has no known visible effect".to_string(),
-                ),
-            };
-            VersionAdvice {
-                line: format!("{major}.{minor}"),
-                running: running.iter().map(ToString::to_string).collect(),
-                status,
-                upgrade_to,
-                advice,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnose::finding::Severity;
     use crate::diagnose::test_cluster::{TestCluster, now};
     use serde_json::json;
 
@@ -471,19 +385,6 @@ mod tests {
     }
 
     #[test]
-    fn versions_on_lines_that_never_got_the_fix_point_to_the_nearest_line() {
-        let state = TestCluster::k3s()
-            .server("a", "v1.26.15+k3s1")
-            .lease("k3s", "a", 1)
-            .lease("k3s-etcd", "a", 1)
-            .build();
-        let advice = &analyse_check(&state, Distro::K3s, now()).version_advice[0];
-        assert_eq!((advice.line.as_str(), advice.status), ("1.26", "affected"));
-        assert_eq!(advice.upgrade_to.as_deref(), Some("v1.27.15+k3s1"));
-        assert!(advice.advice.contains("never got the fix"));
-    }
-
-    #[test]
     fn a_dump_without_snapshot_files_says_so() {
         let state = cluster("s1", "s1").into_dump().build();
         let mut state = state;
@@ -495,27 +396,6 @@ mod tests {
             a.findings
                 .iter()
                 .any(|f| f.finding.code == FindingCode::DumpIncomplete)
-        );
-    }
-}
-
-#[cfg(test)]
-mod version_affected_tests {
-    use super::*;
-    use crate::diagnose::test_cluster::{TestCluster, now};
-
-    #[test]
-    fn a_fixed_version_gets_no_version_warning() {
-        let state = TestCluster::k3s()
-            .server("s1", "v1.29.6+k3s1")
-            .lease("k3s", "s1", 1)
-            .lease("k3s-etcd", "s1", 1)
-            .build();
-        let a = analyse_check(&state, Distro::K3s, now());
-        assert!(
-            a.all_findings()
-                .iter()
-                .all(|f| f.code != FindingCode::VersionAffected)
         );
     }
 }

@@ -11,6 +11,7 @@ pub mod leases;
 pub mod object_ref;
 pub mod snapshots;
 pub mod suppression;
+pub mod version_advice;
 
 #[cfg(test)]
 pub mod test_cluster;
