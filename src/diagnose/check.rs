@@ -4,40 +4,18 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
+pub use super::analysers::CheckRun;
+use super::analysers::{ANALYSERS, Inputs, snapshots_ran};
 use super::cluster_summary::ClusterSummary;
-use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
-use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
-use super::control_plane::membership::analyse_membership;
-use super::control_plane::node_args_secrets::analyse_node_args_secrets;
 use super::finding::{Finding, FindingCode};
 use super::leases::analyse_leases;
-use super::leases::lock_status::{self, LockState, LockStatus};
-use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
-use super::snapshots::snapshot_s3::analyse_s3_snapshots;
+use super::leases::lock_status::LockStatus;
+pub use super::linking::CheckFinding;
+use super::linking::{dedupe, link};
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
 use super::version_advice::{VersionAdvice, version_advice, version_affected};
 use crate::distro::Distro;
 use crate::input::ClusterState;
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckFinding {
-    #[serde(flatten)]
-    pub finding: Finding,
-    /// Findings this one causes; fixing it fixes them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<Finding>,
-}
-
-/// Whether an analyser ran, and why not.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckRun {
-    pub name: &'static str,
-    pub ran: bool,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub note: String,
-}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -74,14 +52,6 @@ pub struct CheckAnalysis {
 
 impl CheckAnalysis {
     /// Every finding, children included.
-    pub fn into_all_findings(self) -> Vec<Finding> {
-        self.findings
-            .into_iter()
-            .flat_map(|f| std::iter::once(f.finding).chain(f.children))
-            .collect()
-    }
-
-    /// Every finding, children included.
     pub fn all_findings(&self) -> Vec<Finding> {
         self.findings
             .iter()
@@ -91,171 +61,41 @@ impl CheckAnalysis {
 }
 
 pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> CheckAnalysis {
-    analyse_check_keeping_snapshots(state, distro, now).0
-}
-
-/// [`analyse_check`], and the ConfigMap comparison it made on the way (`None` when it made
-/// none), for `snapshots list|diff`: with one row per ETCDSnapshotFile, a second comparison
-/// would be a second copy of the largest thing k3sdoctor holds (issue 24).
-pub fn analyse_check_keeping_snapshots(
-    state: &ClusterState,
-    distro: Distro,
-    now: Timestamp,
-) -> (CheckAnalysis, Option<SnapshotAnalysis>) {
     let leases = analyse_leases(state, distro, now);
-    let mut findings = leases.findings.clone();
-    let mut checks = vec![CheckRun {
-        name: "leases",
-        ran: true,
-        note: String::new(),
-    }];
-    // A lock absent from an input that cannot show it, on an unknown version (issue 29, item 10).
-    let unjudged: Vec<&str> = leases
-        .locks
-        .iter()
-        .filter(|l| l.state == LockState::Unknown)
-        .map(|l| l.name.as_str())
-        .collect();
-    if let Some(why) = lock_status::unjudgeable(state, leases.cluster.lock_style)
-        && !unjudged.is_empty()
-    {
-        checks.push(CheckRun {
-            name: "lock-presence",
-            ran: false,
-            note: format!(
-                "{} not found, which cannot be judged: {why}",
-                unjudged.join(" and ")
-            ),
-        });
-    }
-
-    let mut snapshot_analysis = None;
-    let snapshots = if state.snapshot_crd_missing {
-        checks.push(CheckRun {
-            name: "snapshots",
-            ran: false,
-            note: "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)".into(),
-        });
-        None
-    } else {
-        let analysis = analyse_snapshots(state, distro, now, &leases);
-        // A pasted ConfigMap table that shows the snapshot ConfigMap (or its absence) counts.
-        let listed = state.configmap_listing.as_ref().is_some_and(|l| {
-            l.shows(&analysis.configmap) != crate::model::configmap_listing::Listed::NotShown
-        });
-        let ran = state.snapshot_files.is_some() && (state.configmaps.is_some() || listed);
-        checks.push(CheckRun {
-            name: "snapshots",
-            ran,
-            note: if ran {
-                String::new()
-            } else {
-                "not in dump".into()
-            },
-        });
-        findings.extend(analysis.findings.clone());
-        let totals = ran.then(|| totals(&analysis));
-        snapshot_analysis = Some(analysis);
-        totals
+    let snapshot_analysis =
+        (!state.snapshot_crd_missing).then(|| analyse_snapshots(state, distro, now, &leases));
+    let inputs = Inputs {
+        state,
+        distro,
+        now,
+        leases: &leases,
+        snapshots: snapshot_analysis.as_ref(),
     };
-
-    let membership = analyse_membership(state, distro, now);
-    checks.push(CheckRun {
-        name: "membership",
-        ran: state.nodes.is_some(),
-        note: if state.nodes.is_some() {
-            String::new()
-        } else {
-            "not in dump".into()
-        },
-    });
-    findings.extend(membership);
-    findings.extend(etcd_config(state, distro, &mut checks));
-    findings.extend(snapshot_schedule(state, distro, now, &mut checks));
-
-    let missing = super::snapshots::snapshot_files::missing_input(state);
-    checks.push(CheckRun {
-        name: "snapshot-files",
-        ran: missing.is_none(),
-        note: missing.unwrap_or_default().to_string(),
-    });
-    findings.extend(super::snapshots::snapshot_files::analyse_snapshot_files(
-        state, distro, now, &leases,
-    ));
-
-    let endpoints_note = apiserver_endpoints::not_checked(state);
-    checks.push(CheckRun {
-        name: "apiserver-endpoints",
-        ran: endpoints_note.is_none(),
-        note: endpoints_note.unwrap_or_default(),
-    });
-    findings.extend(analyse_apiserver_endpoints(state, distro, now));
+    let mut findings = Vec::new();
+    let mut checks = Vec::new();
+    for analyser in ANALYSERS {
+        let analysed = analyser(&inputs);
+        findings.extend(analysed.findings);
+        checks.extend(analysed.run);
+    }
+    let snapshots = snapshot_analysis
+        .as_ref()
+        .filter(|a| snapshots_ran(state, a))
+        .map(totals);
 
     let version_advice = version_advice(state);
     // While split, the lease-split finding already names the upgrade as the lasting fix.
     if !findings.iter().any(|f| f.code == FindingCode::LeaseSplit) {
         findings.extend(version_affected(&version_advice));
     }
-    let check = CheckAnalysis {
+    CheckAnalysis {
         version_advice,
         cluster: leases.cluster,
         locks: leases.locks,
         snapshots,
         checks,
         findings: link(dedupe(findings)),
-    };
-    (check, snapshot_analysis)
-}
-
-/// The servers' flags as node-args shows them: secrets in the annotation, drift between
-/// etcd servers. Needs only Nodes.
-fn etcd_config(state: &ClusterState, distro: Distro, checks: &mut Vec<CheckRun>) -> Vec<Finding> {
-    let ran = state.nodes.is_some();
-    checks.push(CheckRun {
-        name: "etcd-config",
-        ran,
-        note: if ran {
-            String::new()
-        } else {
-            "Nodes not read".into()
-        },
-    });
-    if !ran {
-        return Vec::new();
     }
-    let mut findings = analyse_node_args_secrets(state, distro);
-    findings.extend(analyse_etcd_config_drift(state, distro));
-    findings
-}
-
-/// Whether each etcd server keeps its snapshots' bookkeeping and S3 as its flags promise.
-/// Needs Nodes and ETCDSnapshotFiles.
-fn snapshot_schedule(
-    state: &ClusterState,
-    distro: Distro,
-    now: Timestamp,
-    checks: &mut Vec<CheckRun>,
-) -> Vec<Finding> {
-    let note = if state.snapshot_crd_missing {
-        "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)"
-    } else if state.nodes.is_none() {
-        "Nodes not read"
-    } else if state.snapshot_files.is_none() {
-        "ETCDSnapshotFiles not read"
-    } else {
-        ""
-    };
-    checks.push(CheckRun {
-        name: "snapshot-schedule",
-        ran: note.is_empty(),
-        note: note.into(),
-    });
-    if !note.is_empty() {
-        return Vec::new();
-    }
-    let mut findings = analyse_reconcile_stalled(state, distro, now);
-    findings.extend(analyse_s3_snapshots(state, distro, now));
-    findings
 }
 
 fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
@@ -273,44 +113,6 @@ fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
         pending: count(EntryState::Pending),
         without_entry_at_least: a.entry_count.as_ref().map(|c| c.without_entry_at_least),
     }
-}
-
-/// Two analysers may both notice a gap in a dump; say it once.
-fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
-    // Decided on borrowed messages: one can list 50,000 snapshots.
-    let mut seen = std::collections::BTreeSet::new();
-    let first: Vec<bool> = findings
-        .iter()
-        .map(|f| seen.insert((f.code.as_str(), f.message.as_str())))
-        .collect();
-    findings
-        .into_iter()
-        .zip(first)
-        .filter_map(|(f, first)| first.then_some(f))
-        .collect()
-}
-
-/// Findings whose analyser named their cause hang under that cause when it is among the
-/// findings (missing snapshot entries under the lease split that stopped the controller);
-/// everything else stands alone. Ranked by severity.
-fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
-    let present: Vec<FindingCode> = findings.iter().map(|f| f.code).collect();
-    let (children, primaries): (Vec<Finding>, Vec<Finding>) = findings
-        .into_iter()
-        .partition(|f| f.caused_by.is_some_and(|cause| present.contains(&cause)));
-    let mut linked: Vec<CheckFinding> = primaries
-        .into_iter()
-        .map(|f| CheckFinding {
-            children: children
-                .iter()
-                .filter(|c| c.caused_by == Some(f.code))
-                .cloned()
-                .collect(),
-            finding: f,
-        })
-        .collect();
-    linked.sort_by_key(|f| std::cmp::Reverse(f.finding.severity));
-    linked
 }
 
 #[cfg(test)]
