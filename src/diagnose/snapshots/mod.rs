@@ -2,7 +2,10 @@
 //! by k3s's own rules (facts §4): which CRs get an entry, the key and exact value of each,
 //! the 1 MiB pruning, and why something is missing.
 
+mod snapshot_cr_findings;
+mod snapshot_dump_gap;
 pub mod snapshot_entry_count;
+mod snapshot_entry_findings;
 pub mod snapshot_files;
 pub mod snapshot_findings;
 pub mod snapshot_provenance;
