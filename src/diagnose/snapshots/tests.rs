@@ -5,6 +5,7 @@ use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
 use crate::model::snapshot_entry::encode;
+use crate::model::snapshot_key::data_key;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
 /// NOW is 2024-05-31T12:10:40Z; snapshots are hours older.
