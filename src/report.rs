@@ -153,54 +153,6 @@ impl LeaseReport {
     }
 }
 
-/// What `leases follow` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum RepairOutcome {
-    /// Nothing to do.
-    Aligned,
-    /// The plan was shown; nothing written (no `--fix`).
-    Planned,
-    /// The user said no; nothing written.
-    Declined,
-    /// Written, not waited for (`--no-wait`).
-    Written,
-    /// Written, and the target renewed the lock itself.
-    Verified,
-    /// Written, but the takeover was not seen.
-    NotVerified,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RepairResult {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub outcome: RepairOutcome,
-    pub plan: crate::follow::follow_plan::FollowOutcome,
-    pub written: Vec<crate::follow::follow_apply::WrittenCopy>,
-    pub verification: Option<crate::follow::follow_apply::Verification>,
-    /// The `leases` verdict read after the repair.
-    pub after: Option<LeaseAnalysis>,
-}
-
-impl RepairResult {
-    pub fn new(
-        outcome: RepairOutcome,
-        plan: crate::follow::follow_plan::FollowOutcome,
-    ) -> RepairResult {
-        RepairResult {
-            api_version: API_VERSION,
-            kind: "RepairResult",
-            outcome,
-            plan,
-            written: Vec::new(),
-            verification: None,
-            after: None,
-        }
-    }
-}
-
 report_envelope! {
     /// `snapshots list` (`kind: SnapshotList`) and `snapshots diff` (`kind: SnapshotDiff`).
     SnapshotReport(SnapshotAnalysis) {
@@ -224,39 +176,6 @@ impl SnapshotReport {
         });
         self
     }
-}
-
-/// What `snapshots backfill` planned and did.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct BackfillResult {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    /// `nothing-to-do`, `planned`, `declined`, `written`.
-    pub outcome: &'static str,
-    pub plan: crate::snapshots::backfill_plan::BackfillPlan,
-    pub backup: Option<String>,
-    pub resource_version: Option<String>,
-    /// The diff after writing.
-    pub after: Option<SnapshotAnalysis>,
-}
-
-/// `snapshots restore`: what the backup puts back and what happened.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RestoreResult {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    /// `nothing-to-do`, `planned`, `declined`, `written`.
-    pub outcome: &'static str,
-    /// The backup file restored from.
-    pub from_backup: String,
-    pub plan: crate::snapshots::restore_plan::RestorePlan,
-    /// Where the ConfigMap was saved before the restore.
-    pub backup: Option<String>,
-    pub resource_version: Option<String>,
-    /// The diff after writing.
-    pub after: Option<SnapshotAnalysis>,
 }
 
 report_envelope! {
