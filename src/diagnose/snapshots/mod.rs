@@ -321,6 +321,10 @@ mod count_tests;
 pub mod entry_state;
 #[cfg(test)]
 mod missing_row_tests;
+#[cfg(test)]
+mod pending_tests;
+#[cfg(test)]
+mod pruning_tests;
 pub mod snapshot_row;
 #[cfg(test)]
 mod table_tests;
