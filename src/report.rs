@@ -4,9 +4,10 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::diagnose::check::CheckAnalysis;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
-use crate::diagnose::snapshots::EntryState;
+use crate::diagnose::snapshots::{EntryState, SnapshotAnalysis};
 use crate::input::bundle::provenance::BundleSource;
 
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
@@ -80,142 +81,89 @@ impl Summary {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LeaseReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub now: Now,
-    /// The support bundles the report was made from (`--from-file`): collector, collection
-    /// time, the files each check was fed from and what was not collected. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub read_from: Vec<BundleSource>,
-    #[serde(flatten)]
-    pub analysis: LeaseAnalysis,
-    pub summary: Summary,
-    /// The threshold the exit code was judged on, so the summary line can say when findings
-    /// do not count.
-    #[serde(skip)]
-    pub fail_on: FailOn,
+/// The fields every report of one cluster shares, around its analysis: the `kind`, the `now`
+/// it was judged at, the bundles it was read from, the summary counts; and its two builders.
+/// A macro, not a generic struct, so each kind keeps its own schema name and field docs.
+macro_rules! report_envelope {
+    (
+        $(#[$doc:meta])*
+        $name:ident($analysis:ty) {
+            $(#[$summary_doc:meta])*
+            summary,
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            pub api_version: &'static str,
+            pub kind: &'static str,
+            pub now: Now,
+            /// The support bundles the report was made from (`--from-file`): collector, collection
+            /// time, the files each check was fed from and what was not collected. Absent otherwise.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            pub read_from: Vec<BundleSource>,
+            #[serde(flatten)]
+            pub analysis: $analysis,
+            $(#[$summary_doc])*
+            pub summary: Summary,
+            /// The threshold the exit code was judged on, so the summary line can say when
+            /// findings do not count.
+            #[serde(skip)]
+            pub fail_on: FailOn,
+        }
+
+        impl $name {
+            fn enveloped(kind: &'static str, now: Now, analysis: $analysis, summary: Summary) -> Self {
+                $name {
+                    api_version: API_VERSION,
+                    kind,
+                    now,
+                    read_from: Vec::new(),
+                    analysis,
+                    summary,
+                    fail_on: FailOn::Error,
+                }
+            }
+
+            pub fn failing_on(self, fail_on: FailOn) -> Self {
+                Self { fail_on, ..self }
+            }
+
+            pub fn reading(self, read_from: &[BundleSource]) -> Self {
+                Self {
+                    read_from: read_from.to_vec(),
+                    ..self
+                }
+            }
+        }
+    };
+}
+
+report_envelope! {
+    LeaseReport(LeaseAnalysis) {
+        summary,
+    }
 }
 
 impl LeaseReport {
     pub fn new(now: Now, analysis: LeaseAnalysis) -> LeaseReport {
-        LeaseReport {
-            api_version: API_VERSION,
-            kind: "LeaseReport",
-            now,
-            read_from: Vec::new(),
-            summary: Summary::of(&analysis.findings),
-            analysis,
-            fail_on: FailOn::Error,
-        }
-    }
-
-    pub fn failing_on(self, fail_on: FailOn) -> Self {
-        Self { fail_on, ..self }
-    }
-
-    pub fn reading(self, read_from: &[BundleSource]) -> Self {
-        Self {
-            read_from: read_from.to_vec(),
-            ..self
-        }
+        let summary = Summary::of(&analysis.findings);
+        LeaseReport::enveloped("LeaseReport", now, analysis, summary)
     }
 }
 
-/// What `leases follow` did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum RepairOutcome {
-    /// Nothing to do.
-    Aligned,
-    /// The plan was shown; nothing written (no `--fix`).
-    Planned,
-    /// The user said no; nothing written.
-    Declined,
-    /// Written, not waited for (`--no-wait`).
-    Written,
-    /// Written, and the target renewed the lock itself.
-    Verified,
-    /// Written, but the takeover was not seen.
-    NotVerified,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RepairResult {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub outcome: RepairOutcome,
-    pub plan: crate::follow::follow_plan::FollowOutcome,
-    pub written: Vec<crate::follow::follow_apply::WrittenCopy>,
-    pub verification: Option<crate::follow::follow_apply::Verification>,
-    /// The `leases` verdict read after the repair.
-    pub after: Option<LeaseAnalysis>,
-}
-
-impl RepairResult {
-    pub fn new(
-        outcome: RepairOutcome,
-        plan: crate::follow::follow_plan::FollowOutcome,
-    ) -> RepairResult {
-        RepairResult {
-            api_version: API_VERSION,
-            kind: "RepairResult",
-            outcome,
-            plan,
-            written: Vec::new(),
-            verification: None,
-            after: None,
-        }
+report_envelope! {
+    /// `snapshots list` (`kind: SnapshotList`) and `snapshots diff` (`kind: SnapshotDiff`).
+    SnapshotReport(SnapshotAnalysis) {
+        summary,
     }
-}
-
-/// `snapshots list` (`kind: SnapshotList`) and `snapshots diff` (`kind: SnapshotDiff`).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SnapshotReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub now: Now,
-    /// The support bundles the report was made from (`--from-file`): collector, collection
-    /// time, the files each check was fed from and what was not collected. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub read_from: Vec<BundleSource>,
-    #[serde(flatten)]
-    pub analysis: crate::diagnose::snapshots::SnapshotAnalysis,
-    pub summary: Summary,
-    #[serde(skip)]
-    pub fail_on: FailOn,
 }
 
 impl SnapshotReport {
-    pub fn new(
-        kind: &'static str,
-        now: Now,
-        analysis: crate::diagnose::snapshots::SnapshotAnalysis,
-    ) -> SnapshotReport {
-        SnapshotReport {
-            api_version: API_VERSION,
-            kind,
-            now,
-            read_from: Vec::new(),
-            summary: Summary::of(&analysis.findings),
-            analysis,
-            fail_on: FailOn::Error,
-        }
-    }
-
-    pub fn failing_on(self, fail_on: FailOn) -> Self {
-        Self { fail_on, ..self }
-    }
-
-    pub fn reading(self, read_from: &[BundleSource]) -> Self {
-        Self {
-            read_from: read_from.to_vec(),
-            ..self
-        }
+    pub fn new(kind: &'static str, now: Now, analysis: SnapshotAnalysis) -> SnapshotReport {
+        let summary = Summary::of(&analysis.findings);
+        SnapshotReport::enveloped(kind, now, analysis, summary)
     }
 
     /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
@@ -230,80 +178,18 @@ impl SnapshotReport {
     }
 }
 
-/// What `snapshots backfill` planned and did.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct BackfillResult {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    /// `nothing-to-do`, `planned`, `declined`, `written`.
-    pub outcome: &'static str,
-    pub plan: crate::snapshots::backfill_plan::BackfillPlan,
-    pub backup: Option<String>,
-    pub resource_version: Option<String>,
-    /// The diff after writing.
-    pub after: Option<crate::diagnose::snapshots::SnapshotAnalysis>,
-}
-
-/// `snapshots restore`: what the backup puts back and what happened.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RestoreResult {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    /// `nothing-to-do`, `planned`, `declined`, `written`.
-    pub outcome: &'static str,
-    /// The backup file restored from.
-    pub from_backup: String,
-    pub plan: crate::snapshots::restore_plan::RestorePlan,
-    /// Where the ConfigMap was saved before the restore.
-    pub backup: Option<String>,
-    pub resource_version: Option<String>,
-    /// The diff after writing.
-    pub after: Option<crate::diagnose::snapshots::SnapshotAnalysis>,
-}
-
-/// `check`: every analyser, findings linked to their cause.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub now: Now,
-    /// The support bundles the report was made from (`--from-file`): collector, collection
-    /// time, the files each check was fed from and what was not collected. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub read_from: Vec<BundleSource>,
-    #[serde(flatten)]
-    pub analysis: crate::diagnose::check::CheckAnalysis,
-    /// Counts over every finding, linked children included.
-    pub summary: Summary,
-    #[serde(skip)]
-    pub fail_on: FailOn,
+report_envelope! {
+    /// `check`: every analyser, findings linked to their cause.
+    CheckReport(CheckAnalysis) {
+        /// Counts over every finding, linked children included.
+        summary,
+    }
 }
 
 impl CheckReport {
-    pub fn new(now: Now, analysis: crate::diagnose::check::CheckAnalysis) -> CheckReport {
-        CheckReport {
-            api_version: API_VERSION,
-            kind: "CheckReport",
-            now,
-            read_from: Vec::new(),
-            summary: Summary::of(&analysis.all_findings()),
-            analysis,
-            fail_on: FailOn::Error,
-        }
-    }
-
-    pub fn failing_on(self, fail_on: FailOn) -> Self {
-        Self { fail_on, ..self }
-    }
-
-    pub fn reading(self, read_from: &[BundleSource]) -> Self {
-        Self {
-            read_from: read_from.to_vec(),
-            ..self
-        }
+    pub fn new(now: Now, analysis: CheckAnalysis) -> CheckReport {
+        let summary = Summary::of(&analysis.all_findings());
+        CheckReport::enveloped("CheckReport", now, analysis, summary)
     }
 }
 

@@ -5,10 +5,11 @@ use schemars::JsonSchema;
 use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Value, json};
 
+use crate::follow::repair_result::RepairResult;
 use crate::report::{
-    API_VERSION, BackfillResult, CheckReport, FleetMemberReport, FleetReport, LeaseReport,
-    RepairResult, RestoreResult, SnapshotReport,
+    API_VERSION, CheckReport, FleetMemberReport, FleetReport, LeaseReport, SnapshotReport,
 };
+use crate::snapshots::repair_results::{BackfillResult, RestoreResult};
 
 /// Every kind with its schema, in the order the README lists them.
 pub fn all() -> Vec<(&'static str, Value)> {

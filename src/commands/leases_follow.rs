@@ -18,11 +18,12 @@ use crate::exit::{Exit, Failure};
 use crate::follow::follow_apply::{check_permissions, read_lock_objects, write_copy};
 use crate::follow::follow_event::lock_move_event;
 use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
+use crate::follow::repair_result::{RepairOutcome, RepairResult};
 use crate::heal::heal_gates::PAUSE_ANNOTATION;
 use crate::input::connect::{ConnectOptions, Connection};
 use crate::input::live::own_access_review::WriterRole;
 use crate::render::{self, OutputFormat};
-use crate::report::{LeaseReport, RepairOutcome, RepairResult};
+use crate::report::LeaseReport;
 use crate::settings::{Settings, Source};
 
 pub fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {

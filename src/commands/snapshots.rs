@@ -3,10 +3,10 @@
 use super::Ui;
 use super::load::{Loaded, load_snapshot_state, require_primary};
 use crate::cli::{SnapshotDiffArgs, SnapshotListArgs};
-use crate::diagnose::check::analyse_check_keeping_snapshots;
-use crate::diagnose::finding::{FailOn, Finding, rank};
+use crate::diagnose::finding::FailOn;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
+use crate::diagnose::snapshots_in_full::analyse_snapshots_in_full;
 use crate::exit::Exit;
 use crate::input::dump::dump_coverage::Primary;
 use crate::model::snapshot_file::FileState;
@@ -41,23 +41,7 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 /// snapshots, stuck deletions, S3 retention, …), so `snapshots list|diff` show what `check`
 /// says about snapshots.
 fn analyse_with_snapshot_findings(loaded: &Loaded) -> SnapshotAnalysis {
-    let (check, analysis) =
-        analyse_check_keeping_snapshots(&loaded.state, loaded.distro, loaded.now.time);
-    let mut analysis = analysis.unwrap_or_else(|| analyse(loaded));
-    let others: Vec<Finding> = check
-        .into_all_findings()
-        .into_iter()
-        .filter(|f| f.code.as_str().starts_with("snapshot-"))
-        .filter(|f| {
-            !analysis
-                .findings
-                .iter()
-                .any(|shown| shown.code == f.code && shown.message == f.message)
-        })
-        .collect();
-    analysis.findings.extend(others);
-    rank(&mut analysis.findings);
-    analysis
+    analyse_snapshots_in_full(&loaded.state, loaded.distro, loaded.now.time)
 }
 
 /// `--node`, `--storage` and `--failed` choose the rows; the findings stay whole, since they

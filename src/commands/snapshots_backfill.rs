@@ -18,10 +18,11 @@ use crate::input::connect::ConnectOptions;
 use crate::input::connect::Connection;
 use crate::input::live::cluster_identity::read_cluster_identity;
 use crate::render;
-use crate::report::{API_VERSION, BackfillResult};
+use crate::report::API_VERSION;
 use crate::settings::{Settings, Source};
 use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::snapshots::backfill_plan::{BackfillPlan, plan_backfill};
+use crate::snapshots::repair_results::BackfillResult;
 
 const MAX_ATTEMPTS: usize = 5;
 

@@ -19,9 +19,10 @@ use crate::input::connect::ConnectOptions;
 use crate::input::connect::Connection;
 use crate::input::live::cluster_identity::{ClusterIdentity, read_cluster_identity};
 use crate::render;
-use crate::report::{API_VERSION, RestoreResult};
+use crate::report::API_VERSION;
 use crate::settings::{Settings, Source};
 use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
+use crate::snapshots::repair_results::RestoreResult;
 use crate::snapshots::restore_foreign::ClusterInventory;
 use crate::snapshots::restore_plan::{RestorePlan, plan_restore};
 

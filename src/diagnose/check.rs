@@ -1,57 +1,21 @@
 //! `check`: every analyser over one `ClusterState`, with findings that share a cause linked
 //! under it — missing snapshot entries on a split, affected cluster are the split's doing.
 
-use std::collections::BTreeMap;
-
 use jiff::Timestamp;
 use serde::Serialize;
 
+pub use super::analysers::CheckRun;
+use super::analysers::{ANALYSERS, Inputs, snapshots_ran};
 use super::cluster_summary::ClusterSummary;
-use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
-use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
-use super::control_plane::membership::analyse_membership;
-use super::control_plane::node_args_secrets::analyse_node_args_secrets;
-use super::finding::{Finding, FindingCode, Severity};
+use super::finding::{Finding, FindingCode};
 use super::leases::analyse_leases;
-use super::leases::lock_status::{self, LockState, LockStatus};
-use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
-use super::snapshots::snapshot_s3::analyse_s3_snapshots;
+use super::leases::lock_status::LockStatus;
+pub use super::linking::CheckFinding;
+use super::linking::{dedupe, link};
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
+use super::version_advice::{VersionAdvice, version_advice, version_affected};
 use crate::distro::Distro;
 use crate::input::ClusterState;
-use crate::version::{ProductVersion, SplitImpact};
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckFinding {
-    #[serde(flatten)]
-    pub finding: Finding,
-    /// Findings this one causes; fixing it fixes them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<Finding>,
-}
-
-/// Whether an analyser ran, and why not.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CheckRun {
-    pub name: &'static str,
-    pub ran: bool,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub note: String,
-}
-
-/// What a minor line's servers should run.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct VersionAdvice {
-    pub line: String,
-    pub running: Vec<String>,
-    /// `affected`, `fixed`, `not-affected`, `predates-snapshot-crds` or `undetermined`.
-    pub status: &'static str,
-    pub upgrade_to: Option<String>,
-    pub advice: String,
-}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -88,14 +52,6 @@ pub struct CheckAnalysis {
 
 impl CheckAnalysis {
     /// Every finding, children included.
-    pub fn into_all_findings(self) -> Vec<Finding> {
-        self.findings
-            .into_iter()
-            .flat_map(|f| std::iter::once(f.finding).chain(f.children))
-            .collect()
-    }
-
-    /// Every finding, children included.
     pub fn all_findings(&self) -> Vec<Finding> {
         self.findings
             .iter()
@@ -105,171 +61,41 @@ impl CheckAnalysis {
 }
 
 pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> CheckAnalysis {
-    analyse_check_keeping_snapshots(state, distro, now).0
-}
-
-/// [`analyse_check`], and the ConfigMap comparison it made on the way (`None` when it made
-/// none), for `snapshots list|diff`: with one row per ETCDSnapshotFile, a second comparison
-/// would be a second copy of the largest thing k3sdoctor holds (issue 24).
-pub fn analyse_check_keeping_snapshots(
-    state: &ClusterState,
-    distro: Distro,
-    now: Timestamp,
-) -> (CheckAnalysis, Option<SnapshotAnalysis>) {
     let leases = analyse_leases(state, distro, now);
-    let mut findings = leases.findings.clone();
-    let mut checks = vec![CheckRun {
-        name: "leases",
-        ran: true,
-        note: String::new(),
-    }];
-    // A lock absent from an input that cannot show it, on an unknown version (issue 29, item 10).
-    let unjudged: Vec<&str> = leases
-        .locks
-        .iter()
-        .filter(|l| l.state == LockState::Unknown)
-        .map(|l| l.name.as_str())
-        .collect();
-    if let Some(why) = lock_status::unjudgeable(state, leases.cluster.lock_style)
-        && !unjudged.is_empty()
-    {
-        checks.push(CheckRun {
-            name: "lock-presence",
-            ran: false,
-            note: format!(
-                "{} not found, which cannot be judged: {why}",
-                unjudged.join(" and ")
-            ),
-        });
-    }
-
-    let mut snapshot_analysis = None;
-    let snapshots = if state.snapshot_crd_missing {
-        checks.push(CheckRun {
-            name: "snapshots",
-            ran: false,
-            note: "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)".into(),
-        });
-        None
-    } else {
-        let analysis = analyse_snapshots(state, distro, now, &leases);
-        // A pasted ConfigMap table that shows the snapshot ConfigMap (or its absence) counts.
-        let listed = state.configmap_listing.as_ref().is_some_and(|l| {
-            l.shows(&analysis.configmap) != crate::model::configmap_listing::Listed::NotShown
-        });
-        let ran = state.snapshot_files.is_some() && (state.configmaps.is_some() || listed);
-        checks.push(CheckRun {
-            name: "snapshots",
-            ran,
-            note: if ran {
-                String::new()
-            } else {
-                "not in dump".into()
-            },
-        });
-        findings.extend(analysis.findings.clone());
-        let totals = ran.then(|| totals(&analysis));
-        snapshot_analysis = Some(analysis);
-        totals
+    let snapshot_analysis =
+        (!state.snapshot_crd_missing).then(|| analyse_snapshots(state, distro, now, &leases));
+    let inputs = Inputs {
+        state,
+        distro,
+        now,
+        leases: &leases,
+        snapshots: snapshot_analysis.as_ref(),
     };
-
-    let membership = analyse_membership(state, distro, now);
-    checks.push(CheckRun {
-        name: "membership",
-        ran: state.nodes.is_some(),
-        note: if state.nodes.is_some() {
-            String::new()
-        } else {
-            "not in dump".into()
-        },
-    });
-    findings.extend(membership);
-    findings.extend(etcd_config(state, distro, &mut checks));
-    findings.extend(snapshot_schedule(state, distro, now, &mut checks));
-
-    let missing = super::snapshots::snapshot_files::missing_input(state);
-    checks.push(CheckRun {
-        name: "snapshot-files",
-        ran: missing.is_none(),
-        note: missing.unwrap_or_default().to_string(),
-    });
-    findings.extend(super::snapshots::snapshot_files::analyse_snapshot_files(
-        state, distro, now, &leases,
-    ));
-
-    let endpoints_note = apiserver_endpoints::not_checked(state);
-    checks.push(CheckRun {
-        name: "apiserver-endpoints",
-        ran: endpoints_note.is_none(),
-        note: endpoints_note.unwrap_or_default(),
-    });
-    findings.extend(analyse_apiserver_endpoints(state, distro, now));
+    let mut findings = Vec::new();
+    let mut checks = Vec::new();
+    for analyser in ANALYSERS {
+        let analysed = analyser(&inputs);
+        findings.extend(analysed.findings);
+        checks.extend(analysed.run);
+    }
+    let snapshots = snapshot_analysis
+        .as_ref()
+        .filter(|a| snapshots_ran(state, a))
+        .map(totals);
 
     let version_advice = version_advice(state);
     // While split, the lease-split finding already names the upgrade as the lasting fix.
     if !findings.iter().any(|f| f.code == FindingCode::LeaseSplit) {
         findings.extend(version_affected(&version_advice));
     }
-    let check = CheckAnalysis {
+    CheckAnalysis {
         version_advice,
         cluster: leases.cluster,
         locks: leases.locks,
         snapshots,
         checks,
         findings: link(dedupe(findings)),
-    };
-    (check, snapshot_analysis)
-}
-
-/// The servers' flags as node-args shows them: secrets in the annotation, drift between
-/// etcd servers. Needs only Nodes.
-fn etcd_config(state: &ClusterState, distro: Distro, checks: &mut Vec<CheckRun>) -> Vec<Finding> {
-    let ran = state.nodes.is_some();
-    checks.push(CheckRun {
-        name: "etcd-config",
-        ran,
-        note: if ran {
-            String::new()
-        } else {
-            "Nodes not read".into()
-        },
-    });
-    if !ran {
-        return Vec::new();
     }
-    let mut findings = analyse_node_args_secrets(state, distro);
-    findings.extend(analyse_etcd_config_drift(state, distro));
-    findings
-}
-
-/// Whether each etcd server keeps its snapshots' bookkeeping and S3 as its flags promise.
-/// Needs Nodes and ETCDSnapshotFiles.
-fn snapshot_schedule(
-    state: &ClusterState,
-    distro: Distro,
-    now: Timestamp,
-    checks: &mut Vec<CheckRun>,
-) -> Vec<Finding> {
-    let note = if state.snapshot_crd_missing {
-        "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)"
-    } else if state.nodes.is_none() {
-        "Nodes not read"
-    } else if state.snapshot_files.is_none() {
-        "ETCDSnapshotFiles not read"
-    } else {
-        ""
-    };
-    checks.push(CheckRun {
-        name: "snapshot-schedule",
-        ran: note.is_empty(),
-        note: note.into(),
-    });
-    if !note.is_empty() {
-        return Vec::new();
-    }
-    let mut findings = analyse_reconcile_stalled(state, distro, now);
-    findings.extend(analyse_s3_snapshots(state, distro, now));
-    findings
 }
 
 fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
@@ -289,120 +115,10 @@ fn totals(a: &SnapshotAnalysis) -> SnapshotTotals {
     }
 }
 
-/// Two analysers may both notice a gap in a dump; say it once.
-fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
-    // Decided on borrowed messages: one can list 50,000 snapshots.
-    let mut seen = std::collections::BTreeSet::new();
-    let first: Vec<bool> = findings
-        .iter()
-        .map(|f| seen.insert((f.code.as_str(), f.message.as_str())))
-        .collect();
-    findings
-        .into_iter()
-        .zip(first)
-        .filter_map(|(f, first)| first.then_some(f))
-        .collect()
-}
-
-/// Findings whose analyser named their cause hang under that cause when it is among the
-/// findings (missing snapshot entries under the lease split that stopped the controller);
-/// everything else stands alone. Ranked by severity.
-fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
-    let present: Vec<FindingCode> = findings.iter().map(|f| f.code).collect();
-    let (children, primaries): (Vec<Finding>, Vec<Finding>) = findings
-        .into_iter()
-        .partition(|f| f.caused_by.is_some_and(|cause| present.contains(&cause)));
-    let mut linked: Vec<CheckFinding> = primaries
-        .into_iter()
-        .map(|f| CheckFinding {
-            children: children
-                .iter()
-                .filter(|c| c.caused_by == Some(f.code))
-                .cloned()
-                .collect(),
-            finding: f,
-        })
-        .collect();
-    linked.sort_by_key(|f| std::cmp::Reverse(f.finding.severity));
-    linked
-}
-
-/// One warning while any server line is affected: a repaired split can come back after any
-/// restart until the upgrade, and `--fail-on warning` monitoring should keep seeing that.
-fn version_affected(advice: &[VersionAdvice]) -> Option<Finding> {
-    let affected: Vec<&VersionAdvice> = advice.iter().filter(|a| a.status == "affected").collect();
-    let running: Vec<String> = affected.iter().flat_map(|a| a.running.clone()).collect();
-    let targets: Vec<String> = affected
-        .iter()
-        .filter_map(|a| a.upgrade_to.clone())
-        .collect();
-    if affected.is_empty() {
-        return None;
-    }
-    Some(
-        Finding::new(
-            Severity::Warning,
-            FindingCode::VersionAffected,
-            "server Nodes",
-            format!(
-                "{} affected by k3s-io/k3s#10046: whenever the two locks land on different servers again (any \
-                 server restart can do it), the etcd snapshot controller stops and snapshots go missing from \
-                 the ConfigMap",
-                running.join(", ")
-            ),
-        )
-        .fix(format!("upgrade to {} or later", targets.join(" / "))),
-    )
-}
-
-fn version_advice(state: &ClusterState) -> Vec<VersionAdvice> {
-    let mut lines: BTreeMap<(u64, u64), Vec<ProductVersion>> = BTreeMap::new();
-    for node in state.nodes().iter().filter(|n| n.is_server()) {
-        if let Some(v) = &node.version {
-            let running = lines.entry((v.major, v.minor)).or_default();
-            if !running.contains(v) {
-                running.push(v.clone());
-            }
-        }
-    }
-    lines
-        .into_iter()
-        .map(|((major, minor), mut running)| {
-            running.sort();
-            let oldest = &running[0];
-            let (status, upgrade_to, advice) = match oldest.split_impact() {
-                SplitImpact::Affected { advice } => (
-                    "affected",
-                    Some(advice.target().to_string()),
-                    format!("affected by k3s-io/k3s#10046: {advice}"),
-                ),
-                SplitImpact::Undetermined { advice } => (
-                    "undetermined",
-                    Some(advice.target().to_string()),
-                    format!("a commit build; to be sure of the fix for k3s-io/k3s#10046, {advice}"),
-                ),
-                SplitImpact::Fixed => ("fixed", None, "has the fix for k3s-io/k3s#10046".to_string()),
-                SplitImpact::Unaffected => ("not-affected", None, "not affected by k3s-io/k3s#10046".to_string()),
-                SplitImpact::PredatesSnapshotCrs => (
-                    "predates-snapshot-crds",
-                    None,
-                    "predates ETCDSnapshotFile resources; the lease split has no known visible effect".to_string(),
-                ),
-            };
-            VersionAdvice {
-                line: format!("{major}.{minor}"),
-                running: running.iter().map(ToString::to_string).collect(),
-                status,
-                upgrade_to,
-                advice,
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnose::finding::Severity;
     use crate::diagnose::test_cluster::{TestCluster, now};
     use serde_json::json;
 
@@ -471,19 +187,6 @@ mod tests {
     }
 
     #[test]
-    fn versions_on_lines_that_never_got_the_fix_point_to_the_nearest_line() {
-        let state = TestCluster::k3s()
-            .server("a", "v1.26.15+k3s1")
-            .lease("k3s", "a", 1)
-            .lease("k3s-etcd", "a", 1)
-            .build();
-        let advice = &analyse_check(&state, Distro::K3s, now()).version_advice[0];
-        assert_eq!((advice.line.as_str(), advice.status), ("1.26", "affected"));
-        assert_eq!(advice.upgrade_to.as_deref(), Some("v1.27.15+k3s1"));
-        assert!(advice.advice.contains("never got the fix"));
-    }
-
-    #[test]
     fn a_dump_without_snapshot_files_says_so() {
         let state = cluster("s1", "s1").into_dump().build();
         let mut state = state;
@@ -495,27 +198,6 @@ mod tests {
             a.findings
                 .iter()
                 .any(|f| f.finding.code == FindingCode::DumpIncomplete)
-        );
-    }
-}
-
-#[cfg(test)]
-mod version_affected_tests {
-    use super::*;
-    use crate::diagnose::test_cluster::{TestCluster, now};
-
-    #[test]
-    fn a_fixed_version_gets_no_version_warning() {
-        let state = TestCluster::k3s()
-            .server("s1", "v1.29.6+k3s1")
-            .lease("k3s", "s1", 1)
-            .lease("k3s-etcd", "s1", 1)
-            .build();
-        let a = analyse_check(&state, Distro::K3s, now());
-        assert!(
-            a.all_findings()
-                .iter()
-                .all(|f| f.code != FindingCode::VersionAffected)
         );
     }
 }

@@ -13,5 +13,6 @@ pub mod follow_rejudge;
 mod follow_target;
 pub mod follow_verify;
 pub mod lock_edit;
+pub mod repair_result;
 pub mod split_after_move;
 pub mod takeover_judge;

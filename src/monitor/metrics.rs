@@ -17,6 +17,7 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
 use crate::diagnose::finding::FindingCode;
+use crate::diagnose::version_advice::VersionStatus;
 use crate::input::watch::WatchHealth;
 use crate::input::watch::watch_failure::WatchFailure;
 use crate::report::CheckReport;
@@ -373,9 +374,13 @@ impl Metrics {
 /// line is affected, `false` when every line is known not to be, else `unknown`.
 fn affected(report: &CheckReport) -> &'static str {
     let advice = &report.analysis.version_advice;
-    if advice.iter().any(|a| a.status == "affected") {
+    if advice.iter().any(|a| a.status == VersionStatus::Affected) {
         "true"
-    } else if !advice.is_empty() && advice.iter().all(|a| a.status != "undetermined") {
+    } else if !advice.is_empty()
+        && advice
+            .iter()
+            .all(|a| a.status != VersionStatus::Undetermined)
+    {
         "false"
     } else {
         "unknown"

@@ -4,5 +4,6 @@
 pub mod backfill_apply;
 pub mod backfill_plan;
 pub mod backup_file;
+pub mod repair_results;
 pub mod restore_foreign;
 pub mod restore_plan;

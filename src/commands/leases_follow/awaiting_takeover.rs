@@ -14,9 +14,9 @@ use crate::follow::follow_apply::{Verification, WrittenCopy};
 use crate::follow::follow_event::lock_move_event;
 use crate::follow::follow_plan::{FollowPlan, LockCopy};
 use crate::follow::follow_verify::{Progress, verify_takeover};
+use crate::follow::repair_result::RepairResult;
 use crate::input::connect::Connection;
 use crate::render::OutputFormat;
-use crate::report::RepairResult;
 
 /// The move being made, and who asked for it (for its Event).
 pub(super) struct Move<'a> {

@@ -234,4 +234,6 @@ fn other_elections(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<
 }
 
 #[cfg(test)]
+mod multilock_tests;
+#[cfg(test)]
 mod tests;

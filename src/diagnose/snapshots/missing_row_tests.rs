@@ -5,6 +5,7 @@ use super::*;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
 use crate::model::snapshot_entry::encode;
+use crate::model::snapshot_key::data_key;
 
 /// NOW is 2024-05-31T12:10:40Z; snapshots are hours older.
 const T0: i64 = 1_717_142_400;

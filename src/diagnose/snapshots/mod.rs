@@ -2,7 +2,11 @@
 //! by k3s's own rules (facts §4): which CRs get an entry, the key and exact value of each,
 //! the 1 MiB pruning, and why something is missing.
 
+mod entry_judge;
+mod snapshot_cr_findings;
+mod snapshot_dump_gap;
 pub mod snapshot_entry_count;
+mod snapshot_entry_findings;
 pub mod snapshot_files;
 pub mod snapshot_findings;
 pub mod snapshot_provenance;
@@ -19,6 +23,7 @@ use std::sync::Arc;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
+use self::entry_judge::{EntryJudge, Keyed, Writer};
 use self::snapshot_entry_count::EntryCount;
 use self::snapshot_findings::Tally;
 use self::snapshot_reconcile::reconcile_fate;
@@ -29,11 +34,9 @@ use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::model::configmap_listing::Listed;
 use crate::model::go_json::GoEscaping;
-use crate::model::snapshot_entry::{FieldDifference, S3Shape, decode, differences, encode_for};
+use crate::model::snapshot_entry::{S3Shape, decode, encode_for};
 use crate::model::snapshot_file::SnapshotFile;
-use crate::model::snapshot_key::{
-    alternate_key, data_key, is_current_format, key_timestamp, name_digest_mismatch,
-};
+use crate::model::snapshot_key::{is_current_format, name_digest_mismatch};
 use crate::version::ProductVersion;
 pub use entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
 use snapshot_row::RowDetail;
@@ -119,173 +122,43 @@ pub fn analyse_snapshots(
         Some((file, Listed::Entries(n))) if n > 0 => Some((file, n)),
         _ => None,
     };
-    let mut should_have_entry = 0;
     let no_data = BTreeMap::new();
     let data: &BTreeMap<String, String> = cm.map_or(&no_data, |c| &c.data);
-    let writer = leases.verdict_version.clone();
-    let need_metadata = writer
+    let writer_version = leases.verdict_version.clone();
+    let known_escaping = writer_version
         .as_ref()
-        .and_then(ProductVersion::entries_need_metadata);
-    let shape = writer
-        .as_ref()
-        .map(ProductVersion::s3_config_shape)
-        .unwrap_or(S3Shape::Embedded);
-    let known_escaping = writer.as_ref().and_then(ProductVersion::go_escaping);
-    let go_escaping = known_escaping.unwrap_or(GoEscaping::Go122);
+        .and_then(ProductVersion::go_escaping);
+    let writer = Writer {
+        need_metadata: writer_version
+            .as_ref()
+            .and_then(ProductVersion::entries_need_metadata),
+        shape: writer_version
+            .as_ref()
+            .map(ProductVersion::s3_config_shape)
+            .unwrap_or(S3Shape::Embedded),
+        go_escaping: known_escaping.unwrap_or(GoEscaping::Go122),
+    };
     let files: &[Arc<SnapshotFile>] = state.snapshot_files.as_deref().unwrap_or_default();
     // A pasted table shows no metadata, finalizers, times or S3 settings: its rows are judged
     // on what they show (names, nodes, locations, sizes), the rest is reported as not checked.
     let from_table = state.snapshots_from_table.is_some();
-    let eligible =
-        |f: &SnapshotFile| from_table || !f.metadata.is_empty() || need_metadata == Some(false);
     let not_writing = controller_not_writing(leases, files, now, FINALIZER_GRACE);
-    let writing = not_writing.is_none();
-    let entry_of = |f: &SnapshotFile| {
-        let key = data_key(f);
-        let other = alternate_key(f);
-        let found = data
-            .get_key_value(&key)
-            .or_else(|| other.as_ref().and_then(|o| data.get_key_value(o)));
-        (key, other, found)
-    };
-
-    let bytes = data.values().map(String::len).sum();
-    let largest_present = data.values().map(String::len).max().unwrap_or(0);
-    let oldest_present = data
-        .keys()
-        .filter(|k| is_current_format(k))
-        .map(|k| key_timestamp(k))
-        .min();
-    // The bytes of every eligible entry that is absent and no newer than the oldest present
-    // one: what k3s would have had to hold had it not pruned (either path, any number of rounds).
-    let older_missing_bytes: usize = files
-        .iter()
-        .filter(|f| !f.deleting && eligible(f))
-        .filter(|f| {
-            let (key, _, found) = entry_of(f);
-            found.is_none() && oldest_present.is_some_and(|oldest| key_timestamp(&key) <= oldest)
-        })
-        .map(|f| encode_for(f, shape, go_escaping).len())
-        .sum();
-    let mut rows = Vec::with_capacity(files.len());
-    let mut tally = Tally::default();
-    // The ConfigMap's keys that belong to a CR k3s keeps an entry for (either of its keys):
-    // everything else in it is orphaned.
-    let mut live_keys: BTreeSet<&str> = BTreeSet::new();
-    for file in files {
-        let (usual_key, other_key, found) = entry_of(file);
-        let (key, key_note) = match (&other_key, found) {
-            (Some(other), Some((found_key, _))) if found_key == other => (
-                other.clone(),
-                Some(format!(
-                    "{} (node `s3`) is keyed {other}, not {usual_key}: k3s keys a local snapshot of a node named s3 by node name on change and by storage on reconcile",
-                    file.name
-                )),
-            ),
-            _ => (usual_key, None),
-        };
-        let eligible = eligible(file);
-        // A CR whose deletion began moments ago still has its entry: k3s's controller deletes
-        // the key first and then drops the CR's finalizer, so that entry is not an orphan yet.
-        let removal_due = file.deleting && writing && removal_pending(file, now, FINALIZER_GRACE);
-        if (!file.deleting && (eligible || !data.contains_key(&key))) || removal_due {
-            for k in std::iter::once(&key).chain(&other_key) {
-                if let Some((k, _)) = data.get_key_value(k) {
-                    live_keys.insert(k);
-                }
-            }
-        }
-        let mut diffs = Vec::new();
-        let entry_state = if file.deleting {
-            EntryState::Deleting
-        } else if counted_only.is_some() {
-            if eligible && !(writing && is_young(file, now)) {
-                should_have_entry += 1;
-            }
-            EntryState::Unknown
-        } else if !eligible && data.contains_key(&key) {
-            EntryState::Extra
-        } else if from_table && data.contains_key(&key) {
-            // The row lacks the fields the entry holds: that it has one is all a table shows.
-            EntryState::Present
-        } else if let Some(found) = data.get(&key) {
-            // What k3s wrote is byte for byte what it would write again in the common case;
-            // decoding both is only needed to say how they differ.
-            let expected = encode_for(file, shape, go_escaping);
-            if found != &expected {
-                match (decode(&expected), decode(found)) {
-                    (Ok(e), Ok(f)) => diffs = differences(&e, &f),
-                    (_, Err(e)) => diffs.push(FieldDifference {
-                        field: "value".into(),
-                        expected: expected.clone(),
-                        found: format!("(undecodable: {e})"),
-                    }),
-                    _ => {}
-                }
-            }
-            if diffs.is_empty() {
-                EntryState::Present
-            } else {
-                EntryState::Stale
-            }
-        } else if !eligible {
-            EntryState::NotExpected
-        } else {
-            // Only the length is needed here; a backfill encodes the value again when it
-            // writes it (`expected_value`), so no missing row holds one.
-            let expected_len = encode_for(file, shape, go_escaping).len();
-            if pruned_for_size(
-                &key,
-                expected_len,
-                bytes,
-                oldest_present,
-                older_missing_bytes,
-                largest_present,
-            ) {
-                EntryState::PrunedForSize
-            } else if writing && is_young(file, now) {
-                EntryState::Pending
-            } else {
-                EntryState::Missing
-            }
-        };
-        tally.count(file, entry_state, now, FINALIZER_GRACE);
-        let detail = RowDetail {
-            key_note,
-            differences: diffs,
-        };
-        let alternate = other_key.as_ref() == Some(&key);
-        rows.push(SnapshotRow::new(
-            file,
-            distro,
-            entry_state,
-            alternate,
-            detail,
-        ));
-    }
-    let deleting_keys: BTreeSet<String> = rows
-        .iter()
-        .filter(|r| r.state == EntryState::Deleting)
-        .map(|r| r.key())
-        .collect();
-    let extra_keys: BTreeMap<String, &str> = rows
-        .iter()
-        .filter(|r| r.state == EntryState::Extra)
-        .map(|r| (r.key(), r.name()))
-        .collect();
-    let orphaned: Vec<OrphanedEntry> = data
-        .iter()
-        // `etcd-snapshot ls` may show one server's snapshots: a key without a row is not an orphan.
-        .filter(|_| !state.snapshots_partial)
-        .filter(|(k, _)| is_current_format(k) && !live_keys.contains(k.as_str()))
-        .map(|(k, v)| OrphanedEntry {
-            key: k.clone(),
-            name: decode(v).ok().map(|e| e.name).filter(|n| !n.is_empty()),
-            cr_deleting: deleting_keys.contains(k.as_str()),
-            cr_without_entry: extra_keys.get(k.as_str()).map(|n| n.to_string()),
-            reconcile: reconcile_fate(k, state.nodes(), distro),
-        })
-        .collect();
+    let judge = EntryJudge::new(
+        data,
+        writer,
+        from_table,
+        counted_only.is_some(),
+        not_writing.is_none(),
+        now,
+    )
+    .sized(files);
+    let Judged {
+        rows,
+        mut tally,
+        live_keys,
+        should_have_entry,
+    } = judge_rows(&judge, files, distro);
+    let orphaned = orphaned_entries(data, &rows, &live_keys, state, distro);
     let legacy_keys: Vec<String> = data
         .keys()
         .filter(|k| !is_current_format(k))
@@ -308,18 +181,10 @@ pub fn analyse_snapshots(
         state,
         leases,
         cm_name: &cm_name,
-        extra_metadata_present: state
-            .configmap(&distro.extra_metadata_configmap())
-            .is_some()
-            || state.configmap_listing.as_ref().is_some_and(|l| {
-                matches!(
-                    l.shows(&distro.extra_metadata_configmap()),
-                    Listed::Entries(_)
-                )
-            }),
+        extra_metadata_present: extra_metadata_present(state, distro),
         listed,
         entry_count: entry_count.as_ref(),
-        bytes,
+        bytes: judge.bytes,
         not_writing: not_writing.as_deref(),
     };
     let mut findings =
@@ -329,15 +194,15 @@ pub fn analyse_snapshots(
         configmap_present: cm.is_some() || matches!(listed, Some((_, Listed::Entries(_)))),
         configmap_resource_version: cm.and_then(|c| c.resource_version.clone()),
         configmap_entries: counted_only.map_or(data.len(), |(_, n)| n),
-        configmap_bytes: bytes,
+        configmap_bytes: judge.bytes,
         extra_metadata_configmap_present: analysis_context.extra_metadata_present,
         configmap: cm_name,
-        writer_version: writer.map(|v| v.to_string()),
-        entries_need_metadata: need_metadata,
-        s3_shape: shape,
+        writer_version: writer_version.map(|v| v.to_string()),
+        entries_need_metadata: writer.need_metadata,
+        s3_shape: writer.shape,
         entry_count,
         controller_not_writing: not_writing.clone(),
-        go_escaping,
+        go_escaping: writer.go_escaping,
         go_escaping_assumed: known_escaping.is_none(),
         snapshots: rows,
         orphaned,
@@ -346,32 +211,109 @@ pub fn analyse_snapshots(
     }
 }
 
-/// Created less than the controller's normal delay before `now` (a CR created after `now`, as
-/// when a snapshot lands between reading the clock and listing, is young too).
-fn is_young(file: &SnapshotFile, now: Timestamp) -> bool {
-    file.created
-        .is_some_and(|created| now.duration_since(created) < FINALIZER_GRACE)
+/// Whether the extra-metadata ConfigMap exists, as an object or in a pasted table.
+fn extra_metadata_present(state: &ClusterState, distro: Distro) -> bool {
+    let name = distro.extra_metadata_configmap();
+    state.configmap(&name).is_some()
+        || state
+            .configmap_listing
+            .as_ref()
+            .is_some_and(|l| matches!(l.shows(&name), Listed::Entries(_)))
 }
 
-/// k3s drops the oldest entries when a write would pass 1 MiB (facts §4.5): four on the first
-/// retry, then 8, 12, … more, on its change path (one new entry) and on its reconcile after a
-/// leader change (every entry at once, so a larger gap). A missing entry no newer than the
-/// oldest present one is explained by that when putting back every such missing entry would
-/// pass the limit, or when the ConfigMap is within four of the largest entries of it (the other
-/// pruned entries' snapshots may be gone since).
-fn pruned_for_size(
-    key: &str,
-    value_len: usize,
-    bytes: usize,
-    oldest_present: Option<i64>,
-    older_missing_bytes: usize,
-    largest_present: usize,
-) -> bool {
-    let largest = largest_present.max(value_len);
-    let near_limit = bytes + value_len > CONFIGMAP_LIMIT
-        || bytes + 4 * largest > CONFIGMAP_LIMIT
-        || bytes + older_missing_bytes > CONFIGMAP_LIMIT;
-    near_limit && oldest_present.is_some_and(|oldest| key_timestamp(key) <= oldest)
+/// Every CR's row, what the findings count of them, and the ConfigMap's keys that belong to a
+/// CR k3s keeps an entry for (either of its keys): everything else in it is orphaned.
+struct Judged<'a> {
+    rows: Vec<SnapshotRow>,
+    tally: Tally,
+    live_keys: BTreeSet<&'a str>,
+    /// Of a ConfigMap known only by its entry count: how many CRs should have one.
+    should_have_entry: usize,
+}
+
+fn judge_rows<'a>(
+    judge: &EntryJudge<'a>,
+    files: &[Arc<SnapshotFile>],
+    distro: Distro,
+) -> Judged<'a> {
+    let now = judge.now;
+    let mut judged = Judged {
+        rows: Vec::with_capacity(files.len()),
+        tally: Tally::default(),
+        live_keys: BTreeSet::new(),
+        should_have_entry: 0,
+    };
+    for file in files {
+        let Keyed {
+            key,
+            other_key,
+            key_note,
+        } = judge.keyed(file);
+        // A CR whose deletion began moments ago still has its entry: k3s's controller deletes
+        // the key first and then drops the CR's finalizer, so that entry is not an orphan yet.
+        let removal_due =
+            file.deleting && judge.writing && removal_pending(file, now, FINALIZER_GRACE);
+        let keeps_entry =
+            !file.deleting && (judge.eligible(file) || !judge.data.contains_key(&key));
+        if keeps_entry || removal_due {
+            for k in std::iter::once(&key).chain(&other_key) {
+                if let Some((k, _)) = judge.data.get_key_value(k) {
+                    judged.live_keys.insert(k);
+                }
+            }
+        }
+        if judge.should_have_entry(file) {
+            judged.should_have_entry += 1;
+        }
+        let (entry_state, differences) = judge.state(file, &key);
+        judged.tally.count(file, entry_state, now, FINALIZER_GRACE);
+        let detail = RowDetail {
+            key_note,
+            differences,
+        };
+        let alternate = other_key.as_ref() == Some(&key);
+        judged.rows.push(SnapshotRow::new(
+            file,
+            distro,
+            entry_state,
+            alternate,
+            detail,
+        ));
+    }
+    judged
+}
+
+/// The current-format keys no CR k3s keeps an entry for accounts for, with what k3s's next
+/// reconcile does with each.
+fn orphaned_entries(
+    data: &BTreeMap<String, String>,
+    rows: &[SnapshotRow],
+    live_keys: &BTreeSet<&str>,
+    state: &ClusterState,
+    distro: Distro,
+) -> Vec<OrphanedEntry> {
+    let deleting_keys: BTreeSet<String> = rows
+        .iter()
+        .filter(|r| r.state == EntryState::Deleting)
+        .map(|r| r.key())
+        .collect();
+    let extra_keys: BTreeMap<String, &str> = rows
+        .iter()
+        .filter(|r| r.state == EntryState::Extra)
+        .map(|r| (r.key(), r.name()))
+        .collect();
+    data.iter()
+        // `etcd-snapshot ls` may show one server's snapshots: a key without a row is not an orphan.
+        .filter(|_| !state.snapshots_partial)
+        .filter(|(k, _)| is_current_format(k) && !live_keys.contains(k.as_str()))
+        .map(|(k, v)| OrphanedEntry {
+            key: k.clone(),
+            name: decode(v).ok().map(|e| e.name).filter(|n| !n.is_empty()),
+            cr_deleting: deleting_keys.contains(k.as_str()),
+            cr_without_entry: extra_keys.get(k.as_str()).map(|n| n.to_string()),
+            reconcile: reconcile_fate(k, state.nodes(), distro),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -379,6 +321,10 @@ mod count_tests;
 pub mod entry_state;
 #[cfg(test)]
 mod missing_row_tests;
+#[cfg(test)]
+mod pending_tests;
+#[cfg(test)]
+mod pruning_tests;
 pub mod snapshot_row;
 #[cfg(test)]
 mod table_tests;

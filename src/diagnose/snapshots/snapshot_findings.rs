@@ -4,16 +4,18 @@
 
 use jiff::{SignedDuration, Timestamp};
 
-use super::entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
+use super::entry_state::{EntryState, OrphanedEntry};
+use super::snapshot_cr_findings as crs;
+use super::snapshot_dump_gap::dump_gap;
 use super::snapshot_entry_count::{self, EntryCount};
+use super::snapshot_entry_findings as entries;
 use super::snapshot_row::SnapshotRow;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
-use crate::diagnose::object_ref::ObjectRef;
 use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::model::configmap_listing::Listed;
-use crate::model::snapshot_file::{CONTROLLER_FINALIZER, SnapshotFile};
+use crate::model::snapshot_file::SnapshotFile;
 
 /// Per-CR observations the findings summarise.
 #[derive(Debug, Default)]
@@ -61,11 +63,11 @@ pub struct Context<'a> {
 
 /// Every item of a list: the message in JSON and YAML is complete, and the table view shows
 /// five of the finding's `listed` items (`render::findings`).
-fn all(items: &[String]) -> String {
+pub(super) fn all(items: &[String]) -> String {
     items.join(", ")
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
+pub(super) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -76,8 +78,27 @@ pub fn findings(
     legacy_keys: &[String],
     tally: &Tally,
 ) -> Vec<Finding> {
+    let mut out = pasted_table_gaps(ctx);
+    if let Some(gap) = dump_gap(ctx) {
+        out.push(gap);
+        return out;
+    }
+    let said = Said::new(ctx);
+    entry_count(&said, &mut out);
+    entries::missing(&said, rows, &mut out);
+    entries::stale(&said, rows, &mut out);
+    entries::orphaned(&said, orphaned, &mut out);
+    entries::pruned(&said, rows, &mut out);
+    entries::without_metadata(&said, rows, tally, &mut out);
+    crs::controller_idle(&said, tally, &mut out);
+    crs::digest_mismatch(tally, &mut out);
+    entries::legacy(&said, legacy_keys, &mut out);
+    out
+}
+
+/// What a pasted table of snapshots or ConfigMaps cannot show, said once.
+fn pasted_table_gaps(ctx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    let object = format!("ConfigMap kube-system/{}", ctx.cm_name);
     if let Some(file) = &ctx.state.snapshots_from_table {
         out.push(super::snapshot_table_gap::table_gap(
             file,
@@ -94,24 +115,54 @@ pub fn findings(
             judged,
         ));
     }
-    if let Some(gap) = dump_gap(ctx) {
-        out.push(gap);
-        return out;
+    out
+}
+
+/// What the findings about the ConfigMap say alike: its object, the split that explains
+/// them (why, repair command) and the sentence that says so.
+pub(super) struct Said<'a> {
+    pub ctx: &'a Context<'a>,
+    pub object: String,
+    pub cause: Option<(String, String)>,
+    /// `. Cause: …` or `. Nothing writes them now: …`, or nothing.
+    pub because: String,
+    /// What a pasted table shows of an empty or absent ConfigMap, or nothing.
+    pub listed_empty: String,
+}
+
+impl<'a> Said<'a> {
+    fn new(ctx: &'a Context<'a>) -> Said<'a> {
+        let cause = split_cause(ctx);
+        let because = match (&cause, ctx.not_writing) {
+            (Some((why, _)), _) => format!(". Cause: {why}"),
+            // Young CRs count too: nothing will write their entries either.
+            (None, Some(why)) => format!(". Nothing writes them now: {why}"),
+            (None, None) => String::new(),
+        };
+        Said {
+            object: format!("ConfigMap kube-system/{}", ctx.cm_name),
+            listed_empty: snapshot_entry_count::known_empty(ctx.listed, ctx.cm_name),
+            cause,
+            because,
+            ctx,
+        }
     }
-    let cause = split_cause(ctx);
-    let because = match (&cause, ctx.not_writing) {
-        (Some((why, _)), _) => format!(". Cause: {why}"),
-        // Young CRs count too: nothing will write their entries either.
-        (None, Some(why)) => format!(". Nothing writes them now: {why}"),
-        (None, None) => String::new(),
-    };
+
+    pub fn split_code(&self) -> Option<FindingCode> {
+        self.cause.as_ref().map(|_| FindingCode::LeaseSplit)
+    }
+}
+
+/// A pasted ConfigMap table's entry count judged whole, when it is all the table shows.
+fn entry_count(said: &Said<'_>, out: &mut Vec<Finding>) {
+    let ctx = said.ctx;
     if let Some(count) = ctx.entry_count {
         out.extend(
             snapshot_entry_count::short_count(
-                &object,
+                &said.object,
                 ctx.cm_name,
                 count,
-                &because,
+                &said.because,
                 ctx.state.snapshots_from_table.is_some()
                     && ctx
                         .leases
@@ -120,269 +171,17 @@ pub fn findings(
                         .and_then(|v| v.entries_need_metadata())
                         != Some(false),
             )
-            .map(|f| f.caused_by(split_code(&cause))),
+            .map(|f| f.caused_by(said.split_code())),
         );
     }
-    let listed_empty = snapshot_entry_count::known_empty(ctx.listed, ctx.cm_name);
-    let names = |state: EntryState| -> Vec<String> {
-        rows.iter()
-            .filter(|r| r.state == state)
-            .map(|r| r.name().to_string())
-            .collect()
-    };
-
-    let missing = names(EntryState::Missing);
-    if !missing.is_empty() {
-        let mut f = Finding::new(
-            Severity::Error,
-            FindingCode::SnapshotMissingFromConfigmap,
-            &object,
-            format!(
-                "{} that k3s lists should be in {}{listed_empty} but {}: {}{}",
-                plural(missing.len(), "snapshot", "snapshots"),
-                ctx.cm_name,
-                if missing.len() == 1 {
-                    "is not"
-                } else {
-                    "are not"
-                },
-                all(&missing),
-                because
-            ),
-        )
-        .about_listing(ObjectRef::snapshot_files(&missing));
-        f.remediation = match &cause {
-            Some((_, fix)) => format!(
-                "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
-            ),
-            None => "k3sdoctor snapshots backfill --fix".to_string(),
-        };
-        out.push(f.caused_by(split_code(&cause)));
-    }
-
-    let stale: Vec<String> = rows
-        .iter()
-        .filter(|r| r.state == EntryState::Stale)
-        .map(|r| {
-            format!(
-                "{} ({})",
-                r.key(),
-                r.differences()
-                    .iter()
-                    .map(|d| d.field.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })
-        .collect();
-    if !stale.is_empty() {
-        out.push(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::SnapshotStaleInConfigmap,
-                &object,
-                format!(
-                    "{} differ from their ETCDSnapshotFile: {}",
-                    plural(stale.len(), "entry", "entries"),
-                    all(&stale)
-                ),
-            )
-            .about(ObjectRef::snapshot_files(
-                &rows
-                    .iter()
-                    .filter(|r| r.state == EntryState::Stale)
-                    .map(|r| r.name().to_string())
-                    .collect::<Vec<_>>(),
-            ))
-            .listing(&stale)
-            .fix("k3sdoctor snapshots backfill --fix"),
-        );
-    }
-
-    // Entries of CRs stuck terminating stay because the idle controller never ran its
-    // OnRemove; with the split named as the cause they are its doing, not strays.
-    let (held_by_deleting, strays): (Vec<&OrphanedEntry>, Vec<&OrphanedEntry>) = orphaned
-        .iter()
-        .partition(|o| o.cr_deleting && cause.is_some());
-    if !held_by_deleting.is_empty() {
-        let keys: Vec<String> = held_by_deleting.iter().map(|o| o.key.clone()).collect();
-        out.push(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::SnapshotOrphanedInConfigmap,
-                &object,
-                format!(
-                    "{} belong to ETCDSnapshotFiles stuck deleting, whose finalizer the idle controller never \
-                     removes: {}",
-                    plural(keys.len(), "entry", "entries"),
-                    all(&keys)
-                ),
-            )
-            .listing(&keys)
-            .fix("k3sdoctor leases follow --fix (the controller then removes them and lets the CRs go)")
-            .caused_by(split_code(&cause)),
-        );
-    }
-    if !strays.is_empty() {
-        let keys: Vec<String> = strays
-            .iter()
-            .map(|o| match (&o.cr_without_entry, o.cr_deleting) {
-                (Some(cr), _) => format!("{} (its CR {cr} gets no entry: no metadata)", o.key),
-                (None, true) => format!("{} (CR being deleted)", o.key),
-                (None, false) => o.key.clone(),
-            })
-            .collect();
-        let removed = strays.iter().filter(|o| o.reconcile.removes).count();
-        let kept_why = strays
-            .iter()
-            .find(|o| !o.reconcile.removes)
-            .map(|o| format!(", keeps {} ({})", strays.len() - removed, o.reconcile.why))
-            .unwrap_or_default();
-        out.push(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::SnapshotOrphanedInConfigmap,
-                &object,
-                format!(
-                    "{} have no ETCDSnapshotFile behind them that k3s lists: {}. k3s's next reconcile removes \
-                     {removed}{kept_why}",
-                    plural(keys.len(), "entry", "entries"),
-                    all(&keys)
-                ),
-            )
-            .listing(&keys)
-            .fix(if removed > 0 {
-                "k3sdoctor snapshots backfill --fix --prune (removes exactly what k3s's reconcile would)"
-            } else {
-                "nothing to remove: k3s keeps these entries until the condition above changes"
-            }),
-        );
-    }
-
-    let pruned = names(EntryState::PrunedForSize);
-    if !pruned.is_empty() {
-        out.push(Finding::new(
-            Severity::Info,
-            FindingCode::SnapshotPrunedForSize,
-            &object,
-            format!(
-                "{} missing, explained by k3s dropping the oldest entries at the 1 MiB limit: each is no newer \
-                 than the oldest entry left, and {} ({} of {} bytes) is near the limit (putting the entry, or \
-                 every such missing entry, back would pass it, or it is within four of its largest entries of \
-                 it): {}",
-                plural(pruned.len(), "snapshot is", "snapshots are"),
-                ctx.cm_name,
-                ctx.bytes,
-                CONFIGMAP_LIMIT,
-                all(&pruned)
-            ),
-        )
-        .about_listing(ObjectRef::snapshot_files(&pruned)));
-    }
-
-    let no_metadata = names(EntryState::NotExpected);
-    if !no_metadata.is_empty() && (ctx.extra_metadata_present || tally.with_metadata > 0) {
-        out.push(Finding::new(
-            Severity::Info,
-            FindingCode::SnapshotMissingFromConfigmap,
-            &object,
-            format!(
-                "{} no metadata (taken while {} was absent or empty), so k3s gives {} no entry: {}",
-                plural(no_metadata.len(), "snapshot has", "snapshots have"),
-                ctx.distro.extra_metadata_configmap(),
-                if no_metadata.len() == 1 { "it" } else { "them" },
-                all(&no_metadata)
-            ),
-        )
-        .about_listing(ObjectRef::snapshot_files(&no_metadata)));
-    }
-
-    if !tally.without_finalizer.is_empty() {
-        let mut f = Finding::new(
-            Severity::Error,
-            FindingCode::SnapshotControllerIdle,
-            "ETCDSnapshotFiles",
-            format!(
-                "{} older than a minute lack the finalizer {CONTROLLER_FINALIZER}, so the snapshot ConfigMap controller \
-                 has not processed them: {}{}",
-                plural(
-                    tally.without_finalizer.len(),
-                    "ETCDSnapshotFile",
-                    "ETCDSnapshotFiles"
-                ),
-                all(&tally.without_finalizer),
-                cause
-                    .as_ref()
-                    .map(|(why, _)| format!(". Cause: {why}"))
-                    .unwrap_or_default()
-            ),
-        )
-        .about_listing(ObjectRef::snapshot_files(&tally.without_finalizer));
-        f = f.caused_by(split_code(&cause));
-        f.remediation = match &cause {
-            Some((_, fix)) => fix.clone(),
-            None => format!(
-                "check the {} service log on the {} holder for \"Reconciling snapshot ConfigMap data\"",
-                ctx.distro.server_unit(),
-                ctx.distro.etcd_lock()
-            ),
-        };
-        out.push(f);
-    }
-
-    if !tally.digest_mismatches.is_empty() {
-        let whys: Vec<String> = tally
-            .digest_mismatches
-            .iter()
-            .map(|(_, why)| why.clone())
-            .collect();
-        out.push(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::SnapshotNameDigestMismatch,
-                "ETCDSnapshotFiles",
-                format!(
-                    "{} (edited, copied between clusters, or renamed by hand): {}",
-                    plural(
-                        whys.len(),
-                        "name does not match its node and location",
-                        "names do not match their node and location"
-                    ),
-                    all(&whys)
-                ),
-            )
-            .about(ObjectRef::snapshot_files(
-                &tally
-                    .digest_mismatches
-                    .iter()
-                    .map(|(name, _)| name.clone())
-                    .collect::<Vec<_>>(),
-            ))
-            .listing(&whys),
-        );
-    }
-
-    if !legacy_keys.is_empty() {
-        out.push(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::ConfigmapLegacyFormat,
-                &object,
-                format!(
-                    "{} use the pre-2023 bare-key format, which k3s no longer writes or updates: {}",
-                    plural(legacy_keys.len(), "entry", "entries"),
-                    all(legacy_keys)
-                ),
-            )
-            .listing(legacy_keys)
-            .fix(format!("once nothing reads them, remove them: kubectl -n kube-system edit configmap {}", ctx.cm_name)),
-        );
-    }
-    out
 }
 
-fn split_code(cause: &Option<(String, String)>) -> Option<FindingCode> {
-    cause.as_ref().map(|_| FindingCode::LeaseSplit)
+/// The names of the rows in `state`.
+pub(super) fn names(rows: &[SnapshotRow], state: EntryState) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.state == state)
+        .map(|r| r.name().to_string())
+        .collect()
 }
 
 /// The split on an affected version, when the leases show it: (why, repair command).
@@ -410,64 +209,4 @@ fn split_cause(ctx: &Context<'_>) -> Option<(String, String)> {
         ),
         "k3sdoctor leases follow --fix".to_string(),
     ))
-}
-
-fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
-    if !ctx.state.origin.is_dump() {
-        return None;
-    }
-    // A pasted ConfigMap table that shows the snapshot ConfigMap, or its absence, is enough to
-    // compare against (as far as it shows).
-    let configmap_unread = ctx.state.configmaps.is_none()
-        && !matches!(ctx.listed, Some((_, Listed::Entries(_) | Listed::Absent)));
-    let missing = match (ctx.state.snapshot_files.is_none(), configmap_unread) {
-        (true, true) => "ETCDSnapshotFiles or ConfigMaps",
-        (true, false) => "ETCDSnapshotFiles",
-        (false, true) => "ConfigMaps from kube-system",
-        (false, false) => return None,
-    };
-    // A support bundle's reader names the files that would have held them, and why not.
-    let from_bundle: Vec<_> = [
-        ctx.state
-            .snapshot_files
-            .is_none()
-            .then(|| ctx.state.gap("ETCDSnapshotFile")),
-        configmap_unread.then(|| ctx.state.gap("ConfigMap")),
-    ]
-    .into_iter()
-    .flatten()
-    .flatten()
-    .collect();
-    if !from_bundle.is_empty() {
-        let files = from_bundle
-            .iter()
-            .map(|g| g.missing.as_str())
-            .collect::<Vec<_>>()
-            .join(" and ");
-        let fixes = from_bundle
-            .iter()
-            .map(|g| g.fix.as_str())
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Some(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::DumpIncomplete,
-                "dump",
-                format!("the bundle has no {files}: the snapshot ConfigMap was not compared"),
-            )
-            .fix(fixes),
-        );
-    }
-    Some(
-        Finding::new(
-            Severity::Warning,
-            FindingCode::DumpIncomplete,
-            "dump",
-            format!("the dump has no {missing}: the snapshot ConfigMap was not compared"),
-        )
-        .fix(
-            "add `kubectl get etcdsnapshotfiles -o yaml` and `kubectl -n kube-system get configmaps -o yaml` to the dump",
-        ),
-    )
 }

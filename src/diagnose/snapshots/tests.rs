@@ -5,42 +5,43 @@ use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
 use crate::model::snapshot_entry::encode;
+use crate::model::snapshot_key::data_key;
 
-const AFFECTED: &str = "v1.29.4+k3s1";
+pub(super) const AFFECTED: &str = "v1.29.4+k3s1";
 /// NOW is 2024-05-31T12:10:40Z; snapshots are hours older.
-const T0: i64 = 1_717_142_400;
+pub(super) const T0: i64 = 1_717_142_400;
 
-fn servers(version: &str) -> TestCluster {
+pub(super) fn servers(version: &str) -> TestCluster {
     TestCluster::k3s()
         .server("s1", version)
         .server("s2", version)
         .server("s3", version)
 }
 
-fn aligned() -> TestCluster {
+pub(super) fn aligned() -> TestCluster {
     servers(AFFECTED)
         .lease("k3s", "s1", 1)
         .lease("k3s-etcd", "s1", 1)
 }
 
-fn split() -> TestCluster {
+pub(super) fn split() -> TestCluster {
     servers(AFFECTED)
         .lease("k3s", "s1", 1)
         .lease("k3s-etcd", "s2", 1)
 }
 
-fn analyse(cluster: TestCluster) -> SnapshotAnalysis {
+pub(super) fn analyse(cluster: TestCluster) -> SnapshotAnalysis {
     let state = cluster.build();
     let leases = analyse_leases(&state, Distro::K3s, now());
     analyse_snapshots(&state, Distro::K3s, now(), &leases)
 }
 
-fn codes(a: &SnapshotAnalysis) -> Vec<(Severity, FindingCode)> {
+pub(super) fn codes(a: &SnapshotAnalysis) -> Vec<(Severity, FindingCode)> {
     a.findings.iter().map(|f| (f.severity, f.code)).collect()
 }
 
 /// What k3s itself would have written for this CR.
-fn entry(node: &str, ts: i64) -> (String, String) {
+pub(super) fn entry(node: &str, ts: i64) -> (String, String) {
     let file = SnapshotFile::from_json(&snapshot_json(node, ts, true));
     (data_key(&file), encode(&file, S3Shape::Embedded))
 }
@@ -139,64 +140,6 @@ fn orphaned_and_stale_entries() {
     );
     assert_eq!(a.snapshots[0].differences()[0].field, "size");
     assert_eq!(a.orphaned[0].key, k2);
-}
-
-/// A CR whose metadata (Rancher's compressed cluster spec) makes its entry ~10 KiB.
-fn big(node: &str, ts: i64) -> serde_json::Value {
-    let mut cr = snapshot_json(node, ts, true);
-    cr["spec"]["metadata"]["provisioning-cluster-spec"] = json!("A".repeat(7600));
-    cr
-}
-
-#[test]
-fn old_entries_pruned_at_the_size_limit_are_explained() {
-    let mut cluster = aligned().extra_metadata().snapshot_json(big("s1", T0));
-    let mut entries = Vec::new();
-    for i in 0..100 {
-        let cr = big("s2", T0 + 1000 + i);
-        let file = SnapshotFile::from_json(&cr);
-        entries.push((data_key(&file), encode(&file, S3Shape::Embedded)));
-        cluster = cluster.snapshot_json(cr);
-    }
-    let refs: Vec<(&str, &str)> = entries
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let a = analyse(cluster.snapshot_configmap(&refs));
-    assert_eq!(
-        a.snapshots[0].state,
-        EntryState::PrunedForSize,
-        "{} bytes",
-        a.configmap_bytes
-    );
-    assert_eq!(
-        codes(&a),
-        [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
-    );
-    assert!(!a.has_differences());
-    // Issue 18 item 17: the message and the docs (docs/snapshots.md) state the same rule.
-    let readme = include_str!("../../../docs/snapshots.md")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let message = &a.findings[0].message;
-    for part in [
-        "no newer than the oldest entry left",
-        "would pass",
-        "within four of its largest entries",
-    ] {
-        assert!(message.contains(part), "message lacks {part:?}: {message}");
-        assert!(readme.contains(part), "docs/snapshots.md lacks {part:?}");
-    }
-
-    // The same CR missing from a ConfigMap far from the limit is an error.
-    let small = analyse(
-        aligned()
-            .extra_metadata()
-            .snapshot_json(big("s1", T0))
-            .snapshot_configmap(&refs[..10]),
-    );
-    assert_eq!(small.snapshots[0].state, EntryState::Missing);
 }
 
 #[test]
@@ -326,57 +269,6 @@ fn a_node_named_s3_may_hold_its_entry_under_either_key() {
 }
 
 #[test]
-fn a_reconcile_sized_gap_of_the_oldest_entries_is_explained() {
-    // 46 entries remain (about 470 KiB, far from the limit) and the 84 older CRs have none:
-    // all 130 together pass the limit, so k3s had to drop the oldest (a reconcile drops 4, 12,
-    // 24, 40 … at once, and later writes go on dropping the oldest).
-    let mut cluster = aligned().extra_metadata();
-    let mut entries = Vec::new();
-    for i in 0..130 {
-        let cr = big("s2", T0 + i);
-        if i >= 84 {
-            let file = SnapshotFile::from_json(&cr);
-            entries.push((data_key(&file), encode(&file, S3Shape::Embedded)));
-        }
-        cluster = cluster.snapshot_json(cr);
-    }
-    let refs: Vec<(&str, &str)> = entries
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    let a = analyse(cluster.snapshot_configmap(&refs));
-    assert!(
-        a.configmap_bytes < CONFIGMAP_LIMIT / 2,
-        "{}",
-        a.configmap_bytes
-    );
-    let pruned = a
-        .snapshots
-        .iter()
-        .filter(|r| r.state == EntryState::PrunedForSize)
-        .count();
-    assert_eq!(pruned, 84);
-    assert_eq!(
-        codes(&a),
-        [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
-    );
-    // A gap whose entries would all fit is no pruning: they are missing.
-    let mut few = aligned().extra_metadata();
-    let mut kept = Vec::new();
-    for i in 0..20 {
-        let cr = big("s2", T0 + i);
-        if i >= 10 {
-            let file = SnapshotFile::from_json(&cr);
-            kept.push((data_key(&file), encode(&file, S3Shape::Embedded)));
-        }
-        few = few.snapshot_json(cr);
-    }
-    let refs: Vec<(&str, &str)> = kept.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let a = analyse(few.snapshot_configmap(&refs));
-    assert!(a.snapshots.iter().any(|r| r.state == EntryState::Missing));
-}
-
-#[test]
 fn an_entry_for_a_snapshot_without_metadata_is_one_k3s_reconcile_treats_as_orphaned() {
     let cr = snapshot_json("s1", T0, false);
     let file = SnapshotFile::from_json(&cr);
@@ -394,120 +286,4 @@ fn an_entry_for_a_snapshot_without_metadata_is_one_k3s_reconcile_treats_as_orpha
         Some(a.snapshots[0].name())
     );
     assert!(a.has_differences());
-}
-
-/// Issue 18 item 4: a CR younger than the controller's normal delay has no entry yet because
-/// k3s has not had time to write it: pending, never a difference or a finding.
-#[test]
-fn a_cr_younger_than_a_minute_is_pending_not_missing() {
-    let now_s = now().as_second();
-    for (age, expected) in [
-        (-1, EntryState::Pending),
-        (0, EntryState::Pending),
-        (59, EntryState::Pending),
-        (60, EntryState::Missing),
-        (3600, EntryState::Missing),
-    ] {
-        let a = analyse(
-            aligned()
-                .extra_metadata()
-                .snapshot("s1", now_s - age, true)
-                .snapshot_configmap(&[]),
-        );
-        assert_eq!(a.snapshots[0].state, expected, "{age}s old");
-        if expected == EntryState::Pending {
-            assert!(a.findings.is_empty(), "{age}s old: {:?}", a.findings);
-            assert!(!a.has_differences());
-        } else {
-            assert!(
-                a.findings
-                    .iter()
-                    .any(|f| f.code == FindingCode::SnapshotMissingFromConfigmap),
-                "{age}s old: {:?}",
-                a.findings
-            );
-        }
-    }
-}
-
-/// Issue 29, item 1: a CR seconds old on a cluster whose controller cannot write (a split on
-/// an affected version, no `-etcd` holder, or an idle controller) is missing now: nothing will
-/// write its entry.
-#[test]
-fn a_young_cr_is_missing_when_nothing_writes() {
-    let young = now().as_second() - 10;
-    let with = |c: TestCluster| {
-        analyse(
-            c.extra_metadata()
-                .snapshot("s1", young, true)
-                .snapshot_configmap(&[]),
-        )
-    };
-    let writing = with(aligned());
-    assert_eq!(writing.snapshots[0].state, EntryState::Pending);
-    assert_eq!(writing.controller_not_writing, None);
-    let split = with(split());
-    assert_eq!(split.snapshots[0].state, EntryState::Missing);
-    assert!(split.has_differences());
-    assert!(
-        codes(&split).contains(&(Severity::Error, FindingCode::SnapshotMissingFromConfigmap)),
-        "{:?}",
-        split.findings
-    );
-    let expired = with(
-        servers(AFFECTED)
-            .lease("k3s", "s1", 1)
-            .lease("k3s-etcd", "s1", 900),
-    );
-    assert_eq!(expired.snapshots[0].state, EntryState::Missing);
-    let missing = &expired
-        .findings
-        .iter()
-        .find(|f| f.code == FindingCode::SnapshotMissingFromConfigmap)
-        .unwrap()
-        .message;
-    assert!(
-        missing.contains("Nothing writes them now: k3s-etcd is expired"),
-        "{missing}"
-    );
-    // An older CR without the controller's finalizer: the controller is idle.
-    let mut unprocessed = snapshot_json("s2", now().as_second() - 3600, true);
-    unprocessed["metadata"]["finalizers"] = json!([]);
-    let idle = with(aligned().snapshot_json(unprocessed));
-    assert!(
-        idle.snapshots
-            .iter()
-            .all(|r| r.state == EntryState::Missing)
-    );
-}
-
-/// Issue 29, item 4: the entry of a CR whose deletion began seconds ago is about to go, not an
-/// orphan; one whose deletion has hung past the grace is; and on a split the idle controller
-/// never removes it, so no grace.
-#[test]
-fn the_entry_of_a_cr_deleted_seconds_ago_is_not_an_orphan_yet() {
-    let ts = now().as_second() - 7200;
-    let (key, value) = entry("s1", ts);
-    let deleting = |secs_ago: i64| {
-        let mut cr = snapshot_json("s1", ts, true);
-        let at = Timestamp::from_second(now().as_second() - secs_ago).unwrap();
-        cr["metadata"]["deletionTimestamp"] = json!(at.to_string());
-        cr
-    };
-    let with = |c: TestCluster, secs_ago: i64| {
-        analyse(
-            c.extra_metadata()
-                .snapshot_json(deleting(secs_ago))
-                .snapshot_configmap(&[(&key, &value)]),
-        )
-    };
-    let moment = with(aligned(), 1);
-    assert!(moment.orphaned.is_empty(), "{:?}", moment.orphaned);
-    assert!(moment.findings.is_empty(), "{:?}", moment.findings);
-    assert!(!moment.has_differences());
-    let hung = with(aligned(), 300);
-    assert_eq!(hung.orphaned.len(), 1);
-    assert!(codes(&hung).contains(&(Severity::Warning, FindingCode::SnapshotOrphanedInConfigmap)));
-    let on_split = with(split(), 1);
-    assert_eq!(on_split.orphaned.len(), 1);
 }

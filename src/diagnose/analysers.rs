@@ -1,0 +1,201 @@
+//! The analysers `check` runs, as one table: each returns its findings and whether it ran, so a
+//! collection that was not read shows as "not checked", never as healthy.
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
+use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
+use super::control_plane::membership::analyse_membership;
+use super::control_plane::node_args_secrets::analyse_node_args_secrets;
+use super::finding::Finding;
+use super::leases::LeaseAnalysis;
+use super::leases::lock_status::{self, LockState};
+use super::snapshots::SnapshotAnalysis;
+use super::snapshots::snapshot_files::{analyse_snapshot_files, missing_input};
+use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
+use super::snapshots::snapshot_s3::analyse_s3_snapshots;
+use crate::distro::Distro;
+use crate::input::ClusterState;
+use crate::model::configmap_listing::Listed;
+
+/// Whether an analyser ran, and why not.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckRun {
+    pub name: &'static str,
+    pub ran: bool,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+impl CheckRun {
+    fn of(name: &'static str, not_run: Option<impl Into<String>>) -> CheckRun {
+        CheckRun {
+            name,
+            ran: not_run.is_none(),
+            note: not_run.map(Into::into).unwrap_or_default(),
+        }
+    }
+}
+
+/// What every analyser reads: the cluster, and the two analyses others build on (the lock
+/// verdict, and the ConfigMap comparison when the CRD exists) made once beforehand.
+pub struct Inputs<'a> {
+    pub state: &'a ClusterState,
+    pub distro: Distro,
+    pub now: Timestamp,
+    pub leases: &'a LeaseAnalysis,
+    pub snapshots: Option<&'a SnapshotAnalysis>,
+}
+
+/// One analyser's findings, and its line in `checks` (`None` for a check listed only when it
+/// could not judge).
+pub struct Analysed {
+    pub findings: Vec<Finding>,
+    pub run: Option<CheckRun>,
+}
+
+type Analyser = fn(&Inputs) -> Analysed;
+
+/// Every analyser, in the order `check` lists them and their findings.
+pub const ANALYSERS: [Analyser; 8] = [
+    leases,
+    lock_presence,
+    snapshots,
+    membership,
+    etcd_config,
+    snapshot_schedule,
+    snapshot_files,
+    apiserver_endpoints,
+];
+
+/// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
+/// list|diff`.
+pub const SNAPSHOT_FILE_ANALYSERS: [Analyser; 2] = [snapshot_schedule, snapshot_files];
+
+fn leases(i: &Inputs) -> Analysed {
+    Analysed {
+        findings: i.leases.findings.clone(),
+        run: Some(CheckRun::of("leases", None::<String>)),
+    }
+}
+
+/// A lock absent from an input that cannot show it, on an unknown version (issue 29, item 10).
+fn lock_presence(i: &Inputs) -> Analysed {
+    let unjudged: Vec<&str> = i
+        .leases
+        .locks
+        .iter()
+        .filter(|l| l.state == LockState::Unknown)
+        .map(|l| l.name.as_str())
+        .collect();
+    let run = lock_status::unjudgeable(i.state, i.leases.cluster.lock_style)
+        .filter(|_| !unjudged.is_empty())
+        .map(|why| {
+            let note = format!(
+                "{} not found, which cannot be judged: {why}",
+                unjudged.join(" and ")
+            );
+            CheckRun::of("lock-presence", Some(note))
+        });
+    Analysed {
+        findings: Vec::new(),
+        run,
+    }
+}
+
+/// Whether the ConfigMap comparison had both sides to compare.
+pub fn snapshots_ran(state: &ClusterState, analysis: &SnapshotAnalysis) -> bool {
+    // A pasted ConfigMap table that shows the snapshot ConfigMap (or its absence) counts.
+    let listed = state
+        .configmap_listing
+        .as_ref()
+        .is_some_and(|l| l.shows(&analysis.configmap) != Listed::NotShown);
+    state.snapshot_files.is_some() && (state.configmaps.is_some() || listed)
+}
+
+fn snapshots(i: &Inputs) -> Analysed {
+    let Some(analysis) = i.snapshots else {
+        let note = "the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)";
+        return Analysed {
+            findings: Vec::new(),
+            run: Some(CheckRun::of("snapshots", Some(note))),
+        };
+    };
+    let ran = snapshots_ran(i.state, analysis);
+    Analysed {
+        findings: analysis.findings.clone(),
+        run: Some(CheckRun::of("snapshots", (!ran).then_some("not in dump"))),
+    }
+}
+
+fn membership(i: &Inputs) -> Analysed {
+    Analysed {
+        findings: analyse_membership(i.state, i.distro, i.now),
+        run: Some(CheckRun::of(
+            "membership",
+            i.state.nodes.is_none().then_some("not in dump"),
+        )),
+    }
+}
+
+/// The servers' flags as node-args shows them: secrets in the annotation, drift between
+/// etcd servers. Needs only Nodes.
+fn etcd_config(i: &Inputs) -> Analysed {
+    let ran = i.state.nodes.is_some();
+    let mut findings = Vec::new();
+    if ran {
+        findings = analyse_node_args_secrets(i.state, i.distro);
+        findings.extend(analyse_etcd_config_drift(i.state, i.distro));
+    }
+    Analysed {
+        findings,
+        run: Some(CheckRun::of(
+            "etcd-config",
+            (!ran).then_some("Nodes not read"),
+        )),
+    }
+}
+
+/// Whether each etcd server keeps its snapshots' bookkeeping and S3 as its flags promise.
+/// Needs Nodes and ETCDSnapshotFiles.
+fn snapshot_schedule(i: &Inputs) -> Analysed {
+    let state = i.state;
+    let not_run = if state.snapshot_crd_missing {
+        Some("the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)")
+    } else if state.nodes.is_none() {
+        Some("Nodes not read")
+    } else if state.snapshot_files.is_none() {
+        Some("ETCDSnapshotFiles not read")
+    } else {
+        None
+    };
+    let mut findings = Vec::new();
+    if not_run.is_none() {
+        findings = analyse_reconcile_stalled(state, i.distro, i.now);
+        findings.extend(analyse_s3_snapshots(state, i.distro, i.now));
+    }
+    Analysed {
+        findings,
+        run: Some(CheckRun::of("snapshot-schedule", not_run)),
+    }
+}
+
+fn snapshot_files(i: &Inputs) -> Analysed {
+    Analysed {
+        // It judges what it can without every input (empty records from the CRs alone).
+        findings: analyse_snapshot_files(i.state, i.distro, i.now, i.leases),
+        run: Some(CheckRun::of("snapshot-files", missing_input(i.state))),
+    }
+}
+
+fn apiserver_endpoints(i: &Inputs) -> Analysed {
+    Analysed {
+        findings: analyse_apiserver_endpoints(i.state, i.distro, i.now),
+        run: Some(CheckRun::of(
+            "apiserver-endpoints",
+            apiserver_endpoints::not_checked(i.state),
+        )),
+    }
+}

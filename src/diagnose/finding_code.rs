@@ -1,0 +1,273 @@
+//! The finding codes, each defined once: its stable name (also its serde name), and the row of
+//! the finding-code table in the README, the man page and docs/findings.md.
+
+use serde::{Deserialize, Serialize};
+
+/// Declares `FindingCode` from one table, so a code's name, serde name and description cannot
+/// disagree (each code was written out four times before).
+macro_rules! finding_codes {
+    ($(
+        $variant:ident = $code:literal {
+            severity: $severity:literal,
+            meaning: $meaning:literal,
+            remediation: $remediation:literal,
+        }
+    )*) => {
+        /// Stable finding codes (design.md §4): add codes when needed, never rename one.
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+        )]
+        pub enum FindingCode {
+            $(
+                #[serde(rename = $code)]
+                $variant,
+            )*
+        }
+
+        const COUNT: usize = [$($code),*].len();
+
+        impl FindingCode {
+            pub const ALL: [FindingCode; COUNT] = [$(FindingCode::$variant),*];
+
+            /// (usual severity, meaning, remediation): the finding-code table of the README
+            /// and the man page.
+            pub fn describe(self) -> (&'static str, &'static str, &'static str) {
+                match self {
+                    $(FindingCode::$variant => ($severity, $meaning, $remediation),)*
+                }
+            }
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(FindingCode::$variant => $code,)*
+                }
+            }
+        }
+    };
+}
+
+finding_codes! {
+    LeaseSplit = "lease-split" {
+        severity: "error on affected versions, warning elsewhere",
+        meaning: "k3s and k3s-etcd are held by different servers",
+        remediation: "k3sdoctor leases follow --fix; upgrade to the fixed release",
+    }
+    LeaseExpired = "lease-expired" {
+        severity: "error",
+        meaning: "a lock was not renewed within its duration (+10 s) of now",
+        remediation: "check the k3s/rke2-server service on the holder",
+    }
+    LeaseReleased = "lease-released" {
+        severity: "warning, error after 55 s",
+        meaning: "the holder released the lock and nobody took it",
+        remediation: "check the service on the servers",
+    }
+    LeaseMissing = "lease-missing" {
+        severity: "error",
+        meaning: "a lock this version and datastore should have is absent",
+        remediation: "check the service on the servers",
+    }
+    LeaseHolderUnknown = "lease-holder-unknown" {
+        severity: "error",
+        meaning: "the holder identity matches no Node",
+        remediation: "wait for expiry, or check the servers",
+    }
+    LeaseHolderNotReady = "lease-holder-not-ready" {
+        severity: "error",
+        meaning: "the holder's Node is NotReady, being deleted, or not a server",
+        remediation: "check the service on that node",
+    }
+    LeaseHolderAgentless = "lease-holder-agentless" {
+        severity: "info",
+        meaning: "the holder has no Node but a live kube-apiserver (a server run with --disable-agent)",
+        remediation: "nothing to do",
+    }
+    LeaseCopiesDisagree = "lease-copies-disagree" {
+        severity: "error",
+        meaning: "1.24-1.27: the ConfigMap and Lease copies name different holders",
+        remediation: "set both copies to one holder (k3sdoctor leases follow --fix --to NODE)",
+    }
+    LeaseRecordMalformed = "lease-record-malformed" {
+        severity: "error",
+        meaning: "a ConfigMap leader annotation is not a valid record",
+        remediation: "restart the service on the holder",
+    }
+    MixedVersions = "mixed-versions" {
+        severity: "warning",
+        meaning: "servers run different versions (upgrade in progress)",
+        remediation: "finish the upgrade",
+    }
+    SnapshotMissingFromConfigmap = "snapshot-missing-from-configmap" {
+        severity: "error (info when explained by missing metadata)",
+        meaning: "a snapshot that should have a ConfigMap entry has none",
+        remediation: "k3sdoctor leases follow --fix when split; else k3sdoctor snapshots backfill --fix",
+    }
+    SnapshotOrphanedInConfigmap = "snapshot-orphaned-in-configmap" {
+        severity: "warning",
+        meaning: "an entry has no ETCDSnapshotFile behind it",
+        remediation: "k3sdoctor snapshots backfill --fix --prune",
+    }
+    SnapshotStaleInConfigmap = "snapshot-stale-in-configmap" {
+        severity: "warning",
+        meaning: "an entry's fields differ from its ETCDSnapshotFile",
+        remediation: "k3sdoctor snapshots backfill --fix",
+    }
+    SnapshotPrunedForSize = "snapshot-pruned-for-size" {
+        severity: "info",
+        meaning: "missing, explained by k3s's pruning at the 1 MiB limit",
+        remediation: "none",
+    }
+    SnapshotControllerIdle = "snapshot-controller-idle" {
+        severity: "error",
+        meaning: "ETCDSnapshotFiles older than a minute lack the snapshot controller's finalizer",
+        remediation: "k3sdoctor leases follow --fix when split; else check the k3s-etcd holder's log",
+    }
+    SnapshotNameDigestMismatch = "snapshot-name-digest-mismatch" {
+        severity: "warning",
+        meaning: "a CR name's 6-hex digest does not match its node and location",
+        remediation: "find who renamed or copied it",
+    }
+    ConfigmapLegacyFormat = "configmap-legacy-format" {
+        severity: "warning",
+        meaning: "entries in the pre-2023 bare-key format",
+        remediation: "remove them once nothing reads them",
+    }
+    MemberRemovalStuck = "member-removal-stuck" {
+        severity: "error",
+        meaning: "remove=true set but the member was not removed",
+        remediation: "check the k3s-etcd holder's log",
+    }
+    MemberTerminatingStuck = "member-terminating-stuck" {
+        severity: "error",
+        meaning: "an etcd Node is stuck terminating on the member finalizer",
+        remediation: "check the k3s-etcd holder's log",
+    }
+    MemberFinalizerMissing = "member-finalizer-missing" {
+        severity: "warning",
+        meaning: "an etcd Node lacks the member controller's finalizer",
+        remediation: "check that k3s-etcd is held and fresh",
+    }
+    MemberNotVoter = "member-not-voter" {
+        severity: "warning",
+        meaning: "EtcdIsVoter is False: the member is a learner or unhealthy",
+        remediation: "check etcd on that node",
+    }
+    EtcdQuorumAtRisk = "etcd-quorum-at-risk" {
+        severity: "error",
+        meaning: "one more lost etcd member would lose quorum (or it is lost)",
+        remediation: "bring the NotReady members back first",
+    }
+    DumpIncomplete = "dump-incomplete" {
+        severity: "warning",
+        meaning: "the dump lacks objects a check needs; that check did not run",
+        remediation: "add the named kubectl output to the dump",
+    }
+    VersionAffected = "version-affected" {
+        severity: "warning",
+        meaning: "check: servers run a version affected by k3s-io/k3s#10046, so a split can come back after any restart, even after a repair",
+        remediation: "upgrade to the release the finding names",
+    }
+    // Issue 19, NODEARGS part: the servers' flags (node-args) and snapshot schedule.
+    NodeArgsSecretExposed = "node-args-secret-exposed" {
+        severity: "error",
+        meaning: "a <prog>.io/node-args or node-env annotation holds a secret that is not ******** (--etcd-s3-session-token, -t=... before the July 2026 releases, secrets in --*-arg): anyone who can read Nodes reads it",
+        remediation: "remove the annotation (kubectl annotate node NODE <prog>.io/node-args- <prog>.io/node-config-hash-), rotate the secret, move it out of the flags",
+    }
+    EtcdConfigDrift = "etcd-config-drift" {
+        severity: "warning",
+        meaning: "etcd servers run with different --etcd-snapshot-* / --etcd-s3* flags (node-args)",
+        remediation: "set the flags the same on every server",
+    }
+    SnapshotReconcileStalled = "snapshot-reconcile-stalled" {
+        severity: "warning",
+        meaning: "an etcd server's local-snapshots-timestamp is older than its reconcile interval (releases with periodic reconcile; else its snapshot schedule) plus a margin, or missing with snapshots enabled; or a failed ETCDSnapshotFile outlived the 24 h error TTL",
+        remediation: "check the server's log for reconcile errors",
+    }
+    SnapshotS3ListingSuspect = "snapshot-s3-listing-suspect" {
+        severity: "warning",
+        meaning: "S3 is on and the s3-snapshots-timestamp is fresh, yet no S3 snapshot is as new as the schedule promises: S3 listing or upload fails",
+        remediation: "run <prog> etcd-snapshot ls on a server and check S3 errors",
+    }
+    SnapshotS3Retention = "snapshot-s3-retention" {
+        severity: "warning",
+        meaning: "S3 keeps another number of snapshots than configured: --etcd-snapshot-retention ignored by S3 on the k3s-io/k3s#13769 releases, or more snapshots than the retention (not applied)",
+        remediation: "set --etcd-s3-retention, or upgrade to the release the finding names",
+    }
+    SnapshotS3RetentionClusterWide = "snapshot-s3-retention-cluster-wide" {
+        severity: "info",
+        meaning: "S3 retention counts every etcd server's uploads together: M servers keep about N/M cycles, fewer than each keeps locally",
+        remediation: "raise --etcd-s3-retention to local retention x servers",
+    }
+    // Issue 19, ESF part: what the ETCDSnapshotFiles themselves say (`snapshot-files` check).
+    SnapshotFailed = "snapshot-failed" {
+        severity: "warning, error when every etcd node's newest snapshot (local or S3) failed",
+        meaning: "an ETCDSnapshotFile with readyToUse false and an error from the last 24 h; names the node and the message",
+        remediation: "fix what the error names, then k3s etcd-snapshot save on that node",
+    }
+    SnapshotDeletionStuck = "snapshot-deletion-stuck" {
+        severity: "warning",
+        meaning: "an ETCDSnapshotFile terminating for more than 5 minutes on the managed-etcd-snapshots-controller finalizer; says whether a fresh k3s-etcd holder exists (nobody else removes it)",
+        remediation: "check the k3s-etcd holder's log; when the snapshot is truly gone, the kubectl patch the finding gives removes the finalizer",
+    }
+    SnapshotFileOfRemovedNode = "snapshot-file-of-removed-node" {
+        severity: "warning",
+        meaning: "a local ETCDSnapshotFile whose storage node is no current etcd Node, still present after a reconcile",
+        remediation: "kubectl delete etcdsnapshotfiles.k3s.cattle.io NAME...; check that a server with a Node runs the reconcile",
+    }
+    SnapshotTokenRotated = "snapshot-token-rotated" {
+        severity: "info",
+        meaning: "ready snapshots carry different snapshot-token-hash values: restoring the older ones needs the old token (names the newest snapshot per hash; a missing hash is no mismatch)",
+        remediation: "keep the old token with those snapshots",
+    }
+    SnapshotS3Foreign = "snapshot-s3-foreign" {
+        severity: "warning",
+        meaning: "S3 ETCDSnapshotFiles not named <name>-<node>-<unix> for a server of this cluster: a shared bucket or folder mixes clusters (k3s-io/k3s#13934)",
+        remediation: "give each cluster its own --etcd-s3-folder or bucket",
+    }
+    // Issue 19, ENDPOINTS part.
+    ApiserverEndpointStale = "apiserver-endpoint-stale" {
+        severity: "warning (info when a server without a Node may own the address)",
+        meaning: "the kubernetes Endpoints or EndpointSlice in default lists an address that is no current server's; agents' load balancers follow it (k3s-io/k3s#14594)",
+        remediation: "check that no apiserver still advertises it, then delete its /registry/masterleases key with etcdctl on a server",
+    }
+    // Issue 29, item 11.
+    SnapshotRecordEmpty = "snapshot-record-empty" {
+        severity: "warning, error when it is the newest S3 snapshot",
+        meaning: "an ETCDSnapshotFile that is not a failed save yet has no spec.location or size 0: it points nowhere and cannot be restored; names the multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928) and its fixed release when the version has it",
+        remediation: "take a snapshot now (k3s etcd-snapshot save), upgrade past the race (v1.28.15, v1.29.10, v1.30.6, v1.31.2), then delete the empty records",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FindingCode;
+
+    #[test]
+    fn codes_serialise_as_their_stable_names() {
+        for code in FindingCode::ALL {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+            let back: FindingCode = serde_json::from_value(code.as_str().into()).unwrap();
+            assert_eq!(back, code);
+        }
+    }
+
+    #[test]
+    fn the_finding_page_lists_every_finding_code_and_no_other() {
+        let page = include_str!("../../docs/findings.md");
+        let documented: std::collections::BTreeSet<&str> = page
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `")?.split_once("` |").map(|(c, _)| c))
+            .collect();
+        let known: std::collections::BTreeSet<&str> =
+            FindingCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            known.len(),
+            FindingCode::ALL.len(),
+            "a code is listed twice"
+        );
+        assert_eq!(
+            documented, known,
+            "docs/findings.md and FindingCode::ALL differ"
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! What `snapshots list|diff` say about snapshots: the ConfigMap comparison, and what the
+//! other snapshot analysers find in the ETCDSnapshotFiles (failed saves, stuck deletions, S3
+//! retention, …), so the two commands show what `check` says about snapshots.
+
+use std::collections::HashSet;
+
+use jiff::Timestamp;
+
+use super::analysers::{Inputs, SNAPSHOT_FILE_ANALYSERS};
+use super::finding::{Finding, FindingCode, rank};
+use super::leases::analyse_leases;
+use super::linking::{dedupe, link};
+use super::snapshots::{SnapshotAnalysis, analyse_snapshots};
+use crate::distro::Distro;
+use crate::input::ClusterState;
+
+/// The ConfigMap comparison with the snapshot analysers' findings added, most severe first.
+/// Runs the comparison even without the CRD (it then compares nothing), unlike `check`.
+pub fn analyse_snapshots_in_full(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+) -> SnapshotAnalysis {
+    let leases = analyse_leases(state, distro, now);
+    let mut analysis = analyse_snapshots(state, distro, now, &leases);
+    let inputs = Inputs {
+        state,
+        distro,
+        now,
+        leases: &leases,
+        snapshots: Some(&analysis),
+    };
+    let found: Vec<Finding> = SNAPSHOT_FILE_ANALYSERS
+        .iter()
+        .flat_map(|analyser| analyser(&inputs).findings)
+        .collect();
+    let added = as_check_lists_them(&leases.findings, &analysis.findings, found);
+    analysis.findings.extend(added);
+    rank(&mut analysis.findings);
+    analysis
+}
+
+/// `found` as `check` lists them: said once, not repeating the comparison's findings, and
+/// each one a lease split caused right after that split (once per split finding), so both
+/// commands keep `check`'s order.
+fn as_check_lists_them(leases: &[Finding], shown: &[Finding], found: Vec<Finding>) -> Vec<Finding> {
+    // Keyed on borrowed messages, as `dedupe` is: one can list 50,000 snapshots.
+    fn keys(findings: &[Finding]) -> HashSet<(FindingCode, &str)> {
+        findings
+            .iter()
+            .map(|f| (f.code, f.message.as_str()))
+            .collect()
+    }
+    let shown = keys(shown);
+    let from_leases = keys(leases);
+    let found = found
+        .into_iter()
+        .filter(|f| !shown.contains(&(f.code, f.message.as_str())));
+    let listed = link(dedupe(leases.iter().cloned().chain(found).collect()));
+    listed
+        .into_iter()
+        .flat_map(|f| std::iter::once(f.finding).chain(f.children))
+        .filter(|f| !from_leases.contains(&(f.code, f.message.as_str())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::diagnose::check::analyse_check;
+    use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
+
+    const V: &str = "v1.29.4+k3s1";
+    /// Hours before `now()`.
+    const T0: i64 = 1_717_142_400;
+
+    /// What `snapshots list|diff` did before: every `snapshot-*` finding of `check` not
+    /// already in the comparison, added to it.
+    fn filtered_from_check(state: &ClusterState) -> SnapshotAnalysis {
+        let leases = analyse_leases(state, Distro::K3s, now());
+        let mut analysis = analyse_snapshots(state, Distro::K3s, now(), &leases);
+        let others: Vec<Finding> = analyse_check(state, Distro::K3s, now())
+            .all_findings()
+            .into_iter()
+            .filter(|f| f.code.as_str().starts_with("snapshot-"))
+            .filter(|f| {
+                !analysis
+                    .findings
+                    .iter()
+                    .any(|shown| shown.code == f.code && shown.message == f.message)
+            })
+            .collect();
+        analysis.findings.extend(others);
+        rank(&mut analysis.findings);
+        analysis
+    }
+
+    fn synced(name: &str) -> serde_json::Value {
+        json!({"finalizers": ["wrangler.cattle.io/managed-etcd-controller"],
+               "annotations": {"etcd.k3s.cattle.io/node-name": format!("{name}-1a2b3c4d")}})
+    }
+
+    fn cluster(etcd_holder: &str) -> TestCluster {
+        let mut idle = snapshot_json("s2", T0, true);
+        idle["metadata"]["finalizers"] = json!([]);
+        let mut failed = snapshot_json("s1", T0 + 3600, false);
+        failed["status"] = json!({"readyToUse": false, "creationTime": "2024-05-31T09:00:00Z",
+            "error": {"time": "2024-05-31T09:00:00Z", "message": "save failed"}});
+        let mut deleting = snapshot_json("s3", T0 + 60, false);
+        deleting["metadata"]["deletionTimestamp"] = json!("2024-05-31T08:00:00Z");
+        let mut removed_node = snapshot_json("gone", T0 + 120, false);
+        removed_node["spec"]["nodeName"] = json!("gone");
+        TestCluster::k3s()
+            .server_with("s1", V, synced("s1"))
+            .server_with("s2", V, synced("s2"))
+            .server_with("s3", V, synced("s3"))
+            .lease("k3s", "s1", 1)
+            .lease("k3s-etcd", etcd_holder, 1)
+            .extra_metadata()
+            .snapshot_json(idle)
+            .snapshot_json(failed)
+            .snapshot_json(deleting)
+            .snapshot_json(removed_node)
+            .snapshot_configmap(&[])
+    }
+
+    #[test]
+    fn gives_exactly_the_snapshot_findings_check_gives() {
+        let mut no_files = cluster("s2").into_dump().build();
+        no_files.snapshot_files = None;
+        let mut no_crd = cluster("s2").build();
+        no_crd.snapshot_crd_missing = true;
+        for state in [
+            cluster("s2").build(),
+            cluster("s1").build(),
+            cluster("s2").without_nodes().build(),
+            no_files,
+            no_crd,
+        ] {
+            let full = analyse_snapshots_in_full(&state, Distro::K3s, now());
+            assert_eq!(full, filtered_from_check(&state));
+        }
+        // The fixture reaches the cases that matter: findings beyond the comparison, and
+        // some of them caused by the split.
+        let split = analyse_snapshots_in_full(&cluster("s2").build(), Distro::K3s, now());
+        let shown = analyse_snapshots(
+            &cluster("s2").build(),
+            Distro::K3s,
+            now(),
+            &analyse_leases(&cluster("s2").build(), Distro::K3s, now()),
+        );
+        let added: Vec<&Finding> = split
+            .findings
+            .iter()
+            .filter(|f| !shown.findings.contains(f))
+            .collect();
+        assert!(added.len() >= 2, "{added:#?}");
+        assert!(added.iter().any(|f| f.caused_by.is_some()), "{added:#?}");
+    }
+}
