@@ -14,19 +14,10 @@ use crate::version::LockStyle;
 
 use super::election_timing::{ElectionTiming, election_timing};
 use super::follow_impact::impact;
+pub use super::follow_request::{FollowRequest, Refusal};
 use super::follow_target::{Target, choose_target, not_a_candidate};
 use super::lock_edit::HolderEdit;
 use super::split_after_move::{SplitAfterMove, split_after_move};
-
-#[derive(Debug, Clone, Default)]
-pub struct FollowRequest {
-    /// `--lease`: the lock to move (default `<prog>`).
-    pub lease: Option<String>,
-    /// `--to`: a node name or hostname (default: the holder of the other lock).
-    pub to: Option<String>,
-    /// `--force`: skip the target and quorum checks (never the permission check).
-    pub force: bool,
-}
 
 /// A copy of a lock that the plan writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -98,11 +89,6 @@ pub enum FollowOutcome {
     },
     Move(Box<FollowPlan>),
 }
-
-/// Why a plan cannot be made; exit 2, nothing written.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Refusal(pub String);
 
 pub fn plan_follow(
     state: &ClusterState,

@@ -12,7 +12,7 @@ use crate::input::ClusterState;
 use crate::model::lease::live_apiserver_identity;
 use crate::model::node::{NodeFacts, Readiness, node_for_identity};
 
-use super::follow_plan::{FollowRequest, Refusal};
+use super::follow_request::{FollowRequest, Refusal};
 
 /// The server a lock moves to, and the identity written into the lock.
 pub(super) struct Target<'a> {

@@ -10,6 +10,7 @@ pub mod follow_event;
 mod follow_impact;
 pub mod follow_plan;
 pub mod follow_rejudge;
+pub mod follow_request;
 mod follow_target;
 pub mod follow_verify;
 pub mod lock_edit;

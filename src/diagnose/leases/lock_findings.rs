@@ -6,7 +6,7 @@ use jiff::SignedDuration;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::model::lock::{LockRecord, WRANGLER_LEASE_DURATION};
 
-use super::lock_status::{CLOCK_SKEW_ALLOWANCE, LockInputs};
+use super::lock_inputs::{CLOCK_SKEW_ALLOWANCE, LockInputs};
 
 pub(super) fn malformed_annotation_finding(
     input: &LockInputs<'_>,

@@ -7,7 +7,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::model::lease::live_apiserver_identity;
 use crate::model::node::node_for_identity;
 
-use super::lock_status::{CLOCK_SKEW_ALLOWANCE, HolderNode, LockInputs};
+use super::lock_inputs::{CLOCK_SKEW_ALLOWANCE, HolderNode, LockInputs};
 
 pub(super) fn holder_node(
     input: &LockInputs<'_>,

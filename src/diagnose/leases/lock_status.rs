@@ -1,23 +1,20 @@
 //! The state of one k3s/RKE2 leader lock: which copies count on this version, who holds it,
 //! whether that holder is fresh and is a live server.
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
-use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::model::lock::LockRecord;
-use crate::model::node::{IdentityMatch, NodeFacts, Readiness, node_for_identity};
+use crate::model::node::node_for_identity;
 use crate::version::LockStyle;
 
 use super::lock_findings::{
     copies_disagree_finding, expired_finding, malformed_annotation_finding, released_finding,
 };
 use super::lock_holder::holder_node;
-
-/// How far a holder's clock may run behind ours before a lock counts as expired.
-pub const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
+pub use super::lock_inputs::{CLOCK_SKEW_ALLOWANCE, HolderNode, LockInputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -68,31 +65,6 @@ pub enum LockState {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct HolderNode {
-    pub name: String,
-    pub matched_by: IdentityMatch,
-    pub readiness: Readiness,
-    pub roles: Vec<String>,
-    pub server: bool,
-    pub version: String,
-}
-
-impl HolderNode {
-    /// The one shape a lock holder's Node has in every report.
-    pub fn of(node: &NodeFacts, matched_by: IdentityMatch) -> Self {
-        HolderNode {
-            name: node.name.clone(),
-            matched_by,
-            readiness: node.readiness,
-            roles: node.roles(),
-            server: node.is_server(),
-            version: node.kubelet_version.clone(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct LockCopies {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease: Option<LockRecord>,
@@ -128,13 +100,6 @@ impl LockStatus {
             _ => None,
         }
     }
-}
-
-pub struct LockInputs<'a> {
-    pub state: &'a ClusterState,
-    pub distro: Distro,
-    pub now: Timestamp,
-    pub style: Option<LockStyle>,
 }
 
 /// Reads one lock and returns its status and what is wrong with it. `expected` says whether

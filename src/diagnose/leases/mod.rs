@@ -4,6 +4,7 @@ pub mod lease_changes;
 pub mod lease_split;
 mod lock_findings;
 mod lock_holder;
+mod lock_inputs;
 pub mod lock_status;
 
 use jiff::Timestamp;

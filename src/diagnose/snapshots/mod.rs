@@ -8,6 +8,7 @@ mod snapshot_dump_gap;
 pub mod snapshot_entry_count;
 mod snapshot_entry_findings;
 pub mod snapshot_files;
+pub mod snapshot_finding_context;
 pub mod snapshot_findings;
 pub mod snapshot_provenance;
 pub mod snapshot_reconcile;
@@ -25,7 +26,7 @@ use serde::Serialize;
 
 use self::entry_judge::{EntryJudge, Keyed, Writer};
 use self::snapshot_entry_count::EntryCount;
-use self::snapshot_findings::Tally;
+use self::snapshot_finding_context::Tally;
 use self::snapshot_reconcile::reconcile_fate;
 use self::snapshot_writer::{controller_not_writing, removal_pending};
 use super::finding::{Finding, rank};
@@ -176,7 +177,7 @@ pub fn analyse_snapshots(
         .collect();
 
     let entry_count = counted_only.map(|(file, n)| EntryCount::new(file, n, should_have_entry));
-    let analysis_context = snapshot_findings::Context {
+    let analysis_context = snapshot_finding_context::Context {
         distro,
         state,
         leases,

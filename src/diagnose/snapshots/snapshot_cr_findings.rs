@@ -1,7 +1,7 @@
 //! Findings about the ETCDSnapshotFiles themselves, as the ConfigMap comparison sees them:
 //! CRs the controller never processed, and names that do not match their node and location.
 
-use super::snapshot_findings::{Said, Tally, all, plural};
+use super::snapshot_finding_context::{Said, Tally, all, plural};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::snapshot_file::CONTROLLER_FINALIZER;

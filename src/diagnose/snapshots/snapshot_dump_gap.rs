@@ -1,7 +1,7 @@
 //! `dump-incomplete` for the ConfigMap comparison: a dump or bundle without the
 //! ETCDSnapshotFiles or the ConfigMaps it compares.
 
-use super::snapshot_findings::Context;
+use super::snapshot_finding_context::Context;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::model::configmap_listing::Listed;
 

@@ -2,7 +2,7 @@
 //! size, withheld for lack of metadata, and in the legacy format.
 
 use super::entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
-use super::snapshot_findings::{Said, Tally, all, names, plural};
+use super::snapshot_finding_context::{Said, Tally, all, names, plural};
 use super::snapshot_row::SnapshotRow;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;

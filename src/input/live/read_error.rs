@@ -3,6 +3,7 @@
 
 use std::error::Error as StdError;
 
+pub use super::read_failure_kind::ReadFailureKind;
 use super::transport_cause::TransportCause;
 
 /// A failure to read the cluster or the input; exit code 3.
@@ -18,21 +19,6 @@ pub struct ReadError {
     pub kind: ReadFailureKind,
     /// What was being done (`list nodes`), when a request failed: a 403 names the permission.
     pub action: Option<String>,
-}
-
-/// Why a cluster could not be read, in the words a fleet report uses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ReadFailureKind {
-    /// Nothing answered: refused, timed out, reset, or the host does not resolve.
-    Unreachable,
-    Tls,
-    /// 401: the credentials were rejected.
-    Unauthorized,
-    /// 403: the credentials lack a permission.
-    Forbidden,
-    /// Anything else: a bad kubeconfig, a failing API server, an unexpected answer.
-    #[default]
-    Other,
 }
 
 impl ReadError {

@@ -18,7 +18,7 @@ use std::io::ErrorKind;
 
 use crate::input::connect::credential_plugin::PluginFailure;
 
-use super::read_error::ReadFailureKind;
+use super::read_failure_kind::ReadFailureKind;
 
 /// Why a request got no answer, in the order the message prefers them: the plugin's own
 /// words first, then the proxy, then the socket, then the layers above it.

@@ -1,0 +1,16 @@
+//! The kinds of read failure a fleet report counts, told apart where the failure arises.
+
+/// Why a cluster could not be read, in the words a fleet report uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadFailureKind {
+    /// Nothing answered: refused, timed out, reset, or the host does not resolve.
+    Unreachable,
+    Tls,
+    /// 401: the credentials were rejected.
+    Unauthorized,
+    /// 403: the credentials lack a permission.
+    Forbidden,
+    /// Anything else: a bad kubeconfig, a failing API server, an unexpected answer.
+    #[default]
+    Other,
+}
