@@ -7,12 +7,14 @@
 //! that change; `K3SDOCTOR_UPDATE_GOLDEN=1 cargo test --locked --test cli all_missing` rewrites
 //! it (review the diff: the report is a contract).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::k3s_sim::snapshot_entry::{S3ConfigShape, data_key, entry_value};
-use crate::support::objects::{NOW, extra_metadata, server, snapshot_configmap, snapshot_cr};
+use crate::support::objects::{
+    NOW, extra_metadata, numbered_snapshot_cr, server, snapshot_configmap,
+};
 
 const SERVERS: [&str; 3] = ["server-1", "server-2", "server-3"];
 const COUNT: usize = 300;
@@ -42,32 +44,9 @@ fn assert_golden(output: &str, golden: &str) {
     );
 }
 
-/// The `i`-th newest snapshot: every fourth in S3 (a shared bucket), the rest local to one of
-/// three servers; Rancher's metadata, and no finalizer (the controller never saw it).
+/// The `i`-th newest snapshot, with no finalizer (the controller never saw it).
 fn snapshot(i: usize) -> Value {
-    let node = SERVERS[i % SERVERS.len()];
-    let ts = NEWEST - (i / SERVERS.len()) as i64 * 3_600 - (i % SERVERS.len()) as i64;
-    let mut cr = snapshot_cr(node, ts, true);
-    cr["metadata"]["annotations"] =
-        json!({"etcd.k3s.cattle.io/snapshot-token-hash": "37831a857fac"});
-    if i % 4 == 3 {
-        use sha2::{Digest, Sha256};
-        let file = cr["spec"]["snapshotName"].as_str().unwrap().to_string();
-        let location = format!("s3://k3s-backups/prod/{file}");
-        // `GenerateName`: the 6-hex digest of node and location (pkg/etcd/snapshot/types.go).
-        let digest: String = Sha256::digest(format!("s3{location}").as_bytes())
-            .iter()
-            .take(3)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        cr["metadata"]["name"] = json!(format!("s3-{file}-{digest}"));
-        cr["metadata"]["labels"]["etcd.k3s.cattle.io/snapshot-storage-node"] = json!("s3");
-        cr["spec"]["nodeName"] = json!("s3");
-        cr["spec"]["location"] = json!(location);
-        cr["spec"]["s3"] = json!({"endpoint": "s3.eu-central-1.amazonaws.com", "bucket": "k3s-backups",
-                                  "region": "eu-central-1", "prefix": "prod"});
-    }
-    cr
+    numbered_snapshot_cr(i, &SERVERS, NEWEST)
 }
 
 /// Three servers, no Leases (no snapshot controller runs), `COUNT` CRs and an empty ConfigMap.

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use crate::peak_launcher::PeakLauncher;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::k3s_sim::snapshot_entry::{S3ConfigShape, data_key, entry_value};
-use crate::support::objects::{extra_metadata, server, snapshot_configmap, snapshot_cr};
+use crate::support::objects::{extra_metadata, numbered_snapshot_cr, server, snapshot_configmap};
 use crate::support::scrape::{get, served_address};
 use crate::support::wait::wait_for;
 
@@ -49,35 +49,13 @@ enum Scenario {
     AllMissing,
 }
 
-/// The `i`-th newest snapshot, as k3s writes it: every fourth one in S3 (with the `spec.s3`
-/// block of a shared bucket), the rest local to one of three servers; all with Rancher's
-/// `spec.metadata`, and the controller's finalizer where the controller ran.
+/// The `i`-th newest snapshot (`numbered_snapshot_cr`), with the controller's finalizer
+/// where the controller ran.
 fn snapshot(i: usize, scenario: Scenario) -> Value {
-    let node = SERVERS[i % SERVERS.len()];
-    let ts = NEWEST - (i / SERVERS.len()) as i64 * 3_600 - (i % SERVERS.len()) as i64;
-    let mut cr = snapshot_cr(node, ts, true);
+    let mut cr = numbered_snapshot_cr(i, &SERVERS, NEWEST);
     if scenario == Scenario::Pruned {
         cr["metadata"]["finalizers"] =
             json!(["wrangler.cattle.io/managed-etcd-snapshots-controller"]);
-    }
-    cr["metadata"]["annotations"] =
-        json!({"etcd.k3s.cattle.io/snapshot-token-hash": "37831a857fac"});
-    if i % 4 == 3 {
-        use sha2::{Digest, Sha256};
-        let file = cr["spec"]["snapshotName"].as_str().unwrap().to_string();
-        let location = format!("s3://k3s-backups/prod/{file}");
-        // `GenerateName`: the 6-hex digest of node and location (pkg/etcd/snapshot/types.go).
-        let digest: String = Sha256::digest(format!("s3{location}").as_bytes())
-            .iter()
-            .take(3)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        cr["metadata"]["name"] = json!(format!("s3-{file}-{digest}"));
-        cr["metadata"]["labels"]["etcd.k3s.cattle.io/snapshot-storage-node"] = json!("s3");
-        cr["spec"]["nodeName"] = json!("s3");
-        cr["spec"]["location"] = json!(location);
-        cr["spec"]["s3"] = json!({"endpoint": "s3.eu-central-1.amazonaws.com", "bucket": "k3s-backups",
-                                  "region": "eu-central-1", "prefix": "prod"});
     }
     cr
 }

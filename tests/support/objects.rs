@@ -296,3 +296,33 @@ pub fn server_at(name: &str, version: &str, ip: &str) -> Value {
     node["metadata"]["annotations"][format!("etcd.{prog}.cattle.io/node-address")] = json!(ip);
     node
 }
+
+/// The `i`-th newest of many snapshots taken by `servers` hourly up to `newest`, as k3s writes
+/// them: every fourth one in S3 (with the `spec.s3` block of a shared bucket), the rest local
+/// to one of the servers; all with Rancher's `spec.metadata` and the token-hash annotation,
+/// and no finalizer (the caller adds the controller's where it ran).
+pub fn numbered_snapshot_cr(i: usize, servers: &[&str], newest: i64) -> Value {
+    let node = servers[i % servers.len()];
+    let ts = newest - (i / servers.len()) as i64 * 3_600 - (i % servers.len()) as i64;
+    let mut cr = snapshot_cr(node, ts, true);
+    cr["metadata"]["annotations"] =
+        json!({"etcd.k3s.cattle.io/snapshot-token-hash": "37831a857fac"});
+    if i % 4 == 3 {
+        use sha2::{Digest, Sha256};
+        let file = cr["spec"]["snapshotName"].as_str().unwrap().to_string();
+        let location = format!("s3://k3s-backups/prod/{file}");
+        // `GenerateName`: the 6-hex digest of node and location (pkg/etcd/snapshot/types.go).
+        let digest: String = Sha256::digest(format!("s3{location}").as_bytes())
+            .iter()
+            .take(3)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        cr["metadata"]["name"] = json!(format!("s3-{file}-{digest}"));
+        cr["metadata"]["labels"]["etcd.k3s.cattle.io/snapshot-storage-node"] = json!("s3");
+        cr["spec"]["nodeName"] = json!("s3");
+        cr["spec"]["location"] = json!(location);
+        cr["spec"]["s3"] = json!({"endpoint": "s3.eu-central-1.amazonaws.com", "bucket": "k3s-backups",
+                                  "region": "eu-central-1", "prefix": "prod"});
+    }
+    cr
+}
