@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-pub mod bundle_size;
+mod bundle_size;
 mod check_args;
 mod command_tree;
 pub mod complete;
-pub mod flag_layout;
+mod flag_layout;
 mod fleet_args;
 mod global_args;
 pub mod global_options;

@@ -10,7 +10,7 @@ mod finding_code;
 pub mod fleet;
 pub mod leases;
 mod linking;
-pub mod object_ref;
+mod object_ref;
 pub mod snapshots;
 pub mod snapshots_in_full;
 pub mod suppression;

@@ -6,7 +6,7 @@ pub mod connect;
 pub mod dump;
 pub mod live;
 pub mod narrator;
-pub mod source_gap;
+mod source_gap;
 pub mod watch;
 
 use std::path::PathBuf;

@@ -7,7 +7,7 @@ pub mod contact;
 pub mod endpoints;
 pub mod listener;
 pub mod log;
-pub mod metrics;
+mod metrics;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! The `leases` analyser: both k3s/RKE2 locks, the split verdict, the other elections.
 
 pub mod lease_changes;
-pub mod lease_split;
+mod lease_split;
 mod lock_findings;
 mod lock_holder;
 mod lock_inputs;

@@ -5,18 +5,18 @@
 mod entry_judge;
 mod snapshot_cr_findings;
 mod snapshot_dump_gap;
-pub mod snapshot_entry_count;
+mod snapshot_entry_count;
 mod snapshot_entry_findings;
 pub mod snapshot_files;
-pub mod snapshot_finding_context;
-pub mod snapshot_findings;
-pub mod snapshot_provenance;
-pub mod snapshot_reconcile;
+mod snapshot_finding_context;
+mod snapshot_findings;
+mod snapshot_provenance;
+mod snapshot_reconcile;
 pub mod snapshot_reconcile_stalled;
-pub mod snapshot_record_empty;
+mod snapshot_record_empty;
 pub mod snapshot_s3;
-pub mod snapshot_table_gap;
-pub mod snapshot_writer;
+mod snapshot_table_gap;
+mod snapshot_writer;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -319,14 +319,14 @@ fn orphaned_entries(
 
 #[cfg(test)]
 mod count_tests;
-pub mod entry_state;
+mod entry_state;
 #[cfg(test)]
 mod missing_row_tests;
 #[cfg(test)]
 mod pending_tests;
 #[cfg(test)]
 mod pruning_tests;
-pub mod snapshot_row;
+mod snapshot_row;
 #[cfg(test)]
 mod table_tests;
 #[cfg(test)]

@@ -4,11 +4,11 @@
 //! documents and objects `dump` builds the cluster state from, with what the bundle lacks
 //! and where it came from ([`provenance`]).
 
-pub mod archive;
+mod archive;
 mod configmap_table;
 mod container;
 mod holder_table;
-pub mod layout;
+mod layout;
 pub mod limits;
 mod memberlist;
 mod pasted_table;
@@ -18,7 +18,7 @@ mod snapshot_ls_table;
 mod snapshot_table;
 mod support_bundle_kit;
 mod tar_stream;
-pub mod tree;
+mod tree;
 mod troubleshoot;
 mod zip_directory;
 

@@ -9,11 +9,11 @@ mod config_resolution;
 pub mod connection_overrides;
 pub mod context_selection;
 pub mod credential_plugin;
-pub mod credential_refresh;
-pub mod kube_config;
+mod credential_refresh;
+mod kube_config;
 mod kubeconfig_files;
 mod plugin_credential;
-pub mod proxy;
+mod proxy;
 pub mod redact;
 
 use std::path::PathBuf;

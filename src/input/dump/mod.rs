@@ -7,8 +7,8 @@ pub mod bounded_read;
 pub mod dump_coverage;
 pub mod dump_files;
 pub mod dump_parse;
-pub mod dump_time;
-pub mod yaml_depth;
+mod dump_time;
+mod yaml_depth;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

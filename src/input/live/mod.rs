@@ -6,7 +6,7 @@ pub mod cluster_identity;
 pub mod contact_probe;
 pub mod own_access_review;
 pub mod read_error;
-pub mod read_failure_kind;
+mod read_failure_kind;
 pub mod snapshot_file_object;
 pub mod token_access_review;
 mod transport_cause;

@@ -320,10 +320,10 @@ fn object_name<K: kube::Resource>(object: &K) -> String {
 }
 
 mod refusals;
-pub mod relisting_watcher;
+mod relisting_watcher;
 mod state_views;
-mod streams;
+pub mod streams;
 #[cfg(test)]
 mod tests;
 pub mod watch_failure;
-pub mod watched_objects;
+mod watched_objects;
