@@ -111,7 +111,7 @@ pub struct GlobalArgs {
 }
 
 impl GlobalArgs {
-    /// kubectl's connection flags, for `cluster::connect`.
+    /// kubectl's connection flags, for `input::connect`.
     pub fn connection_overrides(&self) -> crate::input::connect::connection_overrides::Overrides {
         crate::input::connect::connection_overrides::Overrides {
             server: self.server.clone(),

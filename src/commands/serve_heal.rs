@@ -1,5 +1,5 @@
-//! `serve --heal dry-run|on`: the I/O around the pure heal policy (`monitor::heal_policy`)
-//! and gates (`repair::heal_gates`). Runs as its own task so that a move and its
+//! `serve --heal dry-run|on`: the I/O around the pure heal policy (`heal::heal_policy`)
+//! and gates (`heal::heal_gates`). Runs as its own task so that a move and its
 //! verification never hold up the watches and the metrics. Each evaluation the serve loop
 //! sends (the lock state from memory and the API server's time) reads the pause annotation,
 //! judges, and publishes the decision; a move re-reads everything and re-checks every gate

@@ -202,7 +202,7 @@ impl HealPolicy {
         self.last_heal = previous;
     }
 
-    /// What must survive a restart or a failover (`monitor::heal_guardrails`).
+    /// What must survive a restart or a failover (`heal::guardrail_record`).
     pub fn guardrails(&self) -> Guardrails {
         Guardrails {
             last_heal: self.last_heal,
