@@ -76,3 +76,54 @@ fn find(dir: &Path, name: &str) -> bool {
         path.file_name().is_some_and(|n| n == last) || (path.is_dir() && find(&path, name))
     })
 }
+
+/// Issue 31: at most three functions in src/ run over 120 lines, counted from the line with
+/// `fn` to the closing brace at the same indentation (a long function hides its reasons).
+#[test]
+fn at_most_three_functions_in_src_run_over_120_lines() {
+    let mut long = Vec::new();
+    let mut files = Vec::new();
+    rust_files(&repo_path("src"), &mut files);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (start, line) in lines.iter().enumerate() {
+            let code = line.trim_start();
+            let is_fn = [
+                "fn ",
+                "pub fn ",
+                "async fn ",
+                "pub async fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+            ]
+            .iter()
+            .any(|p| code.starts_with(p))
+                || code.starts_with("pub(super) async fn ")
+                || code.starts_with("pub(crate) async fn ");
+            if !is_fn || code.ends_with(';') {
+                continue;
+            }
+            let indent = &line[..line.len() - code.len()];
+            let end = lines[start..]
+                .iter()
+                .position(|l| *l == format!("{indent}}}"))
+                .map_or(0, |n| n + 1);
+            if end > 120 {
+                long.push(format!("{}:{} ({end} lines)", file.display(), start + 1));
+            }
+        }
+    }
+    assert!(long.len() <= 3, "functions over 120 lines: {long:#?}");
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
