@@ -293,11 +293,29 @@ pub fn unjudgeable(state: &ClusterState, style: Option<LockStyle>) -> Option<&'s
     }
     match (state.leases.is_some(), state.configmaps.is_some()) {
         (true, false) => Some(
-            "the version is not known and the input has Leases but no ConfigMaps: on 1.23 and older the lock              is an annotation on a ConfigMap, which a Lease list cannot show",
+            "the version is not known and the input has Leases but no ConfigMaps: on 1.23 and older the lock is an annotation on a ConfigMap, which a Lease list cannot show",
         ),
         (false, true) => Some(
-            "the version is not known and the input has ConfigMaps but no Leases: from 1.28 the lock is a              Lease only",
+            "the version is not known and the input has ConfigMaps but no Leases: from 1.28 the lock is a Lease only",
         ),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unjudgeable;
+    use crate::diagnose::test_cluster::TestCluster;
+
+    #[test]
+    fn the_unjudgeable_reasons_read_as_one_sentence_each() {
+        let mut leases_only = TestCluster::new(crate::distro::Distro::K3s).build();
+        leases_only.configmaps = None;
+        let mut configmaps_only = TestCluster::new(crate::distro::Distro::K3s).build();
+        configmaps_only.leases = None;
+        for state in [leases_only, configmaps_only] {
+            let why = unjudgeable(&state, None).expect("not judgeable without a version");
+            assert!(!why.contains("  "), "{why:?}");
+        }
     }
 }
