@@ -37,9 +37,7 @@ pub fn run<R: FleetMember + Serialize>(
     command: FleetCommand<'_, R>,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
-    // `Settings` refuses a fleet with --from-file and with one cluster's connection flags.
-    let options = settings.connect_options().cloned().unwrap_or_default();
-    let (kubeconfig, origin) = find_kubeconfig(options.kubeconfig.as_deref())?.ok_or_else(|| {
+    let (kubeconfig, origin) = find_kubeconfig(fleet.kubeconfig.as_deref())?.ok_or_else(|| {
         Failure::Read(ReadError::new(
             "selecting contexts needs a kubeconfig and none was found (no --kubeconfig, KUBECONFIG unset, \
              no ~/.kube/config); pass --kubeconfig FILE",
@@ -72,7 +70,17 @@ pub fn run<R: FleetMember + Serialize>(
     let reading = async {
         let mut entries = Vec::with_capacity(contexts.len());
         let mut reads = futures_util::stream::iter(&contexts)
-            .map(|context| read_one(&kubeconfig, &origin, context, settings, &command, ui_ref))
+            .map(|context| {
+                read_one(
+                    &kubeconfig,
+                    &origin,
+                    context,
+                    settings,
+                    fleet,
+                    &command,
+                    ui_ref,
+                )
+            })
             .buffer_unordered(parallel);
         while let Some((entry, notes)) = reads.next().await {
             let report_line = |line: &str| match &progress {
@@ -145,12 +153,12 @@ async fn read_one<R: FleetMember>(
     origin: &str,
     context: &str,
     settings: &Settings,
+    fleet: &FleetSelection,
     command: &FleetCommand<'_, R>,
     ui: &Ui,
 ) -> (FleetEntry<R>, Vec<String>) {
     let server = server_of(kubeconfig, context).unwrap_or_default();
-    let timeout = settings.connect_options().and_then(|o| o.request_timeout);
-    let conn = match connect_context(kubeconfig, origin, context, timeout).await {
+    let conn = match connect_context(kubeconfig, origin, context, fleet.request_timeout).await {
         Ok(conn) => conn,
         Err(e) => {
             return (

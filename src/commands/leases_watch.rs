@@ -12,7 +12,7 @@ use super::termination::Termination;
 use crate::cli::LeasesArgs;
 use crate::diagnose::leases::lease_changes::lease_changes;
 use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
-use crate::exit::{Exit, Failure};
+use crate::exit::Exit;
 use crate::input::connect::ConnectOptions;
 use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::render::lease_changes::{LeaseChangeDocument, write_document, write_line};
@@ -25,12 +25,7 @@ use crate::settings::Settings;
 const REJUDGE_EVERY: Duration = Duration::from_secs(1);
 
 pub fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    // `Settings` refuses --watch with --from-file or --now.
-    let Some(options) = settings.connect_options() else {
-        return Err(
-            Failure::Refused("--watch needs a live cluster; drop --from-file".into()).into(),
-        );
-    };
+    let options = settings.live("--watch")?;
     runtime()?.block_on(watch(settings, options, args, ui))
 }
 

@@ -137,8 +137,7 @@ async fn start_serving(settings: &Settings, args: &ServeArgs) -> anyhow::Result<
         ))
     })?;
     let address = listener.local_addr().unwrap_or(args.listen);
-    // The parser gives serve no --from-file: it always reads a live cluster.
-    let options = settings.connect_options().cloned().unwrap_or_default();
+    let options = settings.live("serve")?.clone();
     let request_timeout = options.request_timeout;
     let mut prepared = prepare(&ConnectOptions {
         request_timeout: request_timeout.map(|t| t.max(SHORTEST_READ_TIMEOUT)),

@@ -206,12 +206,17 @@ fn refuse_fleet_flags_alone(global: &GlobalArgs, fleet: &FleetArgs) -> Result<()
     )))
 }
 
+/// What only reads a live cluster, given a dump.
+pub(super) fn needs_live(what: &str) -> Failure {
+    Failure::Refused(format!(
+        "{what} needs a live cluster: a dump never changes; drop --from-file"
+    ))
+}
+
 /// `leases --watch` follows a live cluster on the API server's clock.
 fn refuse_watch_flags(global: &GlobalArgs) -> Result<(), Failure> {
     if !global.from_file.is_empty() {
-        return Err(Failure::Refused(
-            "--watch needs a live cluster: a dump never changes; drop --from-file".into(),
-        ));
+        return Err(needs_live("--watch"));
     }
     if global.now.is_some() {
         return Err(Failure::Refused(

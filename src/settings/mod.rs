@@ -29,9 +29,15 @@ pub struct Settings {
     pub connection: ConnectionFlags,
 }
 
-/// Which contexts a fleet run reads, and how.
+/// Which contexts a fleet run reads, and how. A fleet is always read live (`conflicts`
+/// refuses it with `--from-file` and with one cluster's connection flags), so it carries the
+/// two connection settings it uses itself.
 #[derive(Debug, Clone)]
 pub struct FleetSelection {
+    /// `--kubeconfig`, else the files kubectl would read.
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// `--request-timeout` for each request to each cluster.
+    pub request_timeout: Option<std::time::Duration>,
     pub all_contexts: bool,
     pub pattern: Option<regex::Regex>,
     /// `--context` given more than once.
@@ -81,11 +87,13 @@ impl Settings {
         })
     }
 
-    /// The connection options of a live run (kubeconfig, one context, kubectl's overrides).
-    pub fn connect_options(&self) -> Option<&ConnectOptions> {
+    /// The connection options of a command that only reads live (`serve`, `leases --watch`):
+    /// the parser or `conflicts` refuse `--from-file` for them, so this refusal is the last
+    /// word rather than a silent fall back to the default kubeconfig.
+    pub fn live(&self, what: &str) -> Result<&ConnectOptions, Failure> {
         match &self.source {
-            Source::Live(options) => Some(options),
-            Source::Files { .. } => None,
+            Source::Live(options) => Ok(options),
+            Source::Files { .. } => Err(conflicts::needs_live(what)),
         }
     }
 }
@@ -115,6 +123,8 @@ fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
         _ => return None,
     };
     fleet.selects_fleet(&cli.global).then(|| FleetSelection {
+        kubeconfig: cli.global.kubeconfig.clone(),
+        request_timeout: cli.global.request_timeout.0,
         all_contexts: fleet.all_contexts,
         pattern: fleet.contexts.clone(),
         names: cli.global.context.clone(),
