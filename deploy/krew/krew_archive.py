@@ -17,27 +17,20 @@ import io
 import os
 import re
 import sys
-import tarfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "image"))
+import oci_archive  # noqa: E402  the tar writer the image uses
 
 ARCHIVE = "k3sdoctor-linux-amd64.tar.gz"
 MANIFEST = "k3s-doctor.yaml"
 
 
 def tar_gz(entries, mtime):
-    """A gzip-compressed ustar archive of (path, mode, data), sorted by path."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
-        for path, mode, data in sorted(entries, key=lambda e: e[0]):
-            info = tarfile.TarInfo(path)
-            info.mtime = mtime
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mode = mode
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    """A gzip-compressed ustar archive of (path, mode, data), sorted by path: the image's own
+    tar writer (deploy/image/oci_archive.py), gzipped with no name or time."""
     gz = io.BytesIO()
     with gzip.GzipFile(filename="", fileobj=gz, mode="wb", compresslevel=9, mtime=0) as f:
-        f.write(buf.getvalue())
+        f.write(oci_archive.tar_bytes(entries, mtime))
     return gz.getvalue()
 
 
