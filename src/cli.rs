@@ -18,6 +18,7 @@ mod help;
 mod leases_args;
 mod parse;
 mod program_name;
+mod rancher_args;
 mod serve_args;
 mod snapshots_args;
 mod suppress_args;
@@ -33,6 +34,7 @@ pub use help::{EXIT_CODE_NOTES, EXIT_CODES, help_width};
 pub use leases_args::{FollowArgs, LeasesAction, LeasesArgs};
 pub use parse::{parse_args_as, parse_as};
 pub use program_name::{completion_request, display_name, is_kubectl_completer, script_name};
+pub use rancher_args::RancherArgs;
 pub use serve_args::ServeArgs;
 pub use snapshots_args::{
     BackfillArgs, RestoreArgs, SnapshotDiffArgs, SnapshotListArgs, SnapshotStorage,

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{FleetArgs, SuppressArgs};
+use super::{FleetArgs, RancherArgs, SuppressArgs};
 use crate::diagnose::finding::FailOn;
 
 #[derive(Debug, Clone, Args)]
@@ -16,4 +16,7 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub fleet: FleetArgs,
+
+    #[command(flatten)]
+    pub rancher: RancherArgs,
 }

@@ -30,7 +30,7 @@ pub fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result
         };
         return super::fleet::run(settings, fleet, command, ui);
     }
-    let loaded = load_check_state(&settings.source, settings.judging, ui)?;
+    let loaded = load_check_state(&settings.source, settings.judging, &settings.rancher, ui)?;
     require_primary(&loaded, Primary::Anything)?;
     let analysis = suppressions.apply(analyse_check(&loaded.state, loaded.distro, loaded.now.time));
     let report = CheckReport::new(loaded.now, analysis)

@@ -5,10 +5,14 @@ use jiff::Timestamp;
 
 use crate::distro::Distro;
 use crate::exit::Failure;
+use crate::input::bundle::limits::BundleLimits;
 use crate::input::bundle::provenance;
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::dump::dump_coverage::{Primary, lacking};
 use crate::input::narrator::Narrator;
+use crate::input::rancher::rancher_dump::read_rancher_dump;
+use crate::input::rancher::rancher_live::read_rancher_view;
+use crate::input::rancher::{RancherChoice, RancherView};
 use crate::input::{ClusterState, ReadError, dump, live};
 use crate::report::{Now, NowSource};
 use crate::settings::{Judging, Source};
@@ -37,7 +41,7 @@ pub fn load_lease_state(
     judging: Judging,
     tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
-    load(source, judging, Reach::Locks, tell)
+    load(source, judging, Reach::Locks, None, tell)
 }
 
 pub fn load_snapshot_state(
@@ -45,27 +49,33 @@ pub fn load_snapshot_state(
     judging: Judging,
     tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
-    load(source, judging, Reach::Snapshots, tell)
+    load(source, judging, Reach::Snapshots, None, tell)
 }
 
+/// Everything `check` reads, with Rancher's side where `rancher` (or the proxy URL) says.
 pub fn load_check_state(
     source: &Source,
     judging: Judging,
+    rancher: &RancherChoice,
     tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
-    load(source, judging, Reach::Everything, tell)
+    load(source, judging, Reach::Everything, Some(rancher), tell)
 }
 
 fn load(
     source: &Source,
     judging: Judging,
     reach: Reach,
+    rancher: Option<&RancherChoice>,
     tell: &dyn Narrator,
 ) -> Result<Loaded, Failure> {
     let options = match source {
         Source::Files { paths, limits } => {
-            let state = dump::read_dump(paths, *limits)?;
+            let mut state = dump::read_dump(paths, *limits)?;
             tell.trace(&dump_summary(paths, &state));
+            if let Some(choice) = rancher.filter(|c| !c.files.is_empty()) {
+                state.rancher = Some(rancher_from_files(choice, *limits, &state)?);
+            }
             let distro = judging.distro.or_else(|| state.detect_distro());
             return finish(judging, state, distro, tell);
         }
@@ -81,8 +91,26 @@ fn load(
         if reach >= Reach::Everything {
             live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
         }
+        if let Some(choice) = rancher {
+            loaded.state.rancher =
+                read_rancher_view(options, &conn, choice, &loaded.state, &trace).await?;
+        }
         Ok(loaded)
     })
+}
+
+/// `--rancher-from-file`: the management objects, narrowed to the downstream cluster. A
+/// cluster that cannot be picked is refused (exit 2): the flags must name it.
+fn rancher_from_files(
+    choice: &RancherChoice,
+    limits: BundleLimits,
+    down: &ClusterState,
+) -> Result<RancherView, Failure> {
+    let objects = read_rancher_dump(&choice.files, limits)?;
+    objects
+        .select(choice.cluster.as_deref(), down)
+        .map(|state| RancherView::Read(Box::new(state)))
+        .map_err(|why| Failure::Refused(format!("--rancher-from-file {} {why}", objects.source)))
 }
 
 /// `-v` on a dump: what was found in which files (the dump's counterpart of the request lines).

@@ -30,7 +30,7 @@ pub struct CheckRun {
 }
 
 impl CheckRun {
-    fn of(name: &'static str, not_run: Option<impl Into<String>>) -> CheckRun {
+    pub(super) fn of(name: &'static str, not_run: Option<impl Into<String>>) -> CheckRun {
         CheckRun {
             name,
             ran: not_run.is_none(),

@@ -12,6 +12,7 @@ use super::leases::analyse_leases;
 use super::leases::lock_status::LockStatus;
 pub use super::linking::CheckFinding;
 use super::linking::{dedupe, link};
+use super::rancher::{RancherSummary, analyse_rancher};
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
 use super::version_advice::{VersionAdvice, version_advice, version_affected};
 use crate::distro::Distro;
@@ -48,6 +49,9 @@ pub struct CheckAnalysis {
     pub version_advice: Vec<VersionAdvice>,
     pub checks: Vec<CheckRun>,
     pub findings: Vec<CheckFinding>,
+    /// Rancher's side, when Rancher manages the cluster (issue 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rancher: Option<RancherSummary>,
 }
 
 impl CheckAnalysis {
@@ -78,6 +82,13 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
         findings.extend(analysed.findings);
         checks.extend(analysed.run);
     }
+    // Rancher's findings hang under the downstream ones that explain them, so they come last.
+    let rancher = analyse_rancher(state, distro, now, &findings).map(|r| {
+        findings.extend(r.findings);
+        let note = (!r.summary.checked).then(|| r.summary.note.clone().unwrap_or_default());
+        checks.push(CheckRun::of("rancher", note));
+        r.summary
+    });
     let snapshots = snapshot_analysis
         .as_ref()
         .filter(|a| snapshots_ran(state, a))
@@ -95,6 +106,7 @@ pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> Ch
         snapshots,
         checks,
         findings: link(dedupe(findings)),
+        rancher,
     }
 }
 

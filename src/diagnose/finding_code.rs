@@ -236,6 +236,47 @@ finding_codes! {
         meaning: "an ETCDSnapshotFile that is not a failed save yet has no spec.location or size 0: it points nowhere and cannot be restored; names the multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928) and its fixed release when the version has it",
         remediation: "take a snapshot now (k3s etcd-snapshot save), upgrade past the race (v1.28.15, v1.29.10, v1.30.6, v1.31.2), then delete the empty records",
     }
+    // Issue 32: Rancher's snapshot records against the downstream snapshots.
+    RancherSnapshotMissing = "rancher-snapshot-missing" {
+        severity: "error (info while a restore runs: Rancher postpones records on purpose)",
+        meaning: "a downstream snapshot has no Rancher record after the grace period (5 min on 2.11+, 15 min on 2.10 and earlier); names the cause the objects show: the backpopulate Feature off, the cluster not administrated or disconnected, no CAPI Machine for a local snapshot's node (2.11-2.14), a restore in progress, a name Rancher cannot map (< 2.14), or the version's known loop",
+        remediation: "what the cause names: enable the Feature, delete the unannotated record of the 2.11.0-2.11.1 loop, upgrade Rancher",
+    }
+    RancherSnapshotOrphaned = "rancher-snapshot-orphaned" {
+        severity: "warning",
+        meaning: "a Rancher record with the etcdsnapshot.rke.io/snapshot-name annotation whose ETCDSnapshotFile is gone: Rancher should have deleted it, so its controller for the cluster is not running or the cluster is disconnected",
+        remediation: "check the Rancher pods' logs for snapshotbackpopulate; kubectl -n NS delete etcdsnapshots.rke.cattle.io NAME...",
+    }
+    RancherSnapshotUnmanaged = "rancher-snapshot-unmanaged" {
+        severity: "warning",
+        meaning: "a Rancher 2.11+ record without the correlation annotation that matches no downstream snapshot: Rancher never deletes it (left by 2.10 or earlier, or made by hand for disaster recovery)",
+        remediation: "kubectl -n NS delete etcdsnapshots.rke.cattle.io NAME..., after checking none is a manual disaster-recovery record",
+    }
+    RancherSnapshotDuplicate = "rancher-snapshot-duplicate" {
+        severity: "warning",
+        meaning: "two or more Rancher records for one snapshot: the UI lists it more than once",
+        remediation: "kubectl -n NS delete etcdsnapshots.rke.cattle.io on all but the newest",
+    }
+    RancherSnapshotDrift = "rancher-snapshot-drift" {
+        severity: "warning",
+        meaning: "a Rancher record whose size, status, creation time, location, node, message or metadata differ from what Rancher's mapping makes of the snapshot (names the 2.11.2-2.11.3 resourceVersion loop where it applies)",
+        remediation: "restart the Rancher pods so it reconciles every record; upgrade past the loop",
+    }
+    RancherSnapshotSizeUnknown = "rancher-snapshot-size-unknown" {
+        severity: "error (warning when the ConfigMap has the entry)",
+        meaning: "a Rancher 2.10-or-earlier record with no size or status, or status.missing: the \"0 B\" snapshot, because the snapshot ConfigMap lacks its entry (under snapshot-missing-from-configmap, and through it lease-split)",
+        remediation: "k3sdoctor snapshots backfill --fix",
+    }
+    RancherRestoreUnavailable = "rancher-restore-unavailable" {
+        severity: "error for a gone machine, warning for restore mode none",
+        meaning: "Rancher cannot restore from a record: a local snapshot whose machine no longer exists (2.11-2.14), or restore-mode-options none (2.14+) because the snapshot's metadata lacks the cluster spec, naming the missing extra-metadata ConfigMap when that is why",
+        remediation: "restore from another snapshot; recreate the extra-metadata ConfigMap and take a new snapshot",
+    }
+    RancherBackpopulateOff = "rancher-backpopulate-off" {
+        severity: "error",
+        meaning: "Rancher's Feature v2prov-etcd-snapshot-backpopulate is disabled (2.11+): Rancher makes no snapshot records at all",
+        remediation: "enable the Feature in Rancher (Global Settings > Feature Flags)",
+    }
 }
 
 #[cfg(test)]

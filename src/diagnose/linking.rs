@@ -31,20 +31,47 @@ pub fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
 }
 
 /// Findings whose analyser named their cause hang under that cause when it is among the
-/// findings (missing snapshot entries under the lease split that stopped the controller);
-/// everything else stands alone. Ranked by severity.
+/// findings (missing snapshot entries under the lease split that stopped the controller), or
+/// under its cause's cause (Rancher's 0 B records under the split that left the entries
+/// missing); everything else stands alone. Ranked by severity.
 pub fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
     let present: Vec<FindingCode> = findings.iter().map(|f| f.code).collect();
-    let (children, primaries): (Vec<Finding>, Vec<Finding>) = findings
+    let cause_of = |code: FindingCode| {
+        findings
+            .iter()
+            .find(|f| f.code == code)
+            .and_then(|f| f.caused_by)
+            .filter(|cause| present.contains(cause) && *cause != code)
+    };
+    // The root of a chain: bounded, so a loop between two codes cannot hang the run.
+    let root = |mut code: FindingCode| {
+        for _ in 0..present.len() {
+            match cause_of(code) {
+                Some(cause) => code = cause,
+                None => break,
+            }
+        }
+        code
+    };
+    let roots: Vec<Option<FindingCode>> = findings
+        .iter()
+        .map(|f| {
+            f.caused_by
+                .filter(|cause| present.contains(cause) && *cause != f.code)
+                .map(root)
+        })
+        .collect();
+    let (children, primaries): (Vec<_>, Vec<_>) = findings
         .into_iter()
-        .partition(|f| f.caused_by.is_some_and(|cause| present.contains(&cause)));
+        .zip(roots)
+        .partition(|(_, root)| root.is_some());
     let mut linked: Vec<CheckFinding> = primaries
         .into_iter()
-        .map(|f| CheckFinding {
+        .map(|(f, _)| CheckFinding {
             children: children
                 .iter()
-                .filter(|c| c.caused_by == Some(f.code))
-                .cloned()
+                .filter(|(_, root)| *root == Some(f.code))
+                .map(|(c, _)| c.clone())
                 .collect(),
             finding: f,
         })

@@ -11,6 +11,7 @@ pub mod fleet;
 pub mod leases;
 mod linking;
 mod object_ref;
+pub mod rancher;
 pub mod snapshots;
 pub mod snapshots_in_full;
 pub mod suppression;

@@ -6,6 +6,7 @@ pub mod connect;
 pub mod dump;
 pub mod live;
 pub mod narrator;
+pub mod rancher;
 mod source_gap;
 pub mod watch;
 
@@ -75,6 +76,9 @@ pub struct ClusterState {
     pub configmap_listing: Option<ConfigMapListing>,
     /// The support bundles read: collector, collection time, files used.
     pub bundles: Vec<bundle::provenance::BundleSource>,
+    /// Rancher's side of this cluster; `None` when Rancher is not involved (no proxy URL,
+    /// no `--rancher-*` flag).
+    pub rancher: Option<rancher::RancherView>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

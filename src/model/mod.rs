@@ -11,6 +11,7 @@ pub mod lock;
 pub mod node;
 pub mod node_args;
 pub mod quantity;
+pub mod rancher;
 mod recent_values;
 pub mod snapshot_entry;
 pub mod snapshot_file;

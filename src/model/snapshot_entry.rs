@@ -188,7 +188,6 @@ pub fn decode(value: &str) -> Result<SnapshotEntry, String> {
 }
 
 impl SnapshotEntry {
-    #[cfg(test)]
     /// The record as k3s rebuilds a CR from a ConfigMap entry (`ToETCDSnapshotFile`), so that
     /// `encode(entry.to_snapshot_file(), entry.s3_shape())` gives the entry's bytes back.
     pub fn to_snapshot_file(&self) -> SnapshotFile {

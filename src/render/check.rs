@@ -81,6 +81,9 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
             ));
         }
     }
+    if let Some(r) = a.rancher.as_ref().filter(|r| r.checked) {
+        header.push(rancher_line(r));
+    }
     for v in &a.version_advice {
         header.push(format!(
             "version {}: {} — {}",
@@ -104,6 +107,33 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
     writeln!(out)?;
     write_linked_findings(out, &a.findings, style)?;
     writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
+}
+
+/// What Rancher's side was compared: its version, where, which cluster, and the counts.
+fn rancher_line(r: &crate::diagnose::rancher::RancherSummary) -> String {
+    let cluster = match (&r.provisioning_cluster, &r.cluster_id) {
+        (Some(c), Some(id)) => format!("{c} ({id})"),
+        (Some(c), None) => c.clone(),
+        _ => "?".to_string(),
+    };
+    let mut line = format!(
+        "rancher: {} at {}; cluster {cluster}: {} for {} downstream snapshots",
+        r.version
+            .as_deref()
+            .map_or("version unknown".to_string(), |v| format!("Rancher {v}")),
+        r.source.as_deref().unwrap_or("?"),
+        plural(r.records.unwrap_or(0), "record"),
+        r.recorded.unwrap_or(0)
+    );
+    if let Some(pending) = r.pending.filter(|p| *p > 0) {
+        line.push_str(&format!(
+            ", {pending} not recorded yet (within the grace period)"
+        ));
+    }
+    if let Some(note) = &r.note {
+        line.push_str(&format!(" ({note})"));
+    }
+    line
 }
 
 /// Findings causes first, each cause's consequences drawn under it; a blank line after each.

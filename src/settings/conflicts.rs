@@ -39,9 +39,50 @@ pub fn refuse(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
             None if args.watch => refuse_watch_flags(global),
             None => refuse_fleet_flags(global, &args.fleet),
         },
-        Command::Check(args) => refuse_fleet_flags(global, &args.fleet),
+        Command::Check(args) => {
+            refuse_fleet_flags(global, &args.fleet)?;
+            refuse_rancher_flags(global, &args.fleet, &args.rancher)
+        }
         _ => Ok(()),
     }
+}
+
+/// `--rancher-from-file` is the management side of a dump, `--rancher-context` of a live read.
+fn refuse_rancher_flags(
+    global: &GlobalArgs,
+    fleet: &crate::cli::FleetArgs,
+    rancher: &crate::cli::RancherArgs,
+) -> Result<(), Failure> {
+    let files = !rancher.rancher_from_file.is_empty();
+    let refuse = |line: &str| Err(Failure::Refused(line.to_string()));
+    if files && global.from_file.is_empty() {
+        return refuse(
+            "--rancher-from-file is read beside a downstream dump; add --from-file PATH with the              downstream cluster's objects, or use --rancher-context NAME to read Rancher live",
+        );
+    }
+    if files && rancher.rancher_context.is_some() {
+        return refuse(
+            "--rancher-context reads Rancher live and --rancher-from-file from a dump; drop one",
+        );
+    }
+    if rancher.rancher_context.is_some() && !global.from_file.is_empty() {
+        return refuse(
+            "--rancher-context reads Rancher live beside a live cluster; with --from-file use              --rancher-from-file PATH",
+        );
+    }
+    if fleet.selects_fleet(global)
+        && (files || rancher.rancher_context.is_some() || rancher.rancher_cluster.is_some())
+    {
+        return refuse(
+            "--rancher-context, --rancher-from-file and --rancher-cluster apply to one cluster;              each context of a fleet that is a Rancher proxy URL is compared with Rancher anyway",
+        );
+    }
+    if rancher.rancher_cluster.is_some() && !files && rancher.rancher_context.is_none() {
+        return refuse(
+            "--rancher-cluster picks a cluster of a Rancher dump or --rancher-context; a proxy              URL names its cluster itself",
+        );
+    }
+    Ok(())
 }
 
 /// The commands whose `-o wide` depends on other flags, as (command, when): they refuse it

@@ -14,6 +14,7 @@ use crate::cli::{Cli, ColorChoice, Command, FleetArgs, GlobalArgs};
 use crate::exit::Failure;
 use crate::input::bundle::limits::BundleLimits;
 use crate::input::connect::ConnectOptions;
+use crate::input::rancher::RancherChoice;
 use crate::render::OutputFormat;
 
 /// Everything a run needs to know from its command line, conflicts settled.
@@ -27,6 +28,8 @@ pub struct Settings {
     pub judging: Judging,
     /// The connection flags as given, repeated in every command the run suggests.
     pub connection: ConnectionFlags,
+    /// Where Rancher's management cluster is read from (`check`); auto-detected live.
+    pub rancher: RancherChoice,
 }
 
 /// Which contexts a fleet run reads, and how. A fleet is always read live (`conflicts`
@@ -84,6 +87,7 @@ impl Settings {
                 distro: source::explicit_distro(global.distro),
             },
             connection: ConnectionFlags::of(cli),
+            rancher: rancher_of(cli),
         })
     }
 
@@ -131,4 +135,15 @@ fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
         parallel: usize::from(fleet.parallel.unwrap_or(FleetArgs::DEFAULT_PARALLEL)),
         ignore_unreachable: fleet.ignore_unreachable,
     })
+}
+
+fn rancher_of(cli: &Cli) -> RancherChoice {
+    match &cli.command {
+        Command::Check(args) => RancherChoice {
+            context: args.rancher.rancher_context.clone(),
+            files: args.rancher.rancher_from_file.clone(),
+            cluster: args.rancher.rancher_cluster.clone(),
+        },
+        _ => RancherChoice::default(),
+    }
 }

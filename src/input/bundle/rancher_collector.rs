@@ -5,10 +5,44 @@
 //! gateway's `memberlist.json`; RKE2: etcdctl's `memberlist`). No ETCDSnapshotFiles.
 
 use super::tree::Tree;
-use super::{Built, Source, holder_table, memberlist};
+use super::{Built, Document, Source, holder_table, memberlist};
+
+/// What `kubectl/rancher-prov/` holds on a Rancher server node that `--rancher-from-file`
+/// reads (each file one `kubectl get <resource> -A -o yaml`, or kubectl's error text).
+const RANCHER_PROV: [(&str, (&str, &str)); 4] = [
+    (
+        "etcdsnapshots.rke.cattle.io",
+        ("rke.cattle.io/v1", "ETCDSnapshot"),
+    ),
+    (
+        "clusters.provisioning.cattle.io",
+        ("provisioning.cattle.io/v1", "Cluster"),
+    ),
+    (
+        "clusters.management.cattle.io",
+        ("management.cattle.io/v3", "Cluster"),
+    ),
+    (
+        "rkecontrolplanes.rke.cattle.io",
+        ("rke.cattle.io/v1", "RKEControlPlane"),
+    ),
+];
 
 pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
     let dir = format!("{root}{distro}/");
+    for (file, assume) in RANCHER_PROV {
+        let path = format!("{dir}kubectl/rancher-prov/{file}");
+        if let Some(text) = source.text(tree, &path) {
+            source.documents.push(Document {
+                name: format!("{}:{path}", tree.name),
+                path,
+                text,
+                assume: Some(assume),
+                null_strings: false,
+                lenient: true,
+            });
+        }
+    }
     if !source.take(
         tree,
         &dir,

@@ -1,0 +1,267 @@
+//! Rancher 2.7–2.10: records made from each node's `etcd-snapshot list` (local) and from the
+//! ConfigMap's S3 entries; their size, status and metadata come only from the ConfigMap, so a
+//! snapshot without an entry is a "0 B" record (spec §1, §3; k3s-io/k3s#10046).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::missing_cause::{MissingCause, missing_cause};
+use super::record_drift::entry_drift;
+use super::{Compare, LEGACY_RECORD_GRACE, Tally, downstream_has, past_grace};
+use crate::diagnose::finding::{Finding, FindingCode, Severity};
+use crate::diagnose::object_ref::ObjectRef;
+use crate::model::rancher::snapshot_record::SnapshotRecord;
+use crate::model::snapshot_entry::{SnapshotEntry, decode};
+use crate::model::snapshot_file::{S3Spec, SnapshotFile};
+use crate::model::snapshot_key::data_key;
+use crate::render::plural;
+
+pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tally) {
+    let entries = configmap_entries(c);
+    let records: Vec<&SnapshotRecord> = c
+        .rancher
+        .records
+        .iter()
+        .flatten()
+        .filter(|r| !r.deleting)
+        .collect();
+    let mut by_key: BTreeMap<(bool, String), Vec<&SnapshotRecord>> = BTreeMap::new();
+    for record in &records {
+        if let Some(name) = record
+            .file
+            .name
+            .clone()
+            .or(record.file_name_annotation.clone())
+        {
+            by_key
+                .entry((record.is_s3(), name))
+                .or_default()
+                .push(record);
+        }
+    }
+    // "0 B" records without a ConfigMap entry, and those with one that Rancher did not copy.
+    let (mut no_entry, mut not_copied) = (Vec::new(), Vec::new());
+    let mut drifted = Vec::new();
+    let lowercases = c
+        .rancher
+        .version
+        .as_ref()
+        .is_some_and(|v| !v.node_case_sensitive());
+    for record in &records {
+        let key = record_key(record);
+        let entry = entries.as_ref().and_then(|e| e.get(&key));
+        let empty = record.missing || record.file.size.is_none() || record.file.status.is_none();
+        match entry {
+            None if empty => no_entry.push(record.name.clone()),
+            Some(_) if empty && past_grace(record.created, c.now, LEGACY_RECORD_GRACE) => {
+                not_copied.push(record.name.clone());
+            }
+            Some(entry) if !empty => {
+                let differences = entry_drift(entry, record, lowercases);
+                if !differences.is_empty() {
+                    drifted.push(format!("{} ({})", record.name, differences.join(", ")));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut missing: BTreeMap<MissingCause, Vec<String>> = BTreeMap::new();
+    for file in expected_snapshots(c, entries.as_ref()) {
+        let key = (file.is_s3(), file.snapshot_name.to_string());
+        if by_key.contains_key(&key) {
+            tally.recorded += 1;
+        } else if past_grace(
+            file.creation_time.or(file.created),
+            c.now,
+            LEGACY_RECORD_GRACE,
+        ) {
+            let cause = missing_cause(c, &file, &records);
+            let shown = if file.name.is_empty() {
+                &file.snapshot_name
+            } else {
+                &file.name
+            };
+            missing.entry(cause).or_default().push(shown.to_string());
+        } else {
+            tally.pending += 1;
+        }
+    }
+    for (cause, names) in missing {
+        findings.push(cause.finding(c, &names));
+    }
+    for ((s3, name), several) in by_key.iter().filter(|(_, r)| r.len() > 1) {
+        findings.push(duplicate(c, *s3, name, several));
+    }
+    findings.extend(size_unknown_findings(c, &no_entry, &not_copied));
+    if !drifted.is_empty() {
+        findings.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::RancherSnapshotDrift,
+                "ETCDSnapshots",
+                format!(
+                    "{} in Rancher differ from the {} ConfigMap's entry they copy: {}",
+                    plural(drifted.len(), "record"),
+                    c.distro.snapshots_configmap(),
+                    drifted.join(", ")
+                ),
+            )
+            .listing(&drifted)
+            .fix(
+                "Rancher 2.10 and earlier copy the entry every 600 s: if it stays, restart the \
+                  Rancher pods",
+            ),
+        );
+    }
+}
+
+/// The ConfigMap's entries by key, decoded; `None` when the ConfigMap was not read.
+fn configmap_entries(c: &Compare) -> Option<BTreeMap<String, SnapshotEntry>> {
+    c.down.configmaps.as_ref()?;
+    let cm = c.down.configmap(&c.distro.snapshots_configmap());
+    Some(
+        cm.map(|cm| {
+            cm.data
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), decode(v).ok()?)))
+                .collect()
+        })
+        .unwrap_or_default(),
+    )
+}
+
+/// The key k3s gives the snapshot a record is about.
+fn record_key(record: &SnapshotRecord) -> String {
+    let file = SnapshotFile {
+        snapshot_name: record.file.name.clone().unwrap_or_default().into(),
+        s3: record.is_s3().then(|| Arc::new(S3Spec::default())),
+        ..SnapshotFile::default()
+    };
+    data_key(&file)
+}
+
+/// What ≤ 2.10 makes records of: every local snapshot file (the nodes' `etcd-snapshot
+/// list`), and every S3 entry of the ConfigMap.
+fn expected_snapshots(
+    c: &Compare,
+    entries: Option<&BTreeMap<String, SnapshotEntry>>,
+) -> Vec<SnapshotFile> {
+    let mut out: Vec<SnapshotFile> = match &c.down.snapshot_files {
+        Some(files) => files
+            .iter()
+            .filter(|f| !f.is_s3() && !f.deleting)
+            .map(|f| (**f).clone())
+            .collect(),
+        None => entries
+            .iter()
+            .flat_map(|e| e.values())
+            .filter(|e| e.s3_config.is_none())
+            .map(SnapshotEntry::to_snapshot_file)
+            .collect(),
+    };
+    out.extend(
+        entries
+            .iter()
+            .flat_map(|e| e.values())
+            .filter(|e| e.s3_config.is_some())
+            .map(SnapshotEntry::to_snapshot_file),
+    );
+    out
+}
+
+fn duplicate(c: &Compare, s3: bool, name: &str, records: &[&SnapshotRecord]) -> Finding {
+    let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+    Finding::new(
+        Severity::Warning,
+        FindingCode::RancherSnapshotDuplicate,
+        format!("ETCDSnapshot {}/{}", records[0].namespace, records[0].name),
+        format!(
+            "Rancher keeps {} for the {} snapshot {name}: {}",
+            plural(records.len(), "record"),
+            if s3 { "S3" } else { "local" },
+            names.join(", ")
+        ),
+    )
+    .fix(c.rancher.kubectl(&format!(
+        "-n {} delete etcdsnapshots.rke.cattle.io {} (keeps {})",
+        records[0].namespace,
+        names[1..].join(" "),
+        names[0]
+    )))
+}
+
+/// The "0 B" records: those whose ConfigMap entry is missing hang under the downstream
+/// finding that explains it; the others wait for Rancher's next copy.
+fn size_unknown_findings(c: &Compare, no_entry: &[String], stale: &[String]) -> Vec<Finding> {
+    let cm = c.distro.snapshots_configmap();
+    let refs = |names: &[String]| -> Arc<[ObjectRef]> {
+        names
+            .iter()
+            .filter_map(|n| {
+                ObjectRef::new("ETCDSnapshot", Some(&c.rancher.provisioning.namespace), n)
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    if !no_entry.is_empty() {
+        let listed = no_entry;
+        let caused_by = downstream_has(c, FindingCode::SnapshotMissingFromConfigmap)
+            .then_some(FindingCode::SnapshotMissingFromConfigmap);
+        out.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::RancherSnapshotSizeUnknown,
+                "ETCDSnapshots",
+                format!(
+                    "{} show 0 B or no status in Rancher, because the kube-system/{cm} ConfigMap \
+                     has no entry for their snapshot and Rancher 2.10 and earlier read size and \
+                     status only from it: {}",
+                    plural(listed.len(), "record"),
+                    listed.join(", ")
+                ),
+            )
+            .listing(listed)
+            .about(refs(listed))
+            .fix(
+                "k3sdoctor snapshots backfill --fix (writes the missing entries; Rancher copies \
+                  them within 10 minutes)",
+            )
+            .caused_by(caused_by),
+        );
+    }
+    if !stale.is_empty() {
+        let listed = stale;
+        let case = c
+            .rancher
+            .version
+            .as_ref()
+            .is_some_and(|v| v.node_case_sensitive());
+        let why = if case {
+            "this Rancher compares node names case-sensitively (fixed in v2.9.8 / v2.10.4, \
+             rancher/rancher#49230): a node name with capitals never matches"
+        } else {
+            "Rancher has not copied the entry in over 15 minutes"
+        };
+        out.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::RancherSnapshotSizeUnknown,
+                "ETCDSnapshots",
+                format!(
+                    "{} show 0 B or no status in Rancher although kube-system/{cm} has their \
+                     entry; {why}: {}",
+                    plural(listed.len(), "record"),
+                    listed.join(", ")
+                ),
+            )
+            .listing(listed)
+            .about(refs(listed))
+            .fix(if case {
+                "upgrade Rancher to v2.9.8 / v2.10.4 or later"
+            } else {
+                "restart the Rancher pods to make it copy the entries again"
+            }),
+        );
+    }
+    out
+}

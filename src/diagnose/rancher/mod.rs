@@ -1,0 +1,213 @@
+//! Rancher's snapshot records against the downstream snapshots, by Rancher's version and the
+//! lifecycle rules of `../shared/spec/rancher.md`: what Rancher's UI shows and why.
+
+mod current_records;
+mod legacy_records;
+mod missing_cause;
+mod record_drift;
+mod restore_options;
+#[cfg(test)]
+mod tests;
+
+use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
+
+use super::finding::{Finding, FindingCode, Severity};
+use crate::distro::Distro;
+use crate::input::ClusterState;
+use crate::input::rancher::{RancherState, RancherView};
+use crate::model::rancher::rancher_version::RecordScheme;
+
+/// 2.11+ records a snapshot when its ETCDSnapshotFile changes; a minute is plenty, five allow
+/// for a busy Rancher.
+const RECORD_GRACE: SignedDuration = SignedDuration::from_secs(5 * 60);
+/// ≤ 2.10 lists each node's snapshots every 600 s.
+const LEGACY_RECORD_GRACE: SignedDuration = SignedDuration::from_secs(15 * 60);
+
+/// What `check` says about Rancher's side, beside its findings.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RancherSummary {
+    pub checked: bool,
+    /// Why not, or what limited the comparison.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The management cluster id (`c-m-…`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_id: Option<String>,
+    /// The provisioning Cluster, `namespace/name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioning_cluster: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<usize>,
+    /// Downstream snapshots with a record that matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<usize>,
+    /// Downstream snapshots younger than the grace period without a record yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<usize>,
+}
+
+/// Rancher's findings and summary for one downstream cluster.
+pub struct RancherAnalysis {
+    pub summary: RancherSummary,
+    pub findings: Vec<Finding>,
+}
+
+/// What the comparisons share.
+pub(crate) struct Compare<'a> {
+    pub down: &'a ClusterState,
+    pub distro: Distro,
+    pub now: Timestamp,
+    pub rancher: &'a RancherState,
+    /// The downstream findings, for the causes Rancher's findings hang under.
+    pub downstream: &'a [Finding],
+}
+
+/// Counts a comparison reports back.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub recorded: usize,
+    pub pending: usize,
+}
+
+/// `None` when Rancher is not involved (no proxy URL, no `--rancher-*` flag).
+pub fn analyse_rancher(
+    down: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    downstream: &[Finding],
+) -> Option<RancherAnalysis> {
+    let rancher = match down.rancher.as_ref()? {
+        RancherView::NotChecked { reason } => {
+            return Some(RancherAnalysis {
+                summary: not_checked(reason.clone(), None),
+                findings: Vec::new(),
+            });
+        }
+        RancherView::Read(state) => state,
+    };
+    let mut summary = RancherSummary {
+        checked: true,
+        note: None,
+        source: Some(rancher.source.clone()),
+        version: rancher.version.as_ref().map(|v| v.text.clone()),
+        cluster_id: rancher.provisioning.cluster_id.clone(),
+        provisioning_cluster: Some(rancher.provisioning.reference()),
+        records: rancher.records.as_ref().map(Vec::len),
+        recorded: None,
+        pending: None,
+    };
+    if let Some(reason) = unjudgeable(down, rancher) {
+        summary.checked = false;
+        summary.note = Some(reason);
+        return Some(RancherAnalysis {
+            summary,
+            findings: Vec::new(),
+        });
+    }
+    let compare = Compare {
+        down,
+        distro,
+        now,
+        rancher,
+        downstream,
+    };
+    let mut findings = Vec::new();
+    let mut tally = Tally::default();
+    let version = rancher.version.as_ref();
+    let scheme = version
+        .map(|v| v.scheme())
+        .unwrap_or(RecordScheme::SnapshotFiles);
+    if rancher.backpopulate == Some(false) && scheme >= RecordScheme::SnapshotFiles {
+        findings.push(backpopulate_off(rancher));
+    }
+    match scheme {
+        RecordScheme::ConfigMap => legacy_records::compare(&compare, &mut findings, &mut tally),
+        _ => current_records::compare(&compare, &mut findings, &mut tally),
+    }
+    findings.extend(restore_options::analyse(&compare));
+    summary.recorded = Some(tally.recorded);
+    summary.pending = Some(tally.pending);
+    summary.note = rancher.version_note.clone();
+    Some(RancherAnalysis { summary, findings })
+}
+
+fn not_checked(reason: String, source: Option<String>) -> RancherSummary {
+    RancherSummary {
+        checked: false,
+        note: Some(reason),
+        source,
+        version: None,
+        cluster_id: None,
+        provisioning_cluster: None,
+        records: None,
+        recorded: None,
+        pending: None,
+    }
+}
+
+/// Why the two sides cannot be compared, when they cannot.
+fn unjudgeable(down: &ClusterState, rancher: &RancherState) -> Option<String> {
+    if rancher.records.is_none() {
+        return Some(format!(
+            "Rancher's snapshot records were not read: {}",
+            rancher
+                .gaps
+                .first()
+                .map_or("not in the input", String::as_str)
+        ));
+    }
+    let imported_before_records = rancher.provisioning.imported
+        && rancher
+            .version
+            .as_ref()
+            .is_some_and(|v| !v.records_imported_clusters());
+    if imported_before_records {
+        return Some(format!(
+            "{} is an imported cluster: Rancher {} keeps no snapshot records for imported \
+             clusters (from v2.15.0 on it does), so there is nothing to compare",
+            rancher.provisioning.reference(),
+            rancher
+                .version
+                .as_ref()
+                .map_or("before 2.15", |v| v.text.as_str())
+        ));
+    }
+    if down.snapshot_files.is_none() && down.configmaps.is_none() {
+        return Some("the downstream snapshots were not read".into());
+    }
+    None
+}
+
+fn backpopulate_off(rancher: &RancherState) -> Finding {
+    Finding::new(
+        Severity::Error,
+        FindingCode::RancherBackpopulateOff,
+        "Feature v2prov-etcd-snapshot-backpopulate",
+        "Rancher's Feature v2prov-etcd-snapshot-backpopulate is disabled, so Rancher makes no \
+         snapshot records at all: its UI lists no new snapshot and offers none to restore",
+    )
+    .fix(rancher.kubectl(
+        "patch features.management.cattle.io v2prov-etcd-snapshot-backpopulate --type merge \
+         -p '{\"spec\":{\"value\":true}}' (or enable it under Global Settings > Feature Flags)",
+    ))
+}
+
+/// Whether `created` is older than `grace` at `now` (an unknown time counts as old).
+pub(crate) fn past_grace(
+    created: Option<Timestamp>,
+    now: Timestamp,
+    grace: SignedDuration,
+) -> bool {
+    created.is_none_or(|t| now.duration_since(t) >= grace)
+}
+
+/// The downstream finding of `code`, when the downstream analysis raised one.
+pub(crate) fn downstream_has(compare: &Compare, code: FindingCode) -> bool {
+    compare.downstream.iter().any(|f| f.code == code)
+}
