@@ -117,7 +117,7 @@ fn rancher_line(r: &crate::diagnose::rancher::RancherSummary) -> String {
         _ => "?".to_string(),
     };
     let mut line = format!(
-        "rancher: {} at {}; cluster {cluster}: {} for {} downstream snapshots",
+        "rancher: {} at {}; cluster {cluster}: {}, {} downstream snapshots recorded",
         r.version
             .as_deref()
             .map_or("version unknown".to_string(), |v| format!("Rancher {v}")),

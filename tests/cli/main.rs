@@ -50,6 +50,7 @@ mod pasted_tables;
 mod pending_snapshots;
 mod pipes;
 mod proxies;
+mod rancher_dumps;
 mod rbac;
 mod rbac_command;
 mod readme_cluster_block;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::missing_cause::{MissingCause, missing_cause};
 use super::record_drift::file_drift;
-use super::{Compare, RECORD_GRACE, Tally, past_grace};
+use super::{Compare, RECORD_GRACE, Tally, agree, past_grace};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::rancher::snapshot_record::SnapshotRecord;
@@ -171,8 +171,10 @@ fn drift(c: &Compare, drifted: &[String]) -> Finding {
         FindingCode::RancherSnapshotDrift,
         "ETCDSnapshots",
         format!(
-            "{} in Rancher differ from their ETCDSnapshotFile: {}; {why}",
+            "{} in Rancher {} from {} ETCDSnapshotFile: {}; {why}",
             plural(drifted.len(), "record"),
+            agree(drifted.len(), "differs", "differ"),
+            agree(drifted.len(), "its", "their"),
             drifted.join(", ")
         ),
     )
@@ -206,10 +208,13 @@ fn orphaned(c: &Compare, records: &[&SnapshotRecord]) -> Finding {
         FindingCode::RancherSnapshotOrphaned,
         "ETCDSnapshots",
         format!(
-            "{} in Rancher name an ETCDSnapshotFile that no longer exists: {}; {why}. Rancher's \
-             UI offers them, and a restore from them fails",
+            "{} in Rancher {} an ETCDSnapshotFile that no longer exists: {}; {why}. Rancher's \
+             UI offers {}, and a restore from {} fails",
             plural(records.len(), "record"),
-            listed.join(", ")
+            agree(records.len(), "names", "name"),
+            listed.join(", "),
+            agree(records.len(), "it", "them"),
+            agree(records.len(), "it", "them"),
         ),
     )
     .listing(&listed)
@@ -232,10 +237,12 @@ fn unmanaged_records(c: &Compare, records: &[&SnapshotRecord]) -> Finding {
         FindingCode::RancherSnapshotUnmanaged,
         "ETCDSnapshots",
         format!(
-            "{} in Rancher carry no etcdsnapshot.rke.io/snapshot-name annotation and match no \
+            "{} in Rancher {} no etcdsnapshot.rke.io/snapshot-name annotation and {} no \
              downstream snapshot: {}. Rancher 2.11+ never deletes such a record (made by Rancher \
              2.10 or earlier, or by hand), so its UI offers a snapshot that is not there",
             plural(records.len(), "record"),
+            agree(records.len(), "carries", "carry"),
+            agree(records.len(), "matches", "match"),
             listed.join(", ")
         ),
     )

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::missing_cause::{MissingCause, missing_cause};
 use super::record_drift::entry_drift;
-use super::{Compare, LEGACY_RECORD_GRACE, Tally, downstream_has, past_grace};
+use super::{Compare, LEGACY_RECORD_GRACE, Tally, agree, downstream_has, past_grace};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::rancher::snapshot_record::SnapshotRecord;
@@ -100,9 +100,12 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
                 FindingCode::RancherSnapshotDrift,
                 "ETCDSnapshots",
                 format!(
-                    "{} in Rancher differ from the {} ConfigMap's entry they copy: {}",
+                    "{} in Rancher {} from the {} ConfigMap's entry {} {}: {}",
                     plural(drifted.len(), "record"),
+                    agree(drifted.len(), "differs", "differ"),
                     c.distro.snapshots_configmap(),
+                    agree(drifted.len(), "it", "they"),
+                    agree(drifted.len(), "copies", "copy"),
                     drifted.join(", ")
                 ),
             )
@@ -213,10 +216,11 @@ fn size_unknown_findings(c: &Compare, no_entry: &[String], stale: &[String]) -> 
                 FindingCode::RancherSnapshotSizeUnknown,
                 "ETCDSnapshots",
                 format!(
-                    "{} show 0 B or no status in Rancher, because the kube-system/{cm} ConfigMap \
+                    "{} {} 0 B or no status in Rancher, because the kube-system/{cm} ConfigMap \
                      has no entry for their snapshot and Rancher 2.10 and earlier read size and \
                      status only from it: {}",
                     plural(listed.len(), "record"),
+                    agree(listed.len(), "shows", "show"),
                     listed.join(", ")
                 ),
             )
@@ -248,9 +252,10 @@ fn size_unknown_findings(c: &Compare, no_entry: &[String], stale: &[String]) -> 
                 FindingCode::RancherSnapshotSizeUnknown,
                 "ETCDSnapshots",
                 format!(
-                    "{} show 0 B or no status in Rancher although kube-system/{cm} has their \
+                    "{} {} 0 B or no status in Rancher although kube-system/{cm} has their \
                      entry; {why}: {}",
                     plural(listed.len(), "record"),
+                    agree(listed.len(), "shows", "show"),
                     listed.join(", ")
                 ),
             )

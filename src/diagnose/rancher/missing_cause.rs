@@ -142,7 +142,7 @@ impl MissingCause {
             MissingCause::AlreadyExistsLoop(name) => (
                 Severity::Error,
                 format!(
-                    "{}; here the record {name} has no etcdsnapshot.rke.io/snapshot-name \
+                    "this is {}; here the record {name} has no etcdsnapshot.rke.io/snapshot-name \
                      annotation",
                     rancher
                         .version

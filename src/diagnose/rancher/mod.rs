@@ -207,6 +207,11 @@ pub(crate) fn past_grace(
     created.is_none_or(|t| now.duration_since(t) >= grace)
 }
 
+/// `one` or `many` as `n` asks: "1 record differs", "2 records differ".
+pub(crate) fn agree(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
 /// The downstream finding of `code`, when the downstream analysis raised one.
 pub(crate) fn downstream_has(compare: &Compare, code: FindingCode) -> bool {
     compare.downstream.iter().any(|f| f.code == code)

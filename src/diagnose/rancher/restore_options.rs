@@ -2,7 +2,7 @@
 //! is gone (2.11–2.14), or `restore-mode-options: none` (2.14+) because the snapshot's metadata
 //! lacks the cluster spec.
 
-use super::Compare;
+use super::{Compare, agree};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::render::plural;
 
@@ -36,10 +36,11 @@ pub(super) fn analyse(c: &Compare) -> Vec<Finding> {
                     FindingCode::RancherRestoreUnavailable,
                     "ETCDSnapshots",
                     format!(
-                        "{} of local snapshots name a machine (rke.cattle.io/machine-id) that no \
+                        "{} of local snapshots {} a machine (rke.cattle.io/machine-id) that no \
                          longer exists in {}: Rancher {} picks the restore's init node from it, \
                          so a restore from them fails: {}",
                         plural(orphaned.len(), "record"),
+                        agree(orphaned.len(), "names", "name"),
                         rancher.provisioning.namespace,
                         version.map_or("2.11–2.14", |v| v.text.as_str()),
                         orphaned.join(", ")
@@ -82,9 +83,10 @@ fn restore_none(c: &Compare, names: &[String]) -> Finding {
         FindingCode::RancherRestoreUnavailable,
         "ETCDSnapshots",
         format!(
-            "{} offer only the restore mode `none` (etcd only: no Kubernetes version or \
+            "{} {} only the restore mode `none` (etcd only: no Kubernetes version or \
              cluster configuration to restore), because {why}: {}",
             plural(names.len(), "record"),
+            agree(names.len(), "offers", "offer"),
             names.join(", ")
         ),
     )

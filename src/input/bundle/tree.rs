@@ -153,6 +153,17 @@ pub fn wanted(path: &str) -> bool {
     if after_folder(path, "yamls/").is_some() {
         return kind_file(name);
     }
+    // The Rancher logs collector's provisioning objects are named by resource
+    // (`kubectl/rancher-prov/etcdsnapshots.rke.cattle.io`), for `--rancher-from-file`.
+    if path.contains("/rancher-prov/") || path.starts_with("rancher-prov/") {
+        return matches!(
+            name,
+            "etcdsnapshots.rke.cattle.io"
+                | "clusters.provisioning.cattle.io"
+                | "clusters.management.cattle.io"
+                | "rkecontrolplanes.rke.cattle.io"
+        );
+    }
     if let Some((_, ext)) = name.rsplit_once('.') {
         return matches!(ext.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json");
     }

@@ -98,14 +98,14 @@ impl RancherVersion {
     pub fn known_loop(&self) -> Option<&'static str> {
         if self.at_least(2, 11, 0) && !self.at_least(2, 11, 2) {
             Some(
-                "Rancher 2.11.0–2.11.1 loop on \"already exists\" after an upgrade when an \
-                 unannotated record holds the name the controller wants (rancher/rancher#49860; \
+                "the loop of Rancher 2.11.0–2.11.1 on \"already exists\" after an upgrade, when \
+                 an unannotated record holds the name the controller wants (rancher/rancher#49860; \
                  fixed in v2.11.2)",
             )
         } else if self.at_least(2, 11, 2) && !self.at_least(2, 11, 4) {
             Some(
-                "Rancher 2.11.2–2.11.3 loop on `resourceVersion 0x0` and stop updating records \
-                 (rancher/rancher#50848; fixed in v2.11.4)",
+                "the loop of Rancher 2.11.2–2.11.3 on `resourceVersion 0x0`, which stops it \
+                 updating records (rancher/rancher#50848; fixed in v2.11.4)",
             )
         } else {
             None
