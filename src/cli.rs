@@ -73,6 +73,8 @@ pub enum RbacUse {
     Repair,
     Serve,
     Heal,
+    /// Rancher's management cluster, for check's comparison of Rancher's snapshot records.
+    Rancher,
 }
 
 #[derive(Debug, Subcommand)]

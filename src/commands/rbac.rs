@@ -1,4 +1,4 @@
-//! `k3sdoctor rbac [read-only|repair|serve|heal]`: the roles each use needs, as YAML for
+//! `k3sdoctor rbac [read-only|repair|serve|heal|rancher]`: the roles each use needs, as YAML for
 //! `kubectl apply -f -`, so an RBAC error can name a command instead of a README section.
 //!
 //! One source: the manifests in deploy/ (the read-only ClusterRole and Role that the CronJob
@@ -14,6 +14,7 @@ const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
 const SERVE_AUTH_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-auth-clusterrole.yaml");
 const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
+const RANCHER_ROLES: &str = include_str!("../../deploy/rancher/rancher-read-only.yaml");
 
 /// A manifest without the comment that opens it (it speaks of the file and its tests).
 fn object(manifest: &str) -> &str {
@@ -67,6 +68,15 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
              #         --serviceaccount kube-system:k3sdoctor-serve\n\
              {}",
             object(HEAL_ROLE)
+        ),
+        RbacUse::Rancher => format!(
+            "# {bin_name} rbac rancher: what check reads on Rancher's management (\"local\") cluster\n\
+             # to compare Rancher's snapshot records; apply it there, not on the downstream cluster.\n\
+             # The Role is for the workspace of the clusters (fleet-default unless you use others).\n\
+             # Bind: kubectl create clusterrolebinding k3sdoctor-rancher-read-only --clusterrole k3sdoctor-rancher-read-only --user NAME\n\
+             #       kubectl -n fleet-default create rolebinding k3sdoctor-rancher-read-only --role k3sdoctor-rancher-read-only --user NAME\n\
+             {}",
+            object(RANCHER_ROLES)
         ),
     }
 }

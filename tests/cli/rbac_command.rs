@@ -51,6 +51,23 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
 }
 
 #[test]
+fn rancher_prints_the_docs_management_cluster_roles() {
+    let docs = [
+        documents(&readme_role("k3sdoctor-rancher-read-only")),
+        documents(&readme_namespaced_role("k3sdoctor-rancher-read-only")),
+    ]
+    .concat();
+    assert_eq!(printed(&["rancher"]), docs);
+    assert_eq!(yaml_documents("deploy/rancher/rancher-read-only.yaml"), docs);
+    // Read-only, as the promise says: no verb but get, list or watch.
+    for rule in docs.iter().flat_map(|d| d["rules"].as_array().unwrap().clone()) {
+        for verb in rule["verbs"].as_array().unwrap() {
+            assert!(["get", "list", "watch"].contains(&verb.as_str().unwrap()), "{rule}");
+        }
+    }
+}
+
+#[test]
 fn repair_prints_the_readmes_repair_role() {
     let readme = documents(&readme_namespaced_role("k3sdoctor-repair"));
     assert_eq!(printed(&["repair"]), readme);
