@@ -17,6 +17,10 @@ pub struct FleetArgs {
     #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
     pub contexts: Option<regex::Regex>,
 
+    /// Read every cluster Rancher manages whose name or id matches REGEX (all without it), through Rancher's proxy with the current Rancher context's credentials.
+    #[arg(long, value_name = "REGEX", num_args = 0..=1, default_missing_value = "", value_parser = parse_regex, conflicts_with_all = ["all_contexts", "contexts"])]
+    pub rancher_clusters: Option<regex::Regex>,
+
     /// Read at most this many clusters at once [default: 16].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub parallel: Option<u16>,
@@ -31,6 +35,9 @@ impl FleetArgs {
 
     /// Whether this run reads a fleet rather than one cluster.
     pub fn selects_fleet(&self, global: &GlobalArgs) -> bool {
-        self.all_contexts || self.contexts.is_some() || global.context.len() > 1
+        self.all_contexts
+            || self.contexts.is_some()
+            || self.rancher_clusters.is_some()
+            || global.context.len() > 1
     }
 }

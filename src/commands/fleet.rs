@@ -5,17 +5,14 @@
 use std::io::IsTerminal;
 
 use futures_util::StreamExt;
-use kube::config::Kubeconfig;
 use serde::Serialize;
 
 use super::Ui;
-use super::load::{Loaded, read_live_quietly, runtime};
+use super::fleet_members;
+use super::load::{Loaded, runtime};
 use crate::diagnose::finding::FailOn;
-use crate::diagnose::fleet::{FleetEntry, FleetMember, fleet_exit};
-use crate::exit::{Exit, Failure};
-use crate::input::ReadError;
-use crate::input::connect::context_selection::{ContextSelection, select_contexts};
-use crate::input::connect::{connect_context, find_kubeconfig, server_of};
+use crate::diagnose::fleet::{FleetMember, fleet_exit};
+use crate::exit::Exit;
 use crate::render::fleet::{MemberWriter, write_fleet, write_json_line};
 use crate::render::style::Style;
 use crate::render::{self, OutputFormat};
@@ -37,49 +34,28 @@ pub fn run<R: FleetMember + Serialize>(
     command: FleetCommand<'_, R>,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
-    let (kubeconfig, origin) = find_kubeconfig(fleet.kubeconfig.as_deref())?.ok_or_else(|| {
-        Failure::Read(ReadError::new(
-            "selecting contexts needs a kubeconfig and none was found (no --kubeconfig, KUBECONFIG unset, \
-             no ~/.kube/config); pass --kubeconfig FILE",
-        ))
-    })?;
-    let available: Vec<&str> = kubeconfig
-        .contexts
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect();
-    let contexts = select_contexts(
-        &available,
-        ContextSelection {
-            all: fleet.all_contexts,
-            pattern: fleet.pattern.as_ref(),
-            names: &fleet.names,
-        },
-        &origin,
-    )?;
+    let runtime = runtime()?;
+    let members = runtime.block_on(fleet_members::select(
+        settings,
+        fleet,
+        command.snapshots,
+        ui,
+    ))?;
     let parallel = fleet.parallel;
     ui.trace(&format!(
-        "reading {} contexts of {origin}, {parallel} at a time",
-        contexts.len()
+        "reading {}, {parallel} at a time",
+        members.origin()
     ));
-    let progress = progress_bar(ui, contexts.len());
+    let progress = progress_bar(ui, members.len());
     let label = ui.style.program.unwrap_or("k3sdoctor");
     // The streamed lines go to stdout while the reads, which trace through `ui`, are in flight.
     let mut out = std::mem::replace(&mut ui.out, Box::new(std::io::sink()));
     let ui_ref: &Ui = ui;
     let reading = async {
-        let mut entries = Vec::with_capacity(contexts.len());
-        let mut reads = futures_util::stream::iter(&contexts)
-            .map(|context| {
-                read_one(
-                    &kubeconfig,
-                    &origin,
-                    context,
-                    settings,
-                    fleet,
-                    &command,
-                    ui_ref,
-                )
+        let mut entries = Vec::with_capacity(members.len());
+        let mut reads = futures_util::stream::iter(0..members.len())
+            .map(|index| {
+                fleet_members::read_one(&members, index, settings, fleet, &command, ui_ref)
             })
             .buffer_unordered(parallel);
         while let Some((entry, notes)) = reads.next().await {
@@ -113,7 +89,7 @@ pub fn run<R: FleetMember + Serialize>(
         }
         anyhow::Ok(entries)
     };
-    let entries = runtime()?.block_on(reading);
+    let entries = runtime.block_on(reading);
     ui.out = out;
     if let Some(bar) = progress {
         bar.finish_and_clear();
@@ -125,7 +101,8 @@ pub fn run<R: FleetMember + Serialize>(
         _ if ui.quiet => Ok(()),
         f => {
             let base = ui.style;
-            let style_for = |context: &str| context_style(settings, context, base);
+            let style_for =
+                |context: &str| context_style(settings, context, members.server_for(context), base);
             ui.write_table_report(|out, style| {
                 write_fleet(
                     out,
@@ -146,50 +123,15 @@ pub fn run<R: FleetMember + Serialize>(
     ))
 }
 
-/// Reads and judges one context. A failure becomes the entry's outcome, never the run's:
-/// the other clusters still get their verdict.
-async fn read_one<R: FleetMember>(
-    kubeconfig: &Kubeconfig,
-    origin: &str,
-    context: &str,
-    settings: &Settings,
-    fleet: &FleetSelection,
-    command: &FleetCommand<'_, R>,
-    ui: &Ui,
-) -> (FleetEntry<R>, Vec<String>) {
-    let server = server_of(kubeconfig, context).unwrap_or_default();
-    let conn = match connect_context(kubeconfig, origin, context, fleet.request_timeout).await {
-        Ok(conn) => conn,
-        Err(e) => {
-            return (
-                FleetEntry::unreadable(context.into(), server, &e),
-                Vec::new(),
-            );
-        }
+/// Suggested commands in a cluster's findings name that cluster's context (a Rancher
+/// cluster: the Rancher context and the cluster's proxy URL).
+fn context_style(settings: &Settings, context: &str, server: Option<&str>, style: Style) -> Style {
+    let flags = match server {
+        Some(server) => settings
+            .connection
+            .rerun_for_server(settings.rancher.context.as_deref(), server),
+        None => settings.connection.rerun_for(Some(context)),
     };
-    let trace = |line: &str| ui.trace(&format!("context {context}: {line}"));
-    match read_live_quietly(&conn, settings.judging, command.snapshots, &trace).await {
-        Ok((loaded, notes)) => (
-            FleetEntry::checked(context.into(), conn.server, (command.analyse)(loaded)),
-            notes,
-        ),
-        Err(failure) => {
-            let error = match failure {
-                Failure::Read(e) => e,
-                // A --distro this cluster contradicts: its verdict would be wrong, so none.
-                other => ReadError::new(other.to_string()),
-            };
-            (
-                FleetEntry::unreadable(context.into(), conn.server, &error),
-                Vec::new(),
-            )
-        }
-    }
-}
-
-/// Suggested commands in a cluster's findings name that cluster's context.
-fn context_style(settings: &Settings, context: &str, style: Style) -> Style {
-    let flags = settings.connection.rerun_for(Some(context));
     Style {
         // One small value per context, alive for the rest of this short process, as the
         // run's own flags are (`lib.rs`); `Style` stays `Copy`.

@@ -6,6 +6,7 @@ pub mod completions;
 mod configmap_write;
 mod confirm_write;
 pub mod fleet;
+mod fleet_members;
 mod follow_write;
 mod heal_move;
 pub mod leases;

@@ -200,6 +200,13 @@ fn refuse_fleet_flags(global: &GlobalArgs, fleet: &FleetArgs) -> Result<(), Fail
     if !fleet.selects_fleet(global) {
         return Ok(());
     }
+    if fleet.rancher_clusters.is_some() && global.context.len() > 1 {
+        return Err(Failure::Refused(
+            "--rancher-clusters reads the clusters of one Rancher: give --context once, naming a \
+             context Rancher generated"
+                .into(),
+        ));
+    }
     if !global.from_file.is_empty() {
         return Err(Failure::Refused(
             "--from-file reads one dump, which is one cluster; drop --all-contexts, --contexts and the extra \

@@ -34,6 +34,14 @@ impl ConnectionFlags {
         self.rerun_for(self.context.as_deref())
     }
 
+    /// The flags for commands about a cluster reached at `server` with `context`'s
+    /// credentials (a cluster Rancher manages, through its proxy).
+    pub fn rerun_for_server(&self, context: Option<&str>, server: &str) -> RerunFlags {
+        let mut through = self.clone();
+        through.overrides.server = Some(server.to_string());
+        through.rerun_for(context.or(self.context.as_deref()))
+    }
+
     /// The flags for commands about one `context` of this run (a fleet's member).
     pub fn rerun_for(&self, context: Option<&str>) -> RerunFlags {
         let mut flags = RerunFlags::new(self.kubeconfig.as_deref(), context, self.distro);

@@ -43,8 +43,10 @@ pub struct FleetSelection {
     pub request_timeout: Option<std::time::Duration>,
     pub all_contexts: bool,
     pub pattern: Option<regex::Regex>,
-    /// `--context` given more than once.
+    /// `--context` given more than once (once, with `rancher_clusters`: the Rancher context).
     pub names: Vec<String>,
+    /// `--rancher-clusters [REGEX]`: the clusters Rancher manages instead of contexts.
+    pub rancher_clusters: Option<regex::Regex>,
     pub parallel: usize,
     pub ignore_unreachable: bool,
 }
@@ -132,6 +134,7 @@ fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
         all_contexts: fleet.all_contexts,
         pattern: fleet.contexts.clone(),
         names: cli.global.context.clone(),
+        rancher_clusters: fleet.rancher_clusters.clone(),
         parallel: usize::from(fleet.parallel.unwrap_or(FleetArgs::DEFAULT_PARALLEL)),
         ignore_unreachable: fleet.ignore_unreachable,
     })

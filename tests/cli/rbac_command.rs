@@ -58,11 +58,20 @@ fn rancher_prints_the_docs_management_cluster_roles() {
     ]
     .concat();
     assert_eq!(printed(&["rancher"]), docs);
-    assert_eq!(yaml_documents("deploy/rancher/rancher-read-only.yaml"), docs);
+    assert_eq!(
+        yaml_documents("deploy/rancher/rancher-read-only.yaml"),
+        docs
+    );
     // Read-only, as the promise says: no verb but get, list or watch.
-    for rule in docs.iter().flat_map(|d| d["rules"].as_array().unwrap().clone()) {
+    for rule in docs
+        .iter()
+        .flat_map(|d| d["rules"].as_array().unwrap().clone())
+    {
         for verb in rule["verbs"].as_array().unwrap() {
-            assert!(["get", "list", "watch"].contains(&verb.as_str().unwrap()), "{rule}");
+            assert!(
+                ["get", "list", "watch"].contains(&verb.as_str().unwrap()),
+                "{rule}"
+            );
         }
     }
 }

@@ -3,7 +3,9 @@
 //! `--rancher-from-file`. Only GET, LIST and WATCH: k3sdoctor writes nothing there.
 
 pub mod rancher_dump;
+pub mod rancher_fleet;
 pub mod rancher_live;
+mod rancher_reads;
 pub mod rancher_selection;
 
 use crate::model::rancher::management::{

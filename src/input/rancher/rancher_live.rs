@@ -3,20 +3,18 @@
 //! `--rancher-context`. GET and LIST only; any failure there is "not checked" with its reason,
 //! never a failure of the downstream read.
 
-use std::time::Instant;
-
-use kube::api::{Api, ApiResource, DynamicObject};
-use serde_json::Value;
-
+use super::rancher_reads::{
+    get, management_clusters, read_globals, read_provisioning, read_workspace,
+};
 use super::rancher_selection::ManagementObjects;
 use super::{RancherChoice, RancherView};
 use crate::input::connect::{ConnectOptions, Connection, connect};
-use crate::input::live::{Trace, list_selected};
+use crate::input::live::Trace;
 use crate::input::{ClusterState, ReadError};
+use crate::model::rancher::DEFAULT_WORKSPACE;
 use crate::model::rancher::management::ManagementCluster;
-use crate::model::rancher::{BACKPOPULATE_FEATURE, DEFAULT_WORKSPACE, SERVER_VERSION_SETTING};
 
-const PROXY_PATH: &str = "/k8s/clusters/";
+pub(super) const PROXY_PATH: &str = "/k8s/clusters/";
 
 /// `https://H[/prefix]/k8s/clusters/<id>` → (`https://H[/prefix]`, id).
 pub fn proxy_url(server: &str) -> Option<(String, String)> {
@@ -109,30 +107,25 @@ fn not_checked(e: &ReadError) -> RancherView {
     }
 }
 
-fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
-    ApiResource {
-        group: group.into(),
-        version: version.into(),
-        api_version: format!("{group}/{version}"),
-        kind: kind.into(),
-        plural: plural.into(),
-    }
-}
-
 async fn read_objects(
     conn: &Connection,
     cluster_id: Option<&str>,
     trace: Trace<'_>,
 ) -> Result<ManagementObjects, ReadError> {
-    let clusters_mgmt = resource("management.cattle.io", "v3", "Cluster", "clusters");
     let mut objects = ManagementObjects::default();
     // The workspace comes from the management Cluster; without an id (a context that is no
     // proxy URL) the default workspace is read whole and the cluster told by its snapshots.
     let workspace = match cluster_id {
         Some(id) => {
-            let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &clusters_mgmt);
-            let found = get(conn, &api, id, "clusters.management.cattle.io", trace).await?;
-            let found = found.ok_or_else(|| {
+            let found = get(
+                conn,
+                &management_clusters(),
+                id,
+                "clusters.management.cattle.io",
+                trace,
+            )
+            .await?
+            .ok_or_else(|| {
                 ReadError::new(format!(
                     "Rancher at {} has no management cluster {id} (clusters.management.cattle.io)",
                     conn.server
@@ -144,20 +137,7 @@ async fn read_objects(
         }
         None => DEFAULT_WORKSPACE.to_string(),
     };
-    let provisioning = resource("provisioning.cattle.io", "v1", "Cluster", "clusters");
-    let prov = list(
-        conn,
-        &provisioning,
-        &workspace,
-        None,
-        "clusters.provisioning.cattle.io",
-        trace,
-    )
-    .await?;
-    objects.mark_read("clusters.provisioning.cattle.io");
-    for c in &prov {
-        objects.add(c);
-    }
+    read_provisioning(conn, &workspace, &mut objects, trace).await?;
     let name = cluster_id.and_then(|id| {
         objects
             .provisioning
@@ -166,139 +146,15 @@ async fn read_objects(
             .find(|c| c.cluster_id.as_deref() == Some(id))
             .map(|c| c.name.clone())
     });
-    let by_cluster = |label: &str| name.as_ref().map(|n| format!("{label}={n}"));
-    let (records_selector, machines_selector) = (
-        by_cluster("rke.cattle.io/cluster-name"),
-        by_cluster("cluster.x-k8s.io/cluster-name"),
+    let (read, globals) = tokio::join!(
+        read_workspace(conn, &workspace, name.as_deref(), &mut objects, trace),
+        read_globals(conn, trace),
     );
-    let records_res = resource("rke.cattle.io", "v1", "ETCDSnapshot", "etcdsnapshots");
-    let machines_res = resource("cluster.x-k8s.io", "v1beta1", "Machine", "machines");
-    let planes_res = resource("rke.cattle.io", "v1", "RKEControlPlane", "rkecontrolplanes");
-    let features = resource("management.cattle.io", "v3", "Feature", "features");
-    let settings = resource("management.cattle.io", "v3", "Setting", "settings");
-    let features_api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &features);
-    let settings_api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &settings);
-    let (records, machines, planes, feature, setting) = tokio::join!(
-        list(
-            conn,
-            &records_res,
-            &workspace,
-            records_selector.as_deref(),
-            "etcdsnapshots.rke.cattle.io",
-            trace
-        ),
-        list(
-            conn,
-            &machines_res,
-            &workspace,
-            machines_selector.as_deref(),
-            "machines.cluster.x-k8s.io",
-            trace
-        ),
-        list(
-            conn,
-            &planes_res,
-            &workspace,
-            None,
-            "rkecontrolplanes.rke.cattle.io",
-            trace
-        ),
-        get(
-            conn,
-            &features_api,
-            BACKPOPULATE_FEATURE,
-            "features.management.cattle.io",
-            trace
-        ),
-        get(
-            conn,
-            &settings_api,
-            SERVER_VERSION_SETTING,
-            "settings.management.cattle.io",
-            trace
-        ),
-    );
-    // The records are the comparison; the rest only explains it, so a kind this user may
-    // not read (or a Rancher without CAPI) is a gap, not a failure.
-    for record in records? {
-        objects.add(&record);
-    }
-    objects.mark_read("etcdsnapshots.rke.cattle.io");
-    for (found, resource) in [
-        (machines, "machines.cluster.x-k8s.io"),
-        (planes, "rkecontrolplanes.rke.cattle.io"),
-    ] {
-        match found {
-            Ok(items) => {
-                objects.mark_read(resource);
-                for item in &items {
-                    objects.add(item);
-                }
-            }
-            Err(e) => trace(&format!("{}: not read, its checks are skipped", e.message)),
-        }
-    }
-    for found in [feature, setting] {
-        match found {
-            Ok(Some(object)) => _ = objects.add(&object),
-            Ok(None) => {}
-            Err(e) => trace(&format!("{}: not read", e.message)),
-        }
+    read?;
+    for object in &globals {
+        objects.add(object);
     }
     Ok(objects)
-}
-
-async fn list(
-    conn: &Connection,
-    resource: &ApiResource,
-    namespace: &str,
-    selector: Option<&str>,
-    shown: &str,
-    trace: Trace<'_>,
-) -> Result<Vec<Value>, ReadError> {
-    let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), namespace, resource);
-    let action = match selector {
-        Some(s) => format!("list {shown} in {namespace} labelled {s}"),
-        None => format!("list {shown} in {namespace}"),
-    };
-    let api_version = resource.api_version.clone();
-    let kind = resource.kind.clone();
-    let keep = move |object: DynamicObject| {
-        let mut value = serde_json::to_value(&object).unwrap_or(Value::Null);
-        if let Some(map) = value.as_object_mut() {
-            map.entry("apiVersion")
-                .or_insert_with(|| api_version.clone().into());
-            map.entry("kind").or_insert_with(|| kind.clone().into());
-        }
-        value
-    };
-    list_selected(&api, &action, conn, trace, keep, selector).await
-}
-
-async fn get(
-    conn: &Connection,
-    api: &Api<DynamicObject>,
-    name: &str,
-    shown: &str,
-    trace: Trace<'_>,
-) -> Result<Option<Value>, ReadError> {
-    let action = format!("get {shown} {name}");
-    let started = Instant::now();
-    let _in_flight = conn.activity.begin(&action);
-    let found = api
-        .get_opt(name)
-        .await
-        .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
-    trace(&format!(
-        "{action}: {} in {} ms",
-        if found.is_some() {
-            "found"
-        } else {
-            "not found"
-        },
-        started.elapsed().as_millis()
-    ));
-    Ok(found.map(|o| serde_json::to_value(&o).unwrap_or(Value::Null)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,159 @@
+//! `--rancher-clusters`: every cluster Rancher manages, reached through Rancher's proxy with
+//! one Rancher context's credentials. The management cluster is read once for all of them:
+//! its clusters, and (for `check`) every workspace's records, so 200 clusters cost a handful of
+//! lists there, not 200.
+
+use regex::Regex;
+
+use super::RancherState;
+use super::rancher_live::{PROXY_PATH, proxy_url};
+use super::rancher_reads::{
+    list, management_clusters, read_globals, read_provisioning, read_workspace,
+};
+use super::rancher_selection::ManagementObjects;
+use crate::input::ReadError;
+use crate::input::connect::{ConnectOptions, connect};
+use crate::input::live::Trace;
+use crate::model::rancher::management::ManagementCluster;
+
+/// One downstream cluster of the Rancher fleet.
+#[derive(Debug, Clone)]
+pub struct RancherMember {
+    /// What the fleet report calls it: Rancher's display name, else the provisioning name,
+    /// else the id.
+    pub name: String,
+    pub id: String,
+    /// `https://<rancher>/k8s/clusters/<id>`.
+    pub server: String,
+    /// The Rancher context's connection with this server.
+    pub options: ConnectOptions,
+    /// Why Rancher says it cannot be reached, when it says so.
+    pub disconnected: Option<String>,
+    /// Rancher's side of it, when the records were read; `Err` says why not.
+    pub rancher: Option<Result<RancherState, String>>,
+}
+
+/// The clusters Rancher manages whose name or id `pattern` matches, in name order, and the
+/// management cluster's URL.
+pub async fn rancher_members(
+    base: &ConnectOptions,
+    pattern: &Regex,
+    with_records: bool,
+    trace: Trace<'_>,
+) -> Result<(String, Vec<RancherMember>), ReadError> {
+    let first = connect(base).await?;
+    let Some((rancher, id)) = proxy_url(&first.server) else {
+        return Err(ReadError::new(format!(
+            "--rancher-clusters reaches each cluster through Rancher's proxy, but the server {} \
+             is no Rancher URL (https://<rancher>/k8s/clusters/<id>); pick a context that \
+             Rancher generated with --context NAME",
+            first.server
+        )));
+    };
+    let local_url = format!("{rancher}{PROXY_PATH}local");
+    let mut local_options = base.clone();
+    local_options.overrides.server = Some(local_url.clone());
+    let conn = if id == "local" {
+        first
+    } else {
+        connect(&local_options).await?
+    };
+    trace(&format!(
+        "reading the clusters Rancher manages at {}",
+        conn.server
+    ));
+    let mut objects = ManagementObjects {
+        source: conn.server.clone(),
+        kubectl_target: format!("--server {local_url}"),
+        ..ManagementObjects::default()
+    };
+    let clusters = list(
+        &conn,
+        &management_clusters(),
+        None,
+        None,
+        "clusters.management.cattle.io",
+        trace,
+    )
+    .await?;
+    let managed: Vec<ManagementCluster> = clusters
+        .iter()
+        .map(ManagementCluster::from_json)
+        .filter(|c| c.id != "local")
+        .collect();
+    for cluster in &clusters {
+        objects.add(cluster);
+    }
+    objects.mark_read("clusters.management.cattle.io");
+    let mut workspaces: Vec<&str> = managed.iter().map(|c| c.workspace.as_str()).collect();
+    workspaces.sort_unstable();
+    workspaces.dedup();
+    for workspace in &workspaces {
+        read_provisioning(&conn, workspace, &mut objects, trace).await?;
+        if with_records {
+            read_workspace(&conn, workspace, None, &mut objects, trace).await?;
+        }
+    }
+    if with_records {
+        for object in read_globals(&conn, trace).await {
+            objects.add(&object);
+        }
+    }
+    let mut members: Vec<RancherMember> = managed
+        .iter()
+        .filter_map(|m| member(m, &objects, &rancher, base, pattern, with_records))
+        .collect();
+    members.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
+    Ok((local_url, members))
+}
+
+fn member(
+    m: &ManagementCluster,
+    objects: &ManagementObjects,
+    rancher: &str,
+    base: &ConnectOptions,
+    pattern: &Regex,
+    with_records: bool,
+) -> Option<RancherMember> {
+    let provisioning = objects
+        .provisioning
+        .iter()
+        .flatten()
+        .find(|p| p.cluster_id.as_deref() == Some(m.id.as_str()));
+    let name = m
+        .display_name
+        .clone()
+        .or_else(|| provisioning.map(|p| p.name.clone()))
+        .unwrap_or_else(|| m.id.clone());
+    let names = [
+        Some(name.as_str()),
+        Some(m.id.as_str()),
+        provisioning.map(|p| p.name.as_str()),
+    ];
+    if !names.into_iter().flatten().any(|n| pattern.is_match(n)) {
+        return None;
+    }
+    let server = format!("{rancher}{PROXY_PATH}{}", m.id);
+    let mut options = base.clone();
+    options.overrides.server = Some(server.clone());
+    let rancher_side = with_records.then(|| match provisioning {
+        Some(p) => Ok(objects.state_of(p)),
+        None => Err(format!(
+            "Rancher has no provisioning Cluster for {} in {} (an RKE1 or hosted cluster keeps \
+             no etcd snapshot records)",
+            m.id, m.workspace
+        )),
+    });
+    Some(RancherMember {
+        name,
+        id: m.id.clone(),
+        server,
+        options,
+        disconnected: m.disconnected().then(|| {
+            m.not_ready_message
+                .clone()
+                .unwrap_or_else(|| "Connected is False".to_string())
+        }),
+        rancher: rancher_side,
+    })
+}

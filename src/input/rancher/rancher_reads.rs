@@ -1,0 +1,218 @@
+//! The requests k3sdoctor sends to Rancher's management cluster, all GET or LIST, and what a
+//! workspace's reads add to [`ManagementObjects`]. The records are the comparison; the other
+//! kinds only explain it, so one this user may not read is a gap, not a failure.
+
+use std::time::Instant;
+
+use kube::api::{Api, ApiResource, DynamicObject};
+use serde_json::Value;
+
+use super::rancher_selection::ManagementObjects;
+use crate::input::ReadError;
+use crate::input::connect::Connection;
+use crate::input::live::{Trace, list_selected};
+use crate::model::rancher::{BACKPOPULATE_FEATURE, SERVER_VERSION_SETTING};
+
+fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
+    ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: format!("{group}/{version}"),
+        kind: kind.into(),
+        plural: plural.into(),
+    }
+}
+
+pub(super) fn management_clusters() -> ApiResource {
+    resource("management.cattle.io", "v3", "Cluster", "clusters")
+}
+
+/// Every page of `resource` in `namespace` (all namespaces or cluster-scoped: `None`), as JSON
+/// with its kind and apiVersion.
+pub(super) async fn list(
+    conn: &Connection,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+    shown: &str,
+    trace: Trace<'_>,
+) -> Result<Vec<Value>, ReadError> {
+    let api: Api<DynamicObject> = match namespace {
+        Some(ns) => Api::namespaced_with(conn.client.clone(), ns, resource),
+        None => Api::all_with(conn.client.clone(), resource),
+    };
+    let mut action = format!("list {shown}");
+    if let Some(ns) = namespace {
+        action.push_str(&format!(" in {ns}"));
+    }
+    if let Some(s) = selector {
+        action.push_str(&format!(" labelled {s}"));
+    }
+    let (api_version, kind) = (resource.api_version.clone(), resource.kind.clone());
+    let keep = move |object: DynamicObject| {
+        let mut value = serde_json::to_value(&object).unwrap_or(Value::Null);
+        if let Some(map) = value.as_object_mut() {
+            map.entry("apiVersion")
+                .or_insert_with(|| api_version.clone().into());
+            map.entry("kind").or_insert_with(|| kind.clone().into());
+        }
+        value
+    };
+    list_selected(&api, &action, conn, trace, keep, selector).await
+}
+
+/// GET of a cluster-scoped object; `None` when it does not exist.
+pub(super) async fn get(
+    conn: &Connection,
+    resource: &ApiResource,
+    name: &str,
+    shown: &str,
+    trace: Trace<'_>,
+) -> Result<Option<Value>, ReadError> {
+    let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), resource);
+    let action = format!("get {shown} {name}");
+    let started = Instant::now();
+    let _in_flight = conn.activity.begin(&action);
+    let found = api
+        .get_opt(name)
+        .await
+        .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
+    trace(&format!(
+        "{action}: {} in {} ms",
+        if found.is_some() {
+            "found"
+        } else {
+            "not found"
+        },
+        started.elapsed().as_millis()
+    ));
+    Ok(found.map(|o| {
+        let mut value = serde_json::to_value(&o).unwrap_or(Value::Null);
+        if let Some(map) = value.as_object_mut() {
+            map.entry("apiVersion")
+                .or_insert_with(|| resource.api_version.clone().into());
+            map.entry("kind")
+                .or_insert_with(|| resource.kind.clone().into());
+        }
+        value
+    }))
+}
+
+/// The provisioning Clusters of `workspace`.
+pub(super) async fn read_provisioning(
+    conn: &Connection,
+    workspace: &str,
+    objects: &mut ManagementObjects,
+    trace: Trace<'_>,
+) -> Result<(), ReadError> {
+    let provisioning = resource("provisioning.cattle.io", "v1", "Cluster", "clusters");
+    let found = list(
+        conn,
+        &provisioning,
+        Some(workspace),
+        None,
+        "clusters.provisioning.cattle.io",
+        trace,
+    )
+    .await?;
+    objects.mark_read("clusters.provisioning.cattle.io");
+    for cluster in &found {
+        objects.add(cluster);
+    }
+    Ok(())
+}
+
+/// The records, Machines and control planes of `workspace` (of one cluster when `cluster`
+/// names it), and Rancher's Feature and version. Only the records must be read.
+pub(super) async fn read_workspace(
+    conn: &Connection,
+    workspace: &str,
+    cluster: Option<&str>,
+    objects: &mut ManagementObjects,
+    trace: Trace<'_>,
+) -> Result<(), ReadError> {
+    let by_cluster = |label: &str| cluster.map(|n| format!("{label}={n}"));
+    let (records_selector, machines_selector) = (
+        by_cluster("rke.cattle.io/cluster-name"),
+        by_cluster("cluster.x-k8s.io/cluster-name"),
+    );
+    let records = resource("rke.cattle.io", "v1", "ETCDSnapshot", "etcdsnapshots");
+    let machines = resource("cluster.x-k8s.io", "v1beta1", "Machine", "machines");
+    let planes = resource("rke.cattle.io", "v1", "RKEControlPlane", "rkecontrolplanes");
+    let ws = Some(workspace);
+    let (records, machines, planes) = tokio::join!(
+        list(
+            conn,
+            &records,
+            ws,
+            records_selector.as_deref(),
+            "etcdsnapshots.rke.cattle.io",
+            trace
+        ),
+        list(
+            conn,
+            &machines,
+            ws,
+            machines_selector.as_deref(),
+            "machines.cluster.x-k8s.io",
+            trace
+        ),
+        list(
+            conn,
+            &planes,
+            ws,
+            None,
+            "rkecontrolplanes.rke.cattle.io",
+            trace
+        ),
+    );
+    for record in records? {
+        objects.add(&record);
+    }
+    objects.mark_read("etcdsnapshots.rke.cattle.io");
+    for (found, kind) in [
+        (machines, "machines.cluster.x-k8s.io"),
+        (planes, "rkecontrolplanes.rke.cattle.io"),
+    ] {
+        match found {
+            Ok(items) => {
+                objects.mark_read(kind);
+                for item in &items {
+                    objects.add(item);
+                }
+            }
+            Err(e) => trace(&format!("{}: not read, its checks are skipped", e.message)),
+        }
+    }
+    Ok(())
+}
+
+/// The backpopulate Feature and Rancher's version, those this user may read.
+pub(super) async fn read_globals(conn: &Connection, trace: Trace<'_>) -> Vec<Value> {
+    let features = resource("management.cattle.io", "v3", "Feature", "features");
+    let settings = resource("management.cattle.io", "v3", "Setting", "settings");
+    let (feature, setting) = tokio::join!(
+        get(
+            conn,
+            &features,
+            BACKPOPULATE_FEATURE,
+            "features.management.cattle.io",
+            trace
+        ),
+        get(
+            conn,
+            &settings,
+            SERVER_VERSION_SETTING,
+            "settings.management.cattle.io",
+            trace
+        ),
+    );
+    let mut out = Vec::new();
+    for found in [feature, setting] {
+        match found {
+            Ok(found) => out.extend(found),
+            Err(e) => trace(&format!("{}: not read", e.message)),
+        }
+    }
+    out
+}
