@@ -26,6 +26,7 @@ mod many_snapshot_files;
 mod node_args;
 mod peak_launcher;
 mod pipes;
+mod rancher_bed;
 mod rbac;
 mod restore_identity;
 mod serve;

@@ -1,0 +1,1 @@
+//! Smoke tests of the Rancher test bed itself (tests/support/rancher), not of k3sdoctor.
