@@ -4,6 +4,7 @@
 
 pub mod bed;
 mod bed_objects;
+pub mod client;
 pub mod crds;
 pub mod proxy;
 mod proxy_body;

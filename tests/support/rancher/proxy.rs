@@ -30,8 +30,8 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
 use tokio::sync::{oneshot, watch};
-use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::CertificateDer;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 use tokio_rustls::{TlsAcceptor, TlsConnector};
 

@@ -197,6 +197,14 @@ async fn pump(
                 _ = progress.wait_for(|p| p.taken >= sent && p.hungry) => {}
                 _ = frames.closed() => return,
             }
+            // hyper asks for more before it flushes, and a RST discards what the kernel has
+            // not sent yet: wait until the client's kernel has acknowledged every byte.
+            for _ in 0..400 {
+                if unacknowledged(client_fd) == 0 {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
             reset_on_close(client_fd);
             let _ = frames
                 .send(Err(io::Error::new(
@@ -213,6 +221,14 @@ async fn pump(
             sent += 1;
         }
     }
+}
+
+/// Bytes written to the socket that the peer has not acknowledged yet (SIOCOUTQ); 0 on error.
+fn unacknowledged(fd: RawFd) -> libc::c_int {
+    let mut queued: libc::c_int = 0;
+    // SAFETY: as in `reset_on_close`; TIOCOUTQ (= SIOCOUTQ) writes one c_int.
+    let rc = unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut queued) };
+    if rc == 0 { queued } else { 0 }
 }
 
 /// SO_LINGER 0: the close that follows hyper's abort of the connection sends a RST, not a FIN.
