@@ -14,6 +14,7 @@ use crate::support::harness::k3sdoctor;
 use crate::support::rancher::Fault;
 use crate::support::rancher::bed::{CLUSTER, CLUSTER_ID, GONE_ID, RancherBed, WORKSPACE};
 use crate::support::rancher::client::RancherClient;
+use crate::support::rancher::proxy::RequestRecord;
 use crate::support::rancher::records::{
     self, Rancher, SNAPSHOT_NAME, metadata_base64, quantity_i64, restore_modes, safe_concat_name,
     safe_snapshot_name, sanitized,
@@ -324,4 +325,47 @@ fn bed_faults_cut_bodies_and_watches_stream() {
             .any(|r| r.watch && r.verb() == "watch" && r.status == 200),
         "{records:?}"
     );
+}
+
+#[test]
+fn request_records_tell_get_from_list_and_watch() {
+    let verb = |method: &str, path: &str, watch: bool| {
+        RequestRecord {
+            cluster: "local".into(),
+            method: method.into(),
+            path: path.into(),
+            watch,
+            status: 200,
+        }
+        .verb()
+    };
+    let v3 = "/apis/management.cattle.io/v3";
+    assert_eq!(
+        verb("GET", &format!("{v3}/settings/server-version"), false),
+        "get"
+    );
+    assert_eq!(verb("GET", &format!("{v3}/clusters"), false), "list");
+    assert_eq!(
+        verb(
+            "GET",
+            "/apis/rke.cattle.io/v1/namespaces/fleet-default/etcdsnapshots?labelSelector=a%3Db",
+            false
+        ),
+        "list"
+    );
+    assert_eq!(
+        verb(
+            "GET",
+            "/apis/rke.cattle.io/v1/namespaces/fleet-default/rkecontrolplanes/prod",
+            false
+        ),
+        "get"
+    );
+    assert_eq!(
+        verb("GET", "/api/v1/namespaces/fleet-default", false),
+        "get"
+    );
+    assert_eq!(verb("GET", "/api/v1/namespaces", false), "list");
+    assert_eq!(verb("GET", "/api/v1/nodes?watch=true", true), "watch");
+    assert_eq!(verb("PATCH", "/api/v1/nodes/a", false), "patch");
 }

@@ -11,6 +11,7 @@ mod proxy_body;
 mod proxy_tls;
 pub mod records;
 mod records_legacy;
+mod request_log;
 
 // Not every test crate that includes the support module uses it.
 #[allow(unused_imports)]
