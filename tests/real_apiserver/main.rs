@@ -27,6 +27,7 @@ mod node_args;
 mod peak_launcher;
 mod pipes;
 mod rancher_bed;
+mod rancher_records;
 mod rbac;
 mod restore_identity;
 mod serve;

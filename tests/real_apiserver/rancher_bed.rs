@@ -1,12 +1,12 @@
 //! Smoke tests of the Rancher test bed itself (tests/support/rancher), not of k3sdoctor: the
 //! proxy routes, rewrites tokens, answers as Rancher for unknown and disconnected clusters,
-//! records every request and cuts bodies on demand; the records oracle names objects as
-//! Rancher does. Each bed costs two apiservers, so the bed tests are few and broad.
+//! records every request and cuts bodies on demand; the records oracle's objects fit the CRD.
+//! Each bed costs two apiservers, so the bed tests are few and broad (the oracles' own tests
+//! need no cluster: rancher_records.rs).
 
 use std::time::Duration;
 
-use base64::Engine;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::envtest::User;
 use crate::support::envtest::servers::SimCluster;
@@ -14,139 +14,12 @@ use crate::support::harness::k3sdoctor;
 use crate::support::rancher::Fault;
 use crate::support::rancher::bed::{CLUSTER, CLUSTER_ID, GONE_ID, RancherBed, WORKSPACE};
 use crate::support::rancher::client::RancherClient;
-use crate::support::rancher::proxy::RequestRecord;
-use crate::support::rancher::records::{
-    self, Rancher, SNAPSHOT_NAME, metadata_base64, quantity_i64, restore_modes, safe_concat_name,
-    safe_snapshot_name, sanitized,
-};
+use crate::support::rancher::records::{self, Rancher, SNAPSHOT_NAME};
 use crate::support::wait::wait_for;
 
 /// A first snapshot round (every 20 s in the bed's sims) with room for a busy CI machine.
 const FIRST_SNAPSHOT: Duration = Duration::from_secs(150);
 const RESPONSE: Duration = Duration::from_secs(60);
-
-#[test]
-fn safe_concat_name_keeps_short_names_and_cuts_long_ones_as_wrangler_does() {
-    // Expected values computed independently (Python hashlib) from wrangler's rule.
-    let file = "etcd-snapshot-ip-10-0-0-11-1796110945";
-    assert_eq!(
-        safe_concat_name(&["prod", file, "local"]),
-        "prod-etcd-snapshot-ip-10-0-0-11-1796110945-local"
-    );
-    // 70 characters, the 57th a digit: cut at 57 plus 5 hex.
-    let long = "etcd-snapshot-server-with-a-rather-long-hostname-1796110945";
-    let name = safe_concat_name(&["prod", long, "local"]);
-    assert_eq!(
-        name,
-        "prod-etcd-snapshot-server-with-a-rather-long-hostname-179-21746"
-    );
-    assert_eq!(name.len(), 63);
-    // The 57th a '-': cut at 56 plus 6 hex, so the name does not end in "--".
-    let dash = format!("etcd-snapshot-{}-1796110945", "a".repeat(37));
-    assert_eq!(
-        safe_concat_name(&["prod", &dash, "local"]),
-        "prod-etcd-snapshot-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-57a6a2"
-    );
-    // 63 characters exactly stay whole; 64 are cut.
-    let exact = "a".repeat(63);
-    assert_eq!(safe_concat_name(&[&exact]), exact);
-    assert_eq!(safe_concat_name(&[&"a".repeat(64)]).len(), 63);
-}
-
-#[test]
-fn snapshot_record_names_follow_each_rancher_line() {
-    assert_eq!(
-        sanitized("etcd-snapshot_Node 1.zip"),
-        "etcd-snapshot-node-1.zip"
-    );
-    let file = "etcd-snapshot-ip-10-0-0-11-1796110945";
-    let location = format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}");
-    let base = safe_snapshot_name(file, "ip-10-0-0-11", &location, false, 1796110945);
-    assert_eq!(
-        safe_concat_name(&["prod", &base]),
-        "prod-local-etcd-snapshot-ip-10-0-0-11-1796110945-6fd1e5"
-    );
-    // Not a DNS-1123 subdomain: 2.14 names it after the node's short name and the time.
-    let weird = "etcd_snapshot_weird";
-    let base = safe_snapshot_name(
-        weird,
-        "ip-10-0-0-11.example.com",
-        &format!("file:///x/{weird}"),
-        false,
-        1796110945,
-    );
-    assert_eq!(
-        safe_concat_name(&["prod", &base]),
-        "prod-local-etcd-snapshot-ip-10-0-0-11-1796110945-83b89c"
-    );
-    assert_eq!(
-        Rancher::parse("v2.10.3"),
-        Some(Rancher {
-            minor: 10,
-            patch: 3
-        })
-    );
-    assert_eq!(
-        Rancher::parse("v2.11.2-rc1"),
-        Some(Rancher {
-            minor: 11,
-            patch: 2
-        })
-    );
-    assert_eq!(Rancher::parse("v3.0.0"), None);
-    assert!(
-        !Rancher {
-            minor: 10,
-            patch: 3
-        }
-        .lowercases_node_names()
-    );
-    assert!(
-        Rancher {
-            minor: 10,
-            patch: 4
-        }
-        .lowercases_node_names()
-    );
-}
-
-#[test]
-fn snapshot_file_fields_map_as_rancher_maps_them() {
-    assert_eq!(metadata_base64(&Value::Null), "bnVsbA==");
-    let meta = json!({"b": "<x>", "a": "1"});
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(metadata_base64(&meta))
-        .expect("base64");
-    assert_eq!(
-        String::from_utf8_lossy(&decoded),
-        r#"{"a":"1","b":"\u003cx\u003e"}"#
-    );
-    assert_eq!(quantity_i64("6160230"), Some(6160230));
-    assert_eq!(quantity_i64("6077k"), Some(6077000));
-    assert_eq!(quantity_i64("5Mi"), Some(5 << 20));
-    assert_eq!(quantity_i64("1.5Gi"), None);
-    // The sim's extra-metadata payload is a truncated gzip stream: Rancher offers only "none".
-    let sim = json!({"provisioning-cluster-spec": "H4sIAAAAAAAA/6pWSs7PS8tMB9GpxcWZ+XlKVkq5iXmZSgq1AAAAAP//AQAA//8="});
-    assert_eq!(restore_modes(&sim), "none");
-    assert_eq!(restore_modes(&Value::Null), "none");
-    let spec = |json: &str| {
-        use std::io::Write;
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(json.as_bytes()).expect("gzip");
-        let b64 = base64::engine::general_purpose::STANDARD.encode(gz.finish().expect("gzip"));
-        json!({"provisioning-cluster-spec": b64})
-    };
-    assert_eq!(
-        restore_modes(&spec(r#"{"kubernetesVersion":"v1.29.4+k3s1"}"#)),
-        "none,kubernetesVersion"
-    );
-    assert_eq!(
-        restore_modes(&spec(
-            r#"{"kubernetesVersion":"v1.29.4+k3s1","rkeConfig":{}}"#
-        )),
-        "none,kubernetesVersion,all"
-    );
-}
 
 #[test]
 fn bed_routes_each_cluster_through_rancher_paths_and_records_every_request() {
@@ -202,6 +75,51 @@ fn bed_routes_each_cluster_through_rancher_paths_and_records_every_request() {
             "{item}"
         );
     }
+
+    // The other lines' records fit the CRD too (each in a namespace of its own).
+    for (version, namespace) in [("v2.10.8", "rancher-2-10"), ("v2.14.0", "rancher-2-14")] {
+        let rancher = Rancher::parse(version).expect("a version");
+        bed.management().admin().create(
+            "/api/v1/namespaces",
+            &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}),
+        );
+        let records = bed.snapshot_records_as("k3s", rancher, namespace);
+        assert_eq!(records.len(), written.len(), "{version}: {records:?}");
+        records::write(bed.management().admin(), &records);
+        for record in &records {
+            let stored = bed
+                .management()
+                .admin()
+                .get(&format!(
+                    "/apis/rke.cattle.io/v1/namespaces/{namespace}/etcdsnapshots/{}",
+                    record.name()
+                ))
+                .expect("the record was written");
+            assert_eq!(
+                stored["snapshotFile"], record.object["snapshotFile"],
+                "{version}"
+            );
+            assert_eq!(
+                stored["metadata"]["annotations"],
+                record.object["metadata"]["annotations"]
+            );
+        }
+    }
+    let v210 = bed.snapshot_records_as(
+        "k3s",
+        Rancher {
+            minor: 10,
+            patch: 8,
+        },
+        "rancher-2-10",
+    );
+    // The sim's ConfigMap has every entry, so 2.10 filled size and status from it.
+    assert!(
+        v210.iter().all(|r| r.status.is_none()
+            && r.object["snapshotFile"]["size"].as_i64().unwrap_or(0) > 0
+            && r.object["metadata"]["annotations"][records::RECONCILED] == "true"),
+        "{v210:?}"
+    );
 
     let nodes = client.get(admin, &format!("/k8s/clusters/{CLUSTER_ID}/api/v1/nodes"));
     assert_eq!(nodes.status, 200, "{}", nodes.text());
@@ -325,47 +243,4 @@ fn bed_faults_cut_bodies_and_watches_stream() {
             .any(|r| r.watch && r.verb() == "watch" && r.status == 200),
         "{records:?}"
     );
-}
-
-#[test]
-fn request_records_tell_get_from_list_and_watch() {
-    let verb = |method: &str, path: &str, watch: bool| {
-        RequestRecord {
-            cluster: "local".into(),
-            method: method.into(),
-            path: path.into(),
-            watch,
-            status: 200,
-        }
-        .verb()
-    };
-    let v3 = "/apis/management.cattle.io/v3";
-    assert_eq!(
-        verb("GET", &format!("{v3}/settings/server-version"), false),
-        "get"
-    );
-    assert_eq!(verb("GET", &format!("{v3}/clusters"), false), "list");
-    assert_eq!(
-        verb(
-            "GET",
-            "/apis/rke.cattle.io/v1/namespaces/fleet-default/etcdsnapshots?labelSelector=a%3Db",
-            false
-        ),
-        "list"
-    );
-    assert_eq!(
-        verb(
-            "GET",
-            "/apis/rke.cattle.io/v1/namespaces/fleet-default/rkecontrolplanes/prod",
-            false
-        ),
-        "get"
-    );
-    assert_eq!(
-        verb("GET", "/api/v1/namespaces/fleet-default", false),
-        "get"
-    );
-    assert_eq!(verb("GET", "/api/v1/namespaces", false), "list");
-    assert_eq!(verb("GET", "/api/v1/nodes?watch=true", true), "watch");
-    assert_eq!(verb("PATCH", "/api/v1/nodes/a", false), "patch");
 }

@@ -205,6 +205,17 @@ impl RancherBed {
     /// The records the bed's Rancher version keeps for the downstream's snapshots now
     /// (`prog`: `k3s` or `rke2`, naming the ConfigMap ≤2.10 reads).
     pub fn snapshot_records(&self, prog: &str) -> Vec<Record> {
+        self.snapshot_records_as(prog, self.rancher(), WORKSPACE)
+    }
+
+    /// The records `rancher` would keep for the downstream's snapshots now, in `namespace`
+    /// (to compare lines side by side without their names colliding).
+    pub fn snapshot_records_as(
+        &self,
+        prog: &str,
+        rancher: Rancher,
+        namespace: &str,
+    ) -> Vec<Record> {
         let files = self.downstream.admin().snapshot_files();
         let configmap = self
             .downstream
@@ -213,12 +224,12 @@ impl RancherBed {
         let machine_ids = self.machine_ids();
         let source = Source {
             cluster: CLUSTER,
-            namespace: WORKSPACE,
+            namespace,
             snapshot_files: &files,
             configmap: &configmap,
             machine_ids: &machine_ids,
         };
-        records::records(self.rancher(), &source)
+        records::records(rancher, &source)
     }
 
     /// Computes [`RancherBed::snapshot_records`] and writes them on the management cluster.
