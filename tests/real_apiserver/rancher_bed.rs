@@ -181,6 +181,30 @@ fn bed_routes_each_cluster_through_rancher_paths_and_records_every_request() {
         "{seen:#?}"
     );
     assert!([0, 1].contains(&out.code), "{}\n{}", out.stdout, out.stderr);
+
+    // Disconnecting prod's agent: the proxy and the management Cluster both say so.
+    let prod_nodes = format!("/k8s/clusters/{CLUSTER_ID}/api/v1/nodes");
+    bed.set_prod_connected(false);
+    let cut = client.get(admin, &prod_nodes);
+    assert_eq!(
+        (cut.status, cut.text().as_str()),
+        (500, "cluster agent disconnected")
+    );
+    let management = client.get(
+        admin,
+        &format!("/k8s/clusters/local/apis/management.cattle.io/v3/clusters/{CLUSTER_ID}"),
+    );
+    let conditions = management.json()["status"]["conditions"].clone();
+    assert!(
+        conditions
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "Connected" && c["status"] == "False"),
+        "{conditions}"
+    );
+    bed.set_prod_connected(true);
+    assert_eq!(client.get(admin, &prod_nodes).status, 200);
 }
 
 #[test]

@@ -52,8 +52,8 @@ impl RancherBed {
     /// `rancher_version` (e.g. `v2.11.4`) becomes the `server-version` Setting.
     pub fn start(test: &str, rancher_version: &str) -> Option<RancherBed> {
         let (management, downstream) = std::thread::scope(|s| {
-            let management = s.spawn(|| EnvTest::start(&format!("{test} (management)")));
-            let downstream = s.spawn(|| EnvTest::start(&format!("{test} (downstream)")));
+            let management = s.spawn(|| start_env(&format!("{test} (management)")));
+            let downstream = s.spawn(|| start_env(&format!("{test} (downstream)")));
             let joined = (management.join(), downstream.join());
             match joined {
                 (Ok(m), Ok(d)) => (m, d),
@@ -249,12 +249,38 @@ impl RancherBed {
             .unwrap_or_default()
     }
 
+    /// Connects or disconnects `prod`'s agent: the proxy answers as for `gone` (or routes
+    /// again), and its management Cluster's Connected/Ready conditions follow, as Rancher's
+    /// `clusterconnected` controller sets them.
+    pub fn set_prod_connected(&self, connected: bool) {
+        if connected {
+            self.proxy.register(CLUSTER_ID, &backend(&self.downstream));
+        } else {
+            self.proxy
+                .register_disconnected(CLUSTER_ID, Disconnected::AgentDisconnected);
+        }
+        super::bed_objects::set_connected(self.management.admin(), CLUSTER_ID, connected);
+    }
+
     /// Sets `spec.value` of the backpopulate Feature (`None`: the default).
     pub fn set_backpopulate_feature(&self, value: Option<bool>) {
         self.management.admin().merge_patch(
             &format!("/apis/management.cattle.io/v3/features/{BACKPOPULATE_FEATURE}"),
             &json!({"spec": {"value": value}}),
         );
+    }
+}
+
+/// `EnvTest::start`, tried twice: with several instances starting at once, up.sh sometimes
+/// loses a port to another instance between picking it and binding it ("etcd exited at start",
+/// the log saying "address already in use"), and a bed starts two instances at a time.
+fn start_env(name: &str) -> Option<EnvTest> {
+    match std::panic::catch_unwind(|| EnvTest::start(name)) {
+        Ok(env) => env,
+        Err(_) => {
+            eprintln!("{name}: the test cluster did not start (above); trying once more");
+            EnvTest::start(name)
+        }
     }
 }
 

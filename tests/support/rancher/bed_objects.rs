@@ -68,23 +68,10 @@ fn management_cluster(
     connected: Option<bool>,
 ) {
     let mut annotations = json!({});
-    let mut conditions = vec![
-        condition("Provisioned", true, "", ""),
-        condition("Connected", true, "", ""),
-        condition("Ready", true, "", ""),
-    ];
     if connected.is_some() {
         annotations["provisioning.cattle.io/administrated"] = json!("true");
     }
-    if connected == Some(false) {
-        conditions[1] = condition("Connected", false, "", "");
-        conditions[2] = condition(
-            "Ready",
-            false,
-            "Disconnected",
-            "Cluster agent is not connected",
-        );
-    }
+    let conditions = conditions(connected);
     with_status(
         admin,
         &format!("{MANAGEMENT}/clusters"),
@@ -95,6 +82,15 @@ fn management_cluster(
                 "internal": connected.is_none()},
             "status": {"conditions": conditions, "driver": "k3s", "provider": "k3s"}}),
     );
+}
+
+pub(super) fn set_connected(admin: &AdminApi, id: &str, connected: bool) {
+    let path = format!("{MANAGEMENT}/clusters/{id}");
+    let mut cluster = admin.get(&path).expect("the management Cluster");
+    cluster["status"]["conditions"] = json!(conditions(Some(connected)));
+    admin
+        .replace(&format!("{path}/status"), &cluster)
+        .unwrap_or_else(|e| panic!("admin PUT {path}/status: {e:?}"));
 }
 
 fn provisioning_cluster(admin: &AdminApi, name: &str, namespace: &str, id: &str, ready: bool) {
@@ -130,6 +126,28 @@ pub(super) fn create_machine(admin: &AdminApi, machine: &Machine) {
             "status": {"nodeRef": {"apiVersion": "v1", "kind": "Node", "name": machine.node},
                 "phase": "Running"}}),
     );
+}
+
+/// `connected`: `None` for the internal local cluster.
+fn conditions(connected: Option<bool>) -> Vec<Value> {
+    if connected == Some(false) {
+        vec![
+            condition("Provisioned", true, "", ""),
+            condition("Connected", false, "", ""),
+            condition(
+                "Ready",
+                false,
+                "Disconnected",
+                "Cluster agent is not connected",
+            ),
+        ]
+    } else {
+        vec![
+            condition("Provisioned", true, "", ""),
+            condition("Connected", true, "", ""),
+            condition("Ready", true, "", ""),
+        ]
+    }
 }
 
 fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
