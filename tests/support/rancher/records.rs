@@ -1,6 +1,6 @@
 //! `etcdsnapshots.rke.cattle.io` records as each Rancher line writes them, computed from the
 //! downstream cluster's ETCDSnapshotFiles and `<prog>-etcd-snapshots` ConfigMap: the tests'
-//! oracle, written from docs/…/spec/rancher.md and checked against rancher/rancher's
+//! oracle, written from the issue 32 spec (shared/spec/rancher.md) and checked against rancher/rancher's
 //! `plansecret` (≤2.10), `snapshotbackpopulate` (all lines) and wrangler's `SafeConcatName`.
 
 use std::collections::{BTreeMap, HashMap};
