@@ -1,7 +1,8 @@
 //! `etcdsnapshots.rke.cattle.io` records as each Rancher line writes them, computed from the
 //! downstream cluster's ETCDSnapshotFiles and `<prog>-etcd-snapshots` ConfigMap: the tests'
-//! oracle, written from the issue 32 spec (shared/spec/rancher.md) and checked against rancher/rancher's
-//! `plansecret` (≤2.10), `snapshotbackpopulate` (all lines) and wrangler's `SafeConcatName`.
+//! oracle, written from the issue 32 spec (shared/spec/rancher.md) and checked against
+//! rancher/rancher's `plansecret` (≤2.10), `snapshotbackpopulate` (all lines) and wrangler's
+//! `SafeConcatName`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
