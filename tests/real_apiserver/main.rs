@@ -26,6 +26,8 @@ mod many_snapshot_files;
 mod node_args;
 mod peak_launcher;
 mod pipes;
+mod rancher_bed;
+mod rancher_records;
 mod rbac;
 mod restore_identity;
 mod serve;

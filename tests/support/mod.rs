@@ -13,6 +13,7 @@ pub mod k3s_sim;
 pub mod kustomize;
 pub mod manifests;
 pub mod objects;
+pub mod rancher;
 pub mod readme;
 pub mod report_checks;
 pub mod scrape;
