@@ -28,6 +28,7 @@ mod peak_launcher;
 mod pipes;
 mod rancher_bed;
 mod rancher_records;
+mod rancher_view;
 mod rbac;
 mod restore_identity;
 mod serve;

@@ -1,0 +1,243 @@
+//! Issue 32 on two real API servers behind a Rancher-like proxy (tests/support/rancher):
+//! `check` reads Rancher's records through `/k8s/clusters/local` with the downstream
+//! credentials, only ever with GET, LIST and WATCH; a user without the Rancher role gets "not
+//! checked", and `k3sdoctor rbac rancher`'s roles, unchanged, are enough; a reset or a stall
+//! mid-list on the management cluster leaves the downstream verdict as it was;
+//! `--rancher-clusters` reads every cluster and says Rancher's word for a disconnected one.
+//! One bed for all of it: each costs two API servers.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::viewer_with_every_read_only_right;
+use crate::support::envtest::User;
+use crate::support::envtest::servers::SimCluster;
+use crate::support::harness::{Output, k3sdoctor};
+use crate::support::rancher::Fault;
+use crate::support::rancher::bed::{CLUSTER_ID, GONE_ID, RancherBed, WORKSPACE};
+use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::wait::wait_for;
+
+const FIRST_SNAPSHOTS: Duration = Duration::from_secs(150);
+const RECORDS: &str = "/apis/rke.cattle.io/v1/namespaces/fleet-default/etcdsnapshots";
+
+fn check(bed: &RancherBed, user: User, extra: &[&str]) -> Output {
+    let kubeconfig = bed.kubeconfig(user);
+    let mut args = vec!["check", "-o", "json", "--fail-on", "never"];
+    args.extend_from_slice(extra);
+    k3sdoctor(args).kubeconfig(&kubeconfig).run()
+}
+
+fn codes(report: &Value) -> Vec<String> {
+    let mut out: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+fn downstream_codes(report: &Value) -> Vec<String> {
+    codes(report)
+        .into_iter()
+        .filter(|c| !c.starts_with("rancher-"))
+        .collect()
+}
+
+fn rancher_run(report: &Value) -> Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "rancher")
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Every request the run sent to the management cluster was a read.
+#[track_caller]
+fn only_reads_on_local(bed: &RancherBed) {
+    let requests = bed.proxy().requests_to("local");
+    assert!(!requests.is_empty(), "nothing was read on local");
+    for r in &requests {
+        assert!(
+            ["get", "list", "watch"].contains(&r.verb().as_str()),
+            "{} {} on the management cluster",
+            r.method,
+            r.path
+        );
+    }
+}
+
+#[test]
+fn rancher_records_are_compared_through_the_proxy_and_only_read() {
+    let Some(bed) = RancherBed::start("rancher view", "v2.11.4") else {
+        return;
+    };
+    let cluster = SimCluster::start(bed.downstream(), "k3s", "v1.29.4+k3s1", 2, &[]);
+    let nodes: Vec<String> = cluster.servers.iter().map(|s| s.node.clone()).collect();
+    bed.add_machines_for_nodes();
+    let down = bed.downstream().admin();
+    assert!(
+        wait_for(FIRST_SNAPSHOTS, || {
+            let files = down.snapshot_files();
+            nodes
+                .iter()
+                .all(|n| files.iter().any(|f| f["spec"]["nodeName"] == n.as_str()))
+        }),
+        "no snapshot of every server appeared downstream"
+    );
+    // The servers settle (their member finalizers) before the verdict is compared across runs.
+    assert!(
+        wait_for(FIRST_SNAPSHOTS, || {
+            let report: Value = check(&bed, User::Admin, &[]).json();
+            downstream_codes(&report) == ["version-affected"]
+        }),
+        "the downstream cluster never settled"
+    );
+    let written = bed.write_snapshot_records("k3s");
+
+    // Healthy: every snapshot recorded (or too new to be), nothing to say about Rancher.
+    bed.proxy().clear_requests();
+    let healthy: Value = check(&bed, User::Admin, &[]).json();
+    let summary = &healthy["rancher"];
+    assert_eq!(summary["checked"], true, "{healthy:#}");
+    assert_eq!(summary["version"], "v2.11.4");
+    assert_eq!(summary["clusterId"], CLUSTER_ID);
+    assert_eq!(summary["provisioningCluster"], format!("{WORKSPACE}/prod"));
+    assert_eq!(summary["records"], written.len());
+    assert!(summary["recorded"].as_u64().unwrap() >= written.len() as u64);
+    assert!(
+        codes(&healthy).iter().all(|c| !c.starts_with("rancher-")),
+        "{healthy:#}"
+    );
+    only_reads_on_local(&bed);
+
+    // Broken as the spec lists: a record of a gone snapshot, one nobody manages, a duplicate.
+    let mgmt = bed.management().admin();
+    let first = written[0].object.clone();
+    let mut orphan = first.clone();
+    orphan["metadata"] = json!({"name": "prod-gone-local", "namespace": WORKSPACE,
+        "labels": first["metadata"]["labels"],
+        "annotations": {"etcdsnapshot.rke.io/storage": "local",
+                        "etcdsnapshot.rke.io/snapshot-name": "local-etcd-snapshot-gone-1-abcdef"}});
+    let mut by_hand = first.clone();
+    by_hand["metadata"] = json!({"name": "prod-by-hand-local", "namespace": WORKSPACE,
+        "labels": first["metadata"]["labels"], "annotations": {}});
+    by_hand["snapshotFile"]["name"] = json!("etcd-snapshot-restored-by-hand");
+    let mut twin = first.clone();
+    twin["metadata"] = json!({"name": "prod-twin-local", "namespace": WORKSPACE,
+        "labels": first["metadata"]["labels"], "annotations": first["metadata"]["annotations"]});
+    for record in [&orphan, &by_hand, &twin] {
+        mgmt.create(RECORDS, record);
+    }
+    bed.proxy().clear_requests();
+    let broken: Value = check(&bed, User::Admin, &[]).json();
+    let rancher_codes: Vec<String> = codes(&broken)
+        .into_iter()
+        .filter(|c| c.starts_with("rancher-"))
+        .collect();
+    assert_eq!(
+        rancher_codes,
+        [
+            "rancher-snapshot-duplicate",
+            "rancher-snapshot-orphaned",
+            "rancher-snapshot-unmanaged"
+        ],
+        "{broken:#}"
+    );
+    assert_eq!(downstream_codes(&broken), downstream_codes(&healthy));
+    only_reads_on_local(&bed);
+
+    // A user with the downstream read-only role but nothing on the management cluster: not
+    // checked, with the reason and the command that prints the role; the verdict unchanged.
+    viewer_with_every_read_only_right(bed.downstream());
+    let denied = check(&bed, User::Viewer, &[]);
+    denied.code(0);
+    let denied: Value = denied.json();
+    let run = rancher_run(&denied);
+    assert_eq!(run["ran"], false, "{denied:#}");
+    assert!(
+        run["note"]
+            .as_str()
+            .unwrap()
+            .contains("k3sdoctor rbac rancher"),
+        "{run}"
+    );
+    assert_eq!(downstream_codes(&denied), downstream_codes(&healthy));
+    // `k3sdoctor rbac rancher`'s roles, as docs/rbac.md shows them, are all it needs there.
+    mgmt.apply_yaml(&readme_role("k3sdoctor-rancher-read-only"));
+    mgmt.apply_yaml(&readme_namespaced_role("k3sdoctor-rancher-read-only"));
+    mgmt.bind("k3sdoctor-rancher-read-only", "viewer");
+    mgmt.bind_in(WORKSPACE, "k3sdoctor-rancher-read-only", "viewer");
+    let granted: Value = check(&bed, User::Viewer, &[]).json();
+    assert_eq!(granted["rancher"]["checked"], true, "{granted:#}");
+    assert_eq!(granted["rancher"]["version"], "v2.11.4");
+    assert_eq!(
+        codes(&granted)
+            .into_iter()
+            .filter(|c| c.starts_with("rancher-"))
+            .collect::<Vec<_>>(),
+        rancher_codes
+    );
+
+    // The management cluster resets or stalls mid-list: not checked, never an error, and the
+    // downstream verdict is the one it was.
+    for fault in [Fault::ResetMidBody, Fault::StallMidBody] {
+        bed.proxy().set_fault("local", fault);
+        let out = check(&bed, User::Admin, &["--request-timeout", "5s"]);
+        bed.proxy().set_fault("local", Fault::Pass);
+        out.code(0);
+        let report: Value = out.json();
+        let run = rancher_run(&report);
+        assert_eq!(run["ran"], false, "{fault:?}: {report:#}");
+        assert_eq!(
+            downstream_codes(&report),
+            downstream_codes(&healthy),
+            "{fault:?}"
+        );
+    }
+
+    // Every cluster of this Rancher: prod read through the proxy with its comparison, gone
+    // unreachable in Rancher's words, without a request to it.
+    bed.proxy().clear_requests();
+    let fleet = k3sdoctor([
+        "check",
+        "--rancher-clusters",
+        "-o",
+        "json",
+        "--fail-on",
+        "never",
+        "--ignore-unreachable",
+    ])
+    .kubeconfig(&bed.kubeconfig(User::Admin))
+    .run();
+    fleet.code(0);
+    let fleet: Value = fleet.json();
+    assert_eq!(fleet["kind"], "FleetReport");
+    let entries = fleet["entries"].as_array().unwrap();
+    let prod = entries
+        .iter()
+        .find(|e| e["server"].as_str().unwrap().ends_with(CLUSTER_ID))
+        .unwrap();
+    assert_eq!(prod["outcome"], "checked", "{prod:#}");
+    assert_eq!(prod["report"]["rancher"]["checked"], true);
+    let gone = entries
+        .iter()
+        .find(|e| e["server"].as_str().unwrap().ends_with(GONE_ID))
+        .unwrap();
+    assert_eq!(gone["outcome"], "unreachable", "{gone:#}");
+    assert!(
+        gone["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("unreachable (Rancher says: "),
+        "{gone:#}"
+    );
+    assert!(bed.proxy().requests_to(GONE_ID).is_empty());
+    only_reads_on_local(&bed);
+}
