@@ -61,6 +61,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;leases'= {
             cand --contexts 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)'
+            cand --rancher-clusters 'Read every cluster Rancher manages whose name or id matches REGEX (all without it), through Rancher''s proxy with the current Rancher context''s credentials'
             cand --parallel 'Read at most this many clusters at once [default: 16]'
             cand --fail-on 'Exit 1 when a finding of at least this severity remains'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
@@ -154,6 +155,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --ignore 'Report findings with this code (on OBJECT only, e.g. node/server-1) as ignored: listed, never counted in the exit code or alerts. Repeatable'
             cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
             cand --contexts 'Read the contexts whose name matches this regular expression (anywhere in the name; anchor it with ^ and $)'
+            cand --rancher-clusters 'Read every cluster Rancher manages whose name or id matches REGEX (all without it), through Rancher''s proxy with the current Rancher context''s credentials'
             cand --parallel 'Read at most this many clusters at once [default: 16]'
             cand --rancher-context 'Read Rancher''s management cluster through this kubeconfig context (default: when the context''s server is a Rancher proxy URL, …/k8s/clusters/local with the same credentials)'
             cand --rancher-from-file 'Read Rancher''s management-cluster objects from a dump or the Rancher logs collector''s bundle, beside --from-file. Repeatable'
@@ -435,6 +437,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand --config 'A YAML file with an `ignore:` list of CODE[=OBJECT] (default, when it exists: $XDG_CONFIG_HOME/k3sdoctor/config.yaml, else ~/.config/k3sdoctor/config.yaml)'
             cand --metrics-auth 'Who may read /metrics and /report: kubernetes (a bearer token the API server accepts, of an account allowed to get the path: a TokenReview and a SubjectAccessReview, cached briefly) or none (anyone who reaches the port). /healthz and /readyz are always open. docs/monitoring.md'
             cand --heal 'Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md'
+            cand --rancher-clusters 'Watch every cluster Rancher manages whose name or id matches REGEX (all without it) instead of one cluster: checked in rounds through Rancher''s proxy with the Rancher context''s credentials, every series labelled with `cluster`. docs/rancher.md'
+            cand --interval 'With --rancher-clusters: how often a round checks every cluster [default: 60s]'
             cand --heal-after 'How long a split must last (on the API server''s clock, across at least three evaluations) before it is healed'
             cand --heal-cooldown 'At most one heal per this period; a split back within it is reported, not healed, and the period doubles (up to 24h; reset after a day without a split)'
             cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'

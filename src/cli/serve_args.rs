@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::SuppressArgs;
-use super::value_parsers::{self, parse_listen};
+use super::value_parsers::{self, parse_listen, parse_regex};
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -25,6 +25,14 @@ pub struct ServeArgs {
     /// Repair a split unattended: off, dry-run (gates, plan and one WouldMoveLock Event per split, no write) or on (the move leases follow --fix makes, after --heal-after, when every gate holds). docs/heal.md.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::heal::heal_policy::HealMode::Off)]
     pub heal: crate::heal::heal_policy::HealMode,
+
+    /// Watch every cluster Rancher manages whose name or id matches REGEX (all without it) instead of one cluster: checked in rounds through Rancher's proxy with the Rancher context's credentials, every series labelled with `cluster`. docs/rancher.md.
+    #[arg(long, value_name = "REGEX", num_args = 0..=1, default_missing_value = "", value_parser = parse_regex)]
+    pub rancher_clusters: Option<regex::Regex>,
+
+    /// With --rancher-clusters: how often a round checks every cluster [default: 60s].
+    #[arg(long, value_name = "DURATION", value_parser = value_parsers::parse_period)]
+    pub interval: Option<std::time::Duration>,
 
     /// How long a split must last (on the API server's clock, across at least three evaluations) before it is healed.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = value_parsers::parse_period)]

@@ -35,12 +35,16 @@ pub fn run<R: FleetMember + Serialize>(
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let runtime = runtime()?;
-    let members = runtime.block_on(fleet_members::select(
-        settings,
-        fleet,
-        command.snapshots,
-        ui,
-    ))?;
+    let members = {
+        let ui: &Ui = ui;
+        let trace = |line: &str| ui.trace(line);
+        runtime.block_on(fleet_members::select(
+            settings,
+            fleet,
+            command.snapshots,
+            &trace,
+        ))?
+    };
     let parallel = fleet.parallel;
     ui.trace(&format!(
         "reading {}, {parallel} at a time",
@@ -51,11 +55,12 @@ pub fn run<R: FleetMember + Serialize>(
     // The streamed lines go to stdout while the reads, which trace through `ui`, are in flight.
     let mut out = std::mem::replace(&mut ui.out, Box::new(std::io::sink()));
     let ui_ref: &Ui = ui;
+    let member_trace = |line: &str| ui_ref.trace(line);
     let reading = async {
         let mut entries = Vec::with_capacity(members.len());
         let mut reads = futures_util::stream::iter(0..members.len())
             .map(|index| {
-                fleet_members::read_one(&members, index, settings, fleet, &command, ui_ref)
+                fleet_members::read_one(&members, index, settings, fleet, &command, &member_trace)
             })
             .buffer_unordered(parallel);
         while let Some((entry, notes)) = reads.next().await {

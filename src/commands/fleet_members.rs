@@ -4,7 +4,6 @@
 
 use kube::config::Kubeconfig;
 
-use super::Ui;
 use super::fleet::FleetCommand;
 use super::load::read_live_quietly;
 use crate::diagnose::fleet::{FleetEntry, FleetMember};
@@ -13,6 +12,7 @@ use crate::input::connect::context_selection::{ContextSelection, select_contexts
 use crate::input::connect::{
     ConnectOptions, Connection, connect, connect_context, find_kubeconfig, server_of,
 };
+use crate::input::live::Trace;
 use crate::input::rancher::RancherView;
 use crate::input::rancher::rancher_fleet::{RancherMember, rancher_members};
 use crate::input::{ReadError, ReadFailureKind};
@@ -69,21 +69,11 @@ pub async fn select(
     settings: &Settings,
     fleet: &FleetSelection,
     with_records: bool,
-    ui: &Ui,
+    trace: Trace<'_>,
 ) -> Result<Members, Failure> {
     if let Some(pattern) = &fleet.rancher_clusters {
-        let base = ConnectOptions {
-            kubeconfig: fleet.kubeconfig.clone(),
-            context: settings
-                .rancher
-                .context
-                .clone()
-                .or_else(|| fleet.names.first().cloned()),
-            request_timeout: fleet.request_timeout,
-            overrides: Default::default(),
-        };
-        let trace = |line: &str| ui.trace(line);
-        let (local, members) = rancher_members(&base, pattern, with_records, &trace).await?;
+        let base = rancher_context(settings, fleet);
+        let (local, members) = rancher_members(&base, pattern, with_records, trace).await?;
         return Ok(Members::Rancher { local, members });
     }
     let (kubeconfig, origin) = find_kubeconfig(fleet.kubeconfig.as_deref())?.ok_or_else(|| {
@@ -113,6 +103,21 @@ pub async fn select(
     })
 }
 
+/// How a Rancher fleet connects: the Rancher context (`--rancher-context`, else `--context`,
+/// else the current one) with this run's kubeconfig and timeout.
+pub fn rancher_context(settings: &Settings, fleet: &FleetSelection) -> ConnectOptions {
+    ConnectOptions {
+        kubeconfig: fleet.kubeconfig.clone(),
+        context: settings
+            .rancher
+            .context
+            .clone()
+            .or_else(|| fleet.names.first().cloned()),
+        request_timeout: fleet.request_timeout,
+        overrides: Default::default(),
+    }
+}
+
 /// Reads and judges member `index`. A failure becomes the entry's outcome, never the run's:
 /// the other clusters still get their verdict.
 pub async fn read_one<R: FleetMember>(
@@ -121,7 +126,7 @@ pub async fn read_one<R: FleetMember>(
     settings: &Settings,
     fleet: &FleetSelection,
     command: &FleetCommand<'_, R>,
-    ui: &Ui,
+    trace: Trace<'_>,
 ) -> (FleetEntry<R>, Vec<String>) {
     match members {
         Members::Contexts {
@@ -132,7 +137,7 @@ pub async fn read_one<R: FleetMember>(
             let context = names[index].as_str();
             let server = server_of(kubeconfig, context).unwrap_or_default();
             let conn = connect_context(kubeconfig, origin, context, fleet.request_timeout).await;
-            judge(context, server, conn, None, settings, command, ui).await
+            judge(context, server, conn, None, settings, command, trace).await
         }
         Members::Rancher { members, .. } => {
             let member = &members[index];
@@ -156,7 +161,7 @@ pub async fn read_one<R: FleetMember>(
                 view,
                 settings,
                 command,
-                ui,
+                trace,
             )
             .await
         }
@@ -170,13 +175,13 @@ async fn judge<R: FleetMember>(
     rancher: Option<RancherView>,
     settings: &Settings,
     command: &FleetCommand<'_, R>,
-    ui: &Ui,
+    trace: Trace<'_>,
 ) -> (FleetEntry<R>, Vec<String>) {
     let conn = match conn {
         Ok(conn) => conn,
         Err(e) => return (FleetEntry::unreadable(name.into(), server, &e), Vec::new()),
     };
-    let trace = |line: &str| ui.trace(&format!("{name}: {line}"));
+    let trace = |line: &str| trace(&format!("{name}: {line}"));
     match read_live_quietly(&conn, settings.judging, command.snapshots, &trace).await {
         Ok((mut loaded, notes)) => {
             loaded.state.rancher = rancher;

@@ -19,6 +19,7 @@ pub mod rbac;
 mod repair_events;
 mod request_spinner;
 pub mod serve;
+mod serve_fleet;
 mod serve_heal;
 pub mod snapshots;
 pub mod snapshots_backfill;

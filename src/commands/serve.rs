@@ -63,6 +63,14 @@ pub fn run(settings: &Settings, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Resul
         args.log_format,
         super::verbosity::request_trace_level(settings.output.verbose),
     );
+    if let Some(fleet) = &settings.fleet {
+        return runtime()?.block_on(super::serve_fleet::serve_fleet(
+            settings,
+            args,
+            fleet,
+            suppressions,
+        ));
+    }
     runtime()?.block_on(serve(settings, args, suppressions))
 }
 

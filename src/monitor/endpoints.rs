@@ -187,11 +187,7 @@ async fn answer(
         }
     }
     match request.uri().path() {
-        "/metrics" => reply(
-            StatusCode::OK,
-            CONTENT_TYPE,
-            exporter.metrics.encode(exporter.scrape_now()),
-        ),
+        "/metrics" => reply(StatusCode::OK, CONTENT_TYPE, exporter.encode_metrics()),
         "/healthz" => reply(StatusCode::OK, TEXT, "ok\n".into()),
         "/readyz" if exporter.ready() => reply(StatusCode::OK, TEXT, "ok\n".into()),
         "/readyz" => reply(

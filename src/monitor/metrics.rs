@@ -372,7 +372,7 @@ impl Metrics {
 
 /// Whether a split loses snapshot entries on what the servers run: `true` when any minor
 /// line is affected, `false` when every line is known not to be, else `unknown`.
-fn affected(report: &CheckReport) -> &'static str {
+pub(super) fn affected(report: &CheckReport) -> &'static str {
     let advice = &report.analysis.version_advice;
     if advice.iter().any(|a| a.status == VersionStatus::Affected) {
         "true"

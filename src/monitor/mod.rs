@@ -5,6 +5,7 @@
 pub mod access;
 pub mod contact;
 pub mod endpoints;
+mod fleet_metrics;
 pub mod listener;
 pub mod log;
 mod metrics;
@@ -17,6 +18,7 @@ use jiff::Timestamp;
 
 use crate::report::CheckReport;
 use contact::{Contact, ContactChange, ProbeOutcome, ServerClock};
+use fleet_metrics::FleetMetrics;
 use metrics::Metrics;
 
 /// Shared between the watch loop (which writes) and the endpoints (which read).
@@ -31,6 +33,10 @@ pub struct Exporter {
     /// Contact with the API server and its clock, so ages are judged as `check` judges them
     /// (the local clock read once at start until the server has answered).
     contact: Mutex<Contact>,
+    /// `serve --rancher-clusters`: the per-cluster metrics, published instead of `metrics`,
+    /// and the latest `FleetReport` as JSON text for `/report`.
+    fleet: Option<FleetMetrics>,
+    fleet_report: Mutex<Option<String>>,
 }
 
 impl Exporter {
@@ -47,6 +53,46 @@ impl Exporter {
                 false,
                 Instant::now(),
             )),
+            fleet: None,
+            fleet_report: Mutex::new(None),
+        }
+    }
+
+    /// The exporter of `serve --rancher-clusters`: every series carries a `cluster` label.
+    pub fn for_fleet(version: &str) -> Exporter {
+        Exporter {
+            fleet: Some(FleetMetrics::new(version)),
+            ..Exporter::new(version)
+        }
+    }
+
+    /// The exposition text of whichever metrics this exporter publishes.
+    pub fn encode_metrics(&self) -> String {
+        match &self.fleet {
+            Some(fleet) => fleet.encode(),
+            None => self.metrics.encode(self.scrape_now()),
+        }
+    }
+
+    /// One round of `serve --rancher-clusters`: its metrics and its report; ready from the
+    /// first. `None`: the management cluster could not be read, the last round is held.
+    pub fn publish_fleet(
+        &self,
+        report: Option<&crate::report::FleetReport<CheckReport>>,
+        took: std::time::Duration,
+        at: Timestamp,
+    ) {
+        let Some(fleet) = &self.fleet else {
+            return;
+        };
+        match report {
+            Some(report) => {
+                fleet.record(report, took, at);
+                let json = crate::render::json_exactly_sized(report).ok();
+                *self.fleet_report.lock().unwrap_or_else(|p| p.into_inner()) = json;
+                self.set_ready(true);
+            }
+            None => fleet.mark_unreadable(),
         }
     }
 
@@ -110,6 +156,13 @@ impl Exporter {
     /// `"lastContact"` (the API server's time of its last answer). With `--heal`, `"heal"`
     /// holds the heal's state.
     pub fn report(&self) -> Option<String> {
+        if self.fleet.is_some() {
+            return self
+                .fleet_report
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+        }
         let latest = self
             .report
             .lock()

@@ -43,6 +43,29 @@ pub fn refuse(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
             refuse_fleet_flags(global, &args.fleet)?;
             refuse_rancher_flags(global, &args.fleet, &args.rancher)
         }
+        Command::Serve(args) => refuse_serve_fleet_flags(global, args),
+        _ => Ok(()),
+    }
+}
+
+/// `serve --rancher-clusters` watches every cluster Rancher manages and repairs none.
+fn refuse_serve_fleet_flags(
+    global: &GlobalArgs,
+    args: &crate::cli::ServeArgs,
+) -> Result<(), Failure> {
+    let refuse = |line: &str| Err(Failure::Refused(line.to_string()));
+    match &args.rancher_clusters {
+        None if args.interval.is_some() => refuse(
+            "--interval sets the rounds of serve --rancher-clusters; one cluster is watched, not polled",
+        ),
+        Some(_) if args.heal != crate::heal::heal_policy::HealMode::Off => refuse(
+            "--heal repairs the one cluster serve watches; serve --rancher-clusters only \
+             reports, so drop --heal (or run one serve --heal per cluster)",
+        ),
+        Some(_) if global.context.len() > 1 => refuse(
+            "serve --rancher-clusters reads the clusters of one Rancher: give --context once, \
+             naming a context Rancher generated",
+        ),
         _ => Ok(()),
     }
 }

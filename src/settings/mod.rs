@@ -126,6 +126,21 @@ fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
     let fleet: &FleetArgs = match &cli.command {
         Command::Check(args) => &args.fleet,
         Command::Leases(args) if args.action.is_none() && !args.watch => &args.fleet,
+        Command::Serve(args) => {
+            return args
+                .rancher_clusters
+                .as_ref()
+                .map(|pattern| FleetSelection {
+                    kubeconfig: cli.global.kubeconfig.clone(),
+                    request_timeout: cli.global.request_timeout.0,
+                    all_contexts: false,
+                    pattern: None,
+                    names: cli.global.context.clone(),
+                    rancher_clusters: Some(pattern.clone()),
+                    parallel: usize::from(FleetArgs::DEFAULT_PARALLEL),
+                    ignore_unreachable: true,
+                });
+        }
         _ => return None,
     };
     fleet.selects_fleet(&cli.global).then(|| FleetSelection {

@@ -17,6 +17,7 @@ use crate::support::harness::{Output, k3sdoctor};
 use crate::support::rancher::Fault;
 use crate::support::rancher::bed::{CLUSTER_ID, GONE_ID, RancherBed, WORKSPACE};
 use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 use crate::support::wait::wait_for;
 
 const FIRST_SNAPSHOTS: Duration = Duration::from_secs(150);
@@ -239,5 +240,52 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
         "{gone:#}"
     );
     assert!(bed.proxy().requests_to(GONE_ID).is_empty());
+    only_reads_on_local(&bed);
+
+    // serve --rancher-clusters: the same verdicts, every series labelled with its cluster.
+    bed.proxy().clear_requests();
+    let (_serve, address) = start_serve(
+        k3sdoctor([
+            "serve",
+            "--rancher-clusters",
+            "--interval",
+            "2s",
+            "--metrics-auth",
+            "none",
+        ])
+        .kubeconfig(&bed.kubeconfig(User::Admin)),
+    );
+    let prod_name = prod["context"].as_str().unwrap().to_string();
+    let gone_name = gone["context"].as_str().unwrap().to_string();
+    wait_for_sample(
+        address,
+        &format!("k3sdoctor_cluster_up{{cluster=\"{prod_name}\"}}"),
+        1.0,
+        FIRST_SNAPSHOTS,
+    );
+    let scraped = metrics(address);
+    assert_eq!(
+        sample(
+            &scraped,
+            &format!("k3sdoctor_cluster_up{{cluster=\"{gone_name}\"}}")
+        ),
+        Some(0.0),
+        "{scraped}"
+    );
+    assert_eq!(
+        sample(
+            &scraped,
+            &format!(
+                "k3sdoctor_findings{{cluster=\"{prod_name}\",code=\"rancher-snapshot-duplicate\",severity=\"warning\"}}"
+            )
+        ),
+        Some(1.0),
+        "{scraped}"
+    );
+    assert_eq!(sample(&scraped, "k3sdoctor_up"), Some(1.0));
+    let (status, report) = get(address, "/report").expect("/report answers");
+    assert_eq!(status, 200);
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["kind"], "FleetReport");
     only_reads_on_local(&bed);
 }

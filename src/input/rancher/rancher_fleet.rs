@@ -12,7 +12,7 @@ use super::rancher_reads::{
 };
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
-use crate::input::connect::{ConnectOptions, connect};
+use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::live::Trace;
 use crate::model::rancher::management::ManagementCluster;
 
@@ -41,6 +41,21 @@ pub async fn rancher_members(
     with_records: bool,
     trace: Trace<'_>,
 ) -> Result<(String, Vec<RancherMember>), ReadError> {
+    let management = connect_management(base).await?;
+    let members = members_of(&management, base, pattern, with_records, trace).await?;
+    Ok((management.conn.server.clone(), members))
+}
+
+/// Rancher's management cluster, reached through the proxy of `base`'s context.
+pub struct Management {
+    pub conn: Connection,
+    /// `https://<rancher>`, which every cluster's proxy URL starts with.
+    rancher: String,
+}
+
+/// Connects to `…/k8s/clusters/local` with the credentials of `base`, whose server must be a
+/// Rancher proxy URL.
+pub async fn connect_management(base: &ConnectOptions) -> Result<Management, ReadError> {
     let first = connect(base).await?;
     let Some((rancher, id)) = proxy_url(&first.server) else {
         return Err(ReadError::new(format!(
@@ -52,12 +67,26 @@ pub async fn rancher_members(
     };
     let local_url = format!("{rancher}{PROXY_PATH}local");
     let mut local_options = base.clone();
-    local_options.overrides.server = Some(local_url.clone());
+    local_options.overrides.server = Some(local_url);
     let conn = if id == "local" {
         first
     } else {
         connect(&local_options).await?
     };
+    Ok(Management { conn, rancher })
+}
+
+/// The clusters of `management` whose name or id `pattern` matches, in name order, with
+/// Rancher's side of each when `with_records`.
+pub async fn members_of(
+    management: &Management,
+    base: &ConnectOptions,
+    pattern: &Regex,
+    with_records: bool,
+    trace: Trace<'_>,
+) -> Result<Vec<RancherMember>, ReadError> {
+    let (conn, rancher) = (&management.conn, management.rancher.as_str());
+    let local_url = format!("{rancher}{PROXY_PATH}local");
     trace(&format!(
         "reading the clusters Rancher manages at {}",
         conn.server
@@ -68,7 +97,7 @@ pub async fn rancher_members(
         ..ManagementObjects::default()
     };
     let clusters = list(
-        &conn,
+        conn,
         &management_clusters(),
         None,
         None,
@@ -89,22 +118,22 @@ pub async fn rancher_members(
     workspaces.sort_unstable();
     workspaces.dedup();
     for workspace in &workspaces {
-        read_provisioning(&conn, workspace, &mut objects, trace).await?;
+        read_provisioning(conn, workspace, &mut objects, trace).await?;
         if with_records {
-            read_workspace(&conn, workspace, None, &mut objects, trace).await?;
+            read_workspace(conn, workspace, None, &mut objects, trace).await?;
         }
     }
     if with_records {
-        for object in read_globals(&conn, trace).await {
+        for object in read_globals(conn, trace).await {
             objects.add(&object);
         }
     }
     let mut members: Vec<RancherMember> = managed
         .iter()
-        .filter_map(|m| member(m, &objects, &rancher, base, pattern, with_records))
+        .filter_map(|m| member(m, &objects, rancher, base, pattern, with_records))
         .collect();
     members.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
-    Ok((local_url, members))
+    Ok(members)
 }
 
 fn member(
