@@ -84,16 +84,18 @@ const IN_BASE: usize = 9;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
-const METRICS: [(&str, &[&str]); 20] = [
+const METRICS: [(&str, &[&str]); 21] = [
     ("up", &[]),
     ("k3sdoctor_up", &[]),
     ("k3sdoctor_ready", &[]),
-    ("k3sdoctor_findings", &["code", "severity"]),
-    ("k3sdoctor_lease_split", &["lock", "affected"]),
+    // `cluster` only under serve --rancher-clusters (docs/rancher.md).
+    ("k3sdoctor_findings", &["code", "severity", "cluster"]),
+    ("k3sdoctor_cluster_up", &["cluster"]),
+    ("k3sdoctor_lease_split", &["lock", "affected", "cluster"]),
     ("k3sdoctor_lease_holder_info", &["lock", "holder", "node"]),
     ("k3sdoctor_lease_renew_age_seconds", &["lock"]),
-    ("k3sdoctor_snapshot_entries", &["state"]),
-    ("k3sdoctor_etcd_members", &["state"]),
+    ("k3sdoctor_snapshot_entries", &["state", "cluster"]),
+    ("k3sdoctor_etcd_members", &["state", "cluster"]),
     ("k3sdoctor_last_evaluation_timestamp_seconds", &[]),
     ("k3sdoctor_evaluation_duration_seconds_bucket", &["le"]),
     ("k3sdoctor_evaluation_duration_seconds_sum", &[]),

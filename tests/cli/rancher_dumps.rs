@@ -326,3 +326,48 @@ fn the_rancher_collectors_provisioning_files_are_read() {
         "{note}"
     );
 }
+
+#[test]
+fn rancher_fleet_flags_that_do_not_go_together_are_refused() {
+    k3sdoctor(["check", "--rancher-clusters", "--all-contexts"])
+        .run()
+        .code(2)
+        .one_line_error();
+    k3sdoctor([
+        "--context",
+        "a",
+        "--context",
+        "b",
+        "check",
+        "--rancher-clusters",
+    ])
+    .run()
+    .code(2)
+    .one_line_error()
+    .stderr_has("give --context once");
+    k3sdoctor(["serve", "--rancher-clusters", "--heal", "on"])
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("serve --rancher-clusters only reports");
+    k3sdoctor(["serve", "--interval", "30s"])
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("--interval sets the rounds of serve --rancher-clusters");
+    check(&[&rancher("2.11")], &["--rancher-clusters"])
+        .code(2)
+        .one_line_error();
+}
+
+/// A context that is no Rancher URL cannot reach Rancher's clusters: said, not guessed.
+#[test]
+fn rancher_clusters_needs_a_context_rancher_generated() {
+    let fake = crate::support::fake_api::FakeApi::start();
+    k3sdoctor(["check", "--rancher-clusters"])
+        .cluster(&fake, crate::support::fake_api::Role::ReadOnly)
+        .run()
+        .code(3)
+        .one_line_error()
+        .stderr_has("is no Rancher URL (https://<rancher>/k8s/clusters/<id>)");
+}
