@@ -9,24 +9,15 @@ use serde::Serialize;
 
 use super::Ui;
 use super::fleet_members;
-use super::load::{Loaded, runtime};
-use crate::diagnose::finding::FailOn;
+pub use super::fleet_members::FleetCommand;
+use super::load::runtime;
 use crate::diagnose::fleet::{FleetMember, fleet_exit};
 use crate::exit::Exit;
-use crate::render::fleet::{MemberWriter, write_fleet, write_json_line};
+use crate::render::fleet::{write_fleet, write_json_line};
 use crate::render::style::Style;
 use crate::render::{self, OutputFormat};
 use crate::report::FleetReport;
 use crate::settings::{FleetSelection, Settings};
-
-/// What one command reads and concludes per cluster.
-pub struct FleetCommand<'a, R> {
-    /// Read the snapshot objects too (`check`), not only the lease state (`leases`).
-    pub snapshots: bool,
-    pub fail_on: FailOn,
-    pub analyse: &'a dyn Fn(Loaded) -> R,
-    pub write_member: MemberWriter<'a, R>,
-}
 
 pub fn run<R: FleetMember + Serialize>(
     settings: &Settings,

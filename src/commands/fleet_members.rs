@@ -4,8 +4,8 @@
 
 use kube::config::Kubeconfig;
 
-use super::fleet::FleetCommand;
-use super::load::read_live_quietly;
+use super::load::{Loaded, read_live_quietly};
+use crate::diagnose::finding::FailOn;
 use crate::diagnose::fleet::{FleetEntry, FleetMember};
 use crate::exit::Failure;
 use crate::input::connect::context_selection::{ContextSelection, select_contexts};
@@ -16,7 +16,17 @@ use crate::input::live::Trace;
 use crate::input::rancher::RancherView;
 use crate::input::rancher::rancher_fleet::{RancherMember, rancher_members};
 use crate::input::{ReadError, ReadFailureKind};
+use crate::render::fleet::MemberWriter;
 use crate::settings::{FleetSelection, Settings};
+
+/// What one command reads and concludes per cluster.
+pub struct FleetCommand<'a, R> {
+    /// Read the snapshot objects too (`check`), not only the lease state (`leases`).
+    pub snapshots: bool,
+    pub fail_on: FailOn,
+    pub analyse: &'a dyn Fn(Loaded) -> R,
+    pub write_member: MemberWriter<'a, R>,
+}
 
 /// What a fleet reads: the contexts of one kubeconfig, or the clusters of one Rancher.
 pub enum Members {

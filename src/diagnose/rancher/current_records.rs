@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use super::missing_cause::{MissingCause, missing_cause};
 use super::record_drift::file_drift;
-use super::{Compare, RECORD_GRACE, Tally, agree, past_grace};
+use super::{Compare, RECORD_GRACE, Tally, agree, counted, past_grace};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::rancher::snapshot_record::SnapshotRecord;
 use crate::model::snapshot_file::SnapshotFile;
-use crate::render::plural;
 
 pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tally) {
     let records: Vec<&SnapshotRecord> = c
@@ -139,7 +138,7 @@ fn duplicate(c: &Compare, key: &str, records: &[&SnapshotRecord]) -> Finding {
         format!(
             "Rancher keeps {} for the snapshot {key}: {}. Rancher deletes them all and makes one \
              again on the snapshot's next change; until then its UI lists it {} times",
-            plural(records.len(), "record"),
+            counted(records.len(), "record"),
             listed.join(", "),
             records.len()
         ),
@@ -172,7 +171,7 @@ fn drift(c: &Compare, drifted: &[String]) -> Finding {
         "ETCDSnapshots",
         format!(
             "{} in Rancher {} from {} ETCDSnapshotFile: {}; {why}",
-            plural(drifted.len(), "record"),
+            counted(drifted.len(), "record"),
             agree(drifted.len(), "differs", "differ"),
             agree(drifted.len(), "its", "their"),
             drifted.join(", ")
@@ -210,7 +209,7 @@ fn orphaned(c: &Compare, records: &[&SnapshotRecord]) -> Finding {
         format!(
             "{} in Rancher {} an ETCDSnapshotFile that no longer exists: {}; {why}. Rancher's \
              UI offers {}, and a restore from {} fails",
-            plural(records.len(), "record"),
+            counted(records.len(), "record"),
             agree(records.len(), "names", "name"),
             listed.join(", "),
             agree(records.len(), "it", "them"),
@@ -240,7 +239,7 @@ fn unmanaged_records(c: &Compare, records: &[&SnapshotRecord]) -> Finding {
             "{} in Rancher {} no etcdsnapshot.rke.io/snapshot-name annotation and {} no \
              downstream snapshot: {}. Rancher 2.11+ never deletes such a record (made by Rancher \
              2.10 or earlier, or by hand), so its UI offers a snapshot that is not there",
-            plural(records.len(), "record"),
+            counted(records.len(), "record"),
             agree(records.len(), "carries", "carry"),
             agree(records.len(), "matches", "match"),
             listed.join(", ")

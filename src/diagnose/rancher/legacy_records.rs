@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use super::missing_cause::{MissingCause, missing_cause};
 use super::record_drift::entry_drift;
-use super::{Compare, LEGACY_RECORD_GRACE, Tally, agree, downstream_has, past_grace};
+use super::{Compare, LEGACY_RECORD_GRACE, Tally, agree, counted, downstream_has, past_grace};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::rancher::snapshot_record::SnapshotRecord;
 use crate::model::snapshot_entry::{SnapshotEntry, decode};
 use crate::model::snapshot_file::{S3Spec, SnapshotFile};
 use crate::model::snapshot_key::data_key;
-use crate::render::plural;
 
 pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tally) {
     let entries = configmap_entries(c);
@@ -101,7 +100,7 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
                 "ETCDSnapshots",
                 format!(
                     "{} in Rancher {} from the {} ConfigMap's entry {} {}: {}",
-                    plural(drifted.len(), "record"),
+                    counted(drifted.len(), "record"),
                     agree(drifted.len(), "differs", "differ"),
                     c.distro.snapshots_configmap(),
                     agree(drifted.len(), "it", "they"),
@@ -180,7 +179,7 @@ fn duplicate(c: &Compare, s3: bool, name: &str, records: &[&SnapshotRecord]) -> 
         format!("ETCDSnapshot {}/{}", records[0].namespace, records[0].name),
         format!(
             "Rancher keeps {} for the {} snapshot {name}: {}",
-            plural(records.len(), "record"),
+            counted(records.len(), "record"),
             if s3 { "S3" } else { "local" },
             names.join(", ")
         ),
@@ -219,7 +218,7 @@ fn size_unknown_findings(c: &Compare, no_entry: &[String], stale: &[String]) -> 
                     "{} {} 0 B or no status in Rancher, because the kube-system/{cm} ConfigMap \
                      has no entry for their snapshot and Rancher 2.10 and earlier read size and \
                      status only from it: {}",
-                    plural(listed.len(), "record"),
+                    counted(listed.len(), "record"),
                     agree(listed.len(), "shows", "show"),
                     listed.join(", ")
                 ),
@@ -254,7 +253,7 @@ fn size_unknown_findings(c: &Compare, no_entry: &[String], stale: &[String]) -> 
                 format!(
                     "{} {} 0 B or no status in Rancher although kube-system/{cm} has their \
                      entry; {why}: {}",
-                    plural(listed.len(), "record"),
+                    counted(listed.len(), "record"),
                     agree(listed.len(), "shows", "show"),
                     listed.join(", ")
                 ),

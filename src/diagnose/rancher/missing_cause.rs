@@ -1,13 +1,12 @@
 //! Why a downstream snapshot has no Rancher record, from what the objects show (spec §3–§4):
 //! the first cause that holds, in the order Rancher's controller would stop at it.
 
-use super::Compare;
+use super::{Compare, counted};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::rancher::record_name::{invalid_object_name, legacy_record_name};
 use crate::model::rancher::snapshot_record::SnapshotRecord;
 use crate::model::snapshot_file::SnapshotFile;
-use crate::render::plural;
 
 /// One reason, and what it is about (grouping the snapshots it explains).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -92,7 +91,7 @@ impl MissingCause {
         let head = format!(
             "{} of the downstream cluster {} no record in Rancher ({cluster}), so Rancher's UI \
              does not list {} and cannot restore {}: {}",
-            plural(names.len(), "snapshot"),
+            counted(names.len(), "snapshot"),
             if names.len() == 1 { "has" } else { "have" },
             if names.len() == 1 { "it" } else { "them" },
             if names.len() == 1 { "it" } else { "them" },

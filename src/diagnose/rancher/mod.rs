@@ -207,6 +207,11 @@ pub(crate) fn past_grace(
     created.is_none_or(|t| now.duration_since(t) >= grace)
 }
 
+/// "1 record", "2 records": diagnose words its messages itself (render sits above it).
+pub(crate) fn counted(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `one` or `many` as `n` asks: "1 record differs", "2 records differ".
 pub(crate) fn agree(n: usize, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }

@@ -2,9 +2,8 @@
 //! is gone (2.11–2.14), or `restore-mode-options: none` (2.14+) because the snapshot's metadata
 //! lacks the cluster spec.
 
-use super::{Compare, agree};
+use super::{Compare, agree, counted};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
-use crate::render::plural;
 
 pub(super) fn analyse(c: &Compare) -> Vec<Finding> {
     let rancher = c.rancher;
@@ -39,7 +38,7 @@ pub(super) fn analyse(c: &Compare) -> Vec<Finding> {
                         "{} of local snapshots {} a machine (rke.cattle.io/machine-id) that no \
                          longer exists in {}: Rancher {} picks the restore's init node from it, \
                          so a restore from them fails: {}",
-                        plural(orphaned.len(), "record"),
+                        counted(orphaned.len(), "record"),
                         agree(orphaned.len(), "names", "name"),
                         rancher.provisioning.namespace,
                         version.map_or("2.11–2.14", |v| v.text.as_str()),
@@ -85,7 +84,7 @@ fn restore_none(c: &Compare, names: &[String]) -> Finding {
         format!(
             "{} {} only the restore mode `none` (etcd only: no Kubernetes version or \
              cluster configuration to restore), because {why}: {}",
-            plural(names.len(), "record"),
+            counted(names.len(), "record"),
             agree(names.len(), "offers", "offer"),
             names.join(", ")
         ),
