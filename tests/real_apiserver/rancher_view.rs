@@ -16,6 +16,7 @@ use crate::support::envtest::servers::SimCluster;
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::rancher::Fault;
 use crate::support::rancher::bed::{CLUSTER_ID, GONE_ID, RancherBed, WORKSPACE};
+use crate::support::rancher::records::{self, Rancher};
 use crate::support::readme::{readme_namespaced_role, readme_role};
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 use crate::support::wait::wait_for;
@@ -244,7 +245,7 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
 
     // serve --rancher-clusters: the same verdicts, every series labelled with its cluster.
     bed.proxy().clear_requests();
-    let (_serve, address) = start_serve(
+    let (serve, address) = start_serve(
         k3sdoctor([
             "serve",
             "--rancher-clusters",
@@ -288,4 +289,42 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     let report: Value = serde_json::from_str(&report).unwrap();
     assert_eq!(report["kind"], "FleetReport");
     only_reads_on_local(&bed);
+    drop(serve);
+
+    // The other lines, from the same real snapshots: each Rancher's records, judged by its rules.
+    for version in ["v2.14.0", "v2.10.8"] {
+        mgmt.request("DELETE", RECORDS, "application/json", None)
+            .expect("delete the records");
+        mgmt.merge_patch(
+            "/apis/management.cattle.io/v3/settings/server-version",
+            &json!({"value": version}),
+        );
+        let rancher = Rancher::parse(version).unwrap();
+        let lines = bed.snapshot_records_as("k3s", rancher, WORKSPACE);
+        records::write(mgmt, &lines);
+        let report: Value = check(&bed, User::Admin, &[]).json();
+        assert_eq!(report["rancher"]["version"], version, "{report:#}");
+        assert_eq!(report["rancher"]["records"], lines.len(), "{version}");
+        let faults: Vec<String> = codes(&report)
+            .into_iter()
+            .filter(|c| c.starts_with("rancher-snapshot"))
+            .collect();
+        assert!(faults.is_empty(), "{version}: {report:#}");
+    }
+    // A 2.10 record Rancher marked missing: the ConfigMap has no entry for it, "0 B" at once.
+    let mut zero = json!({"apiVersion": "rke.cattle.io/v1", "kind": "ETCDSnapshot",
+        "metadata": {"name": "prod-etcd-snapshot-gone-1-local", "namespace": WORKSPACE,
+            "labels": {"rke.cattle.io/cluster-name": "prod", "rke.cattle.io/node-name": nodes[0]},
+            "annotations": {"etcdsnapshot.rke.io/storage": "local",
+                            "etcdsnapshot.rke.io/snapshotbackpopulate-reconciled": "true"}},
+        "spec": {"clusterName": "prod"},
+        "snapshotFile": {"name": "etcd-snapshot-gone-1", "nodeName": nodes[0],
+                         "location": "file:///var/lib/rancher/k3s/server/db/snapshots/etcd-snapshot-gone-1"}});
+    zero["status"] = json!({"missing": true});
+    mgmt.create(RECORDS, &zero);
+    let report: Value = check(&bed, User::Admin, &[]).json();
+    assert!(
+        codes(&report).contains(&"rancher-snapshot-size-unknown".to_string()),
+        "{report:#}"
+    );
 }
