@@ -33,7 +33,7 @@ use crate::input::live::token_access_review::Reviewer;
 use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
-use crate::monitor::{Exporter, endpoints, listener, log};
+use crate::monitor::{Exporter, endpoints, log};
 use crate::settings::Settings;
 
 /// Changes arrive in bursts (a takeover touches both locks and their ConfigMaps); one
@@ -138,12 +138,7 @@ struct Serving {
 /// Binds `--listen`, reads the kubeconfig and starts answering: the liveness probe answers
 /// while the API server is still being asked, and while a credential plugin runs.
 async fn start_serving(settings: &Settings, args: &ServeArgs) -> anyhow::Result<Serving> {
-    let listener = listener::bind(args.listen).map_err(|e| {
-        Failure::Refused(format!(
-            "serve: cannot listen on {}: {e}; choose another --listen address",
-            args.listen
-        ))
-    })?;
+    let listener = endpoints::bind(args.listen)?;
     let address = listener.local_addr().unwrap_or(args.listen);
     let options = settings.live("serve")?.clone();
     let request_timeout = options.request_timeout;
@@ -163,15 +158,7 @@ async fn start_serving(settings: &Settings, args: &ServeArgs) -> anyhow::Result<
     }
     let exporter = Arc::new(exporter);
     let access = Arc::new(Access::new(args.metrics_auth));
-    let open_files = std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|l| listener::open_files_limit(&l));
-    let http = tokio::spawn(endpoints::serve(
-        listener,
-        exporter.clone(),
-        access.clone(),
-        listener::connection_limit(open_files),
-    ));
+    let http = endpoints::spawn(listener, &exporter, &access);
     tracing::info!(
         address = %address,
         apiserver = %prepared.server,

@@ -18,11 +18,11 @@ use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::FailOn;
 use crate::diagnose::fleet::FleetOutcome;
 use crate::diagnose::suppression::Suppressions;
-use crate::exit::{Exit, Failure};
+use crate::exit::Exit;
 use crate::input::live::token_access_review::Reviewer;
 use crate::input::rancher::rancher_fleet::{Management, connect_management, members_of};
 use crate::monitor::access::Access;
-use crate::monitor::{Exporter, endpoints, listener};
+use crate::monitor::{Exporter, endpoints};
 use crate::report::{CheckReport, FleetReport};
 use crate::settings::{FleetSelection, Settings};
 
@@ -35,24 +35,11 @@ pub async fn serve_fleet(
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
-    let listener = listener::bind(args.listen).map_err(|e| {
-        Failure::Refused(format!(
-            "serve: cannot listen on {}: {e}; choose another --listen address",
-            args.listen
-        ))
-    })?;
+    let listener = endpoints::bind(args.listen)?;
     let address = listener.local_addr().unwrap_or(args.listen);
     let exporter = Arc::new(Exporter::for_fleet(env!("CARGO_PKG_VERSION")));
     let access = Arc::new(Access::new(args.metrics_auth));
-    let open_files = std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|l| listener::open_files_limit(&l));
-    let http = tokio::spawn(endpoints::serve(
-        listener,
-        exporter.clone(),
-        access.clone(),
-        listener::connection_limit(open_files),
-    ));
+    let http = endpoints::spawn(listener, &exporter, &access);
     let interval = args.interval.unwrap_or(DEFAULT_INTERVAL);
     tracing::info!(
         address = %address,

@@ -40,6 +40,21 @@ pub struct SnapshotTotals {
     pub without_entry_at_least: Option<usize>,
 }
 
+impl SnapshotTotals {
+    /// The entry states `serve` exports (`k3sdoctor_snapshot_entries{state}`), with counts.
+    pub fn by_state(&self) -> [(&'static str, usize); 5] {
+        [
+            ("missing", self.missing),
+            ("orphaned", self.orphaned),
+            ("stale", self.stale),
+            ("pruned_for_size", self.pruned_for_size),
+            // Created less than a minute ago without an entry yet: k3s writes it shortly
+            // (issue 18); a count that stays up is no longer pending but missing.
+            ("pending", self.pending),
+        ]
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckAnalysis {

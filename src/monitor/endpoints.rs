@@ -26,6 +26,33 @@ use super::metrics::CONTENT_TYPE;
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
+/// The `--listen` socket, or the refusal that names it (exit 2).
+pub fn bind(address: std::net::SocketAddr) -> Result<TcpListener, crate::exit::Failure> {
+    super::listener::bind(address).map_err(|e| {
+        crate::exit::Failure::Refused(format!(
+            "serve: cannot listen on {address}: {e}; choose another --listen address"
+        ))
+    })
+}
+
+/// Answers /metrics, /healthz, /readyz and /report from `exporter` on a task of its own, as
+/// many connections at once as the open-file limit leaves room for.
+pub fn spawn(
+    listener: TcpListener,
+    exporter: &Arc<Exporter>,
+    access: &Arc<Access>,
+) -> tokio::task::JoinHandle<()> {
+    let open_files = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|l| super::listener::open_files_limit(&l));
+    tokio::spawn(serve(
+        listener,
+        exporter.clone(),
+        access.clone(),
+        super::listener::connection_limit(open_files),
+    ))
+}
+
 /// Accepts connections until the task is dropped; each connection is served on its own task,
 /// at most `limit` waiting for a request at once (`listener::OpenConnections`).
 pub async fn serve(

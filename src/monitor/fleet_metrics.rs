@@ -192,13 +192,7 @@ impl FleetMetrics {
             })
             .set(i64::from(split));
         if let Some(totals) = &analysis.snapshots {
-            for (state, count) in [
-                ("missing", totals.missing),
-                ("orphaned", totals.orphaned),
-                ("stale", totals.stale),
-                ("pruned_for_size", totals.pruned_for_size),
-                ("pending", totals.pending),
-            ] {
+            for (state, count) in totals.by_state() {
                 self.state(&self.snapshot_entries, &cluster, state)
                     .set(count as i64);
             }

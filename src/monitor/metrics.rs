@@ -269,15 +269,7 @@ impl Metrics {
 
         self.snapshot_entries.clear();
         if let Some(totals) = &analysis.snapshots {
-            for (state, count) in [
-                ("missing", totals.missing),
-                ("orphaned", totals.orphaned),
-                ("stale", totals.stale),
-                ("pruned_for_size", totals.pruned_for_size),
-                // Created less than a minute ago without an entry yet: k3s writes it shortly
-                // (issue 18); a count that stays up is no longer pending but missing.
-                ("pending", totals.pending),
-            ] {
+            for (state, count) in totals.by_state() {
                 self.entry(&self.snapshot_entries, state).set(count as i64);
             }
         }

@@ -13,13 +13,7 @@ use crate::model::rancher::snapshot_record::SnapshotRecord;
 use crate::model::snapshot_file::SnapshotFile;
 
 pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tally) {
-    let records: Vec<&SnapshotRecord> = c
-        .rancher
-        .records
-        .iter()
-        .flatten()
-        .filter(|r| !r.deleting)
-        .collect();
+    let records = c.live_records();
     let files: Vec<&Arc<SnapshotFile>> = c
         .down
         .snapshot_files

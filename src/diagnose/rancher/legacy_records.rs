@@ -17,13 +17,7 @@ use crate::model::snapshot_key::data_key;
 
 pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tally) {
     let entries = configmap_entries(c);
-    let records: Vec<&SnapshotRecord> = c
-        .rancher
-        .records
-        .iter()
-        .flatten()
-        .filter(|r| !r.deleting)
-        .collect();
+    let records = c.live_records();
     let mut by_key: BTreeMap<(bool, String), Vec<&SnapshotRecord>> = BTreeMap::new();
     for record in &records {
         if let Some(name) = record

@@ -17,6 +17,7 @@ use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::input::rancher::{RancherState, RancherView};
 use crate::model::rancher::rancher_version::RecordScheme;
+use crate::model::rancher::snapshot_record::SnapshotRecord;
 
 /// 2.11+ records a snapshot when its ETCDSnapshotFile changes; a minute is plenty, five allow
 /// for a busy Rancher.
@@ -66,6 +67,18 @@ pub(crate) struct Compare<'a> {
     pub rancher: &'a RancherState,
     /// The downstream findings, for the causes Rancher's findings hang under.
     pub downstream: &'a [Finding],
+}
+
+impl Compare<'_> {
+    /// Rancher's records of this cluster that are not being deleted.
+    pub(crate) fn live_records(&self) -> Vec<&SnapshotRecord> {
+        self.rancher
+            .records
+            .iter()
+            .flatten()
+            .filter(|r| !r.deleting)
+            .collect()
+    }
 }
 
 /// Counts a comparison reports back.

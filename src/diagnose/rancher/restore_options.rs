@@ -7,12 +7,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 
 pub(super) fn analyse(c: &Compare) -> Vec<Finding> {
     let rancher = c.rancher;
-    let records: Vec<_> = rancher
-        .records
-        .iter()
-        .flatten()
-        .filter(|r| !r.deleting)
-        .collect();
+    let records = c.live_records();
     let mut out = Vec::new();
     let version = rancher.version.as_ref();
     if version.is_some_and(|v| v.needs_machine_for_local())
