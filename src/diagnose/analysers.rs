@@ -8,6 +8,7 @@ use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoint
 use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
+use super::control_plane::secrets_encryption::analyse_secrets_encryption;
 use super::finding::Finding;
 use super::leases::LeaseAnalysis;
 use super::leases::lock_status::{self, LockState};
@@ -59,7 +60,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 8] = [
+pub const ANALYSERS: [Analyser; 9] = [
     leases,
     lock_presence,
     snapshots,
@@ -68,6 +69,7 @@ pub const ANALYSERS: [Analyser; 8] = [
     snapshot_schedule,
     snapshot_files,
     apiserver_endpoints,
+    secrets_encryption,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -197,5 +199,23 @@ fn apiserver_endpoints(i: &Inputs) -> Analysed {
             "apiserver-endpoints",
             apiserver_endpoints::not_checked(i.state),
         )),
+    }
+}
+
+/// Issue 33, item 3: the servers' secrets-encryption stage and config hash agree. Servers
+/// that publish no hash have encryption off (k3s writes it only with --secrets-encryption):
+/// judged, with a note, not "not checked".
+fn secrets_encryption(i: &Inputs) -> Analysed {
+    let run = |findings, note: Option<String>| Analysed {
+        findings,
+        run: Some(CheckRun {
+            name: "secrets-encryption",
+            ran: i.state.nodes.is_some(),
+            note: note.unwrap_or_default(),
+        }),
+    };
+    match analyse_secrets_encryption(i.state, i.distro) {
+        Ok(findings) => run(findings, None),
+        Err(why) => run(Vec::new(), Some(why)),
     }
 }

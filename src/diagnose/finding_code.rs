@@ -236,6 +236,12 @@ finding_codes! {
         meaning: "an ETCDSnapshotFile that is not a failed save yet has no spec.location or size 0: it points nowhere and cannot be restored; names the multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928) and its fixed release when the version has it",
         remediation: "take a snapshot now (k3s etcd-snapshot save), upgrade past the race (v1.28.15, v1.29.10, v1.30.6, v1.31.2), then delete the empty records",
     }
+    // Issue 33, item 3: secrets encryption.
+    SecretsEncryptionDiverged = "secrets-encryption-diverged" {
+        severity: "warning, error when a server's value is one k3s cannot read",
+        meaning: "control-plane Nodes carry different <prog>.io/encryption-config-hash values (stage and config hash): `<prog> secrets-encrypt status` says Hash Match: false and the next secrets-encrypt command refuses; names the stage and hash per server",
+        remediation: "restart <prog> on the servers that are behind, one at a time, then <prog> secrets-encrypt status",
+    }
     // Issue 32: Rancher's snapshot records against the downstream snapshots.
     RancherSnapshotMissing = "rancher-snapshot-missing" {
         severity: "error (info while a restore runs: Rancher postpones records on purpose)",

@@ -4,6 +4,7 @@ pub mod apiserver_endpoints;
 pub mod configmap;
 pub mod configmap_listing;
 pub mod cron_schedule;
+pub mod encryption_hash;
 mod etcd_keys;
 pub mod go_json;
 pub mod lease;

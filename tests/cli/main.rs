@@ -63,6 +63,7 @@ mod report;
 mod rerun_flags;
 mod restore;
 mod schemas;
+mod secrets_encryption;
 mod serve;
 mod serve_connections;
 mod server_kubeconfig;

@@ -1,5 +1,6 @@
 //! The control plane beyond the locks and snapshots: etcd membership and quorum, the
-//! apiserver addresses, etcd's snapshot flags per server, secrets in node arguments.
+//! apiserver addresses, etcd's snapshot flags per server, secrets in node arguments, the
+//! servers' secrets-encryption state.
 
 pub mod apiserver_endpoints;
 pub mod etcd_config_drift;
@@ -7,3 +8,4 @@ pub mod etcd_settings;
 pub mod membership;
 pub mod node_args_secrets;
 pub mod quorum;
+pub mod secrets_encryption;
