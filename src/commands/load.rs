@@ -9,6 +9,7 @@ use crate::input::bundle::limits::BundleLimits;
 use crate::input::bundle::provenance;
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::dump::dump_coverage::{Primary, lacking};
+use crate::input::live::connection_certificates::read_connection_certificates;
 use crate::input::narrator::Narrator;
 use crate::input::rancher::rancher_dump::read_rancher_dump;
 use crate::input::rancher::rancher_live::read_rancher_view;
@@ -89,7 +90,12 @@ fn load(
             live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?;
         }
         if reach >= Reach::Everything {
-            live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
+            let (endpoints, certificates) = tokio::join!(
+                live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace),
+                read_connection_certificates(&conn),
+            );
+            endpoints?;
+            loaded.state.certificates = Some(certificates);
         }
         if let Some(choice) = rancher {
             loaded.state.rancher =
@@ -210,7 +216,12 @@ pub async fn read_live_quietly(
     let (mut loaded, notes) = settle(judging, state, distro)?;
     if snapshots {
         live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
-        live::read_apiserver_endpoints(conn, &mut loaded.state, trace).await?;
+        let (endpoints, certificates) = tokio::join!(
+            live::read_apiserver_endpoints(conn, &mut loaded.state, trace),
+            read_connection_certificates(conn),
+        );
+        endpoints?;
+        loaded.state.certificates = Some(certificates);
     }
     Ok((loaded, notes))
 }

@@ -5,6 +5,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
+use super::control_plane::connection_certificates::analyse_connection_certificates;
 use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
@@ -60,7 +61,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 9] = [
+pub const ANALYSERS: [Analyser; 10] = [
     leases,
     lock_presence,
     snapshots,
@@ -70,6 +71,7 @@ pub const ANALYSERS: [Analyser; 9] = [
     snapshot_files,
     apiserver_endpoints,
     secrets_encryption,
+    connection_certificates,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -217,5 +219,25 @@ fn secrets_encryption(i: &Inputs) -> Analysed {
     match analyse_secrets_encryption(i.state, i.distro) {
         Ok(findings) => run(findings, None),
         Err(why) => run(Vec::new(), Some(why)),
+    }
+}
+
+/// Issue 33, item 1: the connection's client and serving certificates. Live only, so a dump
+/// does not list the check at all (it never could); what a live read could not see (a proxy
+/// in between) is a note.
+fn connection_certificates(i: &Inputs) -> Analysed {
+    match analyse_connection_certificates(i.state, i.distro, i.now) {
+        Ok((findings, notes)) => Analysed {
+            findings,
+            run: Some(CheckRun {
+                name: "certificates",
+                ran: true,
+                note: notes.join("; "),
+            }),
+        },
+        Err(_) => Analysed {
+            findings: Vec::new(),
+            run: None,
+        },
     }
 }

@@ -236,6 +236,17 @@ finding_codes! {
         meaning: "an ETCDSnapshotFile that is not a failed save yet has no spec.location or size 0: it points nowhere and cannot be restored; names the multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928) and its fixed release when the version has it",
         remediation: "take a snapshot now (k3s etcd-snapshot save), upgrade past the race (v1.28.15, v1.29.10, v1.30.6, v1.31.2), then delete the empty records",
     }
+    // Issue 33, item 1: certificates.
+    ServingCertExpiring = "serving-cert-expiring" {
+        severity: "warning inside k3s's 90-day renewal window, error within 14 days or expired",
+        meaning: "the certificate presented at the address k3sdoctor connects to (read from a TLS handshake of its own, with the names it carries) expires soon; behind Rancher's proxy it is Rancher's certificate and the finding says so",
+        remediation: "restart <prog> on each server, one at a time; check listener.cattle.io/static on kube-system/<prog>-serving",
+    }
+    KubeconfigCertExpiring = "kubeconfig-cert-expiring" {
+        severity: "warning inside 90 days, error within 14 days or expired",
+        meaning: "the client certificate k3sdoctor authenticates with (the kubeconfig's user) expires soon; a node's admin kubeconfig expires too",
+        remediation: "restart <prog> on a server and use the renewed /etc/rancher/<prog>/<prog>.yaml",
+    }
     // Issue 33, item 3: secrets encryption.
     SecretsEncryptionDiverged = "secrets-encryption-diverged" {
         severity: "warning, error when a server's value is one k3s cannot read",

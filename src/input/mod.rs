@@ -79,6 +79,8 @@ pub struct ClusterState {
     /// Rancher's side of this cluster; `None` when Rancher is not involved (no proxy URL,
     /// no `--rancher-*` flag).
     pub rancher: Option<rancher::RancherView>,
+    /// The client and serving certificates of the live connection; `None` for a dump.
+    pub certificates: Option<live::connection_certificates::ConnectionCertificates>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

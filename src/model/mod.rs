@@ -1,6 +1,7 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
 pub mod apiserver_endpoints;
+pub mod certificate;
 pub mod configmap;
 pub mod configmap_listing;
 pub mod cron_schedule;

@@ -9,6 +9,7 @@ mod apiserver_endpoints;
 mod architecture_page;
 mod backups;
 mod bundles;
+mod certificates;
 mod check;
 mod closed_pipe;
 mod cluster_completion;

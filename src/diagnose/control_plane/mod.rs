@@ -3,6 +3,7 @@
 //! servers' secrets-encryption state.
 
 pub mod apiserver_endpoints;
+pub mod connection_certificates;
 pub mod etcd_config_drift;
 pub mod etcd_settings;
 pub mod membership;

@@ -42,6 +42,7 @@ pub(super) fn client_for(
     }
     impersonate(&mut config)?;
     let server = server_url(&config);
+    let client_certificate = client_certificate(&config);
     let proxy = config.proxy_url.as_ref().map(|uri| {
         let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
         let host = authority
@@ -87,7 +88,21 @@ pub(super) fn client_for(
         notice: None,
         proxy,
         user: None,
+        client_certificate,
     })
+}
+
+/// The user's client certificate as kubectl finds it: inline data, else the file it names.
+/// Only read, for its dates; a file that cannot be read is the connection's problem, not this.
+fn client_certificate(config: &kube::Config) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let user = &config.auth_info;
+    if let Some(data) = &user.client_certificate_data {
+        return base64::engine::general_purpose::STANDARD
+            .decode(data.trim())
+            .ok();
+    }
+    std::fs::read(user.client_certificate.as_ref()?).ok()
 }
 
 /// kube reads a kubeconfig user's `as`/`as-groups` (and `--as`/`--as-group`, put there by

@@ -55,6 +55,9 @@ pub struct Connection {
     /// Who the requests act as, in the kubeconfig's words (the context's user, `as` another
     /// when impersonating), for the note of the Event a repair records.
     pub user: Option<String>,
+    /// The client certificate the requests authenticate with (PEM, never the key), when the
+    /// kubeconfig's user has one: `kubeconfig-cert-expiring` reads its dates.
+    pub client_certificate: Option<Vec<u8>>,
 }
 
 /// One cluster, from the command line's connection options.

@@ -3,10 +3,12 @@
 
 pub mod activity;
 pub mod cluster_identity;
+pub mod connection_certificates;
 pub mod contact_probe;
 pub mod own_access_review;
 pub mod read_error;
 mod read_failure_kind;
+mod serving_cert;
 pub mod snapshot_file_object;
 pub mod token_access_review;
 mod transport_cause;

@@ -35,7 +35,7 @@ mod server;
 mod state;
 mod status;
 mod store;
-mod tls;
+pub mod tls;
 mod validation;
 mod watch;
 mod writes;
@@ -92,6 +92,12 @@ impl FakeApi {
     /// [`FakeApi::write_kubeconfig_trusting`] one that does.
     pub fn start_tls() -> FakeApi {
         FakeApi::launch(Some(tls::self_signed()))
+    }
+
+    /// Like [`FakeApi::start_tls`], with a certificate that expires at the start of `(year,
+    /// month, day)` UTC.
+    pub fn start_tls_until(year: i32, month: u8, day: u8) -> FakeApi {
+        FakeApi::launch(Some(tls::self_signed_until(year, month, day)))
     }
 
     fn launch(tls: Option<tls::TlsMaterial>) -> FakeApi {

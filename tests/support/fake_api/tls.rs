@@ -20,10 +20,35 @@ pub(crate) fn self_signed() -> TlsMaterial {
     let certified =
         rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
             .expect("generate self-signed certificate");
-    let cert: CertificateDer<'static> = certified.cert.der().clone();
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-        certified.signing_key.serialize_der(),
-    ));
+    serve(certified.cert, &certified.signing_key)
+}
+
+/// Like [`self_signed`], valid until the start of `(year, month, day)` UTC: a certificate that
+/// expires, for the certificate checks.
+pub(crate) fn self_signed_until(year: i32, month: u8, day: u8) -> TlsMaterial {
+    let (cert, key) = certificate_until(&["127.0.0.1", "localhost"], year, month, day);
+    serve(cert, &key)
+}
+
+/// A self-signed certificate for `names`, valid until `(year, month, day)`, and its key.
+pub fn certificate_until(
+    names: &[&str],
+    year: i32,
+    month: u8,
+    day: u8,
+) -> (rcgen::Certificate, rcgen::KeyPair) {
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let mut params = rcgen::CertificateParams::new(names).expect("certificate names");
+    params.not_after = rcgen::date_time_ymd(year, month, day);
+    let key = rcgen::KeyPair::generate().expect("key pair");
+    let cert = params.self_signed(&key).expect("self-signed certificate");
+    (cert, key)
+}
+
+fn serve(cert: rcgen::Certificate, signing_key: &rcgen::KeyPair) -> TlsMaterial {
+    let pem = cert.pem();
+    let cert: CertificateDer<'static> = cert.der().clone();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(signing_key.serialize_der()));
     let mut config = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
         .with_safe_default_protocol_versions()
         .expect("ring supports the default TLS versions")
@@ -33,6 +58,6 @@ pub(crate) fn self_signed() -> TlsMaterial {
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     TlsMaterial {
         acceptor: TlsAcceptor::from(Arc::new(config)),
-        ca_pem: certified.cert.pem(),
+        ca_pem: pem,
     }
 }

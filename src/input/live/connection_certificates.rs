@@ -1,0 +1,49 @@
+//! The certificates a live connection shows: the client certificate the kubeconfig
+//! authenticates with, and the serving certificate of the address the requests go to (read
+//! from a handshake of our own). Both expire, and nothing else in the cluster says when.
+
+use std::time::Duration;
+
+use super::serving_cert::read_serving_certificate;
+use crate::input::connect::Connection;
+use crate::input::rancher::rancher_live::proxy_url;
+use crate::model::certificate::CertificateFacts;
+
+/// The handshake is one round trip; a server that takes longer is judged elsewhere.
+const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectionCertificates {
+    /// The address the requests go to.
+    pub server: String,
+    /// The kubeconfig user's client certificate; `None` when it authenticates otherwise.
+    pub client: Option<Result<CertificateFacts, String>>,
+    /// What the address presented, or why it was not read.
+    pub serving: Result<CertificateFacts, String>,
+    /// Who presents it when that is not the API server itself (Rancher's proxy).
+    pub presented_by: Option<String>,
+}
+
+pub async fn read_connection_certificates(conn: &Connection) -> ConnectionCertificates {
+    let client = conn
+        .client_certificate
+        .as_deref()
+        .map(CertificateFacts::from_pem);
+    let serving = match &conn.proxy {
+        // The requests reach the server through the proxy; a handshake of our own would not.
+        Some(proxy) => Err(format!("the requests go through the proxy {proxy}")),
+        None => {
+            let limit = conn
+                .read_timeout
+                .map_or(HANDSHAKE_LIMIT, |t| t.min(HANDSHAKE_LIMIT));
+            read_serving_certificate(&conn.server, limit).await
+        }
+    };
+    let presented_by = proxy_url(&conn.server).map(|(rancher, _)| format!("Rancher at {rancher}"));
+    ConnectionCertificates {
+        server: conn.server.clone(),
+        client,
+        serving,
+        presented_by,
+    }
+}

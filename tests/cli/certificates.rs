@@ -1,0 +1,135 @@
+//! Issue 33, item 1: the certificates of the connection, read live: the serving certificate
+//! from a handshake of k3sdoctor's own with a loopback TLS listener whose certificate really
+//! expires, and the kubeconfig's client certificate. Judged at `--now`, as every verdict is.
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::support::fake_api::tls::certificate_until;
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{lease, server};
+
+const V: &str = "v1.31.5+k3s1";
+
+fn cluster() -> FakeApi {
+    let fake = FakeApi::start_tls_until(2030, 1, 1);
+    for object in [
+        server("s1", V),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ] {
+        fake.put(object);
+    }
+    fake
+}
+
+fn findings(report: &Value, code: &str) -> Vec<Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+        .filter(|f| f["code"] == code)
+        .cloned()
+        .collect()
+}
+
+fn check_at(kubeconfig: &std::path::Path, now: &str) -> Value {
+    k3sdoctor(["check", "-o", "json", "--fail-on", "never", "--now", now])
+        .kubeconfig(kubeconfig)
+        .run()
+        .json()
+}
+
+#[test]
+fn the_serving_certificate_is_read_from_the_handshake_and_judged_at_now() {
+    let fake = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.write_kubeconfig_trusting(dir.path(), Role::ReadOnly);
+    // Far from expiry: quiet, and the check ran.
+    let quiet = check_at(&kubeconfig, "2029-06-01T00:00:00Z");
+    assert!(
+        findings(&quiet, "serving-cert-expiring").is_empty(),
+        "{quiet:#}"
+    );
+    // Inside k3s's 90 days: a warning naming what the certificate is for.
+    let soon = check_at(&kubeconfig, "2029-11-01T00:00:00Z");
+    let warned = findings(&soon, "serving-cert-expiring");
+    assert_eq!(warned.len(), 1, "{soon:#}");
+    assert_eq!(warned[0]["severity"], "warning");
+    let message = warned[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("the API server at {} presents", fake.url())),
+        "{message}"
+    );
+    assert!(message.contains("names 127.0.0.1, localhost"), "{message}");
+    assert!(message.contains("2030-01-01T00:00:00Z"), "{message}");
+    // Expired: an error that says since when.
+    let expired = check_at(&kubeconfig, "2030-01-03T00:00:00Z");
+    let errors = findings(&expired, "serving-cert-expiring");
+    assert_eq!(errors[0]["severity"], "error");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired 2d ago")
+    );
+}
+
+#[test]
+fn the_kubeconfigs_client_certificate_expires_too() {
+    let fake = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let trusting = fake.write_kubeconfig_trusting(dir.path(), Role::ReadOnly);
+    let (cert, key) = certificate_until(&["system:admin"], 2030, 6, 1);
+    let b64 = |text: String| base64::engine::general_purpose::STANDARD.encode(text);
+    let yaml = std::fs::read_to_string(&trusting).unwrap().replace(
+        "    token:",
+        &format!(
+            "    client-certificate-data: {}\n    client-key-data: {}\n    token:",
+            b64(cert.pem()),
+            b64(key.serialize_pem())
+        ),
+    );
+    let kubeconfig = dir.path().join("with-client-cert.yaml");
+    std::fs::write(&kubeconfig, yaml).unwrap();
+    let report = check_at(&kubeconfig, "2030-05-25T00:00:00Z");
+    let found = findings(&report, "kubeconfig-cert-expiring");
+    assert_eq!(found.len(), 1, "{report:#}");
+    assert_eq!(found[0]["severity"], "error");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expires in 7d")
+    );
+    assert!(
+        found[0]["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("/etc/rancher/k3s/k3s.yaml")
+    );
+}
+
+#[test]
+fn a_dump_lists_no_certificate_check() {
+    let report: Value = k3sdoctor([
+        "--from-file",
+        crate::support::harness::repo_path("tests/fixtures/split-cluster")
+            .to_str()
+            .unwrap(),
+        "check",
+        "-o",
+        "json",
+    ])
+    .run()
+    .json();
+    assert!(
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["name"] != "certificates")
+    );
+}
