@@ -61,7 +61,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 9] = [
+pub const ANALYSERS: [Analyser; 10] = [
     leases,
     lock_presence,
     snapshots,
