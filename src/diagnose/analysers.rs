@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
 use super::control_plane::connection_certificates::analyse_connection_certificates;
 use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
+use super::control_plane::etcd_members::voter_not_published;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
@@ -66,6 +67,7 @@ pub const ANALYSERS: [Analyser; 10] = [
     lock_presence,
     snapshots,
     membership,
+    etcd_voter,
     etcd_config,
     snapshot_schedule,
     snapshot_files,
@@ -141,6 +143,17 @@ fn membership(i: &Inputs) -> Analysed {
             "membership",
             i.state.nodes.is_none().then_some("not in dump"),
         )),
+    }
+}
+
+/// Listed only for etcd members whose version does not publish `EtcdIsVoter` (before the
+/// November 2023 releases): their learners and etcd controllers are not checked, which is not
+/// healthy. The findings themselves come with membership's.
+fn etcd_voter(i: &Inputs) -> Analysed {
+    let note = i.state.nodes.as_deref().and_then(voter_not_published);
+    Analysed {
+        findings: Vec::new(),
+        run: note.map(|n| CheckRun::of("etcd-voter", Some(n))),
     }
 }
 

@@ -157,6 +157,22 @@ finding_codes! {
         meaning: "one more lost etcd member would lose quorum (or it is lost)",
         remediation: "bring the NotReady members back first",
     }
+    // Issue 33, item 2: etcd members beyond quorum.
+    EtcdMemberNameDuplicate = "etcd-member-name-duplicate" {
+        severity: "error",
+        meaning: "two or more Nodes carry one etcd.<prog>.cattle.io/node-name (a machine cloned with its etcd data, rancher/rke2#5482, k3s-io/k3s#9521): the servers fight over one member",
+        remediation: "on the Node created last: stop the service, move /var/lib/rancher/<prog>/server/db aside, start it with a unique --node-name",
+    }
+    EtcdLearnerStuck = "etcd-learner-stuck" {
+        severity: "error",
+        meaning: "EtcdIsVoter False with MemberIsLearner for more than 15 minutes: k3s neither promotes nor removes the learner (it removes one stalled for 5); replaces member-not-voter for that Node",
+        remediation: "check the server's and the etcd leader's log for learner promotion errors, disk and network latency; restart the service",
+    }
+    EtcdVoterHeartbeatStale = "etcd-voter-heartbeat-stale" {
+        severity: "warning",
+        meaning: "a Ready etcd server's EtcdIsVoter heartbeat is more than 15 minutes old (refreshed every 5): its etcd controller is not running; the voter findings of that Node hang under it",
+        remediation: "check the service's log on that server for etcd controller errors; restart it",
+    }
     DumpIncomplete = "dump-incomplete" {
         severity: "warning",
         meaning: "the dump lacks objects a check needs; that check did not run",

@@ -74,7 +74,7 @@ impl TestCluster {
             }
         }
         let mut metadata = json!({"name": name, "labels": labels, "annotations": annotations});
-        for key in ["finalizers", "deletionTimestamp"] {
+        for key in ["finalizers", "deletionTimestamp", "creationTimestamp"] {
             if let Some(v) = extra.get(key) {
                 metadata[key] = v.clone();
             }
@@ -119,7 +119,8 @@ impl TestCluster {
         self
     }
 
-    /// A Ready server with extra metadata: `finalizers`, `annotations`, `deletionTimestamp`.
+    /// A Ready server with extra metadata: `finalizers`, `annotations`, `deletionTimestamp`,
+    /// `creationTimestamp`.
     pub fn server_with(mut self, name: &str, version: &str, extra: Value) -> Self {
         self.node_with(
             name,
@@ -148,6 +149,7 @@ impl TestCluster {
                 reason: Some(reason.to_string()),
                 message: None,
                 last_heartbeat: None,
+                last_transition: None,
             },
         );
         if type_ == "Ready" {
@@ -157,6 +159,28 @@ impl TestCluster {
                 _ => crate::model::node::Readiness::Unknown,
             };
         }
+        self
+    }
+
+    /// Sets when a node's condition last changed and last had a heartbeat, `secs_ago`
+    /// seconds before `NOW` (after [`TestCluster::condition`]).
+    pub fn condition_times(
+        mut self,
+        node: &str,
+        type_: &str,
+        transition_secs_ago: i64,
+        heartbeat_secs_ago: i64,
+    ) -> Self {
+        let condition = self
+            .state
+            .nodes
+            .iter_mut()
+            .flatten()
+            .find(|n| n.name == node)
+            .and_then(|n| n.conditions.get_mut(type_))
+            .expect("condition");
+        condition.last_transition = Some(ago(transition_secs_ago));
+        condition.last_heartbeat = Some(ago(heartbeat_secs_ago));
         self
     }
 

@@ -43,6 +43,8 @@ pub struct Condition {
     pub reason: Option<String>,
     pub message: Option<String>,
     pub last_heartbeat: Option<Timestamp>,
+    /// `lastTransitionTime`: how long the status has held (a learner that stays one).
+    pub last_transition: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -94,6 +96,7 @@ impl NodeFacts {
                         reason: c.reason,
                         message: c.message,
                         last_heartbeat: c.last_heartbeat_time.map(|t| t.0),
+                        last_transition: c.last_transition_time.map(|t| t.0),
                     },
                 )
             })

@@ -26,6 +26,7 @@ mod dump_now;
 mod dump_vs_live;
 mod empty_dumps;
 mod errors;
+mod etcd_members;
 mod fail_on;
 mod faults;
 mod first_contact;

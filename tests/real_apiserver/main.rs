@@ -17,6 +17,7 @@ mod concurrent_follow;
 mod connecting;
 mod credential_plugins;
 mod deploy;
+mod etcd_members;
 mod fake_vs_real;
 mod follow_interrupted;
 mod heal;

@@ -326,3 +326,22 @@ pub fn numbered_snapshot_cr(i: usize, servers: &[&str], newest: i64) -> Value {
     }
     cr
 }
+
+/// The `EtcdIsVoter` condition as k3s's `setEtcdStatusCondition` writes it: status `True`
+/// (voter) or `False` with `reason`, changed `transition_secs_ago` and refreshed
+/// `heartbeat_secs_ago` seconds before `NOW`.
+pub fn etcd_voter_condition(
+    status: &str,
+    reason: &str,
+    transition_secs_ago: i64,
+    heartbeat_secs_ago: i64,
+) -> Value {
+    let message = match reason {
+        "MemberNotLearner" => "Node is a voting member of the etcd cluster",
+        "MemberIsLearner" => "Node has not been promoted to voting member of the etcd cluster",
+        _ => "Node is not a healthy member of the etcd cluster",
+    };
+    json!({"type": "EtcdIsVoter", "status": status, "reason": reason, "message": message,
+           "lastTransitionTime": seconds_ago(transition_secs_ago),
+           "lastHeartbeatTime": seconds_ago(heartbeat_secs_ago)})
+}

@@ -1,9 +1,11 @@
 //! etcd membership as the Node objects show it (facts §5): member removals that did not
-//! happen, members stuck terminating, members never synced, learners, and how many more
-//! members etcd can lose.
+//! happen, members stuck terminating, members never synced, and how many more members etcd
+//! can lose; learners, stale voter conditions and shared member names come from
+//! etcd_members.rs.
 
 use jiff::{SignedDuration, Timestamp};
 
+use crate::diagnose::control_plane::etcd_members;
 use crate::diagnose::control_plane::quorum::QuorumCheck;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
@@ -101,28 +103,9 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
                 .fix(format!("check that the {} lock is held and fresh (k3sdoctor leases)", distro.etcd_lock())),
             );
         }
-        if let Some(voter) = node
-            .conditions
-            .get("EtcdIsVoter")
-            .filter(|c| c.status == "False")
-        {
-            findings.push(Finding::new(
-                Severity::Warning,
-                FindingCode::MemberNotVoter,
-                &object,
-                format!(
-                    "{}'s etcd member is not a voter ({}{}): it does not count towards quorum",
-                    node.name,
-                    voter.reason.as_deref().unwrap_or("no reason given"),
-                    voter
-                        .message
-                        .as_deref()
-                        .map(|m| format!(": {m}"))
-                        .unwrap_or_default()
-                ),
-            ));
-        }
+        findings.extend(etcd_members::voter_findings(node, distro, now));
     }
+    findings.extend(etcd_members::duplicate_member_names(nodes, distro));
     findings.extend(quorum_finding(nodes));
     findings
 }

@@ -5,6 +5,7 @@
 pub mod apiserver_endpoints;
 pub mod connection_certificates;
 pub mod etcd_config_drift;
+pub mod etcd_members;
 pub mod etcd_settings;
 pub mod membership;
 pub mod node_args_secrets;
