@@ -62,7 +62,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 10] = [
+pub const ANALYSERS: [Analyser; 11] = [
     leases,
     lock_presence,
     snapshots,
