@@ -89,7 +89,12 @@ fn load(
             live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?;
         }
         if reach >= Reach::Everything {
-            live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace).await?;
+            let (endpoints, events) = tokio::join!(
+                live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace),
+                live::read_node_events(&conn, &trace),
+            );
+            endpoints?;
+            events?.fill(&mut loaded.state);
         }
         if let Some(choice) = rancher {
             loaded.state.rancher =
@@ -210,7 +215,12 @@ pub async fn read_live_quietly(
     let (mut loaded, notes) = settle(judging, state, distro)?;
     if snapshots {
         live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
-        live::read_apiserver_endpoints(conn, &mut loaded.state, trace).await?;
+        let (endpoints, events) = tokio::join!(
+            live::read_apiserver_endpoints(conn, &mut loaded.state, trace),
+            live::read_node_events(conn, trace),
+        );
+        endpoints?;
+        events?.fill(&mut loaded.state);
     }
     Ok((loaded, notes))
 }

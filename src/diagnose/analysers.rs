@@ -5,10 +5,14 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
+use super::control_plane::cert_expiry::{
+    analyse_cert_expiry, events_not_checked, unmonitored_servers,
+};
 use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
+use super::control_plane::secrets_reencrypt::analyse_secrets_reencrypt;
 use super::finding::Finding;
 use super::leases::LeaseAnalysis;
 use super::leases::lock_status::{self, LockState};
@@ -60,7 +64,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 9] = [
+pub const ANALYSERS: [Analyser; 11] = [
     leases,
     lock_presence,
     snapshots,
@@ -70,6 +74,8 @@ pub const ANALYSERS: [Analyser; 9] = [
     snapshot_files,
     apiserver_endpoints,
     secrets_encryption,
+    certificates,
+    secrets_reencrypt,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -217,5 +223,36 @@ fn secrets_encryption(i: &Inputs) -> Analysed {
     match analyse_secrets_encryption(i.state, i.distro) {
         Ok(findings) => run(findings, None),
         Err(why) => run(Vec::new(), Some(why)),
+    }
+}
+
+/// Issue 33, item 1: the cert monitor's Events. Servers older than the monitor publish none:
+/// a note, never "fine".
+fn certificates(i: &Inputs) -> Analysed {
+    let not_checked = events_not_checked(i.state);
+    let note = not_checked
+        .clone()
+        .or_else(|| unmonitored_servers(i.state, i.distro));
+    Analysed {
+        findings: analyse_cert_expiry(i.state, i.distro, i.now),
+        run: Some(CheckRun {
+            name: "certificates",
+            ran: not_checked.is_none(),
+            note: note.unwrap_or_default(),
+        }),
+    }
+}
+
+/// Issue 33, item 3: the re-encryption controller's Events beside the servers' stage.
+fn secrets_reencrypt(i: &Inputs) -> Analysed {
+    let not_run = events_not_checked(i.state).or_else(|| {
+        i.state
+            .nodes
+            .is_none()
+            .then(|| "Nodes not read".to_string())
+    });
+    Analysed {
+        findings: analyse_secrets_reencrypt(i.state, i.distro, i.now),
+        run: Some(CheckRun::of("secrets-reencrypt", not_run)),
     }
 }

@@ -79,5 +79,10 @@ fn one_hash_everywhere_or_none_at_all_is_quiet() {
         .find(|c| c["name"] == "secrets-encryption")
         .unwrap();
     assert_eq!(run["ran"], true);
-    assert!(run["note"].as_str().unwrap().contains("secrets encryption is not enabled"));
+    assert!(
+        run["note"]
+            .as_str()
+            .unwrap()
+            .contains("secrets encryption is not enabled")
+    );
 }

@@ -3,9 +3,11 @@
 //! servers' secrets-encryption state.
 
 pub mod apiserver_endpoints;
+pub mod cert_expiry;
 pub mod etcd_config_drift;
 pub mod etcd_settings;
 pub mod membership;
 pub mod node_args_secrets;
 pub mod quorum;
 pub mod secrets_encryption;
+pub mod secrets_reencrypt;
