@@ -4,7 +4,6 @@
 
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
-use serde_json::Value;
 
 /// The namespace k3s's recorders put Node events in.
 pub const NAMESPACE: &str = "default";
@@ -59,11 +58,5 @@ impl NodeEvent {
                 .or_else(|| event.reporting_component.clone())
                 .unwrap_or_default(),
         })
-    }
-
-    /// From a dump's object; `None` when it is no Node Event or does not parse.
-    pub fn from_value(value: &Value) -> Option<NodeEvent> {
-        let event: Event = serde_json::from_value(value.clone()).ok()?;
-        NodeEvent::from_api(&event)
     }
 }
