@@ -51,6 +51,9 @@ pub fn cert_lines(message: &str) -> Vec<CertLine> {
     lines.iter().map(|l| parse_line(l)).collect()
 }
 
+/// How a line's date reads, by the words before it.
+type Shape = fn(Timestamp) -> CertState;
+
 fn parse_line(line: &str) -> CertLine {
     let Some((file, rest)) = line.split_once(": certificate ") else {
         return CertLine {
@@ -59,7 +62,7 @@ fn parse_line(line: &str) -> CertLine {
             state: None,
         };
     };
-    let shapes: [(&str, fn(Timestamp) -> CertState); 3] = [
+    let shapes: [(&str, Shape); 3] = [
         (" expired at ", CertState::Expired),
         (" is not valid before ", CertState::NotYetValid),
         (" at ", CertState::Expiring),

@@ -24,7 +24,8 @@ pub fn events_not_checked(state: &ClusterState) -> Option<String> {
         return Some(if state.origin.is_dump() {
             "not in dump (add `kubectl get events -A -o yaml`)".into()
         } else {
-            "Events not read".into()
+            // serve watches no Events; every other command that lists checks reads them.
+            "Events not read (serve does not watch Events; `check` reads them)".into()
         });
     }
     None
@@ -280,7 +281,7 @@ mod tests {
             .build();
         assert_eq!(
             events_not_checked(&unread).as_deref(),
-            Some("Events not read")
+            Some("Events not read (serve does not watch Events; `check` reads them)")
         );
     }
 }
