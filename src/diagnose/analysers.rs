@@ -229,16 +229,20 @@ fn secrets_encryption(i: &Inputs) -> Analysed {
 /// Issue 33, item 1: the cert monitor's Events. Servers older than the monitor publish none:
 /// a note, never "fine".
 fn certificates(i: &Inputs) -> Analysed {
-    let not_checked = events_not_checked(i.state);
-    let note = not_checked
-        .clone()
-        .or_else(|| unmonitored_servers(i.state, i.distro));
+    let (note, ran) = match (
+        events_not_checked(i.state),
+        unmonitored_servers(i.state, i.distro),
+    ) {
+        (Some(why), _) => (why, false),
+        (None, Some((note, every))) => (note, !every),
+        (None, None) => (String::new(), true),
+    };
     Analysed {
         findings: analyse_cert_expiry(i.state, i.distro, i.now),
         run: Some(CheckRun {
             name: "certificates",
-            ran: not_checked.is_none(),
-            note: note.unwrap_or_default(),
+            ran,
+            note,
         }),
     }
 }

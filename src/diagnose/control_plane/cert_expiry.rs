@@ -31,25 +31,26 @@ pub fn events_not_checked(state: &ClusterState) -> Option<String> {
     None
 }
 
-/// The servers whose version records no certificate Events, as a note for the check's line:
-/// their silence is not "fine".
-pub fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<String> {
-    let old: Vec<String> = state
-        .nodes()
+/// The servers whose version records no certificate Events, as a note for the check's line
+/// (their silence is not "fine"), and whether that is every server: then nothing could be
+/// judged and the check is listed as not run.
+pub fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<(String, bool)> {
+    let servers: Vec<_> = state.nodes().iter().filter(|n| n.is_server()).collect();
+    let old: Vec<String> = servers
         .iter()
-        .filter(|n| n.is_server())
         .filter_map(|n| {
             let v = n.version.as_ref()?;
             (v.has_cert_monitor() == Some(false)).then(|| format!("{} ({v})", n.name))
         })
         .collect();
     (!old.is_empty()).then(|| {
-        format!(
+        let note = format!(
             "certificate expiry not published by this version on {}: the cert monitor came in \
              v1.27.13, v1.28.9, v1.29.4 and 1.30 (run `{} certificate check` there)",
             old.join(", "),
             distro.prog()
-        )
+        );
+        (note, old.len() == servers.len())
     })
 }
 
@@ -269,11 +270,13 @@ mod tests {
     #[test]
     fn old_servers_get_a_note_and_unread_events_are_not_checked() {
         let state = TestCluster::k3s().server("s1", "v1.28.8+k3s1").build();
-        assert!(
-            unmonitored_servers(&state, Distro::K3s)
-                .unwrap()
-                .contains("s1 (v1.28.8+k3s1)")
-        );
+        let (note, every) = unmonitored_servers(&state, Distro::K3s).unwrap();
+        assert!(note.contains("s1 (v1.28.8+k3s1)") && every, "{note}");
+        let mixed = TestCluster::k3s()
+            .server("s1", "v1.28.8+k3s1")
+            .server("s2", "v1.29.4+k3s1")
+            .build();
+        assert!(!unmonitored_servers(&mixed, Distro::K3s).unwrap().1);
         assert!(unmonitored_servers(&cluster().build(), Distro::K3s).is_none());
         let unread = TestCluster::k3s()
             .server("s1", "v1.29.4+k3s1")
