@@ -10,6 +10,7 @@ use crate::distro::Distro;
 
 mod affected_lines;
 pub mod apiserver_addresses;
+mod cert_monitor;
 mod etcd_voter;
 mod lock_style;
 pub mod shapes;

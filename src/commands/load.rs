@@ -90,11 +90,13 @@ fn load(
             live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?;
         }
         if reach >= Reach::Everything {
-            let (endpoints, certificates) = tokio::join!(
+            let (endpoints, events, certificates) = tokio::join!(
                 live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace),
+                live::read_node_events(&conn, &trace),
                 read_connection_certificates(&conn),
             );
             endpoints?;
+            events?.fill(&mut loaded.state);
             loaded.state.certificates = Some(certificates);
         }
         if let Some(choice) = rancher {
@@ -216,11 +218,13 @@ pub async fn read_live_quietly(
     let (mut loaded, notes) = settle(judging, state, distro)?;
     if snapshots {
         live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
-        let (endpoints, certificates) = tokio::join!(
+        let (endpoints, events, certificates) = tokio::join!(
             live::read_apiserver_endpoints(conn, &mut loaded.state, trace),
+            live::read_node_events(conn, trace),
             read_connection_certificates(conn),
         );
         endpoints?;
+        events?.fill(&mut loaded.state);
         loaded.state.certificates = Some(certificates);
     }
     Ok((loaded, notes))

@@ -30,7 +30,7 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
             "{header}\
              # Bind: kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user NAME\n\
              #       kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
-             # Without the Role in default only apiserver-endpoint-stale is not checked.\n\
+             # Without the Role in default only apiserver-endpoint-stale and the Node Event checks are not checked.\n\
              {}---\n{}",
             object(READ_ONLY_CLUSTER_ROLE),
             object(READ_ONLY_ROLE)

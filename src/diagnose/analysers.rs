@@ -5,12 +5,16 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
+use super::control_plane::cert_expiry::{
+    analyse_cert_expiry, events_not_checked, unmonitored_servers,
+};
 use super::control_plane::connection_certificates::analyse_connection_certificates;
 use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::etcd_members::voter_not_published;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
+use super::control_plane::secrets_reencrypt::analyse_secrets_reencrypt;
 use super::finding::Finding;
 use super::leases::LeaseAnalysis;
 use super::leases::lock_status::{self, LockState};
@@ -62,7 +66,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 11] = [
+pub const ANALYSERS: [Analyser; 13] = [
     leases,
     lock_presence,
     snapshots,
@@ -74,6 +78,8 @@ pub const ANALYSERS: [Analyser; 11] = [
     apiserver_endpoints,
     secrets_encryption,
     connection_certificates,
+    certificates,
+    secrets_reencrypt,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -243,7 +249,7 @@ fn connection_certificates(i: &Inputs) -> Analysed {
         Ok((findings, notes)) => Analysed {
             findings,
             run: Some(CheckRun {
-                name: "certificates",
+                name: "connection-certificates",
                 ran: true,
                 note: notes.join("; "),
             }),
@@ -252,5 +258,40 @@ fn connection_certificates(i: &Inputs) -> Analysed {
             findings: Vec::new(),
             run: None,
         },
+    }
+}
+
+/// Issue 33, item 1: the cert monitor's Events. Servers older than the monitor publish none:
+/// a note, never "fine".
+fn certificates(i: &Inputs) -> Analysed {
+    let (note, ran) = match (
+        events_not_checked(i.state),
+        unmonitored_servers(i.state, i.distro),
+    ) {
+        (Some(why), _) => (why, false),
+        (None, Some((note, every))) => (note, !every),
+        (None, None) => (String::new(), true),
+    };
+    Analysed {
+        findings: analyse_cert_expiry(i.state, i.distro, i.now),
+        run: Some(CheckRun {
+            name: "certificates",
+            ran,
+            note,
+        }),
+    }
+}
+
+/// Issue 33, item 3: the re-encryption controller's Events beside the servers' stage.
+fn secrets_reencrypt(i: &Inputs) -> Analysed {
+    let not_run = events_not_checked(i.state).or_else(|| {
+        i.state
+            .nodes
+            .is_none()
+            .then(|| "Nodes not read".to_string())
+    });
+    Analysed {
+        findings: analyse_secrets_reencrypt(i.state, i.distro, i.now),
+        run: Some(CheckRun::of("secrets-reencrypt", not_run)),
     }
 }

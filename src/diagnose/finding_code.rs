@@ -269,6 +269,27 @@ finding_codes! {
         meaning: "control-plane Nodes carry different <prog>.io/encryption-config-hash values (stage and config hash): `<prog> secrets-encrypt status` says Hash Match: false and the next secrets-encrypt command refuses; names the stage and hash per server",
         remediation: "restart <prog> on the servers that are behind, one at a time, then <prog> secrets-encrypt status",
     }
+    // Issue 33, items 1 and 3: the cert monitor's and the re-encryption controller's Node Events.
+    CertExpiring = "cert-expiring" {
+        severity: "warning, error within 14 days of expiry or already expired",
+        meaning: "the cert monitor's CertificateExpirationWarning Event on a server's Node: leaf certificates inside k3s's 90-day window; names the node, the files, subjects and dates (a later CertificateExpirationOK on the node supersedes it)",
+        remediation: "restart <prog> on that node (it renews leaf certificates within 90 days of expiry on restart), then <prog> certificate check",
+    }
+    CaCertExpiring = "ca-cert-expiring" {
+        severity: "warning, error within 14 days of expiry or already expired",
+        meaning: "the cert monitor's CACertificateExpirationWarning Event: CA certificates inside the 365-day window; names the node, the files and dates",
+        remediation: "plan a CA rotation: <prog> certificate rotate-ca, then restart every node",
+    }
+    SecretsEncryptionFailed = "secrets-encryption-failed" {
+        severity: "error",
+        meaning: "a SecretsUpdateError Event from the last 24 h on a server's Node: a secrets-encrypt step failed there; names the node and the error",
+        remediation: "<prog> secrets-encrypt status on that node; fix what the error names, then run the step again",
+    }
+    SecretsEncryptionStuck = "secrets-encryption-stuck" {
+        severity: "warning",
+        meaning: "a server at stage reencrypt_request or reencrypt_active whose newest SecretsProgress or SecretsUpdateStart Event is more than an hour old, or absent (k3s-io/k3s#5489)",
+        remediation: "<prog> secrets-encrypt status; check the Events and the <prog> log, restart <prog> on that server, then <prog> secrets-encrypt reencrypt --force",
+    }
     // Issue 32: Rancher's snapshot records against the downstream snapshots.
     RancherSnapshotMissing = "rancher-snapshot-missing" {
         severity: "error (info while a restore runs: Rancher postpones records on purpose)",

@@ -10,6 +10,7 @@ use crate::input::{ClusterState, Origin};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
+use crate::model::node_event::NodeEvent;
 
 pub const NOW: &str = "2024-05-31T12:10:40Z";
 
@@ -40,6 +41,7 @@ impl TestCluster {
                 snapshot_files: Some(Vec::new()),
                 kubernetes_endpoints: Some(Vec::new()),
                 kubernetes_endpoint_slices: Some(Vec::new()),
+                node_events: Some(Vec::new()),
                 ..ClusterState::default()
             },
         }
@@ -314,6 +316,33 @@ impl TestCluster {
         self.state.origin = Origin::Dump {
             paths: vec!["dump".into()],
         };
+        self
+    }
+
+    /// A core/v1 Event about Node `node`, last recorded `secs_ago`, as k3s's recorders write
+    /// them (Warning for the reasons that warn or report an error).
+    pub fn node_event(mut self, node: &str, reason: &str, message: &str, secs_ago: i64) -> Self {
+        let warns = reason.contains("Warning") || reason.contains("Error");
+        let event = NodeEvent {
+            name: format!("{node}.{reason}.{secs_ago}"),
+            reason: reason.into(),
+            type_: if warns { "Warning" } else { "Normal" }.into(),
+            message: message.into(),
+            node: node.into(),
+            count: 1,
+            first_seen: Some(ago(secs_ago)),
+            last_seen: Some(ago(secs_ago)),
+            source: String::new(),
+        };
+        self.state
+            .node_events
+            .get_or_insert_with(Vec::new)
+            .push(event);
+        self
+    }
+
+    pub fn without_events(mut self) -> Self {
+        self.state.node_events = None;
         self
     }
 

@@ -21,6 +21,7 @@ use crate::model::configmap::ConfigMapFacts;
 use crate::model::configmap_listing::ConfigMapListing;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
+use crate::model::node_event::NodeEvent;
 use crate::model::snapshot_file::SnapshotFile;
 
 pub use self::live::read_error::{ReadError, ReadFailureKind};
@@ -50,6 +51,12 @@ pub struct ClusterState {
     /// Why the two above were not read, when the API server refused them (RBAC): the check
     /// that needs them says "not checked" instead of failing the run.
     pub endpoints_not_read: Option<String>,
+    /// core/v1 Events in `default` about Nodes (the cert monitor's, the re-encryption
+    /// controller's); `None` when not read.
+    pub node_events: Option<Vec<NodeEvent>>,
+    /// Why Node Events were not read when the API server refused them (RBAC): their checks
+    /// say "not checked" instead of failing the run.
+    pub node_events_not_read: Option<String>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

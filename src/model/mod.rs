@@ -1,6 +1,7 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
 pub mod apiserver_endpoints;
+pub mod cert_warning;
 pub mod certificate;
 pub mod configmap;
 pub mod configmap_listing;
@@ -12,6 +13,7 @@ pub mod lease;
 pub mod lock;
 pub mod node;
 pub mod node_args;
+pub mod node_event;
 pub mod quantity;
 pub mod rancher;
 mod recent_values;

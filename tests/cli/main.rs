@@ -46,6 +46,7 @@ mod layout;
 mod leases;
 mod man_pages;
 mod node_args;
+mod node_events;
 mod object_refs;
 mod pasted_configmap_tables;
 mod pasted_tables;

@@ -25,6 +25,7 @@ mod heal_replicas;
 mod inputs;
 mod many_snapshot_files;
 mod node_args;
+mod node_events;
 mod peak_launcher;
 mod pipes;
 mod rancher_bed;

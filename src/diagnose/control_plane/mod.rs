@@ -3,6 +3,7 @@
 //! servers' secrets-encryption state.
 
 pub mod apiserver_endpoints;
+pub mod cert_expiry;
 pub mod connection_certificates;
 pub mod etcd_config_drift;
 pub mod etcd_members;
@@ -11,3 +12,4 @@ pub mod membership;
 pub mod node_args_secrets;
 pub mod quorum;
 pub mod secrets_encryption;
+pub mod secrets_reencrypt;

@@ -104,6 +104,7 @@ pub fn object_key(object: &Value) -> Option<(String, String, String)> {
             | ("k3s.cattle.io/v1", "ETCDSnapshotFile")
             | ("v1", "Endpoints")
             | ("discovery.k8s.io/v1", "EndpointSlice")
+            | ("v1", "Event")
     );
     Some((
         if known {
@@ -122,6 +123,9 @@ pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
         "Lease" | "ConfigMap" => namespace == LOCK_NAMESPACE,
         "Endpoints" => namespace == SERVICE_NAMESPACE && name == SERVICE_NAME,
         "EndpointSlice" => namespace == SERVICE_NAMESPACE,
+        // `kubectl get events -A`: which are about Nodes shows only inside the object, so
+        // every core/v1 Event is kept here and the rest dropped when typed.
+        "Event" => true,
         _ => false,
     }
 }

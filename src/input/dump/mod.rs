@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Node};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -33,6 +33,7 @@ use crate::model::apiserver_endpoints::{ApiserverEndpoints, SERVICE_NAME, SERVIC
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
+use crate::model::node_event::NodeEvent;
 use crate::model::snapshot_file::SnapshotFile;
 
 /// One API object found in a dump, with where it came from.
@@ -174,6 +175,11 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
                     slices.push(ApiserverEndpoints::from_slice(&slice));
                 }
             }
+            "Event" => {
+                // Any Event says the kind was dumped; only those about Nodes are kept.
+                let events = state.node_events.get_or_insert_with(Vec::new);
+                events.extend(NodeEvent::from_api(&typed::<Event>(found)?));
+            }
             _ => {}
         }
     }
@@ -186,6 +192,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
             "ConfigMap" => _ = state.configmaps.get_or_insert_with(Vec::new),
             "ETCDSnapshotFile" => _ = state.snapshot_files.get_or_insert_with(Vec::new),
             "Endpoints" => _ = state.kubernetes_endpoints.get_or_insert_with(Vec::new),
+            "Event" => _ = state.node_events.get_or_insert_with(Vec::new),
             "EndpointSlice" => {
                 _ = state
                     .kubernetes_endpoint_slices

@@ -34,3 +34,39 @@ fn only_the_kubernetes_services_endpoints_and_slices_are_kept() {
     let state = read_dump(&[without], BundleLimits::default()).unwrap();
     assert!(state.kubernetes_endpoints.is_none() && state.kubernetes_endpoint_slices.is_none());
 }
+
+#[test]
+fn only_node_events_are_kept_and_a_dump_without_events_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("events.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: List\nitems:\n\
+         - apiVersion: v1\n  kind: Event\n  metadata: {name: s1.17c, namespace: default}\n  \
+           involvedObject: {kind: Node, name: s1, uid: s1}\n  reason: CertificateExpirationWarning\n  \
+           type: Warning\n  message: \"Node certificates require attention: x/y.crt: certificate CN=a expired at 2024-05-01T00:00:00Z\"\n  \
+           count: 3\n  lastTimestamp: \"2024-05-31T12:00:00Z\"\n  source: {component: k3s-cert-monitor}\n\
+         - apiVersion: v1\n  kind: Event\n  metadata: {name: web.17d, namespace: apps}\n  \
+           involvedObject: {kind: Pod, name: web, namespace: apps}\n  reason: Pulled\n",
+    )
+    .unwrap();
+    let state = read_dump(std::slice::from_ref(&file), BundleLimits::default()).unwrap();
+    let events = state.node_events.unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        (
+            events[0].node.as_str(),
+            events[0].count,
+            events[0].source.as_str()
+        ),
+        ("s1", 3, "k3s-cert-monitor")
+    );
+    assert_eq!(
+        events[0].last_seen,
+        Some("2024-05-31T12:00:00Z".parse().unwrap())
+    );
+    let nodes = dir.path().join("nodes.yaml");
+    std::fs::write(&nodes, "apiVersion: v1\nkind: Node\nmetadata: {name: s1}\n").unwrap();
+    let state = read_dump(&[nodes], BundleLimits::default()).unwrap();
+    assert!(state.node_events.is_none());
+}

@@ -5,6 +5,7 @@ pub mod activity;
 pub mod cluster_identity;
 pub mod connection_certificates;
 pub mod contact_probe;
+mod node_events;
 pub mod own_access_review;
 pub mod read_error;
 mod read_failure_kind;
@@ -22,6 +23,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
+pub use self::node_events::read_node_events;
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
 use super::{ClusterState, Origin, ReadError};
@@ -320,11 +322,26 @@ pub(crate) async fn list_selected<K, T>(
 where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
-    let mut items = Vec::new();
     let mut params = ListParams::default().limit(PAGE_SIZE);
     if let Some(selector) = selector {
         params = params.labels(selector);
     }
+    list_with(api, action, conn, trace, keep, params).await
+}
+
+/// Every page of the list `params` asks for (selectors, page size).
+async fn list_with<K, T>(
+    api: &Api<K>,
+    action: &str,
+    conn: &Connection,
+    trace: Trace<'_>,
+    keep: impl Fn(K) -> T,
+    mut params: ListParams,
+) -> Result<Vec<T>, ReadError>
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
+    let mut items = Vec::new();
     loop {
         let started = Instant::now();
         let in_flight = conn.activity.begin(action);

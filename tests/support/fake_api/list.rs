@@ -102,6 +102,18 @@ pub(crate) fn list(state: &State, ctx: &Ctx) -> Result<Reply> {
         .map_err(|e| status::bad_request(&e))?;
     let allowed: &[&str] = if def.kind == "Node" {
         &["metadata.name", "spec.unschedulable"]
+    } else if def.kind == "Event" && def.group.is_empty() {
+        // The fields kube-apiserver's core/v1 Event strategy selects on (a subset).
+        &[
+            "metadata.name",
+            "metadata.namespace",
+            "involvedObject.kind",
+            "involvedObject.name",
+            "involvedObject.namespace",
+            "reason",
+            "type",
+            "source",
+        ]
     } else {
         &["metadata.name", "metadata.namespace"]
     };

@@ -279,7 +279,10 @@ impl FakeApi {
             .as_str()
             .unwrap_or_else(|| panic!("FakeApi::put: object without kind: {obj}"))
             .to_string();
-        let def = resources::by_kind(&kind)
+        let def = obj["apiVersion"]
+            .as_str()
+            .and_then(|v| resources::by_kind_and_version(&kind, v))
+            .or_else(|| resources::by_kind(&kind))
             .unwrap_or_else(|| panic!("FakeApi::put: kind {kind} is not served"));
         let api_version = def.api_version();
         if let Some(given) = obj["apiVersion"].as_str() {

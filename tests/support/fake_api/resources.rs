@@ -104,6 +104,20 @@ pub(crate) const EVENTS: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// core/v1 Events, which k3s's recorders write (the cert monitor's on Nodes, in default). The
+/// real API server keeps them in the same storage as events.k8s.io/v1 ones; so does the fake.
+pub(crate) const CORE_EVENTS: ResourceDef = ResourceDef {
+    kind: "Event",
+    list_kind: "EventList",
+    plural: "events",
+    group: "",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Namespaces as objects (seeded by tests that need one, e.g. kube-system's annotations);
 /// whether a namespace exists for namespaced writes is `NAMESPACES` below.
 pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
@@ -119,7 +133,7 @@ pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
 };
 
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 8] = [
+pub(crate) const STORED: [&ResourceDef; 9] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -128,6 +142,7 @@ pub(crate) const STORED: [&ResourceDef; 8] = [
     &ENDPOINT_SLICES,
     &EVENTS,
     &NAMESPACE_OBJECTS,
+    &CORE_EVENTS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).
@@ -179,6 +194,13 @@ pub(crate) fn qualify(name: &str, group: &str) -> String {
 
 pub(crate) fn by_kind(kind: &str) -> Option<&'static ResourceDef> {
     STORED.into_iter().find(|d| d.kind == kind)
+}
+
+/// [`by_kind`], told apart by `apiVersion` where two groups serve one kind (Event).
+pub(crate) fn by_kind_and_version(kind: &str, api_version: &str) -> Option<&'static ResourceDef> {
+    STORED
+        .into_iter()
+        .find(|d| d.kind == kind && d.api_version() == api_version)
 }
 
 pub(crate) fn by_plural(group: &str, version: &str, plural: &str) -> Option<&'static ResourceDef> {
@@ -328,6 +350,8 @@ pub(crate) fn discovery_resource_list(
                  "verbs": verbs, "shortNames": ["cm"], "storageVersionHash": "qFsyl6wFWjQ="},
                 {"name": "endpoints", "singularName": "", "namespaced": true, "kind": "Endpoints",
                  "verbs": verbs, "shortNames": ["ep"], "storageVersionHash": "fWeeMqaN/OA="},
+                {"name": "events", "singularName": "", "namespaced": true, "kind": "Event",
+                 "verbs": verbs, "shortNames": ["ev"], "storageVersionHash": "r2yiGXH7wu8="},
                 {"name": "namespaces", "singularName": "", "namespaced": false, "kind": "Namespace",
                  "verbs": verbs, "shortNames": ["ns"], "storageVersionHash": "Q3oi5N2YM8M="},
                 {"name": "nodes", "singularName": "", "namespaced": false, "kind": "Node",

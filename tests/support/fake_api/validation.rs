@@ -257,7 +257,7 @@ pub(crate) fn validate(def: &ResourceDef, obj: &Value, old: Option<&Value>) -> V
         "Lease" => causes.extend(lease_causes(obj)),
         "ConfigMap" => causes.extend(configmap_causes(obj, old)),
         "ETCDSnapshotFile" => causes.extend(super::crd::validate(obj)),
-        "Event" => causes.extend(event_causes(obj)),
+        "Event" if !def.group.is_empty() => causes.extend(event_causes(obj)),
         _ => {}
     }
     causes
