@@ -138,6 +138,7 @@ fn main() {
         scratch: work.scratch.clone(),
     };
     let setup = started.elapsed();
+    hold_if_asked(&env, bin);
 
     println!("k3sdoctor Rancher fleet benchmark (cargo bench --bench rancher)");
     println!();
@@ -243,7 +244,10 @@ fn main() {
             "over the time budget"
         }
     );
-    println!("| slowest cluster alone, `--context {} check` | {slowest_ms:.0} | {slowest_rss:.1} | – |", ids[0]);
+    println!(
+        "| slowest cluster alone, `--context {} check` | {slowest_ms:.0} | {slowest_rss:.1} | – |",
+        ids[0]
+    );
     println!(
         "| shell loop of {CLUSTERS} single checks | {loop_ms:.0} | – | fleet is {:.1}× faster |",
         loop_ms / wide_ms
@@ -366,6 +370,26 @@ fn describe_fleet(env: &Env, exit: i32) -> String {
         entries.len(),
         report["summary"]
     )
+}
+
+/// `K3SDOCTOR_BENCH_HOLD=1`: after setting up, print how to reach the bed and keep it up
+/// until the named file is removed, to profile runs by hand.
+fn hold_if_asked(env: &Env, bin: &Path) {
+    if std::env::var_os("K3SDOCTOR_BENCH_HOLD").is_none() {
+        return;
+    }
+    let flag = env.scratch.join("hold");
+    std::fs::write(&flag, "remove me to go on\n").expect("write the hold file");
+    println!(
+        "holding: KUBECONFIG={} HOME={} {}; remove {} to go on",
+        env.kubeconfig.display(),
+        env.home.display(),
+        bin.display(),
+        flag.display()
+    );
+    while flag.exists() {
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }
 
 fn text_has(value: &serde_json::Value, needle: &str) -> bool {

@@ -67,10 +67,12 @@ pub fn seed(kubeconfig: &Path, rancher: Rancher, version: &str, members: &[Membe
             .map(|h| h.join().expect("a seeding thread"))
             .collect()
     });
-    written.into_iter().fold(Written::default(), |a, b| Written {
-        records: a.records + b.records,
-        machines: a.machines + b.machines,
-    })
+    written
+        .into_iter()
+        .fold(Written::default(), |a, b| Written {
+            records: a.records + b.records,
+            machines: a.machines + b.machines,
+        })
 }
 
 fn globals(admin: &AdminApi, version: &str) {
