@@ -113,7 +113,7 @@ fn the_kubeconfigs_client_certificate_expires_too() {
 }
 
 #[test]
-fn a_dump_lists_no_certificate_check() {
+fn a_dump_lists_no_connection_certificate_check() {
     let report: Value = k3sdoctor([
         "--from-file",
         crate::support::harness::repo_path("tests/fixtures/split-cluster")
@@ -130,6 +130,6 @@ fn a_dump_lists_no_certificate_check() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|c| c["name"] != "certificates")
+            .all(|c| c["name"] != "connection-certificates")
     );
 }
