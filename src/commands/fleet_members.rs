@@ -10,7 +10,7 @@ use crate::diagnose::fleet::{FleetEntry, FleetMember};
 use crate::exit::Failure;
 use crate::input::connect::context_selection::{ContextSelection, select_contexts};
 use crate::input::connect::{
-    ConnectOptions, Connection, connect, connect_context, find_kubeconfig, server_of,
+    ConnectOptions, Connection, connect_context, find_kubeconfig, server_of,
 };
 use crate::input::live::Trace;
 use crate::input::rancher::RancherView;
@@ -163,7 +163,7 @@ pub async fn read_one<R: FleetMember>(
                 Ok(state) => RancherView::Read(Box::new(state)),
                 Err(reason) => RancherView::NotChecked { reason },
             });
-            let conn = connect(&member.options).await;
+            let conn = member.prepared.clone().authenticate().await;
             judge(
                 &member.name,
                 member.server.clone(),

@@ -80,6 +80,7 @@ pub async fn connect_context(
 
 /// A kubeconfig read and resolved, before its credential plugin (if any) has run: the server
 /// is known, so `serve` can listen and log while a slow plugin runs.
+#[derive(Clone)]
 pub struct Prepared {
     config: kube::Config,
     context: Option<String>,
@@ -111,6 +112,17 @@ pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
 }
 
 impl Prepared {
+    /// The same credentials and trust at another URL of the same server, as `--server` would
+    /// give them: each cluster behind one Rancher, without reading the kubeconfig again.
+    pub fn at_server(&self, server: &str) -> Result<Prepared, ReadError> {
+        let mut prepared = self.clone();
+        prepared.config.cluster_url = server
+            .parse()
+            .map_err(|_| ReadError::new(format!("{server} is not a URL")))?;
+        prepared.server = server_url(&prepared.config);
+        Ok(prepared)
+    }
+
     /// One context of an already-read kubeconfig, as a fleet connects to each.
     pub fn for_context(
         kubeconfig: &Kubeconfig,

@@ -12,12 +12,12 @@ use super::rancher_reads::{
 };
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
-use crate::input::connect::{ConnectOptions, Connection, connect};
+use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
 use crate::input::live::Trace;
 use crate::model::rancher::management::ManagementCluster;
 
 /// One downstream cluster of the Rancher fleet.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RancherMember {
     /// What the fleet report calls it: Rancher's display name, else the provisioning name,
     /// else the id.
@@ -25,8 +25,8 @@ pub struct RancherMember {
     pub id: String,
     /// `https://<rancher>/k8s/clusters/<id>`.
     pub server: String,
-    /// The Rancher context's connection with this server.
-    pub options: ConnectOptions,
+    /// The Rancher context's credentials with this server, the kubeconfig read once for all.
+    pub prepared: Prepared,
     /// Why Rancher says it cannot be reached, when it says so.
     pub disconnected: Option<String>,
     /// Rancher's side of it, when the records were read; `Err` says why not.
@@ -42,7 +42,7 @@ pub async fn rancher_members(
     trace: Trace<'_>,
 ) -> Result<(String, Vec<RancherMember>), ReadError> {
     let management = connect_management(base).await?;
-    let members = members_of(&management, base, pattern, with_records, trace).await?;
+    let members = members_of(&management, pattern, with_records, trace).await?;
     Ok((management.conn.server.clone(), members))
 }
 
@@ -51,36 +51,37 @@ pub struct Management {
     pub conn: Connection,
     /// `https://<rancher>`, which every cluster's proxy URL starts with.
     rancher: String,
+    /// The Rancher context, resolved once: each cluster is this at another URL.
+    prepared: Prepared,
 }
 
 /// Connects to `…/k8s/clusters/local` with the credentials of `base`, whose server must be a
 /// Rancher proxy URL.
 pub async fn connect_management(base: &ConnectOptions) -> Result<Management, ReadError> {
-    let first = connect(base).await?;
-    let Some((rancher, id)) = proxy_url(&first.server) else {
+    let prepared = prepare(base).await?;
+    let Some((rancher, _)) = proxy_url(&prepared.server) else {
         return Err(ReadError::new(format!(
             "--rancher-clusters reaches each cluster through Rancher's proxy, but the server {} \
              is no Rancher URL (https://<rancher>/k8s/clusters/<id>); pick a context that \
              Rancher generated with --context NAME",
-            first.server
+            prepared.server
         )));
     };
-    let local_url = format!("{rancher}{PROXY_PATH}local");
-    let mut local_options = base.clone();
-    local_options.overrides.server = Some(local_url);
-    let conn = if id == "local" {
-        first
-    } else {
-        connect(&local_options).await?
-    };
-    Ok(Management { conn, rancher })
+    let conn = prepared
+        .at_server(&format!("{rancher}{PROXY_PATH}local"))?
+        .authenticate()
+        .await?;
+    Ok(Management {
+        conn,
+        rancher,
+        prepared,
+    })
 }
 
 /// The clusters of `management` whose name or id `pattern` matches, in name order, with
 /// Rancher's side of each when `with_records`.
 pub async fn members_of(
     management: &Management,
-    base: &ConnectOptions,
     pattern: &Regex,
     with_records: bool,
     trace: Trace<'_>,
@@ -117,30 +118,60 @@ pub async fn members_of(
     let mut workspaces: Vec<&str> = managed.iter().map(|c| c.workspace.as_str()).collect();
     workspaces.sort_unstable();
     workspaces.dedup();
-    for workspace in &workspaces {
-        read_provisioning(conn, workspace, &mut objects, trace).await?;
+    // Every workspace and Rancher's Feature and version at once: one round trip, not four.
+    let each = workspaces
+        .iter()
+        .map(|ws| workspace_objects(conn, ws, with_records, trace));
+    let (parts, globals) = tokio::join!(futures::future::try_join_all(each), async {
         if with_records {
-            read_workspace(conn, workspace, None, &mut objects, trace).await?;
+            read_globals(conn, trace).await
+        } else {
+            Vec::new()
         }
+    });
+    for part in parts? {
+        objects.absorb(part);
     }
-    if with_records {
-        for object in read_globals(conn, trace).await {
-            objects.add(&object);
-        }
+    for object in &globals {
+        objects.add(object);
     }
     let mut members: Vec<RancherMember> = managed
         .iter()
-        .filter_map(|m| member(m, &objects, rancher, base, pattern, with_records))
+        .filter_map(|m| member(m, &objects, management, pattern, with_records))
         .collect();
     members.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
     Ok(members)
 }
 
+/// A workspace's provisioning Clusters and (when `with_records`) its records, Machines and
+/// control planes, read at once.
+async fn workspace_objects(
+    conn: &Connection,
+    workspace: &str,
+    with_records: bool,
+    trace: Trace<'_>,
+) -> Result<ManagementObjects, ReadError> {
+    let mut provisioning = ManagementObjects::default();
+    let (listed, records) = tokio::join!(
+        read_provisioning(conn, workspace, &mut provisioning, trace),
+        async {
+            match with_records {
+                true => read_workspace(conn, workspace, None, trace).await.map(Some),
+                false => Ok(None),
+            }
+        }
+    );
+    listed?;
+    if let Some(records) = records? {
+        provisioning.absorb(records);
+    }
+    Ok(provisioning)
+}
+
 fn member(
     m: &ManagementCluster,
     objects: &ManagementObjects,
-    rancher: &str,
-    base: &ConnectOptions,
+    management: &Management,
     pattern: &Regex,
     with_records: bool,
 ) -> Option<RancherMember> {
@@ -162,9 +193,8 @@ fn member(
     if !names.into_iter().flatten().any(|n| pattern.is_match(n)) {
         return None;
     }
-    let server = format!("{rancher}{PROXY_PATH}{}", m.id);
-    let mut options = base.clone();
-    options.overrides.server = Some(server.clone());
+    let server = format!("{}{PROXY_PATH}{}", management.rancher, m.id);
+    let prepared = management.prepared.at_server(&server).ok()?;
     let rancher_side = with_records.then(|| match provisioning {
         Some(p) => Ok(objects.state_of(p)),
         None => Err(format!(
@@ -177,7 +207,7 @@ fn member(
         name,
         id: m.id.clone(),
         server,
-        options,
+        prepared,
         disconnected: m.disconnected().then(|| {
             m.not_ready_message
                 .clone()

@@ -147,10 +147,10 @@ async fn read_objects(
             .map(|c| c.name.clone())
     });
     let (read, globals) = tokio::join!(
-        read_workspace(conn, &workspace, name.as_deref(), &mut objects, trace),
+        read_workspace(conn, &workspace, name.as_deref(), trace),
         read_globals(conn, trace),
     );
-    read?;
+    objects.absorb(read?);
     for object in &globals {
         objects.add(object);
     }

@@ -123,14 +123,14 @@ pub(super) async fn read_provisioning(
 }
 
 /// The records, Machines and control planes of `workspace` (of one cluster when `cluster`
-/// names it), and Rancher's Feature and version. Only the records must be read.
+/// names it). Only the records must be read.
 pub(super) async fn read_workspace(
     conn: &Connection,
     workspace: &str,
     cluster: Option<&str>,
-    objects: &mut ManagementObjects,
     trace: Trace<'_>,
-) -> Result<(), ReadError> {
+) -> Result<ManagementObjects, ReadError> {
+    let mut objects = ManagementObjects::default();
     let by_cluster = |label: &str| cluster.map(|n| format!("{label}={n}"));
     let (records_selector, machines_selector) = (
         by_cluster("rke.cattle.io/cluster-name"),
@@ -184,7 +184,7 @@ pub(super) async fn read_workspace(
             Err(e) => trace(&format!("{}: not read, its checks are skipped", e.message)),
         }
     }
-    Ok(())
+    Ok(objects)
 }
 
 /// The backpopulate Feature and Rancher's version, those this user may read.

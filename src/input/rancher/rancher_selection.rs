@@ -81,6 +81,22 @@ impl ManagementObjects {
         }
     }
 
+    /// Takes in what `other` read (another workspace, read at the same time).
+    pub fn absorb(&mut self, other: ManagementObjects) {
+        fn join<T>(into: &mut Option<Vec<T>>, from: Option<Vec<T>>) {
+            if let Some(items) = from {
+                into.get_or_insert_with(Vec::new).extend(items);
+            }
+        }
+        join(&mut self.records, other.records);
+        join(&mut self.provisioning, other.provisioning);
+        join(&mut self.management, other.management);
+        join(&mut self.machines, other.machines);
+        join(&mut self.control_planes, other.control_planes);
+        self.version = self.version.take().or(other.version);
+        self.backpopulate = self.backpopulate.or(other.backpopulate);
+    }
+
     /// Keeps `object` when it is one of [`RANCHER_KINDS`]; `false` otherwise.
     pub fn add(&mut self, object: &Value) -> bool {
         let kind = object
