@@ -46,8 +46,8 @@ fn copy_objects(env: &EnvTest) -> Vec<Value> {
 }
 
 /// The report with what legitimately differs between two servers removed: their URLs, the
-/// kubeconfig files pasteable commands name, and resourceVersions (the fake numbers the copied
-/// objects afresh).
+/// kubeconfig files pasteable commands name, resourceVersions (the fake numbers the copied
+/// objects afresh), and what each presents in the TLS handshake (the fake speaks plain HTTP).
 fn comparable(out: &Output, server: &str) -> String {
     // Wrapped at 80 columns, a different path length moves line breaks: compare words.
     let words = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -55,6 +55,9 @@ fn comparable(out: &Output, server: &str) -> String {
     match serde_json::from_str::<Value>(&text) {
         Ok(mut report) => {
             drop_resource_versions(&mut report);
+            if let Some(checks) = report["checks"].as_array_mut() {
+                checks.retain(|c| c["name"] != "connection-certificates");
+            }
             serde_json::to_string_pretty(&report).expect("JSON")
         }
         Err(_) => text,
