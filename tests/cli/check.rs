@@ -230,7 +230,9 @@ fn the_bundled_dump() {
 fn as_a_kubectl_plugin_help_and_messages_use_the_plugin_name() {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("kubectl-k3s_doctor");
-    std::fs::copy(env!("CARGO_BIN_EXE_k3sdoctor"), &plugin).unwrap();
+    // A link, not a copy: a copy's write descriptor, inherited by a process another test forks
+    // at that moment, makes the exec fail with ETXTBSY ("Text file busy").
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_k3sdoctor"), &plugin).unwrap();
     let help = std::process::Command::new(&plugin)
         .args(["check", "--help"])
         .env_clear()
