@@ -163,7 +163,10 @@ pub async fn read_one<R: FleetMember>(
                 Ok(state) => RancherView::Read(Box::new(state)),
                 Err(reason) => RancherView::NotChecked { reason },
             });
-            let conn = member.prepared.clone().authenticate().await;
+            let conn = match &member.prepared {
+                Ok(prepared) => prepared.clone().authenticate().await,
+                Err(e) => Err(e.clone()),
+            };
             judge(
                 &member.name,
                 member.server.clone(),

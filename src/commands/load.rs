@@ -90,14 +90,7 @@ fn load(
             live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?;
         }
         if reach >= Reach::Everything {
-            let (endpoints, events, certificates) = tokio::join!(
-                live::read_apiserver_endpoints(&conn, &mut loaded.state, &trace),
-                live::read_node_events(&conn, &trace),
-                read_connection_certificates(&conn),
-            );
-            endpoints?;
-            events?.fill(&mut loaded.state);
-            loaded.state.certificates = Some(certificates);
+            read_control_plane_extras(&conn, &mut loaded.state, &trace).await?;
         }
         if let Some(choice) = rancher {
             loaded.state.rancher =
@@ -218,16 +211,27 @@ pub async fn read_live_quietly(
     let (mut loaded, notes) = settle(judging, state, distro)?;
     if snapshots {
         live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
-        let (endpoints, events, certificates) = tokio::join!(
-            live::read_apiserver_endpoints(conn, &mut loaded.state, trace),
-            live::read_node_events(conn, trace),
-            read_connection_certificates(conn),
-        );
-        endpoints?;
-        events?.fill(&mut loaded.state);
-        loaded.state.certificates = Some(certificates);
+        read_control_plane_extras(conn, &mut loaded.state, trace).await?;
     }
     Ok((loaded, notes))
+}
+
+/// What `check` reads beyond the snapshots, one cluster or each of a fleet alike: the
+/// `kubernetes` Endpoints, the Node Events and the connection's certificates, at once.
+async fn read_control_plane_extras(
+    conn: &Connection,
+    state: &mut ClusterState,
+    trace: live::Trace<'_>,
+) -> Result<(), ReadError> {
+    let (endpoints, events, certificates) = tokio::join!(
+        live::read_apiserver_endpoints(conn, state, trace),
+        live::read_node_events(conn, trace),
+        read_connection_certificates(conn),
+    );
+    endpoints?;
+    events?.fill(state);
+    state.certificates = Some(certificates);
+    Ok(())
 }
 
 /// A local clock far from the API server's explains odd ages in other tools' output.

@@ -104,14 +104,14 @@ async fn one_round(
 ) -> Result<(FleetReport<CheckReport>, Duration), String> {
     let started = Instant::now();
     let trace = |line: &str| tracing::debug!("{line}");
-    if management.is_none() {
-        let connected = connect_management(base).await.map_err(|e| e.message)?;
-        // Tokens sent to /metrics and /report are reviewed by the management cluster.
-        access.connected(Reviewer::new(connected.conn.client.clone()));
-        *management = Some(connected);
-    }
-    let Some(connected) = management.as_ref() else {
-        return Err("not connected".into());
+    let connected = match management {
+        Some(connected) => &*connected,
+        None => {
+            let connected = connect_management(base).await.map_err(|e| e.message)?;
+            // Tokens sent to /metrics and /report are reviewed by the management cluster.
+            access.connected(Reviewer::new(connected.conn.client.clone()));
+            &*management.insert(connected)
+        }
     };
     let pattern = fleet
         .rancher_clusters

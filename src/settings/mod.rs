@@ -123,23 +123,19 @@ fn source_of(global: &GlobalArgs) -> Source {
 }
 
 fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
+    // serve takes only --rancher-clusters of the fleet flags; an unreadable cluster is a
+    // metric there, never the end of the process.
+    let serve_fleet;
     let fleet: &FleetArgs = match &cli.command {
         Command::Check(args) => &args.fleet,
         Command::Leases(args) if args.action.is_none() && !args.watch => &args.fleet,
         Command::Serve(args) => {
-            return args
-                .rancher_clusters
-                .as_ref()
-                .map(|pattern| FleetSelection {
-                    kubeconfig: cli.global.kubeconfig.clone(),
-                    request_timeout: cli.global.request_timeout.0,
-                    all_contexts: false,
-                    pattern: None,
-                    names: cli.global.context.clone(),
-                    rancher_clusters: Some(pattern.clone()),
-                    parallel: usize::from(FleetArgs::DEFAULT_PARALLEL),
-                    ignore_unreachable: true,
-                });
+            serve_fleet = FleetArgs {
+                rancher_clusters: args.rancher_clusters.clone(),
+                ignore_unreachable: true,
+                ..FleetArgs::default()
+            };
+            &serve_fleet
         }
         _ => return None,
     };

@@ -9,6 +9,7 @@ use crate::support::fake_api::tls::certificate_until;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{lease, server};
+use crate::support::report_checks::every_finding;
 
 const V: &str = "v1.31.5+k3s1";
 
@@ -25,11 +26,8 @@ fn cluster() -> FakeApi {
 }
 
 fn findings(report: &Value, code: &str) -> Vec<Value> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+    every_finding(report)
+        .into_iter()
         .filter(|f| f["code"] == code)
         .cloned()
         .collect()

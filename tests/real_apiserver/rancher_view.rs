@@ -18,6 +18,7 @@ use crate::support::rancher::Fault;
 use crate::support::rancher::bed::{CLUSTER_ID, GONE_ID, RancherBed, WORKSPACE};
 use crate::support::rancher::records::{self, Rancher};
 use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::report_checks::{check_run, every_finding};
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 use crate::support::wait::wait_for;
 
@@ -32,11 +33,8 @@ fn check(bed: &RancherBed, user: User, extra: &[&str]) -> Output {
 }
 
 fn codes(report: &Value) -> Vec<String> {
-    let mut out: Vec<String> = report["findings"]
-        .as_array()
-        .unwrap()
+    let mut out: Vec<String> = every_finding(report)
         .iter()
-        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
         .map(|f| f["code"].as_str().unwrap().to_string())
         .collect();
     out.sort();
@@ -51,13 +49,7 @@ fn downstream_codes(report: &Value) -> Vec<String> {
 }
 
 fn rancher_run(report: &Value) -> Value {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "rancher")
-        .cloned()
-        .unwrap_or(Value::Null)
+    check_run(report, "rancher").clone()
 }
 
 /// Every request the run sent to the management cluster was a read.

@@ -13,3 +13,13 @@ pub fn check_run<'a>(report: &'a Value, name: &str) -> &'a Value {
         .find(|c| c["name"] == name)
         .unwrap_or_else(|| panic!("no check named {name} in {checks:?}"))
 }
+
+/// Every finding of a `CheckReport`, primaries and the children linked under them, in order.
+pub fn every_finding(report: &Value) -> Vec<&Value> {
+    report["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no findings list in {report}"))
+        .iter()
+        .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
+        .collect()
+}

@@ -30,9 +30,11 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
     let mut missing: BTreeMap<MissingCause, Vec<String>> = BTreeMap::new();
     let mut drifted = Vec::new();
     for file in &files {
+        // Rancher records a snapshot (and updates its record) only after it saw it change.
+        let settled = past_grace(file.creation_time.or(file.created), c.now, RECORD_GRACE);
         match by_key.get(&*file.name).map(Vec::as_slice) {
             None | Some([]) => {
-                if past_grace(file.creation_time.or(file.created), c.now, RECORD_GRACE) {
+                if settled {
                     let cause = missing_cause(c, file, &records);
                     missing
                         .entry(cause)
@@ -44,7 +46,6 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
             }
             Some([record]) => {
                 tally.recorded += 1;
-                let settled = past_grace(file.creation_time.or(file.created), c.now, RECORD_GRACE);
                 let differences = file_drift(file, record);
                 if settled && !differences.is_empty() {
                     drifted.push(format!("{} ({})", record.name, differences.join(", ")));

@@ -98,7 +98,7 @@ pub fn analyse_rancher(
     let rancher = match down.rancher.as_ref()? {
         RancherView::NotChecked { reason } => {
             return Some(RancherAnalysis {
-                summary: not_checked(reason.clone(), None),
+                summary: not_checked(reason.clone()),
                 findings: Vec::new(),
             });
         }
@@ -150,11 +150,11 @@ pub fn analyse_rancher(
     Some(RancherAnalysis { summary, findings })
 }
 
-fn not_checked(reason: String, source: Option<String>) -> RancherSummary {
+fn not_checked(reason: String) -> RancherSummary {
     RancherSummary {
         checked: false,
         note: Some(reason),
-        source,
+        source: None,
         version: None,
         cluster_id: None,
         provisioning_cluster: None,

@@ -25,8 +25,9 @@ pub struct RancherMember {
     pub id: String,
     /// `https://<rancher>/k8s/clusters/<id>`.
     pub server: String,
-    /// The Rancher context's credentials with this server, the kubeconfig read once for all.
-    pub prepared: Prepared,
+    /// The Rancher context's credentials with this server, the kubeconfig read once for all;
+    /// `Err` when the id makes no URL (the cluster is listed as unreadable, never dropped).
+    pub prepared: Result<Prepared, ReadError>,
     /// Why Rancher says it cannot be reached, when it says so.
     pub disconnected: Option<String>,
     /// Rancher's side of it, when the records were read; `Err` says why not.
@@ -194,7 +195,7 @@ fn member(
         return None;
     }
     let server = format!("{}{PROXY_PATH}{}", management.rancher, m.id);
-    let prepared = management.prepared.at_server(&server).ok()?;
+    let prepared = management.prepared.at_server(&server);
     let rancher_side = with_records.then(|| match provisioning {
         Some(p) => Ok(objects.state_of(p)),
         None => Err(format!(
