@@ -318,10 +318,18 @@ fn a_lock_that_moves_during_the_run_stops_the_repair() {
         "dryRun=All",
         FaultAction::Delay(Duration::from_millis(800)),
     ));
+    // Only this run's requests: the set-up's own dry runs must not release the writer.
+    fake.clear_requests();
     let mover = {
         let fake = fake.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
+            // Once the dry run has arrived (and is held), not after a fixed time: a slow start
+            // under load would otherwise let the change land before the read.
+            crate::support::wait::wait_for(Duration::from_secs(60), || {
+                fake.requests()
+                    .iter()
+                    .any(|r| r.method == "PUT" && r.query.contains("dryRun=All"))
+            });
             fake.put(lease("k3s", "s3", 0));
         })
     };

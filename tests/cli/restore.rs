@@ -150,10 +150,18 @@ fn a_change_after_the_read_stops_the_restore_and_loses_nothing() {
         "dryRun=All",
         FaultAction::Delay(Duration::from_millis(800)),
     ));
+    // Only this run's requests: the set-up's own dry runs must not release the writer.
+    fake.clear_requests();
     let writer = {
         let fake = fake.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(300));
+            // Once the dry run has arrived (and is held), not after a fixed time: a slow start
+            // under load would otherwise let the change land before the read.
+            crate::support::wait::wait_for(Duration::from_secs(60), || {
+                fake.requests()
+                    .iter()
+                    .any(|r| r.method == "PUT" && r.query.contains("dryRun=All"))
+            });
             let mut cm = fake
                 .get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
                 .unwrap();
