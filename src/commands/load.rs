@@ -9,7 +9,6 @@ use crate::input::bundle::limits::BundleLimits;
 use crate::input::bundle::provenance;
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::dump::dump_coverage::{Primary, lacking};
-use crate::input::live::connection_certificates::read_connection_certificates;
 use crate::input::narrator::Narrator;
 use crate::input::rancher::rancher_dump::read_rancher_dump;
 use crate::input::rancher::rancher_live::read_rancher_view;
@@ -86,11 +85,14 @@ fn load(
         let conn = connect_live(options, tell).await?;
         let mut loaded = read_live(&conn, judging, tell).await?;
         let trace = |line: &str| tell.trace(line);
-        if reach >= Reach::Snapshots {
-            live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?;
-        }
-        if reach >= Reach::Everything {
-            read_control_plane_extras(&conn, &mut loaded.state, &trace).await?;
+        match reach {
+            Reach::Locks => {}
+            Reach::Snapshots => {
+                live::read_snapshot_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?
+            }
+            Reach::Everything => {
+                read_check_objects(&conn, loaded.distro, &mut loaded.state, &trace).await?
+            }
         }
         if let Some(choice) = rancher {
             loaded.state.rancher =
@@ -210,27 +212,26 @@ pub async fn read_live_quietly(
     let (state, distro) = live::read_lease_state(conn, judging.distro, trace).await?;
     let (mut loaded, notes) = settle(judging, state, distro)?;
     if snapshots {
-        live::read_snapshot_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
-        read_control_plane_extras(conn, &mut loaded.state, trace).await?;
+        read_check_objects(conn, loaded.distro, &mut loaded.state, trace).await?;
     }
     Ok((loaded, notes))
 }
 
-/// What `check` reads beyond the snapshots, one cluster or each of a fleet alike: the
-/// `kubernetes` Endpoints, the Node Events and the connection's certificates, at once.
-async fn read_control_plane_extras(
+/// What `check` reads beyond the locks, one cluster or each of a fleet alike: the snapshot
+/// objects and, beside them, the rest of the control plane.
+async fn read_check_objects(
     conn: &Connection,
+    distro: Distro,
     state: &mut ClusterState,
     trace: live::Trace<'_>,
 ) -> Result<(), ReadError> {
-    let (endpoints, events, certificates) = tokio::join!(
-        live::read_apiserver_endpoints(conn, state, trace),
-        live::read_node_events(conn, trace),
-        read_connection_certificates(conn),
+    let nodes = state.nodes().to_vec();
+    let (snapshots, extras) = tokio::join!(
+        live::read_snapshot_objects(conn, distro, state, trace),
+        live::ControlPlaneReads::read(conn, &nodes, trace),
     );
-    endpoints?;
-    events?.fill(state);
-    state.certificates = Some(certificates);
+    snapshots?;
+    extras?.fill(state);
     Ok(())
 }
 

@@ -8,8 +8,9 @@ use serde_json::Value;
 use crate::support::fake_api::tls::certificate_until;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
-use crate::support::objects::{lease, server};
+use crate::support::objects::{kubernetes_endpoints, lease, server, server_at};
 use crate::support::report_checks::every_finding;
+use crate::support::tls_listener::TlsListener;
 
 const V: &str = "v1.31.5+k3s1";
 
@@ -129,5 +130,54 @@ fn a_dump_lists_no_connection_certificate_check() {
             .unwrap()
             .iter()
             .all(|c| c["name"] != "connection-certificates")
+    );
+}
+
+/// Every server's own address is read too: the published Endpoints address (a loopback
+/// listener whose certificate expires sooner than the connection's) is judged apart and named
+/// with its Node, and a server whose address refuses the handshake is a note, not a failure.
+#[test]
+fn each_servers_address_is_read_and_one_that_does_not_answer_is_a_note() {
+    let fake = cluster();
+    let listeners = TlsListener::on_one_port(
+        &["127.0.0.2"],
+        &[&["127.0.0.2", "k3s-server-2"]],
+        &[(2029, 11, 10)],
+    );
+    let port = listeners[0].addr.port();
+    let mut endpoints = kubernetes_endpoints(&["127.0.0.2"]);
+    endpoints["subsets"][0]["ports"][0]["port"] = port.into();
+    fake.put(endpoints);
+    fake.put(server_at("s2", V, "127.0.0.2"));
+    // Published nowhere, and nothing listens at its address on that port.
+    fake.put(server_at("s3", V, "127.0.0.3"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.write_kubeconfig_trusting(dir.path(), Role::ReadOnly);
+    let report = check_at(&kubeconfig, "2029-11-01T00:00:00Z");
+    let expiring = findings(&report, "serving-cert-expiring");
+    assert_eq!(expiring.len(), 2, "{report:#}");
+    let server_2 = format!("127.0.0.2:{port} (Node s2)");
+    let own = expiring.iter().find(|f| f["object"] == server_2.as_str());
+    let own = own.unwrap_or_else(|| panic!("{server_2} in {expiring:#?}"));
+    assert_eq!(own["severity"], "error");
+    let message = own["message"].as_str().unwrap();
+    assert!(
+        message.contains("names 127.0.0.2, k3s-server-2"),
+        "{message}"
+    );
+    assert!(message.contains("2029-11-10T00:00:00Z"), "{message}");
+    let run = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "connection-certificates")
+        .unwrap();
+    assert_eq!(run["ran"], true);
+    let note = run["note"].as_str().unwrap();
+    assert!(
+        note.contains(&format!(
+            "the serving certificate of 127.0.0.3:{port} (Node s3) was not read: cannot connect"
+        )),
+        "{note}"
     );
 }

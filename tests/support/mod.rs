@@ -17,4 +17,5 @@ pub mod rancher;
 pub mod readme;
 pub mod report_checks;
 pub mod scrape;
+pub mod tls_listener;
 pub mod wait;

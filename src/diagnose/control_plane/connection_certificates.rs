@@ -52,42 +52,90 @@ pub fn analyse_connection_certificates(
         Some(Err(why)) => notes.push(format!("the client certificate was not read: {why}")),
         None => {}
     }
-    match &certs.serving {
-        Ok(cert) => findings.extend(judge(cert, now).map(|(severity, when)| {
-            let names = if cert.names.is_empty() {
-                "no subjectAltName".to_string()
-            } else {
-                format!("names {}", cert.names.join(", "))
-            };
-            let (whose, fix) = match &certs.presented_by {
-                Some(who) => (
-                    format!("{who} presents"),
-                    format!("renew the certificate of {who} (its ingress or load balancer)"),
-                ),
-                None => (
-                    format!("the API server at {} presents", certs.server),
-                    format!(
-                        "restart {prog} on each server, one at a time (it renews its serving \
-                         certificate within 90 days of expiry); if it stays, check for \
-                         listener.cattle.io/static on kube-system/{prog}-serving, which stops \
-                         renewal"
-                    ),
-                ),
-            };
+    // k3s's servers share one serving certificate (kube-system/<prog>-serving), so the same
+    // certificate seen at several addresses is one finding naming them all; a server still
+    // presenting an older one stands apart.
+    let mut presented: Vec<(&CertificateFacts, Vec<String>)> = Vec::new();
+    let mut seen_at = |cert, at: String| match presented.iter_mut().find(|(c, _)| *c == cert) {
+        Some((_, at_all)) => at_all.push(at),
+        None => presented.push((cert, vec![at])),
+    };
+    match (&certs.serving, &certs.presented_by) {
+        (Ok(cert), Some(who)) => findings.extend(judge(cert, now).map(|(severity, when)| {
             Finding::new(
                 severity,
                 FindingCode::ServingCertExpiring,
                 certs.server.clone(),
                 format!(
-                    "{whose} a certificate ({}; {names}) that {when}",
-                    cert.subject
+                    "{who} presents a certificate ({}; {}) that {when}",
+                    cert.subject,
+                    names(cert)
                 ),
             )
-            .fix(fix)
+            .fix(format!(
+                "renew the certificate of {who} (its ingress or load balancer)"
+            ))
         })),
-        Err(why) => notes.push(format!("the serving certificate was not read: {why}")),
+        (Ok(cert), None) => seen_at(cert, certs.server.clone()),
+        (Err(why), _) => notes.push(format!("the serving certificate was not read: {why}")),
+    }
+    match &certs.servers {
+        Ok(servers) => {
+            for server in servers {
+                match &server.serving {
+                    Ok(cert) => seen_at(cert, server.shown()),
+                    Err(why) => notes.push(format!(
+                        "the serving certificate of {} was not read: {why}",
+                        server.shown()
+                    )),
+                }
+            }
+        }
+        Err(why) => notes.push(format!("the servers' own addresses were not read: {why}")),
+    }
+    for (cert, at) in presented {
+        notes.push(format!(
+            "{} {} {} (valid until {}; {})",
+            at.join(", "),
+            if at.len() == 1 { "presents" } else { "present" },
+            cert.subject,
+            cert.not_after
+                .map_or_else(|| "unknown".to_string(), |t| t.to_string()),
+            names(cert)
+        ));
+        findings.extend(judge(cert, now).map(|(severity, when)| {
+            let whose = match at.as_slice() {
+                [one] => format!("the API server at {one} presents"),
+                all => format!("the API servers at {} present", all.join(", ")),
+            };
+            Finding::new(
+                severity,
+                FindingCode::ServingCertExpiring,
+                at[0].clone(),
+                format!(
+                    "{whose} a certificate ({}; {}) that {when}",
+                    cert.subject,
+                    names(cert)
+                ),
+            )
+            .fix(format!(
+                "restart {prog} on each server, one at a time (it renews its serving \
+                 certificate within 90 days of expiry); if it stays, check for \
+                 listener.cattle.io/static on kube-system/{prog}-serving, which stops \
+                 renewal"
+            ))
+        }));
     }
     Ok((findings, notes))
+}
+
+/// "names a, b" from the subjectAltName, which clients check the address against.
+fn names(cert: &CertificateFacts) -> String {
+    if cert.names.is_empty() {
+        "no subjectAltName".to_string()
+    } else {
+        format!("names {}", cert.names.join(", "))
+    }
 }
 
 /// Severity and "expires in 12d (…)" when `cert` needs attention at `now`.
@@ -121,6 +169,7 @@ fn judge(cert: &CertificateFacts, now: Timestamp) -> Option<(Severity, String)> 
 mod tests {
     use super::*;
     use crate::input::live::connection_certificates::ConnectionCertificates;
+    use crate::input::live::server_certificates::ServerCertificate;
 
     fn cert(days_left: i64) -> CertificateFacts {
         let now: Timestamp = "2026-12-02T12:00:00Z".parse().unwrap();
@@ -140,6 +189,7 @@ mod tests {
                 client: Some(Ok(cert(client))),
                 serving: Ok(cert(serving)),
                 presented_by: by.map(str::to_string),
+                servers: Ok(Vec::new()),
             }),
             ..ClusterState::default()
         }
@@ -153,7 +203,8 @@ mod tests {
     fn inside_the_window_warns_and_within_two_weeks_errs() {
         let (findings, notes) =
             analyse_connection_certificates(&state(40, 10, None), Distro::K3s, now()).unwrap();
-        assert!(notes.is_empty());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("https://10.0.0.1:6443 presents CN=system:admin"));
         let got: Vec<(FindingCode, Severity)> =
             findings.iter().map(|f| (f.code, f.severity)).collect();
         assert_eq!(
@@ -202,6 +253,67 @@ mod tests {
             findings[0]
                 .remediation
                 .contains("renew the certificate of Rancher")
+        );
+    }
+
+    fn at(address: &str, node: &str, days_left: i64) -> ServerCertificate {
+        ServerCertificate {
+            address: address.into(),
+            node: Some(node.into()),
+            serving: Ok(cert(days_left)),
+        }
+    }
+
+    #[test]
+    fn one_certificate_at_every_server_is_one_finding_naming_them_all() {
+        let mut state = state(200, 10, None);
+        let certs = state.certificates.as_mut().unwrap();
+        certs.servers = Ok(vec![
+            at("10.0.0.2:6443", "b", 10),
+            at("10.0.0.3:6443", "c", 10),
+            ServerCertificate {
+                address: "10.0.0.4:6443".into(),
+                node: Some("d".into()),
+                serving: Err("no TLS handshake with 10.0.0.4:6443 within 2 s".into()),
+            },
+        ]);
+        let (findings, notes) =
+            analyse_connection_certificates(&state, Distro::K3s, now()).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].object, "https://10.0.0.1:6443");
+        assert!(
+            findings[0].message.starts_with(
+                "the API servers at https://10.0.0.1:6443, 10.0.0.2:6443 (Node b), \
+                 10.0.0.3:6443 (Node c) present"
+            ),
+            "{}",
+            findings[0].message
+        );
+        assert!(notes.iter().any(|n| n.starts_with(
+            "the serving certificate of 10.0.0.4:6443 (Node d) was not read: no TLS handshake"
+        )));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("names kubernetes, 10.43.0.1"))
+        );
+    }
+
+    #[test]
+    fn a_server_still_presenting_an_older_certificate_stands_apart() {
+        let mut state = state(200, 300, None);
+        state.certificates.as_mut().unwrap().servers = Ok(vec![
+            at("10.0.0.2:6443", "b", 300),
+            at("10.0.0.3:6443", "c", -1),
+        ]);
+        let (findings, _) = analyse_connection_certificates(&state, Distro::K3s, now()).unwrap();
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].object, "10.0.0.3:6443 (Node c)");
+        assert_eq!(findings[0].severity, Severity::Error);
+        assert!(
+            findings[0].message.contains("that expired "),
+            "{}",
+            findings[0].message
         );
     }
 

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::server_certificates::ServerCertificate;
 use super::serving_cert::read_serving_certificate;
 use crate::input::connect::Connection;
 use crate::input::rancher::rancher_live::proxy_url;
@@ -22,6 +23,8 @@ pub struct ConnectionCertificates {
     pub serving: Result<CertificateFacts, String>,
     /// Who presents it when that is not the API server itself (Rancher's proxy).
     pub presented_by: Option<String>,
+    /// What each server's own address presented, or why they were not read.
+    pub servers: Result<Vec<ServerCertificate>, String>,
 }
 
 pub async fn read_connection_certificates(conn: &Connection) -> ConnectionCertificates {
@@ -45,5 +48,6 @@ pub async fn read_connection_certificates(conn: &Connection) -> ConnectionCertif
         client,
         serving,
         presented_by,
+        servers: Ok(Vec::new()),
     }
 }

@@ -2,13 +2,16 @@
 //! the network.
 
 pub mod activity;
+mod apiserver_endpoints;
 pub mod cluster_identity;
 pub mod connection_certificates;
 pub mod contact_probe;
+mod control_plane_reads;
 mod node_events;
 pub mod own_access_review;
 pub mod read_error;
 mod read_failure_kind;
+pub mod server_certificates;
 mod serving_cert;
 pub mod snapshot_file_object;
 pub mod token_access_review;
@@ -18,19 +21,17 @@ use std::fmt::Debug;
 use std::time::Instant;
 
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Node};
-use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
+pub use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
+pub use self::control_plane_reads::ControlPlaneReads;
 pub use self::node_events::read_node_events;
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
 use super::{ClusterState, Origin, ReadError};
 use crate::distro::{Distro, LOCK_NAMESPACE};
-use crate::model::apiserver_endpoints::{
-    ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
-};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
@@ -203,84 +204,6 @@ pub async fn read_snapshot_objects(
             .chain(extra_cm?.iter())
             .map(ConfigMapFacts::from_api),
     );
-    Ok(())
-}
-
-/// Adds what `apiserver-endpoint-stale` reads: `Endpoints default/kubernetes` and the
-/// EndpointSlices of the `kubernetes` Service. A 403 is an answer, not a failure: a role
-/// granted before these checks existed lacks the rights, and the check says "not checked"
-/// while every other check runs.
-pub async fn read_apiserver_endpoints(
-    conn: &Connection,
-    state: &mut ClusterState,
-    trace: Trace<'_>,
-) -> Result<(), ReadError> {
-    let endpoints_api: Api<Endpoints> = Api::namespaced(conn.client.clone(), SERVICE_NAMESPACE);
-    let slices_api: Api<EndpointSlice> = Api::namespaced(conn.client.clone(), SERVICE_NAMESPACE);
-    let get_action = format!("get endpoints {SERVICE_NAMESPACE}/{SERVICE_NAME}");
-    let list_action = format!(
-        "list endpointslices.discovery.k8s.io in {SERVICE_NAMESPACE} labelled \
-         {SERVICE_NAME_LABEL}={SERVICE_NAME}"
-    );
-    let get_endpoints = async {
-        let _in_flight = conn.activity.begin(&get_action);
-        let found = endpoints_api
-            .get_opt(SERVICE_NAME)
-            .await
-            .map_err(|e| ReadError::from_kube(&e, &get_action, &conn.server))?;
-        trace(&format!(
-            "{get_action}: {}",
-            if found.is_some() {
-                "found"
-            } else {
-                "not found"
-            }
-        ));
-        Ok::<_, ReadError>(found)
-    };
-    let list_slices = async {
-        let _in_flight = conn.activity.begin(&list_action);
-        let params = ListParams::default()
-            .labels(&format!("{SERVICE_NAME_LABEL}={SERVICE_NAME}"))
-            .limit(PAGE_SIZE);
-        let page = slices_api
-            .list(&params)
-            .await
-            .map_err(|e| ReadError::from_kube(&e, &list_action, &conn.server))?;
-        trace(&format!("{list_action}: {} items", page.items.len()));
-        Ok::<_, ReadError>(page.items)
-    };
-    let (endpoints, slices) = tokio::join!(get_endpoints, list_slices);
-    let forbidden = [endpoints.as_ref().err(), slices.as_ref().err()]
-        .into_iter()
-        .flatten()
-        .find(|e| e.http_status == Some(403))
-        .map(|e| {
-            e.action
-                .clone()
-                .unwrap_or_else(|| "read the kubernetes Endpoints".into())
-        });
-    if let Some(action) = forbidden {
-        trace(&format!(
-            "{action}: forbidden; apiserver-endpoint-stale not checked"
-        ));
-        state.endpoints_not_read = Some(format!(
-            "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)"
-        ));
-        return Ok(());
-    }
-    state.kubernetes_endpoints = Some(
-        endpoints?
-            .iter()
-            .map(ApiserverEndpoints::from_endpoints)
-            .collect(),
-    );
-    state.kubernetes_endpoint_slices = Some(match slices {
-        Ok(slices) => slices.iter().map(ApiserverEndpoints::from_slice).collect(),
-        // discovery.k8s.io/v1 is served from Kubernetes 1.21; older servers have Endpoints only.
-        Err(e) if e.http_status == Some(404) => Vec::new(),
-        Err(e) => return Err(e),
-    });
     Ok(())
 }
 

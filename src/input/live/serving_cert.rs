@@ -72,7 +72,7 @@ impl ServerCertVerifier for Capture {
 }
 
 /// `https://host[:port][/path]` → (host, port).
-fn host_port(server: &str) -> Result<(String, u16), String> {
+pub(super) fn host_port(server: &str) -> Result<(String, u16), String> {
     let uri: http::Uri = server
         .parse()
         .map_err(|_| format!("{server} is not a URL"))?;

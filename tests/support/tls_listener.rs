@@ -1,0 +1,83 @@
+//! A loopback TLS listener that only completes handshakes, presenting a certificate that
+//! expires on a given day: a k3s server's apiserver address as the per-server certificate
+//! check sees it. It sends nothing after the handshake.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::rustls::crypto::ring;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+use super::fake_api::tls::certificate_until;
+
+pub struct TlsListener {
+    pub addr: SocketAddr,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl TlsListener {
+    /// Listens on `ip:port` (`port` 0 for any), presenting a certificate for `names` valid
+    /// until `(year, month, day)`; `None` when the port is taken.
+    pub fn start(ip: &str, port: u16, names: &[&str], until: (i32, u8, u8)) -> Option<TlsListener> {
+        let listener = TcpListener::bind((ip, port)).ok()?;
+        listener.set_nonblocking(true).ok()?;
+        let addr = listener.local_addr().ok()?;
+        let (cert, key) = certificate_until(names, until.0, until.1, until.2);
+        let cert: CertificateDer<'static> = cert.der().clone();
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+        let config = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .ok()?
+            .with_no_client_auth()
+            .with_single_cert(vec![cert], key)
+            .ok()?;
+        let acceptor = TlsAcceptor::from(Arc::new(config));
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.spawn(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                return;
+            };
+            while let Ok((stream, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let _ = acceptor.accept(stream).await;
+                });
+            }
+        });
+        Some(TlsListener {
+            addr,
+            _runtime: runtime,
+        })
+    }
+
+    /// Listeners on each of `ips`, all on one port (as every apiserver of a cluster is).
+    pub fn on_one_port(
+        ips: &[&str],
+        names: &[&[&str]],
+        until: &[(i32, u8, u8)],
+    ) -> Vec<TlsListener> {
+        for _ in 0..50 {
+            let Some(first) = TlsListener::start(ips[0], 0, names[0], until[0]) else {
+                continue;
+            };
+            let port = first.addr.port();
+            let rest: Vec<Option<TlsListener>> = ips[1..]
+                .iter()
+                .enumerate()
+                .map(|(i, ip)| TlsListener::start(ip, port, names[i + 1], until[i + 1]))
+                .collect();
+            if rest.iter().all(Option::is_some) {
+                return std::iter::once(first)
+                    .chain(rest.into_iter().flatten())
+                    .collect();
+            }
+        }
+        panic!("no free port on {ips:?} after 50 tries");
+    }
+}
