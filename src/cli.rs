@@ -75,6 +75,8 @@ pub enum RbacUse {
     Heal,
     /// Rancher's management cluster, for check's comparison of Rancher's snapshot records.
     Rancher,
+    /// Opt-in: list secrets in kube-system, for the node password and serving certificate checks.
+    SecretsMetadata,
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,6 +9,7 @@ mod node_events;
 pub mod own_access_review;
 pub mod read_error;
 mod read_failure_kind;
+mod secret_metadata;
 mod serving_cert;
 pub mod snapshot_file_object;
 pub mod token_access_review;
@@ -24,6 +25,7 @@ use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
 pub use self::node_events::read_node_events;
+pub use self::secret_metadata::read_secret_metadata;
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
 use super::{ClusterState, Origin, ReadError};
