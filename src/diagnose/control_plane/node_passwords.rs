@@ -258,9 +258,10 @@ mod tests {
     fn a_secret_whose_owner_node_is_gone_is_orphaned_too() {
         let state = TestCluster::k3s()
             .server("s1", "v1.33.5+k3s1")
+            .server("s2", "v1.33.5+k3s1")
             // Named for a Node that exists again, owned by the one that was deleted.
             .secret("s1.node-password.k3s", 3600, &[], &["old-s1"])
-            .secret("ok.node-password.k3s", 3600, &[], &["s1"])
+            .secret("s2.node-password.k3s", 3600, &[], &["s2"])
             .build();
         let f = analyse_node_passwords(&state, Distro::K3s, now());
         assert_eq!(f.len(), 1, "{f:?}");
