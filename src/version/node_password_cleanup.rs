@@ -6,7 +6,8 @@
 //! Secret its Node as owner. Backports: #13112 (release-1.34), #13113 (1.33), #13114 (1.32),
 //! #13115 (1.31), validated on the branches on 2025-11-12/13 for the November 2025 releases:
 //! v1.34.2, v1.33.6, v1.32.10 and v1.31.14 (docs.k3s.io lists v1.31.14+k3s1 on Nov 20 2025,
-//! after v1.31.13 on Sep 22). 1.35.0 (December 2025) was cut from main after the fix. RKE2
+//! after v1.31.13 on Sep 22; the 1.32-1.34 tags are inferred from the same monthly cycle and
+//! #13114 for 1.32 was still shown open when read). 1.35.0 (December 2025) was cut from main after the fix. RKE2
 //! tracked the same change in rancher/rke2#9164–#9168, validated for the November 2025 cycle:
 //! the same patch numbers with `+rke2r1`. 1.30 and older had no release after it.
 
