@@ -75,6 +75,8 @@ pub enum RbacUse {
     Heal,
     /// Rancher's management cluster, for check's comparison of Rancher's snapshot records.
     Rancher,
+    /// Opt-in: list secrets in kube-system, for the node password and serving certificate checks.
+    SecretsMetadata,
 }
 
 #[derive(Debug, Subcommand)]
@@ -101,7 +103,7 @@ pub enum Command {
     /// Print the RBAC roles a use needs, as YAML for kubectl apply -f -.
     #[command(after_long_help = RBAC_EXAMPLES)]
     Rbac {
-        /// read-only: check, leases, snapshots list|diff and every command without --fix; repair: what --fix adds; serve: what serve needs; heal: what serve --heal adds.
+        /// read-only: check, leases, snapshots list|diff and every command without --fix; repair: what --fix adds; serve: what serve needs; heal: what serve --heal adds; secrets-metadata: the opt-in Secret checks of check.
         #[arg(value_enum, default_value_t = RbacUse::ReadOnly)]
         r#use: RbacUse,
     },

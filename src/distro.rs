@@ -64,6 +64,18 @@ impl Distro {
         format!("{}-etcd-snapshot-extra-metadata", self.prog())
     }
 
+    /// What the name of every node password Secret in kube-system ends with: it holds the
+    /// hash of a node's password, made when the node first asks for its certificates
+    /// (`pkg/nodepassword`, `getSecretName`: `<node>.node-password.<prog>`).
+    pub fn node_password_suffix(self) -> String {
+        format!(".node-password.{}", self.prog())
+    }
+
+    /// The apiserver's serving certificate, a TLS Secret dynamiclistener keeps.
+    pub fn serving_secret(self) -> String {
+        format!("{}-serving", self.prog())
+    }
+
     /// Prefix of the etcd-related node annotations (`pkg/etcd/etcd.go`).
     pub fn etcd_annotation(self, suffix: &str) -> String {
         format!("etcd.{}.cattle.io/{}", self.prog(), suffix)

@@ -13,6 +13,7 @@ pub mod apiserver_addresses;
 mod cert_monitor;
 mod etcd_voter;
 mod lock_style;
+mod node_password_cleanup;
 pub mod shapes;
 
 pub use affected_lines::SplitImpact;

@@ -141,7 +141,13 @@ Examples:
   # Add what leases follow --fix and snapshots backfill --fix write with
   k3sdoctor rbac repair | kubectl apply -f -
   kubectl -n kube-system create rolebinding k3sdoctor-repair \\
-    --role k3sdoctor-repair --user alice";
+    --role k3sdoctor-repair --user alice
+
+  # Opt in to the node password and serving certificate checks (list
+  # secrets in kube-system: RBAC cannot narrow it to metadata)
+  k3sdoctor rbac secrets-metadata | kubectl apply -f -
+  kubectl -n kube-system create rolebinding k3sdoctor-secrets-metadata \\
+    --role k3sdoctor-secrets-metadata --user alice";
 
 pub const OPTIONS_EXAMPLES: &str = "\
 Examples:

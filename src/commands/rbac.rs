@@ -1,4 +1,4 @@
-//! `k3sdoctor rbac [read-only|repair|serve|heal|rancher]`: the roles each use needs, as YAML for
+//! `k3sdoctor rbac [read-only|repair|serve|heal|rancher|secrets-metadata]`: the roles each use needs, as YAML for
 //! `kubectl apply -f -`, so an RBAC error can name a command instead of a README section.
 //!
 //! One source: the manifests in deploy/ (the read-only ClusterRole and Role that the CronJob
@@ -15,6 +15,7 @@ const SERVE_AUTH_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-auth
 const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
 const RANCHER_ROLES: &str = include_str!("../../deploy/rancher/rancher-read-only.yaml");
+const SECRETS_METADATA_ROLE: &str = include_str!("../../deploy/secrets-metadata-role.yaml");
 
 /// A manifest without the comment that opens it (it speaks of the file and its tests).
 fn object(manifest: &str) -> &str {
@@ -78,6 +79,15 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
              {}",
             object(RANCHER_ROLES)
         ),
+        RbacUse::SecretsMetadata => format!(
+            "# {bin_name} rbac secrets-metadata: opt-in, for node-password-orphaned and\n\
+             # serving-cert-frozen. check asks for the metadata of the Secrets in kube-system only,\n\
+             # but RBAC cannot narrow list to metadata: this role may read their data too.\n\
+             # The RoleBinding is for the CronJob's ServiceAccount; for a person instead:\n\
+             #   kubectl -n kube-system create rolebinding k3sdoctor-secrets-metadata --role k3sdoctor-secrets-metadata --user NAME\n\
+             {}",
+            object(SECRETS_METADATA_ROLE)
+        ),
     }
 }
 
@@ -110,6 +120,12 @@ mod tests {
         assert!(repair.contains(
             "kind: Role\nmetadata:\n  name: k3sdoctor-repair\n  namespace: kube-system\n"
         ));
+        let secrets = roles(RbacUse::SecretsMetadata, "k3sdoctor");
+        assert!(secrets.contains(
+            "kind: Role\nmetadata:\n  name: k3sdoctor-secrets-metadata\n  namespace: kube-system\n"
+        ));
+        assert!(secrets.contains("kind: RoleBinding\n"), "{secrets}");
+        assert!(secrets.contains("cannot narrow"), "{secrets}");
         let heal = roles(RbacUse::Heal, "k3sdoctor");
         assert!(
             heal.contains(

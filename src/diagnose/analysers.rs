@@ -13,6 +13,9 @@ use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::etcd_members::voter_not_published;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
+use super::control_plane::node_passwords::{
+    analyse_node_passwords, analyse_serving_cert_static, secrets_not_checked,
+};
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
 use super::control_plane::secrets_reencrypt::analyse_secrets_reencrypt;
 use super::finding::Finding;
@@ -66,7 +69,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 13] = [
+pub const ANALYSERS: [Analyser; 15] = [
     leases,
     lock_presence,
     snapshots,
@@ -80,6 +83,8 @@ pub const ANALYSERS: [Analyser; 13] = [
     connection_certificates,
     certificates,
     secrets_reencrypt,
+    node_passwords,
+    serving_cert_static,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -293,5 +298,32 @@ fn secrets_reencrypt(i: &Inputs) -> Analysed {
     Analysed {
         findings: analyse_secrets_reencrypt(i.state, i.distro, i.now),
         run: Some(CheckRun::of("secrets-reencrypt", not_run)),
+    }
+}
+
+/// Issue 33, item 4: node password Secrets whose Node is gone, from the Secrets' metadata
+/// (the opt-in `rbac secrets-metadata` role).
+fn node_passwords(i: &Inputs) -> Analysed {
+    let not_run = secrets_not_checked(i.state).or_else(|| {
+        i.state
+            .nodes
+            .is_none()
+            .then(|| "Nodes not read".to_string())
+    });
+    Analysed {
+        findings: analyse_node_passwords(i.state, i.distro, i.now),
+        run: Some(CheckRun::of("node-passwords", not_run)),
+    }
+}
+
+/// Issue 33, item 1: a serving certificate frozen by `listener.cattle.io/static`, from the
+/// same metadata.
+fn serving_cert_static(i: &Inputs) -> Analysed {
+    Analysed {
+        findings: analyse_serving_cert_static(i.state, i.distro),
+        run: Some(CheckRun::of(
+            "serving-cert-static",
+            secrets_not_checked(i.state),
+        )),
     }
 }

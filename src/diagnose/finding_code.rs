@@ -331,6 +331,17 @@ finding_codes! {
         meaning: "Rancher's Feature v2prov-etcd-snapshot-backpopulate is disabled (2.11+): Rancher makes no snapshot records at all",
         remediation: "enable the Feature in Rancher (Global Settings > Feature Flags)",
     }
+    // Issue 33, items 4 and 1: from the metadata of Secrets in kube-system (opt-in role).
+    NodePasswordOrphaned = "node-password-orphaned" {
+        severity: "warning (info when every server runs a release that deletes it itself)",
+        meaning: "a kube-system Secret <node>.node-password.<prog> more than 10 minutes old whose Node does not exist (or whose owner Node is gone): the next join under that node name fails with \"Node password rejected\"; k3s deletes such Secrets itself since v1.31.14, v1.32.10, v1.33.6, v1.34.2 and 1.35",
+        remediation: "kubectl -n kube-system delete secret <node>.node-password.<prog>",
+    }
+    ServingCertFrozen = "serving-cert-frozen" {
+        severity: "warning",
+        meaning: "kube-system/<prog>-serving carries listener.cattle.io/static: \"true\": dynamiclistener no longer renews the apiserver's serving certificate nor adds SANs (k3s-io/k3s#7312); lists the SANs from its listener.cattle.io/cn-* annotations",
+        remediation: "kubectl -n kube-system annotate secret <prog>-serving listener.cattle.io/static-",
+    }
 }
 
 #[cfg(test)]

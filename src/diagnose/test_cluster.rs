@@ -11,6 +11,7 @@ use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
+use crate::model::secret_metadata::{SecretMeta, SecretOwner};
 
 pub const NOW: &str = "2024-05-31T12:10:40Z";
 
@@ -42,6 +43,7 @@ impl TestCluster {
                 kubernetes_endpoints: Some(Vec::new()),
                 kubernetes_endpoint_slices: Some(Vec::new()),
                 node_events: Some(Vec::new()),
+                secret_metadata: Some(Vec::new()),
                 ..ClusterState::default()
             },
         }
@@ -343,6 +345,46 @@ impl TestCluster {
 
     pub fn without_events(mut self) -> Self {
         self.state.node_events = None;
+        self
+    }
+
+    /// The metadata of Secret kube-system/`name`, created `secs_ago`, with `annotations` and
+    /// owned by the Nodes `owners`.
+    pub fn secret(
+        mut self,
+        name: &str,
+        secs_ago: i64,
+        annotations: &[(&str, &str)],
+        owners: &[&str],
+    ) -> Self {
+        let secret = SecretMeta {
+            name: name.into(),
+            namespace: "kube-system".into(),
+            created: Some(ago(secs_ago)),
+            annotations: annotations
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            labels: Default::default(),
+            owners: owners
+                .iter()
+                .map(|o| SecretOwner {
+                    api_version: "v1".into(),
+                    kind: "Node".into(),
+                    name: o.to_string(),
+                    uid: format!("uid-{o}"),
+                })
+                .collect(),
+        };
+        self.state
+            .secret_metadata
+            .get_or_insert_with(Vec::new)
+            .push(secret);
+        self
+    }
+
+    pub fn without_secrets(mut self) -> Self {
+        self.state.secret_metadata = None;
         self
     }
 

@@ -22,6 +22,7 @@ use crate::model::configmap_listing::ConfigMapListing;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
+use crate::model::secret_metadata::SecretMeta;
 use crate::model::snapshot_file::SnapshotFile;
 
 pub use self::live::read_error::{ReadError, ReadFailureKind};
@@ -57,6 +58,12 @@ pub struct ClusterState {
     /// Why Node Events were not read when the API server refused them (RBAC): their checks
     /// say "not checked" instead of failing the run.
     pub node_events_not_read: Option<String>,
+    /// The metadata of the Secrets in kube-system (node passwords, the serving certificate),
+    /// never their data; `None` when not read.
+    pub secret_metadata: Option<Vec<SecretMeta>>,
+    /// Why the Secrets' metadata was not read when the API server refused it (RBAC: the
+    /// opt-in `rbac secrets-metadata` role); their checks say "not checked".
+    pub secret_metadata_not_read: Option<String>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

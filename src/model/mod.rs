@@ -17,6 +17,7 @@ pub mod node_event;
 pub mod quantity;
 pub mod rancher;
 mod recent_values;
+pub mod secret_metadata;
 pub mod snapshot_entry;
 pub mod snapshot_file;
 pub mod snapshot_key;

@@ -47,6 +47,7 @@ mod leases;
 mod man_pages;
 mod node_args;
 mod node_events;
+mod node_passwords;
 mod object_refs;
 mod pasted_configmap_tables;
 mod pasted_tables;

@@ -97,6 +97,32 @@ fn heal_prints_the_docs_heal_role_and_other_words_are_usage_errors() {
         .one_line_error();
 }
 
+#[test]
+fn secrets_metadata_prints_the_docs_opt_in_role_and_its_binding() {
+    let docs = documents(&readme_namespaced_role("k3sdoctor-secrets-metadata"));
+    assert_eq!(printed(&["secrets-metadata"]), docs);
+    assert_eq!(yaml_documents("deploy/secrets-metadata-role.yaml"), docs);
+    assert_eq!(
+        docs.iter()
+            .map(|d| d["kind"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["Role", "RoleBinding"]
+    );
+    assert_eq!(docs[0]["metadata"]["namespace"], "kube-system");
+    // list secrets, nothing else: RBAC cannot narrow it to metadata, so it grants no more.
+    assert_eq!(
+        docs[0]["rules"],
+        serde_json::json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list"]}])
+    );
+    assert_eq!(docs[1]["roleRef"]["name"], "k3sdoctor-secrets-metadata");
+    let out = k3sdoctor(["rbac", "secrets-metadata"]).run();
+    assert!(
+        out.stdout.contains("RBAC cannot narrow list to metadata"),
+        "{}",
+        out.stdout
+    );
+}
+
 /// A 403 names the command that prints the role it lacks.
 #[test]
 fn a_forbidden_read_names_the_rbac_command() {

@@ -10,6 +10,7 @@ pub mod etcd_members;
 pub mod etcd_settings;
 pub mod membership;
 pub mod node_args_secrets;
+pub mod node_passwords;
 pub mod quorum;
 pub mod secrets_encryption;
 pub mod secrets_reencrypt;

@@ -96,6 +96,13 @@ pub fn object_key(object: &Value) -> Option<(String, String, String)> {
         .get("namespace")
         .and_then(Value::as_str)
         .unwrap_or_default();
+    // A Secret and its metadata-only form (`PartialObjectMetadataList` items) are one object.
+    if matches!(
+        (api_version, kind),
+        ("v1", "Secret") | ("meta.k8s.io/v1", "PartialObjectMetadata")
+    ) {
+        return Some(("Secret".into(), namespace.to_string(), name.to_string()));
+    }
     let known = matches!(
         (api_version, kind),
         ("v1", "Node")
@@ -126,7 +133,22 @@ pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
         // `kubectl get events -A`: which are about Nodes shows only inside the object, so
         // every core/v1 Event is kept here and the rest dropped when typed.
         "Event" => true,
+        // The node passwords and the serving certificate, metadata only.
+        "Secret" => namespace == LOCK_NAMESPACE,
         _ => false,
+    }
+}
+
+/// Drops a Secret's `data` and `stringData` the moment it is parsed, before anything keeps,
+/// compares or reports the object: k3sdoctor reads the metadata of Secrets and nothing else,
+/// so their values can reach no note, error or output.
+pub fn drop_secret_data(object: &mut Value) {
+    if object.get("kind").and_then(Value::as_str) != Some("Secret") {
+        return;
+    }
+    if let Some(map) = object.as_object_mut() {
+        map.remove("data");
+        map.remove("stringData");
     }
 }
 

@@ -18,11 +18,13 @@ use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Node};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use self::dump_parse::{
-    assume_kind, drop_null_strings, flatten, is_relevant, object_key, parse_documents,
+    assume_kind, drop_null_strings, drop_secret_data, flatten, is_relevant, object_key,
+    parse_documents,
 };
 use self::dump_time::{heartbeat_ahead, newest_heartbeat, newest_timestamp};
 use super::bundle::limits::BundleLimits;
@@ -34,6 +36,7 @@ use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
+use crate::model::secret_metadata::SecretMeta;
 use crate::model::snapshot_file::SnapshotFile;
 
 /// One API object found in a dump, with where it came from.
@@ -175,6 +178,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
                     slices.push(ApiserverEndpoints::from_slice(&slice));
                 }
             }
+            "Secret" => push(&mut state.secret_metadata, secret_metadata(found)?),
             "Event" => {
                 // Any Event says the kind was dumped; only those about Nodes are kept.
                 let events = state.node_events.get_or_insert_with(Vec::new);
@@ -193,6 +197,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
             "ETCDSnapshotFile" => _ = state.snapshot_files.get_or_insert_with(Vec::new),
             "Endpoints" => _ = state.kubernetes_endpoints.get_or_insert_with(Vec::new),
             "Event" => _ = state.node_events.get_or_insert_with(Vec::new),
+            "Secret" => _ = state.secret_metadata.get_or_insert_with(Vec::new),
             "EndpointSlice" => {
                 _ = state
                     .kubernetes_endpoint_slices
@@ -246,7 +251,8 @@ fn read_source(
             if let Some((api_version, kind)) = doc.assume {
                 assume_kind(&mut value, api_version, kind);
             }
-            for object in flatten(value) {
+            for mut object in flatten(value) {
+                drop_secret_data(&mut object);
                 if let Some(kind) = collected.add(object, &doc.name, false) {
                     *used.entry(kind).or_default() += 1;
                 }
@@ -338,6 +344,21 @@ fn keep_newer(
     if replace {
         objects.insert(key, found);
     }
+}
+
+/// A Secret's metadata (its data was dropped when it was parsed); a malformed one is named by
+/// what its metadata says, which holds no secret value.
+fn secret_metadata(found: &Found) -> Result<SecretMeta, ReadError> {
+    let metadata = found.value.get("metadata").cloned().unwrap_or_default();
+    serde_json::from_value::<ObjectMeta>(metadata)
+        .map(|meta| SecretMeta::from_meta(&meta))
+        .map_err(|e| {
+            ReadError::new(format!(
+                "dump file {}: the metadata of a Secret is malformed: {e}; re-create it with \
+                 kubectl get -o yaml",
+                found.file
+            ))
+        })
 }
 
 fn typed<T: DeserializeOwned>(found: &Found) -> Result<T, ReadError> {

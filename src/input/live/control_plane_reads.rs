@@ -1,10 +1,11 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
-//! connection and every server present. Returned as a value so that it runs beside the
+//! connection and every server present, and the metadata of the Secrets in kube-system. Returned as a value so that it runs beside the
 //! snapshot reads, which fill the `ClusterState` themselves.
 
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::node_events::NodeEventsRead;
+use super::secret_metadata::{SecretMetadataRead, read_secret_metadata};
 use super::server_certificates::{handshake_targets, read_server_certificates};
 use super::{
     Connection, EndpointsRead, ReadError, Trace, read_apiserver_endpoints, read_node_events,
@@ -16,6 +17,7 @@ pub struct ControlPlaneReads {
     endpoints: EndpointsRead,
     events: NodeEventsRead,
     certificates: ConnectionCertificates,
+    secrets: SecretMetadataRead,
 }
 
 impl ControlPlaneReads {
@@ -33,16 +35,18 @@ impl ControlPlaneReads {
             let servers = read_server_certificates(conn, targets).await;
             (endpoints, servers)
         };
-        let ((endpoints, servers), events, mut certificates) = tokio::join!(
+        let ((endpoints, servers), events, mut certificates, secrets) = tokio::join!(
             endpoints_then_servers,
             read_node_events(conn, trace),
             read_connection_certificates(conn),
+            read_secret_metadata(conn, trace),
         );
         certificates.servers = servers;
         Ok(ControlPlaneReads {
             endpoints: endpoints?,
             events: events?,
             certificates,
+            secrets: secrets?,
         })
     }
 
@@ -50,5 +54,6 @@ impl ControlPlaneReads {
         self.endpoints.fill(state);
         self.events.fill(state);
         state.certificates = Some(self.certificates);
+        self.secrets.fill(state);
     }
 }

@@ -11,6 +11,7 @@ mod node_events;
 pub mod own_access_review;
 pub mod read_error;
 mod read_failure_kind;
+mod secret_metadata;
 pub mod server_certificates;
 mod serving_cert;
 pub mod snapshot_file_object;

@@ -104,6 +104,12 @@ impl AdminApi {
                         .as_str()
                         .unwrap_or("default")
                 ),
+                "RoleBinding" => format!(
+                    "/apis/rbac.authorization.k8s.io/v1/namespaces/{}/rolebindings",
+                    object["metadata"]["namespace"]
+                        .as_str()
+                        .unwrap_or("default")
+                ),
                 "ConfigMap" => format!(
                     "/api/v1/namespaces/{}/configmaps",
                     object["metadata"]["namespace"]

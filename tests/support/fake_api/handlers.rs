@@ -56,6 +56,8 @@ pub(crate) struct Request {
     pub user_agent: Option<String>,
     pub authorization: Option<String>,
     pub content_type: Option<String>,
+    /// The `Accept` header: `as=PartialObjectMetadataList` asks a list for metadata only.
+    pub accept: Option<String>,
     pub body: Vec<u8>,
     pub body_too_large: bool,
 }

@@ -245,6 +245,24 @@ pub(crate) fn list(state: &State, ctx: &Ctx) -> Result<Reply> {
     if let Some(n) = remaining {
         metadata.insert("remainingItemCount".into(), json!(n));
     }
+    if metadata_only(ctx.req) {
+        // kube-apiserver's answer to `as=PartialObjectMetadataList`: the metadata of each
+        // object and nothing else, every item typed PartialObjectMetadata.
+        let items: Vec<Value> = page
+            .iter()
+            .map(|i| {
+                json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                       "metadata": i.object["metadata"].clone()})
+            })
+            .collect();
+        let body = json!({
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": metadata,
+            "items": items,
+        });
+        return Ok(Reply::json(200, &body, def.list_layout(), ctx.req.pretty()));
+    }
     let rendered: Vec<Value> = page
         .iter()
         .map(|i| {
@@ -264,4 +282,17 @@ pub(crate) fn list(state: &State, ctx: &Ctx) -> Result<Reply> {
         "items": rendered,
     });
     Ok(Reply::json(200, &body, def.list_layout(), ctx.req.pretty()))
+}
+
+/// Whether the request asks for a `PartialObjectMetadataList` (`Accept:
+/// application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`).
+fn metadata_only(req: &super::handlers::Request) -> bool {
+    req.accept.as_deref().is_some_and(|accept| {
+        accept.split(',').any(|media| {
+            let params: Vec<&str> = media.split(';').map(str::trim).collect();
+            params.contains(&"as=PartialObjectMetadataList")
+                && params.contains(&"g=meta.k8s.io")
+                && params.contains(&"v=v1")
+        })
+    })
 }

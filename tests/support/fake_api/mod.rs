@@ -64,6 +64,8 @@ pub struct RequestRecord {
     /// The raw (still percent-encoded) query string, `""` when absent.
     pub query: String,
     pub user_agent: Option<String>,
+    /// The `Accept` header, e.g. the metadata-only list of Secrets.
+    pub accept: Option<String>,
     pub authorization: Option<String>,
     pub body: String,
     pub status: u16,

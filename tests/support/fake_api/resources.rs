@@ -118,6 +118,20 @@ pub(crate) const CORE_EVENTS: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// core/v1 Secrets, for the metadata-only list of kube-system's (node passwords, the serving
+/// certificate): `list.rs` answers a `PartialObjectMetadataList` when the request asks for one.
+pub(crate) const SECRETS: ResourceDef = ResourceDef {
+    kind: "Secret",
+    list_kind: "SecretList",
+    plural: "secrets",
+    group: "",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Namespaces as objects (seeded by tests that need one, e.g. kube-system's annotations);
 /// whether a namespace exists for namespaced writes is `NAMESPACES` below.
 pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
@@ -133,7 +147,7 @@ pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
 };
 
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 9] = [
+pub(crate) const STORED: [&ResourceDef; 10] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -143,6 +157,7 @@ pub(crate) const STORED: [&ResourceDef; 9] = [
     &EVENTS,
     &NAMESPACE_OBJECTS,
     &CORE_EVENTS,
+    &SECRETS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).
@@ -355,7 +370,9 @@ pub(crate) fn discovery_resource_list(
                 {"name": "namespaces", "singularName": "", "namespaced": false, "kind": "Namespace",
                  "verbs": verbs, "shortNames": ["ns"], "storageVersionHash": "Q3oi5N2YM8M="},
                 {"name": "nodes", "singularName": "", "namespaced": false, "kind": "Node",
-                 "verbs": verbs, "shortNames": ["no"], "storageVersionHash": "XwShjMxG9Fs="}
+                 "verbs": verbs, "shortNames": ["no"], "storageVersionHash": "XwShjMxG9Fs="},
+                {"name": "secrets", "singularName": "", "namespaced": true, "kind": "Secret",
+                 "verbs": verbs, "storageVersionHash": "S6u1pOWzb84="}
             ]
         })),
         ("coordination.k8s.io", "v1") => Some(json!({

@@ -216,6 +216,7 @@ async fn respond(
     let user_agent = header(&req, "user-agent");
     let authorization = header(&req, "authorization");
     let content_type = header(&req, "content-type");
+    let accept = header(&req, "accept");
     let (body, body_too_large) = read_body(req.into_body()).await;
     let request = Request {
         method: method.clone(),
@@ -224,6 +225,7 @@ async fn respond(
         user_agent: user_agent.clone(),
         authorization: authorization.clone(),
         content_type,
+        accept: accept.clone(),
         body,
         body_too_large,
     };
@@ -239,6 +241,7 @@ async fn respond(
             path: path.clone(),
             query: raw_query.clone(),
             user_agent,
+            accept,
             authorization: authorization.clone(),
             body: String::from_utf8_lossy(&request.body).into_owned(),
             status: 0,

@@ -1,0 +1,78 @@
+//! The metadata of the Secrets in kube-system, for the node password and serving certificate
+//! checks. Asked for as a `PartialObjectMetadataList` (`Accept: application/json;
+//! as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`), so the API server never sends a
+//! Secret's data to k3sdoctor. RBAC cannot grant metadata alone: `list secrets` is the opt-in
+//! role `k3sdoctor rbac secrets-metadata`, and without it the two checks say "not checked".
+
+use std::time::Instant;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, ListParams};
+
+use super::{Connection, PAGE_SIZE, ReadError, Trace};
+use crate::input::ClusterState;
+use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
+
+/// What a check without the role says.
+pub const NEEDS_ROLE: &str =
+    "needs list secrets in kube-system: `k3sdoctor rbac secrets-metadata` prints the role";
+
+/// The answer to the Secrets read: their metadata, or why the API server refused it.
+#[derive(Debug)]
+pub enum SecretMetadataRead {
+    Read(Vec<SecretMeta>),
+    Forbidden(String),
+}
+
+impl SecretMetadataRead {
+    pub fn fill(self, state: &mut ClusterState) {
+        match self {
+            SecretMetadataRead::Read(secrets) => state.secret_metadata = Some(secrets),
+            SecretMetadataRead::Forbidden(why) => state.secret_metadata_not_read = Some(why),
+        }
+    }
+}
+
+/// `LIST /api/v1/namespaces/kube-system/secrets` as metadata, paged. A 403 is an answer: the
+/// role is opt-in, so only the checks that need it say "not checked".
+pub async fn read_secret_metadata(
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<SecretMetadataRead, ReadError> {
+    let api: Api<Secret> = Api::namespaced(conn.client.clone(), NAMESPACE);
+    let action = format!("list secrets in {NAMESPACE} (metadata only)");
+    let mut params = ListParams::default().limit(PAGE_SIZE);
+    let mut secrets = Vec::new();
+    loop {
+        let started = Instant::now();
+        let in_flight = conn.activity.begin(&action);
+        let page = match api.list_metadata(&params).await {
+            Ok(page) => page,
+            Err(e) => {
+                let error = ReadError::from_kube(&e, &action, &conn.server);
+                if error.http_status == Some(403) {
+                    trace(&format!(
+                        "{action}: forbidden; node-passwords and serving-cert-static are not checked"
+                    ));
+                    return Ok(SecretMetadataRead::Forbidden(NEEDS_ROLE.into()));
+                }
+                return Err(error);
+            }
+        };
+        drop(in_flight);
+        trace(&format!(
+            "{action}: {} items in {} ms",
+            page.items.len(),
+            started.elapsed().as_millis()
+        ));
+        secrets.extend(
+            page.items
+                .iter()
+                .map(|item| SecretMeta::from_meta(&item.metadata)),
+        );
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(SecretMetadataRead::Read(secrets)),
+        }
+    }
+}
