@@ -217,19 +217,22 @@ pub async fn read_live_quietly(
 }
 
 /// What `check` reads beyond the snapshots, one cluster or each of a fleet alike: the
-/// `kubernetes` Endpoints, the Node Events and the connection's certificates, at once.
+/// `kubernetes` Endpoints, the Node Events, the connection's certificates and the packaged
+/// charts (HelmCharts and their Jobs in kube-system), at once.
 async fn read_control_plane_extras(
     conn: &Connection,
     state: &mut ClusterState,
     trace: live::Trace<'_>,
 ) -> Result<(), ReadError> {
-    let (endpoints, events, certificates) = tokio::join!(
+    let (endpoints, events, certificates, charts) = tokio::join!(
         live::read_apiserver_endpoints(conn, state, trace),
         live::read_node_events(conn, trace),
         read_connection_certificates(conn),
+        live::read_packaged_charts(conn, trace),
     );
     endpoints?;
     events?.fill(state);
+    charts?.fill(state);
     state.certificates = Some(certificates);
     Ok(())
 }

@@ -13,6 +13,7 @@ use super::control_plane::etcd_config_drift::analyse_etcd_config_drift;
 use super::control_plane::etcd_members::voter_not_published;
 use super::control_plane::membership::analyse_membership;
 use super::control_plane::node_args_secrets::analyse_node_args_secrets;
+use super::control_plane::packaged_charts::analyse_packaged_charts;
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
 use super::control_plane::secrets_reencrypt::analyse_secrets_reencrypt;
 use super::finding::Finding;
@@ -66,7 +67,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 13] = [
+pub const ANALYSERS: [Analyser; 14] = [
     leases,
     lock_presence,
     snapshots,
@@ -80,6 +81,7 @@ pub const ANALYSERS: [Analyser; 13] = [
     connection_certificates,
     certificates,
     secrets_reencrypt,
+    packaged_charts,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -293,5 +295,34 @@ fn secrets_reencrypt(i: &Inputs) -> Analysed {
     Analysed {
         findings: analyse_secrets_reencrypt(i.state, i.distro, i.now),
         run: Some(CheckRun::of("secrets-reencrypt", not_run)),
+    }
+}
+
+/// Issue 33, item 5: the HelmCharts in kube-system and their install Jobs. Without the Jobs
+/// (a dump that lacks them) the charts' own Failed conditions are still judged, with a note.
+fn packaged_charts(i: &Inputs) -> Analysed {
+    let state = i.state;
+    let Some(charts) = &state.helm_charts else {
+        let why = state
+            .packaged_charts_not_read
+            .clone()
+            .unwrap_or_else(|| "not in dump".to_string());
+        return Analysed {
+            findings: Vec::new(),
+            run: Some(CheckRun::of("packaged-charts", Some(why))),
+        };
+    };
+    let jobs = state.helm_jobs.as_deref();
+    Analysed {
+        findings: analyse_packaged_charts(charts, jobs, i.now),
+        run: Some(CheckRun {
+            name: "packaged-charts",
+            ran: true,
+            note: if jobs.is_none() {
+                "Jobs in kube-system not in dump: helmchart-stuck not judged".to_string()
+            } else {
+                String::new()
+            },
+        }),
     }
 }

@@ -29,6 +29,7 @@ impl ObjectRef {
             "ETCDSnapshotFile" => ("k3s.cattle.io/v1", "ETCDSnapshotFile"),
             "Endpoints" => ("v1", "Endpoints"),
             "EndpointSlice" => ("discovery.k8s.io/v1", "EndpointSlice"),
+            "HelmChart" => ("helm.cattle.io/v1", "HelmChart"),
             // Rancher's record, on the management cluster.
             "ETCDSnapshot" => ("rke.cattle.io/v1", "ETCDSnapshot"),
             _ => return None,

@@ -42,6 +42,8 @@ impl TestCluster {
                 kubernetes_endpoints: Some(Vec::new()),
                 kubernetes_endpoint_slices: Some(Vec::new()),
                 node_events: Some(Vec::new()),
+                helm_charts: Some(Vec::new()),
+                helm_jobs: Some(Vec::new()),
                 ..ClusterState::default()
             },
         }

@@ -1,6 +1,6 @@
 //! The control plane beyond the locks and snapshots: etcd membership and quorum, the
 //! apiserver addresses, etcd's snapshot flags per server, secrets in node arguments, the
-//! servers' secrets-encryption state.
+//! servers' secrets-encryption state, the packaged Helm charts.
 
 pub mod apiserver_endpoints;
 pub mod cert_expiry;
@@ -10,6 +10,7 @@ pub mod etcd_members;
 pub mod etcd_settings;
 pub mod membership;
 pub mod node_args_secrets;
+pub mod packaged_charts;
 pub mod quorum;
 pub mod secrets_encryption;
 pub mod secrets_reencrypt;

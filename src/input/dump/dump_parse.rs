@@ -105,6 +105,8 @@ pub fn object_key(object: &Value) -> Option<(String, String, String)> {
             | ("v1", "Endpoints")
             | ("discovery.k8s.io/v1", "EndpointSlice")
             | ("v1", "Event")
+            | ("helm.cattle.io/v1", "HelmChart")
+            | ("batch/v1", "Job")
     );
     Some((
         if known {
@@ -126,6 +128,8 @@ pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
         // `kubectl get events -A`: which are about Nodes shows only inside the object, so
         // every core/v1 Event is kept here and the rest dropped when typed.
         "Event" => true,
+        // packaged-charts: k3s's and RKE2's HelmCharts and their install Jobs live there.
+        "HelmChart" | "Job" => namespace == LOCK_NAMESPACE,
         _ => false,
     }
 }

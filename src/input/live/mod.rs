@@ -7,6 +7,7 @@ pub mod connection_certificates;
 pub mod contact_probe;
 mod node_events;
 pub mod own_access_review;
+mod packaged_charts;
 pub mod read_error;
 mod read_failure_kind;
 mod serving_cert;
@@ -24,6 +25,7 @@ use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
 pub use self::node_events::read_node_events;
+pub use self::packaged_charts::read_packaged_charts;
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
 use super::{ClusterState, Origin, ReadError};
