@@ -48,6 +48,7 @@ mod man_pages;
 mod node_args;
 mod node_events;
 mod object_refs;
+mod packaged_charts;
 mod pasted_configmap_tables;
 mod pasted_tables;
 mod pending_snapshots;

@@ -26,6 +26,7 @@ mod inputs;
 mod many_snapshot_files;
 mod node_args;
 mod node_events;
+mod packaged_charts;
 mod peak_launcher;
 mod pipes;
 mod rancher_bed;
