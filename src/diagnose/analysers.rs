@@ -303,10 +303,14 @@ fn secrets_reencrypt(i: &Inputs) -> Analysed {
 fn packaged_charts(i: &Inputs) -> Analysed {
     let state = i.state;
     let Some(charts) = &state.helm_charts else {
-        let why = state
-            .packaged_charts_not_read
-            .clone()
-            .unwrap_or_else(|| "not in dump".to_string());
+        let why = state.packaged_charts_not_read.clone().unwrap_or_else(|| {
+            if state.origin.is_dump() {
+                "not in dump".to_string()
+            } else {
+                // serve watches no HelmCharts or Jobs; `check` reads them.
+                "HelmCharts not read (serve does not watch them; `check` reads them)".to_string()
+            }
+        });
         return Analysed {
             findings: Vec::new(),
             run: Some(CheckRun::of("packaged-charts", Some(why))),
