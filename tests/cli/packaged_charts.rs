@@ -353,3 +353,55 @@ fn a_dump_with_charts_is_judged_and_one_without_says_not_in_dump() {
         (false, "not in dump")
     );
 }
+
+/// troubleshoot writes Jobs as a per-namespace List (`cluster-resources/jobs/<ns>.json`) and a
+/// namespaced custom resource as a bare array in a folder per CRD
+/// (`custom-resources/<crd>/<ns>.json`, replicatedhq/troubleshoot `pkg/collect/cluster_resources.go`).
+#[test]
+fn a_troubleshoot_bundle_with_jobs_and_helmcharts_is_judged() {
+    use crate::support::bundles::{self, TROUBLESHOOT_TOP, split_cluster};
+    let objects = cluster();
+    let of = |kind: &str| -> Vec<Value> {
+        objects
+            .iter()
+            .filter(|o| o["kind"] == kind)
+            .cloned()
+            .collect()
+    };
+    let bundle = bundles::troubleshoot(&split_cluster())
+        .json(
+            &format!("{TROUBLESHOOT_TOP}/cluster-resources/jobs/kube-system.json"),
+            &json!({"kind": "JobList", "apiVersion": "batch/v1", "items": of("Job")}),
+        )
+        .json(
+            &format!(
+                "{TROUBLESHOOT_TOP}/cluster-resources/custom-resources/helmcharts.helm.cattle.io/kube-system.json"
+            ),
+            &Value::Array(of("HelmChart")),
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bundle.tar");
+    std::fs::write(&path, bundle.tar()).unwrap();
+    let out = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file"])
+        .args(&[path.to_str().unwrap()])
+        .run();
+    let report: CheckReport = out.json();
+    assert!(
+        run_named(&report, "packaged-charts").0,
+        "{:?}",
+        report.checks
+    );
+    assert_eq!(charts_of(&report).len(), 2, "{:?}", report.codes());
+
+    // The same bundle without them: not in dump.
+    let path = dir.path().join("plain.tar");
+    std::fs::write(&path, bundles::troubleshoot(&split_cluster()).tar()).unwrap();
+    let out = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file"])
+        .args(&[path.to_str().unwrap()])
+        .run();
+    let report: CheckReport = out.json();
+    assert_eq!(
+        run_named(&report, "packaged-charts"),
+        (false, "not in dump")
+    );
+}

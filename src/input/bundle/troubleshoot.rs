@@ -25,7 +25,8 @@ pub fn read(tree: &Tree, root: &str, source: &mut Source) {
             "EndpointSlice",
         ),
         // packaged-charts: helm-controller's Jobs, and the HelmCharts as a namespaced custom
-        // resource (a folder per CRD, a file per namespace); absent, the check says not in dump.
+        // resource (a folder per CRD, a file per namespace: `crsV1`'s `<crd>/<ns>` in
+        // `pkg/collect/cluster_resources.go`); absent, the check says not in dump.
         ("jobs", "kube-system", "batch/v1", "Job"),
         (
             "custom-resources/helmcharts.helm.cattle.io",
