@@ -95,7 +95,8 @@ fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Optio
                 &job_name,
                 object,
                 format!(
-                    "helm-controller marks it Failed ({}): the Job {job_name} did not apply it",
+                    "helm-controller marks it Failed ({}): the chart is not applied (its Job: \
+                     {job_name})",
                     if why.is_empty() {
                         "no reason recorded"
                     } else {

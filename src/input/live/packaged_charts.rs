@@ -125,7 +125,7 @@ pub async fn read_packaged_charts(
 }
 
 /// Every HelmChart that has a name; a note for each that does not.
-pub fn parse_charts(objects: &[Value]) -> (Vec<HelmChartFacts>, Vec<String>) {
+fn parse_charts(objects: &[Value]) -> (Vec<HelmChartFacts>, Vec<String>) {
     let mut notes = Vec::new();
     let charts = objects
         .iter()
@@ -139,7 +139,7 @@ pub fn parse_charts(objects: &[Value]) -> (Vec<HelmChartFacts>, Vec<String>) {
 }
 
 /// Every helm-controller Job that has a name; a note for each that does not.
-pub fn parse_jobs(objects: &[Value]) -> (Vec<HelmJobFacts>, Vec<String>) {
+fn parse_jobs(objects: &[Value]) -> (Vec<HelmJobFacts>, Vec<String>) {
     let mut notes = Vec::new();
     let jobs = objects
         .iter()
