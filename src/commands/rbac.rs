@@ -11,6 +11,8 @@ use super::Ui;
 
 const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-clusterrole.yaml");
 const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
+const READ_ONLY_ROLE_KUBE_SYSTEM: &str =
+    include_str!("../../deploy/base/serve-role-kube-system.yaml");
 const SERVE_AUTH_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-auth-clusterrole.yaml");
 const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
@@ -31,10 +33,13 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
             "{header}\
              # Bind: kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user NAME\n\
              #       kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
-             # Without the Role in default only apiserver-endpoint-stale and the Node Event checks are not checked.\n\
-             {}---\n{}",
+             #       kubectl -n kube-system create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
+             # Without the Role in default only apiserver-endpoint-stale and the Node Event checks are not checked;\n\
+             # without the one in kube-system only packaged-charts.\n\
+             {}---\n{}---\n{}",
             object(READ_ONLY_CLUSTER_ROLE),
-            object(READ_ONLY_ROLE)
+            object(READ_ONLY_ROLE),
+            object(READ_ONLY_ROLE_KUBE_SYSTEM)
         )
     };
     match role {
@@ -111,6 +116,9 @@ mod tests {
         assert!(read_only.contains("kind: ClusterRole\nmetadata:\n  name: k3sdoctor-read-only\n"));
         assert!(read_only.contains(
             "kind: Role\nmetadata:\n  name: k3sdoctor-read-only\n  namespace: default\n"
+        ));
+        assert!(read_only.contains(
+            "kind: Role\nmetadata:\n  name: k3sdoctor-read-only\n  namespace: kube-system\n"
         ));
         assert!(!read_only.contains("The README"), "{read_only}");
         let serve = roles(RbacUse::Serve, "k3sdoctor");

@@ -16,6 +16,7 @@ use super::control_plane::node_args_secrets::analyse_node_args_secrets;
 use super::control_plane::node_passwords::{
     analyse_node_passwords, analyse_serving_cert_static, secrets_not_checked,
 };
+use super::control_plane::packaged_charts::analyse_packaged_charts;
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
 use super::control_plane::secrets_reencrypt::analyse_secrets_reencrypt;
 use super::finding::Finding;
@@ -69,7 +70,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 15] = [
+pub const ANALYSERS: [Analyser; 16] = [
     leases,
     lock_presence,
     snapshots,
@@ -85,6 +86,7 @@ pub const ANALYSERS: [Analyser; 15] = [
     secrets_reencrypt,
     node_passwords,
     serving_cert_static,
+    packaged_charts,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -325,5 +327,38 @@ fn serving_cert_static(i: &Inputs) -> Analysed {
             "serving-cert-static",
             secrets_not_checked(i.state),
         )),
+    }
+}
+
+/// Issue 33, item 5: the HelmCharts in kube-system and their install Jobs. Without the Jobs
+/// (a dump that lacks them) the charts' own Failed conditions are still judged, with a note.
+fn packaged_charts(i: &Inputs) -> Analysed {
+    let state = i.state;
+    let Some(charts) = &state.helm_charts else {
+        let why = state.packaged_charts_not_read.clone().unwrap_or_else(|| {
+            if state.origin.is_dump() {
+                "not in dump".to_string()
+            } else {
+                // serve watches no HelmCharts or Jobs; `check` reads them.
+                "HelmCharts not read (serve does not watch them; `check` reads them)".to_string()
+            }
+        });
+        return Analysed {
+            findings: Vec::new(),
+            run: Some(CheckRun::of("packaged-charts", Some(why))),
+        };
+    };
+    let jobs = state.helm_jobs.as_deref();
+    Analysed {
+        findings: analyse_packaged_charts(charts, jobs, i.now),
+        run: Some(CheckRun {
+            name: "packaged-charts",
+            ran: true,
+            note: if jobs.is_none() {
+                "Jobs in kube-system not in dump: helmchart-stuck not judged".to_string()
+            } else {
+                String::new()
+            },
+        }),
     }
 }

@@ -342,6 +342,17 @@ finding_codes! {
         meaning: "kube-system/<prog>-serving carries listener.cattle.io/static: \"true\": dynamiclistener no longer renews the apiserver's serving certificate nor adds SANs (k3s-io/k3s#7312); lists the SANs from its listener.cattle.io/cn-* annotations",
         remediation: "kubectl -n kube-system annotate secret <prog>-serving listener.cattle.io/static-",
     }
+    // Issue 33, item 5: the packaged components helm-controller installs.
+    HelmchartFailed = "helmchart-failed" {
+        severity: "error",
+        meaning: "a HelmChart in kube-system whose install Job failed (Job condition Failed=True, e.g. BackoffLimitExceeded) or whose own Failed condition is True; k3s's and RKE2's charts first",
+        remediation: "kubectl -n kube-system logs job/helm-install-NAME; fix what it names, then kubectl -n kube-system delete job helm-install-NAME so helm-controller runs it again",
+    }
+    HelmchartStuck = "helmchart-stuck" {
+        severity: "warning",
+        meaning: "a HelmChart's helm-install Job in kube-system neither complete nor failed more than 15 minutes after it started (often a release left pending-* by an interrupted upgrade, rancher/rke2#1124)",
+        remediation: "kubectl -n kube-system logs job/helm-install-NAME; look for Helm release Secrets labelled owner=helm,status=pending-*, then delete the Job so helm-controller runs it again",
+    }
 }
 
 #[cfg(test)]

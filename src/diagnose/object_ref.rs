@@ -30,6 +30,7 @@ impl ObjectRef {
             "Endpoints" => ("v1", "Endpoints"),
             "EndpointSlice" => ("discovery.k8s.io/v1", "EndpointSlice"),
             "Secret" => ("v1", "Secret"),
+            "HelmChart" => ("helm.cattle.io/v1", "HelmChart"),
             // Rancher's record, on the management cluster.
             "ETCDSnapshot" => ("rke.cattle.io/v1", "ETCDSnapshot"),
             _ => return None,

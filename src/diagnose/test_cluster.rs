@@ -44,6 +44,8 @@ impl TestCluster {
                 kubernetes_endpoint_slices: Some(Vec::new()),
                 node_events: Some(Vec::new()),
                 secret_metadata: Some(Vec::new()),
+                helm_charts: Some(Vec::new()),
+                helm_jobs: Some(Vec::new()),
                 ..ClusterState::default()
             },
         }

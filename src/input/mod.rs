@@ -19,6 +19,8 @@ use crate::distro::Distro;
 use crate::model::apiserver_endpoints::ApiserverEndpoints;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::configmap_listing::ConfigMapListing;
+use crate::model::helm_chart::HelmChartFacts;
+use crate::model::helm_job::HelmJobFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -64,6 +66,14 @@ pub struct ClusterState {
     /// Why the Secrets' metadata was not read when the API server refused it (RBAC: the
     /// opt-in `rbac secrets-metadata` role); their checks say "not checked".
     pub secret_metadata_not_read: Option<String>,
+    /// `helm.cattle.io/v1` HelmCharts in kube-system (k3s's and RKE2's packaged components);
+    /// `None` when not read.
+    pub helm_charts: Option<Vec<HelmChartFacts>>,
+    /// helm-controller's Jobs in kube-system (`helm-install-*`); `None` when not read.
+    pub helm_jobs: Option<Vec<HelmJobFacts>>,
+    /// Why the two above were not read live (RBAC, or the HelmChart CRD absent): the
+    /// packaged-charts check says "not checked" instead of failing the run.
+    pub packaged_charts_not_read: Option<String>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

@@ -9,6 +9,8 @@ pub mod cron_schedule;
 pub mod encryption_hash;
 mod etcd_keys;
 pub mod go_json;
+pub mod helm_chart;
+pub mod helm_job;
 pub mod lease;
 pub mod lock;
 pub mod node;

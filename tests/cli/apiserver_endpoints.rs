@@ -118,6 +118,7 @@ fn without_the_role_in_default_the_check_is_not_checked_and_the_rest_runs() {
                 "secrets-reencrypt",
                 "node-passwords",
                 "serving-cert-static",
+                "packaged-charts",
             ]
             .contains(&c.name.as_str()))
             .all(|c| c.ran)

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::harness::{k3sdoctor, repo_path};
 use crate::support::manifests::yaml_documents;
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
 
 const MANIFEST: &str = "deploy/k3sdoctor-cronjob.yaml";
 
@@ -28,6 +28,8 @@ fn the_manifest_binds_a_service_account_to_the_read_only_role_and_runs_check() {
         [
             "ServiceAccount",
             "ClusterRole",
+            "Role",
+            "RoleBinding",
             "Role",
             "RoleBinding",
             "ClusterRoleBinding",
@@ -69,6 +71,28 @@ fn the_manifest_binds_a_service_account_to_the_read_only_role_and_runs_check() {
     assert_eq!(
         role_binding["subjects"],
         json!([{"kind": "ServiceAccount", "name": name, "namespace": namespace}])
+    );
+
+    // The Role in kube-system (packaged-charts) and its binding, to the same account.
+    let in_kube_system = |kind: &str| {
+        docs.iter()
+            .find(|d| d["kind"] == kind && d["metadata"]["namespace"] == "kube-system")
+            .unwrap_or_else(|| panic!("{MANIFEST} has no {kind} in kube-system"))
+    };
+    let readme_role_in_kube_system: Value =
+        serde_yaml_ng::from_str(&readme_role_in("k3sdoctor-read-only", "kube-system")).unwrap();
+    assert_eq!(
+        in_kube_system("Role"),
+        &readme_role_in_kube_system,
+        "the manifest's Role in kube-system differs from the README's"
+    );
+    assert_eq!(
+        in_kube_system("RoleBinding")["roleRef"],
+        role_binding["roleRef"]
+    );
+    assert_eq!(
+        in_kube_system("RoleBinding")["subjects"],
+        role_binding["subjects"]
     );
 
     let binding = find(&docs, "ClusterRoleBinding");
@@ -155,6 +179,8 @@ fn kubectl_reads_every_object_when_installed() {
         [
             "serviceaccount/k3sdoctor",
             "clusterrole.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "role.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "rolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
             "role.rbac.authorization.k8s.io/k3sdoctor-read-only",
             "rolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
             "clusterrolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::support::harness::{k3sdoctor, repo_path};
 use crate::support::manifests::yaml_documents;
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
 
 const KUSTOMIZATION: &str = "deploy/kustomization.yaml";
 const BASE: &str = "deploy/base/kustomization.yaml";
@@ -23,7 +23,7 @@ const RULE_TESTS: &str = "deploy/prometheus/tests";
 
 /// What the base applies, then what the Prometheus Operator component adds, in their order: one
 /// object a file (paths relative to deploy/).
-const SERVE_MANIFESTS: [(&str, &str, &str); 13] = [
+const SERVE_MANIFESTS: [(&str, &str, &str); 15] = [
     ("base/serve-serviceaccount.yaml", "ServiceAccount", "v1"),
     (
         "base/serve-clusterrole.yaml",
@@ -55,6 +55,16 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 13] = [
         "RoleBinding",
         "rbac.authorization.k8s.io/v1",
     ),
+    (
+        "base/serve-role-kube-system.yaml",
+        "Role",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    (
+        "base/serve-rolebinding-kube-system.yaml",
+        "RoleBinding",
+        "rbac.authorization.k8s.io/v1",
+    ),
     ("base/serve-deployment.yaml", "Deployment", "apps/v1"),
     ("base/serve-service.yaml", "Service", "v1"),
     (
@@ -80,7 +90,7 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 13] = [
 ];
 
 /// How many of SERVE_MANIFESTS the base holds (the rest need the Prometheus Operator).
-const IN_BASE: usize = 9;
+const IN_BASE: usize = 11;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
@@ -234,8 +244,9 @@ fn each_serve_manifest_holds_one_object_of_its_kind_in_kube_system() {
         assert!(doc["metadata"]["name"].is_string(), "{file}");
         let cluster_scoped = kind.starts_with("Cluster");
         // The kubernetes Service's Endpoints live in default; so do the Role and its binding.
+        // The HelmCharts' Role and binding (the `-kube-system` files) are in kube-system.
         let namespace = match kind {
-            "Role" | "RoleBinding" => "default",
+            "Role" | "RoleBinding" if !file.ends_with("-kube-system.yaml") => "default",
             _ => "kube-system",
         };
         assert_eq!(
@@ -283,6 +294,26 @@ fn the_role_is_the_readmes_and_the_binding_grants_it_to_the_serve_account() {
         json!({"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "k3sdoctor-read-only"})
     );
     assert_eq!(role_binding["subjects"], binding["subjects"]);
+    let in_kube_system = |kind: &str| {
+        docs.iter()
+            .find(|d| d["kind"] == kind && d["metadata"]["namespace"] == "kube-system")
+            .unwrap_or_else(|| panic!("serve has no {kind} in kube-system"))
+    };
+    let readme_role_in_kube_system: Value =
+        serde_yaml_ng::from_str(&readme_role_in("k3sdoctor-read-only", "kube-system")).unwrap();
+    assert_eq!(
+        in_kube_system("Role"),
+        &readme_role_in_kube_system,
+        "the serve Role in kube-system differs from the README's"
+    );
+    assert_eq!(
+        in_kube_system("RoleBinding")["roleRef"],
+        role_binding["roleRef"]
+    );
+    assert_eq!(
+        in_kube_system("RoleBinding")["subjects"],
+        binding["subjects"]
+    );
     let pod = &pod_template(&docs)["spec"];
     assert_eq!(pod["serviceAccountName"], account["metadata"]["name"]);
     // The in-cluster config needs the account's token.
@@ -315,7 +346,7 @@ fn the_serve_objects_share_only_the_identical_role_with_the_cronjob_manifest() {
             shared.push(key(&doc).0);
         }
     }
-    assert_eq!(shared, ["ClusterRole", "Role"]);
+    assert_eq!(shared, ["ClusterRole", "Role", "Role"]);
 }
 
 #[test]

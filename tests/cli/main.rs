@@ -49,6 +49,7 @@ mod node_args;
 mod node_events;
 mod node_passwords;
 mod object_refs;
+mod packaged_charts;
 mod pasted_configmap_tables;
 mod pasted_tables;
 mod pending_snapshots;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::support::fake_api::FakeApi;
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, extra_metadata, lease, server, snapshot_cr};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
 
 const V: &str = "v1.29.4+k3s1";
 
@@ -42,6 +42,11 @@ fn the_read_only_role_reads_everything_and_repairs_nothing() {
         "alice-token",
         "alice",
         &readme_namespaced_role("k3sdoctor-read-only"),
+    );
+    fake.add_rbac_user(
+        "alice-token",
+        "alice",
+        &readme_role_in("k3sdoctor-read-only", "kube-system"),
     );
     for args in [
         &["check"][..],

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::manifests::yaml_documents;
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
 
 fn documents(yaml: &str) -> Vec<Value> {
     serde_yaml_ng::Deserializer::from_str(yaml)
@@ -28,6 +28,7 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
     let readme = [
         documents(&readme_role("k3sdoctor-read-only")),
         documents(&readme_namespaced_role("k3sdoctor-read-only")),
+        documents(&readme_role_in("k3sdoctor-read-only", "kube-system")),
     ]
     .concat();
     assert_eq!(printed(&[]), readme, "the default is read-only");
@@ -43,7 +44,8 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
     assert_eq!(
         [
             yaml_documents("deploy/base/serve-clusterrole.yaml"),
-            yaml_documents("deploy/base/serve-role.yaml")
+            yaml_documents("deploy/base/serve-role.yaml"),
+            yaml_documents("deploy/base/serve-role-kube-system.yaml")
         ]
         .concat(),
         readme

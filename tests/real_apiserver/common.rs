@@ -83,10 +83,16 @@ pub fn viewer_with_the_read_only_role(env: &EnvTest) {
 }
 
 /// The test user `viewer` with all the README's read-only rights: the ClusterRole and the Role
-/// in default (the kubernetes Service's Endpoints and EndpointSlices).
+/// in default (the kubernetes Service's Endpoints and EndpointSlices) and in kube-system
+/// (HelmCharts and Jobs).
 pub fn viewer_with_every_read_only_right(env: &EnvTest) {
     viewer_with_the_read_only_role(env);
     let admin = env.admin();
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
     admin.bind_in("default", "k3sdoctor-read-only", "viewer");
+    admin.apply_yaml(&crate::support::readme::readme_role_in(
+        "k3sdoctor-read-only",
+        "kube-system",
+    ));
+    admin.bind_in("kube-system", "k3sdoctor-read-only", "viewer");
 }

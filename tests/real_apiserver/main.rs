@@ -27,6 +27,7 @@ mod many_snapshot_files;
 mod node_args;
 mod node_events;
 mod node_passwords;
+mod packaged_charts;
 mod peak_launcher;
 mod pipes;
 mod rancher_bed;

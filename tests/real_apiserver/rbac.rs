@@ -10,7 +10,7 @@ use crate::report::CheckReport;
 use crate::support::envtest::admin::AdminApi;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
 
 const ROLES: &str = "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles";
 
@@ -104,20 +104,50 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
                 "secrets-reencrypt",
                 "node-passwords",
                 "serving-cert-static",
+                "packaged-charts",
             ]
             .contains(&c.name.as_str()))
             .all(|c| c.ran)
     );
+    let packaged = |report: &CheckReport| {
+        let run = report
+            .checks
+            .iter()
+            .find(|c| c.name == "packaged-charts")
+            .unwrap();
+        (run.ran, run.note.clone())
+    };
+    assert!(
+        packaged(&report)
+            .1
+            .starts_with("needs list helmcharts and jobs in kube-system"),
+        "{:?}",
+        packaged(&report)
+    );
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
     admin.bind_in("default", "k3sdoctor-read-only", "viewer");
     admin.bind_in("default", "k3sdoctor-read-only", "repair");
+    admin.apply_yaml(&readme_role_in("k3sdoctor-read-only", "kube-system"));
+    admin.bind_in("kube-system", "k3sdoctor-read-only", "viewer");
+    admin.bind_in("kube-system", "k3sdoctor-read-only", "repair");
     let report: CheckReport = run_as(&env, User::Viewer, &["check", "-o", "json"]).json();
     // Everything but the Secret checks, whose role is opt-in (`rbac secrets-metadata`).
+    // The bed has no HelmChart CRD: with the Role the list is allowed and answers 404.
+    assert_eq!(
+        packaged(&report),
+        (
+            false,
+            "the HelmChart CRD is not installed (helm-controller disabled)".to_string()
+        )
+    );
     assert!(
         report
             .checks
             .iter()
-            .filter(|c| !["node-passwords", "serving-cert-static"].contains(&c.name.as_str()))
+            .filter(
+                |c| !["node-passwords", "serving-cert-static", "packaged-charts"]
+                    .contains(&c.name.as_str())
+            )
             .all(|c| c.ran),
         "{:?}",
         report.checks

@@ -37,3 +37,19 @@ pub fn read_only_role_without_watch() -> String {
     assert!(!role.contains("watch]"), "a watch verb is left: {role}");
     role
 }
+
+/// The YAML block of docs/rbac.md that defines the Role `name` in `namespace` (the read-only
+/// Roles share one name: one in default, one in kube-system).
+pub fn readme_role_in(name: &str, namespace: &str) -> String {
+    let readme = std::fs::read_to_string(repo_path("docs/rbac.md")).unwrap();
+    readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|yaml| {
+            yaml.contains("kind: Role\n")
+                && yaml.contains(&format!("name: {name}\n  namespace: {namespace}\n"))
+        })
+        .unwrap_or_else(|| panic!("docs/rbac.md has no Role {name} in {namespace}"))
+        .to_string()
+}

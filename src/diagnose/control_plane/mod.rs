@@ -1,6 +1,6 @@
 //! The control plane beyond the locks and snapshots: etcd membership and quorum, the
 //! apiserver addresses, etcd's snapshot flags per server, secrets in node arguments, the
-//! servers' secrets-encryption state.
+//! servers' secrets-encryption state, the packaged Helm charts.
 
 pub mod apiserver_endpoints;
 pub mod cert_expiry;
@@ -11,6 +11,7 @@ pub mod etcd_settings;
 pub mod membership;
 pub mod node_args_secrets;
 pub mod node_passwords;
+pub mod packaged_charts;
 pub mod quorum;
 pub mod secrets_encryption;
 pub mod secrets_reencrypt;

@@ -81,6 +81,7 @@ pub fn feeds(kind: &str) -> Vec<&'static str> {
         "Node" => vec!["leases", "membership", "etcd-config", "snapshot-schedule"],
         "ETCDSnapshotFile" => vec!["snapshots", "snapshot-files", "snapshot-schedule"],
         "Endpoints" | "EndpointSlice" => vec!["apiserver-endpoints"],
+        "HelmChart" | "Job" => vec!["packaged-charts"],
         _ => Vec::new(),
     }
 }

@@ -126,13 +126,14 @@ fn resolve(base: &str, target: &str) -> Option<String> {
 }
 
 /// The kinds k3sdoctor reads, as troubleshoot and support-bundle-kit name their files.
-const READ_KINDS: [&str; 6] = [
+const READ_KINDS: [&str; 7] = [
     "leases",
     "configmaps",
     "nodes",
     "endpoints",
     "endpointslices",
     "etcdsnapshotfiles",
+    "jobs",
 ];
 
 /// Whether an entry could feed a layout: kept in memory, everything else streamed past.
@@ -147,6 +148,7 @@ pub fn wanted(path: &str) -> bool {
     if let Some(rest) = after_folder(path, "cluster-resources/") {
         return kind_file(rest)
             || rest.starts_with("custom-resources/etcdsnapshotfiles.")
+            || rest.starts_with("custom-resources/helmcharts.helm.cattle.io/")
             || rest.ends_with("-errors.json")
             || rest == "custom-resource-definitions.json";
     }
@@ -250,6 +252,8 @@ mod tests {
             "configmaps/kube-system.json",
             "nodes.json",
             "custom-resources/etcdsnapshotfiles.k3s.cattle.io.json",
+            "custom-resources/helmcharts.helm.cattle.io/kube-system.json",
+            "jobs/kube-system.json",
             "custom-resources/custom-resources-errors.json",
             "leases-errors.json",
             "custom-resource-definitions.json",

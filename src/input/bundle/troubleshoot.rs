@@ -14,7 +14,7 @@ const SNAPSHOT_FILES: &str = "cluster-resources/custom-resources/etcdsnapshotfil
 const SNAPSHOT_CRD: &str = "etcdsnapshotfiles.k3s.cattle.io";
 
 pub fn read(tree: &Tree, root: &str, source: &mut Source) {
-    let kinds: [(&str, &str, &'static str, &'static str); 4] = [
+    let kinds: [(&str, &str, &'static str, &'static str); 6] = [
         ("leases", "kube-system", "coordination.k8s.io/v1", "Lease"),
         ("configmaps", "kube-system", "v1", "ConfigMap"),
         ("endpoints", "default", "v1", "Endpoints"),
@@ -23,6 +23,16 @@ pub fn read(tree: &Tree, root: &str, source: &mut Source) {
             "default",
             "discovery.k8s.io/v1",
             "EndpointSlice",
+        ),
+        // packaged-charts: helm-controller's Jobs, and the HelmCharts as a namespaced custom
+        // resource (a folder per CRD, a file per namespace: `crsV1`'s `<crd>/<ns>` in
+        // `pkg/collect/cluster_resources.go`); absent, the check says not in dump.
+        ("jobs", "kube-system", "batch/v1", "Job"),
+        (
+            "custom-resources/helmcharts.helm.cattle.io",
+            "kube-system",
+            "helm.cattle.io/v1",
+            "HelmChart",
         ),
     ];
     for (folder, namespace, api_version, kind) in kinds {

@@ -112,6 +112,8 @@ pub fn object_key(object: &Value) -> Option<(String, String, String)> {
             | ("v1", "Endpoints")
             | ("discovery.k8s.io/v1", "EndpointSlice")
             | ("v1", "Event")
+            | ("helm.cattle.io/v1", "HelmChart")
+            | ("batch/v1", "Job")
     );
     Some((
         if known {
@@ -135,6 +137,8 @@ pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
         "Event" => true,
         // The node passwords and the serving certificate, metadata only.
         "Secret" => namespace == LOCK_NAMESPACE,
+        // packaged-charts: k3s's and RKE2's HelmCharts and their install Jobs live there.
+        "HelmChart" | "Job" => namespace == LOCK_NAMESPACE,
         _ => false,
     }
 }

@@ -33,6 +33,8 @@ use super::bundle::{self, Source};
 use super::{ClusterState, Origin, ReadError};
 use crate::model::apiserver_endpoints::{ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL};
 use crate::model::configmap::ConfigMapFacts;
+use crate::model::helm_chart::HelmChartFacts;
+use crate::model::helm_job::HelmJobFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -183,6 +185,22 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
                 // Any Event says the kind was dumped; only those about Nodes are kept.
                 let events = state.node_events.get_or_insert_with(Vec::new);
                 events.extend(NodeEvent::from_api(&typed::<Event>(found)?));
+            }
+            // Parsed as live reads parse them: an odd object is skipped with a note.
+            "HelmChart" => match HelmChartFacts::from_json(&found.value) {
+                Ok(chart) => push(&mut state.helm_charts, chart),
+                Err(why) => state
+                    .notes
+                    .push(format!("skipped a HelmChart in {}: {why}", found.file)),
+            },
+            "Job" => {
+                let jobs = state.helm_jobs.get_or_insert_with(Vec::new);
+                match HelmJobFacts::from_json(&found.value) {
+                    Ok(job) => jobs.extend(job),
+                    Err(why) => state
+                        .notes
+                        .push(format!("skipped a Job in {}: {why}", found.file)),
+                }
             }
             _ => {}
         }

@@ -70,3 +70,32 @@ fn only_node_events_are_kept_and_a_dump_without_events_has_none() {
     let state = read_dump(&[nodes], BundleLimits::default()).unwrap();
     assert!(state.node_events.is_none());
 }
+
+#[test]
+fn helm_charts_and_their_jobs_in_kube_system_are_kept_and_odd_ones_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("charts.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: List\nitems:\n\
+         - apiVersion: helm.cattle.io/v1\n  kind: HelmChart\n  metadata: {name: traefik, namespace: kube-system}\n  \
+           status: {jobName: helm-install-traefik}\n\
+         - apiVersion: helm.cattle.io/v1\n  kind: HelmChart\n  metadata: {name: app, namespace: apps}\n\
+         - apiVersion: batch/v1\n  kind: Job\n  \
+           metadata: {name: helm-install-traefik, namespace: kube-system, labels: {helmcharts.helm.cattle.io/chart: traefik}}\n  \
+           status: {active: 1, startTime: \"2024-05-31T11:00:00Z\"}\n\
+         - apiVersion: batch/v1\n  kind: Job\n  metadata: {name: backup, namespace: kube-system}\n",
+    )
+    .unwrap();
+    let state = read_dump(std::slice::from_ref(&file), BundleLimits::default()).unwrap();
+    let charts = state.helm_charts.unwrap();
+    assert_eq!(charts.len(), 1);
+    assert_eq!(charts[0].job(), "helm-install-traefik");
+    let jobs = state.helm_jobs.unwrap();
+    assert_eq!(jobs.len(), 1, "only helm-controller's Jobs are kept");
+    assert_eq!(jobs[0].active, 1);
+    let nodes = dir.path().join("nodes.yaml");
+    std::fs::write(&nodes, "apiVersion: v1\nkind: Node\nmetadata: {name: s1}\n").unwrap();
+    let state = read_dump(&[nodes], BundleLimits::default()).unwrap();
+    assert!(state.helm_charts.is_none() && state.helm_jobs.is_none());
+}

@@ -1,10 +1,12 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
-//! connection and every server present, and the metadata of the Secrets in kube-system. Returned as a value so that it runs beside the
+//! connection and every server present, the metadata of the Secrets in kube-system, and the
+//! HelmCharts and their Jobs there. Returned as a value so that it runs beside the
 //! snapshot reads, which fill the `ClusterState` themselves.
 
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::node_events::NodeEventsRead;
+use super::packaged_charts::{PackagedChartsRead, read_packaged_charts};
 use super::secret_metadata::{SecretMetadataRead, read_secret_metadata};
 use super::server_certificates::{handshake_targets, read_server_certificates};
 use super::{
@@ -18,6 +20,7 @@ pub struct ControlPlaneReads {
     events: NodeEventsRead,
     certificates: ConnectionCertificates,
     secrets: SecretMetadataRead,
+    charts: PackagedChartsRead,
 }
 
 impl ControlPlaneReads {
@@ -35,11 +38,12 @@ impl ControlPlaneReads {
             let servers = read_server_certificates(conn, targets).await;
             (endpoints, servers)
         };
-        let ((endpoints, servers), events, mut certificates, secrets) = tokio::join!(
+        let ((endpoints, servers), events, mut certificates, secrets, charts) = tokio::join!(
             endpoints_then_servers,
             read_node_events(conn, trace),
             read_connection_certificates(conn),
             read_secret_metadata(conn, trace),
+            read_packaged_charts(conn, trace),
         );
         certificates.servers = servers;
         Ok(ControlPlaneReads {
@@ -47,6 +51,7 @@ impl ControlPlaneReads {
             events: events?,
             certificates,
             secrets: secrets?,
+            charts: charts?,
         })
     }
 
@@ -55,5 +60,6 @@ impl ControlPlaneReads {
         self.events.fill(state);
         state.certificates = Some(self.certificates);
         self.secrets.fill(state);
+        self.charts.fill(state);
     }
 }

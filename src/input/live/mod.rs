@@ -9,6 +9,7 @@ pub mod contact_probe;
 mod control_plane_reads;
 mod node_events;
 pub mod own_access_review;
+mod packaged_charts;
 pub mod read_error;
 mod read_failure_kind;
 mod secret_metadata;

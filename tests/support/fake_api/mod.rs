@@ -423,6 +423,11 @@ impl FakeApi {
         self.state().crd_installed = installed;
     }
 
+    /// Whether `helm.cattle.io/v1` HelmCharts are served (`--disable-helm-controller` when not).
+    pub fn set_helm_crd_installed(&self, installed: bool) {
+        self.state().helm_crd_installed = installed;
+    }
+
     /// The `gitVersion` reported by `/version` (default `v1.29.4+k3s1`); major/minor follow it.
     pub fn set_server_version(&self, git_version: &str) {
         self.state().git_version = git_version.to_string();

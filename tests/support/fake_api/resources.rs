@@ -146,8 +146,35 @@ pub(crate) const NAMESPACE_OBJECTS: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// helm-controller's `helm.cattle.io/v1` HelmCharts (packaged-charts), served while
+/// `State::helm_crd_installed`.
+pub(crate) const HELM_CHARTS: ResourceDef = ResourceDef {
+    kind: "HelmChart",
+    list_kind: "HelmChartList",
+    plural: "helmcharts",
+    group: "helm.cattle.io",
+    version: "v1",
+    namespaced: true,
+    custom: true,
+    create_on_update: false,
+    unconditional_update: false,
+};
+
+/// `batch/v1` Jobs: helm-controller's `helm-install-*` (packaged-charts).
+pub(crate) const JOBS: ResourceDef = ResourceDef {
+    kind: "Job",
+    list_kind: "JobList",
+    plural: "jobs",
+    group: "batch",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 10] = [
+pub(crate) const STORED: [&ResourceDef; 12] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -158,6 +185,8 @@ pub(crate) const STORED: [&ResourceDef; 10] = [
     &NAMESPACE_OBJECTS,
     &CORE_EVENTS,
     &SECRETS,
+    &HELM_CHARTS,
+    &JOBS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).

@@ -16,6 +16,8 @@ pub(crate) struct State {
     pub faults: Vec<Fault>,
     /// Whether the ETCDSnapshotFile CRD is established (otherwise `k3s.cattle.io` is not served).
     pub crd_installed: bool,
+    /// Whether helm-controller's HelmChart CRD is established (otherwise `helm.cattle.io` 404s).
+    pub helm_crd_installed: bool,
     /// `/version` gitVersion.
     pub git_version: String,
     /// `host:port` the server listens on.
@@ -33,6 +35,7 @@ impl State {
             requests: Vec::new(),
             faults: Vec::new(),
             crd_installed: true,
+            helm_crd_installed: true,
             git_version: "v1.29.4+k3s1".to_string(),
             address,
             rbac_users: HashMap::new(),
