@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+mod control_plane_poll;
 mod evaluator;
 mod failure_episodes;
 
+use control_plane_poll::ControlPlanePoll;
 use evaluator::Evaluator;
 use failure_episodes::{FailureEpisode, report_failure, report_recoveries};
 
@@ -222,6 +224,7 @@ async fn watch_until_stopped(
     let exporter = evaluator.exporter;
     let mut probes = contact_probe::spawn(&conn.client, &conn.server, PROBE_EVERY, PROBE_TIMEOUT);
     let mut watch = ClusterWatch::start(conn, scope);
+    let mut polls = ControlPlanePoll::start(conn);
     let mut failing: BTreeMap<String, FailureEpisode> = BTreeMap::new();
     let mut due: Option<Instant> = None;
     let mut rejudge = tokio::time::interval_at(Instant::now() + REJUDGE_EVERY, REJUDGE_EVERY);
@@ -258,9 +261,15 @@ async fn watch_until_stopped(
                     watch = ClusterWatch::start(conn, scope);
                 }
             }
+            Ok(()) = polls.latest.changed() => {
+                due.get_or_insert_with(|| Instant::now() + DEBOUNCE);
+            }
             () = tokio::time::sleep_until(deadline), if due.is_some() => {
                 due = None;
-                evaluator.evaluate(&watch);
+                let polled = polls.latest.borrow_and_update().clone();
+                if let Some(state) = evaluator.evaluate(&watch, polled.as_ref()) {
+                    polls.saw_nodes(&state);
+                }
                 evaluator.send_to_healer(&watch, heal_inputs);
             }
             _ = rejudge.tick() => {

@@ -339,8 +339,8 @@ fn packaged_charts(i: &Inputs) -> Analysed {
             if state.origin.is_dump() {
                 "not in dump".to_string()
             } else {
-                // serve watches no HelmCharts or Jobs; `check` reads them.
-                "HelmCharts not read (serve does not watch them; `check` reads them)".to_string()
+                // serve reads them every minute; until its first read, nothing is known.
+                "HelmCharts not read yet (serve reads them every minute)".to_string()
             }
         });
         return Analysed {

@@ -71,6 +71,7 @@ mod schemas;
 mod secrets_encryption;
 mod serve;
 mod serve_connections;
+mod serve_polled;
 mod server_kubeconfig;
 mod slow_requests;
 mod snapshot_files;

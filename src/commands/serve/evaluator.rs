@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::control_plane_poll::Polled;
 use crate::commands::serve_heal::HealInput;
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
@@ -71,21 +72,30 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    pub(super) fn evaluate(&mut self, watch: &ClusterWatch) {
+    /// `polled`: the latest minute-by-minute read of what is not watched, added to the
+    /// watched state. Returns the state judged, when there was an evaluation.
+    pub(super) fn evaluate(
+        &mut self,
+        watch: &ClusterWatch,
+        polled: Option<&Polled>,
+    ) -> Option<ClusterState> {
         let metrics = &self.exporter.metrics;
         metrics.record_watches(watch.health());
         if self.exporter.contact_lost() {
             // What is in memory may be minutes old: the last verdict stays, marked stale.
-            return;
+            return None;
         }
         if !watch.synced() {
             // Half a picture would report healthy locks as missing.
             metrics.mark_incomplete();
-            return;
+            return None;
         }
         self.exporter.set_ready(true);
         let started = std::time::Instant::now();
-        let state = watch.state();
+        let mut state = watch.state();
+        if let Some(polled) = polled {
+            polled.fill(&mut state);
+        }
         let distro = self.distro(&state);
         let now = self.exporter.judged_now();
         self.evaluated = Some(started);
@@ -108,6 +118,7 @@ impl<'a> Evaluator<'a> {
         let report = std::sync::Arc::new(report);
         self.exporter.publish_report(std::sync::Arc::clone(&report));
         self.log_verdict_change(&report);
+        Some(state)
     }
 
     /// One evaluation for the heal task: the lock state from memory and the server's time.

@@ -24,8 +24,8 @@ pub fn events_not_checked(state: &ClusterState) -> Option<String> {
         return Some(if state.origin.is_dump() {
             "not in dump (add `kubectl get events -A -o yaml`)".into()
         } else {
-            // serve watches no Events; every other command that lists checks reads them.
-            "Events not read (serve does not watch Events; `check` reads them)".into()
+            // serve reads them every minute; until its first read, nothing is known.
+            "Events not read yet (serve reads them every minute)".into()
         });
     }
     None

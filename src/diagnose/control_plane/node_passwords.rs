@@ -38,7 +38,7 @@ pub fn secrets_not_checked(state: &ClusterState) -> Option<String> {
              their data when it reads them)"
                 .into()
         } else {
-            "Secrets not read (serve does not watch Secrets; `check` reads their metadata)".into()
+            "Secrets not read yet (serve reads their metadata every minute)".into()
         });
     }
     None

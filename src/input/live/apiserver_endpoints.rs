@@ -13,7 +13,7 @@ use crate::model::apiserver_endpoints::{
 };
 
 /// `Endpoints default/kubernetes` and the Service's EndpointSlices, or why they were refused.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct EndpointsRead {
     pub endpoints: Option<Vec<ApiserverEndpoints>>,
     pub slices: Option<Vec<ApiserverEndpoints>>,

@@ -15,6 +15,7 @@ use super::{
 use crate::input::ClusterState;
 use crate::model::node::NodeFacts;
 
+#[derive(Clone)]
 pub struct ControlPlaneReads {
     endpoints: EndpointsRead,
     events: NodeEventsRead,
@@ -55,8 +56,14 @@ impl ControlPlaneReads {
         })
     }
 
-    pub fn fill(self, state: &mut ClusterState) {
-        self.endpoints.fill(state);
+    pub fn fill(mut self, state: &mut ClusterState) {
+        std::mem::take(&mut self.endpoints).fill(state);
+        self.fill_polled(state);
+    }
+
+    /// Everything but the Endpoints, which `serve` watches: what its minute-by-minute reads
+    /// add to the watched state of each evaluation.
+    pub fn fill_polled(self, state: &mut ClusterState) {
         self.events.fill(state);
         state.certificates = Some(self.certificates);
         self.secrets.fill(state);

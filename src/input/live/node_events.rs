@@ -9,7 +9,7 @@ use crate::input::ClusterState;
 use crate::model::node_event::{NAMESPACE, NODE_SELECTOR, NodeEvent};
 
 /// The answer to the Events read: the Node Events, or why the API server refused them.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum NodeEventsRead {
     Read(Vec<NodeEvent>),
     Forbidden(String),

@@ -17,7 +17,7 @@ use crate::model::helm_job::HelmJobFacts;
 
 /// The answer to the two reads: the charts and Jobs (with a note per object that could not
 /// be read), or why they were not read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum PackagedChartsRead {
     Read {
         charts: Vec<HelmChartFacts>,

@@ -18,7 +18,7 @@ pub const NEEDS_ROLE: &str =
     "needs list secrets in kube-system: `k3sdoctor rbac secrets-metadata` prints the role";
 
 /// The answer to the Secrets read: their metadata, or why the API server refused it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum SecretMetadataRead {
     Read(Vec<SecretMeta>),
     Forbidden(String),

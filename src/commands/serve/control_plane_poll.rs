@@ -1,0 +1,99 @@
+//! What `serve` reads every minute instead of watching: the Node Events, the certificates of
+//! the connection and of each server, the Secrets' metadata and the packaged charts. They
+//! change slowly and are judged against the clock (an Event's age, a certificate's end), and a
+//! watch of Secrets would bring their data; a minute is well inside every window they are
+//! judged by (an hour, 15 minutes, 14 days).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::input::ClusterState;
+use crate::input::connect::Connection;
+use crate::input::live::ControlPlaneReads;
+use crate::model::node::NodeFacts;
+
+pub(super) const POLL_EVERY: Duration = Duration::from_secs(60);
+
+/// The latest read, or why it failed.
+#[derive(Clone)]
+pub(super) enum Polled {
+    Read(Box<ControlPlaneReads>),
+    Failed(String),
+}
+
+impl Polled {
+    /// Adds what was read to an evaluation's state; a failed read makes its checks say so
+    /// instead of judging what is gone as healthy.
+    pub(super) fn fill(&self, state: &mut ClusterState) {
+        match self {
+            Polled::Read(reads) => reads.as_ref().clone().fill_polled(state),
+            Polled::Failed(why) => {
+                let why = format!("the last read failed: {why}");
+                state.node_events_not_read = Some(why.clone());
+                state.secret_metadata_not_read = Some(why.clone());
+                state.packaged_charts_not_read = Some(why);
+            }
+        }
+    }
+}
+
+pub(super) struct ControlPlanePoll {
+    pub(super) latest: watch::Receiver<Option<Polled>>,
+    /// The servers' Nodes, for the addresses the Endpoints do not publish.
+    nodes: watch::Sender<Vec<NodeFacts>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ControlPlanePoll {
+    pub(super) fn start(conn: &Arc<Connection>) -> ControlPlanePoll {
+        let (sender, latest) = watch::channel(None);
+        let (nodes, nodes_seen) = watch::channel(Vec::new());
+        let conn = Arc::clone(conn);
+        let task = tokio::spawn(async move {
+            let mut every = tokio::time::interval(POLL_EVERY);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                let nodes = nodes_seen.borrow().clone();
+                let trace = |line: &str| tracing::debug!("{line}");
+                let polled = match ControlPlaneReads::read(&conn, &nodes, &trace).await {
+                    Ok(reads) => Polled::Read(Box::new(reads)),
+                    Err(e) => {
+                        tracing::warn!(
+                            "reading the control plane's Events, certificates, Secrets' metadata and charts: {e}"
+                        );
+                        Polled::Failed(e.to_string())
+                    }
+                };
+                if sender.send(Some(polled)).is_err() {
+                    return;
+                }
+            }
+        });
+        ControlPlanePoll {
+            latest,
+            nodes,
+            task,
+        }
+    }
+
+    /// The Nodes as last watched, for the next read's handshakes.
+    pub(super) fn saw_nodes(&self, state: &ClusterState) {
+        self.nodes.send_if_modified(|nodes| {
+            let now = state.nodes();
+            let changed = nodes.as_slice() != now;
+            if changed {
+                *nodes = now.to_vec();
+            }
+            changed
+        });
+    }
+}
+
+impl Drop for ControlPlanePoll {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
