@@ -142,7 +142,7 @@ fn each_servers_address_is_read_and_one_that_does_not_answer_is_a_note() {
     let listeners = TlsListener::on_one_port(
         &["127.0.0.2"],
         &[&["127.0.0.2", "k3s-server-2"]],
-        &[(2029, 11, 10)],
+        &["2029-11-10T00:00:00Z".parse().unwrap()],
     );
     let port = listeners[0].addr.port();
     let mut endpoints = kubernetes_endpoints(&["127.0.0.2"]);

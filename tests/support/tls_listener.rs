@@ -10,8 +10,6 @@ use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::crypto::ring;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use super::fake_api::tls::certificate_until;
-
 pub struct TlsListener {
     pub addr: SocketAddr,
     _runtime: tokio::runtime::Runtime,
@@ -19,12 +17,17 @@ pub struct TlsListener {
 
 impl TlsListener {
     /// Listens on `ip:port` (`port` 0 for any), presenting a certificate for `names` valid
-    /// until `(year, month, day)`; `None` when the port is taken.
-    pub fn start(ip: &str, port: u16, names: &[&str], until: (i32, u8, u8)) -> Option<TlsListener> {
+    /// until `until` (to the second); `None` when the port is taken.
+    pub fn start(
+        ip: &str,
+        port: u16,
+        names: &[&str],
+        until: jiff::Timestamp,
+    ) -> Option<TlsListener> {
         let listener = TcpListener::bind((ip, port)).ok()?;
         listener.set_nonblocking(true).ok()?;
         let addr = listener.local_addr().ok()?;
-        let (cert, key) = certificate_until(names, until.0, until.1, until.2);
+        let (cert, key) = certificate_until(names, until);
         let cert: CertificateDer<'static> = cert.der().clone();
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
         let config = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
@@ -60,7 +63,7 @@ impl TlsListener {
     pub fn on_one_port(
         ips: &[&str],
         names: &[&[&str]],
-        until: &[(i32, u8, u8)],
+        until: &[jiff::Timestamp],
     ) -> Vec<TlsListener> {
         for _ in 0..50 {
             let Some(first) = TlsListener::start(ips[0], 0, names[0], until[0]) else {
@@ -80,4 +83,19 @@ impl TlsListener {
         }
         panic!("no free port on {ips:?} after 50 tries");
     }
+}
+
+/// A self-signed certificate for `names` that ends at `until`, to the second.
+fn certificate_until(
+    names: &[&str],
+    until: jiff::Timestamp,
+) -> (rcgen::Certificate, rcgen::KeyPair) {
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let mut params = rcgen::CertificateParams::new(names).expect("certificate names");
+    let seconds = u64::try_from(until.as_second()).expect("a time after 1970");
+    params.not_before = rcgen::date_time_ymd(2000, 1, 1);
+    params.not_after = rcgen::date_time_ymd(1970, 1, 1) + std::time::Duration::from_secs(seconds);
+    let key = rcgen::KeyPair::generate().expect("key pair");
+    let cert = params.self_signed(&key).expect("self-signed certificate");
+    (cert, key)
 }

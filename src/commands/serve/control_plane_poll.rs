@@ -54,16 +54,26 @@ impl ControlPlanePoll {
         let task = tokio::spawn(async move {
             let mut every = tokio::time::interval(POLL_EVERY);
             every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // Whether the last read worked: a failure is a warning when it starts an episode,
+            // while one at start-up is left to the watches, which fail the same way and say so.
+            let mut worked = false;
             loop {
                 every.tick().await;
                 let nodes = nodes_seen.borrow().clone();
                 let trace = |line: &str| tracing::debug!("{line}");
                 let polled = match ControlPlaneReads::read(&conn, &nodes, &trace).await {
-                    Ok(reads) => Polled::Read(Box::new(reads)),
+                    Ok(reads) => {
+                        worked = true;
+                        Polled::Read(Box::new(reads))
+                    }
                     Err(e) => {
-                        tracing::warn!(
-                            "reading the control plane's Events, certificates, Secrets' metadata and charts: {e}"
-                        );
+                        let what = "reading the control plane's Events, certificates, Secrets' \
+                                    metadata and charts";
+                        if std::mem::take(&mut worked) {
+                            tracing::warn!("{what}: {e}");
+                        } else {
+                            tracing::info!("{what}: {e}");
+                        }
                         Polled::Failed(e.to_string())
                     }
                 };
