@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::support::fake_api::tls::certificate_until;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
-use crate::support::objects::{kubernetes_endpoints, lease, server, server_at};
+use crate::support::objects::{lease, server, server_at};
 use crate::support::report_checks::every_finding;
 use crate::support::tls_listener::TlsListener;
 
@@ -133,21 +133,22 @@ fn a_dump_lists_no_connection_certificate_check() {
     );
 }
 
-/// Every server's own address is read too: the published Endpoints address (a loopback
-/// listener whose certificate expires sooner than the connection's) is judged apart and named
-/// with its Node, and a server whose address refuses the handshake is a note, not a failure.
+/// Every server's own address is read too: a Node's address (a loopback listener whose
+/// certificate expires sooner than the connection's) is judged apart and named with its Node,
+/// and a server whose address refuses the handshake is a note, not a failure.
 #[test]
 fn each_servers_address_is_read_and_one_that_does_not_answer_is_a_note() {
     let fake = cluster();
-    let listeners = TlsListener::on_one_port(
-        &["127.0.0.2"],
-        &[&["127.0.0.2", "k3s-server-2"]],
-        &["2029-11-10T00:00:00Z".parse().unwrap()],
-    );
-    let port = listeners[0].addr.port();
-    let mut endpoints = kubernetes_endpoints(&["127.0.0.2"]);
-    endpoints["subsets"][0]["ports"][0]["port"] = port.into();
-    fake.put(endpoints);
+    // The API server refuses loopback addresses in Endpoints: the servers are found by their
+    // Nodes' addresses at kube-apiserver's port (the published-address path is unit-tested).
+    let listener = TlsListener::start(
+        "127.0.0.2",
+        6443,
+        &["127.0.0.2", "k3s-server-2"],
+        "2029-11-10T00:00:00Z".parse().unwrap(),
+    )
+    .expect("127.0.0.2:6443 is free");
+    let port = listener.addr.port();
     fake.put(server_at("s2", V, "127.0.0.2"));
     // Published nowhere, and nothing listens at its address on that port.
     fake.put(server_at("s3", V, "127.0.0.3"));

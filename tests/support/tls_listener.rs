@@ -58,31 +58,6 @@ impl TlsListener {
             _runtime: runtime,
         })
     }
-
-    /// Listeners on each of `ips`, all on one port (as every apiserver of a cluster is).
-    pub fn on_one_port(
-        ips: &[&str],
-        names: &[&[&str]],
-        until: &[jiff::Timestamp],
-    ) -> Vec<TlsListener> {
-        for _ in 0..50 {
-            let Some(first) = TlsListener::start(ips[0], 0, names[0], until[0]) else {
-                continue;
-            };
-            let port = first.addr.port();
-            let rest: Vec<Option<TlsListener>> = ips[1..]
-                .iter()
-                .enumerate()
-                .map(|(i, ip)| TlsListener::start(ip, port, names[i + 1], until[i + 1]))
-                .collect();
-            if rest.iter().all(Option::is_some) {
-                return std::iter::once(first)
-                    .chain(rest.into_iter().flatten())
-                    .collect();
-            }
-        }
-        panic!("no free port on {ips:?} after 50 tries");
-    }
 }
 
 /// A self-signed certificate for `names` that ends at `until`, to the second.
