@@ -225,13 +225,14 @@ async fn read_check_objects(
     state: &mut ClusterState,
     trace: live::Trace<'_>,
 ) -> Result<(), ReadError> {
+    // After the snapshot lists, not beside them: on HTTP/1.1 each concurrent request opens a
+    // connection and TLS handshake of its own, and measured on the real API server that cost
+    // more than the overlap saved (docs/performance.md, "The rest of the control plane").
+    live::read_snapshot_objects(conn, distro, state, trace).await?;
     let nodes = state.nodes().to_vec();
-    let (snapshots, extras) = tokio::join!(
-        live::read_snapshot_objects(conn, distro, state, trace),
-        live::ControlPlaneReads::read(conn, &nodes, trace),
-    );
-    snapshots?;
-    extras?.fill(state);
+    live::ControlPlaneReads::read(conn, &nodes, trace)
+        .await?
+        .fill(state);
     Ok(())
 }
 

@@ -15,6 +15,7 @@ mod common;
 mod completion;
 mod concurrent_follow;
 mod connecting;
+mod control_plane_benchmark;
 mod credential_plugins;
 mod deploy;
 mod etcd_members;

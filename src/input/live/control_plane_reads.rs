@@ -1,8 +1,7 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
 //! connection and every server present, the metadata of the Secrets in kube-system, and the
-//! HelmCharts and their Jobs there. Returned as a value so that it runs beside the
-//! snapshot reads, which fill the `ClusterState` themselves.
+//! HelmCharts and their Jobs there, read after the snapshot lists and filled in at once.
 
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::node_events::NodeEventsRead;
@@ -25,26 +24,36 @@ pub struct ControlPlaneReads {
 }
 
 impl ControlPlaneReads {
-    /// The lists at once; the servers' handshakes follow the addresses the Endpoints publish
+    /// The lists, three at a time; the servers' handshakes follow the addresses the Endpoints publish
     /// (`nodes`: the Nodes already read, for the addresses nothing publishes).
     pub async fn read(
         conn: &Connection,
         nodes: &[NodeFacts],
         trace: Trace<'_>,
     ) -> Result<ControlPlaneReads, ReadError> {
-        let endpoints_then_servers = async {
+        // At most three requests at a time, after the snapshot lists: HTTP/1.1 sends one
+        // request per connection at a time, so a fourth would open a connection and a TLS
+        // handshake of its own, which on the real API server cost more than the overlap saves
+        // (docs/performance.md); three reuse the connections the snapshot lists left open. The
+        // handshakes with the servers (no API request) run beside the charts.
+        let endpoints_then_charts = async {
             let endpoints = read_apiserver_endpoints(conn, trace).await;
             let published = endpoints.iter().flat_map(EndpointsRead::addresses);
             let targets = handshake_targets(nodes, published, &conn.server);
-            let servers = read_server_certificates(conn, targets).await;
-            (endpoints, servers)
+            let (charts, servers) = tokio::join!(
+                read_packaged_charts(conn, trace),
+                read_server_certificates(conn, targets),
+            );
+            (endpoints, charts, servers)
         };
-        let ((endpoints, servers), events, mut certificates, secrets, charts) = tokio::join!(
-            endpoints_then_servers,
-            read_node_events(conn, trace),
+        let events_then_secrets = async {
+            let events = read_node_events(conn, trace).await;
+            (events, read_secret_metadata(conn, trace).await)
+        };
+        let ((endpoints, charts, servers), (events, secrets), mut certificates) = tokio::join!(
+            endpoints_then_charts,
+            events_then_secrets,
             read_connection_certificates(conn),
-            read_secret_metadata(conn, trace),
-            read_packaged_charts(conn, trace),
         );
         certificates.servers = servers;
         Ok(ControlPlaneReads {
