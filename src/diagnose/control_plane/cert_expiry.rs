@@ -284,7 +284,7 @@ mod tests {
             .build();
         assert_eq!(
             events_not_checked(&unread).as_deref(),
-            Some("Events not read (serve does not watch Events; `check` reads them)")
+            Some("Events not read yet (serve reads them every minute)")
         );
     }
 }
