@@ -12,12 +12,15 @@ mod affected_lines;
 pub mod apiserver_addresses;
 mod cert_monitor;
 mod etcd_voter;
+mod first_releases;
 mod lock_style;
 mod node_password_cleanup;
 pub mod shapes;
 
 pub use affected_lines::SplitImpact;
+pub use cert_monitor::CERT_MONITOR;
 pub use lock_style::LockStyle;
+pub use node_password_cleanup::NODE_PASSWORD_CLEANUP;
 
 /// A version from `status.nodeInfo.kubeletVersion`, e.g. `v1.29.4+k3s1`, `v1.31.2-rc2+k3s1`,
 /// `v1.29.5+k3s-da2625d1` (an untagged commit build) or `v1.29.6+rke2r1`.

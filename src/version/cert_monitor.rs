@@ -6,22 +6,19 @@
 //! (rke2r1 the same patches). 1.26 had its last release (v1.26.15) in March 2024 without it.
 
 use super::ProductVersion;
+use super::first_releases::FirstReleases;
+
+/// The April 2024 releases, and every 1.30.
+pub const CERT_MONITOR: FirstReleases = FirstReleases {
+    backports: &[(27, 13), (28, 9), (29, 4)],
+    all_from: 30,
+};
 
 impl ProductVersion {
     /// Whether this server records `CertificateExpirationWarning` and its kin. `None` for a
     /// kubelet that is not k3s/RKE2 or a commit build next to the boundary.
     pub fn has_cert_monitor(&self) -> Option<bool> {
-        if self.major != 1 || self.distro().is_none() {
-            return None;
-        }
-        let first = match self.minor {
-            m if m >= 30 => return Some(true),
-            29 => 4,
-            28 => 9,
-            27 => 13,
-            _ => return Some(false),
-        };
-        self.includes_patch(first)
+        CERT_MONITOR.include(self)
     }
 }
 

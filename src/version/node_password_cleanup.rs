@@ -12,23 +12,19 @@
 //! the same patch numbers with `+rke2r1`. 1.30 and older had no release after it.
 
 use super::ProductVersion;
+use super::first_releases::FirstReleases;
+
+/// The November 2025 releases, and every 1.35.
+pub const NODE_PASSWORD_CLEANUP: FirstReleases = FirstReleases {
+    backports: &[(31, 14), (32, 10), (33, 6), (34, 2)],
+    all_from: 35,
+};
 
 impl ProductVersion {
     /// Whether this server deletes node password Secrets whose Node is gone. `None` for a
     /// kubelet that is not k3s/RKE2 or a commit build next to the boundary.
     pub fn deletes_orphaned_node_passwords(&self) -> Option<bool> {
-        if self.major != 1 || self.distro().is_none() {
-            return None;
-        }
-        let first = match self.minor {
-            m if m >= 35 => return Some(true),
-            34 => 2,
-            33 => 6,
-            32 => 10,
-            31 => 14,
-            _ => return Some(false),
-        };
-        self.includes_patch(first)
+        NODE_PASSWORD_CLEANUP.include(self)
     }
 }
 

@@ -12,6 +12,7 @@ use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::model::cert_warning::{CA_WARNING, CertLine, CertState, LEAF_WARNING, OK, cert_lines};
 use crate::model::node_event::NodeEvent;
+use crate::version::CERT_MONITOR;
 
 const URGENT: SignedDuration = SignedDuration::from_hours(14 * 24);
 
@@ -46,8 +47,9 @@ pub fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<(Stri
     (!old.is_empty()).then(|| {
         let note = format!(
             "certificate expiry not published by this version on {}: the cert monitor came in \
-             v1.27.13, v1.28.9, v1.29.4 and 1.30 (run `{} certificate check` there)",
+             {} (run `{} certificate check` there)",
             old.join(", "),
+            CERT_MONITOR.listed(),
             distro.prog()
         );
         (note, old.len() == servers.len())

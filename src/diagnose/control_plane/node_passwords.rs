@@ -16,6 +16,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
+use crate::version::NODE_PASSWORD_CLEANUP;
 
 /// k3s's `MinOrphanSecretAge`: a node's Secret comes before its Node (containerd and the
 /// kubelet start in between), so a younger Secret without a Node is a join in progress.
@@ -128,8 +129,9 @@ pub fn analyse_node_passwords(
                     "node password Secret {} is orphaned: {whose}{aged}. The next join of a \
                      node named {node} fails with \"Node password rejected\" (its new password \
                      does not match the hash kept here); {prog} deletes such Secrets itself \
-                     only from v1.31.14, v1.32.10, v1.33.6, v1.34.2 and 1.35 on",
-                    secret.name
+                     only from {} on",
+                    secret.name,
+                    NODE_PASSWORD_CLEANUP.listed()
                 ),
             )
             .fix(format!(
