@@ -19,7 +19,6 @@ use serde_json::{Value, json};
 
 use crate::support::envtest::{EnvTest, User};
 use crate::support::fake_api::{FakeApi, Role};
-use crate::support::harness::repo_path;
 use crate::support::objects::{numbered_snapshot_cr, renewed_now, server_at, snapshot_configmap};
 use crate::support::tls_listener::TlsListener;
 
@@ -196,27 +195,8 @@ fn benchmark_control_plane_reads() {
     let Some(env) = EnvTest::start("control_plane_benchmark") else {
         return;
     };
+    crate::packaged_charts::install_crd(&env);
     let admin = env.admin();
-    let text =
-        std::fs::read_to_string(repo_path("tests/fixtures/helm/crd-helmchart.yaml")).unwrap();
-    let crd: Value = serde_yaml_ng::from_str(&text).unwrap();
-    admin.create(
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        &crd,
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while admin
-        .request(
-            "GET",
-            "/apis/helm.cattle.io/v1/namespaces/kube-system/helmcharts",
-            "application/json",
-            None,
-        )
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "the HelmChart CRD never served");
-        std::thread::sleep(Duration::from_millis(200));
-    }
     for (collection, object) in objects() {
         admin.put(collection, &object);
     }

@@ -26,7 +26,8 @@ fn at(offset: SignedDuration) -> String {
         .to_string()
 }
 
-fn install_crd(env: &EnvTest) {
+/// The HelmChart CRD, installed and served (the benchmark uses it too).
+pub(crate) fn install_crd(env: &EnvTest) {
     let admin = env.admin();
     let text =
         std::fs::read_to_string(repo_path("tests/fixtures/helm/crd-helmchart.yaml")).unwrap();
