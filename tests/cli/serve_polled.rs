@@ -10,13 +10,14 @@ use crate::support::objects::{lease, server_at};
 use crate::support::readme::{readme_namespaced_role, readme_role};
 use crate::support::report_checks::{check_run, every_finding};
 use crate::support::scrape::{get, start_serve, wait_for_sample};
+use crate::support::tls_listener::TlsListener;
 
 const V: &str = "v1.31.5+k3s1";
 
 fn cluster() -> FakeApi {
     let fake = FakeApi::start();
     for object in [
-        server_at("s1", V, "10.0.0.1"),
+        server_at("s1", V, "127.0.0.4"),
         lease("k3s", "s1", 1),
         lease("k3s-etcd", "s1", 1),
         // Long expired by the fake's clock (today): an error.
@@ -67,7 +68,22 @@ fn codes(report: &Value) -> Vec<String> {
 #[test]
 fn serve_judges_events_charts_and_node_passwords_as_check_does() {
     let fake = cluster();
+    // s1's own address (no Endpoints publish it) presents an expired certificate.
+    let _listener = TlsListener::start(
+        "127.0.0.4",
+        6443,
+        &["127.0.0.4"],
+        "2025-01-01T00:00:00Z".parse().unwrap(),
+    )
+    .expect("127.0.0.4:6443 is free");
     let (serve, address) = start_serve(k3sdoctor(["serve"]).cluster(&fake, Role::Admin));
+    // Found by the first read, not a minute later: it waits for the watched Nodes.
+    wait_for_sample(
+        address,
+        r#"k3sdoctor_findings{code="serving-cert-expiring",severity="error"}"#,
+        1.0,
+        std::time::Duration::from_secs(30),
+    );
     wait_for_sample(
         address,
         r#"k3sdoctor_findings{code="helmchart-failed",severity="error"}"#,

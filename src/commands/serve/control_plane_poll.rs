@@ -15,6 +15,7 @@ use crate::input::live::ControlPlaneReads;
 use crate::model::node::NodeFacts;
 
 pub(super) const POLL_EVERY: Duration = Duration::from_secs(60);
+const FIRST_NODES_WAIT: Duration = Duration::from_secs(10);
 
 /// The latest read, or why it failed.
 #[derive(Clone)]
@@ -57,6 +58,11 @@ impl ControlPlanePoll {
             // Whether the last read worked: a failure is a warning when it starts an episode,
             // while one at start-up is left to the watches, which fail the same way and say so.
             let mut worked = false;
+            // The first read waits for the first evaluation's Nodes (briefly): without them
+            // the servers' addresses that the Endpoints do not publish would go unread for a
+            // whole minute.
+            let mut nodes_seen = nodes_seen;
+            let _ = tokio::time::timeout(FIRST_NODES_WAIT, nodes_seen.changed()).await;
             loop {
                 every.tick().await;
                 let nodes = nodes_seen.borrow().clone();
