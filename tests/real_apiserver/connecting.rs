@@ -1,6 +1,6 @@
 //! Connecting as kubectl does, against the real kube-apiserver (issue 20 items 1-3): through a
 //! loopback HTTP CONNECT proxy named by `HTTPS_PROXY`, through a SOCKS5 `proxy-url`, and with
-//! the server's own kubeconfig when the user has none.
+//! the server's own kubeconfig when the user has none. They only read, so they share one bed.
 
 use crate::support::envtest::{EnvTest, User};
 use crate::support::faults::forward_proxy::ForwardProxy;
@@ -25,7 +25,7 @@ fn rewritten(env: &EnvTest, name: &str, host: &str, extra: &[String]) -> std::pa
             out.push('\n');
         }
     }
-    let path = env.scratch().join(name);
+    let path = env.scratch_for("connecting").join(name);
     std::fs::write(&path, out).unwrap();
     path
 }
@@ -36,12 +36,12 @@ fn port_of(env: &EnvTest) -> String {
 
 #[test]
 fn real_https_proxy_carries_the_requests() {
-    let Some(env) = EnvTest::start("real_https_proxy_carries_the_requests") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let proxy = ForwardProxy::start();
     let kc = rewritten(
-        &env,
+        env,
         "via-connect.yaml",
         "kube-api.test",
         &["tls-server-name: localhost".to_string()],
@@ -52,31 +52,31 @@ fn real_https_proxy_carries_the_requests() {
         .env("NO_PROXY", "localhost,127.0.0.1,.example.org")
         .run();
     assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
-    let target = format!("CONNECT kube-api.test:{}", port_of(&env));
+    let target = format!("CONNECT kube-api.test:{}", port_of(env));
     assert!(proxy.targets().contains(&target), "{:?}", proxy.targets());
 }
 
 #[test]
 fn real_socks5_proxy_url_carries_the_requests() {
-    let Some(env) = EnvTest::start("real_socks5_proxy_url_carries_the_requests") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let proxy = ForwardProxy::start();
     let kc = rewritten(
-        &env,
+        env,
         "via-socks.yaml",
         "127.0.0.1",
         &[format!("proxy-url: {}", proxy.socks5_url())],
     );
     let out = k3sdoctor(["leases", "-o", "json"]).kubeconfig(&kc).run();
     assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
-    let target = format!("SOCKS5 127.0.0.1:{}", port_of(&env));
+    let target = format!("SOCKS5 127.0.0.1:{}", port_of(env));
     assert!(proxy.targets().contains(&target), "{:?}", proxy.targets());
 }
 
 #[test]
 fn real_server_kubeconfig_is_used_when_the_user_has_none() {
-    let Some(env) = EnvTest::start("real_server_kubeconfig_is_used_when_the_user_has_none") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let admin = env.kubeconfig(User::Admin);
@@ -94,7 +94,7 @@ fn real_server_kubeconfig_is_used_when_the_user_has_none() {
 
 #[test]
 fn real_as_and_as_group_impersonate_through_rbac() {
-    let Some(env) = EnvTest::start("real_as_and_as_group_impersonate_through_rbac") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let admin = env.kubeconfig(User::Admin);
@@ -116,7 +116,7 @@ fn real_as_and_as_group_impersonate_through_rbac() {
 
 #[test]
 fn real_server_and_token_without_a_kubeconfig() {
-    let Some(env) = EnvTest::start("real_server_and_token_without_a_kubeconfig") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let text = std::fs::read_to_string(env.kubeconfig(User::Admin)).unwrap();
@@ -126,7 +126,7 @@ fn real_server_and_token_without_a_kubeconfig() {
         .expect("the admin kubeconfig has a token")
         .trim_matches('"')
         .to_string();
-    let ca = env.scratch().join("ca-from-kubeconfig.crt");
+    let ca = env.scratch_for("connecting").join("ca-from-kubeconfig.crt");
     let data = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("certificate-authority-data: "))

@@ -30,9 +30,7 @@ fn assert_plugin_stopped(plugin: &ExecPlugin) {
 
 #[test]
 fn real_credential_plugins_hang_fail_and_authenticate_without_leaking() {
-    let Some(env) =
-        EnvTest::start("real_credential_plugins_hang_fail_and_authenticate_without_leaking")
-    else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let admin = RealBedUser::read(&env.kubeconfig(User::Admin));
@@ -47,7 +45,7 @@ fn real_credential_plugins_hang_fail_and_authenticate_without_leaking() {
     };
     let one = |name, plugin| {
         write_kubeconfig(
-            env.scratch(),
+            &env.scratch_for("credential_plugins_authenticate"),
             &format!("{name}.json"),
             &[context(name, plugin)],
         )
@@ -113,7 +111,7 @@ fn real_credential_plugins_hang_fail_and_authenticate_without_leaking() {
 
     // A fleet: the real cluster through the good plugin, a hanging and a failing one.
     let fleet = write_kubeconfig(
-        env.scratch(),
+        &env.scratch_for("credential_plugins_authenticate"),
         "fleet.json",
         &[
             context("real", &good),
@@ -156,15 +154,13 @@ fn real_credential_plugins_hang_fail_and_authenticate_without_leaking() {
 
 #[test]
 fn real_serve_answers_healthz_and_sigterm_while_its_credential_plugin_hangs() {
-    let Some(env) =
-        EnvTest::start("real_serve_answers_healthz_and_sigterm_while_its_credential_plugin_hangs")
-    else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let admin = RealBedUser::read(&env.kubeconfig(User::Admin));
     let hang = ExecPlugin::new(Mode::Hang);
     let config = write_kubeconfig(
-        env.scratch(),
+        &env.scratch_for("credential_plugins_serve"),
         "serve.json",
         &[PluginContext {
             name: "hangs",

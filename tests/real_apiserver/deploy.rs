@@ -76,7 +76,7 @@ fn deploy_objects() -> Vec<(String, Value)> {
 
 #[test]
 fn real_deploy_manifests_are_accepted_by_the_api_server() {
-    let Some(env) = EnvTest::start("real_deploy_manifests_are_accepted_by_the_api_server") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let admin = env.admin();
@@ -136,7 +136,7 @@ fn pod_of(workload: &Value, namespace: &str) -> Value {
 
 #[test]
 fn real_every_workload_passes_pod_security_restricted() {
-    let Some(env) = EnvTest::start("real_every_workload_passes_pod_security_restricted") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
     let admin = env.admin();

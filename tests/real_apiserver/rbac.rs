@@ -344,10 +344,10 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
 /// output is what kubectl applies (`rbac read-only` equals the README's roles: tests/cli).
 #[test]
 fn real_a_forbidden_read_names_the_rbac_command() {
-    let Some(env) = EnvTest::start("real_a_forbidden_read_names_the_rbac_command") else {
+    let Some(env) = EnvTest::shared() else {
         return;
     };
-    let out = run_as(&env, User::Nobody, &["leases"]);
+    let out = run_as(env, User::Nobody, &["leases"]);
     out.code(3)
         .one_line_error()
         .stderr_has("forbidden (403)")

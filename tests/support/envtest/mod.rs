@@ -72,28 +72,92 @@ pub fn assets() -> Option<PathBuf> {
 impl EnvTest {
     /// Starts a fresh, isolated kube-apiserver + etcd, or returns `None` (after one line) when
     /// the test bed is not configured. A test bed that is configured but fails to start fails
-    /// the test: CI must never skip silently.
+    /// the test: CI must never skip silently. For a test that changes what other tests would see
+    /// (the locks, the snapshot ConfigMap, cluster-scoped objects, simulated servers); a test that
+    /// only reads takes `EnvTest::shared()`.
     pub fn start(test: &str) -> Option<EnvTest> {
         let assets = assets()?;
-        let dir = tempfile::Builder::new()
-            .prefix("k3sdoctor-envtest-")
-            .tempdir()
-            .expect("a temporary directory for the test cluster");
-        let out = script(
-            &assets,
-            "up.sh",
-            &[dir.path().to_str().expect("utf-8 temp path")],
-        )
-        .unwrap_or_else(|e| panic!("{test}: the test cluster did not start: {e}"));
-        let server = key_value(&out, "server")
-            .unwrap_or_else(|| panic!("up.sh printed no server= line:\n{out}"));
-        let admin = AdminApi::new(&dir.path().join("kubeconfig/admin"));
-        Some(EnvTest {
-            assets,
-            dir,
-            server,
-            admin,
-        })
+        Some(Self::up(test, assets))
+    }
+
+    /// The one bed of this test binary for the tests that only read: started by the first of
+    /// them, shared by the rest, stopped when the test process ends. Each bed costs ~6 s of both
+    /// cores to start, so a bed per reading test was most of the suite's CPU.
+    pub fn shared() -> Option<&'static EnvTest> {
+        static SHARED: std::sync::OnceLock<EnvTest> = std::sync::OnceLock::new();
+        let assets = assets()?;
+        Some(SHARED.get_or_init(|| {
+            let env = Self::up("the shared test bed", assets);
+            env.stop_when_this_process_ends();
+            env
+        }))
+    }
+
+    /// Runs up.sh, up to three times. Several instances starting at once can lose a port that
+    /// up.sh found free to another instance before its server bound it; a fresh directory and
+    /// fresh ports are the cure, not a failed test.
+    fn up(test: &str, assets: PathBuf) -> EnvTest {
+        const ATTEMPTS: usize = 3;
+        let mut last = String::new();
+        for attempt in 1..=ATTEMPTS {
+            let dir = tempfile::Builder::new()
+                .prefix("k3sdoctor-envtest-")
+                .tempdir()
+                .expect("a temporary directory for the test cluster");
+            let started = script(
+                &assets,
+                "up.sh",
+                &[dir.path().to_str().expect("utf-8 temp path")],
+            );
+            match started {
+                Ok(out) => {
+                    let server = key_value(&out, "server")
+                        .unwrap_or_else(|| panic!("up.sh printed no server= line:\n{out}"));
+                    let admin = AdminApi::new(&dir.path().join("kubeconfig/admin"));
+                    return EnvTest {
+                        assets,
+                        dir,
+                        server,
+                        admin,
+                    };
+                }
+                Err(e) => {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "{test}: the test cluster did not start (attempt {attempt} of {ATTEMPTS}): {e}"
+                    );
+                    last = e;
+                }
+            }
+        }
+        panic!("{test}: the test cluster did not start: {last}")
+    }
+
+    /// A statically held bed is never dropped, so a watcher outside this process stops it and
+    /// removes its directory once this process has gone, however it ends (a panic, a signal).
+    fn stop_when_this_process_ends(&self) {
+        let watcher = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; bash \"$1\" \"$2\"; rm -rf \"$2\"",
+            pid = std::process::id()
+        );
+        // --fork: setsid returns at once, leaving the watcher in a session of its own.
+        let started = Command::new("setsid")
+            .args(["--fork", "bash", "-c", &watcher, "watcher"])
+            .arg(self.assets.join("down.sh"))
+            .arg(self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("the shared test bed's watcher starts (setsid and bash)");
+        assert!(started.success(), "setsid --fork failed: {started}");
+    }
+
+    /// A directory of its own for one test's files on a shared bed, removed with the bed.
+    pub fn scratch_for(&self, test: &str) -> PathBuf {
+        let dir = self.dir.path().join("scratch").join(test);
+        std::fs::create_dir_all(&dir).expect("a scratch directory on the test bed");
+        dir
     }
 
     /// The API server URL, as the kubeconfigs name it.
