@@ -4,14 +4,14 @@
 #                                      dependency list embedded (cargo auditable: .dep-v0);
 #   DIR/k3sdoctor-image.tar            an OCI image archive holding just that binary, named
 #                                      localhost/k3sdoctor:VERSION (the image deploy/ runs);
-#   DIR/k3sdoctor.cdx.json             its SBOM: CycloneDX JSON of what the binary links
-#                                      (cargo cyclonedx, for the target and the features built);
+#   DIR/k3sdoctor.cdx.json             its SBOM: CycloneDX JSON of what the binary links, for
+#                                      the target and the features built (sbom_from_metadata.py);
 #   DIR/k3sdoctor-linux-amd64.tar.gz   the krew archive (the binary and LICENSE) and
 #   DIR/k3s-doctor.yaml                its krew manifest (deploy/krew/k3s-doctor.yaml, filled in);
 #   DIR/SHA256SUMS                     the checksums of all of them: sha256sum -c SHA256SUMS.
-# Needs cargo (Rust with the x86_64-unknown-linux-gnu target) with the cargo-auditable and
-# cargo-cyclonedx plugins (.ci/run installs the versions it pins), glibc's static libraries
-# (Debian: libc6-dev) and python3; no container daemon, no registry, no base image.
+# Needs cargo (Rust with the x86_64-unknown-linux-gnu target) with the cargo-auditable plugin
+# (.ci/run installs the version it pins), glibc's static libraries (Debian: libc6-dev) and
+# python3 (3.11 or later, for tomllib); no container daemon, no registry, no base image.
 #
 # Static with glibc: `crt-static` links libc.a. Since glibc 2.34 the `files` and `dns` NSS
 # services are inside libc itself, so the static binary resolves names from /etc/hosts and
@@ -42,12 +42,10 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
 fi
 export SOURCE_DATE_EPOCH
 
-for plugin in auditable cyclonedx; do
-  if ! (cd "$repo" && cargo "$plugin" --version >/dev/null 2>&1); then
-    echo "build.sh: cargo-$plugin is not installed; install it with: cargo install --locked cargo-$plugin" >&2
-    exit 1
-  fi
-done
+if ! (cd "$repo" && cargo auditable --version >/dev/null 2>&1); then
+  echo "build.sh: cargo-auditable is not installed; install it with: cargo install --locked cargo-auditable" >&2
+  exit 1
+fi
 
 # The paths of this clone and of cargo's registry would otherwise end up in panic messages, and
 # make the binary depend on where it was built.
@@ -84,15 +82,11 @@ python3 "$repo/deploy/image/oci_archive.py" \
   --output "$out/k3sdoctor-image.tar"
 
 # The SBOM of the binary built above: its target, its default features, every crate it links
-# (no dev- or build-dependencies).
-# cargo cyclonedx writes beside Cargo.toml; sbom.py moves it out, with the time and serial
-# number made reproducible.
-sbom_name=k3sdoctor-sbom-$$
-(cd "$repo" && cargo cyclonedx --format json --spec-version 1.5 --target "$target" --all --no-build-deps \
-  --override-filename "$sbom_name" >/dev/null)
-python3 "$repo/deploy/image/sbom.py" \
-  --input "$repo/$sbom_name.json" \
+# (no dev- or build-dependencies), read from cargo metadata and Cargo.lock; reproducible (no
+# clock, no random serial number, no path of this clone).
+python3 "$repo/deploy/image/sbom_from_metadata.py" \
   --repo "$repo" \
+  --target "$target" \
   --created "$SOURCE_DATE_EPOCH" \
   --version "$version" \
   --revision "$revision" \
