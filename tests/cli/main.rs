@@ -44,6 +44,7 @@ mod image_archive;
 mod krew_manifest;
 mod layout;
 mod leases;
+mod lying_lists;
 mod man_pages;
 mod node_args;
 mod node_events;

@@ -167,6 +167,12 @@ fn transport_message(
              kubeconfig pointing at a Kubernetes API server (and not a proxy's error page)?",
             last_cause(err)
         ),
+        TransportCause::TooLarge(limit) => format!(
+            "cannot {action}: {server} sent an answer larger than {} MiB, more than any answer \
+             k3sdoctor reads; check what answers at that address (a proxy or a broken API server)",
+            limit / (1024 * 1024)
+        ),
+        TransportCause::PagingLie(lie) => lie.refusal(action, server).message,
         TransportCause::HostNotResolved => format!(
             "cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address"
         ),
