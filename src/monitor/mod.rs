@@ -187,7 +187,7 @@ impl Exporter {
         if let Some(heal) = heal {
             report.insert("heal".into(), heal);
         }
-        Some(serde_json::to_string_pretty(&report).unwrap_or(json))
+        Some(crate::render::json_escape::to_string_pretty(&report).unwrap_or(json))
     }
 
     pub fn set_ready(&self, ready: bool) {

@@ -44,6 +44,7 @@ mod image_archive;
 mod krew_manifest;
 mod layout;
 mod leases;
+mod long_lines;
 mod lying_lists;
 mod man_pages;
 mod node_args;

@@ -74,6 +74,7 @@ fn status_kind(code: u16) -> ReadFailureKind {
 
 fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -> String {
     let text = status.message.lines().next().unwrap_or_default().trim();
+    let text = &*crate::line_cap::cap_at(text, crate::line_cap::LONGEST_QUOTE);
     match status.code {
         401 => format!(
             "cannot {action}: the API server at {server} rejected the credentials (401 Unauthorized); \
