@@ -9,6 +9,7 @@ mod fleet_metrics;
 pub mod listener;
 pub mod log;
 mod metrics;
+pub mod review_budget;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -72,6 +72,7 @@ mod restore;
 mod schemas;
 mod secrets_encryption;
 mod serve;
+mod serve_access;
 mod serve_connections;
 mod serve_polled;
 mod server_kubeconfig;
