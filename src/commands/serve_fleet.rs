@@ -125,7 +125,7 @@ async fn one_round(
         .rancher_clusters
         .as_ref()
         .ok_or("no --rancher-clusters")?;
-    let listed = members_of(connected, pattern, true, &trace)
+    let listed = members_of(connected, pattern, true, fleet.parallel, &trace)
         .await
         .map_err(|e| e.message)?;
     let members = Members::Rancher {
