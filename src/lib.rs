@@ -13,6 +13,7 @@ mod exit;
 mod follow;
 mod heal;
 mod input;
+mod line_cap;
 mod model;
 mod monitor;
 mod render;

@@ -83,7 +83,8 @@ pub async fn select(
 ) -> Result<Members, Failure> {
     if let Some(pattern) = &fleet.rancher_clusters {
         let base = rancher_context(settings, fleet);
-        let (local, members) = rancher_members(&base, pattern, with_records, trace).await?;
+        let (local, members) =
+            rancher_members(&base, pattern, with_records, fleet.parallel, trace).await?;
         return Ok(Members::Rancher { local, members });
     }
     let (kubeconfig, origin) = find_kubeconfig(fleet.kubeconfig.as_deref())?.ok_or_else(|| {

@@ -31,7 +31,7 @@ use crate::input::ReadError;
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
 use crate::input::live;
 use crate::input::live::contact_probe;
-use crate::input::live::token_access_review::Reviewer;
+use crate::input::live::token_access_review::{self, Reviewer};
 use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
@@ -195,7 +195,12 @@ async fn first_contact(
     };
     let conn = match conn {
         Ok(conn) => {
-            access.connected(Reviewer::new(conn.client.clone()));
+            access.connected(Reviewer::new(conn.client.clone(), &conn.server));
+            if access.mode() == MetricsAuth::Kubernetes
+                && let Some(warning) = token_access_review::review_rights_warning(&conn).await
+            {
+                tracing::warn!("{warning}");
+            }
             Arc::new(conn)
         }
         Err(e) => return Some(Err(e)),

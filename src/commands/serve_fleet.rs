@@ -19,9 +19,9 @@ use crate::diagnose::finding::FailOn;
 use crate::diagnose::fleet::FleetOutcome;
 use crate::diagnose::suppression::Suppressions;
 use crate::exit::Exit;
-use crate::input::live::token_access_review::Reviewer;
+use crate::input::live::token_access_review::{Reviewer, review_rights_warning};
 use crate::input::rancher::rancher_fleet::{Management, connect_management, members_of};
-use crate::monitor::access::Access;
+use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::{Exporter, endpoints};
 use crate::report::{CheckReport, FleetReport};
 use crate::settings::{FleetSelection, Settings};
@@ -109,7 +109,15 @@ async fn one_round(
         None => {
             let connected = connect_management(base).await.map_err(|e| e.message)?;
             // Tokens sent to /metrics and /report are reviewed by the management cluster.
-            access.connected(Reviewer::new(connected.conn.client.clone()));
+            access.connected(Reviewer::new(
+                connected.conn.client.clone(),
+                &connected.conn.server,
+            ));
+            if access.mode() == MetricsAuth::Kubernetes
+                && let Some(warning) = review_rights_warning(&connected.conn).await
+            {
+                tracing::warn!("{warning}");
+            }
             &*management.insert(connected)
         }
     };
@@ -117,7 +125,7 @@ async fn one_round(
         .rancher_clusters
         .as_ref()
         .ok_or("no --rancher-clusters")?;
-    let listed = members_of(connected, pattern, true, &trace)
+    let listed = members_of(connected, pattern, true, fleet.parallel, &trace)
         .await
         .map_err(|e| e.message)?;
     let members = Members::Rancher {

@@ -139,11 +139,12 @@ impl Ui {
         let write = || {
             if let Ok(mut err) = self.err.lock() {
                 // stderr going away is no reason to fail the command.
-                // Notes and errors quote the cluster (holders, names): never raw controls.
+                // Notes and errors quote the cluster (holders, names): never raw controls,
+                // and never a line of megabytes.
                 let _ = writeln!(
                     err,
                     "{}",
-                    crate::render::control_chars::escape_controls(line)
+                    crate::line_cap::cap_line(&crate::render::control_chars::escape_controls(line))
                 );
             }
         };

@@ -2,16 +2,19 @@
 //! the API server says whose it is (TokenReview) and whether that user may `get` the path
 //! (SubjectAccessReview on the non-resource URL), as controller-runtime's metrics filter and
 //! kube-rbac-proxy decide it. Answers are cached briefly, allowed and refused alike, so a
-//! scrape every few seconds costs the API server two requests a minute, and a flood of tokens
-//! cannot grow the cache past [`CACHE_ENTRIES`]. `/healthz` and `/readyz` stay open: the
+//! scrape every few seconds costs the API server two requests a minute, a flood of tokens
+//! cannot grow the cache past [`CACHE_ENTRIES`], and reviews of tokens not seen lately are
+//! rationed (`review_budget.rs`), so random tokens cannot turn into a flood of TokenReviews. `/healthz` and `/readyz` stay open: the
 //! kubelet's probes send no token, and they tell only whether the process lives and has synced.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
+use super::review_budget::{self, ReviewBudget};
 use crate::input::live::token_access_review::{Reviewer, Verdict};
 
 /// `--metrics-auth kubernetes|none`.
@@ -49,6 +52,8 @@ pub enum Refusal {
     Forbidden(String),
     /// 503: the API server could not be asked; nothing is cached.
     Unavailable(String),
+    /// 429: too many unseen tokens at once (`review_budget`); nothing was asked.
+    TooMany(String),
 }
 
 /// The key of a cached answer: the token's SHA-256 (the token itself is not kept) and the path.
@@ -132,6 +137,9 @@ pub struct Access {
     /// Set once serve has connected to the API server.
     reviewer: OnceLock<Reviewer>,
     cache: Mutex<ReviewCache>,
+    budget: Mutex<ReviewBudget>,
+    /// Whether the last review failed: a failure is logged once, not at every scrape.
+    failing: AtomicBool,
 }
 
 impl Access {
@@ -140,6 +148,8 @@ impl Access {
             mode,
             reviewer: OnceLock::new(),
             cache: Mutex::new(ReviewCache::new(CACHE_ENTRIES)),
+            budget: Mutex::new(ReviewBudget::new(Instant::now(), CACHE_ENTRIES)),
+            failing: AtomicBool::new(false),
         }
     }
 
@@ -175,11 +185,33 @@ impl Access {
                          still connecting to the API server; try again\n"
                     )));
                 };
-                let verdict = reviewer.review(token, path).await.map_err(|why| {
-                    Refusal::Unavailable(format!(
-                        "unavailable: cannot check the bearer token for {path}: {why}\n"
-                    ))
-                })?;
+                if !self.budget().may_review(&key.0, Instant::now()) {
+                    return Err(Refusal::TooMany(format!(
+                        "too many requests: more unknown bearer tokens than serve asks the API \
+                         server about ({} a second); try again in a second\n",
+                        review_budget::PER_SECOND
+                    )));
+                }
+                let verdict = match reviewer.review(token, path).await {
+                    Ok(verdict) => verdict,
+                    Err(why) => {
+                        if !self.failing.swap(true, Ordering::Relaxed) {
+                            tracing::warn!(
+                                "cannot check the bearer tokens sent to /metrics and /report: \
+                                 {why}; they answer 503 until it can"
+                            );
+                        }
+                        return Err(Refusal::Unavailable(format!(
+                            "unavailable: cannot check the bearer token for {path}: {why}\n"
+                        )));
+                    }
+                };
+                if self.failing.swap(false, Ordering::Relaxed) {
+                    tracing::info!("bearer tokens are checked again");
+                }
+                if verdict == Verdict::Allowed {
+                    self.budget().vouch(key.0, Instant::now());
+                }
                 self.cache().insert(key, verdict.clone(), Instant::now());
                 verdict
             }
@@ -189,6 +221,10 @@ impl Access {
 
     fn cache(&self) -> std::sync::MutexGuard<'_, ReviewCache> {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn budget(&self) -> std::sync::MutexGuard<'_, ReviewBudget> {
+        self.budget.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

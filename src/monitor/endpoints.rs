@@ -244,8 +244,14 @@ fn refusal(refused: Refusal) -> Response<Full<Bytes>> {
         Refusal::Unauthenticated(body) => (StatusCode::UNAUTHORIZED, body),
         Refusal::Forbidden(body) => (StatusCode::FORBIDDEN, body),
         Refusal::Unavailable(body) => (StatusCode::SERVICE_UNAVAILABLE, body),
+        Refusal::TooMany(body) => (StatusCode::TOO_MANY_REQUESTS, body),
     };
     let mut response = reply(status, TEXT, body);
+    if status == StatusCode::TOO_MANY_REQUESTS {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    }
     if status == StatusCode::UNAUTHORIZED {
         response.headers_mut().insert(
             header::WWW_AUTHENTICATE,

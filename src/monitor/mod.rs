@@ -9,6 +9,7 @@ mod fleet_metrics;
 pub mod listener;
 pub mod log;
 mod metrics;
+pub mod review_budget;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -187,7 +188,7 @@ impl Exporter {
         if let Some(heal) = heal {
             report.insert("heal".into(), heal);
         }
-        Some(serde_json::to_string_pretty(&report).unwrap_or(json))
+        Some(crate::render::json_escape::to_string_pretty(&report).unwrap_or(json))
     }
 
     pub fn set_ready(&self, ready: bool) {

@@ -4,8 +4,8 @@
 //! space) would reorder the rest of the line or pass for another name (issue 30, item 4).
 //! Every human rendering passes cluster-sourced text through [`escape_controls`] — table
 //! cells, wrapped prose (findings, notes, plans), one-line writes and every stderr line.
-//! JSON and YAML keep the exact value for programs: serde escapes control characters there,
-//! and the invisible ones below are valid in both as they are.
+//! JSON keeps the exact value for programs, with these characters written as `\uXXXX`
+//! escapes (`json_escape.rs`); YAML keeps the value as serde_yaml writes it.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -43,7 +43,7 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 ///   tag characters U+E0000–U+E007F (Unicode's format characters, general category Cf,
 ///   that a name has no use for);
 /// - U+2028 and U+2029, line and paragraph separators some terminals and editors break at.
-fn is_control(c: char) -> bool {
+pub(super) fn is_control(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

@@ -207,7 +207,7 @@ pub fn write_json_line<R: Serialize>(
     out: &mut dyn Write,
     entry: &FleetEntry<R>,
 ) -> anyhow::Result<()> {
-    serde_json::to_writer(&mut *out, &JsonLine::new(entry))?;
+    super::json_escape::to_writer(&mut *out, &JsonLine::new(entry))?;
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())

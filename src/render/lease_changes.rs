@@ -46,7 +46,7 @@ pub fn write_document<T: Serialize>(
             )?;
         }
         _ => {
-            serde_json::to_writer(&mut *out, document)?;
+            super::json_escape::to_writer(&mut *out, document)?;
             out.write_all(b"\n")?;
         }
     }

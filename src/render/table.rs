@@ -10,6 +10,7 @@ use comfy_table::{ContentArrangement, Table};
 use super::control_chars::escape_controls;
 use super::style::Style;
 use super::wrap::{columns, wrap_to};
+use crate::line_cap::{LONGEST_QUOTE, cap_at};
 
 /// Column gap, as kubectl prints it.
 const GAP: usize = 3;
@@ -36,11 +37,12 @@ pub fn plain_table(header: &[&str], wide: bool, style: Style) -> PlainTable {
 
 impl PlainTable {
     /// Cells are text from the cluster: control characters are escaped, so a newline cannot
-    /// add a row and an escape sequence cannot reach the terminal.
+    /// add a row and an escape sequence cannot reach the terminal, and a cell is cut at
+    /// [`LONGEST_QUOTE`] bytes, so one object cannot make a table of megabytes.
     pub fn add_row(&mut self, row: Vec<String>) {
         self.rows.push(
             row.into_iter()
-                .map(|cell| escape_controls(&cell).into_owned())
+                .map(|cell| cap_at(&escape_controls(&cell), LONGEST_QUOTE).into_owned())
                 .collect(),
         );
     }

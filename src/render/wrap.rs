@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use super::control_chars::escape_controls;
+use crate::line_cap::cap_line;
 
 /// Columns used when stdout is not a terminal (or the terminal does not say): a pipe gets
 /// the layout of an 80-column terminal, so what a script captures is what a reader sees.
@@ -22,7 +23,9 @@ pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
 /// [`wrap`] to exactly `width`, however narrow: for table cells.
 pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
     // Words are split at whitespace, which a newline in a cluster string is: escape first.
+    // Prose quotes the cluster (names, a Job's failure message): one paragraph is bounded.
     let text = escape_controls(text);
+    let text = cap_line(&text);
     let mut lines = Vec::new();
     let mut line = first.to_string();
     let mut line_cols = columns(first);

@@ -80,7 +80,7 @@ fn refuse_rancher_flags(
     let refuse = |line: &str| Err(Failure::Refused(line.to_string()));
     if files && global.from_file.is_empty() {
         return refuse(
-            "--rancher-from-file is read beside a downstream dump; add --from-file PATH with the              downstream cluster's objects, or use --rancher-context NAME to read Rancher live",
+            "--rancher-from-file is read beside a downstream dump; add --from-file PATH with the downstream cluster's objects, or use --rancher-context NAME to read Rancher live",
         );
     }
     if files && rancher.rancher_context.is_some() {
@@ -90,19 +90,19 @@ fn refuse_rancher_flags(
     }
     if rancher.rancher_context.is_some() && !global.from_file.is_empty() {
         return refuse(
-            "--rancher-context reads Rancher live beside a live cluster; with --from-file use              --rancher-from-file PATH",
+            "--rancher-context reads Rancher live beside a live cluster; with --from-file use --rancher-from-file PATH",
         );
     }
     if fleet.selects_fleet(global)
         && (files || rancher.rancher_context.is_some() || rancher.rancher_cluster.is_some())
     {
         return refuse(
-            "--rancher-context, --rancher-from-file and --rancher-cluster apply to one cluster;              each context of a fleet that is a Rancher proxy URL is compared with Rancher anyway",
+            "--rancher-context, --rancher-from-file and --rancher-cluster apply to one cluster; each context of a fleet that is a Rancher proxy URL is compared with Rancher anyway",
         );
     }
     if rancher.rancher_cluster.is_some() && !files && rancher.rancher_context.is_none() {
         return refuse(
-            "--rancher-cluster picks a cluster of a Rancher dump or --rancher-context; a proxy              URL names its cluster itself",
+            "--rancher-cluster picks a cluster of a Rancher dump or --rancher-context; a proxy URL names its cluster itself",
         );
     }
     Ok(())

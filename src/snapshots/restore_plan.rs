@@ -75,7 +75,7 @@ pub fn plan_restore(
     let name = backup.metadata.name.as_deref().unwrap_or_default();
     let Some(namespace) = backup.metadata.namespace.as_deref() else {
         return Err(Refusal(format!(
-            "the backup holds ConfigMap {} without a namespace, so it cannot be told from a ConfigMap of another              namespace; snapshots restore only puts back backups of {LOCK_NAMESPACE}/{expected} as snapshots              backfill --fix saved them (with metadata.namespace)",
+            "the backup holds ConfigMap {} without a namespace, so it cannot be told from a ConfigMap of another namespace; snapshots restore only puts back backups of {LOCK_NAMESPACE}/{expected} as snapshots backfill --fix saved them (with metadata.namespace)",
             if name.is_empty() { "(no name)" } else { name }
         )));
     };

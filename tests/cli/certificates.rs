@@ -182,3 +182,63 @@ fn each_servers_address_is_read_and_one_that_does_not_answer_is_a_note() {
         "{note}"
     );
 }
+
+/// Each listener holds a connection this long, so handshakes that overlap are seen.
+const HELD: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// Connections open now and the most seen at once, over every listener.
+#[derive(Default)]
+struct AtOnce {
+    open: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+}
+
+/// A plain TCP listener at `ip:6443` that holds each connection for [`HELD`] and counts it.
+fn counting_listener(ip: &str, at_once: &std::sync::Arc<AtOnce>) -> Option<()> {
+    use std::sync::atomic::Ordering;
+    let listener = std::net::TcpListener::bind((ip, 6443)).ok()?;
+    let at_once = at_once.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let at_once = at_once.clone();
+            std::thread::spawn(move || {
+                let open = at_once.open.fetch_add(1, Ordering::SeqCst) + 1;
+                at_once.most.fetch_max(open, Ordering::SeqCst);
+                std::thread::sleep(HELD);
+                at_once.open.fetch_sub(1, Ordering::SeqCst);
+                drop(stream);
+            });
+        }
+    });
+    Some(())
+}
+
+/// Forty servers: their handshakes are dialled 16 at a time (`--parallel`'s default), not all
+/// at once, since thousands of published addresses at once run past the open-file limit.
+#[test]
+fn the_servers_handshakes_are_dialled_a_bounded_number_at_a_time() {
+    let fake = cluster();
+    let at_once = std::sync::Arc::new(AtOnce::default());
+    for n in 1..=40 {
+        let ip = format!("127.0.9.{n}");
+        if counting_listener(&ip, &at_once).is_none() {
+            eprintln!("skipped: {ip}:6443 is taken");
+            return;
+        }
+        fake.put(server_at(&format!("cp-{n}"), V, &ip));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.write_kubeconfig_trusting(dir.path(), Role::ReadOnly);
+    let report = check_at(&kubeconfig, "2029-11-01T00:00:00Z");
+    let most = at_once.most.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((2..=16).contains(&most), "{most} handshakes at once");
+    let note = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "connection-certificates")
+        .and_then(|c| c["note"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(note.contains("127.0.9.40:6443 (Node cp-40)"), "{note}");
+}

@@ -206,7 +206,17 @@ fn rancher_flags_that_do_not_go_together_are_refused() {
     check(&[], &["--rancher-cluster", "prod"])
         .code(2)
         .one_line_error()
-        .stderr_has("--rancher-cluster picks a cluster of a Rancher dump");
+        .stderr_has("or --rancher-context; a proxy URL names its cluster itself");
+    k3sdoctor(["check", "--all-contexts", "--rancher-context", "local"])
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("apply to one cluster; each context of a fleet");
+    k3sdoctor(["check", "--rancher-from-file", &rancher("2.11")])
+        .run()
+        .stderr_has("add --from-file PATH with the downstream cluster's objects");
+    check(&[], &["--rancher-context", "local"])
+        .stderr_has("with --from-file use --rancher-from-file PATH");
 }
 
 #[test]

@@ -273,6 +273,8 @@ fn a_backup_without_a_namespace_is_refused() {
         .code(2)
         .one_line_error()
         .stderr_has("without a namespace")
+        .stderr_has("of another namespace; snapshots restore only puts back backups of")
+        .stderr_has("as snapshots backfill --fix saved them")
         .stderr_has("nothing was written");
     assert_eq!(fake.writes().len(), writes_before);
 }

@@ -122,3 +122,47 @@ fn bidi_and_zero_width_characters_in_a_holder_are_escaped() {
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["locks"][0]["holder"], INVISIBLE);
 }
+
+/// `-o json` writes U+202E, U+0085 and the other C1 controls as `\uXXXX`
+/// escapes, as the table escapes them: still valid JSON, decoding to the exact value, but
+/// nothing `jq` or a log viewer passes to a terminal raw. The hostile holder is also a Node's
+/// name.
+#[test]
+fn json_escapes_bidi_and_c1_characters_and_keeps_the_value() {
+    const HOSTILE: &str = "s2\u{202e}evil\u{85}\u{9b}31m\u{200b}";
+    let fake = FakeApi::with_objects([
+        server("s1", "v1.29.4+k3s1"),
+        server(HOSTILE, "v1.29.4+k3s1"),
+        lease("k3s", HOSTILE, 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
+    for args in [
+        vec!["leases", "-o", "json", "--now", NOW],
+        vec!["check", "-o", "json", "--now", NOW],
+    ] {
+        let out = k3sdoctor(&args).cluster(&fake, Role::ReadOnly).run();
+        for c in ['\u{202e}', '\u{85}', '\u{9b}', '\u{200b}'] {
+            assert!(
+                !out.stdout.contains(c),
+                "{args:?} wrote U+{:04X} raw:\n{}",
+                c as u32,
+                out.stdout
+            );
+        }
+        assert!(
+            out.stdout.contains(r"s2\u202eevil\u0085\u009b31m\u200b"),
+            "{args:?}:\n{}",
+            out.stdout
+        );
+        let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert!(
+            report.to_string().contains(HOSTILE),
+            "{args:?} decodes to the exact holder"
+        );
+    }
+    let out = k3sdoctor(["leases", "-o", "json", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["locks"][0]["holder"], HOSTILE);
+}

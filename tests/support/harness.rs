@@ -278,6 +278,12 @@ impl Output {
             "{}",
             self.stderr
         );
+        // A run of spaces mid-sentence is a line continuation lost in the source.
+        assert!(
+            !errors[0].trim_end().contains("    "),
+            "a run of spaces in the error:\n{}",
+            errors[0]
+        );
         self
     }
 

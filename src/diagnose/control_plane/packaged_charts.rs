@@ -8,6 +8,7 @@
 use jiff::{SignedDuration, Timestamp};
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
+use crate::line_cap::{LONGEST_QUOTE, cap_at};
 use crate::model::helm_chart::{HelmChartFacts, NAMESPACE};
 use crate::model::helm_job::{HelmJobFacts, JobState};
 
@@ -71,6 +72,8 @@ fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Optio
                 (true, false) => message.clone(),
                 (false, false) => format!("{reason}: {message}"),
             };
+            // A failed render quotes the whole template output; what follows says what it means.
+            let why = cap_at(&why, LONGEST_QUOTE);
             Some(failed(
                 chart,
                 &job.name,
@@ -90,6 +93,7 @@ fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Optio
                 .filter(|s| !s.is_empty())
                 .collect::<Vec<_>>()
                 .join(": ");
+            let why = cap_at(&why, LONGEST_QUOTE);
             Some(failed(
                 chart,
                 &job_name,

@@ -9,6 +9,7 @@ use crate::input::ReadError;
 use crate::input::live::read_error::cause_chain;
 
 use super::Connection;
+use super::bounded_answers::{BoundedAnswers, MOST_BODY_BYTES};
 use super::credential_refresh::{RefreshingToken, WithToken};
 
 fn user_agent() -> String {
@@ -50,12 +51,18 @@ pub(super) fn client_for(
             .map_or(authority, |(_, host)| host);
         format!("{}://{host}", uri.scheme_str().unwrap_or("http"))
     });
-    let client = kube::Client::try_from(config).map(|client| match refresh {
-        None => client,
-        Some(token) => {
-            let namespace = client.default_namespace().to_string();
-            kube::Client::new(WithToken { client, token }, namespace)
-        }
+    let client = kube::Client::try_from(config).map(|client| {
+        let namespace = client.default_namespace().to_string();
+        let client = match refresh {
+            None => client,
+            Some(token) => kube::Client::new(WithToken { client, token }, namespace.clone()),
+        };
+        let bounded = BoundedAnswers {
+            client,
+            limit: MOST_BODY_BYTES,
+            chains: Default::default(),
+        };
+        kube::Client::new(bounded, namespace)
     });
     let client = client.map_err(|e| match &e {
         // kube still runs a GCP auth-provider's `cmd-path` itself; its failure carries the

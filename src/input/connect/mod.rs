@@ -4,6 +4,7 @@
 //! `credential_refresh`), and the client built (`client_builder`). A single cluster and each
 //! context of a fleet take the same path: a `Prepared`, then `authenticate`.
 
+pub mod bounded_answers;
 mod client_builder;
 mod config_resolution;
 pub mod connection_overrides;

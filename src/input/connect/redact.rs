@@ -22,7 +22,7 @@ pub struct Redactor {
 /// `Bearer <token>`, JWTs (`eyJ….….…`), and `token=…` / `password: …` style assignments.
 static PATTERNS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
     [
-        Regex::new(r"(?i)\b(bearer|basic)\s+[^\s,;]+").expect("valid regex"),
+        Regex::new(r"(?i)\b(bearer|basic)\s+([^\s,;]+)").expect("valid regex"),
         Regex::new(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*").expect("valid regex"),
         Regex::new(
             r#"(?i)\b([a-z_-]*(token|secret|password|passwd|apikey|api_key|credential)[a-z_-]*)\s*([=:])\s*"?[^\s",;()\[\]]+"?"#,
@@ -74,13 +74,30 @@ impl Redactor {
 /// The pattern half of [`Redactor::redact`], for text with no known secrets.
 pub fn redact_patterns(text: &str) -> String {
     let [bearer, jwt, assignment] = &*PATTERNS;
-    let out = bearer.replace_all(text, |c: &regex::Captures| format!("{} {REDACTED}", &c[1]));
+    let out = bearer.replace_all(text, |c: &regex::Captures| {
+        match looks_like_credential(&c[2]) {
+            true => format!("{} {REDACTED}", &c[1]),
+            false => c[0].to_string(),
+        }
+    });
     let out = jwt.replace_all(&out, REDACTED);
     assignment
         .replace_all(&out, |c: &regex::Captures| {
             format!("{}{}{REDACTED}", &c[1], &c[3])
         })
         .into_owned()
+}
+
+/// Whether the word after `Bearer` or `Basic` is a credential rather than prose ("answer
+/// bearer tokens", "Basic authentication"): a word of prose is letters, lower case after its
+/// first, and short; a token or base64 has digits, symbols or mixed case, or is long.
+fn looks_like_credential(word: &str) -> bool {
+    const LONGEST_WORD: usize = 16;
+    let mut letters = word.chars();
+    let prose = letters.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && letters.all(|c| c.is_ascii_lowercase())
+        && word.len() <= LONGEST_WORD;
+    !prose
 }
 
 #[cfg(test)]
@@ -103,6 +120,23 @@ mod tests {
             out.contains("Bearer [redacted]") && out.contains("client_secret=[redacted]"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn prose_after_bearer_or_basic_is_not_a_credential() {
+        let line =
+            "/metrics and /report answer bearer tokens allowed to get them; Basic authentication";
+        assert_eq!(redact_patterns(line), line);
+        for credential in [
+            "Bearer abc.def",
+            "bearer s3cr3t",
+            "Basic dXNlcjpwYXNz",
+            "Basic dXNlcjpwYXNzd29yZA==",
+            "Bearer abcdefghijklmnopqrstuvwxyzABCDEF",
+        ] {
+            let out = redact_patterns(credential);
+            assert!(out.ends_with(" [redacted]"), "{credential}: {out}");
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod control_plane_reads;
 mod node_events;
 pub mod own_access_review;
 mod packaged_charts;
+pub mod paging;
 pub mod read_error;
 mod read_failure_kind;
 mod secret_metadata;
@@ -30,6 +31,7 @@ use serde::de::DeserializeOwned;
 pub use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
 pub use self::control_plane_reads::ControlPlaneReads;
 pub use self::node_events::read_node_events;
+use self::paging::{NextPage, Paging};
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
 use super::{ClusterState, Origin, ReadError};
@@ -267,6 +269,7 @@ where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
     let mut items = Vec::new();
+    let mut paging = Paging::default();
     loop {
         let started = Instant::now();
         let in_flight = conn.activity.begin(action);
@@ -281,13 +284,17 @@ where
             started.elapsed().as_millis()
         ));
         // The server says how many are left: one allocation of the right size instead of a
-        // doubling Vec whose last growth briefly holds the old and the new buffer.
-        let remaining = page.metadata.remaining_item_count.unwrap_or(0);
-        items.reserve_exact(page.items.len() + usize::try_from(remaining).unwrap_or(0));
+        // doubling Vec whose last growth briefly holds the old and the new buffer. Only a
+        // hint: a server can claim billions.
+        let in_page = page.items.len();
+        items.reserve_exact(paging.room_for(in_page, page.metadata.remaining_item_count));
+        let next = paging
+            .after_page(in_page, page.metadata.continue_)
+            .map_err(|lie| lie.refusal(action, &conn.server))?;
         items.extend(page.items.into_iter().map(&keep));
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(items),
+        match next {
+            NextPage::Continue(token) => params = params.continue_token(&token),
+            NextPage::Done => return Ok(items),
         }
     }
 }

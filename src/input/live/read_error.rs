@@ -74,6 +74,7 @@ fn status_kind(code: u16) -> ReadFailureKind {
 
 fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -> String {
     let text = status.message.lines().next().unwrap_or_default().trim();
+    let text = &*crate::line_cap::cap_at(text, crate::line_cap::LONGEST_QUOTE);
     match status.code {
         401 => format!(
             "cannot {action}: the API server at {server} rejected the credentials (401 Unauthorized); \
@@ -167,6 +168,12 @@ fn transport_message(
              kubeconfig pointing at a Kubernetes API server (and not a proxy's error page)?",
             last_cause(err)
         ),
+        TransportCause::TooLarge(limit) => format!(
+            "cannot {action}: {server} sent an answer larger than {} MiB, more than any answer \
+             k3sdoctor reads; check what answers at that address (a proxy or a broken API server)",
+            limit / (1024 * 1024)
+        ),
+        TransportCause::PagingLie(lie) => lie.refusal(action, server).message,
         TransportCause::HostNotResolved => format!(
             "cannot {action}: cannot resolve the host of {server}; check the kubeconfig's server address"
         ),

@@ -9,6 +9,7 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams};
 
+use super::paging::{NextPage, Paging};
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
 use crate::input::ClusterState;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
@@ -43,6 +44,7 @@ pub async fn read_secret_metadata(
     let action = format!("list secrets in {NAMESPACE} (metadata only)");
     let mut params = ListParams::default().limit(PAGE_SIZE);
     let mut secrets = Vec::new();
+    let mut paging = Paging::default();
     loop {
         let started = Instant::now();
         let in_flight = conn.activity.begin(&action);
@@ -65,14 +67,17 @@ pub async fn read_secret_metadata(
             page.items.len(),
             started.elapsed().as_millis()
         ));
+        let next = paging
+            .after_page(page.items.len(), page.metadata.continue_)
+            .map_err(|lie| lie.refusal(&action, &conn.server))?;
         secrets.extend(
             page.items
                 .iter()
                 .map(|item| SecretMeta::from_meta(&item.metadata)),
         );
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(SecretMetadataRead::Read(secrets)),
+        match next {
+            NextPage::Continue(token) => params = params.continue_token(&token),
+            NextPage::Done => return Ok(SecretMetadataRead::Read(secrets)),
         }
     }
 }

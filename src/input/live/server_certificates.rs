@@ -18,6 +18,9 @@ use crate::model::node::NodeFacts;
 const SERVER_HANDSHAKE_LIMIT: Duration = Duration::from_secs(2);
 /// kube-apiserver's port on k3s and RKE2 when nothing publishes one.
 const DEFAULT_PORT: i32 = 6443;
+/// Handshakes under way at once: `--parallel`'s default, which a fleet uses for its clusters
+/// (one cluster's `check` takes no `--parallel`).
+pub const MOST_HANDSHAKES_AT_ONCE: usize = 16;
 
 /// What one server's address presented.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +119,13 @@ pub async fn read_server_certificates(
             serving,
         }
     });
-    Ok(futures::future::join_all(reads).await)
+    // A cluster can publish thousands of addresses; past the open-file limit every handshake
+    // would fail, so they are dialled a bounded number at a time, in order.
+    use futures::StreamExt;
+    Ok(futures::stream::iter(reads)
+        .buffered(MOST_HANDSHAKES_AT_ONCE)
+        .collect()
+        .await)
 }
 
 #[cfg(test)]

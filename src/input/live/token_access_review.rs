@@ -11,6 +11,10 @@ use k8s_openapi::api::authorization::v1::{
 use kube::Api;
 use kube::api::PostParams;
 
+use super::own_access_review::may_in;
+use crate::input::ReadError;
+use crate::input::connect::Connection;
+
 /// Both reviews together answer within this, or the caller is told to try again.
 const REVIEW_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -30,11 +34,15 @@ pub enum Verdict {
 /// tokenreviews and subjectaccessreviews: `k3sdoctor rbac serve`).
 pub struct Reviewer {
     client: kube::Client,
+    server: String,
 }
 
 impl Reviewer {
-    pub fn new(client: kube::Client) -> Reviewer {
-        Reviewer { client }
+    pub fn new(client: kube::Client, server: &str) -> Reviewer {
+        Reviewer {
+            client,
+            server: server.to_string(),
+        }
     }
 
     /// Whether `token` may `get` `path`; an error says why the API server could not tell.
@@ -62,7 +70,7 @@ impl Reviewer {
         let answer = tokens
             .create(&PostParams::default(), &review)
             .await
-            .map_err(|e| format!("TokenReview failed: {}", one_line(&e.to_string())))?;
+            .map_err(|e| self.failed("tokenreviews.authentication.k8s.io", &e))?;
         let status = answer.status.unwrap_or_default();
         let Some(user) = status.user.filter(|_| status.authenticated == Some(true)) else {
             return Ok(Verdict::Unauthenticated);
@@ -85,7 +93,7 @@ impl Reviewer {
         let answer = access
             .create(&PostParams::default(), &review)
             .await
-            .map_err(|e| format!("SubjectAccessReview failed: {}", one_line(&e.to_string())))?;
+            .map_err(|e| self.failed("subjectaccessreviews.authorization.k8s.io", &e))?;
         if answer.status.is_some_and(|s| s.allowed) {
             Ok(Verdict::Allowed)
         } else {
@@ -96,7 +104,45 @@ impl Reviewer {
     }
 }
 
-/// An error's text on one line (a log line or a one-line HTTP body).
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+impl Reviewer {
+    /// Why a review could not be asked, in one plain line: a refusal names the missing
+    /// permission and the role that grants it (kube's own error text is a debug dump).
+    fn failed(&self, resource: &str, error: &kube::Error) -> String {
+        match error {
+            kube::Error::Api(status) if status.code == 403 => format!(
+                "serve's account may not create {resource} (403 Forbidden); bind it to the \
+                 ClusterRole `k3sdoctor rbac serve` prints"
+            ),
+            _ => ReadError::from_kube(error, &format!("create {resource}"), &self.server).message,
+        }
+    }
+}
+
+/// What serve needs to check tokens, as (API group, resource) pairs to `create`.
+const NEEDED: [(&str, &str); 2] = [
+    ("authentication.k8s.io", "tokenreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+];
+
+/// Asked at start-up (SelfSubjectAccessReviews): the one-line warning when serve's account
+/// may not create the reviews, which would otherwise first show as a 503 at every scrape.
+/// `None` when it may, or when the API server could not say (the reviews then tell).
+pub async fn review_rights_warning(conn: &Connection) -> Option<String> {
+    let mut missing = Vec::new();
+    for (group, resource) in NEEDED {
+        if !may_in(conn, "", group, resource, "create", None)
+            .await
+            .ok()?
+        {
+            missing.push(format!("{resource}.{group}"));
+        }
+    }
+    (!missing.is_empty()).then(|| {
+        format!(
+            "serve's account may not create {}, so /metrics and /report will answer 503 to every \
+             bearer token; bind it to the ClusterRole `k3sdoctor rbac serve` prints, or pass \
+             --metrics-auth none",
+            missing.join(" or ")
+        )
+    })
 }

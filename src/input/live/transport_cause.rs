@@ -16,8 +16,10 @@
 use std::error::Error as StdError;
 use std::io::ErrorKind;
 
+use crate::input::connect::bounded_answers::BodyTooLarge;
 use crate::input::connect::credential_plugin::PluginFailure;
 
+use super::paging::PagingLie;
 use super::read_failure_kind::ReadFailureKind;
 
 /// Why a request got no answer, in the order the message prefers them: the plugin's own
@@ -45,6 +47,10 @@ pub(super) enum TransportCause {
     Tls,
     /// A body that is not the JSON the request expects.
     NotJson,
+    /// A body past the bound on one answer.
+    TooLarge(u64),
+    /// A list whose pages never end.
+    PagingLie(PagingLie),
     HostNotResolved,
     Other,
 }
@@ -64,6 +70,12 @@ impl TransportCause {
     }
 
     fn beneath_proxy(err: &kube::Error) -> TransportCause {
+        if let Some(cap) = links(err).find_map(|e| e.downcast_ref::<BodyTooLarge>()) {
+            return TransportCause::TooLarge(cap.limit);
+        }
+        if let Some(lie) = links(err).find_map(|e| e.downcast_ref::<PagingLie>()) {
+            return TransportCause::PagingLie(lie.clone());
+        }
         if let Some(io) = telling_io_error(err) {
             match io.kind() {
                 ErrorKind::ConnectionRefused => return TransportCause::Refused,
@@ -104,9 +116,11 @@ impl TransportCause {
     /// The same judgement as a fleet's one-word reason.
     pub(super) fn kind(&self) -> ReadFailureKind {
         match self {
-            TransportCause::Plugin(_) | TransportCause::NotJson | TransportCause::Other => {
-                ReadFailureKind::Other
-            }
+            TransportCause::Plugin(_)
+            | TransportCause::NotJson
+            | TransportCause::TooLarge(_)
+            | TransportCause::PagingLie(_)
+            | TransportCause::Other => ReadFailureKind::Other,
             TransportCause::Proxy { under, .. } => under.kind(),
             TransportCause::Tls
             | TransportCause::EndOfFile {

@@ -3,6 +3,7 @@
 //! its clusters, and (for `check`) every workspace's records, so 200 clusters cost a handful of
 //! lists there, not 200.
 
+use futures::{StreamExt, TryStreamExt};
 use regex::Regex;
 
 use super::RancherState;
@@ -40,10 +41,11 @@ pub async fn rancher_members(
     base: &ConnectOptions,
     pattern: &Regex,
     with_records: bool,
+    parallel: usize,
     trace: Trace<'_>,
 ) -> Result<(String, Vec<RancherMember>), ReadError> {
     let management = connect_management(base).await?;
-    let members = members_of(&management, pattern, with_records, trace).await?;
+    let members = members_of(&management, pattern, with_records, parallel, trace).await?;
     Ok((management.conn.server.clone(), members))
 }
 
@@ -80,11 +82,13 @@ pub async fn connect_management(base: &ConnectOptions) -> Result<Management, Rea
 }
 
 /// The clusters of `management` whose name or id `pattern` matches, in name order, with
-/// Rancher's side of each when `with_records`.
+/// Rancher's side of each when `with_records`; `parallel` (`--parallel`) workspaces are read
+/// at once.
 pub async fn members_of(
     management: &Management,
     pattern: &Regex,
     with_records: bool,
+    parallel: usize,
     trace: Trace<'_>,
 ) -> Result<Vec<RancherMember>, ReadError> {
     let (conn, rancher) = (&management.conn, management.rancher.as_str());
@@ -119,11 +123,16 @@ pub async fn members_of(
     let mut workspaces: Vec<&str> = managed.iter().map(|c| c.workspace.as_str()).collect();
     workspaces.sort_unstable();
     workspaces.dedup();
-    // Every workspace and Rancher's Feature and version at once: one round trip, not four.
+    // The workspaces `parallel` at a time beside Rancher's Feature and version: a few round
+    // trips, not one per workspace, yet not the thousands of requests at once that 3,000
+    // workspaces would send.
     let each = workspaces
         .iter()
         .map(|ws| workspace_objects(conn, ws, with_records, trace));
-    let (parts, globals) = tokio::join!(futures::future::try_join_all(each), async {
+    let each = futures::stream::iter(each)
+        .buffered(parallel.max(1))
+        .try_collect::<Vec<_>>();
+    let (parts, globals) = tokio::join!(each, async {
         if with_records {
             read_globals(conn, trace).await
         } else {

@@ -18,6 +18,22 @@ pub enum FaultAction {
     Delay(Duration),
     /// Close the TCP connection without sending any response.
     DropConnection,
+    /// Answer the list as usual (its `continue` ignored), with paging metadata that lies.
+    LyingList(ListLie),
+    /// Answer 200 with a JSON list that goes on for this many bytes, streamed in chunks so the
+    /// fake never holds it.
+    HugeBody(u64),
+}
+
+/// How a list reply lies about its paging.
+#[derive(Clone, Debug)]
+pub enum ListLie {
+    /// `remainingItemCount` set to this, no `continue`.
+    RemainingItemCount(i64),
+    /// The same `continue` token on every page.
+    SameContinue,
+    /// A new `continue` token on every page, forever.
+    EndlessContinue,
 }
 
 /// A fault rule. Rules are checked in insertion order before normal handling; the first rule that
@@ -89,6 +105,22 @@ impl Fault {
             any_if_star(method),
             path_contains,
             FaultAction::DropConnection,
+        )
+    }
+
+    pub fn lying_list(method: &str, path_contains: &str, lie: ListLie) -> Fault {
+        Fault::new(
+            any_if_star(method),
+            path_contains,
+            FaultAction::LyingList(lie),
+        )
+    }
+
+    pub fn huge_body(method: &str, path_contains: &str, bytes: u64) -> Fault {
+        Fault::new(
+            any_if_star(method),
+            path_contains,
+            FaultAction::HugeBody(bytes),
         )
     }
 

@@ -178,6 +178,9 @@ fn resource(
     info: &RequestInfo,
     identity: &Identity,
 ) -> Result<Reply> {
+    if info.api_group == "authentication.k8s.io" && info.resource == "tokenreviews" {
+        return token_review(state, req, info);
+    }
     if !group_served(state, info) {
         return Err(status::text_not_found());
     }
@@ -284,4 +287,36 @@ pub(crate) fn check_body_size(req: &Request) -> Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// A TokenReview (POST, cluster-scoped): whether the token is one this server accepts, and
+/// whose, as the API server's authenticator answers it (always 201).
+fn token_review(state: &State, req: &Request, info: &RequestInfo) -> Result<Reply> {
+    if info.namespaced_path || !info.name.is_empty() {
+        return Err(status::resource_not_found());
+    }
+    if req.method != "POST" {
+        return Err(status::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        ));
+    }
+    let body: Value =
+        serde_json::from_slice(&req.body).map_err(|e| status::bad_request(&e.to_string()))?;
+    let token = body["spec"]["token"].as_str().unwrap_or_default();
+    let header = format!("Bearer {token}");
+    let status = match auth::authenticate(Some(&header), &state.rbac_users) {
+        Ok(identity) if !token.is_empty() => serde_json::json!({
+            "authenticated": true,
+            "user": {"username": identity.name(), "groups": ["system:authenticated"]}
+        }),
+        _ => serde_json::json!({"user": {}, "error": "invalid bearer token"}),
+    };
+    let review = serde_json::json!({
+        "kind": "TokenReview",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"creationTimestamp": null},
+        "spec": {"token": token},
+        "status": status
+    });
+    Ok(Reply::json(201, &review, Layout::Sorted, req.pretty()))
 }

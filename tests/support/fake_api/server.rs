@@ -4,7 +4,7 @@
 //! "Other").
 
 use super::RequestRecord;
-use super::faults::{self, FaultAction};
+use super::faults::{self, FaultAction, ListLie};
 use super::handlers::{self, MAX_BODY_BYTES, Query, Request};
 use super::resources;
 use super::state::State;
@@ -85,6 +85,43 @@ impl Body for FakeBody {
             FakeBody::Watch(_) => SizeHint::default(),
         }
     }
+}
+
+/// A list reply's body with `lie` written into its `metadata`; `index` makes each endless
+/// token new.
+fn lie_about_paging(body: &[u8], lie: &ListLie, index: usize) -> Vec<u8> {
+    let Ok(mut list) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return body.to_vec();
+    };
+    let metadata = &mut list["metadata"];
+    match lie {
+        ListLie::RemainingItemCount(n) => {
+            metadata["remainingItemCount"] = (*n).into();
+        }
+        ListLie::SameContinue => metadata["continue"] = "the-same-token".into(),
+        ListLie::EndlessContinue => metadata["continue"] = format!("token-{index}").into(),
+    }
+    serde_json::to_vec(&list).expect("a JSON value serialises")
+}
+
+/// `bytes` of a list that never closes, 64 KiB at a time, while the client reads.
+fn stream_huge_body(bytes: u64) -> tokio::sync::mpsc::Receiver<Bytes> {
+    let (send, chunks) = tokio::sync::mpsc::channel(4);
+    tokio::spawn(async move {
+        let head = br#"{"kind":"LeaseList","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"1"},"items":[],"padding":""#;
+        if send.send(Bytes::from_static(head)).await.is_err() {
+            return;
+        }
+        let chunk = Bytes::from(vec![b'x'; 64 * 1024]);
+        let mut sent = head.len() as u64;
+        while sent < bytes {
+            if send.send(chunk.clone()).await.is_err() {
+                return;
+            }
+            sent += chunk.len() as u64;
+        }
+    });
+    chunks
 }
 
 /// Streams a watch: the replayed lines, then every later write it sees, until its timeout, the
@@ -272,6 +309,21 @@ async fn respond(
         Some(FaultAction::Delay(delay)) => {
             tokio::time::sleep(delay).await;
             handle(&state, &request)
+        }
+        Some(FaultAction::LyingList(lie)) => {
+            let mut request = request;
+            request.query.0.retain(|(k, _)| k != "continue");
+            let (mut reply, feed) = handle(&state, &request);
+            reply.body = lie_about_paging(&reply.body, &lie, index);
+            (reply, feed)
+        }
+        Some(FaultAction::HugeBody(bytes)) => {
+            state.lock().expect("fake api state").requests[index].status = 200;
+            return hyper::Response::builder()
+                .status(200)
+                .header("Content-Type", "application/json")
+                .body(FakeBody::Watch(stream_huge_body(bytes)))
+                .expect("valid response");
         }
         None => handle(&state, &request),
     };
