@@ -153,6 +153,29 @@ fn a_missing_record_names_its_cause() {
     );
 }
 
+/// A management dump taken while the Feature is off holds no records at all: the Feature is
+/// the finding, not "not read".
+#[test]
+fn the_feature_off_without_records_is_found() {
+    let cr = snapshot_json("s1", T0, false);
+    let mut objects = management("v2.11.4", &[], &[machine("s1")]);
+    objects.records = None;
+    objects.backpopulate = Some(false);
+    let a = analyse(healthy().snapshot_json(cr.clone()), &objects);
+    assert_eq!(codes(&a), [FindingCode::RancherBackpopulateOff]);
+    assert!(a.summary.checked, "{:#?}", a.summary);
+    // With the Feature on, missing records stay "not checked", said once.
+    objects.backpopulate = Some(true);
+    let a = analyse(healthy().snapshot_json(cr), &objects);
+    assert!(a.findings.is_empty());
+    let note = a.summary.note.unwrap();
+    assert_eq!(note.matches("not read").count(), 1, "{note}");
+    assert!(
+        note.starts_with("Rancher's snapshot records were not read (add `kubectl get"),
+        "{note}"
+    );
+}
+
 #[test]
 fn the_feature_off_is_the_root_of_every_missing_record() {
     let cr = snapshot_json("s1", T0, false);
