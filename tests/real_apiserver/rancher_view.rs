@@ -164,9 +164,21 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     );
     assert_eq!(downstream_codes(&denied), downstream_codes(&healthy));
     // `k3sdoctor rbac rancher`'s roles, as docs/rbac.md shows them, are all it needs there.
+    // With the ClusterRole alone the refusal names the request and the Role in the workspace
+    // that grants it, not a downstream role.
     mgmt.apply_yaml(&readme_role("k3sdoctor-rancher-read-only"));
-    mgmt.apply_yaml(&readme_namespaced_role("k3sdoctor-rancher-read-only"));
     mgmt.bind("k3sdoctor-rancher-read-only", "viewer");
+    let half: Value = check(&bed, User::Viewer, &[]).json();
+    let note = rancher_run(&half)["note"].as_str().unwrap().to_string();
+    assert!(
+        note.contains(&format!(
+            "refused to list clusters.provisioning.cattle.io in {WORKSPACE} (403 Forbidden); \
+             grant the Role k3sdoctor-rancher-read-only in namespace {WORKSPACE}"
+        )),
+        "{note}"
+    );
+    assert!(!note.contains("read-only ClusterRole"), "{note}");
+    mgmt.apply_yaml(&readme_namespaced_role("k3sdoctor-rancher-read-only"));
     mgmt.bind_in(WORKSPACE, "k3sdoctor-rancher-read-only", "viewer");
     let granted: Value = check(&bed, User::Viewer, &[]).json();
     assert_eq!(granted["rancher"]["checked"], true, "{granted:#}");
