@@ -170,8 +170,8 @@ finding_codes! {
     }
     EtcdVoterHeartbeatStale = "etcd-voter-heartbeat-stale" {
         severity: "warning",
-        meaning: "a Ready etcd server's EtcdIsVoter heartbeat is more than 15 minutes old (refreshed every 5): its etcd controller is not running; the voter findings of that Node hang under it",
-        remediation: "check the service's log on that server for etcd controller errors; restart it",
+        meaning: "a Ready etcd server's EtcdIsVoter heartbeat is more than 15 minutes old; the etcd leader alone refreshes it for every Node every 5 minutes, so with none fresh the leader has stopped its member management (one finding, about the etcd leader), else the leader's update of that Node fails; the voter findings of that Node hang under it",
+        remediation: "find the etcd leader (etcdctl endpoint status --cluster) and check its log; restart only the leader when no Node's condition is fresh",
     }
     DumpIncomplete = "dump-incomplete" {
         severity: "warning",
