@@ -426,3 +426,63 @@ fn snapshots_list_and_diff_compare_with_rancher_as_check_does() {
         .stderr_has("--rancher-cluster picks a cluster of a Rancher dump");
     }
 }
+
+/// Rancher 2.10 and earlier keep a record whose snapshot was deleted long ago: it is named as
+/// gone, with the delete that removes it, and never offered a backfill (which cannot write it).
+#[test]
+fn rancher_2_10_records_of_deleted_snapshots_are_gone_not_size_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = dir.path().join("deleted.yaml");
+    std::fs::write(
+        &extra,
+        r#"apiVersion: rke.cattle.io/v1
+kind: ETCDSnapshot
+metadata:
+  name: prod-etcd-snapshot-prod-k3s-1-1700000000-local
+  namespace: fleet-default
+  creationTimestamp: "2023-11-14T22:13:20Z"
+  labels: {rke.cattle.io/cluster-name: prod, rke.cattle.io/node-name: prod-k3s-1}
+  annotations:
+    etcdsnapshot.rke.io/storage: local
+    etcdsnapshot.rke.io/snapshot-file-name: etcd-snapshot-prod-k3s-1-1700000000
+spec: {clusterName: prod}
+snapshotFile:
+  name: etcd-snapshot-prod-k3s-1-1700000000
+  nodeName: prod-k3s-1
+  location: file:///var/lib/rancher/k3s/server/db/snapshots/etcd-snapshot-prod-k3s-1-1700000000
+  createdAt: "2023-11-14T22:13:20Z"
+  size: 24703008
+  status: successful
+status: {missing: true}
+"#,
+    )
+    .unwrap();
+    let report: Value = check(
+        &[&rancher("2.10"), extra.to_str().unwrap()],
+        &["-o", "json"],
+    )
+    .json();
+    let all = findings(&report);
+    let gone = all
+        .iter()
+        .find(|(_, f)| f["code"] == "rancher-snapshot-orphaned")
+        .map(|(_, f)| f)
+        .unwrap_or_else(|| panic!("{:#}", report["findings"]));
+    assert!(
+        gone["message"]
+            .as_str()
+            .unwrap()
+            .contains("prod-etcd-snapshot-prod-k3s-1-1700000000-local"),
+        "{gone:#}"
+    );
+    assert!(!gone["remediation"].as_str().unwrap().contains("backfill --fix"));
+    for (_, f) in all
+        .iter()
+        .filter(|(_, f)| f["code"] == "rancher-snapshot-size-unknown")
+    {
+        assert!(
+            !f["message"].as_str().unwrap().contains("1700000000"),
+            "{f:#}"
+        );
+    }
+}
