@@ -475,7 +475,12 @@ status: {missing: true}
             .contains("prod-etcd-snapshot-prod-k3s-1-1700000000-local"),
         "{gone:#}"
     );
-    assert!(!gone["remediation"].as_str().unwrap().contains("backfill --fix"));
+    assert!(
+        !gone["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("backfill --fix")
+    );
     for (_, f) in all
         .iter()
         .filter(|(_, f)| f["code"] == "rancher-snapshot-size-unknown")

@@ -315,7 +315,9 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
             .collect();
         assert!(faults.is_empty(), "{version}: {report:#}");
     }
-    // A 2.10 record Rancher marked missing: the ConfigMap has no entry for it, "0 B" at once.
+    // A 2.10 record Rancher marked missing for a snapshot that exists nowhere downstream (no
+    // ETCDSnapshotFile, no entry): gone, with the delete that removes it, never a "0 B" record
+    // offered a backfill that cannot write its entry.
     let mut zero = json!({"apiVersion": "rke.cattle.io/v1", "kind": "ETCDSnapshot",
         "metadata": {"name": "prod-etcd-snapshot-gone-1-local", "namespace": WORKSPACE,
             "labels": {"rke.cattle.io/cluster-name": "prod", "rke.cattle.io/node-name": nodes[0]},
@@ -328,7 +330,8 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     mgmt.create(RECORDS, &zero);
     let report: Value = check(&bed, User::Admin, &[]).json();
     assert!(
-        codes(&report).contains(&"rancher-snapshot-size-unknown".to_string()),
+        codes(&report).contains(&"rancher-snapshot-orphaned".to_string())
+            && !codes(&report).contains(&"rancher-snapshot-size-unknown".to_string()),
         "{report:#}"
     );
 }
