@@ -117,7 +117,11 @@ impl Git {
     }
 
     /// The files that change when HEAD moves or files are staged: this worktree's HEAD and
-    /// index, and the branch ref (loose or packed) in the common folder.
+    /// index, and the branch ref (loose or packed) in the common folder. Only those that exist:
+    /// cargo reruns a build script on every build while a path it watches is missing, and a
+    /// fresh clone often has no packed-refs (or its branch only packed, with no loose ref). A
+    /// ref that appears later comes with a change to one that exists (packing deletes the loose
+    /// ref; a commit rewrites it or packed-refs).
     fn watched(&self) -> Vec<String> {
         let mut paths = Vec::new();
         let path_of = |name: &str| self.run(&["rev-parse", "--git-path", name]);
@@ -131,6 +135,7 @@ impl Git {
         {
             paths.push(self.absolute(&p));
         }
+        paths.retain(|p| Path::new(p).exists());
         paths
     }
 

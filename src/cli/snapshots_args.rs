@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
+use super::RancherArgs;
 use super::help::{
     SNAPSHOTS_BACKFILL_EXAMPLES, SNAPSHOTS_DIFF_EXAMPLES, SNAPSHOTS_LIST_EXAMPLES,
     SNAPSHOTS_RESTORE_EXAMPLES,
@@ -29,6 +30,7 @@ impl SnapshotsArgs {
                 node: None,
                 storage: None,
                 failed: false,
+                rancher: RancherArgs::default(),
             }))
     }
 }
@@ -93,6 +95,9 @@ pub struct SnapshotListArgs {
     /// Only failed snapshots (readyToUse false with an error).
     #[arg(long)]
     pub failed: bool,
+
+    #[command(flatten)]
+    pub rancher: RancherArgs,
 }
 
 /// Where a snapshot is stored, for `snapshots list --storage`.
@@ -116,6 +121,9 @@ pub struct SnapshotDiffArgs {
     /// Exit 1 when a finding of at least this severity remains (default: on any difference, like kubectl diff, or any error).
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
+
+    #[command(flatten)]
+    pub rancher: RancherArgs,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -52,6 +52,16 @@ pub fn load_snapshot_state(
     load(source, judging, Reach::Snapshots, None, tell)
 }
 
+/// What `snapshots list|diff` read, with Rancher's side as `check` reads it.
+pub fn load_snapshot_state_with_rancher(
+    source: &Source,
+    judging: Judging,
+    rancher: &RancherChoice,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    load(source, judging, Reach::Snapshots, Some(rancher), tell)
+}
+
 /// Everything `check` reads, with Rancher's side where `rancher` (or the proxy URL) says.
 pub fn load_check_state(
     source: &Source,

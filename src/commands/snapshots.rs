@@ -1,7 +1,7 @@
 //! `k3sdoctor snapshots list` and `snapshots diff`.
 
 use super::Ui;
-use super::load::{Loaded, load_snapshot_state, require_primary};
+use super::load::{Loaded, load_snapshot_state_with_rancher, require_primary};
 use crate::cli::{SnapshotDiffArgs, SnapshotListArgs};
 use crate::diagnose::finding::FailOn;
 use crate::diagnose::leases::analyse_leases;
@@ -38,10 +38,16 @@ pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
 }
 
 /// The ConfigMap comparison plus every other `snapshot-*` finding `check` makes (failed
-/// snapshots, stuck deletions, S3 retention, …), so `snapshots list|diff` show what `check`
-/// says about snapshots.
-fn analyse_with_snapshot_findings(loaded: &Loaded) -> SnapshotAnalysis {
-    analyse_snapshots_in_full(&loaded.state, loaded.distro, loaded.now.time)
+/// snapshots, stuck deletions, S3 retention, …) and Rancher's records where they were asked
+/// for, so `snapshots list|diff` show what `check` says about snapshots. Why Rancher's side
+/// was not compared is a note, as `check` lists it under "not checked".
+fn analyse_with_snapshot_findings(loaded: &Loaded, ui: &Ui) -> SnapshotAnalysis {
+    let (analysis, rancher) =
+        analyse_snapshots_in_full(&loaded.state, loaded.distro, loaded.now.time);
+    if let Some(note) = rancher.filter(|r| !r.checked).and_then(|r| r.note) {
+        ui.note(&format!("note: not compared with Rancher: {note}"));
+    }
+    analysis
 }
 
 /// `--node`, `--storage` and `--failed` choose the rows; the findings stay whole, since they
@@ -55,10 +61,15 @@ fn filter_rows(analysis: &mut SnapshotAnalysis, args: &SnapshotListArgs) {
 }
 
 pub fn run_list(settings: &Settings, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
+    let loaded = load_snapshot_state_with_rancher(
+        &settings.source,
+        settings.judging,
+        &settings.rancher,
+        ui,
+    )?;
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
-    let mut analysis = analyse_with_snapshot_findings(&loaded);
+    let mut analysis = analyse_with_snapshot_findings(&loaded, ui);
     filter_rows(&mut analysis, args);
     let report = SnapshotReport::new("SnapshotList", loaded.now, analysis)
         .failing_on(args.fail_on)
@@ -81,13 +92,18 @@ pub fn run_list(settings: &Settings, args: &SnapshotListArgs, ui: &mut Ui) -> an
 /// an error finding (a summary that counts errors must not come with exit 0); `--fail-on`
 /// replaces that rule with the severity threshold the other commands use.
 pub fn run_diff(settings: &Settings, args: &SnapshotDiffArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
+    let loaded = load_snapshot_state_with_rancher(
+        &settings.source,
+        settings.judging,
+        &settings.rancher,
+        ui,
+    )?;
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let report = SnapshotReport::new(
         "SnapshotDiff",
         loaded.now,
-        analyse_with_snapshot_findings(&loaded),
+        analyse_with_snapshot_findings(&loaded, ui),
     )
     .failing_on(args.fail_on.unwrap_or(FailOn::Error))
     .reading(&loaded.state.bundles);

@@ -170,8 +170,8 @@ finding_codes! {
     }
     EtcdVoterHeartbeatStale = "etcd-voter-heartbeat-stale" {
         severity: "warning",
-        meaning: "a Ready etcd server's EtcdIsVoter heartbeat is more than 15 minutes old (refreshed every 5): its etcd controller is not running; the voter findings of that Node hang under it",
-        remediation: "check the service's log on that server for etcd controller errors; restart it",
+        meaning: "a Ready etcd server's EtcdIsVoter heartbeat is more than 15 minutes old; the etcd leader alone refreshes it for every Node every 5 minutes, so with none fresh the leader has stopped its member management (one finding, about the etcd leader), else the leader's update of that Node fails; the voter findings of that Node hang under it",
+        remediation: "find the etcd leader (etcdctl endpoint status --cluster) and check its log; restart only the leader when no Node's condition is fresh",
     }
     DumpIncomplete = "dump-incomplete" {
         severity: "warning",
@@ -298,7 +298,7 @@ finding_codes! {
     }
     RancherSnapshotOrphaned = "rancher-snapshot-orphaned" {
         severity: "warning",
-        meaning: "a Rancher record with the etcdsnapshot.rke.io/snapshot-name annotation whose ETCDSnapshotFile is gone: Rancher should have deleted it, so its controller for the cluster is not running or the cluster is disconnected",
+        meaning: "a Rancher record with the etcdsnapshot.rke.io/snapshot-name annotation whose ETCDSnapshotFile is gone: Rancher should have deleted it, so its controller for the cluster is not running or the cluster is disconnected; on 2.10 and earlier, a record whose snapshot has neither an ETCDSnapshotFile nor a ConfigMap entry, which Rancher marks missing and keeps",
         remediation: "check the Rancher pods' logs for snapshotbackpopulate; kubectl -n NS delete etcdsnapshots.rke.cattle.io NAME...",
     }
     RancherSnapshotUnmanaged = "rancher-snapshot-unmanaged" {
@@ -318,7 +318,7 @@ finding_codes! {
     }
     RancherSnapshotSizeUnknown = "rancher-snapshot-size-unknown" {
         severity: "error (warning when the ConfigMap has the entry)",
-        meaning: "a Rancher 2.10-or-earlier record with no size or status, or status.missing: the \"0 B\" snapshot, because the snapshot ConfigMap lacks its entry (under snapshot-missing-from-configmap, and through it lease-split)",
+        meaning: "a Rancher 2.10-or-earlier record of a snapshot that still exists, with no size or status, or status.missing: the \"0 B\" snapshot, because the snapshot ConfigMap lacks its entry (under snapshot-missing-from-configmap, and through it lease-split)",
         remediation: "k3sdoctor snapshots backfill --fix",
     }
     RancherRestoreUnavailable = "rancher-restore-unavailable" {

@@ -10,17 +10,21 @@ use super::analysers::{Inputs, SNAPSHOT_FILE_ANALYSERS};
 use super::finding::{Finding, FindingCode, rank};
 use super::leases::analyse_leases;
 use super::linking::{dedupe, link};
+use super::rancher::{RancherSummary, analyse_rancher};
 use super::snapshots::{SnapshotAnalysis, analyse_snapshots};
 use crate::distro::Distro;
 use crate::input::ClusterState;
 
-/// The ConfigMap comparison with the snapshot analysers' findings added, most severe first.
-/// Runs the comparison even without the CRD (it then compares nothing), unlike `check`.
+/// The ConfigMap comparison with the snapshot analysers' findings added, most severe first,
+/// and Rancher's records where Rancher's side was read (or asked for), compared as `check`
+/// compares them: their findings hang under the downstream ones that explain them, and the
+/// summary says why they were not checked. Runs the comparison even without the CRD (it then
+/// compares nothing), unlike `check`.
 pub fn analyse_snapshots_in_full(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
-) -> SnapshotAnalysis {
+) -> (SnapshotAnalysis, Option<RancherSummary>) {
     let leases = analyse_leases(state, distro, now);
     let mut analysis = analyse_snapshots(state, distro, now, &leases);
     let inputs = Inputs {
@@ -30,14 +34,25 @@ pub fn analyse_snapshots_in_full(
         leases: &leases,
         snapshots: Some(&analysis),
     };
-    let found: Vec<Finding> = SNAPSHOT_FILE_ANALYSERS
+    let mut found: Vec<Finding> = SNAPSHOT_FILE_ANALYSERS
         .iter()
         .flat_map(|analyser| analyser(&inputs).findings)
         .collect();
+    let downstream: Vec<Finding> = leases
+        .findings
+        .iter()
+        .chain(&analysis.findings)
+        .chain(&found)
+        .cloned()
+        .collect();
+    let rancher = analyse_rancher(state, distro, now, &downstream).map(|r| {
+        found.extend(r.findings);
+        r.summary
+    });
     let added = as_check_lists_them(&leases.findings, &analysis.findings, found);
     analysis.findings.extend(added);
     rank(&mut analysis.findings);
-    analysis
+    (analysis, rancher)
 }
 
 /// `found` as `check` lists them: said once, not repeating the comparison's findings, and
@@ -139,12 +154,12 @@ mod tests {
             no_files,
             no_crd,
         ] {
-            let full = analyse_snapshots_in_full(&state, Distro::K3s, now());
+            let full = analyse_snapshots_in_full(&state, Distro::K3s, now()).0;
             assert_eq!(full, filtered_from_check(&state));
         }
         // The fixture reaches the cases that matter: findings beyond the comparison, and
         // some of them caused by the split.
-        let split = analyse_snapshots_in_full(&cluster("s2").build(), Distro::K3s, now());
+        let split = analyse_snapshots_in_full(&cluster("s2").build(), Distro::K3s, now()).0;
         let shown = analyse_snapshots(
             &cluster("s2").build(),
             Distro::K3s,

@@ -44,6 +44,16 @@ pub fn refuse(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
             refuse_rancher_flags(global, &args.fleet, &args.rancher)
         }
         Command::Serve(args) => refuse_serve_fleet_flags(global, args),
+        // The snapshot commands compare with Rancher as `check` does, one cluster at a time.
+        Command::Snapshots(args) => match args.action() {
+            SnapshotsAction::List(list) => {
+                refuse_rancher_flags(global, &FleetArgs::default(), &list.rancher)
+            }
+            SnapshotsAction::Diff(diff) => {
+                refuse_rancher_flags(global, &FleetArgs::default(), &diff.rancher)
+            }
+            _ => Ok(()),
+        },
         _ => Ok(()),
     }
 }

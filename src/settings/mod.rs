@@ -10,7 +10,7 @@ mod source;
 pub use connection_flags::ConnectionFlags;
 pub use source::{Judging, Source};
 
-use crate::cli::{Cli, ColorChoice, Command, FleetArgs, GlobalArgs};
+use crate::cli::{Cli, ColorChoice, Command, FleetArgs, GlobalArgs, SnapshotsAction};
 use crate::exit::Failure;
 use crate::input::bundle::limits::BundleLimits;
 use crate::input::connect::ConnectOptions;
@@ -152,12 +152,18 @@ fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
 }
 
 fn rancher_of(cli: &Cli) -> RancherChoice {
-    match &cli.command {
-        Command::Check(args) => RancherChoice {
-            context: args.rancher.rancher_context.clone(),
-            files: args.rancher.rancher_from_file.clone(),
-            cluster: args.rancher.rancher_cluster.clone(),
+    let flags = match &cli.command {
+        Command::Check(args) => args.rancher.clone(),
+        Command::Snapshots(args) => match args.action() {
+            SnapshotsAction::List(list) => list.rancher,
+            SnapshotsAction::Diff(diff) => diff.rancher,
+            _ => return RancherChoice::default(),
         },
-        _ => RancherChoice::default(),
+        _ => return RancherChoice::default(),
+    };
+    RancherChoice {
+        context: flags.rancher_context,
+        files: flags.rancher_from_file,
+        cluster: flags.rancher_cluster,
     }
 }

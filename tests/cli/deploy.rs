@@ -180,10 +180,10 @@ fn kubectl_reads_every_object_when_installed() {
             "serviceaccount/k3sdoctor",
             "clusterrole.rbac.authorization.k8s.io/k3sdoctor-read-only",
             "role.rbac.authorization.k8s.io/k3sdoctor-read-only",
-            "rolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "rolebinding.rbac.authorization.k8s.io/k3sdoctor-cronjob",
             "role.rbac.authorization.k8s.io/k3sdoctor-read-only",
-            "rolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
-            "clusterrolebinding.rbac.authorization.k8s.io/k3sdoctor-read-only",
+            "rolebinding.rbac.authorization.k8s.io/k3sdoctor-cronjob",
+            "clusterrolebinding.rbac.authorization.k8s.io/k3sdoctor-cronjob",
             "cronjob.batch/k3sdoctor"
         ]
     );
@@ -220,4 +220,106 @@ fn the_cronjob_ignores_version_affected_on_a_healthy_affected_cluster() {
     assert_eq!(report["findings"][0]["code"], "version-affected");
     assert_eq!(report["findings"][0]["ignored"], true);
     assert_eq!(report["summary"]["warnings"], 0);
+}
+
+/// The bindings the docs tell a person to create (`kubectl create [cluster]rolebinding NAME`,
+/// with `-n NS`), from the README, docs/, `rbac`'s output and its help: `(namespace, name)`,
+/// `""` for a ClusterRoleBinding.
+fn bindings_for_people() -> Vec<(String, String)> {
+    let mut texts: Vec<String> = [
+        "README.md",
+        "docs/rbac.md",
+        "docs/install.md",
+        "docs/rancher.md",
+    ]
+    .iter()
+    .map(|f| std::fs::read_to_string(repo_path(f)).unwrap())
+    .collect();
+    for role in [
+        "read-only",
+        "repair",
+        "serve",
+        "heal",
+        "rancher",
+        "secrets-metadata",
+    ] {
+        texts.push(k3sdoctor(["rbac", role]).run().code(0).stdout.clone());
+    }
+    texts.push(k3sdoctor(["rbac", "--help"]).run().code(0).stdout.clone());
+    let mut out = Vec::new();
+    for text in &texts {
+        // The help continues a command on the next line after a backslash.
+        let joined = text.replace("\\\n", " ");
+        for line in joined.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let Some(at) = words.iter().position(|w| *w == "create") else {
+                continue;
+            };
+            // A binding of the manifests' own ServiceAccount may share its name.
+            if !words.iter().any(|w| *w == "--user" || *w == "--group") {
+                continue;
+            }
+            let ns = words
+                .iter()
+                .position(|w| *w == "-n")
+                .map_or(String::new(), |i| words[i + 1].to_string());
+            match words.get(at + 1..at + 3) {
+                Some(["clusterrolebinding", name]) => out.push((String::new(), name.to_string())),
+                Some(["rolebinding", name]) => out.push((ns, name.to_string())),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Applying a manifest after binding a person as the docs say must not rewrite that person's
+/// binding (apply replaces its subjects), nor may deleting the manifest delete it: every
+/// binding deploy/ ships has a name no doc gives a person's.
+#[test]
+fn no_manifest_binding_shares_a_name_with_a_persons_binding() {
+    let people = bindings_for_people();
+    assert!(
+        people.contains(&(String::new(), "k3sdoctor-read-only".to_string()))
+            && people.contains(&(
+                "kube-system".to_string(),
+                "k3sdoctor-secrets-metadata".to_string()
+            )),
+        "{people:?}"
+    );
+    let mut shipped = Vec::new();
+    for file in [
+        MANIFEST,
+        "deploy/secrets-metadata-role.yaml",
+        "deploy/repair-role.yaml",
+        "deploy/rancher/rancher-read-only.yaml",
+        "deploy/heal/heal-rolebinding.yaml",
+    ] {
+        shipped.extend(yaml_documents(file));
+    }
+    for dir in ["deploy/base", "deploy/overlays/prometheus-operator"] {
+        shipped.extend(crate::support::kustomize::build(dir));
+    }
+    let mut checked = 0;
+    for object in shipped.iter().filter(|o| {
+        o["kind"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("RoleBinding"))
+    }) {
+        let ns = if object["kind"] == "ClusterRoleBinding" {
+            String::new()
+        } else {
+            object["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("default")
+                .to_string()
+        };
+        let name = object["metadata"]["name"].as_str().unwrap().to_string();
+        assert!(
+            !people.contains(&(ns.clone(), name.clone())),
+            "the manifests' {ns}/{name} is also the binding the docs give a person"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} bindings checked");
 }

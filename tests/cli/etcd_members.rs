@@ -1,5 +1,5 @@
 //! etcd members beyond quorum (issue 33, item 2): a member name on two Nodes, a learner that
-//! stays one, a server whose etcd controller stopped refreshing `EtcdIsVoter`, and servers too
+//! stays one, `EtcdIsVoter` conditions the etcd leader stopped refreshing, and servers too
 //! old to publish the condition, live and from a dump.
 
 use serde_json::{Value, json};
@@ -132,6 +132,62 @@ fn a_learner_under_a_stale_heartbeat_hangs_under_it() {
     let (_, report) = check(&fake);
     assert_eq!(report.codes(), ["warning/etcd-voter-heartbeat-stale"]);
     assert_eq!(report.child_codes(0), ["etcd-learner-stuck"]);
+}
+
+/// Only the etcd leader refreshes `EtcdIsVoter`, for every Node: when none is fresh, one
+/// finding names the leader's side, and no server is told to restart but the leader.
+#[test]
+fn every_heartbeat_stale_is_one_finding_about_the_etcd_leader() {
+    let stale = |name: &str, age: i64| {
+        with_voter(
+            server(name, V),
+            etcd_voter_condition("True", "MemberNotLearner", 600 * MIN, age * MIN),
+        )
+    };
+    let fake = FakeApi::with_objects(vec![
+        stale("s1", 20),
+        stale("s2", 21),
+        stale("s3", 22),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
+    let (_, report) = check(&fake);
+    assert_eq!(report.codes(), ["warning/etcd-voter-heartbeat-stale"]);
+    let finding = &report.findings[0].finding;
+    assert_eq!(finding.object, "etcd leader");
+    assert!(
+        finding.message.contains("(s1 20m, s2 21m, s3 22m)"),
+        "{}",
+        finding.message
+    );
+    assert_eq!(
+        finding.remediation.matches("systemctl restart").count(),
+        1,
+        "{}",
+        finding.remediation
+    );
+    // One of three stale while the others are fresh: the leader's update of it fails, and
+    // restarting that server is not the advice.
+    let fake = FakeApi::with_objects(vec![
+        voter("s1", V),
+        voter("s2", V),
+        stale("s3", 22),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
+    let (_, report) = check(&fake);
+    let finding = &report.findings[0].finding;
+    assert_eq!(finding.object, "Node s3");
+    assert!(
+        !finding.remediation.contains("systemctl restart"),
+        "{}",
+        finding.remediation
+    );
+    assert!(
+        finding.remediation.contains("etcd leader"),
+        "{}",
+        finding.remediation
+    );
 }
 
 #[test]

@@ -266,18 +266,28 @@ fn without_records_the_comparison_is_not_checked_and_says_what_adds_them() {
             .contains("add `kubectl get etcdsnapshots.rke.cattle.io -A -o yaml`"),
         "{run:#}"
     );
+    let note = run["note"].as_str().unwrap();
+    assert_eq!(note.matches("not read").count(), 1, "{note}");
     assert!(rancher_codes(&report).is_empty());
+
+    // The same dump with the Feature off: no records is what the Feature leads to.
+    let feature = dir.path().join("feature.yaml");
+    std::fs::write(&feature, FEATURE_OFF).unwrap();
+    let report: Value = check(
+        &[path.to_str().unwrap(), feature.to_str().unwrap()],
+        &["-o", "json"],
+    )
+    .json();
+    assert_eq!(rancher_codes(&report), ["rancher-backpopulate-off"]);
 }
+
+const FEATURE_OFF: &str = "apiVersion: management.cattle.io/v3\nkind: Feature\nmetadata:\n  name: v2prov-etcd-snapshot-backpopulate\nspec:\n  value: false\nstatus:\n  default: true\n";
 
 #[test]
 fn the_feature_off_explains_every_missing_record() {
     let dir = tempfile::tempdir().unwrap();
     let feature = dir.path().join("feature.yaml");
-    std::fs::write(
-        &feature,
-        "apiVersion: management.cattle.io/v3\nkind: Feature\nmetadata:\n  name: v2prov-etcd-snapshot-backpopulate\nspec:\n  value: false\nstatus:\n  default: true\n",
-    )
-    .unwrap();
+    std::fs::write(&feature, FEATURE_OFF).unwrap();
     let report: Value = check(
         &[&rancher("2.11"), feature.to_str().unwrap()],
         &["-o", "json"],
@@ -380,4 +390,114 @@ fn rancher_clusters_needs_a_context_rancher_generated() {
         .code(3)
         .one_line_error()
         .stderr_has("is no Rancher URL (https://<rancher>/k8s/clusters/<id>)");
+}
+
+/// The snapshot commands compare with Rancher as `check` does: the same flags, the same
+/// refusals, the same Rancher findings.
+#[test]
+fn snapshots_list_and_diff_compare_with_rancher_as_check_does() {
+    let from_check = rancher_codes(&check(&[&rancher("2.11")], &["-o", "json"]).json());
+    assert!(!from_check.is_empty());
+    for action in ["diff", "list"] {
+        let out = k3sdoctor([
+            "--from-file",
+            &split(),
+            "snapshots",
+            action,
+            "--rancher-from-file",
+            &rancher("2.11"),
+            "-o",
+            "json",
+        ])
+        .run();
+        let mut codes = rancher_codes(&out.code(1).json());
+        codes.sort();
+        codes.dedup();
+        let mut expected = from_check.clone();
+        expected.sort();
+        expected.dedup();
+        assert_eq!(codes, expected, "snapshots {action}");
+        k3sdoctor(["snapshots", action, "--rancher-from-file", &rancher("2.11")])
+            .run()
+            .code(2)
+            .one_line_error()
+            .stderr_has("--rancher-from-file is read beside a downstream dump");
+        k3sdoctor([
+            "--from-file",
+            &split(),
+            "snapshots",
+            action,
+            "--rancher-cluster",
+            "prod",
+        ])
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("--rancher-cluster picks a cluster of a Rancher dump");
+    }
+}
+
+/// Rancher 2.10 and earlier keep a record whose snapshot was deleted long ago: it is named as
+/// gone, with the delete that removes it, and never offered a backfill (which cannot write it).
+#[test]
+fn rancher_2_10_records_of_deleted_snapshots_are_gone_not_size_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = dir.path().join("deleted.yaml");
+    std::fs::write(
+        &extra,
+        r#"apiVersion: rke.cattle.io/v1
+kind: ETCDSnapshot
+metadata:
+  name: prod-etcd-snapshot-prod-k3s-1-1700000000-local
+  namespace: fleet-default
+  creationTimestamp: "2023-11-14T22:13:20Z"
+  labels: {rke.cattle.io/cluster-name: prod, rke.cattle.io/node-name: prod-k3s-1}
+  annotations:
+    etcdsnapshot.rke.io/storage: local
+    etcdsnapshot.rke.io/snapshot-file-name: etcd-snapshot-prod-k3s-1-1700000000
+spec: {clusterName: prod}
+snapshotFile:
+  name: etcd-snapshot-prod-k3s-1-1700000000
+  nodeName: prod-k3s-1
+  location: file:///var/lib/rancher/k3s/server/db/snapshots/etcd-snapshot-prod-k3s-1-1700000000
+  createdAt: "2023-11-14T22:13:20Z"
+  size: 24703008
+  status: successful
+status: {missing: true}
+"#,
+    )
+    .unwrap();
+    let report: Value = check(
+        &[&rancher("2.10"), extra.to_str().unwrap()],
+        &["-o", "json"],
+    )
+    .json();
+    let all = findings(&report);
+    let gone = all
+        .iter()
+        .find(|(_, f)| f["code"] == "rancher-snapshot-orphaned")
+        .map(|(_, f)| f)
+        .unwrap_or_else(|| panic!("{:#}", report["findings"]));
+    assert!(
+        gone["message"]
+            .as_str()
+            .unwrap()
+            .contains("prod-etcd-snapshot-prod-k3s-1-1700000000-local"),
+        "{gone:#}"
+    );
+    assert!(
+        !gone["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("backfill --fix")
+    );
+    for (_, f) in all
+        .iter()
+        .filter(|(_, f)| f["code"] == "rancher-snapshot-size-unknown")
+    {
+        assert!(
+            !f["message"].as_str().unwrap().contains("1700000000"),
+            "{f:#}"
+        );
+    }
 }

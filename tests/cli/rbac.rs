@@ -91,6 +91,61 @@ fn the_read_only_role_reads_everything_and_repairs_nothing() {
     );
 }
 
+/// Leases are read in kube-system only: with the leases rule moved from the ClusterRole into
+/// a Role in kube-system, every read-only command reads what it read before, and every Lease
+/// request names kube-system. (So the read-only role can be narrowed as the repair role was.)
+#[test]
+fn leases_are_read_in_kube_system_only() {
+    let fake = split_cluster();
+    let rule =
+        "  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [list, watch]\n";
+    let cluster_role = readme_role("k3sdoctor-read-only");
+    assert!(cluster_role.contains(rule), "{cluster_role}");
+    let in_kube_system = readme_role_in("k3sdoctor-read-only", "kube-system");
+    let with_leases = format!("{}\n{rule}", in_kube_system.trim_end_matches('\n'));
+    assert!(with_leases.ends_with(rule), "{with_leases}");
+    fake.add_rbac_user("lee-token", "lee", &cluster_role.replacen(rule, "", 1));
+    fake.add_rbac_user(
+        "lee-token",
+        "lee",
+        &readme_namespaced_role("k3sdoctor-read-only"),
+    );
+    fake.add_rbac_user("lee-token", "lee", &format!("{with_leases}\n"));
+    for args in [
+        &["check"][..],
+        &["leases"],
+        &["leases", "follow"],
+        &["snapshots", "list"],
+        &["snapshots", "diff"],
+    ] {
+        let out = run_as(&fake, "lee-token", args);
+        assert!(
+            matches!(out.code, 0 | 1) && !out.stderr.contains("forbidden"),
+            "{args:?} with leases granted in kube-system only:\n{}",
+            out.stderr
+        );
+    }
+    let requests = fake.requests();
+    let leases: Vec<_> = requests
+        .iter()
+        .filter(|r| r.path.contains("/leases"))
+        .collect();
+    assert!(!leases.is_empty());
+    for r in leases {
+        assert!(
+            r.path
+                .starts_with("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"),
+            "{}",
+            r.path
+        );
+    }
+    let denied: Vec<_> = requests
+        .iter()
+        .filter(|r| r.status == 403 && r.path != "/api/v1/namespaces/kube-system/secrets")
+        .collect();
+    assert!(denied.is_empty(), "{denied:#?}");
+}
+
 #[test]
 fn with_the_repair_role_both_repairs_go_through() {
     let fake = split_cluster();

@@ -201,3 +201,119 @@ fn real_every_workload_passes_pod_security_restricted() {
         }
     }
 }
+
+/// The README's bindings of its read-only roles to a person, as its "Against your cluster"
+/// block creates them: `(collection, name, roleRef kind, role)`.
+fn readme_bindings() -> Vec<(String, String, &'static str, String)> {
+    let readme = std::fs::read_to_string(crate::support::harness::repo_path("README.md")).unwrap();
+    let mut out = Vec::new();
+    for line in readme.lines().filter(|l| l.starts_with("kubectl ")) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let after = |flag: &str| {
+            words
+                .iter()
+                .position(|w| *w == flag)
+                .map(|i| words[i + 1].to_string())
+        };
+        let Some(at) = words.iter().position(|w| *w == "create") else {
+            continue;
+        };
+        let name = words[at + 2].to_string();
+        match (words[at + 1], after("-n")) {
+            ("clusterrolebinding", _) => out.push((
+                "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings".to_string(),
+                name,
+                "ClusterRole",
+                after("--clusterrole").unwrap(),
+            )),
+            ("rolebinding", Some(ns)) => out.push((
+                format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"),
+                name,
+                "Role",
+                after("--role").unwrap(),
+            )),
+            _ => {}
+        }
+    }
+    out.retain(|(_, _, _, role)| role == "k3sdoctor-read-only");
+    assert_eq!(
+        out.len(),
+        3,
+        "the README binds its three read-only roles: {out:?}"
+    );
+    out
+}
+
+/// A person bound as the README says, then `kubectl apply -f deploy/k3sdoctor-cronjob.yaml`
+/// (each object created or replaced, as apply leaves it): the manifest's bindings have names of
+/// their own, so the person's `check` still reads everything, and the uninstall's delete of the
+/// manifest's bindings leaves the person's in place.
+#[test]
+fn real_the_cronjob_manifest_leaves_the_readme_users_bindings_alone() {
+    use crate::common::run_as;
+    use crate::support::envtest::User;
+    use crate::support::envtest::servers::SimCluster;
+    use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
+
+    let Some(env) =
+        EnvTest::start("real_the_cronjob_manifest_leaves_the_readme_users_bindings_alone")
+    else {
+        return;
+    };
+    let _cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 1, &[]);
+    let admin = env.admin();
+    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
+    admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
+    admin.apply_yaml(&readme_role_in("k3sdoctor-read-only", "kube-system"));
+    let bindings = readme_bindings();
+    for (collection, name, kind, role) in &bindings {
+        let mut binding = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": if *kind == "Role" { "RoleBinding" } else { "ClusterRoleBinding" },
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                          "name": User::Viewer.name()}]
+        });
+        if let Some(ns) = collection.split("/namespaces/").nth(1) {
+            binding["metadata"]["namespace"] = json!(ns.split('/').next().unwrap());
+        }
+        admin.put(collection, &binding);
+    }
+    let before = run_as(&env, User::Viewer, &["check", "-o", "json"]);
+    assert!(matches!(before.code, 0 | 1), "{}", before.stderr);
+
+    let manifest: Vec<Value> = yaml_documents("deploy/k3sdoctor-cronjob.yaml")
+        .into_iter()
+        .filter(|o| {
+            o["apiVersion"] == "rbac.authorization.k8s.io/v1" || o["kind"] == "ServiceAccount"
+        })
+        .collect();
+    for object in &manifest {
+        admin.put(&collection(object).unwrap(), object);
+    }
+    let after = run_as(&env, User::Viewer, &["check", "-o", "json"]);
+    assert!(
+        matches!(after.code, 0 | 1) && !after.stderr.contains("forbidden"),
+        "the manifest took the README user's rights away:\n{}",
+        after.stderr
+    );
+    // The uninstall deletes the manifest's bindings: the person's stay.
+    for binding in manifest
+        .iter()
+        .filter(|o| o["kind"].as_str().is_some_and(|k| k.ends_with("Binding")))
+    {
+        let path = format!(
+            "{}/{}",
+            collection(binding).unwrap(),
+            binding["metadata"]["name"].as_str().unwrap()
+        );
+        admin
+            .request("DELETE", &path, "application/json", None)
+            .unwrap_or_else(|e| panic!("DELETE {path}: {e:?}"));
+    }
+    for (collection, name, _, _) in &bindings {
+        let kept = admin.get(&format!("{collection}/{name}"));
+        assert!(kept.is_some(), "the uninstall deleted the README's {name}");
+    }
+}

@@ -164,9 +164,21 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     );
     assert_eq!(downstream_codes(&denied), downstream_codes(&healthy));
     // `k3sdoctor rbac rancher`'s roles, as docs/rbac.md shows them, are all it needs there.
+    // With the ClusterRole alone the refusal names the request and the Role in the workspace
+    // that grants it, not a downstream role.
     mgmt.apply_yaml(&readme_role("k3sdoctor-rancher-read-only"));
-    mgmt.apply_yaml(&readme_namespaced_role("k3sdoctor-rancher-read-only"));
     mgmt.bind("k3sdoctor-rancher-read-only", "viewer");
+    let half: Value = check(&bed, User::Viewer, &[]).json();
+    let note = rancher_run(&half)["note"].as_str().unwrap().to_string();
+    assert!(
+        note.contains(&format!(
+            "refused to list clusters.provisioning.cattle.io in {WORKSPACE} (403 Forbidden); \
+             grant the Role k3sdoctor-rancher-read-only in namespace {WORKSPACE}"
+        )),
+        "{note}"
+    );
+    assert!(!note.contains("read-only ClusterRole"), "{note}");
+    mgmt.apply_yaml(&readme_namespaced_role("k3sdoctor-rancher-read-only"));
     mgmt.bind_in(WORKSPACE, "k3sdoctor-rancher-read-only", "viewer");
     let granted: Value = check(&bed, User::Viewer, &[]).json();
     assert_eq!(granted["rancher"]["checked"], true, "{granted:#}");
@@ -303,7 +315,9 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
             .collect();
         assert!(faults.is_empty(), "{version}: {report:#}");
     }
-    // A 2.10 record Rancher marked missing: the ConfigMap has no entry for it, "0 B" at once.
+    // A 2.10 record Rancher marked missing for a snapshot that exists nowhere downstream (no
+    // ETCDSnapshotFile, no entry): gone, with the delete that removes it, never a "0 B" record
+    // offered a backfill that cannot write its entry.
     let mut zero = json!({"apiVersion": "rke.cattle.io/v1", "kind": "ETCDSnapshot",
         "metadata": {"name": "prod-etcd-snapshot-gone-1-local", "namespace": WORKSPACE,
             "labels": {"rke.cattle.io/cluster-name": "prod", "rke.cattle.io/node-name": nodes[0]},
@@ -316,7 +330,8 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     mgmt.create(RECORDS, &zero);
     let report: Value = check(&bed, User::Admin, &[]).json();
     assert!(
-        codes(&report).contains(&"rancher-snapshot-size-unknown".to_string()),
+        codes(&report).contains(&"rancher-snapshot-orphaned".to_string())
+            && !codes(&report).contains(&"rancher-snapshot-size-unknown".to_string()),
         "{report:#}"
     );
 }

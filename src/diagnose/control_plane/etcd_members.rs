@@ -1,6 +1,7 @@
-//! etcd members beyond quorum (issue 33, item 2; spec control-plane.md §2): one member name on
-//! two Nodes, learners that stay learners, and servers whose etcd controller stopped refreshing
-//! `EtcdIsVoter`.
+//! etcd members beyond quorum: one member name on two Nodes, learners that stay learners, and
+//! `EtcdIsVoter` conditions nobody refreshes. k3s's etcd leader alone writes that condition, for
+//! every etcd Node (`manageLearners` in pkg/etcd/etcd.go returns early on any other member), so
+//! a stale heartbeat points at the leader, not at the Node that carries it.
 
 use std::collections::BTreeMap;
 
@@ -18,41 +19,98 @@ pub const VOTER_CONDITION: &str = "EtcdIsVoter";
 /// three of those windows as a learner means neither is happening.
 const LEARNER_LIMIT: SignedDuration = SignedDuration::from_mins(15);
 
-/// `setEtcdStatusCondition` refreshes the heartbeat every 5 minutes, even when nothing changed:
-/// three missed refreshes mean that server's etcd controller is not running.
+/// The etcd leader's `setEtcdStatusCondition` refreshes every Node's heartbeat every 5 minutes,
+/// even when nothing changed: three missed refreshes mean it is not being refreshed.
 const HEARTBEAT_LIMIT: SignedDuration = SignedDuration::from_mins(15);
+
+/// Whether no Ready etcd Node's condition is fresh: the one writer of them all, the etcd
+/// leader's learner management, has stopped (or no server leads etcd). One finding then says
+/// so, instead of one per Node that would each blame that Node.
+pub(super) fn leader_silent(nodes: &[NodeFacts], now: Timestamp) -> bool {
+    let judged: Vec<bool> = nodes
+        .iter()
+        .filter_map(|n| {
+            let voter = n.conditions.get(VOTER_CONDITION)?;
+            heartbeat_judged(n, voter).then(|| stale_heartbeat(n, voter, now).is_some())
+        })
+        .collect();
+    !judged.is_empty() && judged.iter().all(|stale| *stale)
+}
+
+/// The one finding when [`leader_silent`]: the leader's side, with every Node's age.
+pub(super) fn leader_silent_finding(
+    nodes: &[NodeFacts],
+    distro: Distro,
+    now: Timestamp,
+) -> Finding {
+    let ages: Vec<String> = nodes
+        .iter()
+        .filter_map(|n| {
+            let voter = n.conditions.get(VOTER_CONDITION)?;
+            let age = stale_heartbeat(n, voter, now)?;
+            Some(format!("{} {}", n.name, crate::age::short(age)))
+        })
+        .collect();
+    let unit = distro.server_unit();
+    Finding::new(
+        Severity::Warning,
+        FindingCode::EtcdVoterHeartbeatStale,
+        "etcd leader",
+        format!(
+            "no etcd Node's {VOTER_CONDITION} condition was refreshed in the last 15 minutes ({}): the \
+             etcd leader alone refreshes it, for every Node, every 5 minutes, so the server leading etcd \
+             has stopped its member management (or no member leads); the member statuses here are out \
+             of date",
+            ages.join(", ")
+        ),
+    )
+    .fix(format!(
+        "find the etcd leader (etcdctl endpoint status --cluster, IS LEADER), check its {unit} log for \
+         \"learner management\" errors, and restart only that server (systemctl restart {unit}) so \
+         another member leads; the other servers need no restart"
+    ))
+}
 
 /// What a member's `EtcdIsVoter` condition says: learner-stuck, or the plain member-not-voter,
 /// and whether its heartbeat is stale. A stale condition may describe a member that has
-/// changed since, so the voter finding then hangs under the stale heartbeat.
-pub(super) fn voter_findings(node: &NodeFacts, distro: Distro, now: Timestamp) -> Vec<Finding> {
+/// changed since, so the voter finding then hangs under the stale heartbeat. With
+/// `leader_silent` the stale heartbeat is said once for every Node ([`leader_silent_finding`]).
+pub(super) fn voter_findings(
+    node: &NodeFacts,
+    distro: Distro,
+    now: Timestamp,
+    leader_silent: bool,
+) -> Vec<Finding> {
     let Some(voter) = node.conditions.get(VOTER_CONDITION) else {
         return Vec::new();
     };
     let object = format!("Node {}", node.name);
     let stale = stale_heartbeat(node, voter, now);
     let mut findings = Vec::new();
-    if let Some(age) = stale {
+    if let Some(age) = stale.filter(|_| !leader_silent) {
+        let member = node
+            .annotations
+            .get(&distro.etcd_annotation("node-name"))
+            .cloned()
+            .unwrap_or_else(|| node.name.clone());
         findings.push(
             Finding::new(
                 Severity::Warning,
                 FindingCode::EtcdVoterHeartbeatStale,
                 &object,
                 format!(
-                    "{}'s {VOTER_CONDITION} condition was last refreshed {} ago, though its server refreshes it \
-                     every 5 minutes while Ready: the etcd controller on {} is not running, so its member \
-                     status here is out of date",
+                    "{}'s {VOTER_CONDITION} condition was last refreshed {} ago while other etcd Nodes' are \
+                     fresh: the etcd leader refreshes every Node's every 5 minutes, so its update of this \
+                     Node fails; the member status here is out of date",
                     node.name,
                     crate::age::short(age),
-                    node.name
                 ),
             )
             .fix(format!(
-                "check the {} service's log on {} for etcd controller errors, then restart it \
-                 (systemctl restart {})",
+                "check the etcd leader's {} log (etcdctl endpoint status --cluster shows the leader) for \
+                 \"Unable to set etcd status condition {member}\"; restarting {} does not refresh it",
                 distro.server_unit(),
                 node.name,
-                distro.server_unit()
             )),
         );
     }
@@ -112,11 +170,19 @@ pub(super) fn voter_findings(node: &NodeFacts, distro: Distro, now: Timestamp) -
 /// How old the heartbeat is, when it is older than the limit on a Ready etcd member: a
 /// NotReady server's controller is expected to be silent.
 fn stale_heartbeat(node: &NodeFacts, voter: &Condition, now: Timestamp) -> Option<SignedDuration> {
-    if node.readiness != Readiness::Ready || node.deleting || !node.is_etcd_member() {
+    if !heartbeat_judged(node, voter) {
         return None;
     }
     let age = now.duration_since(voter.last_heartbeat?);
     (age > HEARTBEAT_LIMIT).then_some(age)
+}
+
+/// A heartbeat is judged on a Ready etcd member that is not going away and has one.
+fn heartbeat_judged(node: &NodeFacts, voter: &Condition) -> bool {
+    node.readiness == Readiness::Ready
+        && !node.deleting
+        && node.is_etcd_member()
+        && voter.last_heartbeat.is_some()
 }
 
 /// Nodes sharing one `etcd.<prog>.cattle.io/node-name`: a machine cloned with its etcd data

@@ -74,9 +74,20 @@ fn an_unhealthy_member_stays_member_not_voter_however_long() {
     );
 }
 
+/// The other two Nodes' conditions fresh: the etcd leader is refreshing, and skips one.
+fn fresh_except(c: TestCluster, stale: &str) -> TestCluster {
+    ["a", "b", "c"]
+        .into_iter()
+        .filter(|n| *n != stale)
+        .fold(c, |c, n| {
+            c.condition(n, VOTER_CONDITION, "True", "MemberNotLearner")
+                .condition_times(n, VOTER_CONDITION, 600 * MIN, 2 * MIN)
+        })
+}
+
 #[test]
-fn a_stale_heartbeat_on_a_ready_server_and_what_hangs_under_it() {
-    let c = three()
+fn one_stale_heartbeat_among_fresh_ones_blames_the_leaders_update_not_the_node() {
+    let c = fresh_except(three(), "a")
         .condition("a", VOTER_CONDITION, "True", "MemberNotLearner")
         .condition_times("a", VOTER_CONDITION, 600 * MIN, 16 * MIN);
     let findings = analyse(c);
@@ -88,13 +99,30 @@ fn a_stale_heartbeat_on_a_ready_server_and_what_hangs_under_it() {
             None
         )]
     );
+    let f = &findings[0];
     assert!(
-        findings[0].message.contains("last refreshed 16m ago"),
+        f.message.contains("last refreshed 16m ago"),
         "{}",
-        findings[0].message
+        f.message
+    );
+    assert!(
+        f.message.contains("the etcd leader refreshes"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.remediation
+            .contains("\"Unable to set etcd status condition a-1a2b3c4d\""),
+        "{}",
+        f.remediation
+    );
+    assert!(
+        !f.remediation.contains("systemctl restart"),
+        "{}",
+        f.remediation
     );
     // The learner status it shows may be out of date: the learner finding hangs under it.
-    let learner = three()
+    let learner = fresh_except(three(), "b")
         .condition("b", VOTER_CONDITION, "False", "MemberIsLearner")
         .condition_times("b", VOTER_CONDITION, 60 * MIN, 30 * MIN);
     assert_eq!(
@@ -113,7 +141,7 @@ fn a_stale_heartbeat_on_a_ready_server_and_what_hangs_under_it() {
         ]
     );
     // A NotReady server's controller is silent anyway; quorum speaks for it.
-    let down = three()
+    let down = fresh_except(three(), "c")
         .condition("c", VOTER_CONDITION, "True", "MemberNotLearner")
         .condition_times("c", VOTER_CONDITION, 600 * MIN, 60 * MIN)
         .condition("c", "Ready", "False", "KubeletNotReady");
@@ -121,6 +149,58 @@ fn a_stale_heartbeat_on_a_ready_server_and_what_hangs_under_it() {
         codes(&analyse(down)),
         [(Severity::Error, FindingCode::EtcdQuorumAtRisk, None)]
     );
+}
+
+/// Every Node stale: one writer stopped, so one finding about the etcd leader, not a restart
+/// of every server.
+#[test]
+fn every_stale_heartbeat_is_one_finding_about_the_etcd_leader() {
+    let c = ["a", "b", "c"]
+        .into_iter()
+        .zip([20, 25, 30])
+        .fold(three(), |c, (n, age)| {
+            c.condition(n, VOTER_CONDITION, "True", "MemberNotLearner")
+                .condition_times(n, VOTER_CONDITION, 600 * MIN, age * MIN)
+        })
+        .condition("b", VOTER_CONDITION, "False", "MemberIsLearner")
+        .condition_times("b", VOTER_CONDITION, 60 * MIN, 25 * MIN);
+    let findings = analyse(c);
+    assert_eq!(
+        codes(&findings),
+        [
+            (
+                Severity::Error,
+                FindingCode::EtcdLearnerStuck,
+                Some(FindingCode::EtcdVoterHeartbeatStale)
+            ),
+            (
+                Severity::Warning,
+                FindingCode::EtcdVoterHeartbeatStale,
+                None
+            ),
+        ]
+    );
+    let leader = &findings[1];
+    assert_eq!(leader.object, "etcd leader");
+    assert!(
+        leader.message.contains("(a 20m, b 25m, c 30m)"),
+        "{}",
+        leader.message
+    );
+    assert!(
+        leader
+            .message
+            .contains("the etcd leader alone refreshes it"),
+        "{}",
+        leader.message
+    );
+    assert_eq!(
+        leader.remediation.matches("systemctl restart").count(),
+        1,
+        "{}",
+        leader.remediation
+    );
+    assert!(leader.remediation.contains("restart only that server"));
 }
 
 #[test]

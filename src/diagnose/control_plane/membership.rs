@@ -31,6 +31,7 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
         .any(|n| n.finalizers.iter().any(|f| f == MEMBER_FINALIZER));
     let annotation =
         |n: &NodeFacts, suffix: &str| n.annotations.get(&distro.etcd_annotation(suffix)).cloned();
+    let leader_silent = etcd_members::leader_silent(nodes, now);
     for node in nodes {
         let object = format!("Node {}", node.name);
         if annotation(node, "remove").as_deref() == Some("true")
@@ -103,7 +104,15 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
                 .fix(format!("check that the {} lock is held and fresh (k3sdoctor leases)", distro.etcd_lock())),
             );
         }
-        findings.extend(etcd_members::voter_findings(node, distro, now));
+        findings.extend(etcd_members::voter_findings(
+            node,
+            distro,
+            now,
+            leader_silent,
+        ));
+    }
+    if leader_silent {
+        findings.push(etcd_members::leader_silent_finding(nodes, distro, now));
     }
     findings.extend(etcd_members::duplicate_member_names(nodes, distro));
     findings.extend(quorum_finding(nodes));

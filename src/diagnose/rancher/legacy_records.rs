@@ -2,7 +2,7 @@
 //! ConfigMap's S3 entries; their size, status and metadata come only from the ConfigMap, so a
 //! snapshot without an entry is a "0 B" record (spec §1, §3; k3s-io/k3s#10046).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::missing_cause::{MissingCause, missing_cause};
@@ -35,6 +35,9 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
     // "0 B" records without a ConfigMap entry, and those with one that Rancher did not copy.
     let (mut no_entry, mut not_copied) = (Vec::new(), Vec::new());
     let mut drifted = Vec::new();
+    // Records of snapshots that exist nowhere downstream: no backfill can give them an entry.
+    let mut gone = Vec::new();
+    let existing = existing_snapshots(c);
     let lowercases = c
         .rancher
         .version
@@ -44,6 +47,15 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
         let key = record_key(record);
         let entry = entries.as_ref().and_then(|e| e.get(&key));
         let empty = record.missing || record.file.size.is_none() || record.file.status.is_none();
+        let snapshot_gone = entries.is_some()
+            && entry.is_none()
+            && existing.as_ref().is_some_and(|names| {
+                record_file_name(record).is_some_and(|n| !names.contains(&(record.is_s3(), n)))
+            });
+        if snapshot_gone {
+            gone.push(record.name.clone());
+            continue;
+        }
         match entry {
             None if empty => no_entry.push(record.name.clone()),
             Some(_) if empty && past_grace(record.created, c.now, LEGACY_RECORD_GRACE) => {
@@ -86,6 +98,9 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
         findings.push(duplicate(c, *s3, name, several));
     }
     findings.extend(size_unknown_findings(c, &no_entry, &not_copied));
+    if !gone.is_empty() {
+        findings.push(gone_records(c, &gone));
+    }
     if !drifted.is_empty() {
         findings.push(
             Finding::new(
@@ -109,6 +124,63 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
             ),
         );
     }
+}
+
+/// The file name a record is about.
+fn record_file_name(record: &SnapshotRecord) -> Option<String> {
+    record
+        .file
+        .name
+        .clone()
+        .or(record.file_name_annotation.clone())
+}
+
+/// The downstream snapshots by storage and file name, when the ETCDSnapshotFiles were read;
+/// one being deleted counts as gone.
+fn existing_snapshots(c: &Compare) -> Option<BTreeSet<(bool, String)>> {
+    let files = c.down.snapshot_files.as_ref()?;
+    Some(
+        files
+            .iter()
+            .filter(|f| !f.deleting)
+            .map(|f| (f.is_s3(), f.snapshot_name.to_string()))
+            .collect(),
+    )
+}
+
+/// ≤ 2.10 records whose snapshot exists downstream neither as an ETCDSnapshotFile nor as a
+/// ConfigMap entry: Rancher marks such a record `status.missing` and keeps it, whatever its
+/// size said, so the UI offers a snapshot that is gone. A backfill writes entries only for
+/// snapshots that exist, so only deleting the record removes it.
+fn gone_records(c: &Compare, names: &[String]) -> Finding {
+    let ns = &c.rancher.provisioning.namespace;
+    let refs: Arc<[ObjectRef]> = names
+        .iter()
+        .filter_map(|n| ObjectRef::new("ETCDSnapshot", Some(ns), n))
+        .collect();
+    Finding::new(
+        Severity::Warning,
+        FindingCode::RancherSnapshotOrphaned,
+        "ETCDSnapshots",
+        format!(
+            "{} in Rancher {} a snapshot that no longer exists downstream (no ETCDSnapshotFile, \
+             no entry in kube-system/{}): {}. Rancher 2.10 and earlier mark such a record missing \
+             and keep it, so its UI offers {} and a restore from {} fails",
+            counted(names.len(), "record"),
+            agree(names.len(), "names", "name"),
+            c.distro.snapshots_configmap(),
+            names.join(", "),
+            agree(names.len(), "it", "them"),
+            agree(names.len(), "it", "them"),
+        ),
+    )
+    .listing(names)
+    .about(refs)
+    .fix(c.rancher.kubectl(&format!(
+        "-n {ns} delete etcdsnapshots.rke.cattle.io {} (no backfill can write an entry for a \
+         snapshot that is gone)",
+        names.join(" ")
+    )))
 }
 
 /// The ConfigMap's entries by key, decoded; `None` when the ConfigMap was not read.

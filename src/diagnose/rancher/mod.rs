@@ -115,6 +115,24 @@ pub fn analyse_rancher(
         recorded: None,
         pending: None,
     };
+    let version = rancher.version.as_ref();
+    let scheme = version
+        .map(|v| v.scheme())
+        .unwrap_or(RecordScheme::SnapshotFiles);
+    let feature_off = rancher.backpopulate == Some(false) && scheme >= RecordScheme::SnapshotFiles;
+    // With the Feature off Rancher writes no records, so a dump (or a list) without them is
+    // what that Feature leads to, and the Feature alone is the finding.
+    if feature_off && rancher.records.is_none() && !imported_before_records(rancher) {
+        summary.note = Some(
+            "Rancher keeps no snapshot records while the Feature v2prov-etcd-snapshot-backpopulate \
+             is disabled, and none were read"
+                .into(),
+        );
+        return Some(RancherAnalysis {
+            summary,
+            findings: vec![backpopulate_off(rancher)],
+        });
+    }
     if let Some(reason) = unjudgeable(down, rancher) {
         summary.checked = false;
         summary.note = Some(reason);
@@ -132,11 +150,7 @@ pub fn analyse_rancher(
     };
     let mut findings = Vec::new();
     let mut tally = Tally::default();
-    let version = rancher.version.as_ref();
-    let scheme = version
-        .map(|v| v.scheme())
-        .unwrap_or(RecordScheme::SnapshotFiles);
-    if rancher.backpopulate == Some(false) && scheme >= RecordScheme::SnapshotFiles {
+    if feature_off {
         findings.push(backpopulate_off(rancher));
     }
     match scheme {
@@ -167,20 +181,16 @@ fn not_checked(reason: String) -> RancherSummary {
 /// Why the two sides cannot be compared, when they cannot.
 fn unjudgeable(down: &ClusterState, rancher: &RancherState) -> Option<String> {
     if rancher.records.is_none() {
-        return Some(format!(
-            "Rancher's snapshot records were not read: {}",
+        // The gap already names what was not read and how to add it.
+        return Some(
             rancher
                 .gaps
                 .first()
-                .map_or("not in the input", String::as_str)
-        ));
+                .cloned()
+                .unwrap_or_else(|| "Rancher's snapshot records were not read".into()),
+        );
     }
-    let imported_before_records = rancher.provisioning.imported
-        && rancher
-            .version
-            .as_ref()
-            .is_some_and(|v| !v.records_imported_clusters());
-    if imported_before_records {
+    if imported_before_records(rancher) {
         return Some(format!(
             "{} is an imported cluster: Rancher {} keeps no snapshot records for imported \
              clusters (from v2.15.0 on it does), so there is nothing to compare",
@@ -195,6 +205,15 @@ fn unjudgeable(down: &ClusterState, rancher: &RancherState) -> Option<String> {
         return Some("the downstream snapshots were not read".into());
     }
     None
+}
+
+/// An imported cluster on a Rancher before 2.15, which keeps no records for it.
+fn imported_before_records(rancher: &RancherState) -> bool {
+    rancher.provisioning.imported
+        && rancher
+            .version
+            .as_ref()
+            .is_some_and(|v| !v.records_imported_clusters())
 }
 
 fn backpopulate_off(rancher: &RancherState) -> Finding {

@@ -153,6 +153,29 @@ fn a_missing_record_names_its_cause() {
     );
 }
 
+/// A management dump taken while the Feature is off holds no records at all: the Feature is
+/// the finding, not "not read".
+#[test]
+fn the_feature_off_without_records_is_found() {
+    let cr = snapshot_json("s1", T0, false);
+    let mut objects = management("v2.11.4", &[], &[machine("s1")]);
+    objects.records = None;
+    objects.backpopulate = Some(false);
+    let a = analyse(healthy().snapshot_json(cr.clone()), &objects);
+    assert_eq!(codes(&a), [FindingCode::RancherBackpopulateOff]);
+    assert!(a.summary.checked, "{:#?}", a.summary);
+    // With the Feature on, missing records stay "not checked", said once.
+    objects.backpopulate = Some(true);
+    let a = analyse(healthy().snapshot_json(cr), &objects);
+    assert!(a.findings.is_empty());
+    let note = a.summary.note.unwrap();
+    assert_eq!(note.matches("not read").count(), 1, "{note}");
+    assert!(
+        note.starts_with("Rancher's snapshot records were not read (add `kubectl get"),
+        "{note}"
+    );
+}
+
 #[test]
 fn the_feature_off_is_the_root_of_every_missing_record() {
     let cr = snapshot_json("s1", T0, false);
@@ -375,4 +398,70 @@ fn several_clusters_are_told_apart_by_their_snapshots() {
         err.contains("fleet-default/prod, fleet-default/edge"),
         "{err}"
     );
+}
+
+/// ≤ 2.10: records of snapshots that exist nowhere downstream are judged as gone, whatever
+/// their size says, and never offered a backfill; a "0 B" record of a live snapshot still is.
+#[test]
+fn legacy_records_without_a_snapshot_are_gone_not_size_unknown() {
+    let live = snapshot_json("s1", T0, false);
+    let legacy = |cr: &Value, sized: bool| {
+        let mut record = record_211(cr);
+        record["metadata"]["annotations"] = json!({"etcdsnapshot.rke.io/storage": "local",
+            "etcdsnapshot.rke.io/snapshotbackpopulate-reconciled": "true"});
+        if !sized {
+            record["snapshotFile"] = json!({"name": cr["spec"]["snapshotName"],
+                "nodeName": "s1", "location": cr["spec"]["location"]});
+            record["status"] = json!({"missing": true});
+        }
+        record
+    };
+    let long_gone = snapshot_json("s1", T0 - 90 * 86_400, false);
+    let gone_empty = snapshot_json("s1", T0 - 86_400, false);
+    let records = [
+        legacy(&live, false),
+        legacy(&long_gone, true),
+        legacy(&gone_empty, false),
+    ];
+    let a = analyse(
+        healthy()
+            .snapshot_json(live.clone())
+            .snapshot_configmap(&[]),
+        &management("v2.9.3", &records, &[machine("s1")]),
+    );
+    let mut found = codes(&a);
+    found.sort_by_key(|c| c.as_str());
+    assert_eq!(
+        found,
+        [
+            FindingCode::RancherSnapshotOrphaned,
+            FindingCode::RancherSnapshotSizeUnknown
+        ],
+        "{:#?}",
+        a.findings
+    );
+    let gone = a
+        .findings
+        .iter()
+        .find(|f| f.code == FindingCode::RancherSnapshotOrphaned)
+        .unwrap();
+    let names = |cr: &Value| {
+        format!(
+            "prod-{}-local",
+            cr["spec"]["snapshotName"].as_str().unwrap()
+        )
+    };
+    assert_eq!(gone.listed(), [names(&long_gone), names(&gone_empty)]);
+    assert!(
+        gone.remediation
+            .contains("delete etcdsnapshots.rke.cattle.io")
+    );
+    assert!(!gone.remediation.contains("backfill --fix"));
+    let unknown = a
+        .findings
+        .iter()
+        .find(|f| f.code == FindingCode::RancherSnapshotSizeUnknown)
+        .unwrap();
+    assert_eq!(unknown.listed(), [names(&live)]);
+    assert!(unknown.remediation.contains("backfill --fix"));
 }

@@ -96,7 +96,8 @@ pub async fn read_rancher_view(
 
 fn not_checked(e: &ReadError) -> RancherView {
     let advice = match e.http_status {
-        Some(403) => "; `k3sdoctor rbac rancher` prints the read-only role it needs",
+        // The message already names the refused request and the role that grants it.
+        Some(403) => "",
         Some(404) => {
             "; the token may not reach Rancher's local cluster, or the cluster is unknown there"
         }

@@ -27,6 +27,32 @@ pub(super) fn management_clusters() -> ApiResource {
     resource("management.cattle.io", "v3", "Cluster", "clusters")
 }
 
+/// A 403 from Rancher's management cluster names what was refused there (the verb, the
+/// resource and the namespace) and the one object of `k3sdoctor rbac rancher` that grants it:
+/// the Role in that namespace for the workspace's objects, the ClusterRole for the
+/// cluster-scoped ones. The downstream roles do not apply there.
+fn refused_on_rancher(mut e: ReadError, namespace: Option<&str>) -> ReadError {
+    if e.http_status != Some(403) {
+        return e;
+    }
+    let Some(action) = e.action.as_deref() else {
+        return e;
+    };
+    e.message = forbidden_message(action, namespace);
+    e
+}
+
+fn forbidden_message(action: &str, namespace: Option<&str>) -> String {
+    let role = match namespace {
+        Some(ns) => format!("the Role k3sdoctor-rancher-read-only in namespace {ns}"),
+        None => "the ClusterRole k3sdoctor-rancher-read-only".to_string(),
+    };
+    format!(
+        "Rancher's management cluster refused to {action} (403 Forbidden); grant {role} \
+         there (`k3sdoctor rbac rancher` prints it, with its binding)"
+    )
+}
+
 /// Every page of `resource` in `namespace` (all namespaces or cluster-scoped: `None`), as JSON
 /// with its kind and apiVersion.
 pub(super) async fn list(
@@ -58,7 +84,9 @@ pub(super) async fn list(
         }
         value
     };
-    list_selected(&api, &action, conn, trace, keep, selector).await
+    list_selected(&api, &action, conn, trace, keep, selector)
+        .await
+        .map_err(|e| refused_on_rancher(e, namespace))
 }
 
 /// GET of a cluster-scoped object; `None` when it does not exist.
@@ -76,7 +104,7 @@ pub(super) async fn get(
     let found = api
         .get_opt(name)
         .await
-        .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
+        .map_err(|e| refused_on_rancher(ReadError::from_kube(&e, &action, &conn.server), None))?;
     trace(&format!(
         "{action}: {} in {} ms",
         if found.is_some() {
@@ -215,4 +243,36 @@ pub(super) async fn read_globals(conn: &Connection, trace: Trace<'_>) -> Vec<Val
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_names_the_request_and_the_one_role_that_grants_it() {
+        let mut e = ReadError::new("cannot list …: grant the read-only ClusterRole");
+        e.http_status = Some(403);
+        e.action = Some("list etcdsnapshots.rke.cattle.io in fleet-default".into());
+        let message = refused_on_rancher(e, Some("fleet-default")).message;
+        assert_eq!(
+            message,
+            "Rancher's management cluster refused to list etcdsnapshots.rke.cattle.io in \
+             fleet-default (403 Forbidden); grant the Role k3sdoctor-rancher-read-only in namespace \
+             fleet-default there (`k3sdoctor rbac rancher` prints it, with its binding)"
+        );
+        assert!(!message.contains("read-only ClusterRole"));
+        let mut e = ReadError::new("x");
+        e.http_status = Some(403);
+        e.action = Some("get clusters.management.cattle.io c-m-1".into());
+        assert!(
+            refused_on_rancher(e, None)
+                .message
+                .contains("refused to get clusters.management.cattle.io c-m-1 (403 Forbidden); grant the ClusterRole k3sdoctor-rancher-read-only there")
+        );
+        let mut other = ReadError::new("kept");
+        other.http_status = Some(500);
+        other.action = Some("list x".into());
+        assert_eq!(refused_on_rancher(other, None).message, "kept");
+    }
 }

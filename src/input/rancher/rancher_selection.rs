@@ -264,7 +264,7 @@ impl ManagementObjects {
         let mut gap = |missing: bool, what: &str, resource: &str| {
             if missing {
                 gaps.push(format!(
-                    "{what} not read (add `kubectl get {resource} -A -o yaml` from the management cluster)"
+                    "{what} were not read (add `kubectl get {resource} -A -o yaml` from the management cluster)"
                 ));
             }
         };
