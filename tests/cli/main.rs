@@ -1,6 +1,10 @@
 //! End-to-end tests: the built binary over real HTTP against the in-repo fake API server,
 //! with a generated kubeconfig, and against dumps.
 
+// Many of these wait on timers of their own (serve's rounds, heal cooldowns, request timeouts)
+// while the rest compute, so four at once keep CI's two cores busy.
+crate::default_test_threads!(4);
+
 #[path = "../support/mod.rs"]
 mod support;
 

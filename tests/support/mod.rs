@@ -17,5 +17,6 @@ pub mod rancher;
 pub mod readme;
 pub mod report_checks;
 pub mod scrape;
+pub mod test_threads;
 pub mod tls_listener;
 pub mod wait;
