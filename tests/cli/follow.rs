@@ -278,6 +278,20 @@ fn no_terminal_and_no_yes_writes_nothing() {
     assert!(fake.writes().is_empty());
 }
 
+/// docs/repairs.md's order: the means to confirm comes before the permission check, so a user
+/// without the right and without --yes off a terminal is told about --yes (exit 2), not the role.
+#[test]
+fn without_a_terminal_the_missing_yes_is_said_before_the_missing_permission() {
+    let fake = static_split(vec![]);
+    k3sdoctor(["leases", "follow", "--fix", "--now", NOW])
+        .cluster(&fake, Role::ReadOnly)
+        .run()
+        .code(2)
+        .one_line_error()
+        .stderr_has("re-run with --yes");
+    assert!(fake.writes().is_empty());
+}
+
 #[test]
 fn a_dump_cannot_be_fixed() {
     let dir = tempfile::tempdir().unwrap();
