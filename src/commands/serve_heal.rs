@@ -64,10 +64,10 @@ pub struct Healer {
 
 impl Healer {
     /// Why this replica may not heal now (`GuardrailKeeper::take_part`).
-    async fn take_part(&mut self, now: Timestamp) -> Option<Blocked> {
+    async fn take_part(&mut self, now: Timestamp, before_a_heal: bool) -> Option<Blocked> {
         let election = self.election.borrow().clone();
         self.guardrails
-            .take_part(&election, &mut self.policy, now)
+            .take_part(&election, &mut self.policy, now, before_a_heal)
             .await
     }
 
@@ -116,7 +116,7 @@ impl Healer {
             outside.reboot_lock = self.read_reboot_lock().await;
             candidate = heal_candidate(&input.state, input.distro, input.now, &outside);
         }
-        let held_back = self.take_part(input.now).await;
+        let held_back = self.take_part(input.now, candidate.is_some()).await;
         let decision = self
             .policy
             .evaluate(input.now, candidate.as_ref(), held_back);

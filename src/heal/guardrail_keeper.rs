@@ -10,7 +10,8 @@
 //! is ever written blind. kube-lease-manager only patches the Lease's spec, so the annotations
 //! survive its renewals.
 //!
-//! The Healer's side is here too: reading them back when this replica takes the Lease, and
+//! The Healer's side is here too: reading them back when this replica takes the Lease and
+//! again before each heal (a person may have removed them to make the heal forget), and
 //! writing them when the policy changes them (a heal starting or ending, a recurrence, a split
 //! ending).
 
@@ -183,16 +184,25 @@ impl GuardrailKeeper {
     /// Why this replica may not heal now, if it may not: not the heal Lease's holder, the
     /// election denied, or the guardrails not read back yet. On taking the Lease (at start or
     /// after another replica's), the guardrails recorded on it are read back into `policy`
-    /// first.
+    /// first. `before_a_heal`: a split could be healed now, so the Lease is read again and a
+    /// person's edit of the guardrails is followed (`adopt_edit`).
     pub async fn take_part(
         &mut self,
         election: &Election,
         policy: &mut HealPolicy,
         now: Timestamp,
+        before_a_heal: bool,
     ) -> Option<Blocked> {
         if !election.is_leader() {
             self.recorded = None;
             return election.blocked(&self.store.namespace);
+        }
+        if before_a_heal
+            && self.problem.is_none()
+            && let Some(kept) = self.recorded.clone()
+            && let Some(blocked) = self.follow_an_edit(kept, policy).await
+        {
+            return Some(blocked);
         }
         if self.recorded.is_none() {
             match self.store.load().await {
@@ -220,6 +230,40 @@ impl GuardrailKeeper {
             }
         }
         self.problem.as_ref().map(StoreError::blocked)
+    }
+
+    /// Reads the Lease again; guardrails that differ from those this replica last read or wrote
+    /// there were edited by someone else, and replace its own. Only while the last write
+    /// succeeded: otherwise the difference may be this replica's own unrecorded change.
+    async fn follow_an_edit(
+        &mut self,
+        kept: Guardrails,
+        policy: &mut HealPolicy,
+    ) -> Option<Blocked> {
+        match self.store.load().await {
+            Ok(on_lease) if on_lease != kept => {
+                tracing::info!(
+                    "heal: the cooldown and failed moves on the lease {}/{} were edited: last heal {}, cooldown {}, {} failed move(s); following them",
+                    self.store.namespace,
+                    HEAL_LEASE,
+                    on_lease
+                        .last_heal
+                        .map_or_else(|| "none".to_string(), |t| t.to_string()),
+                    on_lease
+                        .cooldown
+                        .map_or_else(|| "not recorded".to_string(), friendly),
+                    on_lease.failed.len()
+                );
+                policy.adopt_edit(on_lease.clone());
+                self.recorded = Some(on_lease);
+                None
+            }
+            Ok(_) => None,
+            Err(e) => {
+                self.note_problem(Some(e.clone()));
+                Some(e.blocked())
+            }
+        }
     }
 
     /// Writes the policy's guardrails to the heal Lease when they changed. A heal does not

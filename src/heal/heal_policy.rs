@@ -229,6 +229,19 @@ impl HealPolicy {
         }
     }
 
+    /// The guardrails a person edited on the heal Lease while this replica held it: what they
+    /// hold now replaces what this replica kept, so removing an annotation (the documented way
+    /// to make the heal forget a cooldown or a failed move) takes effect without a failover. A
+    /// cooldown below the flag's still counts as the flag's.
+    pub fn adopt_edit(&mut self, edited: Guardrails) {
+        self.last_heal = edited.last_heal;
+        self.failed = edited.failed;
+        self.cooldown = edited.cooldown.map_or(self.settings.cooldown, |period| {
+            period.clamp(self.settings.cooldown, DAY.max(self.settings.cooldown))
+        });
+        self.restored_heal_unseen = false;
+    }
+
     /// The outcome of a heal started at `now`: it counts for the cooldown either way; a failed
     /// one is remembered so that it is not tried again until the state changes.
     pub fn heal_done(&mut self, now: Timestamp, pair: &MovePair, moved: bool) {

@@ -383,3 +383,41 @@ fn the_heal_role_without_update_on_its_lease_cannot_record_a_heal_and_does_not_s
         "blocked: election-denied: not allowed to update leases.coordination.k8s.io \"k3sdoctor-heal\" in kube-system",
     );
 }
+
+/// docs/heal.md's way to make the heal forget: removing the annotations from the heal Lease takes
+/// effect while this replica holds it, not only after a failover.
+#[test]
+fn removing_the_guardrail_annotations_is_followed_by_the_replica_that_holds_the_lease() {
+    let fake = split_on(AFFECTED, true);
+    let mut lease = crate::support::objects::lease("k3sdoctor-heal", "killed-replica_1", 3600);
+    let a_minute_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60);
+    lease["metadata"]["annotations"] = json!({
+        "k3sdoctor.io/heal-last": a_minute_ago.to_string(),
+        "k3sdoctor.io/heal-cooldown": "1h",
+    });
+    fake.put(lease);
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"]).cluster(&fake, Role::Admin),
+    );
+    held_back_by(address, "cooldown");
+    assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
+
+    // kubectl -n kube-system annotate lease k3sdoctor-heal k3sdoctor.io/heal-last- …
+    let mut held = fake
+        .get("Lease", Some("kube-system"), "k3sdoctor-heal")
+        .expect("serve holds the heal Lease");
+    let annotations = held["metadata"]["annotations"].as_object_mut().unwrap();
+    annotations.remove("k3sdoctor.io/heal-last");
+    annotations.remove("k3sdoctor.io/heal-failed");
+    fake.put(held);
+
+    assert!(
+        crate::support::wait::wait_for(SEEN, || {
+            fake.lock_holder("Lease", "k3s").as_deref() == Some("s2")
+        }),
+        "the heal stayed in the cooldown the annotations no longer record"
+    );
+    serve
+        .signal_and_wait(libc::SIGTERM)
+        .stderr_has("were edited: last heal none, cooldown 1h");
+}

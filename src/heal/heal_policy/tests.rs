@@ -338,3 +338,36 @@ fn a_restored_heal_does_not_double_the_cooldown_whichever_comes_first() {
         assert_eq!(p.cooldown, SignedDuration::from_hours(1));
     }
 }
+
+#[test]
+fn a_person_removing_the_guardrails_makes_the_holder_forget_them() {
+    let c = split("s2");
+    let mut p = HealPolicy::new(settings(HealMode::On));
+    p.heal_done(t(0), &MovePair::of(&c), false);
+    p.evaluate(t(10), Some(&c), None);
+    assert_eq!(
+        labels(&p.evaluate(t(20), Some(&c), None)),
+        ["cooldown", "failed-before"]
+    );
+
+    // `kubectl annotate lease k3sdoctor-heal k3sdoctor.io/heal-last- k3sdoctor.io/heal-failed-`
+    // leaves only the cooldown on the Lease.
+    p.adopt_edit(Guardrails {
+        cooldown: Some(SignedDuration::from_hours(2)),
+        ..Guardrails::default()
+    });
+    assert_eq!(p.guardrails().last_heal, None);
+    assert!(p.guardrails().failed.is_empty());
+    assert_eq!(p.cooldown, SignedDuration::from_hours(2));
+    let (_, d) = run_until_decided(&mut p, 30, &c);
+    assert_eq!(d, Decision::Move);
+
+    // A cooldown edited below the flag's counts as the flag's; none at all, as the flag's.
+    p.adopt_edit(Guardrails {
+        cooldown: Some(SignedDuration::from_mins(1)),
+        ..Guardrails::default()
+    });
+    assert_eq!(p.cooldown, SignedDuration::from_mins(30));
+    p.adopt_edit(Guardrails::default());
+    assert_eq!(p.cooldown, SignedDuration::from_mins(30));
+}
