@@ -44,7 +44,7 @@ pub fn run(settings: &Settings, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Resu
         });
         let unknown = ClusterIdentity::Unknown("a dump records no cluster identity".into());
         let plan = plan(&backup, current.as_ref(), &name, &unknown)?
-            .with_foreign_entries(&ClusterInventory::of(&loaded.state));
+            .against_cluster(&ClusterInventory::of(&loaded.state));
         return finish_plan_only(settings, args, ui, plan, verdict(&loaded, args));
     };
     let interactive = ui.interactive();
@@ -156,7 +156,7 @@ async fn restore_live(
     let trace = |line: &str| ui.trace(line);
     let cluster = read_cluster_identity(&conn, &trace).await;
     let plan = plan(backup, current.as_ref(), &name, &cluster)?
-        .with_foreign_entries(&ClusterInventory::of(&loaded.state));
+        .against_cluster(&ClusterInventory::of(&loaded.state));
     if !args.fix || plan.is_empty() {
         return finish_plan_only(settings, args, ui, plan, verdict(&loaded, args));
     }

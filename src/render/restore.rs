@@ -4,7 +4,7 @@ use super::control_chars::escape_controls;
 use std::io::Write;
 
 use super::style::Style;
-use crate::snapshots::restore_plan::RestorePlan;
+use crate::snapshots::restore_plan::{OutdatedBackup, RestorePlan};
 
 pub fn write_plan(
     out: &mut dyn Write,
@@ -58,6 +58,18 @@ pub fn write_plan(
             style.width,
         )?;
     }
+    if let Some(outdated) = &plan.outdated {
+        super::wrap::write_wrapped(
+            out,
+            &outdated_warning(outdated),
+            &format!(
+                "  {} ",
+                style.paint(crate::diagnose::finding::Severity::Warning, "warning:")
+            ),
+            "           ",
+            style.width,
+        )?;
+    }
     for reason in &plan.needs_force {
         super::wrap::write_wrapped(
             out,
@@ -74,4 +86,39 @@ pub fn write_plan(
         )?;
     }
     Ok(())
+}
+
+/// What restoring undoes of the snapshots as they are now, with the backup's age against them.
+fn outdated_warning(outdated: &OutdatedBackup) -> String {
+    let entries = |n: usize| format!("{n} entr{}", if n == 1 { "y" } else { "ies" });
+    let mut parts = Vec::new();
+    if outdated.drops_live > 0 {
+        let mut dropped = format!(
+            "drops {} of snapshots that exist",
+            entries(outdated.drops_live)
+        );
+        if let Some(newest) = outdated.newest_dropped {
+            dropped.push_str(&format!(" (the newest taken at {newest}"));
+            match outdated.backup_newest {
+                Some(backup) if newest > backup => dropped.push_str(&format!(
+                    ", {} after the newest snapshot in the backup",
+                    crate::age::short(newest.duration_since(backup))
+                )),
+                _ => {}
+            }
+            dropped.push(')');
+        }
+        parts.push(dropped);
+    }
+    if outdated.re_adds_deleted > 0 {
+        parts.push(format!(
+            "brings back {} of snapshots that no longer exist",
+            entries(outdated.re_adds_deleted)
+        ));
+    }
+    format!(
+        "restoring this backup {}. Restore a backup only to undo the repair that saved it; to add missing \
+         entries, run snapshots backfill --fix",
+        parts.join(" and ")
+    )
 }

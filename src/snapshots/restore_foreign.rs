@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::input::ClusterState;
 use crate::model::snapshot_entry::decode;
+use crate::model::snapshot_key::{alternate_key, data_key};
 
 /// An S3 target as k3s records it: endpoint, bucket and folder (`prefix` in the CR).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -44,6 +45,9 @@ impl std::fmt::Display for S3Location {
 pub struct ClusterInventory {
     pub nodes: Option<BTreeSet<String>>,
     pub s3_locations: Option<BTreeSet<S3Location>>,
+    /// The ConfigMap keys of the snapshots that exist (every key k3s may give each
+    /// ETCDSnapshotFile), when they were read.
+    pub snapshot_keys: Option<BTreeSet<String>>,
 }
 
 impl ClusterInventory {
@@ -67,9 +71,20 @@ impl ClusterInventory {
                     })
                     .collect()
             });
+        let snapshot_keys = state
+            .snapshot_files
+            .as_ref()
+            .filter(|_| !state.snapshot_crd_missing)
+            .map(|files| {
+                files
+                    .iter()
+                    .flat_map(|f| std::iter::once(data_key(f)).chain(alternate_key(f)))
+                    .collect()
+            });
         ClusterInventory {
             nodes,
             s3_locations,
+            snapshot_keys,
         }
     }
 }
@@ -149,6 +164,7 @@ mod tests {
                 }]
                 .into(),
             ),
+            snapshot_keys: None,
         }
     }
 

@@ -14,7 +14,7 @@
 //!   that cannot be confirmed (an older backup, or `get namespaces` not allowed) — the plan
 //!   says why and the write needs `--force`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use serde::Serialize;
@@ -24,6 +24,7 @@ use super::restore_foreign::{ClusterInventory, ForeignEntry, foreign_entries};
 use crate::distro::LOCK_NAMESPACE;
 use crate::follow::follow_plan::Refusal;
 pub use crate::input::live::cluster_identity::ClusterIdentity;
+use crate::model::snapshot_key::is_current_format;
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -45,9 +46,60 @@ pub struct RestorePlan {
     /// shown, not refused (`restore_foreign.rs`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub foreign: Vec<ForeignEntry>,
+    /// The backup is older than snapshots the restore would drop (`outdated_backup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outdated: Option<OutdatedBackup>,
     /// Exactly the backup's data.
     #[serde(skip)]
     pub data: BTreeMap<String, String>,
+}
+
+/// What restoring a backup would undo of the snapshots as they are now: entries of snapshots
+/// that exist dropped, entries of snapshots deleted since brought back. Restoring is for undoing
+/// the repair that saved the backup; the older the backup, the more it throws away.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OutdatedBackup {
+    /// When the newest snapshot the backup records was taken (from its key).
+    #[schemars(with = "Option<String>")]
+    pub backup_newest: Option<jiff::Timestamp>,
+    /// Entries the restore removes whose snapshot exists (an ETCDSnapshotFile).
+    pub drops_live: usize,
+    /// When the newest of those was taken.
+    #[schemars(with = "Option<String>")]
+    pub newest_dropped: Option<jiff::Timestamp>,
+    /// Entries the restore adds whose snapshot no longer exists.
+    pub re_adds_deleted: usize,
+}
+
+/// When the snapshot behind a ConfigMap key was taken: the unix time k3s puts at its end.
+fn key_time(key: &str) -> Option<jiff::Timestamp> {
+    Some(crate::model::snapshot_key::key_timestamp(key))
+        .filter(|&t| t > 0)
+        .and_then(|t| jiff::Timestamp::from_second(t).ok())
+}
+
+/// `None` when the snapshots were not read or the restore undoes nothing of them.
+fn outdated_backup(plan: &RestorePlan, snapshot_keys: &BTreeSet<String>) -> Option<OutdatedBackup> {
+    let dropped: Vec<&String> = plan
+        .remove
+        .iter()
+        .filter(|k| snapshot_keys.contains(*k))
+        .collect();
+    let re_adds_deleted = plan
+        .add
+        .iter()
+        .filter(|k| is_current_format(k) && !snapshot_keys.contains(*k))
+        .count();
+    if dropped.is_empty() && re_adds_deleted == 0 {
+        return None;
+    }
+    Some(OutdatedBackup {
+        backup_newest: plan.data.keys().filter_map(|k| key_time(k)).max(),
+        drops_live: dropped.len(),
+        newest_dropped: dropped.iter().filter_map(|k| key_time(k)).max(),
+        re_adds_deleted,
+    })
 }
 
 impl RestorePlan {
@@ -55,9 +107,14 @@ impl RestorePlan {
         !self.create && self.add.is_empty() && self.update.is_empty() && self.remove.is_empty()
     }
 
-    /// The plan with the entries it would write that `cluster` does not have named.
-    pub fn with_foreign_entries(mut self, cluster: &ClusterInventory) -> RestorePlan {
+    /// The plan against what `cluster` holds: the entries it would write that name what the
+    /// cluster does not have, and what it would undo of the snapshots that exist.
+    pub fn against_cluster(mut self, cluster: &ClusterInventory) -> RestorePlan {
         self.foreign = foreign_entries(&self.data, cluster);
+        self.outdated = cluster
+            .snapshot_keys
+            .as_ref()
+            .and_then(|keys| outdated_backup(&self, keys));
         self
     }
 }
@@ -156,6 +213,7 @@ pub fn plan_restore(
         remove,
         needs_force,
         foreign: Vec::new(),
+        outdated: None,
         data,
     })
 }
@@ -199,6 +257,48 @@ mod tests {
             ),
             ..Default::default()
         }
+    }
+
+    fn inventory(snapshot_keys: Option<&[&str]>) -> ClusterInventory {
+        ClusterInventory {
+            nodes: None,
+            s3_locations: None,
+            snapshot_keys: snapshot_keys.map(|keys| keys.iter().map(|k| k.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn an_old_backup_says_what_it_would_undo_of_the_snapshots_that_exist() {
+        const DELETED: &str = "local-etcd-snapshot-s1-1717056000";
+        const KEPT: &str = "local-etcd-snapshot-s1-1717142400";
+        const NEWER: &str = "local-etcd-snapshot-s1-1717401600";
+        let backup = cm("k3s-etcd-snapshots", "10", &[(DELETED, "1"), (KEPT, "2")]);
+        let current = cm("k3s-etcd-snapshots", "90", &[(KEPT, "2"), (NEWER, "3")]);
+        let plan = plan_restore(&backup, Some(&current), "k3s-etcd-snapshots")
+            .unwrap()
+            .against_cluster(&inventory(Some(&[KEPT, NEWER])));
+        assert_eq!(
+            plan.outdated,
+            Some(OutdatedBackup {
+                backup_newest: Some(jiff::Timestamp::from_second(1_717_142_400).unwrap()),
+                drops_live: 1,
+                newest_dropped: Some(jiff::Timestamp::from_second(1_717_401_600).unwrap()),
+                re_adds_deleted: 1,
+            })
+        );
+
+        // Undoing nothing of the snapshots, or not knowing them: no warning.
+        let fresh = cm("k3s-etcd-snapshots", "10", &[(KEPT, "2")]);
+        let same = cm("k3s-etcd-snapshots", "11", &[(KEPT, "changed")]);
+        let plan = plan_restore(&fresh, Some(&same), "k3s-etcd-snapshots").unwrap();
+        assert_eq!(
+            plan.clone()
+                .against_cluster(&inventory(Some(&[KEPT])))
+                .outdated,
+            None
+        );
+        let plan = plan_restore(&backup, Some(&current), "k3s-etcd-snapshots").unwrap();
+        assert_eq!(plan.against_cluster(&inventory(None)).outdated, None);
     }
 
     #[test]

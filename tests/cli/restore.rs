@@ -362,3 +362,64 @@ fn a_backup_naming_other_nodes_or_s3_locations_shows_them_in_its_plan() {
     );
     assert_eq!(data(&fake), edited["data"]);
 }
+
+/// A backup saved days before: restoring it would drop the entry of a snapshot taken since and
+/// bring back one k3s's retention has deleted. The plan says so, with the span between them.
+#[test]
+fn an_old_backup_warns_what_it_would_undo_of_the_snapshots_that_exist() {
+    use crate::support::k3s_sim::snapshot_entry::data_key;
+    let day = 86_400;
+    let deleted = snapshot_cr("s1", T0 - day, true);
+    let kept = snapshot_cr("s1", T0, true);
+    let newer = snapshot_cr("s1", T0 + 3 * day, true);
+    let entry = |cr: &Value| (data_key(cr), entry_value(cr, S3ConfigShape::Legacy));
+    let fake = FakeApi::with_objects(vec![
+        server("s1", V),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+        extra_metadata("k3s"),
+        snapshot_configmap("k3s", &[entry(&deleted), entry(&kept)]),
+        deleted.clone(),
+        kept.clone(),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let backup = dir.path().join("days-ago.json");
+    let saved = fake
+        .get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+        .unwrap();
+    std::fs::write(&backup, serde_json::to_vec(&saved).unwrap()).unwrap();
+
+    // Three days on: retention deleted the oldest snapshot, a new one was taken.
+    fake.remove(
+        "ETCDSnapshotFile",
+        None,
+        deleted["metadata"]["name"].as_str().unwrap(),
+    );
+    fake.put(newer.clone());
+    let mut cm = saved.clone();
+    cm["data"] = serde_json::json!({
+        entry(&kept).0: entry(&kept).1,
+        entry(&newer).0: entry(&newer).1,
+    });
+    fake.replace(cm).unwrap();
+
+    let out = restore(&fake, &backup, &[]);
+    out.code(1)
+        .stdout_has("1 to add, 0 to update, 1 to remove")
+        .stdout_has("warning:");
+    let said = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    for part in [
+        "restoring this backup drops 1 entry of snapshots that exist (the newest taken at \
+         2024-06-03T08:00:00Z, 3d after the newest snapshot in the backup)",
+        "and brings back 1 entry of snapshots that no longer exist",
+        "run snapshots backfill --fix",
+    ] {
+        assert!(said.contains(part), "{part:?} not in:\n{}", out.stdout);
+    }
+
+    // -o json carries the same, for a script.
+    let out = restore(&fake, &backup, &["-o", "json"]);
+    let report: Value = out.json();
+    assert_eq!(report["plan"]["outdated"]["dropsLive"], 1, "{report:#}");
+    assert_eq!(report["plan"]["outdated"]["reAddsDeleted"], 1, "{report:#}");
+}
