@@ -48,7 +48,7 @@ macro_rules! finding_codes {
 
 finding_codes! {
     LeaseSplit = "lease-split" {
-        severity: "error on affected versions, warning elsewhere",
+        severity: "error on affected versions, info on fixed ones (harmless there), warning on versions before ETCDSnapshotFiles",
         meaning: "k3s and k3s-etcd are held by different servers",
         remediation: "k3sdoctor leases follow --fix; upgrade to the fixed release",
     }

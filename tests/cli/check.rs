@@ -161,8 +161,22 @@ fn membership_findings() {
 
 #[test]
 fn fail_on_sets_the_exit_code() {
-    let fake = FakeApi::with_objects(cluster(FIXED, "s1", "s2"));
-    assert_eq!(check(&fake, &[]).1.codes(), ["warning/lease-split"]);
+    // A split on a fixed version is harmless, as it says: info, which no --fail-on fails on.
+    let harmless = FakeApi::with_objects(cluster(FIXED, "s1", "s2"));
+    assert_eq!(check(&harmless, &[]).1.codes(), ["info/lease-split"]);
+    assert_eq!(check(&harmless, &["--fail-on", "warning"]).0, 0);
+    // Servers on two versions: a warning.
+    let mut mixed = cluster(FIXED, "s1", "s1");
+    mixed[2] = server("s3", "v1.29.5+k3s1");
+    let fake = FakeApi::with_objects(mixed);
+    assert!(
+        check(&fake, &[])
+            .1
+            .codes()
+            .contains(&"warning/mixed-versions".to_string()),
+        "{:?}",
+        check(&fake, &[]).1.codes()
+    );
     assert_eq!(check(&fake, &["--fail-on", "error"]).0, 0);
     assert_eq!(check(&fake, &["--fail-on", "warning"]).0, 1);
     assert_eq!(check(&fake, &["--fail-on", "never"]).0, 0);

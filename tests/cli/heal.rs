@@ -57,7 +57,7 @@ fn nothing_written(fake: &FakeApi) {
 }
 
 #[test]
-fn a_split_on_a_fixed_version_is_a_warning_never_healed() {
+fn a_split_on_a_fixed_version_is_never_healed() {
     let fake = split_on("v1.29.6+k3s1", true);
     let (serve, address) = start_serve(
         k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"]).cluster(&fake, Role::Admin),

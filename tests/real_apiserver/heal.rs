@@ -353,7 +353,7 @@ fn real_heal_leaves_a_split_on_a_fixed_version_alone() {
     assert_eq!(
         sample(
             &scrape,
-            r#"k3sdoctor_findings{code="lease-split",severity="warning"}"#
+            r#"k3sdoctor_findings{code="lease-split",severity="info"}"#
         ),
         Some(1.0),
         "{scrape}"

@@ -68,13 +68,13 @@ fn split_on_an_affected_version_is_an_error_with_the_fixed_release() {
 }
 
 #[test]
-fn split_on_a_fixed_version_is_a_warning() {
+fn split_on_a_fixed_version_is_info() {
     let a = analyse(
         three_servers(FIXED)
             .lease("k3s", "s1", 1)
             .lease("k3s-etcd", "s2", 2),
     );
-    assert_eq!(codes(&a), [(Severity::Warning, LeaseSplit)]);
+    assert_eq!(codes(&a), [(Severity::Info, LeaseSplit)]);
 }
 
 #[test]
@@ -88,8 +88,8 @@ fn the_etcd_holders_version_decides_during_an_upgrade() {
     assert_eq!(
         codes(&a),
         [
-            (Severity::Warning, LeaseSplit),
-            (Severity::Warning, MixedVersions)
+            (Severity::Warning, MixedVersions),
+            (Severity::Info, LeaseSplit)
         ]
     );
     assert_eq!(
