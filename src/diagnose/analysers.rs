@@ -1,6 +1,7 @@
 //! The analysers `check` runs, as one table: each returns its findings and whether it ran, so a
 //! collection that was not read shows as "not checked", never as healthy.
 
+use crate::model::datastore::Datastore;
 use jiff::Timestamp;
 use serde::Serialize;
 
@@ -109,7 +110,15 @@ fn lock_presence(i: &Inputs) -> Analysed {
         .filter(|l| l.state == LockState::Unknown)
         .map(|l| l.name.as_str())
         .collect();
+    let datastore_unknown = match &i.leases.cluster.datastore {
+        Datastore::Unknown(why) => Some(format!(
+            "the datastore is not known ({why}); a single server on sqlite elects no leader"
+        )),
+        _ => None,
+    };
     let run = lock_status::unjudgeable(i.state, i.leases.cluster.lock_style)
+        .map(str::to_string)
+        .or(datastore_unknown)
         .filter(|_| !unjudged.is_empty())
         .map(|why| {
             let note = format!(

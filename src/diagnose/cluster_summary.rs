@@ -1,5 +1,6 @@
 //! Who is in the cluster: node counts by role, versions, and the lock style they imply.
 
+use crate::model::datastore::Datastore;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -24,6 +25,8 @@ pub struct ClusterSummary {
     pub versions: Vec<VersionGroup>,
     /// How the oldest server writes its locks; `None` when no server version is known.
     pub lock_style: Option<LockStyle>,
+    /// What the servers keep their state in, as far as the Nodes tell.
+    pub datastore: Datastore,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -66,6 +69,7 @@ impl ClusterSummary {
                 .count(),
             versions: groups.into_values().collect(),
             lock_style: oldest_server_version(state).map(|v| v.lock_style()),
+            datastore: Datastore::of(state.nodes.as_deref(), distro),
         }
     }
 

@@ -6,6 +6,7 @@ pub mod certificate;
 pub mod configmap;
 pub mod configmap_listing;
 pub mod cron_schedule;
+pub mod datastore;
 pub mod encryption_hash;
 mod etcd_keys;
 pub mod go_json;

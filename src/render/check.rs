@@ -24,7 +24,7 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
     header.push(format!(
         "{} cluster: {}, {}; versions: {}",
         c.distro.product(),
-        plural(c.servers, "server") + &format!(" ({} etcd members)", c.etcd_members),
+        super::leases::servers_and_datastore(c),
         plural(c.agents, "agent"),
         if versions.is_empty() {
             "unknown".to_string()

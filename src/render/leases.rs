@@ -1,5 +1,6 @@
 //! `k3sdoctor leases` for people.
 
+use crate::model::datastore::Datastore;
 use jiff::SignedDuration;
 
 use super::findings::write_findings;
@@ -155,13 +156,23 @@ fn cluster_line(c: &ClusterSummary) -> String {
         .map(|s| s.describe())
         .unwrap_or("unknown (no server version)");
     format!(
-        // "etcd members", as `check` says it: one word for one thing.
-        "{} cluster: {} ({} etcd members), {}; {versions}; locks: {style}",
+        "{} cluster: {}, {}; {versions}; locks: {style}",
         c.distro.product(),
-        plural(c.servers, "server"),
-        c.etcd_members,
+        servers_and_datastore(c),
         plural(c.agents, "agent"),
     )
+}
+
+/// "3 servers (3 etcd members)", or the datastore when it is not embedded etcd: what the
+/// servers keep their state in decides which locks and snapshots to expect.
+pub fn servers_and_datastore(c: &ClusterSummary) -> String {
+    let servers = plural(c.servers, "server");
+    match &c.datastore {
+        // "etcd members", as `check` says it: one word for one thing.
+        Datastore::EmbeddedEtcd => format!("{servers} ({} etcd members)", c.etcd_members),
+        Datastore::Unknown(_) if !c.nodes_known => format!("{servers} (0 etcd members)"),
+        other => format!("{servers} ({})", other.describe()),
+    }
 }
 
 /// The STATE column; shouting marks the states that need attention.

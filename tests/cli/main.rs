@@ -23,6 +23,7 @@ mod completions;
 mod concurrent_writers;
 mod connection_flags;
 mod credential_plugins;
+mod datastore;
 mod deploy;
 mod deploy_kustomize;
 mod deploy_serve;

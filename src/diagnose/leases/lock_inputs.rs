@@ -2,6 +2,7 @@
 //! lock style (`LockInputs`), how far a holder's clock may lag, and the shape of the holder's
 //! Node in every report.
 
+use crate::model::datastore::Datastore;
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
@@ -43,4 +44,6 @@ pub struct LockInputs<'a> {
     pub distro: Distro,
     pub now: Timestamp,
     pub style: Option<LockStyle>,
+    /// Whether the servers elect leaders at all follows from it.
+    pub datastore: &'a Datastore,
 }

@@ -4,9 +4,17 @@
 use super::snapshot_finding_context::Context;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::model::configmap_listing::Listed;
+use crate::model::datastore::Datastore;
 
 pub(super) fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
     if !ctx.state.origin.is_dump() {
+        return None;
+    }
+    // Kine (sqlite, or an external SQL datastore) takes no etcd snapshots: nothing is missing.
+    if matches!(
+        ctx.leases.cluster.datastore,
+        Datastore::Sqlite | Datastore::ExternalSql
+    ) {
         return None;
     }
     // A pasted ConfigMap table that shows the snapshot ConfigMap, or its absence, is enough to
