@@ -131,10 +131,7 @@ fn an_external_sql_datastore_still_elects_leaders() {
         codes(&report).contains(&"error/lease-missing".to_string()),
         "{report:#}"
     );
-    assert_eq!(
-        report["cluster"]["datastore"]["kind"],
-        "external-sql"
-    );
+    assert_eq!(report["cluster"]["datastore"]["kind"], "external-sql");
 }
 
 #[test]

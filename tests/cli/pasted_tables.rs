@@ -343,3 +343,24 @@ fn pasted_etcd_snapshot_ls_output_names_no_empty_node_and_no_object_it_cannot_kn
         "{text}"
     );
 }
+
+/// rancher/rke2#5866's own table, as pasted into the thread: its lock rows lost their AGE and
+/// their alignment. The holders are read, so the split between the two servers is what is
+/// reported, not two released locks.
+#[test]
+fn rke2_5866s_pasted_table_gives_the_split_between_its_holders() {
+    let out = check(&["pasted/rke2-5866-leases.txt"]);
+    let report: serde_json::Value = out.json();
+    let codes = codes(&report);
+    assert!(codes.iter().any(|(c, _)| c == "lease-split"), "{codes:?}");
+    assert!(
+        !codes.iter().any(|(c, _)| c == "lease-released"),
+        "{codes:?}"
+    );
+    let split = finding_with(&report, "ip-172-3").expect("the split names the -etcd holder");
+    assert_eq!(split["code"], "lease-split");
+    assert!(
+        split["message"].as_str().unwrap().contains("ip-172-1"),
+        "{split:#}"
+    );
+}

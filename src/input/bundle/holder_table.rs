@@ -89,8 +89,32 @@ pub(super) fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
         }
         return cells;
     }
-    // The holder is the only cell that can be empty (a released lock), so a row one word short
-    // lacks exactly that one, wherever a redaction has shifted its words.
+    // Cells that line up with the titles are read by position: whatever is missing is blank.
+    if words
+        .iter()
+        .all(|(column, _)| titles.iter().any(|(at, _)| at == column))
+    {
+        for (column, word) in &words {
+            if let Some(at) = titles.iter().position(|(title_at, _)| title_at == column) {
+                cells[at] = (*word).to_string();
+            }
+        }
+        return cells;
+    }
+    // Off the columns, a row one word short ending in something that is no age (a table pasted
+    // into an issue, spacing lost, and the AGE cut: `rke2   ip-172-1`) lacks its last cell:
+    // word by word.
+    if words.len() + 1 == titles.len()
+        && titles.last().is_some_and(|(_, title)| *title == "AGE")
+        && words.last().is_some_and(|(_, word)| !looks_like_age(word))
+    {
+        for (cell, (_, word)) in cells.iter_mut().zip(&words) {
+            *cell = (*word).to_string();
+        }
+        return cells;
+    }
+    // The holder is the only other cell that can be empty (a released lock), so a row one word
+    // short that ends in an age lacks the holder, wherever a redaction has shifted its words.
     if let Some(holder) = titles.iter().position(|(_, title)| *title == "HOLDER")
         && words.len() + 1 == titles.len()
     {
@@ -111,6 +135,26 @@ pub(super) fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
         next = at + 1;
     }
     cells
+}
+
+/// kubectl's ages: `41d`, `3h12m`, `9m26s`, `2y105d`, and `<unknown>` or `<invalid>`.
+fn looks_like_age(word: &str) -> bool {
+    if word == "<unknown>" || word == "<invalid>" {
+        return true;
+    }
+    let mut digits = false;
+    let mut units = false;
+    for c in word.chars() {
+        match c {
+            '0'..='9' => digits = true,
+            's' | 'm' | 'h' | 'd' | 'y' if digits => {
+                units = true;
+                digits = false;
+            }
+            _ => return false,
+        }
+    }
+    units && !digits
 }
 
 /// A Lease holding only what the table shows.
@@ -148,6 +192,27 @@ kube-system       kube-scheduler            s1_0a9b1c4e-7d7f-4a62-9f0c-2d1b8c7e5
         assert_eq!(rows[3].holder, "");
         assert!(lease(&rows[3])["spec"].get("holderIdentity").is_none());
         assert_eq!(lease(&rows[1])["spec"]["holderIdentity"], "s1");
+    }
+
+    /// rancher/rke2#5866's table as pasted into the issue: spacing lost and the AGE of the lock
+    /// rows cut, so a holder must not be taken for an age (the split was read as two released
+    /// locks).
+    #[test]
+    fn a_short_row_off_the_columns_keeps_its_holder() {
+        let table = "\
+NAME                                   HOLDER                                                                      AGE
+kube-scheduler                         ip-172-1_0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d                              3h
+rke2   ip-172-1
+rke2-etcd   ip-172-3
+released-lock   41d
+";
+        let rows = parse(table).unwrap();
+        let holder = |name: &str| rows.iter().find(|r| r.name == name).unwrap().holder.clone();
+        assert_eq!(holder("rke2"), "ip-172-1");
+        assert_eq!(holder("rke2-etcd"), "ip-172-3");
+        assert_eq!(holder("released-lock"), "");
+        assert!(looks_like_age("9m26s") && looks_like_age("2y105d") && looks_like_age("<unknown>"));
+        assert!(!looks_like_age("ip-172-1") && !looks_like_age("5") && !looks_like_age("m"));
     }
 
     #[test]

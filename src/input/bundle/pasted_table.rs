@@ -52,7 +52,8 @@ pub fn detect(text: &str) -> Option<Pasted> {
     let mut command = None;
     let mut after_prompt = false;
     for line in text.lines() {
-        if line.trim().is_empty() {
+        // A Markdown code fence around a table copied from an issue is not part of it.
+        if line.trim().is_empty() || is_code_fence(line) {
             continue;
         }
         if is_prompt(line) {
@@ -94,6 +95,15 @@ pub fn detect(text: &str) -> Option<Pasted> {
         }
     }
     Some(pasted)
+}
+
+/// "```", "```console", "~~~".
+fn is_code_fence(line: &str) -> bool {
+    let line = line.trim();
+    ["```", "~~~"].iter().any(|fence| {
+        line.strip_prefix(fence)
+            .is_some_and(|info| info.chars().all(|c| c.is_ascii_alphanumeric()))
+    })
 }
 
 /// A kubectl header (capitalised titles) or `etcd-snapshot ls`'s.
