@@ -232,6 +232,9 @@ async fn report_after(
         ))
     })
     .await?;
+    if let Some(split) = split_remains(&back.after) {
+        ui.note(&split);
+    }
     let analysis = back.analysis;
     let unverified = plan.unverified(&back.data);
     let mut result = result("written", plan);
@@ -257,6 +260,29 @@ async fn report_after(
     // One exit rule for every repair: after a verified write, the verdict of the cluster as it
     // is now (orphans kept without --prune are warnings, not a failed repair).
     Ok(verdict(&findings, args_fail_on))
+}
+
+/// A backfill writes what the idle controller missed; it does not start the controller. While
+/// the split that idles it remains, the next snapshot goes without its entry again, so the
+/// person is told, with the repair that ends it.
+fn split_remains(after: &super::load::Loaded) -> Option<String> {
+    let leases =
+        crate::diagnose::leases::analyse_leases(&after.state, after.distro, after.now.time);
+    leases
+        .findings
+        .iter()
+        .find(|f| {
+            f.code == crate::diagnose::finding::FindingCode::LeaseSplit
+                && f.severity == crate::diagnose::finding::Severity::Error
+        })
+        .map(|_| {
+            format!(
+                "the split of the {core} and {etcd} locks remains: k3s's snapshot controller still does not run, so the \
+                 next snapshot gets no entry again; run k3sdoctor leases follow --fix to end it",
+                core = after.distro.core_lock(),
+                etcd = after.distro.etcd_lock()
+            )
+        })
 }
 
 fn verdict(findings: &[crate::diagnose::finding::Finding], fail_on: FailOn) -> Exit {

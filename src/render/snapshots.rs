@@ -228,10 +228,11 @@ pub fn write_diff(
             (None, true) => "; its CR is being deleted".to_string(),
             (None, false) => String::new(),
         };
-        let fate = if o.reconcile.removes {
-            "k3s's reconcile removes it"
-        } else {
-            "k3s keeps it"
+        // While the controller is idle (a split), nothing removes it yet.
+        let fate = match (o.reconcile.removes, &a.controller_not_writing) {
+            (true, None) => "k3s's reconcile removes it",
+            (true, Some(_)) => "k3s's reconcile removes it once its controller runs again",
+            (false, _) => "k3s keeps it",
         };
         let line = format!("{}  ({fate}{cr})", o.key);
         write_wrapped(out, &line, "orphaned ", "         ", row_width)?;

@@ -333,14 +333,31 @@ fn after_the_lease_fix_k3s_itself_makes_the_diff_clean() {
 #[test]
 fn backfill_alone_makes_the_diff_clean_while_the_split_remains() {
     let (fake, _config, _sim) = split_sim();
+    // An entry of a snapshot that is gone: no word may say the idle controller removes it.
+    let orphan = "local-on-demand-s1-1717000000";
+    let mut cm = fake
+        .get("ConfigMap", Some("kube-system"), "k3s-etcd-snapshots")
+        .unwrap_or_else(|| snapshot_configmap("k3s", &[]));
+    cm["data"][orphan] =
+        serde_json::json!("{\"name\":\"on-demand-s1-1717000000\",\"nodeName\":\"s1\"}");
+    fake.put(cm);
     let out = k3sdoctor(["snapshots", "backfill", "--fix", "--yes"])
         .cluster(&fake, Role::Admin)
         .run();
-    // Written and verified; the exit is the verdict: the idle controller (the split) remains.
+    // Written and verified; the exit is the verdict: the idle controller (the split) remains,
+    // and the person is told so, with the repair that ends it.
     out.code(1)
-        .stdout_has("No differences.")
-        .stdout_has("snapshot-controller-idle");
-    assert_eq!(data(&fake).len(), 3);
+        .stdout_has("snapshot-controller-idle")
+        .stderr_has("the split of the k3s and k3s-etcd locks remains")
+        .stderr_has("leases follow --fix to end it");
+    let said = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        said.contains(&format!("{orphan} (k3s keeps it)")),
+        "{}",
+        out.stdout
+    );
+    assert!(!said.contains("reconcile removes it ("), "{}", out.stdout);
+    assert_eq!(data(&fake).len(), 4);
     k3sdoctor(["leases"])
         .cluster(&fake, Role::ReadOnly)
         .run()
