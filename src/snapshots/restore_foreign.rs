@@ -56,31 +56,27 @@ impl ClusterInventory {
             .nodes
             .as_ref()
             .map(|nodes| nodes.iter().map(|n| n.name.clone()).collect());
-        let s3_locations = state
+        let files = state
             .snapshot_files
             .as_ref()
-            .filter(|_| !state.snapshot_crd_missing)
-            .map(|files| {
-                files
-                    .iter()
-                    .filter_map(|f| f.s3.as_deref())
-                    .map(|s3| S3Location {
-                        endpoint: s3.endpoint.clone(),
-                        bucket: s3.bucket.clone(),
-                        folder: s3.prefix.clone(),
-                    })
-                    .collect()
-            });
-        let snapshot_keys = state
-            .snapshot_files
-            .as_ref()
-            .filter(|_| !state.snapshot_crd_missing)
-            .map(|files| {
-                files
-                    .iter()
-                    .flat_map(|f| std::iter::once(data_key(f)).chain(alternate_key(f)))
-                    .collect()
-            });
+            .filter(|_| !state.snapshot_crd_missing);
+        let s3_locations = files.map(|files| {
+            files
+                .iter()
+                .filter_map(|f| f.s3.as_deref())
+                .map(|s3| S3Location {
+                    endpoint: s3.endpoint.clone(),
+                    bucket: s3.bucket.clone(),
+                    folder: s3.prefix.clone(),
+                })
+                .collect()
+        });
+        let snapshot_keys = files.map(|files| {
+            files
+                .iter()
+                .flat_map(|f| std::iter::once(data_key(f)).chain(alternate_key(f)))
+                .collect()
+        });
         ClusterInventory {
             nodes,
             s3_locations,

@@ -47,18 +47,7 @@ fn check_json(fake: &FakeApi) -> (i32, Value, String) {
 }
 
 fn codes(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            format!(
-                "{}/{}",
-                f["severity"].as_str().unwrap(),
-                f["code"].as_str().unwrap()
-            )
-        })
-        .collect()
+    crate::support::report_checks::severity_codes(&report["findings"])
 }
 
 #[test]

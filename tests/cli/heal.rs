@@ -222,10 +222,16 @@ fn held_back_by(address: SocketAddr, reason: &str) {
     blocked(address, reason);
 }
 
-#[test]
-fn a_heal_recorded_on_the_heal_lease_holds_a_new_serve_in_its_cooldown() {
+/// A split, and on the heal Lease what a replica that healed a minute ago and was killed left
+/// there (expired): a last heal and a 1h cooldown. `serve --heal on` takes the Lease and is held
+/// back by that cooldown; returned with when the recorded heal was.
+fn serve_in_a_recorded_cooldown() -> (
+    FakeApi,
+    crate::support::harness::Streaming,
+    SocketAddr,
+    jiff::Timestamp,
+) {
     let fake = split_on(AFFECTED, true);
-    // What a replica that healed a minute ago and was killed left on the heal Lease (expired).
     let mut lease = crate::support::objects::lease("k3sdoctor-heal", "killed-replica_1", 3600);
     let a_minute_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60);
     lease["metadata"]["annotations"] = json!({
@@ -237,6 +243,12 @@ fn a_heal_recorded_on_the_heal_lease_holds_a_new_serve_in_its_cooldown() {
         k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"]).cluster(&fake, Role::Admin),
     );
     held_back_by(address, "cooldown");
+    (fake, serve, address, a_minute_ago)
+}
+
+#[test]
+fn a_heal_recorded_on_the_heal_lease_holds_a_new_serve_in_its_cooldown() {
+    let (fake, serve, address, a_minute_ago) = serve_in_a_recorded_cooldown();
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
     let (_, report) = get(address, "/report").expect("/report");
     let report: serde_json::Value = serde_json::from_str(&report).unwrap();
@@ -388,18 +400,7 @@ fn the_heal_role_without_update_on_its_lease_cannot_record_a_heal_and_does_not_s
 /// effect while this replica holds it, not only after a failover.
 #[test]
 fn removing_the_guardrail_annotations_is_followed_by_the_replica_that_holds_the_lease() {
-    let fake = split_on(AFFECTED, true);
-    let mut lease = crate::support::objects::lease("k3sdoctor-heal", "killed-replica_1", 3600);
-    let a_minute_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60);
-    lease["metadata"]["annotations"] = json!({
-        "k3sdoctor.io/heal-last": a_minute_ago.to_string(),
-        "k3sdoctor.io/heal-cooldown": "1h",
-    });
-    fake.put(lease);
-    let (serve, address) = start_serve(
-        k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"]).cluster(&fake, Role::Admin),
-    );
-    held_back_by(address, "cooldown");
+    let (fake, serve, _, _) = serve_in_a_recorded_cooldown();
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
 
     // kubectl -n kube-system annotate lease k3sdoctor-heal k3sdoctor.io/heal-last- …

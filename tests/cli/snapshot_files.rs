@@ -121,18 +121,7 @@ fn files(report: &Value) -> Vec<String> {
 }
 
 fn codes(findings: &Value) -> Vec<String> {
-    findings
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            format!(
-                "{}/{}",
-                f["severity"].as_str().unwrap(),
-                f["code"].as_str().unwrap()
-            )
-        })
-        .collect()
+    crate::support::report_checks::severity_codes(findings)
 }
 
 #[test]

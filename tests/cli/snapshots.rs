@@ -54,18 +54,7 @@ fn diff_json(fake: &FakeApi) -> (i32, Value) {
 }
 
 fn codes(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            format!(
-                "{}/{}",
-                f["severity"].as_str().unwrap(),
-                f["code"].as_str().unwrap()
-            )
-        })
-        .collect()
+    crate::support::report_checks::severity_codes(&report["findings"])
 }
 
 fn data(fake: &FakeApi) -> serde_json::Map<String, Value> {

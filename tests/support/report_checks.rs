@@ -23,3 +23,19 @@ pub fn every_finding(report: &Value) -> Vec<&Value> {
         .flat_map(|f| std::iter::once(f).chain(f["children"].as_array().into_iter().flatten()))
         .collect()
 }
+
+/// `severity/code` of each finding in `findings` (a report's `findings` list), in order.
+pub fn severity_codes(findings: &Value) -> Vec<String> {
+    findings
+        .as_array()
+        .unwrap_or_else(|| panic!("no findings list: {findings}"))
+        .iter()
+        .map(|f| {
+            format!(
+                "{}/{}",
+                f["severity"].as_str().unwrap_or_default(),
+                f["code"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
