@@ -88,6 +88,10 @@ pub struct ClusterState {
     /// The file Leases were read from when it names their holders only (a `kubectl get
     /// leases` table): who holds each lock is known, whether it is still renewed is not.
     pub holders_only: Option<String>,
+    /// The file Nodes were read from when it is a `kubectl get nodes` table: names, roles,
+    /// readiness and versions only, so the checks of etcd members' annotations and finalizers
+    /// are not made from it.
+    pub nodes_from_table: Option<String>,
     /// The file ETCDSnapshotFiles were read from when it is a `kubectl get etcdsnapshotfiles`
     /// table: names, nodes, locations and sizes only (no times, finalizers, metadata, S3
     /// settings or errors), so the checks that need those report "not checked".

@@ -364,3 +364,46 @@ fn rke2_5866s_pasted_table_gives_the_split_between_its_holders() {
         "{split:#}"
     );
 }
+
+/// `kubectl get nodes` and `kubectl get lease` pasted into one file, in either order: both
+/// tables are read, and the nodes' VERSION judges the split (v1.29.4+k3s1 is affected), with
+/// none of the member checks a table cannot show.
+#[test]
+fn a_nodes_table_beside_a_lease_table_gives_the_versions_in_either_order() {
+    for file in [
+        "pasted/nodes-then-leases.txt",
+        "pasted/leases-then-nodes.txt",
+    ] {
+        let out = check(&[file]);
+        out.stderr_has("as a pasted `kubectl get nodes` table: 4 node(s)")
+            .stderr_has("as a pasted `kubectl get leases` table: 2 lock(s)");
+        let report: serde_json::Value = out.json();
+        assert_eq!(out.code, 1, "{file}: {report:#}");
+        let codes = codes(&report);
+        assert!(
+            codes.contains(&("lease-split".into(), "error".into())),
+            "{file}: {codes:?}"
+        );
+        assert!(
+            !codes.iter().any(|(c, _)| c.starts_with("member-")),
+            "{file}: a table shows no finalizers: {codes:?}"
+        );
+    }
+}
+
+/// A file of tables none of which k3sdoctor reads is refused as an empty input, as before.
+#[test]
+fn a_file_of_tables_k3sdoctor_does_not_read_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pods.txt");
+    std::fs::write(
+        &file,
+        "$ kubectl get pods -A\nNAMESPACE     NAME          READY   STATUS    RESTARTS   AGE\nkube-system   coredns-abc   1/1     Running   0          3d\n",
+    )
+    .unwrap();
+    k3sdoctor(["check", "--from-file"])
+        .arg(file.display().to_string())
+        .run()
+        .code(3)
+        .one_line_error();
+}

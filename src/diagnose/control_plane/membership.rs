@@ -25,6 +25,11 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
         // Reported once as dump-incomplete by the lease analyser.
         return Vec::new();
     };
+    if state.nodes_from_table.is_some() {
+        // A `kubectl get nodes` table shows no annotations, finalizers or conditions but
+        // Ready: the members' bookkeeping cannot be judged from it, only quorum.
+        return quorum_finding(nodes).into_iter().collect();
+    }
     let mut findings = Vec::new();
     let controller_ever_ran = nodes
         .iter()

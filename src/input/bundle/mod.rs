@@ -11,6 +11,7 @@ mod holder_table;
 mod layout;
 pub mod limits;
 mod memberlist;
+mod node_table;
 mod pasted_table;
 pub mod provenance;
 mod rancher_collector;
@@ -71,6 +72,9 @@ pub struct Source {
     pub gaps: Vec<SourceGap>,
     /// The file Leases came from when it names holders only (no renew times).
     pub holders_only: Option<String>,
+    /// The file Nodes came from when it is a `kubectl get nodes` table: names, roles,
+    /// readiness and versions only (no annotations, finalizers or heartbeats).
+    pub nodes_from_table: Option<String>,
     /// The file ETCDSnapshotFiles came from when it is a `kubectl get etcdsnapshotfiles` table.
     pub snapshots_from_table: Option<String>,
     /// That table may list only what one server sees (`etcd-snapshot ls`), so a ConfigMap entry

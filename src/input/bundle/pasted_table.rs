@@ -1,5 +1,6 @@
 //! Tables operators paste into issues and chats instead of a dump: `kubectl get lease -n
-//! kube-system` (also `-A`, `-o wide`), `kubectl get etcdsnapshotfiles` ([`snapshot_table`])
+//! kube-system` (also `-A`, `-o wide`), `kubectl get nodes` ([`node_table`]), `kubectl get
+//! etcdsnapshotfiles` ([`snapshot_table`])
 //! and `k3s etcd-snapshot ls` output ([`snapshot_ls_table`]). A lease table names each lock's
 //! holder and nothing else (no renew time, no duration, no resourceVersion), so it can show a
 //! split and who holds what, never whether a lock is still renewed; a snapshot table shows
@@ -9,6 +10,7 @@
 
 use super::configmap_table::{self, ConfigMapTable};
 use super::holder_table::{self, HolderRow};
+use super::node_table::{self, NodeRow};
 use super::snapshot_ls_table::{self, LsRow};
 use super::snapshot_table::{self, SnapshotRow};
 use super::{Built, Source};
@@ -25,6 +27,8 @@ pub enum PastedTable {
     SnapshotLs(Vec<LsRow>),
     /// `kubectl get configmaps`: NAME DATA AGE, with NAMESPACE first under `-A`.
     ConfigMaps(ConfigMapTable),
+    /// `kubectl get nodes`: NAME STATUS ROLES AGE VERSION.
+    Nodes(Vec<NodeRow>),
 }
 
 /// The tables one pasted file holds, in order, and the headers of tables k3sdoctor does not
@@ -80,11 +84,9 @@ pub fn detect(text: &str) -> Option<Pasted> {
         tables: Vec::new(),
         skipped: Vec::new(),
     };
-    for (i, section) in sections.into_iter().enumerate() {
+    for section in sections {
         match table(&section) {
             Some(table) => pasted.tables.push(table),
-            // The first table decides whether the file is a table at all, as before.
-            None if i == 0 => return None,
             None => pasted.skipped.push(
                 section
                     .header
@@ -93,6 +95,10 @@ pub fn detect(text: &str) -> Option<Pasted> {
                     .join(" "),
             ),
         }
+    }
+    // A file of tables k3sdoctor reads none of is no input of its own, whatever their order.
+    if pasted.tables.is_empty() {
+        return None;
     }
     Some(pasted)
 }
@@ -130,6 +136,9 @@ fn table(section: &Section) -> Option<PastedTable> {
             section.header,
             rows,
         )));
+    }
+    if node_table::is_header(&words) {
+        return Some(PastedTable::Nodes(node_table::rows(section.header, rows)));
     }
     if configmap_table::is_header(&words) {
         return Some(PastedTable::ConfigMaps(configmap_table::rows(
@@ -230,6 +239,22 @@ pub fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
                 "read {name} as a pasted `kubectl get leases` table: {} lock(s) in {LOCK_NAMESPACE}, \
                  holders only (no renew times, no durations)",
                 locks.len()
+            ));
+        }
+        PastedTable::Nodes(rows) => {
+            for row in &rows {
+                source.built.push(Built {
+                    path: path.to_string(),
+                    name: name.to_string(),
+                    value: node_table::node(row),
+                });
+            }
+            source.complete.push("Node");
+            source.nodes_from_table = Some(name.to_string());
+            source.notes.push(format!(
+                "read {name} as a pasted `kubectl get nodes` table: {} node(s), names, roles, readiness and \
+                 versions only (no annotations: hostname identities and etcd member names are not known)",
+                rows.len()
             ));
         }
         PastedTable::SnapshotFiles(rows) => {
@@ -381,7 +406,7 @@ etcd-snapshot-s1-1700000000 file:///db/etcd-snapshot-s1-1700000000 5636128 2023-
             "apiVersion: v1\nkind: List\nitems: []\n",
             "{\"kind\": \"List\"}",
             "# NAME HOLDER\napiVersion: v1\n",
-            "NAME   STATUS   ROLES   AGE   VERSION\ns1     Ready    master  3d    v1.29.4+k3s1\n",
+            "NAME          READY   STATUS    RESTARTS   AGE\ncoredns-abc   1/1     Running   0          3d\n",
             "",
             "\r\n\u{3000}\n",
             "etcd-snapshot-s1-1700000000   etcd-snapshot-s1-1700000000   s1   file:///x   5636128   41d\n",

@@ -112,6 +112,16 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     if leases().next().is_some() && !leases().any(|(_, found)| found.from_table) {
         state.holders_only = None;
     }
+    // Nodes from a dump beside a nodes table win over its rows.
+    let nodes = || {
+        collected
+            .objects
+            .iter()
+            .filter(|((k, _, _), _)| k == "Node")
+    };
+    if nodes().next().is_some() && !nodes().any(|(_, found)| found.from_table) {
+        state.nodes_from_table = None;
+    }
     // The same for ETCDSnapshotFiles: the table counts only while one of its rows is kept.
     let snapshots = || {
         collected
@@ -240,6 +250,7 @@ fn read_source(
         complete: listed,
         gaps,
         holders_only,
+        nodes_from_table,
         snapshots_from_table,
         snapshots_partial,
         configmap_listing,
@@ -290,6 +301,9 @@ fn read_source(
     state.gaps.extend(gaps);
     if holders_only.is_some() {
         state.holders_only = holders_only;
+    }
+    if nodes_from_table.is_some() {
+        state.nodes_from_table = nodes_from_table;
     }
     if snapshots_from_table.is_some() {
         state.snapshots_from_table = snapshots_from_table;

@@ -14,6 +14,10 @@ $ kubectl get nodes
 NAME   STATUS   ROLES                       AGE   VERSION
 s1     Ready    control-plane,etcd,master   41d   v1.29.4+k3s1
 
+$ kubectl get pods -n kube-system
+NAME          READY   STATUS    RESTARTS   AGE
+coredns-abc   1/1     Running   0          41d
+
 $ kubectl get etcdsnapshotfiles
 No resources found
 
@@ -29,15 +33,17 @@ etcd-snapshot-s1-1700000000 file:///db/etcd-snapshot-s1-1700000000 5636128 2023-
 #[test]
 fn each_header_starts_a_table_and_a_prompt_ends_one() {
     let pasted = detect(PASTE).expect("a paste of tables");
-    assert_eq!(pasted.skipped, ["NAME STATUS ROLES AGE VERSION"]);
+    assert_eq!(pasted.skipped, ["NAME READY STATUS RESTARTS AGE"]);
     let [
         PastedTable::Leases(leases),
+        PastedTable::Nodes(nodes),
         PastedTable::ConfigMaps(cms),
         PastedTable::SnapshotLs(ls),
     ] = &pasted.tables[..]
     else {
         panic!("{:?}", pasted.tables);
     };
+    assert_eq!(nodes[0].version, "v1.29.4+k3s1");
     // The lock named `k3s` is a row, not a `k3s …` command line.
     assert_eq!(leases.len(), 2, "{leases:?}");
     assert_eq!(leases[0].name, "k3s");
@@ -57,24 +63,33 @@ fn every_table_reaches_the_source_and_a_skipped_one_is_noted() {
         "paste.txt",
         &mut source,
     );
-    assert_eq!(source.complete, ["Lease", "ETCDSnapshotFile"]);
-    assert_eq!(source.built.len(), 3, "two locks, one snapshot");
+    assert_eq!(source.complete, ["Lease", "Node", "ETCDSnapshotFile"]);
+    assert_eq!(source.built.len(), 4, "two locks, one node, one snapshot");
+    assert_eq!(source.nodes_from_table.as_deref(), Some("paste.txt"));
     let listing = source.configmap_listing.expect("the ConfigMap table");
     assert_eq!(listing.file, "paste.txt");
     assert!(
         source
             .notes
             .iter()
-            .any(|n| n.contains("skipped a `NAME STATUS ROLES AGE VERSION` table in paste.txt")),
+            .any(|n| n.contains("skipped a `NAME READY STATUS RESTARTS AGE` table in paste.txt")),
         "{:?}",
         source.notes
     );
 }
 
 #[test]
-fn a_first_table_no_reader_knows_leaves_the_file_to_the_dump_parser() {
+fn tables_no_reader_knows_are_skipped_and_alone_leave_the_file_to_the_dump_parser() {
+    // Whatever its place, a table no reader knows does not hide the ones that are read.
     let text = "NAME STATUS AGE\ns1 Ready 1d\n\nNAME DATA AGE\nk3s-etcd-snapshots 0 1d\n";
-    assert_eq!(detect(text), None);
+    let pasted = detect(text).expect("the ConfigMap table is read");
+    assert_eq!(pasted.skipped, ["NAME STATUS AGE"]);
+    assert!(matches!(pasted.tables[..], [PastedTable::ConfigMaps(_)]));
+    assert_eq!(
+        detect("NAME STATUS AGE\ns1 Ready 1d\n"),
+        None,
+        "no table it reads"
+    );
     assert_eq!(
         detect("k3s-etcd-snapshots 0 41d\nNAME DATA AGE\n"),
         None,
