@@ -81,7 +81,7 @@ impl Datastore {
     pub fn describe(&self) -> &'static str {
         match self {
             Datastore::EmbeddedEtcd => "embedded etcd",
-            Datastore::Sqlite => "sqlite (no leader election, no etcd snapshots)",
+            Datastore::Sqlite => "sqlite: no leader election, no etcd snapshots",
             Datastore::ExternalSql => "external datastore",
             Datastore::Unknown(_) => "datastore not known",
         }

@@ -74,7 +74,7 @@ fn a_single_sqlite_server_without_locks_or_snapshots_is_healthy_live() {
         .cluster(&fake, Role::ReadOnly)
         .run();
     out.code(0)
-        .stdout_has("1 server (sqlite (no leader election, no etcd snapshots))");
+        .stdout_has("1 server (sqlite: no leader election, no etcd snapshots)");
 }
 
 #[test]

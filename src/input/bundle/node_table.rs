@@ -80,13 +80,56 @@ mod tests {
 
     #[test]
     fn a_pasted_nodes_table_gives_names_roles_readiness_and_versions() {
-        let header = "NAME           STATUS                     ROLES                       AGE   VERSION        INTERNAL-IP   OS-IMAGE";
+        // Aligned as kubectl prints it; the columns are rebuilt from words here only so that the
+        // source holds no long runs of blanks.
+        let aligned = |cells: &[&str]| {
+            let widths = [15, 27, 28, 6, 15, 14];
+            cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{c:<w$}", w = widths.get(i).copied().unwrap_or(0)))
+                .collect::<String>()
+        };
+        let header = aligned(&[
+            "NAME",
+            "STATUS",
+            "ROLES",
+            "AGE",
+            "VERSION",
+            "INTERNAL-IP",
+            "OS-IMAGE",
+        ]);
+        let os = "SUSE Linux Enterprise Server 15 SP5";
         let lines = [
-            "ip-1-1-1-7     Ready                      control-plane,etcd,master   15m   v1.29.4+k3s1   1.1.1.7       SUSE Linux Enterprise Server 15 SP5",
-            "ip-1-1-1-3     Ready,SchedulingDisabled   <none>                      14m   v1.29.4+k3s1   1.1.1.3       SUSE Linux Enterprise Server 15 SP5",
-            "ip-1-1-1-5     NotReady                   control-plane,etcd,master   14m   v1.29.4+k3s1   1.1.1.5       SUSE Linux Enterprise Server 15 SP5",
+            aligned(&[
+                "ip-1-1-1-7",
+                "Ready",
+                "control-plane,etcd,master",
+                "15m",
+                "v1.29.4+k3s1",
+                "1.1.1.7",
+                os,
+            ]),
+            aligned(&[
+                "ip-1-1-1-3",
+                "Ready,SchedulingDisabled",
+                "<none>",
+                "14m",
+                "v1.29.4+k3s1",
+                "1.1.1.3",
+                os,
+            ]),
+            aligned(&[
+                "ip-1-1-1-5",
+                "NotReady",
+                "control-plane,etcd,master",
+                "14m",
+                "v1.29.4+k3s1",
+                "1.1.1.5",
+                os,
+            ]),
         ];
-        let rows = rows(header, lines.into_iter());
+        let rows = rows(&header, lines.iter().map(String::as_str));
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].roles, ["control-plane", "etcd", "master"]);
         assert!(rows[1].roles.is_empty());
