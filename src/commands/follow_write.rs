@@ -2,12 +2,10 @@
 //! the plan was judged on, and a MultiLock pair finished or reported exactly — on a failure,
 //! and on SIGINT/SIGTERM too.
 
-use std::future::Future;
-use std::time::Duration;
-
 use super::load::{Loaded, read_live};
-use super::termination::Termination;
+use super::termination::{REREAD_LIMIT, Termination};
 use crate::apply::WriteError;
+use crate::apply::landed::{Landed, lock_landed};
 use crate::exit::Failure;
 use crate::follow::follow_apply::{LockObjects, WrittenCopy, read_lock_objects, write_copy};
 use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
@@ -24,12 +22,34 @@ const MAX_ATTEMPTS: usize = 5;
 /// How often a later copy of a MultiLock is re-read and written again after a 409.
 const LATER_COPY_ATTEMPTS: usize = 3;
 
-/// How long the copies are read again for a report after a stop; the report must not hang.
-const REPORT_READ_LIMIT: Duration = Duration::from_secs(5);
-
 pub enum Applied {
     Written(Vec<(LockCopy, WrittenCopy)>),
     AlreadyAligned,
+}
+
+/// A move that did not end as planned, with the copies that did land, so its Event names
+/// exactly what was written.
+pub struct Unapplied {
+    pub failure: Failure,
+    pub written: Vec<(LockCopy, WrittenCopy)>,
+    /// Every copy landed (an interrupted run stops before the takeover is verified).
+    pub all_written: bool,
+}
+
+impl Unapplied {
+    fn nothing_written(failure: Failure) -> Unapplied {
+        Unapplied {
+            failure,
+            written: Vec::new(),
+            all_written: false,
+        }
+    }
+}
+
+impl From<Failure> for Unapplied {
+    fn from(failure: Failure) -> Unapplied {
+        Unapplied::nothing_written(failure)
+    }
 }
 
 /// Judges the plan again on the lock objects as they are now and writes every copy with
@@ -47,20 +67,20 @@ pub async fn apply(
     request: &FollowRequest,
     ui: &dyn Narrator,
     term: &mut Termination,
-) -> Result<Applied, Failure> {
+) -> Result<Applied, Unapplied> {
     for attempt in 1..=MAX_ATTEMPTS {
         let judged = tokio::select! {
             judged = judge(conn, judging, planned, request, ui) => judged?,
             _ = term.received() => {
                 return Err(Failure::Incomplete(
                     "interrupted before anything was sent: nothing was written".into(),
-                ));
+                ).into());
             }
         };
         let (current, objects) = match judged {
             (Rejudged::Proceed(current), objects) => (current, objects),
             (Rejudged::AlreadyAligned, _) => return Ok(Applied::AlreadyAligned),
-            (Rejudged::Changed(line), _) => return Err(Failure::Incomplete(line)),
+            (Rejudged::Changed(line), _) => return Err(Failure::Incomplete(line).into()),
         };
         match write_pair(conn, &current, &objects, ui, term).await? {
             Some(written) => return Ok(Applied::Written(written)),
@@ -73,7 +93,8 @@ pub async fn apply(
     Err(Failure::Incomplete(format!(
         "{} changed under every one of {MAX_ATTEMPTS} write attempts; nothing was written; run the command again",
         planned.lock
-    )))
+    ))
+    .into())
 }
 
 /// The cluster read again, with the lock's copies read last and substituted: the plan is
@@ -102,14 +123,36 @@ async fn write_pair(
     objects: &LockObjects,
     ui: &dyn Narrator,
     term: &mut Termination,
-) -> Result<Option<Vec<(LockCopy, WrittenCopy)>>, Failure> {
+) -> Result<Option<Vec<(LockCopy, WrittenCopy)>>, Unapplied> {
     let mut written: Vec<(LockCopy, WrittenCopy)> = Vec::new();
     let mut interrupted = false;
     for (i, copy) in plan.writes.iter().copied().enumerate() {
         let send = write_copy(conn, &plan.lock, copy, objects, plan.edit(), false);
-        let Some(result) = unless_stopped(send, term, &mut interrupted, ui, plan).await else {
-            return Err(stopped(conn, plan, &written, copy).await);
+        let Some(mut result) = unless_stopped(send, term, &mut interrupted, ui, plan).await else {
+            let failure = stopped(conn, plan, &written, copy).await;
+            // The Event names the copy if it did land.
+            let before = objects.resource_version(copy).unwrap_or_default();
+            let why = "stopped by a second interrupt";
+            if let Ok(w) = settle(conn, plan, copy, &before, why, ui).await {
+                written.push((copy, w));
+            }
+            return Err(unapplied(plan, failure, written));
         };
+        if let Err(WriteError::Unanswered(e)) = result {
+            let before = objects.resource_version(copy).unwrap_or_default();
+            result = match settle(conn, plan, copy, &before, &e.message, ui).await {
+                Ok(w) => Ok(w),
+                Err(Unsettled::NotOurs(line)) if i == 0 => {
+                    return Err(Failure::Incomplete(format!("{line}; nothing was written")).into());
+                }
+                Err(Unsettled::Unknown(line)) if i == 0 => {
+                    return Err(Failure::Incomplete(line).into());
+                }
+                Err(Unsettled::NotOurs(line) | Unsettled::Unknown(line)) => {
+                    Err(WriteError::Other(crate::input::ReadError::new(line)))
+                }
+            };
+        }
         match result {
             Ok(w) => {
                 ui.note(&format!(
@@ -122,36 +165,53 @@ async fn write_pair(
                 return Err(Failure::Incomplete(format!(
                     "interrupted: {} changed since it was read (409), so nothing was written",
                     copy.object(&plan.lock)
-                )));
+                ))
+                .into());
             }
             Err(WriteError::Conflict) if i == 0 => return Ok(None),
-            Err(WriteError::Other(e)) if i == 0 => {
-                return Err(super::write_failed_nothing_written(e));
+            Err(WriteError::Other(e) | WriteError::Unanswered(e)) if i == 0 => {
+                return Err(super::write_failed_nothing_written(e).into());
             }
             Err(WriteError::Conflict) => {
                 let again =
                     rewrite_after_conflict(conn, plan, copy, ui, term, &mut interrupted).await;
+                let again = match again {
+                    Some(Err(WriteError::Unanswered(e))) => {
+                        let now = read_lock_objects(conn, &plan.lock, &[copy]).await.ok();
+                        let before = now
+                            .and_then(|o| o.resource_version(copy))
+                            .unwrap_or_default();
+                        Some(
+                            settle(conn, plan, copy, &before, &e.message, ui)
+                                .await
+                                .map(Some)
+                                .map_err(|u| WriteError::Other(u.into())),
+                        )
+                    }
+                    again => again,
+                };
                 match again {
                     Some(Ok(Some(w))) => written.push((copy, w)),
                     // The copy names the target already: the pair agrees.
                     Some(Ok(None)) => {}
                     Some(Err(e)) => {
-                        return Err(Failure::Incomplete(
-                            partial_write(conn, plan, &written, copy, e).await,
-                        ));
+                        let line = partial_write(conn, plan, &written, copy, e).await;
+                        return Err(unapplied(plan, Failure::Incomplete(line), written));
                     }
-                    None => return Err(stopped(conn, plan, &written, copy).await),
+                    None => {
+                        let failure = stopped(conn, plan, &written, copy).await;
+                        return Err(unapplied(plan, failure, written));
+                    }
                 }
             }
             Err(e) => {
-                return Err(Failure::Incomplete(
-                    partial_write(conn, plan, &written, copy, e).await,
-                ));
+                let line = partial_write(conn, plan, &written, copy, e).await;
+                return Err(unapplied(plan, Failure::Incomplete(line), written));
             }
         }
     }
     if interrupted {
-        return Err(Failure::Incomplete(format!(
+        let failure = Failure::Incomplete(format!(
             "interrupted: finished the write first: {} now {} {}; the takeover was not verified; check it with \
              k3sdoctor leases",
             written_list(&plan.lock, &plan.writes),
@@ -161,39 +221,103 @@ async fn write_pair(
                 "names"
             },
             plan.to_identity
-        )));
+        ));
+        return Err(unapplied(plan, failure, written));
     }
     Ok(Some(written))
+}
+
+fn unapplied(
+    plan: &FollowPlan,
+    failure: Failure,
+    written: Vec<(LockCopy, WrittenCopy)>,
+) -> Unapplied {
+    let all_written = plan
+        .writes
+        .iter()
+        .all(|c| written.iter().any(|(w, _)| w == c));
+    Unapplied {
+        failure,
+        written,
+        all_written,
+    }
+}
+
+/// What a write whose answer was lost did, when it did not land as planned: the sentence
+/// says what the copy holds instead.
+enum Unsettled {
+    /// Read again, it holds nothing of this run.
+    NotOurs(String),
+    /// It could not be read again.
+    Unknown(String),
+}
+
+impl From<Unsettled> for crate::input::ReadError {
+    fn from(u: Unsettled) -> crate::input::ReadError {
+        match u {
+            Unsettled::NotOurs(line) | Unsettled::Unknown(line) => {
+                crate::input::ReadError::new(line)
+            }
+        }
+    }
+}
+
+/// A write of `copy` whose answer was lost (`why`): the copy read again decides. The write it
+/// proves landed comes back as written.
+async fn settle(
+    conn: &Connection,
+    plan: &FollowPlan,
+    copy: LockCopy,
+    before: &str,
+    why: &str,
+    ui: &dyn Narrator,
+) -> Result<WrittenCopy, Unsettled> {
+    let object = copy.object(&plan.lock);
+    let read =
+        tokio::time::timeout(REREAD_LIMIT, read_lock_objects(conn, &plan.lock, &[copy])).await;
+    let Ok(Ok(objects)) = read else {
+        return Err(Unsettled::Unknown(format!(
+            "{why}; {object} may or may not have been written, and reading it again failed: check it with \
+             k3sdoctor leases"
+        )));
+    };
+    let record = objects.record(copy);
+    let rv = objects.resource_version(copy).unwrap_or_default();
+    let now = record
+        .as_ref()
+        .map(|r| (rv.as_str(), r.holder_identity.as_str()));
+    let landed = lock_landed(before, now, &plan.from_holder, &plan.to_identity);
+    let said = format!("{why}; read again, {object} {}", landed.describe());
+    match landed {
+        Landed::Written { resource_version } => {
+            ui.note(&said);
+            Ok(WrittenCopy {
+                object,
+                resource_version,
+                renew_time: record.and_then(|r| r.renew_time),
+            })
+        }
+        Landed::NotWritten | Landed::ByOther(_) => Err(Unsettled::NotOurs(said)),
+    }
 }
 
 /// Runs `send` to its end through a first SIGINT/SIGTERM (noted, remembered in `interrupted`);
 /// `None` when a second one comes first.
 async fn unless_stopped<T>(
-    send: impl Future<Output = T>,
+    send: impl std::future::Future<Output = T>,
     term: &mut Termination,
     interrupted: &mut bool,
     ui: &dyn Narrator,
     plan: &FollowPlan,
 ) -> Option<T> {
-    tokio::pin!(send);
-    loop {
-        tokio::select! {
-            // The request goes out before a pending signal is looked at.
-            biased;
-            done = &mut send => return Some(done),
-            _ = term.received() => {
-                if *interrupted {
-                    return None;
-                }
-                *interrupted = true;
-                ui.note(&format!(
-                    "interrupted: a write is already sent, so k3sdoctor first finishes writing {} (interrupt again \
-                     to stop at once and see what each copy names)",
-                    written_list(&plan.lock, &plan.writes)
-                ));
-            }
-        }
-    }
+    term.finish_first(send, interrupted, || {
+        ui.note(&format!(
+            "interrupted: a write is already sent, so k3sdoctor first finishes writing {} (interrupt again to \
+             stop at once and see what each copy names)",
+            written_list(&plan.lock, &plan.writes)
+        ));
+    })
+    .await
 }
 
 /// A later copy met a 409 after the first landed: read it again and write it again only over
@@ -257,7 +381,7 @@ async fn partial_write(
     let done: Vec<String> = written.iter().map(|(_, w)| w.object.clone()).collect();
     let why = match e {
         WriteError::Conflict => "it changed since it was read (409)".to_string(),
-        WriteError::Other(e) => e.message,
+        WriteError::Other(e) | WriteError::Unanswered(e) => e.message,
     };
     format!(
         "{} now names {} but writing {} failed: {why}. The two copies disagree, so the current leader exits and the \
@@ -296,7 +420,7 @@ async fn stopped(
 /// The copies of the lock read again (bounded), described for the operator.
 async fn read_again(conn: &Connection, plan: &FollowPlan) -> String {
     let read = tokio::time::timeout(
-        REPORT_READ_LIMIT,
+        REREAD_LIMIT,
         read_lock_objects(conn, &plan.lock, &plan.writes),
     )
     .await;

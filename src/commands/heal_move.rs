@@ -185,7 +185,7 @@ impl Healer {
         let written = match apply(conn, self.judging, plan, &request, ui, &mut term).await {
             Ok(Applied::Written(written)) => written,
             Ok(Applied::AlreadyAligned) => return Ok(None),
-            Err(e) => return Err((Vec::new(), e.to_string())),
+            Err(e) => return Err((e.written, e.failure.to_string())),
         };
         let phase = |_: &str| {};
         let note = |line: &str| tracing::info!("{line}");

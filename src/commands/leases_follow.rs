@@ -112,10 +112,17 @@ async fn follow_live(
     };
     let applied = match apply(&conn, settings.judging, &planned, request, ui, &mut term).await {
         Ok(applied) => applied,
-        Err(failure) => {
-            let failed = event(EventReason::LockMoveFailed, &[], &failure.to_string());
+        Err(unapplied) => {
+            // Every copy landed before the run stopped: the lock moved, unverified.
+            let reason = if unapplied.all_written {
+                EventReason::LockMoved
+            } else {
+                EventReason::LockMoveFailed
+            };
+            let line = unapplied.failure.to_string();
+            let failed = event(reason, &unapplied.written, &line);
             repair_events::record(&conn, ui, &failed).await;
-            return Err(failure.into());
+            return Err(unapplied.failure.into());
         }
     };
     let written = match applied {
@@ -272,7 +279,9 @@ async fn dry_run(conn: &Connection, plan: &FollowPlan) -> Result<(), Failure> {
     for copy in &plan.writes {
         match write_copy(conn, &plan.lock, *copy, &objects, plan.edit(), true).await {
             Ok(_) | Err(WriteError::Conflict) => {}
-            Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e)),
+            Err(WriteError::Other(e) | WriteError::Unanswered(e)) => {
+                return Err(super::write_failed_nothing_written(e));
+            }
         }
     }
     Ok(())

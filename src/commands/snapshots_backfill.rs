@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use k8s_openapi::api::core::v1::ConfigMap;
 
 use super::Ui;
-use super::configmap_write::{self, ConfigMapWrite};
+use super::configmap_write::{self, ConfigMapWrite, Sent};
 use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
@@ -153,7 +153,9 @@ async fn backfill_live(
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
         // A refused dry run (422 invalid, 413 too large, 500) changed nothing: the same
         // exit and wording as a refused write (README, "Failure behaviour").
-        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
+        Err(WriteError::Other(e) | WriteError::Unanswered(e)) => {
+            return Err(super::write_failed_nothing_written(e).into());
+        }
     }
     if !args.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
@@ -188,23 +190,32 @@ async fn backfill_live(
             ));
             backup = Some(path);
         }
-        match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), false).await {
-            Ok(written) => {
-                let write = ConfigMapWrite {
-                    name: &plan.configmap,
-                    reason: EventReason::SnapshotEntriesBackfilled,
-                    counts: (plan.add.len(), plan.update.len(), plan.remove.len()),
-                    what: "backfilled what k3s's snapshot controller would have written",
-                    command: "snapshots backfill --fix",
-                };
-                let rv = configmap_write::announce(&conn, ui, &write, &written).await;
+        let write = ConfigMapWrite {
+            name: &plan.configmap,
+            reason: EventReason::SnapshotEntriesBackfilled,
+            counts: (plan.add.len(), plan.update.len(), plan.remove.len()),
+            what: "backfilled what k3s's snapshot controller would have written",
+            command: "snapshots backfill --fix",
+        };
+        let holds_plan =
+            |data: &std::collections::BTreeMap<String, String>| plan.unverified(data).is_empty();
+        let sent = configmap_write::write_through(
+            &conn,
+            ui,
+            &write,
+            &plan.data,
+            original.as_ref(),
+            &holds_plan,
+        )
+        .await?;
+        match sent {
+            Sent::Written(rv) => {
                 return report_after(&conn, settings, ui, plan, backup, rv, args.fail_on).await;
             }
-            Err(WriteError::Conflict) => ui.note(&format!(
+            Sent::Conflict => ui.note(&format!(
                 "ConfigMap kube-system/{} changed while planning (409); re-reading",
                 plan.configmap
             )),
-            Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
         }
     }
     Err(Failure::Incomplete(format!(

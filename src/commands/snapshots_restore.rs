@@ -7,7 +7,7 @@ use std::path::Path;
 use k8s_openapi::api::core::v1::ConfigMap;
 
 use super::Ui;
-use super::configmap_write::{self, ConfigMapWrite};
+use super::configmap_write::{self, ConfigMapWrite, Sent};
 use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots, runtime};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
@@ -174,7 +174,9 @@ async fn restore_live(
         Ok(_) => ui.note("server-side dry run: accepted"),
         Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
         // A refused dry run changed nothing: the same exit and wording as a refused write.
-        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
+        Err(WriteError::Other(e) | WriteError::Unanswered(e)) => {
+            return Err(super::write_failed_nothing_written(e).into());
+        }
     }
     if !args.yes && !confirm(&conn, &plan, args) {
         ui.note("declined: nothing was written");
@@ -187,11 +189,6 @@ async fn restore_live(
     };
     // The precondition is the resourceVersion just read: a change made since (k3s's own
     // controller, another operator) is a 409 and nothing is overwritten.
-    let written = match write_configmap(&conn, &name, &plan.data, current.as_ref(), false).await {
-        Ok(written) => written,
-        Err(WriteError::Conflict) => return Err(changed_since_read(&name).into()),
-        Err(WriteError::Other(e)) => return Err(super::write_failed_nothing_written(e).into()),
-    };
     let what = format!("restored from backup {}", args.from_backup.display());
     let write = ConfigMapWrite {
         name: &name,
@@ -200,7 +197,20 @@ async fn restore_live(
         what: &what,
         command: "snapshots restore --fix",
     };
-    let rv = configmap_write::announce(&conn, ui, &write, &written).await;
+    let holds_plan = |data: &std::collections::BTreeMap<String, String>| *data == plan.data;
+    let sent = configmap_write::write_through(
+        &conn,
+        ui,
+        &write,
+        &plan.data,
+        current.as_ref(),
+        &holds_plan,
+    )
+    .await?;
+    let rv = match sent {
+        Sent::Written(rv) => rv,
+        Sent::Conflict => return Err(changed_since_read(&name).into()),
+    };
     report_after(&conn, settings, args, ui, plan, saved, rv).await
 }
 

@@ -34,3 +34,35 @@ impl Termination {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+/// How long an object is read again for a report after a write whose answer was lost or a
+/// stop: the report must not hang on the server that failed the write.
+pub const REREAD_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Termination {
+    /// Runs `send` (a write already on its way) to its end through a first SIGINT/SIGTERM:
+    /// `on_first` says so and `interrupted` remembers it. `None` when a second signal comes
+    /// first: the write was sent and its answer never came.
+    pub async fn finish_first<T>(
+        &mut self,
+        send: impl std::future::Future<Output = T>,
+        interrupted: &mut bool,
+        on_first: impl Fn(),
+    ) -> Option<T> {
+        tokio::pin!(send);
+        loop {
+            tokio::select! {
+                // The request goes out before a pending signal is looked at.
+                biased;
+                done = &mut send => return Some(done),
+                _ = self.received() => {
+                    if *interrupted {
+                        return None;
+                    }
+                    *interrupted = true;
+                    on_first();
+                }
+            }
+        }
+    }
+}

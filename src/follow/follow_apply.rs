@@ -119,13 +119,8 @@ pub async fn write_copy(
     };
     let verb = if dry_run { "dry-run update" } else { "update" };
     let object = copy.object(lock);
-    let fail = |e: kube::Error| match &e {
-        kube::Error::Api(status) if status.code == 409 => WriteError::Conflict,
-        _ => WriteError::Other(ReadError::from_kube(
-            &e,
-            &format!("{verb} {object}"),
-            &conn.server,
-        )),
+    let fail = |e: kube::Error| {
+        WriteError::from_kube(&e, &format!("{verb} {object}"), &conn.server, dry_run)
     };
     let missing = || {
         WriteError::Other(ReadError::new(format!(

@@ -58,13 +58,13 @@ pub async fn write_configmap(
         (false, true) => "update",
         (false, false) => "create",
     };
-    let fail = |e: kube::Error| match &e {
-        kube::Error::Api(status) if status.code == 409 => WriteError::Conflict,
-        _ => WriteError::Other(ReadError::from_kube(
+    let fail = |e: kube::Error| {
+        WriteError::from_kube(
             &e,
             &format!("{verb} configmap kube-system/{name}"),
             &conn.server,
-        )),
+            dry_run,
+        )
     };
     match original {
         Some(cm) => {

@@ -52,6 +52,7 @@ mod krew_manifest;
 mod layout;
 mod leases;
 mod long_lines;
+mod lost_answers;
 mod lying_lists;
 mod man_pages;
 mod node_args;

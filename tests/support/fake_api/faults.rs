@@ -23,6 +23,19 @@ pub enum FaultAction {
     /// Answer 200 with a JSON list that goes on for this many bytes, streamed in chunks so the
     /// fake never holds it.
     HugeBody(u64),
+    /// Handle the request normally — a write is stored — and then fail to say so.
+    AfterCommit(AfterCommit),
+}
+
+/// How the answer to a request that was handled (a write stored) is lost.
+#[derive(Clone, Debug)]
+pub enum AfterCommit {
+    /// Answer with this code instead (a 500 as when etcd's reply timed out).
+    Status(u16),
+    /// Close the connection without an answer.
+    Reset,
+    /// Never answer.
+    Hang,
 }
 
 /// How a list reply lies about its paging.
@@ -121,6 +134,15 @@ impl Fault {
             any_if_star(method),
             path_contains,
             FaultAction::HugeBody(bytes),
+        )
+    }
+
+    /// `Fault::after_commit("PUT", "/leases/k3s?", AfterCommit::Status(500))`.
+    pub fn after_commit(method: &str, path_contains: &str, lost: AfterCommit) -> Fault {
+        Fault::new(
+            any_if_star(method),
+            path_contains,
+            FaultAction::AfterCommit(lost),
         )
     }
 

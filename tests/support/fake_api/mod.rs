@@ -43,7 +43,7 @@ mod writes;
 #[allow(unused_imports)]
 pub use auth::Role;
 #[allow(unused_imports)]
-pub use faults::{Fault, FaultAction, ListLie};
+pub use faults::{AfterCommit, Fault, FaultAction, ListLie};
 #[allow(unused_imports)]
 pub use store::WatchEvent;
 

@@ -4,7 +4,7 @@
 //! "Other").
 
 use super::RequestRecord;
-use super::faults::{self, FaultAction, ListLie};
+use super::faults::{self, AfterCommit, FaultAction, ListLie};
 use super::handlers::{self, MAX_BODY_BYTES, Query, Request};
 use super::resources;
 use super::state::State;
@@ -324,6 +324,26 @@ async fn respond(
                 .header("Content-Type", "application/json")
                 .body(FakeBody::Watch(stream_huge_body(bytes)))
                 .expect("valid response");
+        }
+        Some(FaultAction::AfterCommit(lost)) => {
+            let (handled, _) = handle(&state, &request);
+            state.lock().expect("fake api state").requests[index].status = handled.status;
+            match lost {
+                AfterCommit::Status(code) => {
+                    let info = resources::request_info(&method, &path, &request.query);
+                    let def =
+                        resources::by_plural(&info.api_group, &info.api_version, &info.resource);
+                    (
+                        status::for_code(code, def.map(|d| (d, info.name.as_str()))),
+                        None,
+                    )
+                }
+                AfterCommit::Reset => {
+                    kill.notify_one();
+                    std::future::pending::<(Reply, Option<WatchFeed>)>().await
+                }
+                AfterCommit::Hang => std::future::pending::<(Reply, Option<WatchFeed>)>().await,
+            }
         }
         None => handle(&state, &request),
     };
