@@ -2,7 +2,7 @@
 //! the plan was judged on, and a MultiLock pair finished or reported exactly — on a failure,
 //! and on SIGINT/SIGTERM too.
 
-use super::load::{Loaded, read_live};
+use super::load::{Loaded, read_live_for_a_move};
 use super::termination::{REREAD_LIMIT, Termination};
 use crate::apply::WriteError;
 use crate::apply::landed::{Landed, lock_landed};
@@ -106,7 +106,7 @@ async fn judge(
     request: &FollowRequest,
     ui: &dyn Narrator,
 ) -> Result<(Rejudged, LockObjects), Failure> {
-    let fresh = read_live(conn, judging, ui).await?;
+    let fresh = read_live_for_a_move(conn, judging, ui).await?;
     let objects = read_lock_objects(conn, &planned.lock, &planned.writes).await?;
     let judged = Loaded {
         state: judged_state(fresh.state, &planned.lock, &objects),

@@ -7,7 +7,9 @@ use awaiting_takeover::{Move, await_takeover};
 
 use super::Ui;
 use super::follow_write::{Applied, apply};
-use super::load::{Loaded, connect_live, load_lease_state, read_live, runtime};
+use super::load::{
+    Loaded, connect_live, load_lease_state, read_live, read_live_for_a_move, runtime,
+};
 use super::repair_events;
 use super::termination::Termination;
 use crate::apply::WriteError;
@@ -74,7 +76,7 @@ async fn follow_live(
     interactive: bool,
 ) -> anyhow::Result<Exit> {
     let conn = connect_live(options, ui).await?;
-    let loaded = read_live(&conn, settings.judging, ui).await?;
+    let loaded = read_live_for_a_move(&conn, settings.judging, ui).await?;
     let outcome = plan(&loaded, request)?;
     let FollowOutcome::Move(planned) = outcome.clone() else {
         emit(

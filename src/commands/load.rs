@@ -210,6 +210,20 @@ pub async fn read_live(
     finish(judging, state, distro, tell)
 }
 
+/// [`read_live`] and the kubelets' heartbeats, for the gates of a lock move.
+pub async fn read_live_for_a_move(
+    conn: &Connection,
+    judging: Judging,
+    tell: &dyn Narrator,
+) -> Result<Loaded, Failure> {
+    let trace = |line: &str| tell.trace(line);
+    let mut loaded = read_live(conn, judging, tell).await?;
+    live::read_node_heartbeats(conn, &trace)
+        .await?
+        .fill(&mut loaded.state);
+    Ok(loaded)
+}
+
 /// A fleet member's read: the lease state, and the snapshot objects and the `kubernetes`
 /// Endpoints (everything `check` reads) when `snapshots`; notes
 /// are returned, not printed. Requests are traced through `trace`.

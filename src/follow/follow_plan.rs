@@ -112,7 +112,7 @@ pub fn plan_follow(
         overridden,
     };
     let node = &*target.node;
-    if let Some(problem) = not_a_candidate(node) {
+    if let Some(problem) = not_a_candidate(node, now) {
         gate.pass(
             format!(
                 "target {} {problem}, so it cannot take {lock_name}",
@@ -143,7 +143,7 @@ pub fn plan_follow(
         )?;
     }
     let from_node = node_for_identity(nodes, distro, &from_holder).map(|(n, _)| n.name.clone());
-    let quorum = QuorumCheck::new(nodes, from_node.as_deref());
+    let quorum = QuorumCheck::new(nodes, from_node.as_deref(), now, &state.heartbeats);
     if !quorum.holds() {
         gate.pass(
             format!(

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use jiff::Timestamp;
 
+use crate::diagnose::control_plane::heartbeat::{describe_silence, silent_for};
 use crate::diagnose::leases::lock_status::{LockState, LockStatus};
 use crate::distro::Distro;
 use crate::input::ClusterState;
@@ -135,6 +136,7 @@ fn agentless_server(
         conditions: Default::default(),
         created: None,
         addresses: Vec::new(),
+        heartbeat: None,
     })
 }
 
@@ -225,13 +227,18 @@ fn unconfirmed_identity(
     ))
 }
 
-pub(super) fn not_a_candidate(node: &NodeFacts) -> Option<&'static str> {
+pub(super) fn not_a_candidate(node: &NodeFacts, now: Timestamp) -> Option<String> {
     if node.deleting {
-        Some("is being deleted")
+        Some("is being deleted".to_string())
     } else if node.readiness != Readiness::Ready {
-        Some("is not Ready")
+        Some("is not Ready".to_string())
+    } else if let Some(age) = silent_for(node, now) {
+        Some(format!(
+            "is Ready by its Node but has sent {}",
+            describe_silence(age)
+        ))
     } else if !node.runs_control_plane() {
-        Some("is not a server with an API server (no control-plane role)")
+        Some("is not a server with an API server (no control-plane role)".to_string())
     } else {
         None
     }

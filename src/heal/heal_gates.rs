@@ -140,7 +140,7 @@ pub fn heal_candidate(
     let (from, to) = (holder(&distro.core_lock()), holder(&distro.etcd_lock()));
     let mut blocked = lock_gates(&analysis, split);
     blocked.extend(target_gates(state, distro, &to));
-    blocked.extend(etcd_gates(state, distro, &from));
+    blocked.extend(etcd_gates(state, distro, &from, now));
     blocked.extend(outside_gates(outside));
     let plan = plan_gate(state, distro, now, &mut blocked);
     Some(SplitCandidate {
@@ -231,11 +231,11 @@ fn target_gates(state: &ClusterState, distro: Distro, to: &str) -> Vec<Blocked> 
 
 /// etcd while the old holder restarts: quorum must hold, and no member removal may be in
 /// flight.
-fn etcd_gates(state: &ClusterState, distro: Distro, from: &str) -> Vec<Blocked> {
+fn etcd_gates(state: &ClusterState, distro: Distro, from: &str, now: Timestamp) -> Vec<Blocked> {
     let nodes = state.nodes();
     let mut blocked = Vec::new();
     let from_node = node_for_identity(nodes, distro, from).map(|(n, _)| n.name.as_str());
-    let quorum = QuorumCheck::new(nodes, from_node);
+    let quorum = QuorumCheck::new(nodes, from_node, now, &state.heartbeats);
     if !quorum.holds() {
         blocked.push(Blocked {
             gate: Gate::QuorumAtRisk,

@@ -37,6 +37,8 @@ pub use self::source_gap::SourceGap;
 pub struct ClusterState {
     pub origin: Origin,
     pub nodes: Option<Vec<NodeFacts>>,
+    /// Whether the kubelets' heartbeats were read into the Nodes (only the repairs ask).
+    pub heartbeats: crate::model::node::Heartbeats,
     /// Leases in kube-system.
     pub leases: Option<Vec<LeaseFacts>>,
     /// ConfigMaps in kube-system that k3sdoctor reads (lock copies, snapshot records).

@@ -35,6 +35,22 @@ pub struct NodeFacts {
     /// `status.addresses[].address` of the IP types (InternalIP, ExternalIP), as the kubelet
     /// reports them; `Hostname` entries are names, not addresses.
     pub addresses: Vec<String>,
+    /// `spec.renewTime` of its Lease in kube-node-lease, when that was read: the kubelet's
+    /// heartbeat every 10 s, in the kubelet's own clock. The Ready condition's
+    /// `lastHeartbeatTime` is no heartbeat: kubelets refresh it every 5 minutes at most.
+    pub heartbeat: Option<Timestamp>,
+}
+
+/// Whether the kubelets' heartbeats (their Leases in kube-node-lease) were read into
+/// [`NodeFacts::heartbeat`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Heartbeats {
+    /// Not asked for: only the repairs' gates read them.
+    #[default]
+    NotAsked,
+    Read,
+    /// Asked for and not read: why, in a phrase.
+    Unread(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -130,6 +146,7 @@ impl NodeFacts {
             conditions,
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
             addresses,
+            heartbeat: None,
         }
     }
 

@@ -65,6 +65,7 @@ mod pasted_tables;
 mod pending_snapshots;
 mod pipes;
 mod proxies;
+mod quorum_heartbeats;
 mod rancher_dumps;
 mod rbac;
 mod rbac_command;

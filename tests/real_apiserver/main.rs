@@ -35,6 +35,7 @@ mod node_passwords;
 mod packaged_charts;
 mod peak_launcher;
 mod pipes;
+mod quorum_heartbeats;
 mod rancher_bed;
 mod rancher_records;
 mod rancher_view;

@@ -28,7 +28,7 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
     if state.nodes_from_table.is_some() {
         // A `kubectl get nodes` table shows no annotations, finalizers or conditions but
         // Ready: the members' bookkeeping cannot be judged from it, only quorum.
-        return quorum_finding(nodes).into_iter().collect();
+        return quorum_finding(state, now).into_iter().collect();
     }
     let mut findings = Vec::new();
     let controller_ever_ran = nodes
@@ -120,14 +120,15 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
         findings.push(etcd_members::leader_silent_finding(nodes, distro, now));
     }
     findings.extend(etcd_members::duplicate_member_names(nodes, distro));
-    findings.extend(quorum_finding(nodes));
+    findings.extend(quorum_finding(state, now));
     findings
 }
 
 /// With every member up, etcd tolerates the loss of a minority; once members are down and
 /// one more loss would cost quorum (or it is lost already), that is an error.
-fn quorum_finding(nodes: &[NodeFacts]) -> Option<Finding> {
-    let q = QuorumCheck::new(nodes, None);
+fn quorum_finding(state: &ClusterState, now: Timestamp) -> Option<Finding> {
+    let nodes = state.nodes();
+    let q = QuorumCheck::new(nodes, None, now, &state.heartbeats);
     if !q.applies() || q.ready == q.members || q.ready > q.quorum {
         return None;
     }

@@ -8,6 +8,7 @@ pub mod connection_certificates;
 pub mod etcd_config_drift;
 pub mod etcd_members;
 pub mod etcd_settings;
+pub mod heartbeat;
 pub mod membership;
 pub mod node_args_secrets;
 pub mod node_passwords;

@@ -1,0 +1,63 @@
+//! The kubelets' heartbeats: each Node's Lease in kube-node-lease, renewed every 10 s. Only
+//! the repairs read them, for the gates that must not trust a Ready condition that lags.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::{Api, ListParams};
+
+use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
+use crate::input::ClusterState;
+use crate::model::node::Heartbeats;
+
+pub const NAMESPACE: &str = "kube-node-lease";
+
+/// The answer to the heartbeat read: `renewTime` by Node name, or why it was refused.
+#[derive(Debug, Clone)]
+pub enum HeartbeatsRead {
+    Read(BTreeMap<String, Timestamp>),
+    Forbidden(String),
+}
+
+impl HeartbeatsRead {
+    pub fn fill(self, state: &mut ClusterState) {
+        match self {
+            HeartbeatsRead::Read(beats) => {
+                for node in state.nodes.iter_mut().flatten() {
+                    node.heartbeat = beats.get(&node.name).copied();
+                }
+                state.heartbeats = Heartbeats::Read;
+            }
+            HeartbeatsRead::Forbidden(why) => state.heartbeats = Heartbeats::Unread(why),
+        }
+    }
+}
+
+/// `LIST /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases`, paged. A 403 is an
+/// answer: the gates then judge by Ready alone and say so.
+pub async fn read_node_heartbeats(
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<HeartbeatsRead, ReadError> {
+    let api: Api<Lease> = Api::namespaced(conn.client.clone(), NAMESPACE);
+    let action = format!("list leases in {NAMESPACE}");
+    let params = ListParams::default().limit(PAGE_SIZE);
+    let renewed = |lease: Lease| {
+        let name = lease.metadata.name?;
+        let renew = lease.spec?.renew_time?;
+        Some((name, renew.0))
+    };
+    match list_with(&api, &action, conn, trace, renewed, params).await {
+        Ok(beats) => Ok(HeartbeatsRead::Read(beats.into_iter().flatten().collect())),
+        Err(e) if e.http_status == Some(403) => {
+            trace(&format!(
+                "{action}: forbidden; the quorum and target gates judge by Ready alone"
+            ));
+            Ok(HeartbeatsRead::Forbidden(format!(
+                "this user may not list leases in {NAMESPACE} (`k3sdoctor rbac read-only` prints the role)"
+            )))
+        }
+        Err(e) => Err(e),
+    }
+}
