@@ -13,6 +13,8 @@ const READ_ONLY_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-clust
 const READ_ONLY_ROLE: &str = include_str!("../../deploy/base/serve-role.yaml");
 const READ_ONLY_ROLE_KUBE_SYSTEM: &str =
     include_str!("../../deploy/base/serve-role-kube-system.yaml");
+const READ_ONLY_ROLE_KUBE_NODE_LEASE: &str =
+    include_str!("../../deploy/base/serve-role-kube-node-lease.yaml");
 const SERVE_AUTH_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-auth-clusterrole.yaml");
 const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
@@ -34,18 +36,22 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
              # Bind: kubectl create clusterrolebinding k3sdoctor-read-only --clusterrole k3sdoctor-read-only --user NAME\n\
              #       kubectl -n default create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
              #       kubectl -n kube-system create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
+             #       kubectl -n kube-node-lease create rolebinding k3sdoctor-read-only --role k3sdoctor-read-only --user NAME\n\
+             # The ClusterRole and the Role in kube-system (the locks' Leases) are needed by every command.\n\
              # Without the Role in default only apiserver-endpoint-stale and the Node Event checks are not checked;\n\
-             # without the one in kube-system only packaged-charts.\n\
-             {}---\n{}---\n{}",
+             # without the one in kube-node-lease a lock move's gates judge by Ready alone.\n\
+             {}---\n{}---\n{}---\n{}",
             object(READ_ONLY_CLUSTER_ROLE),
             object(READ_ONLY_ROLE),
-            object(READ_ONLY_ROLE_KUBE_SYSTEM)
+            object(READ_ONLY_ROLE_KUBE_SYSTEM),
+            object(READ_ONLY_ROLE_KUBE_NODE_LEASE)
         )
     };
     match role {
         RbacUse::ReadOnly => read_only(&format!(
             "# {bin_name} rbac read-only: check, leases (and --watch), snapshots list|diff, serve and\n\
-             # every command without --fix. Nodes and ETCDSnapshotFiles are cluster-scoped.\n"
+             # every command without --fix. Nodes and ETCDSnapshotFiles are cluster-scoped; the\n\
+             # locks' Leases are read in kube-system only.\n"
         )),
         RbacUse::Serve => format!(
             "{}---\n\
@@ -119,6 +125,9 @@ mod tests {
         ));
         assert!(read_only.contains(
             "kind: Role\nmetadata:\n  name: k3sdoctor-read-only\n  namespace: kube-system\n"
+        ));
+        assert!(read_only.contains(
+            "kind: Role\nmetadata:\n  name: k3sdoctor-read-only\n  namespace: kube-node-lease\n"
         ));
         assert!(!read_only.contains("The README"), "{read_only}");
         let serve = roles(RbacUse::Serve, "k3sdoctor");

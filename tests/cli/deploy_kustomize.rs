@@ -211,7 +211,7 @@ fn the_fleet_bundle_builds_the_base_and_the_operator_overlay() {
         for object in objects {
             if let Some(ns) = object["metadata"]["namespace"].as_str() {
                 assert!(
-                    [namespace, "default"].contains(&ns),
+                    [namespace, "default", "kube-node-lease"].contains(&ns),
                     "{}: {object}",
                     dir.display()
                 );

@@ -23,7 +23,7 @@ const RULE_TESTS: &str = "deploy/prometheus/tests";
 
 /// What the base applies, then what the Prometheus Operator component adds, in their order: one
 /// object a file (paths relative to deploy/).
-const SERVE_MANIFESTS: [(&str, &str, &str); 15] = [
+const SERVE_MANIFESTS: [(&str, &str, &str); 17] = [
     ("base/serve-serviceaccount.yaml", "ServiceAccount", "v1"),
     (
         "base/serve-clusterrole.yaml",
@@ -65,6 +65,16 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 15] = [
         "RoleBinding",
         "rbac.authorization.k8s.io/v1",
     ),
+    (
+        "base/serve-role-kube-node-lease.yaml",
+        "Role",
+        "rbac.authorization.k8s.io/v1",
+    ),
+    (
+        "base/serve-rolebinding-kube-node-lease.yaml",
+        "RoleBinding",
+        "rbac.authorization.k8s.io/v1",
+    ),
     ("base/serve-deployment.yaml", "Deployment", "apps/v1"),
     ("base/serve-service.yaml", "Service", "v1"),
     (
@@ -90,7 +100,7 @@ const SERVE_MANIFESTS: [(&str, &str, &str); 15] = [
 ];
 
 /// How many of SERVE_MANIFESTS the base holds (the rest need the Prometheus Operator).
-const IN_BASE: usize = 11;
+const IN_BASE: usize = 13;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
@@ -244,8 +254,10 @@ fn each_serve_manifest_holds_one_object_of_its_kind_in_kube_system() {
         assert!(doc["metadata"]["name"].is_string(), "{file}");
         let cluster_scoped = kind.starts_with("Cluster");
         // The kubernetes Service's Endpoints live in default; so do the Role and its binding.
-        // The HelmCharts' Role and binding (the `-kube-system` files) are in kube-system.
+        // The Leases' and HelmCharts' Role and binding (the `-kube-system` files) are in
+        // kube-system, the heartbeats' (`-kube-node-lease`) in kube-node-lease.
         let namespace = match kind {
+            "Role" | "RoleBinding" if file.ends_with("-kube-node-lease.yaml") => "kube-node-lease",
             "Role" | "RoleBinding" if !file.ends_with("-kube-system.yaml") => "default",
             _ => "kube-system",
         };

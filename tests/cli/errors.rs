@@ -67,7 +67,7 @@ fn no_rights_is_403_naming_the_permission() {
         .one_line_error()
         .stderr_has("forbidden (403)")
         .stderr_has("cannot list resource")
-        .stderr_has("read-only ClusterRole");
+        .stderr_has("(`k3sdoctor rbac read-only` prints it");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NodeSpec, node, renewed_now, server};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_read_only_roles};
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 
 const SEEN: Duration = Duration::from_secs(30);
@@ -119,7 +119,7 @@ fn a_write_the_role_forbids_is_reported_once_and_never_retried() {
     let fake = split_on(AFFECTED, true);
     // Reads, Events and the heal Lease, but no update on the k3s Leases.
     let events_only = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: events\nrules:\n  - apiGroups: [events.k8s.io]\n    resources: [events]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [create]\n  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch, update]\n";
-    fake.add_rbac_user("hal-token", "hal", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("hal-token", "hal", &readme_read_only_roles());
     fake.add_rbac_user("hal-token", "hal", events_only);
     // A short cooldown: after it, only the memory of the failed move holds the heal back.
     let hal = || {
@@ -269,7 +269,7 @@ fn a_heal_recorded_on_the_heal_lease_holds_a_new_serve_in_its_cooldown() {
 fn a_denied_election_is_reported_as_denied_not_as_another_replica() {
     let fake = split_on(AFFECTED, true);
     // serve's read-only role and nothing of the heal role.
-    fake.add_rbac_user("ro-token", "ro", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("ro-token", "ro", &readme_read_only_roles());
     let (serve, address) = start_serve(
         k3sdoctor(["serve", "--heal", "dry-run", "--heal-after", "1s"])
             .kubeconfig_for(&fake.url(), "ro-token"),
@@ -376,7 +376,7 @@ fn the_heal_role_without_update_on_its_lease_cannot_record_a_heal_and_does_not_s
         "    resourceNames: [k3sdoctor-heal]\n    verbs: [get, patch]",
     );
     assert_ne!(without_update, role);
-    fake.add_rbac_user("hal-token", "hal", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("hal-token", "hal", &readme_read_only_roles());
     fake.add_rbac_user("hal-token", "hal", &without_update);
     let (serve, address) = start_serve(
         k3sdoctor(["serve", "--heal", "on", "--heal-after", "1s"])

@@ -8,7 +8,7 @@ use crate::report::CheckReport;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, lease, server_at, write_dump};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_read_only_roles};
 
 const CURRENT: &str = "v1.31.5+k3s1";
 const ACTIVE: &str =
@@ -114,7 +114,7 @@ fn the_events_give_their_findings_and_only_node_events_are_read() {
 #[test]
 fn without_the_role_in_default_the_event_checks_are_not_checked() {
     let fake = FakeApi::with_objects(cluster());
-    fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("alice-token", "alice", &readme_read_only_roles());
     let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
         .kubeconfig_for(&fake.url(), "alice-token")
         .run();

@@ -9,7 +9,7 @@ use crate::report::CheckReport;
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, lease, server_at, write_dump};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_read_only_roles};
 
 const BEFORE_CLEANUP: &str = "v1.33.5+k3s1";
 const WITH_CLEANUP: &str = "v1.33.6+k3s1";
@@ -241,7 +241,7 @@ fn when_every_server_deletes_orphans_itself_the_finding_says_so() {
 #[test]
 fn without_the_opt_in_role_the_secret_checks_are_not_checked() {
     let fake = FakeApi::with_objects(cluster(BEFORE_CLEANUP));
-    fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("alice-token", "alice", &readme_read_only_roles());
     fake.add_rbac_user(
         "alice-token",
         "alice",

@@ -7,7 +7,9 @@ use serde_json::Value;
 use crate::support::fake_api::FakeApi;
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{NOW, extra_metadata, lease, server, snapshot_cr};
-use crate::support::readme::{readme_namespaced_role, readme_role, readme_role_in};
+use crate::support::readme::{
+    readme_namespaced_role, readme_read_only_roles, readme_role, readme_role_in,
+};
 
 const V: &str = "v1.29.4+k3s1";
 
@@ -37,7 +39,7 @@ fn run_as(fake: &FakeApi, token: &str, args: &[&str]) -> crate::support::harness
 #[test]
 fn the_read_only_role_reads_everything_and_repairs_nothing() {
     let fake = split_cluster();
-    fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("alice-token", "alice", &readme_read_only_roles());
     fake.add_rbac_user(
         "alice-token",
         "alice",
@@ -46,7 +48,7 @@ fn the_read_only_role_reads_everything_and_repairs_nothing() {
     fake.add_rbac_user(
         "alice-token",
         "alice",
-        &readme_role_in("k3sdoctor-read-only", "kube-system"),
+        &readme_role_in("k3sdoctor-read-only", "kube-node-lease"),
     );
     for args in [
         &["check"][..],
@@ -91,26 +93,25 @@ fn the_read_only_role_reads_everything_and_repairs_nothing() {
     );
 }
 
-/// Leases are read in kube-system only: with the leases rule moved from the ClusterRole into
-/// a Role in kube-system, every read-only command reads what it read before, and every Lease
-/// request names kube-system. (So the read-only role can be narrowed as the repair role was.)
+/// The read-only roles grant Leases in kube-system (the locks, the apiserver identities) and in
+/// kube-node-lease (the heartbeats a move's gates read), never cluster-wide: every read-only
+/// command reads what it needs, and every Lease request names one of those two namespaces.
 #[test]
-fn leases_are_read_in_kube_system_only() {
+fn leases_are_read_in_kube_system_and_kube_node_lease_only() {
     let fake = split_cluster();
-    let rule =
-        "  - apiGroups: [coordination.k8s.io]\n    resources: [leases]\n    verbs: [list, watch]\n";
     let cluster_role = readme_role("k3sdoctor-read-only");
-    assert!(cluster_role.contains(rule), "{cluster_role}");
-    let in_kube_system = readme_role_in("k3sdoctor-read-only", "kube-system");
-    let with_leases = format!("{}\n{rule}", in_kube_system.trim_end_matches('\n'));
-    assert!(with_leases.ends_with(rule), "{with_leases}");
-    fake.add_rbac_user("lee-token", "lee", &cluster_role.replacen(rule, "", 1));
+    assert!(!cluster_role.contains("leases"), "{cluster_role}");
+    fake.add_rbac_user("lee-token", "lee", &readme_read_only_roles());
     fake.add_rbac_user(
         "lee-token",
         "lee",
         &readme_namespaced_role("k3sdoctor-read-only"),
     );
-    fake.add_rbac_user("lee-token", "lee", &format!("{with_leases}\n"));
+    fake.add_rbac_user(
+        "lee-token",
+        "lee",
+        &readme_role_in("k3sdoctor-read-only", "kube-node-lease"),
+    );
     for args in [
         &["check"][..],
         &["leases"],
@@ -121,7 +122,7 @@ fn leases_are_read_in_kube_system_only() {
         let out = run_as(&fake, "lee-token", args);
         assert!(
             matches!(out.code, 0 | 1) && !out.stderr.contains("forbidden"),
-            "{args:?} with leases granted in kube-system only:\n{}",
+            "{args:?} with the read-only roles:\n{}",
             out.stderr
         );
     }
@@ -130,11 +131,17 @@ fn leases_are_read_in_kube_system_only() {
         .iter()
         .filter(|r| r.path.contains("/leases"))
         .collect();
-    assert!(!leases.is_empty());
+    assert!(
+        leases
+            .iter()
+            .any(|r| r.path.contains("/namespaces/kube-node-lease/"))
+    );
     for r in leases {
         assert!(
             r.path
-                .starts_with("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"),
+                .starts_with("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases")
+                || r.path
+                    .starts_with("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"),
             "{}",
             r.path
         );
@@ -146,10 +153,30 @@ fn leases_are_read_in_kube_system_only() {
     assert!(denied.is_empty(), "{denied:#?}");
 }
 
+/// Without the Role in kube-system the Leases are refused: exit 3, and the line names that
+/// Role, not the ClusterRole that no longer grants them.
+#[test]
+fn without_the_role_in_kube_system_the_locks_are_refused_naming_it() {
+    let fake = split_cluster();
+    fake.add_rbac_user("kim-token", "kim", &readme_role("k3sdoctor-read-only"));
+    run_as(&fake, "kim-token", &["leases"])
+        .code(3)
+        .one_line_error()
+        .stderr_has("cannot list leases in kube-system: forbidden (403)")
+        .stderr_has(
+            "grant the Role k3sdoctor-read-only in kube-system (`k3sdoctor rbac read-only` prints it, with its binding)",
+        );
+}
+
 #[test]
 fn with_the_repair_role_both_repairs_go_through() {
     let fake = split_cluster();
-    fake.add_rbac_user("bob-token", "bob", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("bob-token", "bob", &readme_read_only_roles());
+    fake.add_rbac_user(
+        "bob-token",
+        "bob",
+        &readme_role_in("k3sdoctor-read-only", "kube-node-lease"),
+    );
     fake.add_rbac_user(
         "bob-token",
         "bob",
@@ -218,7 +245,7 @@ fn the_repair_role_without_its_events_rule_repairs_and_says_the_event_is_missing
         !without_events.contains("events.k8s.io"),
         "{without_events}"
     );
-    fake.add_rbac_user("dan-token", "dan", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("dan-token", "dan", &readme_read_only_roles());
     fake.add_rbac_user("dan-token", "dan", without_events);
     run_as(
         &fake,

@@ -29,6 +29,7 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
         documents(&readme_role("k3sdoctor-read-only")),
         documents(&readme_namespaced_role("k3sdoctor-read-only")),
         documents(&readme_role_in("k3sdoctor-read-only", "kube-system")),
+        documents(&readme_role_in("k3sdoctor-read-only", "kube-node-lease")),
     ]
     .concat();
     assert_eq!(printed(&[]), readme, "the default is read-only");
@@ -45,7 +46,8 @@ fn read_only_and_serve_print_the_readmes_read_only_roles() {
         [
             yaml_documents("deploy/base/serve-clusterrole.yaml"),
             yaml_documents("deploy/base/serve-role.yaml"),
-            yaml_documents("deploy/base/serve-role-kube-system.yaml")
+            yaml_documents("deploy/base/serve-role-kube-system.yaml"),
+            yaml_documents("deploy/base/serve-role-kube-node-lease.yaml")
         ]
         .concat(),
         readme

@@ -13,7 +13,7 @@ use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::fleet::closed_port_url;
 use crate::support::harness::{Run, Streaming, assert_matches_schema, k3sdoctor};
 use crate::support::objects::{extra_metadata, fresh_cluster, renewed_now, snapshot_cr};
-use crate::support::readme::readme_role;
+use crate::support::readme::readme_read_only_roles;
 use crate::support::report_checks::check_run;
 use crate::support::scrape::{self, get, metrics, sample, start_serve};
 use crate::support::wait::wait_for;
@@ -146,7 +146,7 @@ fn serve_reports_a_403_and_a_missing_crd_and_keeps_serving() {
     fake.set_crd_installed(false);
     // The read-only role without its Nodes rule: that watch is refused, every other works.
     let rule = "  - apiGroups: [\"\"]\n    resources: [nodes]\n    verbs: [list, watch]\n";
-    let role = readme_role("k3sdoctor-read-only").replacen(rule, "", 1);
+    let role = readme_read_only_roles().replacen(rule, "", 1);
     assert!(!role.contains("nodes"), "{role}");
     fake.add_rbac_user("carol-token", "carol", &role);
     let (mut serve, address) =

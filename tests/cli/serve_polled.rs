@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
 use crate::support::objects::{lease, server_at};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_read_only_roles};
 use crate::support::report_checks::{check_run, every_finding};
 use crate::support::scrape::{get, start_serve, wait_for_sample};
 use crate::support::tls_listener::TlsListener;
@@ -111,7 +111,7 @@ fn serve_judges_events_charts_and_node_passwords_as_check_does() {
 fn a_refused_read_is_not_checked_under_serve_and_the_rest_is_judged() {
     let fake = cluster();
     // The README's read-only roles, without the opt-in one for Secrets.
-    fake.add_rbac_user("alice-token", "alice", &readme_role("k3sdoctor-read-only"));
+    fake.add_rbac_user("alice-token", "alice", &readme_read_only_roles());
     fake.add_rbac_user(
         "alice-token",
         "alice",

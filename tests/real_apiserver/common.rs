@@ -5,7 +5,7 @@ use std::time::Duration;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::{Output, k3sdoctor};
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::readme_namespaced_role;
 use crate::support::wait::wait_for;
 
 /// How long a test waits for a ConfigMap to catch up: a snapshot round (20 s) and the
@@ -75,11 +75,18 @@ pub fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
         .expect("three servers")
 }
 
-/// The test user `viewer`, bound to exactly the README's read-only role.
-pub fn viewer_with_the_read_only_role(env: &EnvTest) {
+/// `user` bound to the read-only rights every command needs, as the README binds them: the
+/// ClusterRole and the Role in kube-system (the locks' Leases live there).
+pub fn grant_read_only(env: &EnvTest, user: &str) {
     let admin = env.admin();
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.bind("k3sdoctor-read-only", "viewer");
+    admin.apply_yaml(&crate::support::readme::readme_read_only_roles());
+    admin.bind("k3sdoctor-read-only", user);
+    admin.bind_in("kube-system", "k3sdoctor-read-only", user);
+}
+
+/// The test user `viewer`, bound to exactly the README's read-only roles every command needs.
+pub fn viewer_with_the_read_only_role(env: &EnvTest) {
+    grant_read_only(env, "viewer");
 }
 
 /// The test user `viewer` with all the README's read-only rights: the ClusterRole and the Role
@@ -92,7 +99,7 @@ pub fn viewer_with_every_read_only_right(env: &EnvTest) {
     admin.bind_in("default", "k3sdoctor-read-only", "viewer");
     admin.apply_yaml(&crate::support::readme::readme_role_in(
         "k3sdoctor-read-only",
-        "kube-system",
+        "kube-node-lease",
     ));
-    admin.bind_in("kube-system", "k3sdoctor-read-only", "viewer");
+    admin.bind_in("kube-node-lease", "k3sdoctor-read-only", "viewer");
 }

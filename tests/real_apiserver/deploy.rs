@@ -238,8 +238,8 @@ fn readme_bindings() -> Vec<(String, String, &'static str, String)> {
     out.retain(|(_, _, _, role)| role == "k3sdoctor-read-only");
     assert_eq!(
         out.len(),
-        3,
-        "the README binds its three read-only roles: {out:?}"
+        4,
+        "the README binds its four read-only roles: {out:?}"
     );
     out
 }
@@ -265,6 +265,7 @@ fn real_the_cronjob_manifest_leaves_the_readme_users_bindings_alone() {
     admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
     admin.apply_yaml(&readme_role_in("k3sdoctor-read-only", "kube-system"));
+    admin.apply_yaml(&readme_role_in("k3sdoctor-read-only", "kube-node-lease"));
     let bindings = readme_bindings();
     for (collection, name, kind, role) in &bindings {
         let mut binding = json!({

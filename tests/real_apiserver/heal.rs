@@ -11,7 +11,7 @@ use crate::common::another_server;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::readme_namespaced_role;
 use crate::support::scrape::{get, metrics, sample, start_serve, wait_for_sample};
 
 pub(crate) const SEEN: Duration = Duration::from_secs(60);
@@ -211,8 +211,7 @@ fn real_heal_forbidden_write_and_not_ready_target_are_reported_never_moved() {
 
     // The heal Role without update on the locks: the write is refused, reported once (log,
     // metric, Event), and never tried again.
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.bind("k3sdoctor-read-only", "repair");
+    crate::common::grant_read_only(&env, "repair");
     let without_update = readme_namespaced_role("k3sdoctor-heal").replace(
         "    resourceNames: [k3s, k3s-etcd, rke2, rke2-etcd]\n    verbs: [get, update]",
         "    resourceNames: [k3s, k3s-etcd, rke2, rke2-etcd]\n    verbs: [get]",

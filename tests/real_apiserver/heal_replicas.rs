@@ -9,7 +9,7 @@ use crate::heal::{HEALED, SEEN, events, held_back};
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::k3sdoctor;
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::{readme_namespaced_role, readme_role_in};
 use crate::support::scrape::{metrics, sample, start_serve, wait_for_sample};
 
 #[test]
@@ -18,11 +18,12 @@ fn real_two_replicas_with_the_heal_role_heal_a_split_once() {
         return;
     };
     let cluster = SimCluster::start(&env, "k3s", "v1.29.4+k3s1", 3, &[]);
-    // Exactly what deploy/ and deploy/heal/ grant serve: the read-only ClusterRole and the
+    // What deploy/ and deploy/heal/ grant serve: the read-only ClusterRole and Roles, and the
     // heal Role in kube-system (docs/rbac.md).
     let admin = env.admin();
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
-    admin.bind("k3sdoctor-read-only", "repair");
+    crate::common::grant_read_only(&env, "repair");
+    admin.apply_yaml(&readme_role_in("k3sdoctor-read-only", "kube-node-lease"));
+    admin.bind_in("kube-node-lease", "k3sdoctor-read-only", "repair");
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-heal"));
     admin.bind_in("kube-system", "k3sdoctor-heal", "repair");
     let core = cluster.core_lock();

@@ -11,7 +11,7 @@ use crate::support::envtest::admin::configmap_path;
 use crate::support::envtest::servers::SimCluster;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::harness::Output;
-use crate::support::readme::{readme_namespaced_role, readme_role};
+use crate::support::readme::readme_namespaced_role;
 use crate::support::wait::wait_for;
 
 const SNAPSHOTS: &str = "k3s-etcd-snapshots";
@@ -75,9 +75,8 @@ fn real_restore_refuses_another_clusters_backup_and_needs_force_for_a_recreated_
     let _sims_a = SimCluster::start(&a, "k3s", "v1.29.4+k3s1", 1, &[]);
     let _sims_b = SimCluster::start(&b, "k3s", "v1.29.4+k3s1", 1, &[]);
     let admin = a.admin();
-    admin.apply_yaml(&readme_role("k3sdoctor-read-only"));
+    crate::common::grant_read_only(&a, "repair");
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-repair"));
-    admin.bind("k3sdoctor-read-only", "repair");
     admin.bind_in("kube-system", "k3sdoctor-repair", "repair");
 
     let from_b = b.scratch().join("b.backup.json");

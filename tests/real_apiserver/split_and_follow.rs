@@ -184,6 +184,7 @@ fn real_follow_without_the_watch_verb_verifies_by_polling_with_one_note() {
     admin.apply_yaml(&without_watch);
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-repair"));
     admin.bind("k3sdoctor-read-only", "repair");
+    admin.bind_in("kube-system", "k3sdoctor-read-only", "repair");
     admin.bind_in("kube-system", "k3sdoctor-repair", "repair");
     cluster.split_etcd_onto("server-2");
 

@@ -86,6 +86,7 @@ fn real_leases_watch_without_the_watch_verb_reports_the_403_and_keeps_running() 
     let without_watch = read_only_role_without_watch();
     admin.apply_yaml(&without_watch);
     admin.bind("k3sdoctor-read-only", "viewer");
+    admin.bind_in("kube-system", "k3sdoctor-read-only", "viewer");
 
     let mut watch = k3sdoctor(["leases", "--watch"])
         .kubeconfig(&env.kubeconfig(User::Viewer))
@@ -105,7 +106,7 @@ fn real_leases_watch_without_the_watch_verb_reports_the_403_and_keeps_running() 
     };
     assert!(note.starts_with("note: cannot watch "), "{note}");
     assert!(
-        note.contains("grant the read-only ClusterRole (`k3sdoctor rbac read-only` prints it)"),
+        note.contains("(`k3sdoctor rbac read-only` prints it"),
         "{note}"
     );
     assert!(note.ends_with("; retrying"), "{note}");

@@ -29,9 +29,20 @@ pub fn readme_namespaced_role(name: &str) -> String {
         .to_string()
 }
 
-/// The README's read-only role as it was before it allowed watches: every `watch` verb gone.
+/// The read-only rights every command needs: the ClusterRole and the Role in kube-system (the
+/// locks' Leases live there), as two YAML documents.
+pub fn readme_read_only_roles() -> String {
+    format!(
+        "{}---\n{}",
+        readme_role("k3sdoctor-read-only"),
+        readme_role_in("k3sdoctor-read-only", "kube-system")
+    )
+}
+
+/// [`readme_read_only_roles`] as they were before they allowed watches: every `watch` verb
+/// gone.
 pub fn read_only_role_without_watch() -> String {
-    let role = readme_role("k3sdoctor-read-only")
+    let role = readme_read_only_roles()
         .replace("verbs: [list, watch]", "verbs: [list]")
         .replace("verbs: [get, list, watch]", "verbs: [get]");
     assert!(!role.contains("watch]"), "a watch verb is left: {role}");

@@ -80,20 +80,10 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
             "cannot {action}: the API server at {server} rejected the credentials (401 Unauthorized); \
              refresh the token or client certificate in the kubeconfig"
         ),
-        403 => {
-            let role = if ["update", "create", "patch", "delete", "dry-run"]
-                .iter()
-                .any(|w| action.starts_with(w))
-            {
-                "repair"
-            } else {
-                "read-only"
-            };
-            format!(
-                "cannot {action}: forbidden (403): {text}; grant the {role} ClusterRole \
-                 (`k3sdoctor rbac {role}` prints it) or use a kubeconfig with more rights"
-            )
-        }
+        403 => format!(
+            "cannot {action}: forbidden (403): {text}; grant {} or use a kubeconfig with more rights",
+            granting_role(action)
+        ),
         404 => {
             format!(
                 "cannot {action}: the API server at {server} does not serve this resource (404 {text}); \
@@ -116,6 +106,27 @@ fn api_status_message(status: &kube::core::Status, action: &str, server: &str) -
             "cannot {action}: the API server answered {code} {}: {text}",
             status.reason
         ),
+    }
+}
+
+/// The one role that grants `action` (`list leases in kube-system`, `update lease
+/// kube-system/k3s`), and the command that prints it.
+fn granting_role(action: &str) -> String {
+    if ["update", "create", "patch", "delete", "dry-run"]
+        .iter()
+        .any(|w| action.starts_with(w))
+    {
+        return "the Role k3sdoctor-repair in kube-system (`k3sdoctor rbac repair` prints it)"
+            .into();
+    }
+    let namespaced = ["kube-system", "default", "kube-node-lease"]
+        .into_iter()
+        .find(|ns| action.contains(&format!(" in {ns}")));
+    match namespaced {
+        Some(ns) => format!(
+            "the Role k3sdoctor-read-only in {ns} (`k3sdoctor rbac read-only` prints it, with its binding)"
+        ),
+        None => "the read-only ClusterRole (`k3sdoctor rbac read-only` prints it)".into(),
     }
 }
 
@@ -205,6 +216,30 @@ pub(crate) fn cause_chain(err: &(dyn StdError + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_names_the_one_role_that_grants_it() {
+        assert!(
+            granting_role("list leases in kube-system")
+                .starts_with("the Role k3sdoctor-read-only in kube-system")
+        );
+        assert!(
+            granting_role("list leases in kube-node-lease")
+                .starts_with("the Role k3sdoctor-read-only in kube-node-lease")
+        );
+        assert!(
+            granting_role("list events in default with fieldSelector x").contains("in default")
+        );
+        assert!(granting_role("list nodes").starts_with("the read-only ClusterRole"));
+        // The ConfigMaps are granted by name in the ClusterRole.
+        assert!(
+            granting_role("get configmap kube-system/k3s").starts_with("the read-only ClusterRole")
+        );
+        assert!(
+            granting_role("update lease kube-system/k3s")
+                .starts_with("the Role k3sdoctor-repair in kube-system")
+        );
+    }
 
     /// What hyper-rustls reports when the peer resets the connection mid-handshake: layers
     /// that name TLS around an io error that says reset.

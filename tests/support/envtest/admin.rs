@@ -118,7 +118,8 @@ impl AdminApi {
                 ),
                 other => panic!("apply_yaml does not know kind {other:?}"),
             };
-            self.create(&path, &object);
+            // As `kubectl apply`: a second apply of a role replaces it.
+            self.put(&path, &object);
         }
     }
 
