@@ -10,6 +10,7 @@ use crate::support::objects::{lease, server_at};
 use crate::support::readme::{readme_namespaced_role, readme_role};
 use crate::support::report_checks::{check_run, every_finding};
 use crate::support::scrape::{get, start_serve, wait_for_sample};
+use crate::support::test_ca::TestCa;
 use crate::support::tls_listener::TlsListener;
 
 const V: &str = "v1.31.5+k3s1";
@@ -68,12 +69,16 @@ fn codes(report: &Value) -> Vec<String> {
 #[test]
 fn serve_judges_events_charts_and_node_passwords_as_check_does() {
     let fake = cluster();
-    // s1's own address (no Endpoints publish it) presents an expired certificate.
+    // s1's own address (no Endpoints publish it) presents an expired certificate, signed by
+    // the CA the cluster publishes (the kubeconfig of a plain-HTTP server names none).
+    let ca = TestCa::generate();
+    fake.put(ca.root_ca_configmap());
     let _listener = TlsListener::start(
         "127.0.0.4",
         6443,
         &["127.0.0.4"],
         "2025-01-01T00:00:00Z".parse().unwrap(),
+        &ca,
     )
     .expect("127.0.0.4:6443 is free");
     let (serve, address) = start_serve(k3sdoctor(["serve"]).cluster(&fake, Role::Admin));
