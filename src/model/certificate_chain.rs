@@ -93,7 +93,6 @@ fn describe(error: &Error) -> String {
         Error::InvalidCertificate(CertificateError::BadEncoding) => {
             "not a certificate webpki can read".into()
         }
-        Error::InvalidCertificate(other) => format!("its chain is not valid: {other:?}"),
         other => other.to_string(),
     }
 }

@@ -303,9 +303,8 @@ fn without_a_ca_in_the_kubeconfig_the_chains_are_verified_against_kube_root_ca()
     assert!(
         note.contains(&format!(
             "cannot verify the chain of {}, 127.0.0.22:6443 (Node s2), 127.0.0.23:6443 (Node s3) \
-             against the cluster's CA (the kubeconfig trusts no CA of its own (it skips \
-             verification, or relies on the system's) and get configmap \
-             kube-system/kube-root-ca.crt: not found): judged as presented",
+             against the cluster's CA: the kubeconfig names no CA of its own, and get configmap \
+             kube-system/kube-root-ca.crt: not found; judged as presented",
             fake.url()
         )),
         "{note}"

@@ -114,7 +114,7 @@ pub fn analyse_connection_certificates(
     if let Some((_, why)) = unverified.first() {
         let at: Vec<&str> = unverified.iter().map(|(at, _)| at.as_str()).collect();
         notes.push(format!(
-            "cannot verify the chain of {} against the cluster's CA ({why}): judged as presented",
+            "cannot verify the chain of {} against the cluster's CA: {why}; judged as presented",
             at.join(", ")
         ));
     }
@@ -421,7 +421,7 @@ mod tests {
     fn a_chain_nothing_could_verify_is_judged_and_says_so() {
         let mut state = state(200, 10, None);
         let certs = state.certificates.as_mut().unwrap();
-        let why = "the kubeconfig trusts no CA of its own and get configmap \
+        let why = "the kubeconfig names no CA of its own, and get configmap \
                    kube-system/kube-root-ca.crt: forbidden";
         certs.serving_trust = ChainTrust::Unverified(why.into());
         certs.servers = Ok(vec![ServerCertificate {
@@ -434,7 +434,7 @@ mod tests {
         assert_eq!(findings[0].code, FindingCode::ServingCertExpiring);
         assert!(notes.contains(&format!(
             "cannot verify the chain of https://10.0.0.1:6443, 10.0.0.2:6443 (Node b) against \
-             the cluster's CA ({why}): judged as presented"
+             the cluster's CA: {why}; judged as presented"
         )));
     }
 

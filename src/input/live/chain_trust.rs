@@ -55,8 +55,7 @@ pub async fn verify_chains(
     }
     let verdict = |chain: &[Vec<u8>]| match (roots.is_empty(), &unread) {
         (true, why) => ChainTrust::Unverified(format!(
-            "the kubeconfig trusts no CA of its own (it skips verification, or relies on the \
-             system's) and {}",
+            "the kubeconfig names no CA of its own, and {}",
             why.as_deref()
                 .unwrap_or("the cluster publishes none in kube-system/kube-root-ca.crt")
         )),
