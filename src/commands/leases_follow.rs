@@ -6,7 +6,7 @@ mod awaiting_takeover;
 use awaiting_takeover::{Move, await_takeover};
 
 use super::Ui;
-use super::follow_write::{Applied, apply};
+use super::follow_write::{Applied, Unapplied, apply};
 use super::load::{
     Loaded, connect_live, load_lease_state, read_live, read_live_for_a_move, runtime,
 };
@@ -115,15 +115,8 @@ async fn follow_live(
     let applied = match apply(&conn, settings.judging, &planned, request, ui, &mut term).await {
         Ok(applied) => applied,
         Err(unapplied) => {
-            // Every copy landed before the run stopped: the lock moved, unverified.
-            let reason = if unapplied.all_written {
-                EventReason::LockMoved
-            } else {
-                EventReason::LockMoveFailed
-            };
-            let line = unapplied.failure.to_string();
-            let failed = event(reason, &unapplied.written, &line);
-            repair_events::record(&conn, ui, &failed).await;
+            let recorded = unapplied_event(&planned, &unapplied, &asked_by);
+            repair_events::record(&conn, ui, &recorded).await;
             return Err(unapplied.failure.into());
         }
     };
@@ -190,6 +183,22 @@ async fn follow_live(
     }
 
     judge_after_write(&conn, &planned, settings, args, result, ui).await
+}
+
+/// The Event of a move that did not end as planned: `LockMoved` when every copy landed before
+/// the run stopped (unverified), `LockMoveFailed` otherwise, naming the copies written.
+fn unapplied_event(
+    planned: &FollowPlan,
+    unapplied: &Unapplied,
+    asked_by: &str,
+) -> crate::events::repair_event::RepairEvent {
+    let reason = if unapplied.all_written {
+        EventReason::LockMoved
+    } else {
+        EventReason::LockMoveFailed
+    };
+    let line = unapplied.failure.to_string();
+    lock_move_event(reason, planned, &unapplied.written, &line, asked_by)
 }
 
 /// One exit rule for every repair: once the write is verified, the exit code is the verdict

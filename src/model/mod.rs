@@ -3,6 +3,7 @@
 pub mod apiserver_endpoints;
 pub mod cert_warning;
 pub mod certificate;
+pub mod certificate_chain;
 pub mod configmap;
 pub mod configmap_listing;
 pub mod cron_schedule;

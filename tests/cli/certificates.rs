@@ -146,6 +146,7 @@ fn each_servers_address_is_read_and_one_that_does_not_answer_is_a_note() {
         6443,
         &["127.0.0.2", "k3s-server-2"],
         "2029-11-10T00:00:00Z".parse().unwrap(),
+        fake.ca(),
     )
     .expect("127.0.0.2:6443 is free");
     let port = listener.addr.port();
@@ -181,6 +182,155 @@ fn each_servers_address_is_read_and_one_that_does_not_answer_is_a_note() {
         )),
         "{note}"
     );
+}
+
+fn connection_certificates_run(report: &Value) -> Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "connection-certificates")
+        .cloned()
+        .unwrap_or_else(|| panic!("no connection-certificates run in {report:#}"))
+}
+
+fn objects_of(found: &[Value]) -> Vec<String> {
+    let mut objects: Vec<String> = found
+        .iter()
+        .map(|f| f["object"].as_str().unwrap_or_default().to_string())
+        .collect();
+    objects.sort();
+    objects
+}
+
+/// An intercepting proxy answers at a server's address with its own certificate, expiring in
+/// days: it does not chain to the cluster's CA (the one the kubeconfig trusts), so it is a note
+/// naming what it presented and never `serving-cert-expiring`, nor listed as that server's
+/// certificate; `-v` says what each handshake presented and whether it chains.
+#[test]
+fn a_certificate_that_does_not_chain_to_the_clusters_ca_is_a_note_and_never_judged() {
+    let fake = cluster();
+    let _proxy = TlsListener::start_foreign(
+        "127.0.0.21",
+        6443,
+        "sandboxing-tproxy-egress",
+        &["registry.example.com", "pypi.example.org"],
+        "2029-11-05T00:00:00Z".parse().unwrap(),
+    )
+    .expect("127.0.0.21:6443 is free");
+    fake.put(server_at("s2", V, "127.0.0.21"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = fake.write_kubeconfig_trusting(dir.path(), Role::ReadOnly);
+    let report = check_at(&kubeconfig, "2029-11-01T00:00:00Z");
+    // Only the connection's own certificate (the fake's, inside the 90 days) is judged.
+    let expiring = findings(&report, "serving-cert-expiring");
+    assert_eq!(objects_of(&expiring), [fake.url()], "{report:#}");
+    assert!(
+        !expiring[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("127.0.0.21")
+    );
+    let run = connection_certificates_run(&report);
+    assert_eq!(run["ran"], true);
+    let note = run["note"].as_str().unwrap();
+    assert!(
+        note.contains(
+            "not this cluster's server: 127.0.0.21:6443 (Node s2) presented \
+             CN=sandboxing-tproxy-egress (issued by CN=sandboxing-tproxy-egress; names \
+             registry.example.com, pypi.example.org; not issued by the cluster's CA)"
+        ),
+        "{note}"
+    );
+    assert!(!note.contains("(Node s2) presents"), "{note}");
+
+    let verbose = k3sdoctor([
+        "check",
+        "-v",
+        "--fail-on",
+        "never",
+        "--now",
+        "2029-11-01T00:00:00Z",
+    ])
+    .kubeconfig(&kubeconfig)
+    .run();
+    verbose.stderr_has(
+        "TLS handshake with 127.0.0.21:6443 (Node s2): CN=sandboxing-tproxy-egress (issued by \
+         CN=sandboxing-tproxy-egress); not this cluster's server: not issued by the cluster's CA",
+    );
+    verbose.stderr_has(&format!("TLS handshake with {}: ", fake.url()));
+    verbose.stderr_has("; chains to the cluster's CA");
+}
+
+/// A kubeconfig that skips verification names no CA: the chains are verified against the CA
+/// the cluster publishes in kube-system/kube-root-ca.crt; while it publishes none, every
+/// certificate is judged as presented and the note says its chain could not be verified.
+#[test]
+fn without_a_ca_in_the_kubeconfig_the_chains_are_verified_against_kube_root_ca() {
+    let fake = cluster();
+    let _server = TlsListener::start(
+        "127.0.0.22",
+        6443,
+        &["127.0.0.22"],
+        "2029-11-10T00:00:00Z".parse().unwrap(),
+        fake.ca(),
+    )
+    .expect("127.0.0.22:6443 is free");
+    let _proxy = TlsListener::start_foreign(
+        "127.0.0.23",
+        6443,
+        "sandboxing-tproxy-egress",
+        &["registry.example.com"],
+        "2029-11-05T00:00:00Z".parse().unwrap(),
+    )
+    .expect("127.0.0.23:6443 is free");
+    fake.put(server_at("s2", V, "127.0.0.22"));
+    fake.put(server_at("s3", V, "127.0.0.23"));
+    let dir = tempfile::tempdir().unwrap();
+    let plain = fake.write_kubeconfig(dir.path(), Role::ReadOnly);
+    let yaml = std::fs::read_to_string(&plain).unwrap().replace(
+        "    server:",
+        "    insecure-skip-tls-verify: true\n    server:",
+    );
+    let kubeconfig = dir.path().join("insecure.yaml");
+    std::fs::write(&kubeconfig, yaml).unwrap();
+
+    let unpublished = check_at(&kubeconfig, "2029-11-01T00:00:00Z");
+    let note = connection_certificates_run(&unpublished)["note"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains(&format!(
+            "cannot verify the chain of {}, 127.0.0.22:6443 (Node s2), 127.0.0.23:6443 (Node s3) \
+             against the cluster's CA: the kubeconfig names no CA of its own, and get configmap \
+             kube-system/kube-root-ca.crt: not found; judged as presented",
+            fake.url()
+        )),
+        "{note}"
+    );
+    assert_eq!(
+        findings(&unpublished, "serving-cert-expiring").len(),
+        3,
+        "{unpublished:#}"
+    );
+
+    fake.put(fake.ca().root_ca_configmap());
+    let published = check_at(&kubeconfig, "2029-11-01T00:00:00Z");
+    assert_eq!(
+        objects_of(&findings(&published, "serving-cert-expiring")),
+        ["127.0.0.22:6443 (Node s2)".to_string(), fake.url()],
+        "{published:#}"
+    );
+    let note = connection_certificates_run(&published)["note"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        note.contains("not this cluster's server: 127.0.0.23:6443 (Node s3) presented"),
+        "{note}"
+    );
+    assert!(!note.contains("cannot verify"), "{note}");
 }
 
 /// Each listener holds a connection this long, so handshakes that overlap are seen.

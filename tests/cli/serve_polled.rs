@@ -10,6 +10,7 @@ use crate::support::objects::{lease, server_at};
 use crate::support::readme::{readme_namespaced_role, readme_read_only_roles};
 use crate::support::report_checks::{check_run, every_finding};
 use crate::support::scrape::{get, start_serve, wait_for_sample};
+use crate::support::test_ca::TestCa;
 use crate::support::tls_listener::TlsListener;
 
 const V: &str = "v1.31.5+k3s1";
@@ -68,14 +69,29 @@ fn codes(report: &Value) -> Vec<String> {
 #[test]
 fn serve_judges_events_charts_and_node_passwords_as_check_does() {
     let fake = cluster();
-    // s1's own address (no Endpoints publish it) presents an expired certificate.
+    // s1's own address (no Endpoints publish it) presents an expired certificate, signed by
+    // the CA the cluster publishes (the kubeconfig of a plain-HTTP server names none).
+    let ca = TestCa::generate();
+    fake.put(ca.root_ca_configmap());
     let _listener = TlsListener::start(
         "127.0.0.4",
         6443,
         &["127.0.0.4"],
         "2025-01-01T00:00:00Z".parse().unwrap(),
+        &ca,
     )
     .expect("127.0.0.4:6443 is free");
+    // An intercepting proxy answers at s2's address with an expired certificate of its own:
+    // not the cluster's, so /report notes it and judges nothing of it.
+    let _proxy = TlsListener::start_foreign(
+        "127.0.0.25",
+        6443,
+        "sandboxing-tproxy-egress",
+        &["registry.example.com"],
+        "2025-01-01T00:00:00Z".parse().unwrap(),
+    )
+    .expect("127.0.0.25:6443 is free");
+    fake.put(server_at("s2", V, "127.0.0.25"));
     let (serve, address) = start_serve(k3sdoctor(["serve"]).cluster(&fake, Role::Admin));
     // Found by the first read, not a minute later: it waits for the watched Nodes.
     wait_for_sample(
@@ -102,6 +118,22 @@ fn serve_judges_events_charts_and_node_passwords_as_check_does() {
     for name in ["certificates", "packaged-charts", "node-passwords"] {
         assert_eq!(check_run(&report, name)["ran"], true, "{name}: {report:#}");
     }
+    let certificates = check_run(&report, "connection-certificates");
+    let note = certificates["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(
+            "not this cluster's server: 127.0.0.25:6443 (Node s2) presented \
+             CN=sandboxing-tproxy-egress"
+        ),
+        "{note}"
+    );
+    assert!(
+        every_finding(&report).iter().all(|f| !f["object"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("127.0.0.25")),
+        "{report:#}"
+    );
     // No Secret's data reaches the report.
     assert!(!report.to_string().contains("c2VjcmV0"));
     serve.signal_and_wait(libc::SIGTERM).code(0);

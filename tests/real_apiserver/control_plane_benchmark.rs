@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::support::envtest::{EnvTest, User};
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::objects::{numbered_snapshot_cr, renewed_now, server_at, snapshot_configmap};
+use crate::support::test_ca::TestCa;
 use crate::support::tls_listener::TlsListener;
 
 const SERVERS: [&str; 5] = ["s1", "s2", "s3", "s4", "s5"];
@@ -158,6 +159,8 @@ fn median(mut values: Vec<f64>) -> f64 {
 #[ignore = "a benchmark: run on demand (docs/performance.md)"]
 fn benchmark_control_plane_reads() {
     let builds = binaries();
+    // The fake serves plain HTTP: the servers' certificates chain to the CA it publishes.
+    let ca = TestCa::generate();
     let _listeners: Vec<TlsListener> = (0..SERVERS.len())
         .map(|i| {
             let ip = format!("127.0.0.{}", 11 + i);
@@ -166,6 +169,7 @@ fn benchmark_control_plane_reads() {
                 6443,
                 &[&ip],
                 Timestamp::now() + SignedDuration::from_hours(24 * 365),
+                &ca,
             )
             .unwrap_or_else(|| panic!("{ip}:6443 is taken"))
         })
@@ -176,6 +180,7 @@ fn benchmark_control_plane_reads() {
     for (_, object) in objects() {
         fake.put(object);
     }
+    fake.put(ca.root_ca_configmap());
     let dir = tempfile::tempdir().unwrap();
     let fake_config = fake.write_kubeconfig(dir.path(), Role::Admin);
     for (label, bin) in &builds {

@@ -223,10 +223,21 @@ fn server_certificates_expire_for_real(env: &EnvTest) {
     let ends = Timestamp::now() + SignedDuration::from_secs(15);
     // The API server refuses loopback addresses in Endpoints, so the server is found by its
     // Node's address at kube-apiserver's port, as for a server the Endpoints no longer list.
-    let listener = TlsListener::start("127.0.0.3", 6443, &["127.0.0.3", "s3"], ends)
+    let listener = TlsListener::start("127.0.0.3", 6443, &["127.0.0.3", "s3"], ends, &env.ca())
         .expect("127.0.0.3:6443 is free");
     let port = listener.addr.port();
     admin.create(NODES, &server_at("s3", "v1.29.4+k3s1", "127.0.0.3"));
+    // An intercepting proxy answers at s4's address with its own certificate, expiring as
+    // soon: not the bed's CA's, so a note and never a finding.
+    let _proxy = TlsListener::start_foreign(
+        "127.0.0.24",
+        6443,
+        "sandboxing-tproxy-egress",
+        &["registry.example.com"],
+        ends,
+    )
+    .expect("127.0.0.24:6443 is free");
+    admin.create(NODES, &server_at("s4", "v1.29.4+k3s1", "127.0.0.24"));
     let expiring = |report: &CheckReport| -> Vec<(String, String, String)> {
         report
             .findings
@@ -254,6 +265,19 @@ fn server_certificates_expire_for_real(env: &EnvTest) {
     );
     assert!(soon[0].2.contains("expires in"), "{}", soon[0].2);
     assert!(soon[0].2.contains("names 127.0.0.3, s3"), "{}", soon[0].2);
+    let note = before
+        .checks
+        .iter()
+        .find(|c| c.name == "connection-certificates")
+        .map(|c| c.note.clone())
+        .unwrap_or_default();
+    assert!(
+        note.contains(&format!(
+            "not this cluster's server: 127.0.0.24:{port} (Node s4) presented \
+             CN=sandboxing-tproxy-egress"
+        )),
+        "{note}"
+    );
     // Past its end on the machine's (and the API server's) clock.
     while Timestamp::now() <= ends + SignedDuration::from_secs(1) {
         std::thread::sleep(std::time::Duration::from_millis(200));

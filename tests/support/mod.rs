@@ -17,6 +17,7 @@ pub mod rancher;
 pub mod readme;
 pub mod report_checks;
 pub mod scrape;
+pub mod test_ca;
 pub mod test_threads;
 pub mod tls_listener;
 pub mod wait;

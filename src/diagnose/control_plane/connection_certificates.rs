@@ -1,7 +1,9 @@
 //! When the certificates of the connection expire: the client certificate the kubeconfig
 //! authenticates with (a node's admin kubeconfig expires too) and the serving certificate the
 //! API server presents (issue 33, item 1). k3s renews both when the service restarts within 90
-//! days of expiry, so inside that window a restart is due; within 14 days it is urgent.
+//! days of expiry, so inside that window a restart is due; within 14 days it is urgent. Only a
+//! certificate that chains to the cluster's CA is the server's: another one (an intercepting
+//! proxy, another cluster) is a note and never judged.
 
 use jiff::{SignedDuration, Timestamp};
 
@@ -10,6 +12,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
 use crate::input::ClusterState;
 use crate::model::certificate::CertificateFacts;
+use crate::model::certificate_chain::ChainTrust;
 
 /// k3s's own renewal window (`pkg/certmonitor`, `certificate rotate`).
 const WINDOW: SignedDuration = SignedDuration::from_hours(90 * 24);
@@ -56,6 +59,9 @@ pub fn analyse_connection_certificates(
     // certificate seen at several addresses is one finding naming them all; a server still
     // presenting an older one stands apart.
     let mut presented: Vec<(&CertificateFacts, Vec<String>)> = Vec::new();
+    // Chains nothing could verify are judged as presented, and the note says so: whoever
+    // answered may not be the server.
+    let mut unverified: Vec<(String, &str)> = Vec::new();
     let mut seen_at = |cert, at: String| match presented.iter_mut().find(|(c, _)| *c == cert) {
         Some((_, at_all)) => at_all.push(at),
         None => presented.push((cert, vec![at])),
@@ -76,15 +82,27 @@ pub fn analyse_connection_certificates(
                 "renew the certificate of {who} (its ingress or load balancer)"
             ))
         })),
-        (Ok(cert), None) => seen_at(cert, certs.server.clone()),
+        (Ok(cert), None) => match &certs.serving_trust {
+            ChainTrust::Foreign(why) => notes.push(not_this_clusters(&certs.server, cert, why)),
+            trust => {
+                unverified.extend(unverified_at(trust, &certs.server));
+                seen_at(cert, certs.server.clone());
+            }
+        },
         (Err(why), _) => notes.push(format!("the serving certificate was not read: {why}")),
     }
     match &certs.servers {
         Ok(servers) => {
             for server in servers {
-                match &server.serving {
-                    Ok(cert) => seen_at(cert, server.shown()),
-                    Err(why) => notes.push(format!(
+                match (&server.serving, &server.trust) {
+                    (Ok(cert), ChainTrust::Foreign(why)) => {
+                        notes.push(not_this_clusters(&server.shown(), cert, why))
+                    }
+                    (Ok(cert), trust) => {
+                        unverified.extend(unverified_at(trust, &server.shown()));
+                        seen_at(cert, server.shown());
+                    }
+                    (Err(why), _) => notes.push(format!(
                         "the serving certificate of {} was not read: {why}",
                         server.shown()
                     )),
@@ -92,6 +110,13 @@ pub fn analyse_connection_certificates(
             }
         }
         Err(why) => notes.push(format!("the servers' own addresses were not read: {why}")),
+    }
+    if let Some((_, why)) = unverified.first() {
+        let at: Vec<&str> = unverified.iter().map(|(at, _)| at.as_str()).collect();
+        notes.push(format!(
+            "cannot verify the chain of {} against the cluster's CA: {why}; judged as presented",
+            at.join(", ")
+        ));
     }
     for (cert, at) in presented {
         notes.push(format!(
@@ -127,6 +152,24 @@ pub fn analyse_connection_certificates(
         }));
     }
     Ok((findings, notes))
+}
+
+/// `not this cluster's server: 10.0.0.2:6443 (Node b) presented CN=… (issued by …; why)`:
+/// whoever answered there is not the server, so its certificate says nothing about it.
+fn not_this_clusters(at: &str, cert: &CertificateFacts, why: &str) -> String {
+    format!(
+        "not this cluster's server: {at} presented {} (issued by {}; {}; {why})",
+        cert.subject,
+        cert.issuer,
+        names(cert)
+    )
+}
+
+fn unverified_at<'a>(trust: &'a ChainTrust, at: &str) -> Option<(String, &'a str)> {
+    match trust {
+        ChainTrust::Unverified(why) => Some((at.to_string(), why.as_str())),
+        _ => None,
+    }
 }
 
 /// "names a, b" from the subjectAltName, which clients check the address against.
@@ -188,6 +231,8 @@ mod tests {
                 server: "https://10.0.0.1:6443".into(),
                 client: Some(Ok(cert(client))),
                 serving: Ok(cert(serving)),
+                serving_chain: Vec::new(),
+                serving_trust: ChainTrust::Cluster,
                 presented_by: by.map(str::to_string),
                 servers: Ok(Vec::new()),
             }),
@@ -261,6 +306,8 @@ mod tests {
             address: address.into(),
             node: Some(node.into()),
             serving: Ok(cert(days_left)),
+            chain: Vec::new(),
+            trust: ChainTrust::Cluster,
         }
     }
 
@@ -275,6 +322,8 @@ mod tests {
                 address: "10.0.0.4:6443".into(),
                 node: Some("d".into()),
                 serving: Err("no TLS handshake with 10.0.0.4:6443 within 2 s".into()),
+                chain: Vec::new(),
+                trust: ChainTrust::Unverified("not read".into()),
             },
         ]);
         let (findings, notes) =
@@ -315,6 +364,78 @@ mod tests {
             "{}",
             findings[0].message
         );
+    }
+
+    fn proxy_certificate(days_left: i64) -> CertificateFacts {
+        CertificateFacts {
+            subject: "CN=sandboxing-tproxy-egress".into(),
+            issuer: "CN=sandboxing-tproxy-egress".into(),
+            names: vec!["example.com".into()],
+            ..cert(days_left)
+        }
+    }
+
+    #[test]
+    fn a_certificate_that_is_not_the_clusters_is_a_note_and_never_judged() {
+        let mut state = state(200, 300, None);
+        let certs = state.certificates.as_mut().unwrap();
+        certs.serving = Ok(proxy_certificate(3));
+        certs.serving_trust = ChainTrust::Foreign("not issued by the cluster's CA".into());
+        certs.servers = Ok(vec![
+            ServerCertificate {
+                serving: Ok(proxy_certificate(-2)),
+                trust: ChainTrust::Foreign("not issued by the cluster's CA".into()),
+                ..at("10.0.0.2:6443", "b", 0)
+            },
+            at("10.0.0.3:6443", "c", 300),
+        ]);
+        let (findings, notes) =
+            analyse_connection_certificates(&state, Distro::K3s, now()).unwrap();
+        assert!(findings.is_empty(), "{findings:?}");
+        assert!(
+            notes.contains(
+                &"not this cluster's server: 10.0.0.2:6443 (Node b) presented \
+              CN=sandboxing-tproxy-egress (issued by CN=sandboxing-tproxy-egress; names \
+              example.com; not issued by the cluster's CA)"
+                    .to_string()
+            )
+        );
+        assert!(notes.iter().any(|n| n.starts_with(
+            "not this cluster's server: https://10.0.0.1:6443 presented CN=sandboxing-tproxy-egress"
+        )));
+        // Neither is listed as what that address presents; the real server is.
+        assert!(
+            !notes.iter().any(
+                |n| n.contains("presents CN=sandboxing") || n.contains("present CN=sandboxing")
+            ),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("10.0.0.3:6443 (Node c) presents"))
+        );
+    }
+
+    #[test]
+    fn a_chain_nothing_could_verify_is_judged_and_says_so() {
+        let mut state = state(200, 10, None);
+        let certs = state.certificates.as_mut().unwrap();
+        let why = "the kubeconfig names no CA of its own, and get configmap \
+                   kube-system/kube-root-ca.crt: forbidden";
+        certs.serving_trust = ChainTrust::Unverified(why.into());
+        certs.servers = Ok(vec![ServerCertificate {
+            trust: ChainTrust::Unverified(why.into()),
+            ..at("10.0.0.2:6443", "b", 10)
+        }]);
+        let (findings, notes) =
+            analyse_connection_certificates(&state, Distro::K3s, now()).unwrap();
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        assert_eq!(findings[0].code, FindingCode::ServingCertExpiring);
+        assert!(notes.contains(&format!(
+            "cannot verify the chain of https://10.0.0.1:6443, 10.0.0.2:6443 (Node b) against \
+             the cluster's CA: {why}; judged as presented"
+        )));
     }
 
     #[test]

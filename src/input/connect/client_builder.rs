@@ -44,6 +44,11 @@ pub(super) fn client_for(
     impersonate(&mut config)?;
     let server = server_url(&config);
     let client_certificate = client_certificate(&config);
+    // What a kubeconfig that skips verification names as its CA vouches for nothing.
+    let cluster_ca = (!config.accept_invalid_certs)
+        .then(|| config.root_cert.clone())
+        .flatten()
+        .filter(|roots| !roots.is_empty());
     let proxy = config.proxy_url.as_ref().map(|uri| {
         let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
         let host = authority
@@ -96,6 +101,7 @@ pub(super) fn client_for(
         proxy,
         user: None,
         client_certificate,
+        cluster_ca,
     })
 }
 

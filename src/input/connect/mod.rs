@@ -59,6 +59,11 @@ pub struct Connection {
     /// The client certificate the requests authenticate with (PEM, never the key), when the
     /// kubeconfig's user has one: `kubeconfig-cert-expiring` reads its dates.
     pub client_certificate: Option<Vec<u8>>,
+    /// The CA certificates (DER) the kubeconfig trusts for this cluster
+    /// (`certificate-authority[-data]`, or a Pod's service-account CA); `None` when it names
+    /// none or skips verification: the servers' chains are then verified against
+    /// `kube-root-ca.crt`.
+    pub cluster_ca: Option<Vec<Vec<u8>>>,
 }
 
 /// One cluster, from the command line's connection options.

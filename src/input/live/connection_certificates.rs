@@ -4,11 +4,12 @@
 
 use std::time::Duration;
 
-use super::server_certificates::ServerCertificate;
+use super::server_certificates::{NOT_YET_VERIFIED, ServerCertificate};
 use super::serving_cert::read_serving_certificate;
 use crate::input::connect::Connection;
 use crate::input::rancher::rancher_live::proxy_url;
 use crate::model::certificate::CertificateFacts;
+use crate::model::certificate_chain::ChainTrust;
 
 /// The handshake is one round trip; a server that takes longer is judged elsewhere.
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
@@ -21,6 +22,10 @@ pub struct ConnectionCertificates {
     pub client: Option<Result<CertificateFacts, String>>,
     /// What the address presented, or why it was not read.
     pub serving: Result<CertificateFacts, String>,
+    /// The chain the address presented (DER, end entity first); empty when none was read.
+    pub serving_chain: Vec<Vec<u8>>,
+    /// Whether that chain is the cluster's (not judged behind Rancher, whose own it is).
+    pub serving_trust: ChainTrust,
     /// Who presents it when that is not the API server itself (Rancher's proxy).
     pub presented_by: Option<String>,
     /// What each server's own address presented, or why they were not read.
@@ -42,11 +47,17 @@ pub async fn read_connection_certificates(conn: &Connection) -> ConnectionCertif
             read_serving_certificate(&conn.server, limit).await
         }
     };
+    let (serving, serving_chain) = match serving {
+        Ok(presented) => (Ok(presented.facts), presented.chain),
+        Err(why) => (Err(why), Vec::new()),
+    };
     let presented_by = proxy_url(&conn.server).map(|(rancher, _)| format!("Rancher at {rancher}"));
     ConnectionCertificates {
         server: conn.server.clone(),
         client,
         serving,
+        serving_chain,
+        serving_trust: ChainTrust::Unverified(NOT_YET_VERIFIED.into()),
         presented_by,
         servers: Ok(Vec::new()),
     }

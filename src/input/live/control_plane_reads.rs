@@ -3,6 +3,7 @@
 //! connection and every server present, the metadata of the Secrets in kube-system, and the
 //! HelmCharts and their Jobs there, read after the snapshot lists and filled in at once.
 
+use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::node_events::NodeEventsRead;
 use super::packaged_charts::{PackagedChartsRead, read_packaged_charts};
@@ -56,6 +57,7 @@ impl ControlPlaneReads {
             read_connection_certificates(conn),
         );
         certificates.servers = servers;
+        verify_chains(conn, &mut certificates, trace).await;
         Ok(ControlPlaneReads {
             endpoints: endpoints?,
             events: events?,

@@ -3,6 +3,7 @@
 
 pub mod activity;
 mod apiserver_endpoints;
+mod chain_trust;
 pub mod cluster_identity;
 pub mod connection_certificates;
 pub mod contact_probe;

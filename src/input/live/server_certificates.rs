@@ -2,7 +2,8 @@
 //! address the cluster publishes (the `kubernetes` Endpoints) and each control-plane Node's
 //! address: what a client that reaches that server sees. An address that does not answer
 //! within a short limit is a note (k3sdoctor may run outside the servers' network), never a
-//! finding and never a failed run.
+//! finding and never a failed run. A certificate that does not chain to the cluster's CA is
+//! not that server's (`chain_trust.rs`): it is a note, never judged.
 
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use super::serving_cert::{host_port, read_serving_certificate};
 use crate::input::connect::Connection;
 use crate::input::rancher::rancher_live::proxy_url;
 use crate::model::certificate::CertificateFacts;
+use crate::model::certificate_chain::ChainTrust;
 use crate::model::node::NodeFacts;
 
 /// On the servers' network a handshake takes milliseconds; from elsewhere a private address
@@ -22,6 +24,9 @@ const DEFAULT_PORT: i32 = 6443;
 /// (one cluster's `check` takes no `--parallel`).
 pub const MOST_HANDSHAKES_AT_ONCE: usize = 16;
 
+/// A chain's verdict until `chain_trust::verify_chains` gives the real one.
+pub const NOT_YET_VERIFIED: &str = "not verified yet";
+
 /// What one server's address presented.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerCertificate {
@@ -30,6 +35,10 @@ pub struct ServerCertificate {
     /// The Node that reports this address, when one does.
     pub node: Option<String>,
     pub serving: Result<CertificateFacts, String>,
+    /// The chain presented (DER, end entity first); empty when none was read.
+    pub chain: Vec<Vec<u8>>,
+    /// Whether that chain is the cluster's.
+    pub trust: ChainTrust,
 }
 
 impl ServerCertificate {
@@ -112,11 +121,17 @@ pub async fn read_server_certificates(
         .read_timeout
         .map_or(SERVER_HANDSHAKE_LIMIT, |t| t.min(SERVER_HANDSHAKE_LIMIT));
     let reads = targets.into_iter().map(|(address, node)| async move {
-        let serving = read_serving_certificate(&format!("https://{address}"), limit).await;
+        let read = read_serving_certificate(&format!("https://{address}"), limit).await;
+        let (serving, chain) = match read {
+            Ok(presented) => (Ok(presented.facts), presented.chain),
+            Err(why) => (Err(why), Vec::new()),
+        };
         ServerCertificate {
             address,
             node,
             serving,
+            chain,
+            trust: ChainTrust::Unverified(NOT_YET_VERIFIED.into()),
         }
     });
     // A cluster can publish thousands of addresses; past the open-file limit every handshake

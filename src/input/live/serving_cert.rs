@@ -1,7 +1,8 @@
 //! The certificate the API server presents, read from a TLS handshake of our own with the
 //! address the requests go to: what a client sees, with no Secret permission. The handshake
-//! trusts anything on purpose — it only reads the certificate and sends no request; the
-//! requests themselves verify as kubectl does.
+//! accepts anything on purpose — it only reads the chain and sends no request; whether the
+//! chain is the cluster's is judged afterwards against the cluster's CA
+//! (`model::certificate_chain`), and the requests themselves verify as kubectl does.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,11 +16,11 @@ use tokio_rustls::rustls::{DigitallySignedStruct, SignatureScheme};
 
 use crate::model::certificate::CertificateFacts;
 
-/// Keeps the end-entity certificate the server sent, and accepts it: nothing is sent over
+/// Keeps the chain the server sent (end entity first), and accepts it: nothing is sent over
 /// this connection but the handshake.
 #[derive(Debug)]
 struct Capture {
-    seen: Mutex<Option<Vec<u8>>>,
+    seen: Mutex<Option<Vec<Vec<u8>>>>,
     provider: Arc<rustls::crypto::CryptoProvider>,
 }
 
@@ -27,12 +28,16 @@ impl ServerCertVerifier for Capture {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
+        intermediates: &[CertificateDer<'_>],
         _server_name: &ServerName<'_>,
         _ocsp: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(end_entity.to_vec());
+        let chain = std::iter::once(end_entity)
+            .chain(intermediates)
+            .map(|c| c.to_vec())
+            .collect();
+        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(chain);
         Ok(ServerCertVerified::assertion())
     }
 
@@ -86,11 +91,16 @@ pub(super) fn host_port(server: &str) -> Result<(String, u16), String> {
     Ok((host.to_string(), uri.port_u16().unwrap_or(443)))
 }
 
+/// What one handshake showed: the end entity's facts and the chain as sent (DER, end entity
+/// first), for the verdict against the cluster's CA.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Presented {
+    pub facts: CertificateFacts,
+    pub chain: Vec<Vec<u8>>,
+}
+
 /// The certificate `server` presents, within `limit`; why not, in one line.
-pub async fn read_serving_certificate(
-    server: &str,
-    limit: Duration,
-) -> Result<CertificateFacts, String> {
+pub async fn read_serving_certificate(server: &str, limit: Duration) -> Result<Presented, String> {
     let (host, port) = host_port(server)?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let capture = Arc::new(Capture {
@@ -120,13 +130,17 @@ pub async fn read_serving_certificate(
             limit.as_secs()
         )
     })??;
-    let der = capture
+    let chain = capture
         .seen
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .take()
+        .filter(|chain| !chain.is_empty())
         .ok_or_else(|| format!("{host}:{port} presented no certificate"))?;
-    CertificateFacts::from_der(&der)
+    Ok(Presented {
+        facts: CertificateFacts::from_der(&chain[0])?,
+        chain,
+    })
 }
 
 #[cfg(test)]

@@ -207,6 +207,12 @@ impl EnvTest {
     }
 
     /// A directory for files a test writes (backups, kubeconfigs), removed with the cluster.
+    /// The bed's CA (`pki/`), which its kubeconfigs trust: it signs the certificates of the
+    /// loopback listeners that stand for the other servers.
+    pub fn ca(&self) -> crate::support::test_ca::TestCa {
+        crate::support::test_ca::TestCa::from_pki(&self.dir.path().join("pki"))
+    }
+
     pub fn scratch(&self) -> &Path {
         self.dir.path()
     }

@@ -75,8 +75,8 @@ pub struct RequestRecord {
 pub struct FakeApi {
     state: Arc<Mutex<State>>,
     addr: SocketAddr,
-    /// The self-signed certificate (PEM) when serving HTTPS.
-    ca_pem: Option<String>,
+    /// The CA that signed the serving certificate, when serving HTTPS.
+    ca: Option<crate::support::test_ca::TestCa>,
     shutdown: Arc<Notify>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -88,23 +88,23 @@ impl FakeApi {
         FakeApi::launch(None)
     }
 
-    /// Like [`FakeApi::start`], but HTTPS with a freshly generated self-signed certificate for
-    /// `127.0.0.1` and `localhost` (its PEM is [`FakeApi::ca_pem`]). [`FakeApi::write_kubeconfig`]
+    /// Like [`FakeApi::start`], but HTTPS with a freshly generated CA and a certificate it signs
+    /// for `127.0.0.1` and `localhost` (the CA's PEM is [`FakeApi::ca_pem`]). [`FakeApi::write_kubeconfig`]
     /// then writes a kubeconfig that does not trust it (TLS failure tests);
     /// [`FakeApi::write_kubeconfig_trusting`] one that does.
     pub fn start_tls() -> FakeApi {
-        FakeApi::launch(Some(tls::self_signed()))
+        FakeApi::launch(Some(tls::ca_signed()))
     }
 
     /// Like [`FakeApi::start_tls`], with a certificate that expires at the start of `(year,
     /// month, day)` UTC.
     pub fn start_tls_until(year: i32, month: u8, day: u8) -> FakeApi {
-        FakeApi::launch(Some(tls::self_signed_until(year, month, day)))
+        FakeApi::launch(Some(tls::ca_signed_until(year, month, day)))
     }
 
     fn launch(tls: Option<tls::TlsMaterial>) -> FakeApi {
-        let (acceptor, ca_pem) = match tls {
-            Some(tls) => (Some(tls.acceptor), Some(tls.ca_pem)),
+        let (acceptor, ca) = match tls {
+            Some(tls) => (Some(tls.acceptor), Some(tls.ca)),
             None => (None, None),
         };
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
@@ -134,7 +134,7 @@ impl FakeApi {
         FakeApi {
             state,
             addr,
-            ca_pem,
+            ca,
             shutdown,
             thread: Some(thread),
         }
@@ -146,18 +146,21 @@ impl FakeApi {
 
     /// `http://127.0.0.1:PORT`, or `https://127.0.0.1:PORT` for [`FakeApi::start_tls`].
     pub fn url(&self) -> String {
-        let scheme = if self.ca_pem.is_some() {
-            "https"
-        } else {
-            "http"
-        };
+        let scheme = if self.ca.is_some() { "https" } else { "http" };
         format!("{scheme}://{}", self.addr)
     }
 
-    /// The PEM of the self-signed serving certificate (which is its own CA), `None` for plain
-    /// HTTP.
+    /// The PEM of the CA that signed the serving certificate, `None` for plain HTTP.
     pub fn ca_pem(&self) -> Option<&str> {
-        self.ca_pem.as_deref()
+        self.ca.as_ref().map(|ca| ca.pem.as_str())
+    }
+
+    /// The CA of a [`FakeApi::start_tls`] server: it signs the certificates of the loopback
+    /// listeners that stand for the cluster's other servers. Panics for plain HTTP.
+    pub fn ca(&self) -> &crate::support::test_ca::TestCa {
+        self.ca
+            .as_ref()
+            .expect("a CA needs a server started with FakeApi::start_tls")
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -183,8 +186,7 @@ impl FakeApi {
     /// `kubeconfig-<user>-trusting.yaml`. Panics for a plain-HTTP server.
     pub fn write_kubeconfig_trusting(&self, dir: &Path, role: Role) -> PathBuf {
         let ca_pem = self
-            .ca_pem
-            .as_deref()
+            .ca_pem()
             .expect("write_kubeconfig_trusting needs a server started with FakeApi::start_tls");
         let path = dir.join(format!("kubeconfig-{}-trusting.yaml", role.user_name()));
         write_kubeconfig_file(

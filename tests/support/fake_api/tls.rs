@@ -1,33 +1,43 @@
-//! HTTPS for [`super::FakeApi::start_tls`]: a fresh self-signed certificate (rcgen) for
+//! HTTPS for [`super::FakeApi::start_tls`]: a fresh CA and a certificate it signs (rcgen) for
 //! `127.0.0.1` and `localhost`, served by rustls with the ring provider (like kube's client).
+//! The CA signs the certificates of the loopback listeners that stand for the other servers,
+//! as a k3s cluster's server CA signs every server's.
 
 use std::sync::Arc;
+
+use crate::support::test_ca::TestCa;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::crypto::ring;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-/// The server side of TLS and the certificate clients must trust.
+/// The server side of TLS and the CA clients must trust.
 pub(crate) struct TlsMaterial {
     pub acceptor: TlsAcceptor,
-    /// The self-signed serving certificate, PEM: it is its own CA.
-    pub ca_pem: String,
+    /// The CA that signed the serving certificate.
+    pub ca: TestCa,
 }
 
-/// Generate a certificate and key valid for `127.0.0.1` and `localhost` and a rustls server
-/// configuration (TLS 1.2 and 1.3, ALPN `http/1.1`) serving it.
-pub(crate) fn self_signed() -> TlsMaterial {
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
-            .expect("generate self-signed certificate");
-    serve(certified.cert, &certified.signing_key)
+/// A fresh CA, a certificate it signs for `127.0.0.1` and `localhost` (valid until 2100), and a
+/// rustls server configuration (TLS 1.2 and 1.3, ALPN `http/1.1`) serving it.
+pub(crate) fn ca_signed() -> TlsMaterial {
+    let ca = TestCa::generate();
+    let (cert, key) = ca.sign(
+        &["127.0.0.1", "localhost"],
+        "2100-01-01T00:00:00Z".parse().unwrap(),
+    );
+    serve(cert, &key, ca)
 }
 
-/// Like [`self_signed`], valid until the start of `(year, month, day)` UTC: a certificate that
+/// Like [`ca_signed`], valid until the start of `(year, month, day)` UTC: a certificate that
 /// expires, for the certificate checks.
-pub(crate) fn self_signed_until(year: i32, month: u8, day: u8) -> TlsMaterial {
-    let (cert, key) = certificate_until(&["127.0.0.1", "localhost"], year, month, day);
-    serve(cert, &key)
+pub(crate) fn ca_signed_until(year: i32, month: u8, day: u8) -> TlsMaterial {
+    let ca = TestCa::generate();
+    let until: jiff::Timestamp = format!("{year:04}-{month:02}-{day:02}T00:00:00Z")
+        .parse()
+        .expect("a date");
+    let (cert, key) = ca.sign(&["127.0.0.1", "localhost"], until);
+    serve(cert, &key, ca)
 }
 
 /// A self-signed certificate for `names`, valid until `(year, month, day)`, and its key.
@@ -45,8 +55,7 @@ pub fn certificate_until(
     (cert, key)
 }
 
-fn serve(cert: rcgen::Certificate, signing_key: &rcgen::KeyPair) -> TlsMaterial {
-    let pem = cert.pem();
+fn serve(cert: rcgen::Certificate, signing_key: &rcgen::KeyPair, ca: TestCa) -> TlsMaterial {
     let cert: CertificateDer<'static> = cert.der().clone();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(signing_key.serialize_der()));
     let mut config = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()))
@@ -58,6 +67,6 @@ fn serve(cert: rcgen::Certificate, signing_key: &rcgen::KeyPair) -> TlsMaterial 
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     TlsMaterial {
         acceptor: TlsAcceptor::from(Arc::new(config)),
-        ca_pem: pem,
+        ca,
     }
 }
