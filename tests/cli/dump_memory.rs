@@ -1,7 +1,8 @@
 //! What a dump costs in memory follows what k3sdoctor keeps, not what the file holds: 27 MB of
 //! tiny objects it does not use (`{"a":{}}` three million times) as a plain JSON dump, inside
 //! a `.tgz` support bundle and as `--rancher-from-file`, each beside real objects that still
-//! give their verdict. Built as one `serde_json::Value`, that list held 2.2 GB.
+//! give their verdict. Built as one `serde_json::Value`, that list held 2,157 MiB (4,813 MiB
+//! inside the bundle, where its items were copied once more).
 //!
 //! The peak is the child's own `ru_maxrss` from `wait4`. Linux folds the high-water RSS of the
 //! address space a process execs from into its `ru_maxrss`, and `std::process::Command`
@@ -18,7 +19,7 @@ use crate::bundles::NOW;
 use crate::support::bundles::{self, TROUBLESHOOT_TOP};
 use crate::support::harness::{k3sdoctor, repo_path};
 
-/// The ceiling: the same input took 2.2 GB before its unused objects were dropped as read.
+/// The ceiling: the same input took 2 to 5 GiB before its unused objects were dropped as read.
 const LIMIT_KIB: i64 = 512 * 1024;
 /// Three million objects of nine bytes each, with their commas: 27 MB.
 const TINY: usize = 3_000_000;
