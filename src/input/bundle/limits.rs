@@ -14,6 +14,13 @@ pub const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// few per pod, so even a cluster of thousands of pods stays far below.
 pub const DEFAULT_MAX_ENTRIES: u64 = 200_000;
 
+/// Objects k3sdoctor keeps of one kind from all `--from-file` (or `--rancher-from-file`) inputs
+/// together; those it does not use are dropped as they are read and never count. A large
+/// cluster has a few thousand Nodes or snapshot records and an hour of Events in the tens of
+/// thousands; what lies past this is refused rather than held, since memory follows what is
+/// kept.
+pub const MAX_OBJECTS_PER_KIND: usize = 100_000;
+
 /// An archive inside an archive (a ticket's zip holding a collector's tarball) is opened; one
 /// inside that is not.
 pub const MAX_NESTING: u8 = 1;

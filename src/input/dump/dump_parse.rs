@@ -1,8 +1,9 @@
-//! Parsing dump text into API objects: single objects, `List`s, bare JSON arrays,
-//! multi-document YAML or concatenated JSON, whoever wrote them (kubectl, a collector).
+//! The parts of reading dump text that do not depend on how objects are handed over
+//! ([`super::object_stream`]): YAML documents, an object's key and whether k3sdoctor uses it,
+//! and undoing what a collector did to the objects it wrote.
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::yaml_depth::{MAX_FLOW_NESTING, too_deep};
 use crate::distro::LOCK_NAMESPACE;
@@ -11,22 +12,11 @@ use crate::model::apiserver_endpoints::{SERVICE_NAME, SERVICE_NAMESPACE};
 
 pub const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
 
-pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {
+/// The documents of a YAML dump, a YAML sequence's items each one document.
+pub fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {
     let bad = |e: &dyn std::fmt::Display| {
         ReadError::new(format!("cannot parse dump file {file}: {e}; {DUMP_HINT}"))
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let mut docs = Vec::new();
-        for doc in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
-            match doc.map_err(|e| bad(&e))? {
-                Value::Array(items) => docs.extend(items),
-                other => docs.push(other),
-            }
-        }
-        return Ok(docs);
-    }
     if let Some(line) = too_deep(text) {
         return Err(bad(&format!(
             "[ and {{ nest more than {MAX_FLOW_NESTING} deep at line {line}, deeper than any Kubernetes object"
@@ -47,44 +37,13 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Value>, ReadError> 
     Ok(docs)
 }
 
-/// Expands `List`s (`kind: List` from kubectl, `LeaseList` from the API) into their items; API
-/// lists leave `kind`/`apiVersion` off their items, so they are filled in from the list.
-pub fn flatten(value: Value) -> Vec<Value> {
-    let kind = value
-        .get("kind")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let Some(items) = value
-        .get("items")
-        .and_then(Value::as_array)
-        .filter(|_| kind.ends_with("List"))
-    else {
-        return vec![value];
-    };
-    let item_kind = kind
-        .strip_suffix("List")
-        .filter(|k| !k.is_empty())
-        .map(str::to_string);
-    let api_version = value.get("apiVersion").cloned();
-    items
-        .iter()
-        .cloned()
-        .flat_map(|mut item| {
-            if let (Some(obj), Some(k)) = (item.as_object_mut(), &item_kind) {
-                obj.entry("kind")
-                    .or_insert_with(|| Value::String(k.clone()));
-                if let Some(v) = &api_version {
-                    obj.entry("apiVersion").or_insert_with(|| v.clone());
-                }
-            }
-            flatten(item)
-        })
-        .collect()
-}
-
 /// (kind, namespace, name) of an object, if it has them.
 pub fn object_key(object: &Value) -> Option<(String, String, String)> {
+    fields_key(object.as_object()?)
+}
+
+/// [`object_key`] of an object's fields.
+pub fn fields_key(object: &Map<String, Value>) -> Option<(String, String, String)> {
     let kind = object.get("kind")?.as_str()?;
     let api_version = object
         .get("apiVersion")
@@ -156,38 +115,6 @@ pub fn drop_secret_data(object: &mut Value) {
     }
 }
 
-/// Gives an object or a list without `kind` (client-go's typed lists leave `TypeMeta` empty
-/// when marshalled), and the items of a list that lack one, the kind its file name says it
-/// holds.
-pub fn assume_kind(value: &mut Value, api_version: &str, kind: &str) {
-    let Some(object) = value.as_object_mut() else {
-        return;
-    };
-    let is_list = object.get("items").is_some_and(Value::is_array);
-    if !object.contains_key("kind") {
-        object.insert(
-            "kind".into(),
-            Value::String(if is_list {
-                format!("{kind}List")
-            } else {
-                kind.to_string()
-            }),
-        );
-        object
-            .entry("apiVersion")
-            .or_insert_with(|| Value::String(api_version.to_string()));
-    }
-    let items = object.get_mut("items").and_then(Value::as_array_mut);
-    for item in items.into_iter().flatten() {
-        if let Some(item) = item.as_object_mut()
-            && !item.contains_key("kind")
-        {
-            item.insert("kind".into(), Value::String(kind.to_string()));
-            item.insert("apiVersion".into(), Value::String(api_version.to_string()));
-        }
-    }
-}
-
 /// support-bundle-kit rewrites the JSON text of every object before encoding it
 /// (`toObjCommon` in pkg/manager/collectors/common.go): each `""` becomes `"null"`, and each
 /// `"key":null,` (a letters-only key, followed by a comma) becomes `"key":"null",`, also inside
@@ -216,13 +143,23 @@ pub fn drop_null_strings(value: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::dump::object_stream::{AllObjects, Shape, read_objects};
+
+    fn read(text: &str, file: &str, shape: Shape) -> Result<Vec<Value>, ReadError> {
+        let mut all = AllObjects::default();
+        read_objects(text, file, shape, &mut all)?;
+        Ok(all.0)
+    }
 
     fn docs(text: &str) -> Vec<Value> {
-        parse_documents(text, "test.yaml")
-            .unwrap()
-            .into_iter()
-            .flat_map(flatten)
-            .collect()
+        read(text, "test.yaml", Shape::default()).unwrap()
+    }
+
+    fn assuming(api_version: &'static str, kind: &'static str) -> Shape {
+        Shape {
+            assume: Some((api_version, kind)),
+            null_strings: false,
+        }
     }
 
     #[test]
@@ -258,9 +195,9 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_panic() {
-        assert!(parse_documents("{not json", "x.json").is_err());
-        assert!(parse_documents("a: [unclosed", "x.yaml").is_err());
-        assert!(parse_documents("", "x.yaml").unwrap().is_empty());
+        assert!(read("{not json", "x.json", Shape::default()).is_err());
+        assert!(read("a: [unclosed", "x.yaml", Shape::default()).is_err());
+        assert!(read("", "x.yaml", Shape::default()).unwrap().is_empty());
     }
 
     /// Issue 18 item 13: adversarial nesting fails fast with the clear error. The times are
@@ -289,7 +226,7 @@ mod tests {
         ];
         for (what, text) in cases {
             let started = std::time::Instant::now();
-            let err = parse_documents(&text, "deep.yaml").unwrap_err();
+            let err = read(&text, "deep.yaml", Shape::default()).unwrap_err();
             eprintln!("{what}: {:?} for {} bytes", started.elapsed(), text.len());
             assert!(
                 err.message
@@ -306,17 +243,25 @@ mod tests {
             "- apiVersion: k3s.cattle.io/v1\n  kind: ETCDSnapshotFile\n  metadata: {name: a}\n",
         );
         assert_eq!(object_key(&found[0]).unwrap().0, "ETCDSnapshotFile");
-        let mut list = serde_json::json!({"metadata": {}, "items": [{"metadata": {"name": "k3s", "namespace": "kube-system"}}]});
-        assume_kind(&mut list, "coordination.k8s.io/v1", "Lease");
-        let items = flatten(list);
+        let lease = assuming("coordination.k8s.io/v1", "Lease");
+        let list = r#"{"metadata": {}, "items": [{"metadata": {"name": "k3s", "namespace": "kube-system"}}]}"#;
+        let items = read(list, "x.json", lease).unwrap();
         assert_eq!(object_key(&items[0]).unwrap().0, "Lease");
         // A `kind: List` (support-bundle-kit, kubectl) whose items lack theirs.
-        let mut list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "s1"}}]});
-        assume_kind(&mut list, "v1", "Node");
-        assert_eq!(object_key(&flatten(list)[0]).unwrap().0, "Node");
-        let mut lease = serde_json::json!({"kind": "ConfigMap", "metadata": {"name": "x"}});
-        assume_kind(&mut lease, "coordination.k8s.io/v1", "Lease");
-        assert_eq!(lease["kind"], "ConfigMap", "a kind the object states wins");
+        let list =
+            r#"{"apiVersion": "v1", "kind": "List", "items": [{"metadata": {"name": "s1"}}]}"#;
+        let items = read(list, "x.json", assuming("v1", "Node")).unwrap();
+        assert_eq!(object_key(&items[0]).unwrap().0, "Node");
+        let found = read(
+            r#"{"kind": "ConfigMap", "metadata": {"name": "x"}}"#,
+            "x.json",
+            lease,
+        )
+        .unwrap();
+        assert_eq!(
+            found[0]["kind"], "ConfigMap",
+            "a kind the object states wins"
+        );
     }
 
     #[test]

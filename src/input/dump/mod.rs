@@ -8,6 +8,8 @@ pub mod dump_coverage;
 pub mod dump_files;
 pub mod dump_parse;
 mod dump_time;
+mod json_spans;
+pub mod object_stream;
 mod yaml_depth;
 
 use std::collections::BTreeMap;
@@ -22,12 +24,12 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use self::dump_parse::{
-    assume_kind, drop_null_strings, drop_secret_data, flatten, is_relevant, object_key,
-    parse_documents,
-};
+use serde_json::Map;
+
+use self::dump_parse::{drop_secret_data, fields_key, is_relevant, object_key};
 use self::dump_time::{heartbeat_ahead, newest_heartbeat, newest_timestamp};
-use super::bundle::limits::BundleLimits;
+use self::object_stream::{ObjectSink, Shape, read_objects};
+use super::bundle::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use super::bundle::provenance::{FileRead, feeds};
 use super::bundle::{self, Source};
 use super::{ClusterState, Origin, ReadError};
@@ -57,6 +59,10 @@ struct Collected {
     ignored: usize,
     newest: Option<(Timestamp, String)>,
     heartbeat: Option<(Timestamp, String)>,
+    /// Objects kept of each kind.
+    kept: BTreeMap<String, usize>,
+    /// The cap on one kind's objects was reached: what to say.
+    over_cap: Option<ReadError>,
 }
 
 impl Collected {
@@ -66,6 +72,14 @@ impl Collected {
             self.ignored += 1;
             return None;
         };
+        if !self.objects.contains_key(&key) {
+            let kept = self.kept.entry(key.0.clone()).or_default();
+            if *kept >= MAX_OBJECTS_PER_KIND {
+                self.over_cap.get_or_insert_with(|| over_cap(file, &key.0));
+                return None;
+            }
+            *kept += 1;
+        }
         if key.0 == "Node"
             && let Some(beat) = newest_heartbeat(&object)
             && self.heartbeat.as_ref().is_none_or(|(t, _)| beat > *t)
@@ -139,6 +153,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
         ignored,
         newest,
         heartbeat,
+        ..
     } = collected;
     // A bundle's `now` is its collection time, not the newest time inside.
     if state.collected_at().is_none() {
@@ -262,8 +277,17 @@ fn read_source(
     state.notes.extend(notes);
     let mut files: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     for doc in documents {
-        let values = match parse_documents(&doc.text, &doc.name) {
-            Ok(values) => values,
+        let shape = Shape {
+            assume: doc.assume,
+            null_strings: doc.null_strings,
+        };
+        let mut sink = Keep {
+            collected: &mut *collected,
+            used: BTreeMap::new(),
+            file: &doc.name,
+        };
+        match read_objects(&doc.text, &doc.name, shape, &mut sink) {
+            Ok(()) => {}
             Err(e) if doc.lenient => {
                 state
                     .notes
@@ -271,21 +295,14 @@ fn read_source(
                 continue;
             }
             Err(e) => return Err(e),
-        };
-        let used = files.entry(doc.path.clone()).or_default();
-        for mut value in values {
-            if doc.null_strings {
-                drop_null_strings(&mut value);
-            }
-            if let Some((api_version, kind)) = doc.assume {
-                assume_kind(&mut value, api_version, kind);
-            }
-            for mut object in flatten(value) {
-                drop_secret_data(&mut object);
-                if let Some(kind) = collected.add(object, &doc.name, false) {
-                    *used.entry(kind).or_default() += 1;
-                }
-            }
+        }
+        let used = sink.used;
+        if let Some(e) = collected.over_cap.take() {
+            return Err(e);
+        }
+        let counts = files.entry(doc.path.clone()).or_default();
+        for (kind, n) in used {
+            *counts.entry(kind).or_default() += n;
         }
     }
     for object in built {
@@ -296,6 +313,9 @@ fn read_source(
                 .entry(kind)
                 .or_default() += 1;
         }
+    }
+    if let Some(e) = collected.over_cap.take() {
+        return Err(e);
     }
     complete.extend(listed);
     state.gaps.extend(gaps);
@@ -332,6 +352,35 @@ fn read_source(
     }
     state.bundles.extend(provenance);
     Ok(())
+}
+
+/// The objects of one file on their way into [`Collected`], counted by kind for its provenance.
+struct Keep<'a> {
+    collected: &'a mut Collected,
+    used: BTreeMap<String, usize>,
+    file: &'a str,
+}
+
+impl ObjectSink for Keep<'_> {
+    fn wants(&self, fields: &Map<String, Value>) -> bool {
+        fields_key(fields).filter(is_relevant).is_some()
+    }
+
+    fn object(&mut self, mut object: Value) {
+        drop_secret_data(&mut object);
+        if let Some(kind) = self.collected.add(object, self.file, false) {
+            *self.used.entry(kind).or_default() += 1;
+        }
+    }
+}
+
+/// The one line for a dump with more objects of one kind than are kept.
+fn over_cap(file: &str, kind: &str) -> ReadError {
+    ReadError::new(format!(
+        "dump file {file} takes the {kind} objects past {MAX_OBJECTS_PER_KIND}, the most \
+         k3sdoctor keeps of one kind; dump only what it reads (one namespace, the kinds in \
+         docs/dumps.md) and pass that file with --from-file"
+    ))
 }
 
 fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
