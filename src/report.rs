@@ -8,7 +8,7 @@ use crate::diagnose::check::CheckAnalysis;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
 use crate::diagnose::snapshots::{EntryState, SnapshotAnalysis};
-use crate::input::bundle::provenance::BundleSource;
+use crate::model::bundle_provenance::BundleSource;
 
 pub const API_VERSION: &str = "k3sdoctor.io/v1";
 

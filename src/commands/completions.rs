@@ -132,7 +132,9 @@ fn typed_distro(typed: &TypedFlags) -> Option<Distro> {
 
 /// Leases and Nodes as `leases` reads them, within [`CLUSTER_WAIT`], with the connection
 /// flags typed on the line.
-fn read_locks(typed: &TypedFlags) -> Option<(crate::input::ClusterState, Option<Distro>)> {
+fn read_locks(
+    typed: &TypedFlags,
+) -> Option<(crate::model::cluster_state::ClusterState, Option<Distro>)> {
     let opts = ConnectOptions {
         kubeconfig: typed.last("kubeconfig").map(Into::into),
         context: typed.last("context").map(str::to_string),

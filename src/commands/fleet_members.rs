@@ -13,9 +13,9 @@ use crate::input::connect::{
     ConnectOptions, Connection, connect_context, find_kubeconfig, server_of,
 };
 use crate::input::live::Trace;
-use crate::input::rancher::RancherView;
 use crate::input::rancher::rancher_fleet::{RancherMember, rancher_members};
 use crate::input::{ReadError, ReadFailureKind};
+use crate::model::rancher::view::RancherView;
 use crate::render::fleet::MemberWriter;
 use crate::settings::{FleetSelection, Settings};
 

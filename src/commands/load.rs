@@ -6,7 +6,6 @@ use jiff::Timestamp;
 use crate::distro::Distro;
 use crate::exit::Failure;
 use crate::input::bundle::limits::BundleLimits;
-use crate::input::bundle::provenance;
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::dump::dump_coverage::{Primary, lacking};
 use crate::input::narrator::Narrator;
@@ -14,6 +13,7 @@ use crate::input::rancher::rancher_dump::read_rancher_dump;
 use crate::input::rancher::rancher_live::read_rancher_view;
 use crate::input::rancher::{RancherChoice, RancherView};
 use crate::input::{ClusterState, ReadError, dump, live};
+use crate::model::bundle_provenance as provenance;
 use crate::report::{Now, NowSource};
 use crate::settings::{Judging, Source};
 

@@ -25,8 +25,8 @@ use crate::heal::heal_gates::{
 };
 use crate::heal::heal_metrics::HealOutcome;
 use crate::heal::heal_policy::{Decision, HealMode, HealPolicy, HealSettings};
-use crate::input::ClusterState;
 use crate::input::connect::Connection;
+use crate::model::cluster_state::ClusterState;
 use crate::monitor::Exporter;
 use crate::settings::Judging;
 

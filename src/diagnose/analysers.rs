@@ -28,7 +28,7 @@ use super::snapshots::snapshot_files::{analyse_snapshot_files, missing_input};
 use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
 use super::snapshots::snapshot_s3::analyse_s3_snapshots;
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::configmap_listing::Listed;
 
 /// Whether an analyser ran, and why not.

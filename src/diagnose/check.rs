@@ -16,7 +16,7 @@ use super::rancher::{RancherSummary, analyse_rancher};
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
 use super::version_advice::{VersionAdvice, version_advice, version_affected};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]

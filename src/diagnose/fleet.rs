@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::finding::{FailOn, Severity};
 use crate::exit::Exit;
-use crate::input::ReadFailureKind;
+use crate::model::read_failure_kind::ReadFailureKind;
 
 mod fleet_member;
 mod summary_row;

@@ -13,7 +13,7 @@ use super::linking::{dedupe, link};
 use super::rancher::{RancherSummary, analyse_rancher};
 use super::snapshots::{SnapshotAnalysis, analyse_snapshots};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 
 /// The ConfigMap comparison with the snapshot analysers' findings added, most severe first,
 /// and Rancher's records where Rancher's side was read (or asked for), compared as `check`

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use serde_json::{Value, json};
 
 use crate::distro::Distro;
-use crate::input::{ClusterState, Origin};
+use crate::model::cluster_state::{ClusterState, Origin};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::finding::{Finding, FindingCode, Severity};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::version::{ProductVersion, SplitImpact};
 
 /// What a minor line's servers should run.

@@ -8,7 +8,7 @@ use crate::diagnose::control_plane::quorum::QuorumCheck;
 use crate::diagnose::leases::lock_status::{LockPurpose, LockState, LockStatus};
 use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::{NodeFacts, node_for_identity};
 use crate::version::LockStyle;
 

@@ -7,7 +7,7 @@
 
 use super::follow_apply::LockObjects;
 use super::follow_plan::{FollowOutcome, FollowPlan, LockCopy, Refusal};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::lock::LockRecord;

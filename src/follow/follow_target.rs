@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use crate::diagnose::control_plane::heartbeat::{describe_silence, silent_for};
 use crate::diagnose::leases::lock_status::{LockState, LockStatus};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::lease::live_apiserver_identity;
 use crate::model::node::{NodeFacts, Readiness, node_for_identity};
 

@@ -11,7 +11,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::distro::Distro;
 use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::{Readiness, node_for_identity};
 
 /// Why a heal does not happen now. The labels are stable: they are the `reason` of

@@ -1,9 +1,12 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
 pub mod apiserver_endpoints;
+pub mod bundle_provenance;
 pub mod cert_warning;
 pub mod certificate;
 pub mod certificate_chain;
+pub mod cluster_identity;
+pub mod cluster_state;
 pub mod configmap;
 pub mod configmap_listing;
 pub mod cron_schedule;
@@ -20,8 +23,11 @@ pub mod node_args;
 pub mod node_event;
 pub mod quantity;
 pub mod rancher;
+pub mod read_failure_kind;
 mod recent_values;
 pub mod secret_metadata;
+pub mod served_certificates;
 pub mod snapshot_entry;
 pub mod snapshot_file;
 pub mod snapshot_key;
+pub mod source_gap;

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::snapshot_entry::decode;
 use crate::model::snapshot_key::{alternate_key, data_key};
 

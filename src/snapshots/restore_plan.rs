@@ -23,7 +23,7 @@ use super::backup_file::CLUSTER_ID_ANNOTATION;
 use super::restore_foreign::{ClusterInventory, ForeignEntry, foreign_entries};
 use crate::distro::LOCK_NAMESPACE;
 use crate::follow::follow_plan::Refusal;
-pub use crate::input::live::cluster_identity::ClusterIdentity;
+pub use crate::model::cluster_identity::ClusterIdentity;
 use crate::model::snapshot_key::is_current_format;
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::input::ClusterState;
 use crate::input::connect::Connection;
 use crate::input::live::ControlPlaneReads;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::NodeFacts;
 
 pub(super) const POLL_EVERY: Duration = Duration::from_secs(60);

@@ -10,8 +10,8 @@ use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
-use crate::input::ClusterState;
 use crate::input::watch::ClusterWatch;
+use crate::model::cluster_state::ClusterState;
 use crate::monitor::Exporter;
 use crate::report::{CheckReport, Now, NowSource};
 

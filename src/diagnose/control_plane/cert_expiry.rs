@@ -9,8 +9,8 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
 use crate::model::cert_warning::{CA_WARNING, CertLine, CertState, LEAF_WARNING, OK, cert_lines};
+use crate::model::cluster_state::ClusterState;
 use crate::model::node_event::NodeEvent;
 use crate::version::CERT_MONITOR;
 

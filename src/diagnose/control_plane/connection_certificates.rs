@@ -10,9 +10,9 @@ use jiff::{SignedDuration, Timestamp};
 use crate::age::short;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
 use crate::model::certificate::CertificateFacts;
 use crate::model::certificate_chain::ChainTrust;
+use crate::model::cluster_state::ClusterState;
 
 /// k3s's own renewal window (`pkg/certmonitor`, `certificate rotate`).
 const WINDOW: SignedDuration = SignedDuration::from_hours(90 * 24);
@@ -211,8 +211,8 @@ fn judge(cert: &CertificateFacts, now: Timestamp) -> Option<(Severity, String)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::live::connection_certificates::ConnectionCertificates;
-    use crate::input::live::server_certificates::ServerCertificate;
+    use crate::model::served_certificates::ConnectionCertificates;
+    use crate::model::served_certificates::ServerCertificate;
 
     fn cert(days_left: i64) -> CertificateFacts {
         let now: Timestamp = "2026-12-02T12:00:00Z".parse().unwrap();

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::etcd_settings::{EtcdServer, etcd_servers, node_refs};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 
 /// Values that are secrets (redacted or not): never compared, never shown.
 const SECRET: [&str; 3] = [

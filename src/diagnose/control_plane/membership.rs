@@ -9,7 +9,7 @@ use crate::diagnose::control_plane::etcd_members;
 use crate::diagnose::control_plane::quorum::QuorumCheck;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::{NodeFacts, Readiness};
 
 /// Finalizer the member controller's OnRemove handler puts on every Node it syncs, agents

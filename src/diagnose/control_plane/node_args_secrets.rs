@@ -6,7 +6,7 @@
 use super::etcd_settings::node_refs;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node_args::exposed_env_secrets;
 
 pub fn analyse_node_args_secrets(state: &ClusterState, distro: Distro) -> Vec<Finding> {

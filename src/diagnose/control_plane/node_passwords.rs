@@ -14,7 +14,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 use crate::version::NODE_PASSWORD_CLEANUP;
 

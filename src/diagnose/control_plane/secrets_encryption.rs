@@ -4,7 +4,7 @@
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::encryption_hash::{EncryptionHash, annotation};
 
 /// The findings, or why the check cannot judge: Nodes not read, or no control-plane Node

@@ -7,7 +7,7 @@ use jiff::{SignedDuration, Timestamp};
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::encryption_hash::{EncryptionHash, annotation};
 
 const ERROR: &str = "SecretsUpdateError";

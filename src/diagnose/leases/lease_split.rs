@@ -5,7 +5,7 @@ use super::lock_status::LockStatus;
 use crate::diagnose::cluster_summary::oldest_server_version;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::node_for_identity;
 use crate::version::{LockStyle, ProductVersion, SplitImpact};
 

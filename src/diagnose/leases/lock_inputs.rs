@@ -7,7 +7,7 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::{IdentityMatch, NodeFacts, Readiness};
 use crate::version::LockStyle;
 

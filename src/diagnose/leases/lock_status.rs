@@ -5,7 +5,7 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::lock::LockRecord;
 use crate::model::node::node_for_identity;
 use crate::version::LockStyle;

@@ -15,7 +15,7 @@ use self::lock_status::{HolderNode, LockInputs, LockPurpose, LockStatus, examine
 use super::cluster_summary::ClusterSummary;
 use super::finding::{Finding, FindingCode, Severity, rank};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::node_for_identity;
 use crate::version::ProductVersion;
 

@@ -14,10 +14,10 @@ use serde::Serialize;
 
 use super::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
-use crate::input::rancher::{RancherState, RancherView};
+use crate::model::cluster_state::ClusterState;
 use crate::model::rancher::rancher_version::RecordScheme;
 use crate::model::rancher::snapshot_record::SnapshotRecord;
+use crate::model::rancher::view::{RancherState, RancherView};
 
 /// 2.11+ records a snapshot when its ETCDSnapshotFile changes; a minute is plenty, five allow
 /// for a busy Rancher.

@@ -3,8 +3,8 @@ use serde_json::{Value, json};
 use super::*;
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
-use crate::input::rancher::RancherView;
 use crate::input::rancher::rancher_selection::ManagementObjects;
+use crate::model::rancher::view::RancherView;
 
 const V: &str = "v1.29.4+k3s1";
 const T0: i64 = 1_717_142_400;

@@ -32,7 +32,7 @@ use self::snapshot_writer::{controller_not_writing, removal_pending};
 use super::finding::{Finding, rank};
 use super::leases::LeaseAnalysis;
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::configmap_listing::Listed;
 use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_entry::{S3Shape, decode, encode_for};

@@ -13,7 +13,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
 use crate::diagnose::object_ref::ObjectRef;
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::NodeFacts;
 use crate::model::snapshot_file::{CONTROLLER_FINALIZER, SnapshotFile};
 

@@ -10,7 +10,7 @@ use super::snapshot_row::SnapshotRow;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::configmap_listing::Listed;
 use crate::model::snapshot_file::SnapshotFile;
 

@@ -21,7 +21,7 @@ use crate::diagnose::control_plane::etcd_settings::{
 };
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::cron_schedule::longest_gap;
 use crate::model::snapshot_file::SnapshotFile;
 use crate::version::S3RetentionRule;

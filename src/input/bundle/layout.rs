@@ -4,8 +4,8 @@
 use jiff::Timestamp;
 use regex::Regex;
 
-use super::provenance::Collector;
 use super::tree::Tree;
+use crate::model::bundle_provenance::Collector;
 
 /// A collector's layout found in a tree: `root` is the path prefix (with its `/`) above
 /// the collector's own folders.

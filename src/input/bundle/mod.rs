@@ -13,7 +13,6 @@ pub mod limits;
 mod memberlist;
 mod node_table;
 mod pasted_table;
-pub mod provenance;
 mod rancher_collector;
 mod snapshot_ls_table;
 mod snapshot_table;
@@ -29,13 +28,13 @@ use serde_json::Value;
 
 use self::archive::Opener;
 use self::limits::{Budget, BundleLimits};
-use self::provenance::{BundleSource, Collector, NotCollected, feeds};
 use self::tree::{Tree, is_log, wanted};
 use super::ReadError;
 use super::dump::bounded_read::{self, BoundedReadError, DUMP_FILE_LIMIT};
 use super::dump::dump_files::{self, Input};
-use super::source_gap::SourceGap;
+use crate::model::bundle_provenance::{BundleSource, Collector, NotCollected, feeds};
 use crate::model::configmap_listing::ConfigMapListing;
+use crate::model::source_gap::SourceGap;
 
 /// Text to parse as API objects.
 #[derive(Debug)]

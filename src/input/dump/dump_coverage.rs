@@ -2,7 +2,7 @@
 //! file, a list of unrelated objects, a `kubectl get` that failed and wrote nothing) must not
 //! read as a healthy cluster. Pure.
 
-use crate::input::{ClusterState, Origin};
+use crate::model::cluster_state::{ClusterState, Origin};
 
 /// What a command reads first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,16 +146,16 @@ mod tests {
         let mut state = empty_dump();
         state
             .bundles
-            .push(crate::input::bundle::provenance::BundleSource {
+            .push(crate::model::bundle_provenance::BundleSource {
                 path: "b.tgz".into(),
-                collector: crate::input::bundle::provenance::Collector::RancherLogs,
+                collector: crate::model::bundle_provenance::Collector::RancherLogs,
                 container: "gzip tar".into(),
                 collected_at: None,
                 collected_at_from: None,
                 files: Vec::new(),
                 not_collected: Vec::new(),
             });
-        state.gaps.push(crate::input::SourceGap {
+        state.gaps.push(crate::model::source_gap::SourceGap {
             kind: "ETCDSnapshotFile",
             missing: "ETCDSnapshotFiles (not collected)".into(),
             fix: String::new(),

@@ -7,10 +7,10 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, ListParams};
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
-use crate::input::ClusterState;
 use crate::model::apiserver_endpoints::{
     ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
 };
+use crate::model::cluster_state::ClusterState;
 
 /// `Endpoints default/kubernetes` and the Service's EndpointSlices, or why they were refused.
 #[derive(Debug, Default, Clone)]

@@ -10,22 +10,7 @@ use crate::distro::LOCK_NAMESPACE;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 
-/// This cluster's identity, or why it is not known.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClusterIdentity {
-    Known(String),
-    /// Not readable (e.g. a role without `get namespaces`): restores then need `--force`.
-    Unknown(String),
-}
-
-impl ClusterIdentity {
-    pub fn id(&self) -> Option<&str> {
-        match self {
-            ClusterIdentity::Known(id) => Some(id),
-            ClusterIdentity::Unknown(_) => None,
-        }
-    }
-}
+pub use crate::model::cluster_identity::ClusterIdentity;
 
 /// Reads the `kube-system` Namespace's UID. Never fails the command: a refusal (403), an
 /// absent object or a server error is an identity not known, with the reason.

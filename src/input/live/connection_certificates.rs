@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::server_certificates::{NOT_YET_VERIFIED, ServerCertificate};
+use super::server_certificates::NOT_YET_VERIFIED;
 use super::serving_cert::read_serving_certificate;
 use crate::input::connect::Connection;
 use crate::input::rancher::rancher_live::proxy_url;
@@ -14,23 +14,7 @@ use crate::model::certificate_chain::ChainTrust;
 /// The handshake is one round trip; a server that takes longer is judged elsewhere.
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConnectionCertificates {
-    /// The address the requests go to.
-    pub server: String,
-    /// The kubeconfig user's client certificate; `None` when it authenticates otherwise.
-    pub client: Option<Result<CertificateFacts, String>>,
-    /// What the address presented, or why it was not read.
-    pub serving: Result<CertificateFacts, String>,
-    /// The chain the address presented (DER, end entity first); empty when none was read.
-    pub serving_chain: Vec<Vec<u8>>,
-    /// Whether that chain is the cluster's (not judged behind Rancher, whose own it is).
-    pub serving_trust: ChainTrust,
-    /// Who presents it when that is not the API server itself (Rancher's proxy).
-    pub presented_by: Option<String>,
-    /// What each server's own address presented, or why they were not read.
-    pub servers: Result<Vec<ServerCertificate>, String>,
-}
+pub use crate::model::served_certificates::ConnectionCertificates;
 
 pub async fn read_connection_certificates(conn: &Connection) -> ConnectionCertificates {
     let client = conn

@@ -12,7 +12,7 @@ use super::server_certificates::{handshake_targets, read_server_certificates};
 use super::{
     Connection, EndpointsRead, ReadError, Trace, read_apiserver_endpoints, read_node_events,
 };
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::NodeFacts;
 
 #[derive(Clone)]

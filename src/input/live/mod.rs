@@ -14,7 +14,6 @@ pub mod own_access_review;
 mod packaged_charts;
 pub mod paging;
 pub mod read_error;
-mod read_failure_kind;
 mod secret_metadata;
 pub mod server_certificates;
 mod serving_cert;

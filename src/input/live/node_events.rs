@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node_event::{NAMESPACE, NODE_SELECTOR, NodeEvent};
 
 /// The answer to the Events read: the Node Events, or why the API server refused them.

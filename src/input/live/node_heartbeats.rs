@@ -8,7 +8,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ListParams};
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::node::Heartbeats;
 
 pub const NAMESPACE: &str = "kube-node-lease";

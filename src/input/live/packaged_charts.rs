@@ -11,7 +11,7 @@ use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use serde_json::Value;
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE};
 use crate::model::helm_job::HelmJobFacts;
 

@@ -3,8 +3,8 @@
 
 use std::error::Error as StdError;
 
-pub use super::read_failure_kind::ReadFailureKind;
 use super::transport_cause::TransportCause;
+pub use crate::model::read_failure_kind::ReadFailureKind;
 
 /// A failure to read the cluster or the input; exit code 3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

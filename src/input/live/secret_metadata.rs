@@ -11,7 +11,7 @@ use kube::api::{Api, ListParams};
 
 use super::paging::{NextPage, Paging};
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 
 /// What a check without the role says.

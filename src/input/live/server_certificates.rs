@@ -10,7 +10,6 @@ use std::time::Duration;
 use super::serving_cert::{host_port, read_serving_certificate};
 use crate::input::connect::Connection;
 use crate::input::rancher::rancher_live::proxy_url;
-use crate::model::certificate::CertificateFacts;
 use crate::model::certificate_chain::ChainTrust;
 use crate::model::node::NodeFacts;
 
@@ -24,32 +23,7 @@ const DEFAULT_PORT: i32 = 6443;
 /// (one cluster's `check` takes no `--parallel`).
 pub const MOST_HANDSHAKES_AT_ONCE: usize = 16;
 
-/// A chain's verdict until `chain_trust::verify_chains` gives the real one.
-pub const NOT_YET_VERIFIED: &str = "not verified yet";
-
-/// What one server's address presented.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerCertificate {
-    /// `host:port` as dialled (`[v6]:port` for IPv6).
-    pub address: String,
-    /// The Node that reports this address, when one does.
-    pub node: Option<String>,
-    pub serving: Result<CertificateFacts, String>,
-    /// The chain presented (DER, end entity first); empty when none was read.
-    pub chain: Vec<Vec<u8>>,
-    /// Whether that chain is the cluster's.
-    pub trust: ChainTrust,
-}
-
-impl ServerCertificate {
-    /// `10.0.0.11:6443 (Node server-1)`.
-    pub fn shown(&self) -> String {
-        match &self.node {
-            Some(node) => format!("{} (Node {node})", self.address),
-            None => self.address.clone(),
-        }
-    }
-}
+pub use crate::model::served_certificates::{NOT_YET_VERIFIED, ServerCertificate};
 
 /// The addresses to read, with the Node each belongs to: every published address, then each
 /// control-plane Node none of whose addresses is published (at the published port). The

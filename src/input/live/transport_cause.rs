@@ -20,7 +20,7 @@ use crate::input::connect::bounded_answers::BodyTooLarge;
 use crate::input::connect::credential_plugin::PluginFailure;
 
 use super::paging::PagingLie;
-use super::read_failure_kind::ReadFailureKind;
+use crate::model::read_failure_kind::ReadFailureKind;
 
 /// Why a request got no answer, in the order the message prefers them: the plugin's own
 /// words first, then the proxy, then the socket, then the layers above it.

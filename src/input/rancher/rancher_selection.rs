@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::RancherState;
-use crate::input::ClusterState;
+use crate::model::cluster_state::ClusterState;
 use crate::model::rancher::management::{
     CapiMachine, ControlPlane, ManagementCluster, ProvisioningCluster, feature_enabled,
     setting_value,

@@ -3,8 +3,8 @@
 
 use super::ClusterWatch;
 use crate::input::watch::watched_objects::WatchedObjects;
-use crate::input::{ClusterState, Origin};
 use crate::model::apiserver_endpoints::ApiserverEndpoints;
+use crate::model::cluster_state::{ClusterState, Origin};
 
 impl ClusterWatch {
     /// The watched objects as the state the analysers read.

@@ -7,6 +7,7 @@ pub mod management;
 pub mod rancher_version;
 pub mod record_name;
 pub mod snapshot_record;
+pub mod view;
 
 /// Where Rancher's records live for a v2prov cluster: the provisioning Cluster's namespace.
 pub const DEFAULT_WORKSPACE: &str = "fleet-default";
