@@ -67,7 +67,7 @@ pub fn relative(since: SignedDuration) -> String {
 }
 
 /// An age for a table cell: one token, as kubectl's AGE column is (`1s`, `5d23h`), so that
-/// `awk` counts the same fields on every row (issue 29, item 5). A time after now reads `+30s`
+/// `awk` counts the same fields on every row. A time after now reads `+30s`
 /// (that far ahead of now); the table says why in a note under it.
 pub fn table_age(since: SignedDuration) -> String {
     if since.is_negative() {

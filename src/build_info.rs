@@ -1,4 +1,4 @@
-//! What this binary is and how it was built, for `k3sdoctor version` (issue 29, item 14).
+//! What this binary is and how it was built, for `k3sdoctor version`.
 //! The facts come from build.rs at compile time: nothing is looked up at run time.
 
 use serde::Serialize;

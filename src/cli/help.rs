@@ -273,7 +273,7 @@ Examples:
   k3sdoctor serve --listen 0.0.0.0:9810 --log-format json";
 
 /// Every subcommand's help leaves the global options out and ends pointing to `options`,
-/// as kubectl's does (issue 29, item 7): twenty-odd flags repeated under every command hid
+/// as kubectl's does: twenty-odd flags repeated under every command hid
 /// the few that command has. Only help changes: man pages and completions still list every
 /// flag a command takes (they are built from `cli::command`), and parsing is the same.
 pub(super) fn global_options_once(command: clap::Command, name: &str) -> clap::Command {

@@ -1,4 +1,4 @@
-//! The flags that bring Rancher's management cluster beside the downstream one (issue 32).
+//! The flags that bring Rancher's management cluster beside the downstream one.
 
 use std::path::PathBuf;
 

@@ -11,7 +11,7 @@ use super::help::{
 };
 use crate::diagnose::finding::FailOn;
 
-/// `snapshots` alone lists, as `k3s etcd-snapshot ls` does (issue 29, item 6). The list's
+/// `snapshots` alone lists, as `k3s etcd-snapshot ls` does. The list's
 /// filters stay on `list` (`snapshots ls --node x`): taken by `snapshots` too, they would
 /// clash with the global flags clap accepts between `snapshots` and its subcommand.
 #[derive(Debug, Clone, Args)]

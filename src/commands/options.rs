@@ -1,5 +1,5 @@
 //! `k3sdoctor options`: the global options, once, as `kubectl options` prints them; every
-//! subcommand's help leaves them out and points here (issue 29, item 7).
+//! subcommand's help leaves them out and points here.
 
 use std::io::Write;
 

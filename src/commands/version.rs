@@ -1,5 +1,4 @@
-//! `k3sdoctor version` (and `--version -v`): what this binary is and how it was built
-//! (issue 29, item 14).
+//! `k3sdoctor version` (and `--version -v`): what this binary is and how it was built.
 
 use super::Ui;
 use crate::build_info::BuildInfo;

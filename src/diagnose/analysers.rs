@@ -101,7 +101,7 @@ fn leases(i: &Inputs) -> Analysed {
     }
 }
 
-/// A lock absent from an input that cannot show it, on an unknown version (issue 29, item 10).
+/// A lock absent from an input that cannot show it, on an unknown version.
 fn lock_presence(i: &Inputs) -> Analysed {
     let unjudged: Vec<&str> = i
         .leases

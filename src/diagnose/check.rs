@@ -49,7 +49,7 @@ impl SnapshotTotals {
             ("stale", self.stale),
             ("pruned_for_size", self.pruned_for_size),
             // Created less than a minute ago without an entry yet: k3s writes it shortly
-            // (issue 18); a count that stays up is no longer pending but missing.
+            //; a count that stays up is no longer pending but missing.
             ("pending", self.pending),
         ]
     }
@@ -64,7 +64,7 @@ pub struct CheckAnalysis {
     pub version_advice: Vec<VersionAdvice>,
     pub checks: Vec<CheckRun>,
     pub findings: Vec<CheckFinding>,
-    /// Rancher's side, when Rancher manages the cluster (issue 32).
+    /// Rancher's side, when Rancher manages the cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rancher: Option<RancherSummary>,
 }

@@ -69,7 +69,7 @@ pub struct Finding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_ref: Option<ObjectRef>,
     // Shared between a finding's copies, as is `listed`: a finding about 50,000 snapshots is
-    // copied into `check`'s list and the command's (issue 24).
+    // copied into `check`'s list and the command's.
     /// Every object the finding names, when it names several (complete, where the message
     /// shows a few).
     #[serde(default, skip_serializing_if = "names_none")]
@@ -90,7 +90,7 @@ enum Listed {
     #[default]
     Nothing,
     Names(Arc<[String]>),
-    /// The names of `object_refs`: a list of 50,000 snapshots is not kept twice (issue 24).
+    /// The names of `object_refs`: a list of 50,000 snapshots is not kept twice.
     ObjectNames,
 }
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRef {
     // The kinds k3sdoctor names are constants: no allocation for them in a finding that names
-    // 50,000 snapshots (issue 24).
+    // 50,000 snapshots.
     pub api_version: Cow<'static, str>,
     pub kind: Cow<'static, str>,
     /// Absent for cluster-scoped objects (Node, ETCDSnapshotFile).
@@ -58,7 +58,7 @@ impl ObjectRef {
 
     /// ETCDSnapshotFiles by name (cluster-scoped), in one allocation of the exact size: a
     /// list of 50,000 grown by doubling, then copied into place, was three times its size at
-    /// its peak (issue 24).
+    /// its peak.
     pub fn snapshot_files(names: &[String]) -> Arc<[ObjectRef]> {
         names
             .iter()

@@ -164,7 +164,7 @@ mod tests {
         assert_eq!(custom.verify_timeout(), Duration::from_secs(30));
         let old = election_timing(Some(15), None, Some(&v("v1.29.4+k3s1")));
         assert!(old.source.contains("does not read from the environment"));
-        // The plan's text says it in plain words (issue 29, item 3); the detail stays.
+        // The plan's text says it in plain words; the detail stays.
         assert!(
             old.summary.contains("lasts 15s instead of k3s's usual 45s"),
             "{}",

@@ -1,7 +1,7 @@
 //! The heal guardrails (last heal, cooldown in force, failed moves) kept on the heal Lease
 //! `k3sdoctor-heal` as annotations (`heal::guardrail_record`), so that "at most one heal per
-//! period" and "a failed move is not retried" survive a `kill -9` and a failover (issue 30,
-//! item 2). The Lease is the object the replicas already share and the heal role already
+//! period" and "a failed move is not retried" survive a `kill -9` and a failover.
+//! The Lease is the object the replicas already share and the heal role already
 //! grants; its holder is the only replica that heals, so it is the only one that writes.
 //!
 //! Every write is a PUT carrying the resourceVersion just read, and only while the Lease names

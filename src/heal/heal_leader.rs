@@ -7,7 +7,7 @@
 //! The election is driven here (`LeaseManager::changed`), not by the crate's `watch()`, which
 //! logs its API errors itself (a `Status { .. }` debug dump) and only ever reports "not the
 //! leader": a replica the API server refuses the Lease (403) must say so, naming the verbs it
-//! lacks and the heal role, not claim another replica holds the Lease (issue 29, item 2).
+//! lacks and the heal role, not claim another replica holds the Lease.
 
 use std::sync::Arc;
 use std::time::Duration;

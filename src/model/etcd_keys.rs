@@ -1,7 +1,7 @@
 //! The `etcd.<prog>.cattle.io/…` labels or annotations of an ETCDSnapshotFile: one or two
 //! short entries per CR, kept as one boxed slice. A `BTreeMap` allocates a node of about 540
 //! bytes for its first entry, and every CR has two of them: at 50,000 CRs that alone was
-//! 50 MiB (issue 24).
+//! 50 MiB.
 
 /// Key-value pairs in key order; lookups are a scan of one or two entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

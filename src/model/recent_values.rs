@@ -1,7 +1,7 @@
 //! Sharing equal values between ETCDSnapshotFiles read one after another. Every CR k3s writes
 //! carries the extra-metadata ConfigMap's data as it was at snapshot time (Rancher's
 //! `provisioning-cluster-spec`, often kilobytes) and, for S3, the same bucket settings: tens of
-//! thousands of copies of a handful of values (issue 24). Each value is compared with the few
+//! thousands of copies of a handful of values. Each value is compared with the few
 //! met most recently and, when equal, shares their allocation.
 //!
 //! The cache is per thread and holds at most [`KEPT`] values, so it never grows with the

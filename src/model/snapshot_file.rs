@@ -50,7 +50,7 @@ impl FileState {
 }
 
 // Strings are boxed and the node name shared: 50,000 of these are the largest thing k3sdoctor
-// holds (issue 24).
+// holds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotFile {
     pub name: Box<str>,

@@ -1,4 +1,4 @@
-//! Who may read `/metrics` and `/report` (issue 30, item 8): a caller sends a bearer token,
+//! Who may read `/metrics` and `/report`: a caller sends a bearer token,
 //! the API server says whose it is (TokenReview) and whether that user may `get` the path
 //! (SubjectAccessReview on the non-resource URL), as controller-runtime's metrics filter and
 //! kube-rbac-proxy decide it. Answers are cached briefly, allowed and refused alike, so a

@@ -26,7 +26,7 @@ use metrics::Metrics;
 pub struct Exporter {
     pub metrics: Metrics,
     /// The latest `CheckReport`, serialized when `/report` asks: held as JSON text it was
-    /// 20.8 MB at 50,000 missing snapshots, and building that text doubled it (issue 30, item 10).
+    /// 20.8 MB at 50,000 missing snapshots, and building that text doubled it.
     report: Mutex<Option<Arc<CheckReport>>>,
     /// `serve --heal`'s state (mode, split, gates, last heal), added to `/report` as `heal`.
     heal: Mutex<Option<serde_json::Value>>,

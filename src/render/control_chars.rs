@@ -1,7 +1,7 @@
 //! Strings from the cluster are printed as text, never as terminal commands: a Lease holder
 //! of `\x1b[31m` or with a newline would otherwise recolour the terminal or break a table
-//! (issue 18, item 15), and one with U+202E (right-to-left override) or U+200B (zero-width
-//! space) would reorder the rest of the line or pass for another name (issue 30, item 4).
+//!, and one with U+202E (right-to-left override) or U+200B (zero-width
+//! space) would reorder the rest of the line or pass for another name.
 //! Every human rendering passes cluster-sourced text through [`escape_controls`] — table
 //! cells, wrapped prose (findings, notes, plans), one-line writes and every stderr line.
 //! JSON keeps the exact value for programs, with these characters written as `\uXXXX`

@@ -110,7 +110,7 @@ pub fn write_fleet<R: FleetMember>(
     writeln!(out, "{}", fleet_summary_line(report))
 }
 
-/// The lines under the table that explain it (issue 29, item 7): what DRIFT counts, and
+/// The lines under the table that explain it: what DRIFT counts, and
 /// which contexts reach one API server, i.e. are the same cluster read more than once.
 fn table_notes<R>(
     report: &FleetReport<R>,

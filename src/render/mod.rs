@@ -58,7 +58,7 @@ pub fn write_structured<T: Serialize>(
         }
         _ => {
             // Standard output flushes at every newline, and pretty JSON is mostly newlines:
-            // 50,000 snapshot rows were 1.5 million writes (issue 24).
+            // 50,000 snapshot rows were 1.5 million writes.
             let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
             json_escape::to_writer_pretty(&mut out, report)?;
             out.write_all(b"\n")?;
@@ -70,8 +70,7 @@ pub fn write_structured<T: Serialize>(
 
 /// The JSON `write_structured` writes, as a string allocated once at its exact size: the
 /// report is serialized twice, first only to count its bytes. A growing buffer peaks at up to
-/// twice the text, and `serve`'s report naming 50,000 missing snapshots is tens of MiB
-/// (issue 30, item 10).
+/// twice the text, and `serve`'s report naming 50,000 missing snapshots is tens of MiB.
 pub fn json_exactly_sized<T: Serialize>(report: &T) -> anyhow::Result<String> {
     struct ByteCount(usize);
     impl Write for ByteCount {

@@ -79,7 +79,7 @@ pub fn write_list(
     style: Style,
 ) -> std::io::Result<()> {
     header(sink, report, style)?;
-    // NODE by default, as `k3s etcd-snapshot ls` users expect (issue 29, item 6): the file
+    // NODE by default, as `k3s etcd-snapshot ls` users expect: the file
     // name spells the node only for local snapshots. The rest waits for -o wide. STATE is
     // the file's own (ready, FAILED, terminating, pending), CONFIGMAP its entry's in the
     // snapshot ConfigMap.
@@ -238,7 +238,7 @@ pub fn write_diff(
         write_wrapped(out, &line, "orphaned ", "         ", row_width)?;
         // Consecutive orphans usually share their reason: say it once for the run.
         if last_why != Some(&o.reconcile) {
-            // The k3s mechanics behind the plain reason with -v (issue 29, item 3).
+            // The k3s mechanics behind the plain reason with -v.
             let why = match (&o.reconcile.detail, style.detail) {
                 (Some(detail), true) => format!("{} ({detail})", o.reconcile.why),
                 _ => o.reconcile.why.clone(),
@@ -314,7 +314,7 @@ pub fn write_backfill_plan(
         GoEscaping::Go122 => "Go 1.22+ escaping, \\b and \\f",
         GoEscaping::BeforeGo122 => "Go before 1.22, \\u0008 and \\u000c",
     };
-    // Plain words by default (issue 29, item 3); the Go escaping behind them with -v, and in
+    // Plain words by default; the Go escaping behind them with -v, and in
     // JSON as goEscaping / goEscapingAssumed.
     let values = match (&plan.writer_version, plan.go_escaping_assumed, style.detail) {
         (Some(v), false, false) => {

@@ -1,4 +1,4 @@
-//! Where a table report goes: its rows, and the prose around them (issue 29, item 5).
+//! Where a table report goes: its rows, and the prose around them.
 //!
 //! kubectl prints only rows on stdout, so `awk '{print $1}'` never meets a summary line. A
 //! table report here has rows and prose (the summary above the table, the notes, findings and

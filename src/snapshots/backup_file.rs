@@ -1,6 +1,6 @@
 //! The backup file a ConfigMap repair saves before it writes: where it goes, and how it is
 //! written so that a failure never leaves a partial file behind, and only its owner can read
-//! it (issue 30, item 7): it holds snapshot metadata and can hold Rancher's cluster spec.
+//! it: it holds snapshot metadata and can hold Rancher's cluster spec.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;

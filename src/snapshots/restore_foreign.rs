@@ -1,4 +1,4 @@
-//! Which entries of a backup name what this cluster does not have (issue 30, item 6).
+//! Which entries of a backup name what this cluster does not have.
 //!
 //! A backup whose ConfigMap UID matches this cluster's restores without `--force` (the same
 //! object is the same cluster, `restore_plan.rs`). A hand-edited file can carry that UID and

@@ -114,7 +114,7 @@ impl<'a> Evaluator<'a> {
         );
         let complete = watch.health().all(|h| h.failing.is_none());
         metrics.record_evaluation(&report, complete, started.elapsed(), now);
-        // Kept as it is and serialized when `/report` asks (issue 30, item 10).
+        // Kept as it is and serialized when `/report` asks.
         let report = std::sync::Arc::new(report);
         self.exporter.publish_report(std::sync::Arc::clone(&report));
         self.log_verdict_change(&report);

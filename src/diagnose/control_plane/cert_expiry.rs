@@ -1,5 +1,5 @@
-//! `cert-expiring` and `ca-cert-expiring`: the cert monitor's Events on each server's Node
-//! (spec control-plane.md §1, issue 33 item 1). The monitor warns inside its own windows (90
+//! `cert-expiring` and `ca-cert-expiring`: the cert monitor's Events on each server's Node.
+//! The monitor warns inside its own windows (90
 //! days for leaf certificates, 365 for CAs); each date is judged again against `now`, so a
 //! certificate within 14 days, or past its date, is an error.
 

@@ -1,6 +1,6 @@
 //! When the certificates of the connection expire: the client certificate the kubeconfig
 //! authenticates with (a node's admin kubeconfig expires too) and the serving certificate the
-//! API server presents (issue 33, item 1). k3s renews both when the service restarts within 90
+//! API server presents. k3s renews both when the service restarts within 90
 //! days of expiry, so inside that window a restart is due; within 14 days it is urgent. Only a
 //! certificate that chains to the cluster's CA is the server's: another one (an intercepting
 //! proxy, another cluster) is a note and never judged.

@@ -1,5 +1,5 @@
 //! `node-password-orphaned` and `serving-cert-frozen`, from the metadata of Secrets in
-//! kube-system (spec control-plane.md §1 and §4, issue 33 items 1 and 4). Only names, times,
+//! kube-system. Only names, times,
 //! annotations and owners are read: k3sdoctor never holds a Secret's data.
 //!
 //! A node password Secret (`<node>.node-password.<prog>`) is made when a node first asks the

@@ -1,5 +1,5 @@
 //! `helmchart-failed` and `helmchart-stuck`: the packaged components k3s and RKE2 install
-//! through helm-controller (spec control-plane.md §5, issue 33 item 5). Failed or hanging
+//! through helm-controller. Failed or hanging
 //! installs after upgrades are the known trouble: rancher/rke2#1124, #10282,
 //! k3s-io/helm-controller#91. Each HelmChart in kube-system is judged by the Job it names
 //! (`status.jobName`, else `helm-install-<chart>`, in the chart's namespace: see

@@ -1,6 +1,6 @@
 //! Whether every control-plane Node is at the same secrets-encryption stage and config, as
 //! `<prog> secrets-encrypt status` checks on one server ("Hash Match"), for all servers at
-//! once (issue 33, item 3). From Node annotations alone.
+//! once. From Node annotations alone.
 
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;

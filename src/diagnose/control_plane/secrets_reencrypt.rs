@@ -1,6 +1,6 @@
 //! `secrets-encryption-failed` and `secrets-encryption-stuck`: what the re-encryption
-//! controller records on the Nodes (k3s `pkg/secretsencrypt/controller.go`, spec
-//! control-plane.md §3, issue 33 item 3), read beside the servers' encryption-config-hash
+//! controller records on the Nodes (k3s `pkg/secretsencrypt/controller.go`),
+//! read beside the servers' encryption-config-hash
 //! stage.
 
 use jiff::{SignedDuration, Timestamp};

@@ -1,5 +1,5 @@
-//! The snapshot ConfigMap read from a pasted `kubectl get configmaps` table (issue 29, item
-//! 13): its entry count judged against the CRs k3s gives an entry, by k3s's rules.
+//! The snapshot ConfigMap read from a pasted `kubectl get configmaps` table:
+//! its entry count judged against the CRs k3s gives an entry, by k3s's rules.
 
 use std::collections::BTreeMap;
 

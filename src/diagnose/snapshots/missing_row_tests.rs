@@ -1,4 +1,4 @@
-//! Missing rows hold no ConfigMap value (issue 30, item 10): with 50,000 CRs and no snapshot
+//! Missing rows hold no ConfigMap value: with 50,000 CRs and no snapshot
 //! controller, every row is missing, and a value kept per row was ~25 MiB no report shows.
 
 use super::*;

@@ -1,5 +1,5 @@
-//! The snapshot ConfigMap read from a pasted `kubectl get configmaps` table (issue 29, item
-//! 13): DATA says how many entries it holds, not which. Beside the ETCDSnapshotFiles, the count
+//! The snapshot ConfigMap read from a pasted `kubectl get configmaps` table:
+//! DATA says how many entries it holds, not which. Beside the ETCDSnapshotFiles, the count
 //! is judged against how many of them k3s gives an entry (the analysis decides that per CR by
 //! k3s's rules): fewer entries than that means at least the difference is missing, which ones
 //! a count cannot say. Pruning at the 1 MiB limit needs the values' sizes, so it is never ruled

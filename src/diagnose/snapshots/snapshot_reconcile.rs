@@ -189,7 +189,7 @@ mod tests {
         // and goes although db never reconciled.
         let f = fate("local-etcd-snapshot-db-1717142409", c());
         assert!(f.removes, "{f:?}");
-        // Plain words first (issue 29, item 3); the trim is in the detail.
+        // Plain words first; the trim is in the detail.
         assert!(f.why.contains("cannot tell which etcd node"), "{f:?}");
         assert!(!f.why.contains("0-8"), "{f:?}");
         assert!(

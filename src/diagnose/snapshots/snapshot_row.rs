@@ -14,7 +14,7 @@ use crate::model::snapshot_key::{alternate_key, data_key};
 
 /// One ETCDSnapshotFile and what the comparison found for it. The CR's own fields are read
 /// through the CR, shared with the cluster state, so a row adds only the comparison: at
-/// 50,000 CRs copies of names and locations were tens of MiB (issue 24). Serialized as
+/// 50,000 CRs copies of names and locations were tens of MiB. Serialized as
 /// [`SnapshotRowJson`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct SnapshotRow {
@@ -69,7 +69,7 @@ impl SnapshotRow {
 
     /// Whether the row holds anything beyond its CR and state: a missing row holds nothing
     /// (its value is worked out when a backfill writes it: 50,000 missing rows held ~25 MiB
-    /// of values no report shows, issue 30 item 10).
+    /// of values no report shows).
     #[cfg(test)]
     pub(super) fn has_detail(&self) -> bool {
         self.detail.is_some()

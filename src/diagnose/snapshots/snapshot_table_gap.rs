@@ -1,4 +1,4 @@
-//! What a pasted snapshot table cannot show (issue 29, item 13): a `kubectl get
+//! What a pasted snapshot table cannot show: a `kubectl get
 //! etcdsnapshotfiles` row holds a name, snapshot name, node, location and size (CREATIONTIME is
 //! printed as an age); a `k3s etcd-snapshot ls` row a snapshot name, location, size and time.
 //! Without finalizers, metadata, S3 settings, times or a deletion mark, the controller-idle,

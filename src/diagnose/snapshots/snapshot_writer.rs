@@ -2,7 +2,7 @@
 //! old without its entry "pending" (k3s writes it shortly) and an entry whose CR was deleted
 //! seconds ago "about to go" (k3s removes it right after the CR's deletion starts). When the
 //! analysis already knows that nothing writes, those grace periods would be false comfort: the
-//! entries are missing, or orphaned, now (issue 29, items 1 and 4). Pure.
+//! entries are missing, or orphaned, now. Pure.
 
 use jiff::{SignedDuration, Timestamp};
 

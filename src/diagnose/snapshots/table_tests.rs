@@ -1,4 +1,4 @@
-//! Snapshot records read from a pasted table (issue 29, item 13): judged on what a row shows.
+//! Snapshot records read from a pasted table: judged on what a row shows.
 
 use serde_json::json;
 

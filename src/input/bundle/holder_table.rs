@@ -77,7 +77,7 @@ pub(super) fn cells_at(line: &str) -> Vec<(usize, &str)> {
 
 /// The cells of `row` under `titles`. No cell of a lease table holds a blank (names, holder
 /// identities and one-token ages), so a row with a word per title is read word by word, even
-/// when a redacted or wide value has shifted it off the header's columns (issue 29, item 12).
+/// when a redacted or wide value has shifted it off the header's columns.
 /// A row with fewer words has empty cells (a released lock has no holder): each word goes to
 /// the nearest title still free, keeping the order. Words beyond the titles are ignored.
 pub(super) fn cells(titles: &[(usize, &str)], row: &str) -> Vec<String> {
@@ -229,7 +229,7 @@ released-lock   41d
 
     #[test]
     fn a_shifted_holder_is_cut_at_its_blanks() {
-        // A redacted IP made the holder longer than its column (issue 29, item 12).
+        // A redacted IP made the holder longer than its column.
         let table = "\
 NAMESPACE     NAME       HOLDER          AGE
 kube-system   k3s        ip-1-1-1-221     9m

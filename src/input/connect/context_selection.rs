@@ -67,7 +67,7 @@ pub fn select_contexts(
 }
 
 /// What to do about a `--context` that names no context: pick one, or, when the name looks
-/// like a shell glob (`viewer*`), use the flag that selects by pattern (issue 29, item 7).
+/// like a shell glob (`viewer*`), use the flag that selects by pattern.
 pub fn pick_hint(wanted: &str, available: &[&str]) -> String {
     let Some(pattern) = glob_as_regex(wanted) else {
         return "pick one with --context".to_string();

@@ -4,7 +4,7 @@
 //!
 //! kube reads `NO_PROXY` itself whenever a proxy is set and fails the whole kubeconfig on an
 //! entry its parser does not take (`NO_PROXY=foo,`, a trailing comma), where Go's httpproxy
-//! skips the entry (issue 30, item 5). Our choice (`proxy.rs`) replaced kube's anyway, so
+//! skips the entry. Our choice (`proxy.rs`) replaced kube's anyway, so
 //! kube's is never asked for: `proxy_url` is left empty here and set by the caller.
 
 use kube::config::{ExecAuthCluster, Kubeconfig, KubeconfigError};

@@ -1,6 +1,6 @@
 //! Reading a file the user named (a dump, a kubeconfig, a backup) without trusting it: only a
 //! regular file is opened, and no more than a cap is read. `/dev/zero`, a FIFO or a socket
-//! would otherwise block forever or grow memory without bound (issue 18, item 12).
+//! would otherwise block forever or grow memory without bound.
 
 use std::fs::File;
 use std::io::Read;

@@ -181,7 +181,7 @@ pub async fn read_snapshot_objects(
     );
     let (files, snapshots_cm, extra_cm) = tokio::join!(
         // Each page is decoded straight into the facts and dropped before the next one is
-        // asked for: the peak is one page, not the whole list (issue 24).
+        // asked for: the peak is one page, not the whole list.
         list_all_mapped(
             &files_api,
             "list etcdsnapshotfiles.k3s.cattle.io",

@@ -2,7 +2,7 @@
 //!
 //! A page of 500 CRs decoded as `DynamicObject`s holds every field of every object (the
 //! managedFields alone are about a kilobyte each), and turning each into a `serde_json::Value`
-//! copied it all again: at 50,000 CRs the CLI peaked past 600 MiB (issue 24). This type is what
+//! copied it all again: at 50,000 CRs the CLI peaked past 600 MiB. This type is what
 //! the list and the watch decode instead: while the page is parsed, everything
 //! [`SnapshotFile::from_json`] never looks at is skipped unread, and the few fields it does read
 //! are turned into a `SnapshotFile` at once. `from_json` itself is unchanged, so the facts are

@@ -65,7 +65,7 @@ pub(super) fn streams(conn: &Connection, scope: &WatchScope, names: &[String]) -
     let mut updates: Vec<Updates> = vec![Box::pin(leases), Box::pin(nodes)];
     if scope.snapshots {
         // Decoded into the facts as each page or event is parsed, never kept whole
-        // (issue 24); the watcher lists in pages of 500 (its default `page_size`).
+        //; the watcher lists in pages of 500 (its default `page_size`).
         let api = Api::<SnapshotFileObject>::all(conn.client.clone());
         updates.push(Box::pin(
             watcher(api, config.clone()).map(|event| Update::SnapshotFile(Box::new(event))),

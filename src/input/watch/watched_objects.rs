@@ -14,7 +14,7 @@ pub struct WatchedObjects<T> {
     /// evaluation never sees half a list (and never reports a lock missing mid-relist). `None`
     /// for an object whose facts equal the ones already in `objects`: those are moved over at
     /// the end instead of being held twice, so a relist after a 410 does not double the peak
-    /// (issue 24: 50,000 ETCDSnapshotFiles).
+    /// (50,000 ETCDSnapshotFiles).
     relisting: Option<BTreeMap<String, Option<T>>>,
     synced: bool,
 }
