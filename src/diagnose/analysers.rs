@@ -1,6 +1,7 @@
 //! The analysers `check` runs, as one table: each returns its findings and whether it ran, so a
 //! collection that was not read shows as "not checked", never as healthy.
 
+use crate::model::collected::Collected;
 use crate::model::datastore::Datastore;
 use jiff::Timestamp;
 use serde::Serialize;
@@ -343,21 +344,21 @@ fn serving_cert_static(i: &Inputs) -> Analysed {
 /// (a dump that lacks them) the charts' own Failed conditions are still judged, with a note.
 fn packaged_charts(i: &Inputs) -> Analysed {
     let state = i.state;
-    let Some(charts) = &state.helm_charts else {
-        let why = state.packaged_charts_not_read.clone().unwrap_or_else(|| {
-            if state.origin.is_dump() {
-                "not in dump".to_string()
-            } else {
-                // serve reads them every minute; until its first read, nothing is known.
-                "HelmCharts not read yet (serve reads them every minute)".to_string()
-            }
-        });
+    let read = state.packaged_charts.as_read();
+    let Some(charts) = read.and_then(|p| p.charts.as_ref()) else {
+        let why = match &state.packaged_charts {
+            // A dump that holds the Jobs and not the HelmCharts.
+            Collected::Read(_) => "not in dump".to_string(),
+            // serve reads them every minute; until its first read, nothing is known.
+            Collected::NotAsked => "HelmCharts not read yet (serve reads them every minute)".into(),
+            lacking => lacking.why_not().unwrap_or_default().to_string(),
+        };
         return Analysed {
             findings: Vec::new(),
             run: Some(CheckRun::of("packaged-charts", Some(why))),
         };
     };
-    let jobs = state.helm_jobs.as_deref();
+    let jobs = read.and_then(|p| p.jobs.as_deref());
     Analysed {
         findings: analyse_packaged_charts(charts, jobs, i.now),
         run: Some(CheckRun {

@@ -6,8 +6,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use serde_json::{Value, json};
 
 use crate::distro::Distro;
+use crate::model::apiserver_endpoints::PublishedAddresses;
 use crate::model::cluster_state::{ClusterState, Origin};
+use crate::model::collected::Collected;
 use crate::model::configmap::ConfigMapFacts;
+use crate::model::helm_chart::PackagedCharts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -40,12 +43,16 @@ impl TestCluster {
                 leases: Some(Vec::new()),
                 configmaps: Some(Vec::new()),
                 snapshot_files: Some(Vec::new()),
-                kubernetes_endpoints: Some(Vec::new()),
-                kubernetes_endpoint_slices: Some(Vec::new()),
-                node_events: Some(Vec::new()),
-                secret_metadata: Some(Vec::new()),
-                helm_charts: Some(Vec::new()),
-                helm_jobs: Some(Vec::new()),
+                apiserver_addresses: Collected::Read(PublishedAddresses {
+                    endpoints: Some(Vec::new()),
+                    slices: Some(Vec::new()),
+                }),
+                node_events: Collected::Read(Vec::new()),
+                secret_metadata: Collected::Read(Vec::new()),
+                packaged_charts: Collected::Read(PackagedCharts {
+                    charts: Some(Vec::new()),
+                    jobs: Some(Vec::new()),
+                }),
                 ..ClusterState::default()
             },
         }
@@ -338,15 +345,12 @@ impl TestCluster {
             last_seen: Some(ago(secs_ago)),
             source: String::new(),
         };
-        self.state
-            .node_events
-            .get_or_insert_with(Vec::new)
-            .push(event);
+        self.state.node_events.add(Vec::new, |e| e.push(event));
         self
     }
 
     pub fn without_events(mut self) -> Self {
-        self.state.node_events = None;
+        self.state.node_events = Collected::NotAsked;
         self
     }
 
@@ -378,15 +382,12 @@ impl TestCluster {
                 })
                 .collect(),
         };
-        self.state
-            .secret_metadata
-            .get_or_insert_with(Vec::new)
-            .push(secret);
+        self.state.secret_metadata.add(Vec::new, |s| s.push(secret));
         self
     }
 
     pub fn without_secrets(mut self) -> Self {
-        self.state.secret_metadata = None;
+        self.state.secret_metadata = Collected::NotAsked;
         self
     }
 

@@ -26,6 +26,14 @@ pub struct PublishedAddress {
 }
 
 /// `Endpoints default/kubernetes`, or one EndpointSlice of the `kubernetes` Service.
+/// What the `kubernetes` Service publishes: `Endpoints default/kubernetes` (none or one) and
+/// its EndpointSlices; either is `None` when that kind was not read (a dump with only one).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PublishedAddresses {
+    pub endpoints: Option<Vec<ApiserverEndpoints>>,
+    pub slices: Option<Vec<ApiserverEndpoints>>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiserverEndpoints {
     pub kind: EndpointsKind,

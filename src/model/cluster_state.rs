@@ -7,12 +7,12 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use crate::distro::Distro;
-use crate::model::apiserver_endpoints::ApiserverEndpoints;
+use crate::model::apiserver_endpoints::PublishedAddresses;
 use crate::model::bundle_provenance::BundleSource;
+use crate::model::collected::Collected;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::configmap_listing::ConfigMapListing;
-use crate::model::helm_chart::HelmChartFacts;
-use crate::model::helm_job::HelmJobFacts;
+use crate::model::helm_chart::PackagedCharts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -30,7 +30,7 @@ pub struct ClusterState {
     pub origin: Origin,
     pub nodes: Option<Vec<NodeFacts>>,
     /// Whether the kubelets' heartbeats were read into the Nodes (only the repairs ask).
-    pub heartbeats: crate::model::node::Heartbeats,
+    pub heartbeats: Collected<()>,
     /// Leases in kube-system.
     pub leases: Option<Vec<LeaseFacts>>,
     /// ConfigMaps in kube-system that k3sdoctor reads (lock copies, snapshot records).
@@ -40,34 +40,17 @@ pub struct ClusterState {
     pub snapshot_files: Option<Vec<Arc<SnapshotFile>>>,
     /// The API server does not serve `k3s.cattle.io/v1` ETCDSnapshotFiles (CRD not installed).
     pub snapshot_crd_missing: bool,
-    /// `Endpoints default/kubernetes` (none or one); `None` when not read.
-    pub kubernetes_endpoints: Option<Vec<ApiserverEndpoints>>,
-    /// The EndpointSlices labelled `kubernetes.io/service-name=kubernetes` in `default`;
-    /// `None` when not read.
-    pub kubernetes_endpoint_slices: Option<Vec<ApiserverEndpoints>>,
-    /// Why the two above were not read, when the API server refused them (RBAC): the check
-    /// that needs them says "not checked" instead of failing the run.
-    pub endpoints_not_read: Option<String>,
+    /// The addresses the `kubernetes` Service publishes in `default`.
+    pub apiserver_addresses: Collected<PublishedAddresses>,
     /// core/v1 Events in `default` about Nodes (the cert monitor's, the re-encryption
-    /// controller's); `None` when not read.
-    pub node_events: Option<Vec<NodeEvent>>,
-    /// Why Node Events were not read when the API server refused them (RBAC): their checks
-    /// say "not checked" instead of failing the run.
-    pub node_events_not_read: Option<String>,
+    /// controller's).
+    pub node_events: Collected<Vec<NodeEvent>>,
     /// The metadata of the Secrets in kube-system (node passwords, the serving certificate),
-    /// never their data; `None` when not read.
-    pub secret_metadata: Option<Vec<SecretMeta>>,
-    /// Why the Secrets' metadata was not read when the API server refused it (RBAC: the
-    /// opt-in `rbac secrets-metadata` role); their checks say "not checked".
-    pub secret_metadata_not_read: Option<String>,
-    /// `helm.cattle.io/v1` HelmCharts in kube-system (k3s's and RKE2's packaged components);
-    /// `None` when not read.
-    pub helm_charts: Option<Vec<HelmChartFacts>>,
-    /// helm-controller's Jobs in kube-system (`helm-install-*`); `None` when not read.
-    pub helm_jobs: Option<Vec<HelmJobFacts>>,
-    /// Why the two above were not read live (RBAC, or the HelmChart CRD absent): the
-    /// packaged-charts check says "not checked" instead of failing the run.
-    pub packaged_charts_not_read: Option<String>,
+    /// never their data; refused without the opt-in `rbac secrets-metadata` role.
+    pub secret_metadata: Collected<Vec<SecretMeta>>,
+    /// `helm.cattle.io/v1` HelmCharts in kube-system (k3s's and RKE2's packaged components)
+    /// and helm-controller's Jobs there.
+    pub packaged_charts: Collected<PackagedCharts>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

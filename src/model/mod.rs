@@ -7,6 +7,7 @@ pub mod certificate;
 pub mod certificate_chain;
 pub mod cluster_identity;
 pub mod cluster_state;
+pub mod collected;
 pub mod configmap;
 pub mod configmap_listing;
 pub mod cron_schedule;

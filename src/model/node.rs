@@ -41,18 +41,6 @@ pub struct NodeFacts {
     pub heartbeat: Option<Timestamp>,
 }
 
-/// Whether the kubelets' heartbeats (their Leases in kube-node-lease) were read into
-/// [`NodeFacts::heartbeat`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Heartbeats {
-    /// Not asked for: only the repairs' gates read them.
-    #[default]
-    NotAsked,
-    Read,
-    /// Asked for and not read: why, in a phrase.
-    Unread(String),
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Condition {
     pub status: String,

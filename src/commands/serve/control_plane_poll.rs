@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use crate::input::connect::Connection;
 use crate::input::live::ControlPlaneReads;
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::node::NodeFacts;
 
 pub(super) const POLL_EVERY: Duration = Duration::from_secs(60);
@@ -32,9 +33,9 @@ impl Polled {
             Polled::Read(reads) => reads.as_ref().clone().fill_polled(state),
             Polled::Failed(why) => {
                 let why = format!("the last read failed: {why}");
-                state.node_events_not_read = Some(why.clone());
-                state.secret_metadata_not_read = Some(why.clone());
-                state.packaged_charts_not_read = Some(why);
+                state.node_events = Collected::Failed(why.clone());
+                state.secret_metadata = Collected::Failed(why.clone());
+                state.packaged_charts = Collected::Failed(why);
             }
         }
     }

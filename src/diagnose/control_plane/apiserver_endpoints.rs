@@ -19,6 +19,7 @@ use crate::diagnose::object_ref::ObjectRef;
 use crate::distro::Distro;
 use crate::model::apiserver_endpoints::{ApiserverEndpoints, EndpointsKind};
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::{NodeFacts, node_for_identity};
 use crate::version::ProductVersion;
@@ -26,16 +27,11 @@ use crate::version::apiserver_addresses::apiaddresses_source;
 
 /// Why the check cannot run on `state`, or `None` when it can.
 pub fn not_checked(state: &ClusterState) -> Option<String> {
-    if let Some(reason) = &state.endpoints_not_read {
+    match &state.apiserver_addresses {
+        Collected::Read(_) => {}
+        Collected::NotAsked => return Some("not read".into()),
         // `check` prints it as "not checked: apiserver-endpoints (<reason>)".
-        return Some(reason.clone());
-    }
-    if state.kubernetes_endpoints.is_none() && state.kubernetes_endpoint_slices.is_none() {
-        return Some(if state.origin.is_dump() {
-            "not in dump (add `kubectl -n default get endpoints,endpointslices -o yaml`)".into()
-        } else {
-            "not read".into()
-        });
+        lacking => return lacking.why_not().map(str::to_string),
     }
     if !state.nodes().iter().any(NodeFacts::is_server) {
         return Some("no server Nodes to compare the addresses with".into());
@@ -81,11 +77,17 @@ pub fn analyse_apiserver_endpoints(
         .map(|n| n.name.as_str())
         .collect();
     let judged_on = judging_version(state, distro);
-    let objects = state
-        .kubernetes_endpoints
-        .iter()
+    let published = state.apiserver_addresses.as_read();
+    let objects = published
+        .and_then(|p| p.endpoints.as_ref())
+        .into_iter()
         .flatten()
-        .chain(state.kubernetes_endpoint_slices.iter().flatten());
+        .chain(
+            published
+                .and_then(|p| p.slices.as_ref())
+                .into_iter()
+                .flatten(),
+        );
     let mut findings = Vec::new();
     for object in objects {
         let stale: Vec<&str> = object

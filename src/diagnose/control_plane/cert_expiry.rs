@@ -11,6 +11,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
 use crate::model::cert_warning::{CA_WARNING, CertLine, CertState, LEAF_WARNING, OK, cert_lines};
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::node_event::NodeEvent;
 use crate::version::CERT_MONITOR;
 
@@ -18,18 +19,12 @@ const URGENT: SignedDuration = SignedDuration::from_hours(14 * 24);
 
 /// Why the Event checks cannot run on `state`, or `None` when they can.
 pub fn events_not_checked(state: &ClusterState) -> Option<String> {
-    if let Some(why) = &state.node_events_not_read {
-        return Some(why.clone());
+    match &state.node_events {
+        Collected::Read(_) => None,
+        // serve reads them every minute; until its first read, nothing is known.
+        Collected::NotAsked => Some("Events not read yet (serve reads them every minute)".into()),
+        lacking => lacking.why_not().map(str::to_string),
     }
-    if state.node_events.is_none() {
-        return Some(if state.origin.is_dump() {
-            "not in dump (add `kubectl get events -A -o yaml`)".into()
-        } else {
-            // serve reads them every minute; until its first read, nothing is known.
-            "Events not read yet (serve reads them every minute)".into()
-        });
-    }
-    None
 }
 
 /// The servers whose version records no certificate Events, as a note for the check's line
@@ -57,7 +52,7 @@ pub fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<(Stri
 }
 
 pub fn analyse_cert_expiry(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<Finding> {
-    let Some(events) = &state.node_events else {
+    let Some(events) = state.node_events.as_read() else {
         return Vec::new();
     };
     let mut newest: BTreeMap<(&str, &str), &NodeEvent> = BTreeMap::new();

@@ -15,6 +15,7 @@ use jiff::{SignedDuration, Timestamp};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 use crate::version::NODE_PASSWORD_CLEANUP;
 
@@ -30,25 +31,20 @@ const SAN_ANNOTATION_PREFIX: &str = "listener.cattle.io/cn-";
 
 /// Why the Secret checks cannot run on `state`, or `None` when they can.
 pub fn secrets_not_checked(state: &ClusterState) -> Option<String> {
-    if let Some(why) = &state.secret_metadata_not_read {
-        return Some(why.clone());
+    match &state.secret_metadata {
+        Collected::Read(_) => None,
+        Collected::NotAsked => {
+            Some("Secrets not read yet (serve reads their metadata every minute)".into())
+        }
+        lacking => lacking.why_not().map(str::to_string),
     }
-    if state.secret_metadata.is_none() {
-        return Some(if state.origin.is_dump() {
-            "not in dump (add `kubectl -n kube-system get secrets -o yaml`; k3sdoctor drops \
-             their data when it reads them)"
-                .into()
-        } else {
-            "Secrets not read yet (serve reads their metadata every minute)".into()
-        });
-    }
-    None
 }
 
 fn secrets(state: &ClusterState) -> impl Iterator<Item = &SecretMeta> {
     state
         .secret_metadata
-        .iter()
+        .as_read()
+        .into_iter()
         .flatten()
         .filter(|s| s.namespace == NAMESPACE || s.namespace.is_empty())
 }

@@ -4,7 +4,8 @@ use jiff::Timestamp;
 use serde::Serialize;
 
 use super::heartbeat::{describe_silence, silent_for};
-use crate::model::node::{Heartbeats, NodeFacts, Readiness};
+use crate::model::collected::Collected;
+use crate::model::node::{NodeFacts, Readiness};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -34,7 +35,7 @@ impl QuorumCheck {
         nodes: &[NodeFacts],
         restarting: Option<&str>,
         now: Timestamp,
-        heartbeats: &Heartbeats,
+        heartbeats: &Collected<()>,
     ) -> QuorumCheck {
         let members: Vec<&NodeFacts> = nodes.iter().filter(|n| n.is_etcd_member()).collect();
         let says_ready = |n: &NodeFacts| n.readiness == Readiness::Ready && !n.deleting;
@@ -60,10 +61,7 @@ impl QuorumCheck {
             ready_during_restart: ready - usize::from(goes_down),
             quorum: members.len() / 2 + 1,
             silent,
-            heartbeats_unread: match heartbeats {
-                Heartbeats::Unread(why) => Some(why.clone()),
-                Heartbeats::NotAsked | Heartbeats::Read => None,
-            },
+            heartbeats_unread: heartbeats.why_not().map(str::to_string),
         }
     }
 
@@ -108,7 +106,7 @@ mod tests {
             .server("b", "v1.29.4+k3s1")
             .server("c", "v1.29.4+k3s1")
             .build();
-        let q = QuorumCheck::new(state.nodes(), Some("a"), now(), &Heartbeats::NotAsked);
+        let q = QuorumCheck::new(state.nodes(), Some("a"), now(), &Collected::NotAsked);
         assert_eq!(
             (q.members, q.ready, q.ready_during_restart, q.quorum),
             (3, 3, 2, 2)
@@ -123,9 +121,9 @@ mod tests {
             .server("b", "v1.29.4+k3s1")
             .not_ready_server("c", "v1.29.4+k3s1")
             .build();
-        assert!(!QuorumCheck::new(state.nodes(), Some("a"), now(), &Heartbeats::NotAsked).holds());
+        assert!(!QuorumCheck::new(state.nodes(), Some("a"), now(), &Collected::NotAsked).holds());
         // Restarting the member that is already down costs nothing more.
-        assert!(QuorumCheck::new(state.nodes(), Some("c"), now(), &Heartbeats::NotAsked).holds());
+        assert!(QuorumCheck::new(state.nodes(), Some("c"), now(), &Collected::NotAsked).holds());
     }
 
     #[test]
@@ -134,8 +132,8 @@ mod tests {
             .server("a", "v1.29.4+k3s1")
             .server("b", "v1.29.4+k3s1")
             .build();
-        assert!(!QuorumCheck::new(state.nodes(), Some("a"), now(), &Heartbeats::NotAsked).holds());
-        assert!(QuorumCheck::new(state.nodes(), None, now(), &Heartbeats::NotAsked).holds());
+        assert!(!QuorumCheck::new(state.nodes(), Some("a"), now(), &Collected::NotAsked).holds());
+        assert!(QuorumCheck::new(state.nodes(), None, now(), &Collected::NotAsked).holds());
     }
 
     #[test]
@@ -150,7 +148,7 @@ mod tests {
         for (node, ago) in nodes.iter_mut().zip([5, 8, 67]) {
             node.heartbeat = beat(ago);
         }
-        let q = QuorumCheck::new(state.nodes(), Some("a"), now(), &Heartbeats::Read);
+        let q = QuorumCheck::new(state.nodes(), Some("a"), now(), &Collected::Read(()));
         assert_eq!((q.ready, q.ready_during_restart, q.quorum), (2, 1, 2));
         assert!(!q.holds());
         assert!(
@@ -168,7 +166,7 @@ mod tests {
             .server("b", "v1.29.4+k3s1")
             .server("c", "v1.29.4+k3s1")
             .build();
-        let unread = Heartbeats::Unread("forbidden".into());
+        let unread = Collected::Refused("forbidden".into());
         let q = QuorumCheck::new(state.nodes(), Some("a"), now(), &unread);
         assert!(q.holds());
         assert!(

@@ -22,7 +22,7 @@ pub fn analyse_secrets_reencrypt(
     distro: Distro,
     now: Timestamp,
 ) -> Vec<Finding> {
-    let Some(events) = &state.node_events else {
+    let Some(events) = state.node_events.as_read() else {
         return Vec::new();
     };
     let prog = distro.prog();

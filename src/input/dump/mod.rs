@@ -102,6 +102,30 @@ impl Collected {
     }
 }
 
+/// What a dump lacks of each optional read, and the kubectl command that adds it.
+fn mark_not_in_dump(state: &mut ClusterState) {
+    use crate::model::collected::Collected as Read;
+    fn lacking<T>(read: &mut Read<T>, hint: &str) {
+        if matches!(read, Read::NotAsked) {
+            *read = Read::NotInDump(hint.to_string());
+        }
+    }
+    lacking(
+        &mut state.apiserver_addresses,
+        "not in dump (add `kubectl -n default get endpoints,endpointslices -o yaml`)",
+    );
+    lacking(
+        &mut state.node_events,
+        "not in dump (add `kubectl get events -A -o yaml`)",
+    );
+    lacking(
+        &mut state.secret_metadata,
+        "not in dump (add `kubectl -n kube-system get secrets -o yaml`; k3sdoctor drops their data \
+         when it reads them)",
+    );
+    lacking(&mut state.packaged_charts, "not in dump");
+}
+
 pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState, ReadError> {
     let sources = bundle::read(paths, limits)?;
     let mut collected = Collected::default();
@@ -185,46 +209,58 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
                 &mut state.snapshot_files,
                 Arc::new(SnapshotFile::from_json(&found.value)),
             ),
-            "Endpoints" => push(
-                &mut state.kubernetes_endpoints,
-                ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?),
-            ),
+            "Endpoints" => {
+                let found = ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?);
+                state.apiserver_addresses.add(Default::default, |a| {
+                    a.endpoints.get_or_insert_with(Vec::new).push(found)
+                });
+            }
             "EndpointSlice" => {
                 let slice = typed::<EndpointSlice>(found)?;
                 // `kubectl -n default get endpointslices` has every Service's; only the
                 // kubernetes Service's count, and their presence says the kind was dumped.
-                let slices = state
-                    .kubernetes_endpoint_slices
-                    .get_or_insert_with(Vec::new);
                 let labels = slice.metadata.labels.as_ref();
-                if labels
+                let ours = labels
                     .and_then(|l| l.get(SERVICE_NAME_LABEL))
                     .map(String::as_str)
-                    == Some(SERVICE_NAME)
-                {
-                    slices.push(ApiserverEndpoints::from_slice(&slice));
-                }
+                    == Some(SERVICE_NAME);
+                state.apiserver_addresses.add(Default::default, |a| {
+                    let slices = a.slices.get_or_insert_with(Vec::new);
+                    if ours {
+                        slices.push(ApiserverEndpoints::from_slice(&slice));
+                    }
+                });
             }
-            "Secret" => push(&mut state.secret_metadata, secret_metadata(found)?),
+            "Secret" => {
+                let secret = secret_metadata(found)?;
+                state.secret_metadata.add(Vec::new, |s| s.push(secret));
+            }
             "Event" => {
                 // Any Event says the kind was dumped; only those about Nodes are kept.
-                let events = state.node_events.get_or_insert_with(Vec::new);
-                events.extend(NodeEvent::from_api(&typed::<Event>(found)?));
+                let about_nodes = NodeEvent::from_api(&typed::<Event>(found)?);
+                state.node_events.add(Vec::new, |e| e.extend(about_nodes));
             }
             // Parsed as live reads parse them: an odd object is skipped with a note.
             "HelmChart" => match HelmChartFacts::from_json(&found.value) {
-                Ok(chart) => push(&mut state.helm_charts, chart),
+                Ok(chart) => state.packaged_charts.add(Default::default, |p| {
+                    p.charts.get_or_insert_with(Vec::new).push(chart)
+                }),
                 Err(why) => state
                     .notes
                     .push(format!("skipped a HelmChart in {}: {why}", found.file)),
             },
             "Job" => {
-                let jobs = state.helm_jobs.get_or_insert_with(Vec::new);
-                match HelmJobFacts::from_json(&found.value) {
-                    Ok(job) => jobs.extend(job),
-                    Err(why) => state
+                let job = HelmJobFacts::from_json(&found.value);
+                state.packaged_charts.add(Default::default, |p| {
+                    let jobs = p.jobs.get_or_insert_with(Vec::new);
+                    if let Ok(job) = &job {
+                        jobs.extend(job.clone());
+                    }
+                });
+                if let Err(why) = job {
+                    state
                         .notes
-                        .push(format!("skipped a Job in {}: {why}", found.file)),
+                        .push(format!("skipped a Job in {}: {why}", found.file));
                 }
             }
             _ => {}
@@ -238,17 +274,24 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
             "Lease" => _ = state.leases.get_or_insert_with(Vec::new),
             "ConfigMap" => _ = state.configmaps.get_or_insert_with(Vec::new),
             "ETCDSnapshotFile" => _ = state.snapshot_files.get_or_insert_with(Vec::new),
-            "Endpoints" => _ = state.kubernetes_endpoints.get_or_insert_with(Vec::new),
-            "Event" => _ = state.node_events.get_or_insert_with(Vec::new),
-            "Secret" => _ = state.secret_metadata.get_or_insert_with(Vec::new),
-            "EndpointSlice" => {
-                _ = state
-                    .kubernetes_endpoint_slices
-                    .get_or_insert_with(Vec::new)
-            }
+            "Endpoints" => state.apiserver_addresses.add(Default::default, |a| {
+                _ = a.endpoints.get_or_insert_with(Vec::new)
+            }),
+            "EndpointSlice" => state.apiserver_addresses.add(Default::default, |a| {
+                _ = a.slices.get_or_insert_with(Vec::new)
+            }),
+            "Event" => state.node_events.add(Vec::new, |_| {}),
+            "Secret" => state.secret_metadata.add(Vec::new, |_| {}),
+            "HelmChart" => state.packaged_charts.add(Default::default, |p| {
+                _ = p.charts.get_or_insert_with(Vec::new)
+            }),
+            "Job" => state.packaged_charts.add(Default::default, |p| {
+                _ = p.jobs.get_or_insert_with(Vec::new)
+            }),
             _ => {}
         }
     }
+    mark_not_in_dump(&mut state);
     Ok(state)
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::collected::Collected;
 
 #[test]
 fn only_the_kubernetes_services_endpoints_and_slices_are_kept() {
@@ -19,10 +20,11 @@ fn only_the_kubernetes_services_endpoints_and_slices_are_kept() {
     )
     .unwrap();
     let state = read_dump(std::slice::from_ref(&file), BundleLimits::default()).unwrap();
-    let endpoints = state.kubernetes_endpoints.unwrap();
+    let published = state.apiserver_addresses.as_read().unwrap();
+    let endpoints = published.endpoints.clone().unwrap();
     assert_eq!(endpoints.len(), 1);
     assert_eq!(endpoints[0].ready_ips().collect::<Vec<_>>(), ["10.0.0.1"]);
-    let slices = state.kubernetes_endpoint_slices.unwrap();
+    let slices = published.slices.clone().unwrap();
     assert_eq!(slices.len(), 1);
     assert_eq!(slices[0].name, "kubernetes");
     let without = dir.path().join("nodes.yaml");
@@ -32,7 +34,12 @@ fn only_the_kubernetes_services_endpoints_and_slices_are_kept() {
     )
     .unwrap();
     let state = read_dump(&[without], BundleLimits::default()).unwrap();
-    assert!(state.kubernetes_endpoints.is_none() && state.kubernetes_endpoint_slices.is_none());
+    assert_eq!(
+        state.apiserver_addresses,
+        Collected::NotInDump(
+            "not in dump (add `kubectl -n default get endpoints,endpointslices -o yaml`)".into()
+        )
+    );
 }
 
 #[test]
@@ -51,7 +58,7 @@ fn only_node_events_are_kept_and_a_dump_without_events_has_none() {
     )
     .unwrap();
     let state = read_dump(std::slice::from_ref(&file), BundleLimits::default()).unwrap();
-    let events = state.node_events.unwrap();
+    let events = state.node_events.as_read().unwrap().clone();
     assert_eq!(events.len(), 1);
     assert_eq!(
         (
@@ -68,7 +75,10 @@ fn only_node_events_are_kept_and_a_dump_without_events_has_none() {
     let nodes = dir.path().join("nodes.yaml");
     std::fs::write(&nodes, "apiVersion: v1\nkind: Node\nmetadata: {name: s1}\n").unwrap();
     let state = read_dump(&[nodes], BundleLimits::default()).unwrap();
-    assert!(state.node_events.is_none());
+    assert_eq!(
+        state.node_events.why_not(),
+        Some("not in dump (add `kubectl get events -A -o yaml`)")
+    );
 }
 
 #[test]
@@ -88,14 +98,15 @@ fn helm_charts_and_their_jobs_in_kube_system_are_kept_and_odd_ones_noted() {
     )
     .unwrap();
     let state = read_dump(std::slice::from_ref(&file), BundleLimits::default()).unwrap();
-    let charts = state.helm_charts.unwrap();
+    let read = state.packaged_charts.as_read().unwrap();
+    let charts = read.charts.clone().unwrap();
     assert_eq!(charts.len(), 1);
     assert_eq!(charts[0].job(), "helm-install-traefik");
-    let jobs = state.helm_jobs.unwrap();
+    let jobs = read.jobs.clone().unwrap();
     assert_eq!(jobs.len(), 1, "only helm-controller's Jobs are kept");
     assert_eq!(jobs[0].active, 1);
     let nodes = dir.path().join("nodes.yaml");
     std::fs::write(&nodes, "apiVersion: v1\nkind: Node\nmetadata: {name: s1}\n").unwrap();
     let state = read_dump(&[nodes], BundleLimits::default()).unwrap();
-    assert!(state.helm_charts.is_none() && state.helm_jobs.is_none());
+    assert_eq!(state.packaged_charts.why_not(), Some("not in dump"));
 }

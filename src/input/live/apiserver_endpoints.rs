@@ -8,9 +8,10 @@ use kube::api::{Api, ListParams};
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
 use crate::model::apiserver_endpoints::{
-    ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
+    ApiserverEndpoints, PublishedAddresses, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
 };
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 
 /// `Endpoints default/kubernetes` and the Service's EndpointSlices, or why they were refused.
 #[derive(Debug, Default, Clone)]
@@ -22,9 +23,13 @@ pub struct EndpointsRead {
 
 impl EndpointsRead {
     pub fn fill(self, state: &mut ClusterState) {
-        state.kubernetes_endpoints = self.endpoints;
-        state.kubernetes_endpoint_slices = self.slices;
-        state.endpoints_not_read = self.not_read;
+        state.apiserver_addresses = match self.not_read {
+            Some(why) => Collected::Refused(why),
+            None => Collected::Read(PublishedAddresses {
+                endpoints: self.endpoints,
+                slices: self.slices,
+            }),
+        };
     }
 
     /// Every published address with its port, Endpoints first.

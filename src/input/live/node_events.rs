@@ -6,6 +6,7 @@ use kube::api::{Api, ListParams};
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::node_event::{NAMESPACE, NODE_SELECTOR, NodeEvent};
 
 /// The answer to the Events read: the Node Events, or why the API server refused them.
@@ -18,8 +19,8 @@ pub enum NodeEventsRead {
 impl NodeEventsRead {
     pub fn fill(self, state: &mut ClusterState) {
         match self {
-            NodeEventsRead::Read(events) => state.node_events = Some(events),
-            NodeEventsRead::Forbidden(why) => state.node_events_not_read = Some(why),
+            NodeEventsRead::Read(events) => state.node_events = Collected::Read(events),
+            NodeEventsRead::Forbidden(why) => state.node_events = Collected::Refused(why),
         }
     }
 }

@@ -9,7 +9,7 @@ use kube::api::{Api, ListParams};
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
-use crate::model::node::Heartbeats;
+use crate::model::collected::Collected;
 
 pub const NAMESPACE: &str = "kube-node-lease";
 
@@ -27,9 +27,9 @@ impl HeartbeatsRead {
                 for node in state.nodes.iter_mut().flatten() {
                     node.heartbeat = beats.get(&node.name).copied();
                 }
-                state.heartbeats = Heartbeats::Read;
+                state.heartbeats = Collected::Read(());
             }
-            HeartbeatsRead::Forbidden(why) => state.heartbeats = Heartbeats::Unread(why),
+            HeartbeatsRead::Forbidden(why) => state.heartbeats = Collected::Refused(why),
         }
     }
 }

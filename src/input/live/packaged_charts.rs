@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
-use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE};
+use crate::model::collected::Collected;
+use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE, PackagedCharts};
 use crate::model::helm_job::HelmJobFacts;
 
 /// The answer to the two reads: the charts and Jobs (with a note per object that could not
@@ -24,7 +25,10 @@ pub enum PackagedChartsRead {
         jobs: Vec<HelmJobFacts>,
         notes: Vec<String>,
     },
-    NotRead(String),
+    /// The API server refused a list (403).
+    Refused(String),
+    /// `helm.cattle.io/v1` is not served.
+    NotServed(String),
 }
 
 impl PackagedChartsRead {
@@ -35,11 +39,14 @@ impl PackagedChartsRead {
                 jobs,
                 notes,
             } => {
-                state.helm_charts = Some(charts);
-                state.helm_jobs = Some(jobs);
+                state.packaged_charts = Collected::Read(PackagedCharts {
+                    charts: Some(charts),
+                    jobs: Some(jobs),
+                });
                 state.notes.extend(notes);
             }
-            PackagedChartsRead::NotRead(why) => state.packaged_charts_not_read = Some(why),
+            PackagedChartsRead::Refused(why) => state.packaged_charts = Collected::Refused(why),
+            PackagedChartsRead::NotServed(why) => state.packaged_charts = Collected::Failed(why),
         }
     }
 }
@@ -104,13 +111,13 @@ pub async fn read_packaged_charts(
     if let Some(e) = refused {
         let action = e.action.clone().unwrap_or_default();
         trace(&format!("{action}: forbidden; packaged-charts not checked"));
-        return Ok(PackagedChartsRead::NotRead(FORBIDDEN.to_string()));
+        return Ok(PackagedChartsRead::Refused(FORBIDDEN.to_string()));
     }
     let charts = match charts {
         Ok(charts) => charts,
         Err(e) if e.http_status == Some(404) => {
             trace("helmcharts.helm.cattle.io is not served: the CRD is not installed");
-            return Ok(PackagedChartsRead::NotRead(CRD_MISSING.to_string()));
+            return Ok(PackagedChartsRead::NotServed(CRD_MISSING.to_string()));
         }
         Err(e) => return Err(e),
     };

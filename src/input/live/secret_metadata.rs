@@ -12,6 +12,7 @@ use kube::api::{Api, ListParams};
 use super::paging::{NextPage, Paging};
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 
 /// What a check without the role says.
@@ -28,8 +29,8 @@ pub enum SecretMetadataRead {
 impl SecretMetadataRead {
     pub fn fill(self, state: &mut ClusterState) {
         match self {
-            SecretMetadataRead::Read(secrets) => state.secret_metadata = Some(secrets),
-            SecretMetadataRead::Forbidden(why) => state.secret_metadata_not_read = Some(why),
+            SecretMetadataRead::Read(secrets) => state.secret_metadata = Collected::Read(secrets),
+            SecretMetadataRead::Forbidden(why) => state.secret_metadata = Collected::Refused(why),
         }
     }
 }

@@ -3,8 +3,9 @@
 
 use super::ClusterWatch;
 use crate::input::watch::watched_objects::WatchedObjects;
-use crate::model::apiserver_endpoints::ApiserverEndpoints;
+use crate::model::apiserver_endpoints::{ApiserverEndpoints, PublishedAddresses};
 use crate::model::cluster_state::{ClusterState, Origin};
+use crate::model::collected::Collected;
 
 impl ClusterWatch {
     /// The watched objects as the state the analysers read.
@@ -15,22 +16,24 @@ impl ClusterWatch {
                 .as_ref()
                 .map(|f| f.values().cloned().collect()),
             snapshot_crd_missing: self.snapshot_crd_missing,
-            kubernetes_endpoints: self.endpoints_read(&self.endpoints),
-            kubernetes_endpoint_slices: self.endpoints_read(&self.endpoint_slices),
-            endpoints_not_read: self.endpoints_not_read.clone(),
+            apiserver_addresses: self.apiserver_addresses(),
             ..self.state_with_configmaps(|_| true)
         }
     }
 
-    /// A watched set as read, or `None` while the API server refuses it.
-    pub(super) fn endpoints_read(
-        &self,
-        set: &Option<WatchedObjects<ApiserverEndpoints>>,
-    ) -> Option<Vec<ApiserverEndpoints>> {
-        if self.endpoints_not_read.is_some() {
-            return None;
+    /// The `kubernetes` Service's addresses as watched, or why the API server refuses them.
+    fn apiserver_addresses(&self) -> Collected<PublishedAddresses> {
+        if let Some(why) = &self.endpoints_not_read {
+            return Collected::Refused(why.clone());
         }
-        set.as_ref().map(|s| s.values().cloned().collect())
+        let read = |set: &Option<WatchedObjects<ApiserverEndpoints>>| {
+            set.as_ref().map(|s| s.values().cloned().collect())
+        };
+        let (endpoints, slices) = (read(&self.endpoints), read(&self.endpoint_slices));
+        if endpoints.is_none() && slices.is_none() {
+            return Collected::NotAsked;
+        }
+        Collected::Read(PublishedAddresses { endpoints, slices })
     }
 
     /// What the lease analysers read: without the (possibly thousands of) snapshot files and

@@ -440,3 +440,21 @@ fn a_lease_table_without_versions_does_not_call_the_k3s_lock_missing() {
         .stdout_has("k3s not judged")
         .stdout_has("not checked: lock-presence");
 }
+
+/// A collector that listed HelmCharts and Jobs in kube-system and found none wrote empty files:
+/// collected and empty, so packaged-charts runs (nothing to judge) instead of "not in dump".
+#[test]
+fn empty_collected_chart_and_job_files_are_read_as_empty_not_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = TROUBLESHOOT_TOP;
+    let bundle = bundles::troubleshoot(&split_cluster())
+        .file(&format!("{top}/cluster-resources/jobs/kube-system.json"), "[]")
+        .file(
+            &format!("{top}/cluster-resources/custom-resources/helmcharts.helm.cattle.io/kube-system.json"),
+            "[]",
+        );
+    let path = write(&dir, "empty-lists.tar.gz", &bundles::gzip(&bundle.tar()));
+    let report: Value = run(&["check", "-o", "json", "--now", NOW], &path).json();
+    let run = check_run(&report, "packaged-charts");
+    assert_eq!(run["ran"], true, "{run}");
+}

@@ -1,6 +1,6 @@
 use super::*;
 use crate::diagnose::test_cluster::{TestCluster, now};
-use crate::model::apiserver_endpoints::PublishedAddress;
+use crate::model::apiserver_endpoints::{PublishedAddress, PublishedAddresses};
 
 fn published(kind: EndpointsKind, ips: &[(&str, bool)]) -> ApiserverEndpoints {
     ApiserverEndpoints {
@@ -35,8 +35,10 @@ fn cluster(version: &str, ips: &[&str]) -> ClusterState {
         node.addresses = vec![ip.to_string(), node.name.clone()];
     }
     let ready: Vec<(&str, bool)> = ips.iter().map(|ip| (*ip, true)).collect();
-    state.kubernetes_endpoints = Some(vec![published(EndpointsKind::Endpoints, &ready)]);
-    state.kubernetes_endpoint_slices = Some(vec![published(EndpointsKind::EndpointSlice, &ready)]);
+    state.apiserver_addresses = Collected::Read(PublishedAddresses {
+        endpoints: Some(vec![published(EndpointsKind::Endpoints, &ready)]),
+        slices: Some(vec![published(EndpointsKind::EndpointSlice, &ready)]),
+    });
     state
 }
 
@@ -101,10 +103,13 @@ fn current_server_addresses_do_not_fire() {
 #[test]
 fn a_not_ready_address_is_not_passed_on_so_it_does_not_fire() {
     let mut state = cluster("v1.34.2+k3s1", &["10.0.0.1"]);
-    state.kubernetes_endpoints = Some(vec![published(
-        EndpointsKind::Endpoints,
-        &[("10.0.0.1", true), ("10.9.9.9", false)],
-    )]);
+    state.apiserver_addresses = Collected::Read(PublishedAddresses {
+        endpoints: Some(vec![published(
+            EndpointsKind::Endpoints,
+            &[("10.0.0.1", true), ("10.9.9.9", false)],
+        )]),
+        slices: None,
+    });
     assert!(findings(&state).is_empty());
 }
 
@@ -229,27 +234,25 @@ fn a_server_without_a_node_lowers_it_to_info() {
 #[test]
 fn unread_objects_are_not_checked_and_say_why() {
     let mut state = cluster("v1.34.2+k3s1", &["10.0.0.9"]);
-    state.kubernetes_endpoints = None;
-    state.kubernetes_endpoint_slices = None;
+    state.apiserver_addresses = Collected::NotAsked;
     assert_eq!(not_checked(&state).as_deref(), Some("not read"));
     assert!(findings(&state).is_empty());
-    state.endpoints_not_read =
-        Some("the API server refused to get endpoints default/kubernetes (403)".into());
+    state.apiserver_addresses = Collected::Refused(
+        "the API server refused to get endpoints default/kubernetes (403)".into(),
+    );
     assert!(
         not_checked(&state)
             .unwrap()
             .starts_with("the API server refused")
     );
-    let mut dump = TestCluster::k3s()
-        .server("s1", "v1.34.2+k3s1")
-        .into_dump()
-        .build();
-    dump.kubernetes_endpoints = None;
-    dump.kubernetes_endpoint_slices = None;
-    assert!(not_checked(&dump).unwrap().starts_with("not in dump"));
+    state.apiserver_addresses = Collected::NotInDump("not in dump (add …)".into());
+    assert!(not_checked(&state).unwrap().starts_with("not in dump"));
+    assert!(findings(&state).is_empty());
     // Only one of the two read: judged on that one.
     let mut state = cluster("v1.34.2+k3s1", &["10.0.0.9"]);
-    state.kubernetes_endpoints = None;
+    if let Collected::Read(published) = &mut state.apiserver_addresses {
+        published.endpoints = None;
+    }
     assert!(not_checked(&state).is_none());
     assert_eq!(findings(&state).len(), 1);
 }
