@@ -56,6 +56,7 @@ mod long_lines;
 mod lost_answers;
 mod lying_lists;
 mod man_pages;
+mod message_spacing;
 mod node_args;
 mod node_events;
 mod node_passwords;
