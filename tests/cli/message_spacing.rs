@@ -121,8 +121,10 @@ fn gap_between_words(text: &str) -> Option<&str> {
                 while i < bytes.len() && bytes[i] == b' ' {
                     i += 1;
                 }
-                let word_before = start > 0 && (bytes[start - 1] as char).is_ascii_lowercase()
-                    || start > 0 && b",;.:)".contains(&bytes[start - 1]);
+                let word_before = start > 0 && {
+                    let before = bytes[start - 1];
+                    before.is_ascii_lowercase() || b",;.:)".contains(&before)
+                };
                 let word_after = i < bytes.len() && (bytes[i] as char).is_ascii_lowercase();
                 if i - start >= 3 && word_before && word_after {
                     return true;
