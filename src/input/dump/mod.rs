@@ -6,6 +6,7 @@
 pub mod bounded_read;
 pub mod dump_coverage;
 pub mod dump_files;
+mod dump_fill;
 pub mod dump_parse;
 mod dump_time;
 mod json_spans;
@@ -14,34 +15,20 @@ mod yaml_depth;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use jiff::Timestamp;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Node};
-use k8s_openapi::api::discovery::v1::EndpointSlice;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use serde_json::Map;
 
+use self::dump_fill::{add_object, collected_empty, mark_not_in_dump};
 use self::dump_parse::{drop_secret_data, fields_key, is_relevant, object_key};
 use self::dump_time::{heartbeat_ahead, newest_heartbeat, newest_timestamp};
 use self::object_stream::{ObjectSink, Shape, read_objects};
 use super::bundle::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use super::bundle::{self, Source};
 use super::{ClusterState, Origin, ReadError};
-use crate::model::apiserver_endpoints::{ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL};
 use crate::model::bundle_provenance::{FileRead, feeds};
-use crate::model::configmap::ConfigMapFacts;
-use crate::model::helm_chart::HelmChartFacts;
-use crate::model::helm_job::HelmJobFacts;
-use crate::model::lease::LeaseFacts;
-use crate::model::node::NodeFacts;
-use crate::model::node_event::NodeEvent;
-use crate::model::secret_metadata::SecretMeta;
-use crate::model::snapshot_file::SnapshotFile;
 
 /// One API object found in a dump, with where it came from.
 struct Found {
@@ -100,30 +87,6 @@ impl Collected {
         keep_newer(&mut self.objects, key, found, &mut self.notes);
         Some(kind)
     }
-}
-
-/// What a dump lacks of each optional read, and the kubectl command that adds it.
-fn mark_not_in_dump(state: &mut ClusterState) {
-    use crate::model::collected::Collected as Read;
-    fn lacking<T>(read: &mut Read<T>, hint: &str) {
-        if matches!(read, Read::NotAsked) {
-            *read = Read::NotInDump(hint.to_string());
-        }
-    }
-    lacking(
-        &mut state.apiserver_addresses,
-        "not in dump (add `kubectl -n default get endpoints,endpointslices -o yaml`)",
-    );
-    lacking(
-        &mut state.node_events,
-        "not in dump (add `kubectl get events -A -o yaml`)",
-    );
-    lacking(
-        &mut state.secret_metadata,
-        "not in dump (add `kubectl -n kube-system get secrets -o yaml`; k3sdoctor drops their data \
-         when it reads them)",
-    );
-    lacking(&mut state.packaged_charts, "not in dump");
 }
 
 pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState, ReadError> {
@@ -192,104 +155,10 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     state.newest_timestamp_from = newest.map(|(_, from)| from);
     state.notes.append(&mut notes);
     for ((kind, _, _), found) in &objects {
-        match kind.as_str() {
-            "Node" => push(
-                &mut state.nodes,
-                NodeFacts::from_api(&typed::<Node>(found)?),
-            ),
-            "Lease" => push(
-                &mut state.leases,
-                LeaseFacts::from_api(&typed::<Lease>(found)?),
-            ),
-            "ConfigMap" => push(
-                &mut state.configmaps,
-                ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
-            ),
-            "ETCDSnapshotFile" => push(
-                &mut state.snapshot_files,
-                Arc::new(SnapshotFile::from_json(&found.value)),
-            ),
-            "Endpoints" => {
-                let found = ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?);
-                state.apiserver_addresses.add(Default::default, |a| {
-                    a.endpoints.get_or_insert_with(Vec::new).push(found)
-                });
-            }
-            "EndpointSlice" => {
-                let slice = typed::<EndpointSlice>(found)?;
-                // `kubectl -n default get endpointslices` has every Service's; only the
-                // kubernetes Service's count, and their presence says the kind was dumped.
-                let labels = slice.metadata.labels.as_ref();
-                let ours = labels
-                    .and_then(|l| l.get(SERVICE_NAME_LABEL))
-                    .map(String::as_str)
-                    == Some(SERVICE_NAME);
-                state.apiserver_addresses.add(Default::default, |a| {
-                    let slices = a.slices.get_or_insert_with(Vec::new);
-                    if ours {
-                        slices.push(ApiserverEndpoints::from_slice(&slice));
-                    }
-                });
-            }
-            "Secret" => {
-                let secret = secret_metadata(found)?;
-                state.secret_metadata.add(Vec::new, |s| s.push(secret));
-            }
-            "Event" => {
-                // Any Event says the kind was dumped; only those about Nodes are kept.
-                let about_nodes = NodeEvent::from_api(&typed::<Event>(found)?);
-                state.node_events.add(Vec::new, |e| e.extend(about_nodes));
-            }
-            // Parsed as live reads parse them: an odd object is skipped with a note.
-            "HelmChart" => match HelmChartFacts::from_json(&found.value) {
-                Ok(chart) => state.packaged_charts.add(Default::default, |p| {
-                    p.charts.get_or_insert_with(Vec::new).push(chart)
-                }),
-                Err(why) => state
-                    .notes
-                    .push(format!("skipped a HelmChart in {}: {why}", found.file)),
-            },
-            "Job" => {
-                let job = HelmJobFacts::from_json(&found.value);
-                state.packaged_charts.add(Default::default, |p| {
-                    let jobs = p.jobs.get_or_insert_with(Vec::new);
-                    if let Ok(job) = &job {
-                        jobs.extend(job.clone());
-                    }
-                });
-                if let Err(why) = job {
-                    state
-                        .notes
-                        .push(format!("skipped a Job in {}: {why}", found.file));
-                }
-            }
-            _ => {}
-        }
+        add_object(&mut state, kind, found)?;
     }
-    // A collector that listed a kind and found none of it in kube-system did read it: empty,
-    // not unknown.
     for kind in complete {
-        match kind {
-            "Node" => _ = state.nodes.get_or_insert_with(Vec::new),
-            "Lease" => _ = state.leases.get_or_insert_with(Vec::new),
-            "ConfigMap" => _ = state.configmaps.get_or_insert_with(Vec::new),
-            "ETCDSnapshotFile" => _ = state.snapshot_files.get_or_insert_with(Vec::new),
-            "Endpoints" => state.apiserver_addresses.add(Default::default, |a| {
-                _ = a.endpoints.get_or_insert_with(Vec::new)
-            }),
-            "EndpointSlice" => state.apiserver_addresses.add(Default::default, |a| {
-                _ = a.slices.get_or_insert_with(Vec::new)
-            }),
-            "Event" => state.node_events.add(Vec::new, |_| {}),
-            "Secret" => state.secret_metadata.add(Vec::new, |_| {}),
-            "HelmChart" => state.packaged_charts.add(Default::default, |p| {
-                _ = p.charts.get_or_insert_with(Vec::new)
-            }),
-            "Job" => state.packaged_charts.add(Default::default, |p| {
-                _ = p.jobs.get_or_insert_with(Vec::new)
-            }),
-            _ => {}
-        }
+        collected_empty(&mut state, kind);
     }
     mark_not_in_dump(&mut state);
     Ok(state)
@@ -426,10 +295,6 @@ fn over_cap(file: &str, kind: &str) -> ReadError {
     ))
 }
 
-fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
-    collection.get_or_insert_with(Vec::new).push(item);
-}
-
 /// The same object in two files (dumps pasted together): the newer resourceVersion wins, and
 /// an object over a table row of it (which has no resourceVersion).
 fn keep_newer(
@@ -468,40 +333,6 @@ fn keep_newer(
     if replace {
         objects.insert(key, found);
     }
-}
-
-/// A Secret's metadata (its data was dropped when it was parsed); a malformed one is named by
-/// what its metadata says, which holds no secret value.
-fn secret_metadata(found: &Found) -> Result<SecretMeta, ReadError> {
-    let metadata = found.value.get("metadata").cloned().unwrap_or_default();
-    serde_json::from_value::<ObjectMeta>(metadata)
-        .map(|meta| SecretMeta::from_meta(&meta))
-        .map_err(|e| {
-            ReadError::new(format!(
-                "dump file {}: the metadata of a Secret is malformed: {e}; re-create it with \
-                 kubectl get -o yaml",
-                found.file
-            ))
-        })
-}
-
-fn typed<T: DeserializeOwned>(found: &Found) -> Result<T, ReadError> {
-    serde_json::from_value(found.value.clone()).map_err(|e| {
-        let kind = found
-            .value
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("object");
-        let name = found
-            .value
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or("?");
-        ReadError::new(format!(
-            "dump file {}: {kind} {name} is malformed: {e}; re-create it with kubectl get -o yaml",
-            found.file
-        ))
-    })
 }
 
 /// `Lease kube-system/k3s` for messages.
