@@ -17,9 +17,9 @@ use crate::cli::FollowArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
-use crate::follow::follow_apply::{check_permissions, read_lock_objects, write_copy};
+use crate::follow::follow_apply::{WrittenCopy, check_permissions, read_lock_objects, write_copy};
 use crate::follow::follow_event::lock_move_event;
-use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, plan_follow};
+use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
 use crate::follow::repair_result::{RepairOutcome, RepairResult};
 use crate::heal::heal_gates::PAUSE_ANNOTATION;
 use crate::input::connect::{ConnectOptions, Connection};
@@ -105,13 +105,10 @@ async fn follow_live(
     }
 
     // From here on SIGINT/SIGTERM are caught, not fatal: once a write is sent, the pair is
-    // finished or reported exactly (design.md §5.4), and a signal while waiting for the
-    // takeover says what was written rather than dying silently.
+    // finished or reported exactly (copies that disagree stop the current leader), and a
+    // signal while waiting for the takeover says what was written rather than dying silently.
     let mut term = Termination::catch();
     let asked_by = repair_events::asked_by(&conn, "leases follow --fix");
-    let event = |reason, written: &[_], outcome: &str| {
-        lock_move_event(reason, &planned, written, outcome, &asked_by)
-    };
     let applied = match apply(&conn, settings.judging, &planned, request, ui, &mut term).await {
         Ok(applied) => applied,
         Err(unapplied) => {
@@ -136,26 +133,52 @@ async fn follow_live(
     result.written = written.iter().map(|(_, w)| w.clone()).collect();
     result.outcome = RepairOutcome::Written;
 
+    let mv = Move {
+        conn: &conn,
+        planned: &planned,
+        asked_by: &asked_by,
+    };
+    let result = after_the_write(mv, &written, settings, args, result, &mut term, ui).await?;
+    judge_after_write(&conn, &planned, settings, args, result, ui).await
+}
+
+/// The takeover awaited (unless `--no-wait`) and the move's Event recorded; an unverified
+/// takeover is the error, after the cluster is shown as it is now.
+async fn after_the_write(
+    mv: Move<'_>,
+    written: &[(LockCopy, WrittenCopy)],
+    settings: &Settings,
+    args: &FollowArgs,
+    mut result: RepairResult,
+    term: &mut Termination,
+    ui: &mut Ui,
+) -> anyhow::Result<RepairResult> {
+    let Move {
+        conn,
+        planned,
+        asked_by,
+    } = mv;
+    let event =
+        |reason, outcome: &str| lock_move_event(reason, planned, written, outcome, asked_by);
     if args.no_wait {
         // The write itself was read back (the PUT answered with the new holder); the takeover
         // is left to the user.
         ui.note("not waiting for the takeover (--no-wait); check with `k3sdoctor leases`");
         let moved = event(
             EventReason::LockMoved,
-            &written,
             "The takeover was not waited for (--no-wait).",
         );
-        repair_events::record(&conn, ui, &moved).await;
+        repair_events::record(conn, ui, &moved).await;
     } else {
         let verification = await_takeover(
             Move {
-                conn: &conn,
-                planned: &planned,
-                asked_by: &asked_by,
+                conn,
+                planned,
+                asked_by,
             },
-            &written,
+            written,
             args,
-            &mut term,
+            term,
             settings.output.format,
             &result,
             ui,
@@ -167,11 +190,11 @@ async fn follow_live(
         } else {
             EventReason::LockMoveFailed
         };
-        repair_events::record(&conn, ui, &event(reason, &written, &verification.message)).await;
+        repair_events::record(conn, ui, &event(reason, &verification.message)).await;
         if !verification.verified {
             result.outcome = RepairOutcome::NotVerified;
             // Still show the cluster as it is now; the failure is the error line at the end.
-            if let Ok(after) = read_live(&conn, settings.judging, ui).await {
+            if let Ok(after) = read_live(conn, settings.judging, ui).await {
                 show_after(settings, ui, &mut result, &after)?;
             }
             ui.emit_structured(settings.output.format, &result)?;
@@ -182,7 +205,7 @@ async fn follow_live(
         result.outcome = RepairOutcome::Verified;
     }
 
-    judge_after_write(&conn, &planned, settings, args, result, ui).await
+    Ok(result)
 }
 
 /// The Event of a move that did not end as planned: `LockMoved` when every copy landed before
