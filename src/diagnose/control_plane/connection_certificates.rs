@@ -13,6 +13,7 @@ use crate::distro::Distro;
 use crate::model::certificate::CertificateFacts;
 use crate::model::certificate_chain::ChainTrust;
 use crate::model::cluster_state::ClusterState;
+use crate::model::served_certificates::ConnectionCertificates;
 
 /// k3s's own renewal window (`pkg/certmonitor`, `certificate rotate`).
 const WINDOW: SignedDuration = SignedDuration::from_hours(90 * 24);
@@ -34,6 +35,21 @@ pub fn analyse_connection_certificates(
     let prog = distro.prog();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
+    judge_client(certs, now, prog, &mut findings, &mut notes);
+    let presented = presented_by_the_servers(certs, now, &mut findings, &mut notes);
+    judge_presented(presented, now, prog, &mut findings, &mut notes);
+    Ok((findings, notes))
+}
+
+/// The kubeconfig's client certificate: it expires like any other, and then the kubeconfig
+/// stops working.
+fn judge_client(
+    certs: &ConnectionCertificates,
+    now: Timestamp,
+    prog: &str,
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) {
     match &certs.client {
         Some(Ok(cert)) => findings.extend(judge(cert, now).map(|(severity, when)| {
             Finding::new(
@@ -55,6 +71,16 @@ pub fn analyse_connection_certificates(
         Some(Err(why)) => notes.push(format!("the client certificate was not read: {why}")),
         None => {}
     }
+}
+
+/// Each certificate the servers presented with the addresses presenting it, in the order seen;
+/// a proxy's own certificate is judged here, and one that is not this cluster's is a note.
+fn presented_by_the_servers<'a>(
+    certs: &'a ConnectionCertificates,
+    now: Timestamp,
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) -> Vec<(&'a CertificateFacts, Vec<String>)> {
     // k3s's servers share one serving certificate (kube-system/<prog>-serving), so the same
     // certificate seen at several addresses is one finding naming them all; a server still
     // presenting an older one stands apart.
@@ -118,6 +144,17 @@ pub fn analyse_connection_certificates(
             at.join(", ")
         ));
     }
+    presented
+}
+
+/// One finding per certificate about to expire, naming every server that presents it.
+fn judge_presented(
+    presented: Vec<(&CertificateFacts, Vec<String>)>,
+    now: Timestamp,
+    prog: &str,
+    findings: &mut Vec<Finding>,
+    notes: &mut Vec<String>,
+) {
     for (cert, at) in presented {
         notes.push(format!(
             "{} {} {} (valid until {}; {})",
@@ -151,7 +188,6 @@ pub fn analyse_connection_certificates(
             ))
         }));
     }
-    Ok((findings, notes))
 }
 
 /// `not this cluster's server: 10.0.0.2:6443 (Node b) presented CN=… (issued by …; why)`:
