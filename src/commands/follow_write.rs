@@ -3,14 +3,16 @@
 //! and on SIGINT/SIGTERM too.
 
 use super::load::{Loaded, read_live_for_a_move};
+mod after_a_failure;
+
+use self::after_a_failure::{partial_write, settle, settle_unanswered, stopped};
 use super::termination::{REREAD_LIMIT, Termination};
 use crate::apply::WriteError;
-use crate::apply::landed::{Landed, lock_landed};
 use crate::exit::Failure;
 use crate::follow::follow_apply::{LockObjects, WrittenCopy, read_lock_objects, write_copy};
 use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
 use crate::follow::follow_rejudge::{
-    LaterCopy, Rejudged, finish_advice, judged_state, later_copy, rejudge, written_list,
+    LaterCopy, Rejudged, judged_state, later_copy, rejudge, written_list,
 };
 use crate::input::connect::Connection;
 use crate::input::narrator::Narrator;
@@ -139,19 +141,7 @@ async fn write_pair(
             return Err(unapplied(plan, failure, written));
         };
         if let Err(WriteError::Unanswered(e)) = result {
-            let before = objects.resource_version(copy).unwrap_or_default();
-            result = match settle(conn, plan, copy, &before, &e.message, ui).await {
-                Ok(w) => Ok(w),
-                Err(Unsettled::NotOurs(line)) if i == 0 => {
-                    return Err(Failure::Incomplete(format!("{line}; nothing was written")).into());
-                }
-                Err(Unsettled::Unknown(line)) if i == 0 => {
-                    return Err(Failure::Incomplete(line).into());
-                }
-                Err(Unsettled::NotOurs(line) | Unsettled::Unknown(line)) => {
-                    Err(WriteError::Other(crate::input::ReadError::new(line)))
-                }
-            };
+            result = settle_unanswered(conn, plan, copy, objects, &e, i == 0, ui).await?;
         }
         match result {
             Ok(w) => {
@@ -175,21 +165,6 @@ async fn write_pair(
             Err(WriteError::Conflict) => {
                 let again =
                     rewrite_after_conflict(conn, plan, copy, ui, term, &mut interrupted).await;
-                let again = match again {
-                    Some(Err(WriteError::Unanswered(e))) => {
-                        let now = read_lock_objects(conn, &plan.lock, &[copy]).await.ok();
-                        let before = now
-                            .and_then(|o| o.resource_version(copy))
-                            .unwrap_or_default();
-                        Some(
-                            settle(conn, plan, copy, &before, &e.message, ui)
-                                .await
-                                .map(Some)
-                                .map_err(|u| WriteError::Other(u.into())),
-                        )
-                    }
-                    again => again,
-                };
                 match again {
                     Some(Ok(Some(w))) => written.push((copy, w)),
                     // The copy names the target already: the pair agrees.
@@ -240,64 +215,6 @@ fn unapplied(
         failure,
         written,
         all_written,
-    }
-}
-
-/// What a write whose answer was lost did, when it did not land as planned: the sentence
-/// says what the copy holds instead.
-enum Unsettled {
-    /// Read again, it holds nothing of this run.
-    NotOurs(String),
-    /// It could not be read again.
-    Unknown(String),
-}
-
-impl From<Unsettled> for crate::input::ReadError {
-    fn from(u: Unsettled) -> crate::input::ReadError {
-        match u {
-            Unsettled::NotOurs(line) | Unsettled::Unknown(line) => {
-                crate::input::ReadError::new(line)
-            }
-        }
-    }
-}
-
-/// A write of `copy` whose answer was lost (`why`): the copy read again decides. The write it
-/// proves landed comes back as written.
-async fn settle(
-    conn: &Connection,
-    plan: &FollowPlan,
-    copy: LockCopy,
-    before: &str,
-    why: &str,
-    ui: &dyn Narrator,
-) -> Result<WrittenCopy, Unsettled> {
-    let object = copy.object(&plan.lock);
-    let read =
-        tokio::time::timeout(REREAD_LIMIT, read_lock_objects(conn, &plan.lock, &[copy])).await;
-    let Ok(Ok(objects)) = read else {
-        return Err(Unsettled::Unknown(format!(
-            "{why}; {object} may or may not have been written, and reading it again failed: check it with \
-             k3sdoctor leases"
-        )));
-    };
-    let record = objects.record(copy);
-    let rv = objects.resource_version(copy).unwrap_or_default();
-    let now = record
-        .as_ref()
-        .map(|r| (rv.as_str(), r.holder_identity.as_str()));
-    let landed = lock_landed(before, now, &plan.from_holder, &plan.to_identity);
-    let said = format!("{why}; read again, {object} {}", landed.describe());
-    match landed {
-        Landed::Written { resource_version } => {
-            ui.note(&said);
-            Ok(WrittenCopy {
-                object,
-                resource_version,
-                renew_time: record.and_then(|r| r.renew_time),
-            })
-        }
-        Landed::NotWritten | Landed::ByOther(_) => Err(Unsettled::NotOurs(said)),
     }
 }
 
@@ -355,6 +272,11 @@ async fn rewrite_after_conflict(
         }
         let send = write_copy(conn, &plan.lock, copy, &objects, plan.edit(), false);
         match unless_stopped(send, term, interrupted, ui, plan).await? {
+            Err(WriteError::Unanswered(e)) => {
+                let before = objects.resource_version(copy).unwrap_or_default();
+                let settled = settle(conn, plan, copy, &before, &e.message, ui).await;
+                return Some(settled.map(Some).map_err(|u| WriteError::Other(u.into())));
+            }
             Ok(w) => {
                 ui.note(&format!(
                     "wrote {} (resourceVersion {})",
@@ -367,90 +289,4 @@ async fn rewrite_after_conflict(
         }
     }
     Some(Err(WriteError::Conflict))
-}
-
-/// The second of two writes failed: what landed, why the other did not, and — read again —
-/// what each copy names now and the command that makes them agree (if one is needed).
-async fn partial_write(
-    conn: &Connection,
-    plan: &FollowPlan,
-    written: &[(LockCopy, WrittenCopy)],
-    failed: LockCopy,
-    e: WriteError,
-) -> String {
-    let done: Vec<String> = written.iter().map(|(_, w)| w.object.clone()).collect();
-    let why = match e {
-        WriteError::Conflict => "it changed since it was read (409)".to_string(),
-        WriteError::Other(e) | WriteError::Unanswered(e) => e.message,
-    };
-    format!(
-        "{} now names {} but writing {} failed: {why}. The two copies disagree, so the current leader exits and the \
-         next one is left to chance; {}",
-        done.join(" and "),
-        plan.to_identity,
-        failed.object(&plan.lock),
-        read_again(conn, plan).await
-    )
-}
-
-/// A second signal while `pending` was being written: exactly what was confirmed, that the
-/// pending write may or may not have landed, and the copies as read again.
-async fn stopped(
-    conn: &Connection,
-    plan: &FollowPlan,
-    written: &[(LockCopy, WrittenCopy)],
-    pending: LockCopy,
-) -> Failure {
-    let confirmed = if written.is_empty() {
-        "no write was confirmed".to_string()
-    } else {
-        let done: Vec<String> = written
-            .iter()
-            .map(|(_, w)| format!("{} (resourceVersion {})", w.object, w.resource_version))
-            .collect();
-        format!("confirmed written: {}", done.join(" and "))
-    };
-    Failure::Incomplete(format!(
-        "stopped by a second interrupt: {confirmed}; the write of {} was sent and may or may not have landed; {}",
-        pending.object(&plan.lock),
-        read_again(conn, plan).await
-    ))
-}
-
-/// The copies of the lock read again (bounded), described for the operator.
-async fn read_again(conn: &Connection, plan: &FollowPlan) -> String {
-    let read = tokio::time::timeout(
-        REREAD_LIMIT,
-        read_lock_objects(conn, &plan.lock, &plan.writes),
-    )
-    .await;
-    let objects = match read {
-        Ok(Ok(objects)) => Some(objects),
-        _ => None,
-    };
-    if plan.writes.len() == 1 {
-        let copy = plan.writes[0];
-        return match objects.as_ref().and_then(|o| o.record(copy)) {
-            Some(r) => format!(
-                "read again, {} names {:?}",
-                copy.object(&plan.lock),
-                r.holder_identity
-            ),
-            None => format!(
-                "could not read {} again: check it with k3sdoctor leases",
-                copy.object(&plan.lock)
-            ),
-        };
-    }
-    let objects = objects.unwrap_or_default();
-    let lease = objects.record(LockCopy::Lease);
-    let lease_rv = objects
-        .resource_version(LockCopy::Lease)
-        .unwrap_or_default();
-    finish_advice(
-        &plan.lock,
-        &plan.to_identity,
-        objects.record(LockCopy::ConfigMap).as_ref(),
-        lease.as_ref().map(|r| (r, lease_rv.as_str())),
-    )
 }
