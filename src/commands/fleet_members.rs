@@ -156,7 +156,11 @@ pub async fn read_one<R: FleetMember>(
                 let mut error = ReadError::new(format!("unreachable (Rancher says: {why})"));
                 error.kind = ReadFailureKind::Unreachable;
                 return (
-                    FleetEntry::unreadable(member.name.clone(), member.server.clone(), &error),
+                    FleetEntry::unreadable(
+                        member.name.clone(),
+                        member.server.clone(),
+                        &(&error).into(),
+                    ),
                     Vec::new(),
                 );
             }
@@ -193,7 +197,12 @@ async fn judge<R: FleetMember>(
 ) -> (FleetEntry<R>, Vec<String>) {
     let conn = match conn {
         Ok(conn) => conn,
-        Err(e) => return (FleetEntry::unreadable(name.into(), server, &e), Vec::new()),
+        Err(e) => {
+            return (
+                FleetEntry::unreadable(name.into(), server, &(&e).into()),
+                Vec::new(),
+            );
+        }
     };
     let trace = |line: &str| trace(&format!("{name}: {line}"));
     match read_live_quietly(&conn, settings.judging, command.snapshots, &trace).await {
@@ -211,7 +220,7 @@ async fn judge<R: FleetMember>(
                 other => ReadError::new(other.to_string()),
             };
             (
-                FleetEntry::unreadable(name.into(), conn.server, &error),
+                FleetEntry::unreadable(name.into(), conn.server, &(&error).into()),
                 Vec::new(),
             )
         }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::finding::{FailOn, Severity};
 use crate::exit::Exit;
-use crate::model::read_failure_kind::ReadFailureKind;
+use crate::model::read_failure_kind::{ReadFailure, ReadFailureKind};
 
 mod fleet_member;
 mod summary_row;
@@ -69,11 +69,7 @@ impl<R: FleetMember> FleetEntry<R> {
         }
     }
 
-    pub fn unreadable(
-        context: String,
-        server: String,
-        error: &crate::input::ReadError,
-    ) -> FleetEntry<R> {
+    pub fn unreadable(context: String, server: String, error: &ReadFailure) -> FleetEntry<R> {
         let outcome = FleetOutcome::from(error.kind);
         FleetEntry {
             context,

@@ -10,10 +10,10 @@ use crate::model::apiserver_endpoints::PublishedAddresses;
 use crate::model::cluster_state::{ClusterState, Origin};
 use crate::model::collected::Collected;
 use crate::model::configmap::ConfigMapFacts;
-use crate::model::helm_chart::PackagedCharts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
+use crate::model::packaged_charts::PackagedCharts;
 use crate::model::secret_metadata::{SecretMeta, SecretOwner};
 
 pub const NOW: &str = "2024-05-31T12:10:40Z";

@@ -38,15 +38,6 @@ pub struct ChartCondition {
     pub message: String,
 }
 
-/// k3s's and RKE2's packaged charts and helm-controller's install Jobs, both in kube-system.
-/// `charts` is `None` when the HelmCharts were not read (a dump with only the Jobs); `jobs`
-/// when the Jobs were not (the charts' own conditions are still judged).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PackagedCharts {
-    pub charts: Option<Vec<HelmChartFacts>>,
-    pub jobs: Option<Vec<crate::model::helm_job::HelmJobFacts>>,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HelmChartFacts {
     pub name: String,

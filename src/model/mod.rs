@@ -22,6 +22,7 @@ pub mod lock;
 pub mod node;
 pub mod node_args;
 pub mod node_event;
+pub mod packaged_charts;
 pub mod quantity;
 pub mod rancher;
 pub mod read_failure_kind;

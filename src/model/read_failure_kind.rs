@@ -14,3 +14,13 @@ pub enum ReadFailureKind {
     #[default]
     Other,
 }
+
+/// A read that failed, as a fleet report shows it: the one line, its kind, and the request
+/// that was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFailure {
+    pub message: String,
+    pub kind: ReadFailureKind,
+    /// What was being done (`list nodes`), when a request failed.
+    pub action: Option<String>,
+}

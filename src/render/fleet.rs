@@ -282,7 +282,7 @@ mod tests {
             vec![
                 entry("production-eu-west-1", "s1", "s1"),
                 entry("production-us-east-2", "s1", "s2"),
-                FleetEntry::unreadable("edge-store-0042".into(), String::new(), &down),
+                FleetEntry::unreadable("edge-store-0042".into(), String::new(), &(&down).into()),
             ],
             FailOn::Error,
             false,

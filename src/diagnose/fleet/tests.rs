@@ -4,7 +4,7 @@ use super::*;
 use crate::diagnose::check::{CheckAnalysis, analyse_check};
 use crate::diagnose::test_cluster::{TestCluster, now};
 use crate::distro::Distro;
-use crate::input::ReadError;
+use crate::model::read_failure_kind::ReadFailure;
 
 const AFFECTED: &str = "v1.29.4+k3s1";
 const FIXED: &str = "v1.29.6+k3s1";
@@ -31,9 +31,11 @@ fn checked(context: &str, version: &str, core: &str, etcd: &str) -> FleetEntry<C
 }
 
 fn unreadable(context: &str, kind: ReadFailureKind) -> FleetEntry<CheckAnalysis> {
-    let mut error = ReadError::new(format!("cannot list nodes at {context}"));
-    error.kind = kind;
-    error.action = Some("list leases in kube-system".into());
+    let error = ReadFailure {
+        message: format!("cannot list nodes at {context}"),
+        kind,
+        action: Some("list leases in kube-system".into()),
+    };
     FleetEntry::unreadable(context.into(), String::new(), &error)
 }
 

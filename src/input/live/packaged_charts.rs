@@ -13,8 +13,9 @@ use serde_json::Value;
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
-use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE, PackagedCharts};
+use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE};
 use crate::model::helm_job::HelmJobFacts;
+use crate::model::packaged_charts::PackagedCharts;
 
 /// The answer to the two reads: the charts and Jobs (with a note per object that could not
 /// be read), or why they were not read.

@@ -21,6 +21,16 @@ pub struct ReadError {
     pub action: Option<String>,
 }
 
+impl From<&ReadError> for crate::model::read_failure_kind::ReadFailure {
+    fn from(e: &ReadError) -> Self {
+        crate::model::read_failure_kind::ReadFailure {
+            message: e.message.clone(),
+            kind: e.kind,
+            action: e.action.clone(),
+        }
+    }
+}
+
 impl ReadError {
     pub fn new(message: impl Into<String>) -> ReadError {
         ReadError {
