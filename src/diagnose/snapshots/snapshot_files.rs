@@ -192,15 +192,13 @@ fn failed(
         .collect()
 }
 
-/// `snapshot-deletion-stuck`: only the `<prog>-etcd` leader's controller removes the finalizer
-/// (pkg/etcd/etcd.go L659-676); nothing else in k3s does (spec §7).
-fn deletion_stuck(
-    files: &[Arc<SnapshotFile>],
+/// Who should have removed a stuck finalizer, and why they did not.
+fn who_removes_it(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
     controller_stopped: bool,
-) -> Option<Finding> {
+) -> String {
     let lock = distro.etcd_lock();
     let holder = state
         .leases
@@ -210,7 +208,7 @@ fn deletion_stuck(
         .find(|l| l.name == lock && !l.is_apiserver_identity())
         .map(|l| &l.record)
         .filter(|r| !r.is_released() && r.expires_at().is_some_and(|t| t > now));
-    let leader = match (&state.leases, holder) {
+    match (&state.leases, holder) {
         _ if controller_stopped => format!(
             "{} and {lock} are held by different servers on an affected version, so the snapshot controller \
              that removes the finalizer never started (k3s-io/k3s#10046)",
@@ -228,7 +226,33 @@ fn deletion_stuck(
             "kube-system/{lock} has no fresh holder, and nobody else removes it: it goes once a server takes \
              the lease"
         ),
-    };
+    }
+}
+
+/// A JSON patch that removes exactly the controller's finalizer of `f`, and fails if the
+/// list changed since.
+fn finalizer_patch(f: &SnapshotFile) -> String {
+    let index = f
+        .finalizers
+        .iter()
+        .position(|x| x == CONTROLLER_FINALIZER)
+        .unwrap_or(0);
+    format!(
+        r#"[{{"op":"test","path":"/metadata/finalizers/{index}","value":"{CONTROLLER_FINALIZER}"}},{{"op":"remove","path":"/metadata/finalizers/{index}"}}]"#
+    )
+}
+
+/// `snapshot-deletion-stuck`: only the `<prog>-etcd` leader's controller removes the finalizer
+/// (pkg/etcd/etcd.go L659-676); nothing else in k3s does.
+fn deletion_stuck(
+    files: &[Arc<SnapshotFile>],
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    controller_stopped: bool,
+) -> Option<Finding> {
+    let lock = distro.etcd_lock();
+    let leader = who_removes_it(state, distro, now, controller_stopped);
     let stuck: Vec<(&SnapshotFile, SignedDuration)> = files
         .iter()
         .map(|f| &**f)
@@ -270,24 +294,13 @@ fn deletion_stuck(
              entries)",
         ));
     }
-    // A JSON patch that removes exactly this finalizer, and fails if the list changed since.
-    let patch = |f: &SnapshotFile| {
-        let index = f
-            .finalizers
-            .iter()
-            .position(|x| x == CONTROLLER_FINALIZER)
-            .unwrap_or(0);
-        format!(
-            r#"[{{"op":"test","path":"/metadata/finalizers/{index}","value":"{CONTROLLER_FINALIZER}"}},{{"op":"remove","path":"/metadata/finalizers/{index}"}}]"#
-        )
-    };
     let commands: Vec<String> = stuck
         .iter()
         .map(|(f, _)| {
             format!(
                 "kubectl patch etcdsnapshotfiles.k3s.cattle.io {} --type=json -p '{}'",
                 f.name,
-                patch(f)
+                finalizer_patch(f)
             )
         })
         .collect();
@@ -308,7 +321,7 @@ fn deletion_stuck(
         &first.name,
         "--type=json",
         "-p",
-        &patch(first),
+        &finalizer_patch(first),
     ]
     .map(str::to_string)
     .to_vec();
