@@ -6,6 +6,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::model::rancher::record_name::{invalid_object_name, legacy_record_name};
 use crate::model::rancher::snapshot_record::SnapshotRecord;
+use crate::model::rancher::view::RancherState;
 use crate::model::snapshot_file::SnapshotFile;
 
 /// One reason, and what it is about (grouping the snapshots it explains).
@@ -97,7 +98,21 @@ impl MissingCause {
             if names.len() == 1 { "it" } else { "them" },
             names.join(", ")
         );
-        let (severity, cause, fix, caused_by) = match self {
+        let (severity, cause, fix, caused_by) = self.explained(rancher);
+        Finding::new(
+            severity,
+            FindingCode::RancherSnapshotMissing,
+            "ETCDSnapshotFiles",
+            format!("{head}; {cause}"),
+        )
+        .about_listing(ObjectRef::snapshot_files(names))
+        .fix(fix)
+        .caused_by(caused_by)
+    }
+
+    /// Severity, cause, fix and the finding it follows from.
+    fn explained(&self, rancher: &RancherState) -> (Severity, String, String, Option<FindingCode>) {
+        match self {
             MissingCause::FeatureOff => (
                 Severity::Error,
                 "the Feature v2prov-etcd-snapshot-backpopulate is disabled".to_string(),
@@ -108,12 +123,12 @@ impl MissingCause {
                 Severity::Error,
                 format!(
                     "the management Cluster {} lacks the annotation \
-                     provisioning.cattle.io/administrated=true, so Rancher's snapshot controllers \
-                     skip it",
+                 provisioning.cattle.io/administrated=true, so Rancher's snapshot controllers \
+                 skip it",
                     rancher.provisioning.cluster_id.as_deref().unwrap_or("?")
                 ),
                 "check the cluster's provisioning state in Rancher: Rancher sets the annotation \
-                 itself on the clusters it provisions"
+             itself on the clusters it provisions"
                     .to_string(),
                 None,
             ),
@@ -121,7 +136,7 @@ impl MissingCause {
                 Severity::Warning,
                 format!("Rancher says the cluster is disconnected ({why})"),
                 "restore the cattle-cluster-agent's connection: Rancher records the snapshots \
-                 once it is back"
+             once it is back"
                     .to_string(),
                 None,
             ),
@@ -129,7 +144,7 @@ impl MissingCause {
                 Severity::Info,
                 format!(
                     "a restore{} is in progress and Rancher postpones records until it ends, \
-                     on purpose",
+                 on purpose",
                     snapshot
                         .as_ref()
                         .map(|s| format!(" of {s}"))
@@ -138,11 +153,21 @@ impl MissingCause {
                 "wait for the restore to finish".to_string(),
                 None,
             ),
+            _ => self.explained_by_version(rancher),
+        }
+    }
+
+    /// The causes that belong to a Rancher version: its known loops and gaps.
+    fn explained_by_version(
+        &self,
+        rancher: &RancherState,
+    ) -> (Severity, String, String, Option<FindingCode>) {
+        match self {
             MissingCause::AlreadyExistsLoop(name) => (
                 Severity::Error,
                 format!(
                     "this is {}; here the record {name} has no etcdsnapshot.rke.io/snapshot-name \
-                     annotation",
+                 annotation",
                     rancher
                         .version
                         .as_ref()
@@ -162,12 +187,12 @@ impl MissingCause {
                 Severity::Error,
                 format!(
                     "Rancher 2.11–2.14 records a local snapshot only for a node with a CAPI \
-                     Machine, and no Machine in {} has status.nodeRef.name={node}; its handler \
-                     fails for these snapshots forever",
+                 Machine, and no Machine in {} has status.nodeRef.name={node}; its handler \
+                 fails for these snapshots forever",
                     rancher.provisioning.namespace
                 ),
                 "upgrade Rancher to v2.15 (which uses ownerReferences), or keep snapshots of \
-                 this node on S3"
+             this node on S3"
                     .to_string(),
                 None,
             ),
@@ -175,10 +200,10 @@ impl MissingCause {
                 Severity::Error,
                 format!(
                     "Rancher before 2.14 cannot make a record for this name: {why} \
-                     (rancher/rancher#52529)"
+                 (rancher/rancher#52529)"
                 ),
                 "upgrade Rancher to v2.14 or later, or take snapshots with a name of lower-case \
-                 letters, digits and dashes (--etcd-snapshot-name)"
+             letters, digits and dashes (--etcd-snapshot-name)"
                     .to_string(),
                 None,
             ),
@@ -186,7 +211,7 @@ impl MissingCause {
                 Severity::Error,
                 format!("this is {known}"),
                 "upgrade Rancher to the fixed release; restarting the Rancher pods clears it \
-                 until the next upgrade"
+             until the next upgrade"
                     .to_string(),
                 None,
             ),
@@ -197,15 +222,13 @@ impl MissingCause {
                     .to_string(),
                 None,
             ),
-        };
-        Finding::new(
-            severity,
-            FindingCode::RancherSnapshotMissing,
-            "ETCDSnapshotFiles",
-            format!("{head}; {cause}"),
-        )
-        .about_listing(ObjectRef::snapshot_files(names))
-        .fix(fix)
-        .caused_by(caused_by)
+            _ => (
+                Severity::Error,
+                "nothing in the objects explains it".to_string(),
+                "check the Rancher pods' logs for snapshotbackpopulate errors about this cluster"
+                    .to_string(),
+                None,
+            ),
+        }
     }
 }
