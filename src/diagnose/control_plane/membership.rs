@@ -34,81 +34,9 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
     let controller_ever_ran = nodes
         .iter()
         .any(|n| n.finalizers.iter().any(|f| f == MEMBER_FINALIZER));
-    let annotation =
-        |n: &NodeFacts, suffix: &str| n.annotations.get(&distro.etcd_annotation(suffix)).cloned();
     let leader_silent = etcd_members::leader_silent(nodes, now);
     for node in nodes {
-        let object = format!("Node {}", node.name);
-        if annotation(node, "remove").as_deref() == Some("true")
-            && annotation(node, "node-name").is_some()
-            && annotation(node, "removed-node-name").is_none()
-        {
-            findings.push(
-                Finding::new(
-                    Severity::Error,
-                    FindingCode::MemberRemovalStuck,
-                    &object,
-                    format!(
-                        "{} asks for member removal ({}=true) but still carries {} {:?} and no {}: the member \
-                         removal controller on the {} holder has not acted",
-                        node.name,
-                        distro.etcd_annotation("remove"),
-                        distro.etcd_annotation("node-name"),
-                        annotation(node, "node-name").unwrap_or_default(),
-                        distro.etcd_annotation("removed-node-name"),
-                        distro.etcd_lock()
-                    ),
-                )
-                .fix(format!(
-                    "check the {} holder's log for \"Removing etcd member\" (k3sdoctor leases shows the holder)",
-                    distro.etcd_lock()
-                )),
-            );
-        }
-        let has_finalizer = node.finalizers.iter().any(|f| f == MEMBER_FINALIZER);
-        let stuck = node
-            .deletion_time
-            .is_some_and(|t| now.duration_since(t) > DELETION_GRACE);
-        if stuck && has_finalizer {
-            findings.push(
-                Finding::new(
-                    Severity::Error,
-                    FindingCode::MemberTerminatingStuck,
-                    &object,
-                    format!(
-                        "{} has been terminating for {} on the finalizer {MEMBER_FINALIZER}: its etcd member has not \
-                         been removed",
-                        node.name,
-                        crate::age::short(now.duration_since(node.deletion_time.unwrap_or(now)))
-                    ),
-                )
-                .fix(format!(
-                    "check the {} holder's log for \"Removing etcd member\"; do not remove the finalizer by hand while \
-                     the member is still in the etcd cluster",
-                    distro.etcd_lock()
-                )),
-            );
-        }
-        if node.is_etcd_member() && !has_finalizer && !node.deleting {
-            let why = if controller_ever_ran {
-                "the member controller has not synced it yet (other Nodes carry the finalizer)"
-            } else {
-                "no Node carries it, agents included, so the member controller has never run"
-            };
-            findings.push(
-                Finding::new(
-                    Severity::Warning,
-                    FindingCode::MemberFinalizerMissing,
-                    &object,
-                    format!(
-                        "etcd Node {} lacks the finalizer {MEMBER_FINALIZER}: {why}; deleting the Node will not \
-                         remove its etcd member",
-                        node.name
-                    ),
-                )
-                .fix(format!("check that the {} lock is held and fresh (k3sdoctor leases)", distro.etcd_lock())),
-            );
-        }
+        findings.extend(member_bookkeeping(node, distro, now, controller_ever_ran));
         findings.extend(etcd_members::voter_findings(
             node,
             distro,
@@ -121,6 +49,91 @@ pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) 
     }
     findings.extend(etcd_members::duplicate_member_names(nodes, distro));
     findings.extend(quorum_finding(state, now));
+    findings
+}
+
+/// The member controller's bookkeeping on one Node: a removal asked for and not done, a
+/// deletion held by the member finalizer, an etcd Node without it.
+fn member_bookkeeping(
+    node: &NodeFacts,
+    distro: Distro,
+    now: Timestamp,
+    controller_ever_ran: bool,
+) -> Vec<Finding> {
+    let annotation =
+        |n: &NodeFacts, suffix: &str| n.annotations.get(&distro.etcd_annotation(suffix)).cloned();
+    let mut findings = Vec::new();
+    let object = format!("Node {}", node.name);
+    if annotation(node, "remove").as_deref() == Some("true")
+        && annotation(node, "node-name").is_some()
+        && annotation(node, "removed-node-name").is_none()
+    {
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::MemberRemovalStuck,
+                &object,
+                format!(
+                    "{} asks for member removal ({}=true) but still carries {} {:?} and no {}: the member \
+                     removal controller on the {} holder has not acted",
+                    node.name,
+                    distro.etcd_annotation("remove"),
+                    distro.etcd_annotation("node-name"),
+                    annotation(node, "node-name").unwrap_or_default(),
+                    distro.etcd_annotation("removed-node-name"),
+                    distro.etcd_lock()
+                ),
+            )
+            .fix(format!(
+                "check the {} holder's log for \"Removing etcd member\" (k3sdoctor leases shows the holder)",
+                distro.etcd_lock()
+            )),
+        );
+    }
+    let has_finalizer = node.finalizers.iter().any(|f| f == MEMBER_FINALIZER);
+    let stuck = node
+        .deletion_time
+        .is_some_and(|t| now.duration_since(t) > DELETION_GRACE);
+    if stuck && has_finalizer {
+        findings.push(
+            Finding::new(
+                Severity::Error,
+                FindingCode::MemberTerminatingStuck,
+                &object,
+                format!(
+                    "{} has been terminating for {} on the finalizer {MEMBER_FINALIZER}: its etcd member has not \
+                     been removed",
+                    node.name,
+                    crate::age::short(now.duration_since(node.deletion_time.unwrap_or(now)))
+                ),
+            )
+            .fix(format!(
+                "check the {} holder's log for \"Removing etcd member\"; do not remove the finalizer by hand while \
+                 the member is still in the etcd cluster",
+                distro.etcd_lock()
+            )),
+        );
+    }
+    if node.is_etcd_member() && !has_finalizer && !node.deleting {
+        let why = if controller_ever_ran {
+            "the member controller has not synced it yet (other Nodes carry the finalizer)"
+        } else {
+            "no Node carries it, agents included, so the member controller has never run"
+        };
+        findings.push(
+            Finding::new(
+                Severity::Warning,
+                FindingCode::MemberFinalizerMissing,
+                &object,
+                format!(
+                    "etcd Node {} lacks the finalizer {MEMBER_FINALIZER}: {why}; deleting the Node will not \
+                     remove its etcd member",
+                    node.name
+                ),
+            )
+            .fix(format!("check that the {} lock is held and fresh (k3sdoctor leases)", distro.etcd_lock())),
+        );
+    }
     findings
 }
 
