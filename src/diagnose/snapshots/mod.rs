@@ -129,16 +129,7 @@ pub fn analyse_snapshots(
     let known_escaping = writer_version
         .as_ref()
         .and_then(ProductVersion::go_escaping);
-    let writer = Writer {
-        need_metadata: writer_version
-            .as_ref()
-            .and_then(ProductVersion::entries_need_metadata),
-        shape: writer_version
-            .as_ref()
-            .map(ProductVersion::s3_config_shape)
-            .unwrap_or(S3Shape::Embedded),
-        go_escaping: known_escaping.unwrap_or(GoEscaping::Go122),
-    };
+    let writer = writer_of(writer_version.as_ref());
     let files: &[Arc<SnapshotFile>] = state.snapshot_files.as_deref().unwrap_or_default();
     // A pasted table shows no metadata, finalizers, times or S3 settings: its rows are judged
     // on what they show (names, nodes, locations, sizes), the rest is reported as not checked.
@@ -168,13 +159,10 @@ pub fn analyse_snapshots(
     if from_table {
         // A row shows no finalizers (nor a creation time to start the grace period from).
         tally.without_finalizer.clear();
-    }
-    tally.digest_mismatches = files
-        .iter()
+    } else {
         // The digest's prefix needs the S3 settings a table row lacks.
-        .filter(|_| !from_table)
-        .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.to_string(), why)))
-        .collect();
+        tally.digest_mismatches = digest_mismatches(files);
+    }
 
     let entry_count = counted_only.map(|(file, n)| EntryCount::new(file, n, should_have_entry));
     let analysis_context = snapshot_finding_context::Context {
@@ -210,6 +198,28 @@ pub fn analyse_snapshots(
         legacy_keys,
         findings,
     }
+}
+
+/// How the version that writes the entries writes them; an unknown version is assumed to
+/// write as the newest releases do.
+fn writer_of(version: Option<&ProductVersion>) -> Writer {
+    Writer {
+        need_metadata: version.and_then(ProductVersion::entries_need_metadata),
+        shape: version
+            .map(ProductVersion::s3_config_shape)
+            .unwrap_or(S3Shape::Embedded),
+        go_escaping: version
+            .and_then(ProductVersion::go_escaping)
+            .unwrap_or(GoEscaping::Go122),
+    }
+}
+
+/// The snapshot files whose name's digest does not match what k3s derives for them.
+fn digest_mismatches(files: &[Arc<SnapshotFile>]) -> Vec<(String, String)> {
+    files
+        .iter()
+        .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.to_string(), why)))
+        .collect()
 }
 
 /// Whether the extra-metadata ConfigMap exists, as an object or in a pasted table.
