@@ -32,10 +32,11 @@ pub fn analyse_packaged_charts(
         .collect()
 }
 
-fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Option<Finding> {
+/// The install Job that belongs to `chart`: the one its status names, else (a status that
+/// names none yet) the one labelled for it.
+fn install_job<'a>(chart: &HelmChartFacts, jobs: &'a [HelmJobFacts]) -> Option<&'a HelmJobFacts> {
     let job_name = chart.job();
-    let job = jobs
-        .iter()
+    jobs.iter()
         .filter(|j| j.namespace == chart.namespace)
         .find(|j| j.name == job_name)
         .or_else(|| {
@@ -47,13 +48,22 @@ fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Optio
                     })
                 })
                 .flatten()
-        });
-    let object = format!("HelmChart {}/{}", chart.namespace, chart.name);
-    let retries = |job: &HelmJobFacts| match job.failed_pods {
+        })
+}
+
+/// " after 2 failed pods", or nothing.
+fn retries(job: &HelmJobFacts) -> String {
+    match job.failed_pods {
         0 => String::new(),
         1 => " after 1 failed pod".to_string(),
         n => format!(" after {n} failed pods"),
-    };
+    }
+}
+
+fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Option<Finding> {
+    let job_name = chart.job();
+    let job = install_job(chart, jobs);
+    let object = format!("HelmChart {}/{}", chart.namespace, chart.name);
     match job.map(|j| (j, &j.state)) {
         Some((
             job,
@@ -66,12 +76,7 @@ fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Optio
             let when = at
                 .map(|t| format!(" {}", crate::age::relative(now.duration_since(t))))
                 .unwrap_or_default();
-            let why = match (reason.is_empty(), message.is_empty()) {
-                (true, true) => "no reason recorded".to_string(),
-                (false, true) => reason.clone(),
-                (true, false) => message.clone(),
-                (false, false) => format!("{reason}: {message}"),
-            };
+            let why = reason_and_message(reason, message);
             // A failed render quotes the whole template output; what follows says what it means.
             let why = cap_at(&why, LONGEST_QUOTE);
             Some(failed(
@@ -139,6 +144,16 @@ fn judge(chart: &HelmChartFacts, jobs: &[HelmJobFacts], now: Timestamp) -> Optio
             )
         }
         _ => None,
+    }
+}
+
+/// "BackoffLimitExceeded: Job has reached the specified backoff limit", or what there is.
+fn reason_and_message(reason: &str, message: &str) -> String {
+    match (reason.is_empty(), message.is_empty()) {
+        (true, true) => "no reason recorded".to_string(),
+        (false, true) => reason.to_string(),
+        (true, false) => message.to_string(),
+        (false, false) => format!("{reason}: {message}"),
     }
 }
 
