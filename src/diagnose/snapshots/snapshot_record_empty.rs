@@ -48,20 +48,7 @@ pub fn analyse_empty_records(
         .max_by_key(|f| f.taken_at());
     let newest_is_empty = newest_s3.is_some_and(|f| is_empty_record(f));
     let names: Vec<String> = empty.iter().map(|f| f.name.to_string()).collect();
-    // The race's records all hash node `s3` and an empty location into one digest.
-    let race_digest = name_digest("s3", "");
-    let shared = empty
-        .iter()
-        .filter(|f| f.node_name.as_str() == "s3" && f.name.ends_with(&format!("-{race_digest}")))
-        .count();
-    let shared_note = if shared > 1 {
-        format!(
-            "; {shared} of them share the name digest {race_digest} (node s3, empty location), the mark of \
-             concurrent saves"
-        )
-    } else {
-        String::new()
-    };
+    let shared_note = shared_digest_note(&empty);
     let (issue, product) = match distro {
         Distro::K3s => ("k3s-io/k3s#10989", "k3s"),
         Distro::Rke2 => ("rancher/rke2#6928", "RKE2"),
@@ -106,19 +93,7 @@ pub fn analyse_empty_records(
         .next()
         .map(|(_, fixed)| format!("upgrade to {fixed} or later, "))
         .unwrap_or_default();
-    let delete = if named_by_key {
-        // An object's name is its key, a dash and a 6-hex digest (pkg/etcd/snapshot.go).
-        let patterns: Vec<String> = names
-            .iter()
-            .map(|n| format!("-e '^etcdsnapshotfile.k3s.cattle.io/{n}-'"))
-            .collect();
-        format!(
-            "kubectl get etcdsnapshotfiles -o name | grep {} | xargs kubectl delete",
-            patterns.join(" ")
-        )
-    } else {
-        format!("kubectl delete etcdsnapshotfile {}", names.join(" "))
-    };
+    let delete = delete_command(&names, named_by_key);
     let fix = format!(
         "take a snapshot now ({product} etcd-snapshot save on a server), {upgrade}then delete the empty records: \
          {delete}"
@@ -137,6 +112,41 @@ pub fn analyse_empty_records(
         .about_listing(ObjectRef::snapshot_files(&names))
         .fix(fix),
     )
+}
+
+/// "; 3 of them share the name digest … (node s3, empty location), the mark of concurrent
+/// saves": the race's records all hash node `s3` and an empty location into one digest.
+fn shared_digest_note(empty: &[&SnapshotFile]) -> String {
+    let race_digest = name_digest("s3", "");
+    let shared = empty
+        .iter()
+        .filter(|f| f.node_name.as_str() == "s3" && f.name.ends_with(&format!("-{race_digest}")))
+        .count();
+    if shared > 1 {
+        format!(
+            "; {shared} of them share the name digest {race_digest} (node s3, empty location), the mark of \
+             concurrent saves"
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// The command that deletes the empty records; by key where the input named no object.
+fn delete_command(names: &[String], named_by_key: bool) -> String {
+    if named_by_key {
+        // An object's name is its key, a dash and a 6-hex digest (pkg/etcd/snapshot.go).
+        let patterns: Vec<String> = names
+            .iter()
+            .map(|n| format!("-e '^etcdsnapshotfile.k3s.cattle.io/{n}-'"))
+            .collect();
+        format!(
+            "kubectl get etcdsnapshotfiles -o name | grep {} | xargs kubectl delete",
+            patterns.join(" ")
+        )
+    } else {
+        format!("kubectl delete etcdsnapshotfile {}", names.join(" "))
+    }
 }
 
 #[cfg(test)]
