@@ -70,27 +70,7 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
             _ => {}
         }
     }
-    let mut missing: BTreeMap<MissingCause, Vec<String>> = BTreeMap::new();
-    for file in expected_snapshots(c, entries.as_ref()) {
-        let key = (file.is_s3(), file.snapshot_name.to_string());
-        if by_key.contains_key(&key) {
-            tally.recorded += 1;
-        } else if past_grace(
-            file.creation_time.or(file.created),
-            c.now,
-            LEGACY_RECORD_GRACE,
-        ) {
-            let cause = missing_cause(c, &file, &records);
-            let shown = if file.name.is_empty() {
-                &file.snapshot_name
-            } else {
-                &file.name
-            };
-            missing.entry(cause).or_default().push(shown.to_string());
-        } else {
-            tally.pending += 1;
-        }
-    }
+    let missing = missing_by_cause(c, entries.as_ref(), &by_key, &records, tally);
     for (cause, names) in missing {
         findings.push(cause.finding(c, &names));
     }
@@ -102,28 +82,64 @@ pub(super) fn compare(c: &Compare, findings: &mut Vec<Finding>, tally: &mut Tall
         findings.push(gone_records(c, &gone));
     }
     if !drifted.is_empty() {
-        findings.push(
-            Finding::new(
-                Severity::Warning,
-                FindingCode::RancherSnapshotDrift,
-                "ETCDSnapshots",
-                format!(
-                    "{} in Rancher {} from the {} ConfigMap's entry {} {}: {}",
-                    counted(drifted.len(), "record"),
-                    agree(drifted.len(), "differs", "differ"),
-                    c.distro.snapshots_configmap(),
-                    agree(drifted.len(), "it", "they"),
-                    agree(drifted.len(), "copies", "copy"),
-                    drifted.join(", ")
-                ),
-            )
-            .listing(&drifted)
-            .fix(
-                "Rancher 2.10 and earlier copy the entry every 600 s: if it stays, restart the \
-                  Rancher pods",
-            ),
-        );
+        findings.push(drift_finding(c, &drifted));
     }
+}
+
+/// The snapshots Rancher should have a record of and does not, past the grace, by why;
+/// those still inside it are counted pending, those recorded counted recorded.
+fn missing_by_cause(
+    c: &Compare,
+    entries: Option<&BTreeMap<String, SnapshotEntry>>,
+    by_key: &BTreeMap<(bool, String), Vec<&SnapshotRecord>>,
+    records: &[&SnapshotRecord],
+    tally: &mut Tally,
+) -> BTreeMap<MissingCause, Vec<String>> {
+    let mut missing: BTreeMap<MissingCause, Vec<String>> = BTreeMap::new();
+    for file in expected_snapshots(c, entries) {
+        let key = (file.is_s3(), file.snapshot_name.to_string());
+        if by_key.contains_key(&key) {
+            tally.recorded += 1;
+        } else if past_grace(
+            file.creation_time.or(file.created),
+            c.now,
+            LEGACY_RECORD_GRACE,
+        ) {
+            let cause = missing_cause(c, &file, records);
+            let shown = if file.name.is_empty() {
+                &file.snapshot_name
+            } else {
+                &file.name
+            };
+            missing.entry(cause).or_default().push(shown.to_string());
+        } else {
+            tally.pending += 1;
+        }
+    }
+    missing
+}
+
+/// Records whose fields differ from the ConfigMap entry they copy.
+fn drift_finding(c: &Compare, drifted: &[String]) -> Finding {
+    Finding::new(
+        Severity::Warning,
+        FindingCode::RancherSnapshotDrift,
+        "ETCDSnapshots",
+        format!(
+            "{} in Rancher {} from the {} ConfigMap's entry {} {}: {}",
+            counted(drifted.len(), "record"),
+            agree(drifted.len(), "differs", "differ"),
+            c.distro.snapshots_configmap(),
+            agree(drifted.len(), "it", "they"),
+            agree(drifted.len(), "copies", "copy"),
+            drifted.join(", ")
+        ),
+    )
+    .listing(drifted)
+    .fix(
+        "Rancher 2.10 and earlier copy the entry every 600 s: if it stays, restart the \
+          Rancher pods",
+    )
 }
 
 /// The file name a record is about.
