@@ -1,6 +1,7 @@
 //! `k3sdoctor leases` for people.
 
-use crate::model::datastore::Datastore;
+use std::io::Write;
+
 use jiff::SignedDuration;
 
 use super::findings::write_findings;
@@ -11,7 +12,9 @@ use super::table::{lines, plain_table};
 use super::wrap::write_wrapped;
 use crate::age;
 use crate::diagnose::cluster_summary::ClusterSummary;
+use crate::diagnose::leases::ElectionStatus;
 use crate::diagnose::leases::lock_status::{LockState, LockStatus};
+use crate::model::datastore::Datastore;
 use crate::report::{LeaseReport, NowSource};
 
 /// The summary, the lock table and the findings; off a terminal or under `--no-headers`
@@ -72,33 +75,7 @@ pub fn write_table(
 
     if wide && !a.other_elections.is_empty() {
         writeln!(out)?;
-        let mut table = plain_table(
-            &[
-                "OTHER ELECTION",
-                "HOLDER",
-                "NODE",
-                "RENEWED",
-                "DURATION",
-                "TRANSITIONS",
-                "ACQUIRED",
-            ],
-            true,
-            style,
-        );
-        for e in &a.other_elections {
-            table.add_row(vec![
-                e.name.clone(),
-                e.holder.clone(),
-                e.node.clone().unwrap_or_else(|| "-".into()),
-                ago(e.renewed_seconds_ago),
-                secs(e.lease_duration_seconds),
-                num(e.transitions),
-                time(e.acquire_time),
-            ]);
-        }
-        for line in lines(table) {
-            writeln!(out, "{line}")?;
-        }
+        write_other_elections(out, &a.other_elections, style)?;
     }
     let ahead: Vec<&str> = a
         .locks
@@ -112,27 +89,67 @@ pub fn write_table(
         if !split {
             writeln!(out)?;
         }
-        let note = format!(
-            "note: {} renewed after now ({}): {}",
-            ahead.join(" and "),
-            report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            match report.now.source {
-                NowSource::Flag =>
-                    "--now is earlier than these renewals (before the dump was taken?); \
-                                    freshness is judged as of --now"
-                        .to_string(),
-                source => format!(
-                    "the holder's clock runs ahead of the {} (clock skew); the lock counts as fresh",
-                    source.describe()
-                ),
-            }
-        );
-        write_wrapped(out, &note, "", "      ", style.width)?;
+        write_wrapped(out, &ahead_note(&ahead, report), "", "      ", style.width)?;
     }
     if !split {
         writeln!(out)?;
     }
     write_findings(out, &a.findings, report.fail_on, style)
+}
+
+/// The other elections in kube-system (`-o wide`): the controllers k3s runs beside its own.
+fn write_other_elections(
+    out: &mut dyn Write,
+    elections: &[ElectionStatus],
+    style: Style,
+) -> std::io::Result<()> {
+    let mut table = plain_table(
+        &[
+            "OTHER ELECTION",
+            "HOLDER",
+            "NODE",
+            "RENEWED",
+            "DURATION",
+            "TRANSITIONS",
+            "ACQUIRED",
+        ],
+        true,
+        style,
+    );
+    for e in elections {
+        table.add_row(vec![
+            e.name.clone(),
+            e.holder.clone(),
+            e.node.clone().unwrap_or_else(|| "-".into()),
+            ago(e.renewed_seconds_ago),
+            secs(e.lease_duration_seconds),
+            num(e.transitions),
+            time(e.acquire_time),
+        ]);
+    }
+    for line in lines(table) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// Why a lock renewed after `now` still counts as fresh, or what `--now` did.
+fn ahead_note(ahead: &[&str], report: &LeaseReport) -> String {
+    format!(
+        "note: {} renewed after now ({}): {}",
+        ahead.join(" and "),
+        report.now.time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        match report.now.source {
+            NowSource::Flag =>
+                "--now is earlier than these renewals (before the dump was taken?); \
+                                freshness is judged as of --now"
+                    .to_string(),
+            source => format!(
+                "the holder's clock runs ahead of the {} (clock skew); the lock counts as fresh",
+                source.describe()
+            ),
+        }
+    )
 }
 
 fn cluster_line(c: &ClusterSummary) -> String {
