@@ -10,7 +10,7 @@ use super::style::Style;
 use super::table::{lines, plain_table};
 use super::wrap::{self, write_wrapped};
 use crate::age;
-use crate::diagnose::snapshots::EntryState;
+use crate::diagnose::snapshots::{EntryState, SnapshotAnalysis};
 use crate::report::SnapshotReport;
 use crate::snapshots::backfill_plan::BackfillPlan;
 
@@ -220,32 +220,9 @@ pub fn write_diff(
             write_wrapped(out, &line, "           ", "             ", style.width)?;
         }
     }
-    let mut last_why = None;
-    for o in &a.orphaned {
+    if !a.orphaned.is_empty() {
         any = true;
-        let cr = match (&o.cr_without_entry, o.cr_deleting) {
-            (Some(cr), _) => format!("; CR {cr} gets no entry on this version"),
-            (None, true) => "; its CR is being deleted".to_string(),
-            (None, false) => String::new(),
-        };
-        // While the controller is idle (a split), nothing removes it yet.
-        let fate = match (o.reconcile.removes, &a.controller_not_writing) {
-            (true, None) => "k3s's reconcile removes it",
-            (true, Some(_)) => "k3s's reconcile removes it once its controller runs again",
-            (false, _) => "k3s keeps it",
-        };
-        let line = format!("{}  ({fate}{cr})", o.key);
-        write_wrapped(out, &line, "orphaned ", "         ", row_width)?;
-        // Consecutive orphans usually share their reason: say it once for the run.
-        if last_why != Some(&o.reconcile) {
-            // The k3s mechanics behind the plain reason with -v.
-            let why = match (&o.reconcile.detail, style.detail) {
-                (Some(detail), true) => format!("{} ({detail})", o.reconcile.why),
-                _ => o.reconcile.why.clone(),
-            };
-            write_wrapped(out, &why, "         ", "         ", style.width)?;
-            last_why = Some(&o.reconcile);
-        }
+        write_orphans(out, a, row_width, style)?;
     }
     // A count shows no keys, so no row: the shortfall is said as a count, in prose.
     if let Some(count) = a
@@ -279,6 +256,43 @@ pub fn write_diff(
         writeln!(sink.rows())?;
     }
     write_findings(sink.prose(), &a.findings, report.fail_on, style)
+}
+
+/// One line per orphaned entry; consecutive orphans usually share their reason, said once
+/// for the run.
+fn write_orphans(
+    out: &mut dyn Write,
+    a: &SnapshotAnalysis,
+    row_width: usize,
+    style: Style,
+) -> std::io::Result<()> {
+    let mut last_why = None;
+    for o in &a.orphaned {
+        let cr = match (&o.cr_without_entry, o.cr_deleting) {
+            (Some(cr), _) => format!("; CR {cr} gets no entry on this version"),
+            (None, true) => "; its CR is being deleted".to_string(),
+            (None, false) => String::new(),
+        };
+        // While the controller is idle (a split), nothing removes it yet.
+        let fate = match (o.reconcile.removes, &a.controller_not_writing) {
+            (true, None) => "k3s's reconcile removes it",
+            (true, Some(_)) => "k3s's reconcile removes it once its controller runs again",
+            (false, _) => "k3s keeps it",
+        };
+        let line = format!("{}  ({fate}{cr})", o.key);
+        write_wrapped(out, &line, "orphaned ", "         ", row_width)?;
+        // Consecutive orphans usually share their reason: say it once for the run.
+        if last_why != Some(&o.reconcile) {
+            // The k3s mechanics behind the plain reason with -v.
+            let why = match (&o.reconcile.detail, style.detail) {
+                (Some(detail), true) => format!("{} ({detail})", o.reconcile.why),
+                _ => o.reconcile.why.clone(),
+            };
+            write_wrapped(out, &why, "         ", "         ", style.width)?;
+            last_why = Some(&o.reconcile);
+        }
+    }
+    Ok(())
 }
 
 pub fn write_backfill_plan(
