@@ -102,8 +102,12 @@ pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
         "add `kubectl get etcdsnapshotfiles -o yaml` from a server",
         "ETCDSnapshotFiles (the Rancher logs collector does not collect them)".to_string(),
     );
-    // `etcd/` sits beside `<distro>/` (TMPDIR/etcd in the script); `<distro>/etcd/` is
-    // accepted too.
+    etcd_members_note(tree, root, &dir, distro, source);
+}
+
+/// What etcd's member list said when the bundle was collected, as a note. `etcd/` sits beside
+/// `<distro>/` (TMPDIR/etcd in the script); `<distro>/etcd/` is accepted too.
+fn etcd_members_note(tree: &Tree, root: &str, dir: &str, distro: &str, source: &mut Source) {
     let candidates = ["etcd/memberlist.json", "etcd/memberlist"]
         .into_iter()
         .flat_map(|file| {
