@@ -155,7 +155,54 @@ impl ClusterWatch {
         // A watch works again once it has listed its objects (or delivered a change after
         // that), not when a fresh list merely starts: that list may fail too.
         let listing = update.starts_a_list();
-        let (slot, result) = match update {
+        let (slot, result) = self.apply(update);
+        match result {
+            Ok(change) => {
+                if !listing {
+                    self.health[slot].failing = None;
+                }
+                let was_refused = self.endpoints_allowed_again(slot);
+                self.health[slot].synced |= self.synced_at(slot);
+                match change {
+                    _ if was_refused && self.synced_at(slot) => WatchNews::Changed,
+                    Change::Changed => WatchNews::Changed,
+                    Change::Renewal => WatchNews::Renewed,
+                    Change::None => WatchNews::Unchanged,
+                }
+            }
+            Err(error) if slot == SNAPSHOT_FILES && self.snapshot_crd_absent(&error) => {
+                WatchNews::Failed(WatchFailure {
+                    resource: self.health[slot].resource.clone(),
+                    reason: WatchFailureReason::NotFound,
+                    line: format!(
+                        "etcdsnapshotfiles.k3s.cattle.io is not served by {} (the CRD is not installed, as before \
+                         Oct 2023): the snapshot check is skipped; asking again with backoff",
+                        self.server
+                    ),
+                })
+            }
+            Err(error)
+                if matches!(slot, ENDPOINTS | ENDPOINT_SLICES)
+                    && self.endpoints_refused(slot, &error) =>
+            {
+                WatchNews::Failed(WatchFailure {
+                    resource: self.health[slot].resource.clone(),
+                    reason: WatchFailureReason::Forbidden,
+                    line: format!(
+                        "{} answered 403 for the kubernetes {} in {SERVICE_NAMESPACE}: apiserver-endpoint-stale is not \
+                         checked (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it); asking again \
+                         with backoff",
+                        self.server, self.health[slot].resource
+                    ),
+                })
+            }
+            Err(error) => self.failed(slot, &error),
+        }
+    }
+
+    /// An update applied to the watched set it belongs to: its slot, and what it changed.
+    fn apply(&mut self, update: Update) -> (usize, Result<Change, watcher::Error>) {
+        match update {
             Update::Lease(event) => (
                 LEASES,
                 event.map(|e| {
@@ -202,48 +249,6 @@ impl ClusterWatch {
                     changed(set.apply(e, object_name, ApiserverEndpoints::from_slice))
                 }),
             ),
-        };
-        match result {
-            Ok(change) => {
-                if !listing {
-                    self.health[slot].failing = None;
-                }
-                let was_refused = self.endpoints_allowed_again(slot);
-                self.health[slot].synced |= self.synced_at(slot);
-                match change {
-                    _ if was_refused && self.synced_at(slot) => WatchNews::Changed,
-                    Change::Changed => WatchNews::Changed,
-                    Change::Renewal => WatchNews::Renewed,
-                    Change::None => WatchNews::Unchanged,
-                }
-            }
-            Err(error) if slot == SNAPSHOT_FILES && self.snapshot_crd_absent(&error) => {
-                WatchNews::Failed(WatchFailure {
-                    resource: self.health[slot].resource.clone(),
-                    reason: WatchFailureReason::NotFound,
-                    line: format!(
-                        "etcdsnapshotfiles.k3s.cattle.io is not served by {} (the CRD is not installed, as before \
-                         Oct 2023): the snapshot check is skipped; asking again with backoff",
-                        self.server
-                    ),
-                })
-            }
-            Err(error)
-                if matches!(slot, ENDPOINTS | ENDPOINT_SLICES)
-                    && self.endpoints_refused(slot, &error) =>
-            {
-                WatchNews::Failed(WatchFailure {
-                    resource: self.health[slot].resource.clone(),
-                    reason: WatchFailureReason::Forbidden,
-                    line: format!(
-                        "{} answered 403 for the kubernetes {} in {SERVICE_NAMESPACE}: apiserver-endpoint-stale is not \
-                         checked (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it); asking again \
-                         with backoff",
-                        self.server, self.health[slot].resource
-                    ),
-                })
-            }
-            Err(error) => self.failed(slot, &error),
         }
     }
 
