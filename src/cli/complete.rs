@@ -62,56 +62,13 @@ pub fn complete_with(root: &Command, words: &[String], cluster: &dyn ClusterValu
         Some((current, typed)) => (current.as_str(), typed),
         None => ("", &[][..]),
     };
-    let mut cmd = &root;
-    let mut pending_value: Option<&Arg> = None;
-    let mut positionals = 0;
-    let mut only_positionals = false;
-    let mut flags_typed = TypedFlags::default();
-    for word in typed {
-        if let Some(arg) = pending_value.take() {
-            flags_typed.record(arg, word);
-            continue;
-        }
-        if only_positionals || word == "-" || !word.starts_with('-') {
-            match cmd.find_subcommand(word).filter(|_| !only_positionals) {
-                Some(sub) => {
-                    cmd = sub;
-                    positionals = 0;
-                }
-                None => positionals += 1,
-            }
-        } else if word == "--" {
-            only_positionals = true;
-        } else if let Some(long) = word.strip_prefix("--") {
-            match long.split_once('=') {
-                Some((name, value)) => {
-                    if let Some(arg) = find_long(cmd, name) {
-                        flags_typed.record(arg, value);
-                    }
-                }
-                None => match find_long(cmd, long) {
-                    Some(arg) if takes_value(arg) => pending_value = Some(arg),
-                    Some(arg) => flags_typed.record(arg, ""),
-                    None => {}
-                },
-            }
-        } else {
-            // `-qv`, `-ojson`, `-o json`: only a value-taking flag at the end waits for the next word.
-            let shorts: Vec<char> = word[1..].chars().collect();
-            for (i, c) in shorts.iter().enumerate() {
-                if let Some(arg) = cmd.get_arguments().find(|a| a.get_short() == Some(*c))
-                    && takes_value(arg)
-                {
-                    if i + 1 == shorts.len() {
-                        pending_value = Some(arg);
-                    } else {
-                        flags_typed.record(arg, &shorts[i + 1..].iter().collect::<String>());
-                    }
-                    break;
-                }
-            }
-        }
-    }
+    let Walked {
+        cmd,
+        pending_value,
+        positionals,
+        only_positionals,
+        flags_typed,
+    } = walk(&root, typed);
     let values = |arg: &Arg, typed: &str, prefix: &str| match Dynamic::of(arg) {
         Some(kind) => Completion {
             candidates: cluster
@@ -165,6 +122,77 @@ pub fn complete_with(root: &Command, words: &[String], cluster: &dyn ClusterValu
     Completion {
         candidates,
         directive: DIRECTIVE_NO_FILES,
+    }
+}
+
+/// Where the words typed so far leave the command line: the (sub)command reached, a flag
+/// waiting for its value, how many positionals were given, whether `--` ended the flags, and
+/// the flags' values (which the cluster's values may depend on).
+struct Walked<'a> {
+    cmd: &'a Command,
+    pending_value: Option<&'a Arg>,
+    positionals: usize,
+    only_positionals: bool,
+    flags_typed: TypedFlags,
+}
+
+fn walk<'a>(root: &'a Command, typed: &[String]) -> Walked<'a> {
+    let mut cmd = root;
+    let mut pending_value: Option<&Arg> = None;
+    let mut positionals = 0;
+    let mut only_positionals = false;
+    let mut flags_typed = TypedFlags::default();
+    for word in typed {
+        if let Some(arg) = pending_value.take() {
+            flags_typed.record(arg, word);
+            continue;
+        }
+        if only_positionals || word == "-" || !word.starts_with('-') {
+            match cmd.find_subcommand(word).filter(|_| !only_positionals) {
+                Some(sub) => {
+                    cmd = sub;
+                    positionals = 0;
+                }
+                None => positionals += 1,
+            }
+        } else if word == "--" {
+            only_positionals = true;
+        } else if let Some(long) = word.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((name, value)) => {
+                    if let Some(arg) = find_long(cmd, name) {
+                        flags_typed.record(arg, value);
+                    }
+                }
+                None => match find_long(cmd, long) {
+                    Some(arg) if takes_value(arg) => pending_value = Some(arg),
+                    Some(arg) => flags_typed.record(arg, ""),
+                    None => {}
+                },
+            }
+        } else {
+            // `-qv`, `-ojson`, `-o json`: only a value-taking flag at the end waits for the next word.
+            let shorts: Vec<char> = word[1..].chars().collect();
+            for (i, c) in shorts.iter().enumerate() {
+                if let Some(arg) = cmd.get_arguments().find(|a| a.get_short() == Some(*c))
+                    && takes_value(arg)
+                {
+                    if i + 1 == shorts.len() {
+                        pending_value = Some(arg);
+                    } else {
+                        flags_typed.record(arg, &shorts[i + 1..].iter().collect::<String>());
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    Walked {
+        cmd,
+        pending_value,
+        positionals,
+        only_positionals,
+        flags_typed,
     }
 }
 
