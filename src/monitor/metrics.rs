@@ -113,85 +113,95 @@ impl Metrics {
             heal: None,
             registry: Registry::default(),
         };
+        metrics.register_verdict(&mut registry);
+        metrics.register_evaluation(&mut registry, version);
+        Metrics {
+            registry,
+            ..metrics
+        }
+    }
+
+    /// What the last evaluation found: the metrics alerts are written on.
+    fn register_verdict(&self, registry: &mut Registry) {
         registry.register(
             "k3sdoctor_up",
             "1 when the last evaluation read everything it needs and the API server answers",
-            metrics.up.clone(),
+            self.up.clone(),
         );
         registry.register(
             "k3sdoctor_stale",
             "1 while contact with the API server is lost: the findings are the last verdict, held",
-            metrics.stale.clone(),
+            self.stale.clone(),
         );
         registry.register(
             "k3sdoctor_ready",
             "1 once every watch has listed its objects",
-            metrics.ready.clone(),
+            self.ready.clone(),
         );
         registry.register(
             "k3sdoctor_findings",
             "Findings of the last evaluation, per code",
-            metrics.findings.clone(),
+            self.findings.clone(),
         );
         registry.register(
             "k3sdoctor_findings_ignored",
             "Findings of the last evaluation matched by --ignore or the config file, per code: not in k3sdoctor_findings, so they do not alert",
-            metrics.findings_ignored.clone(),
+            self.findings_ignored.clone(),
         );
         registry.register(
             "k3sdoctor_lease_split",
             "1 when <prog> and <prog>-etcd are held by different servers; affected: whether this version loses snapshot entries then",
-            metrics.lease_split.clone(),
+            self.lease_split.clone(),
         );
         registry.register(
             "k3sdoctor_lease_holder_info",
             "The holder of each leader lock and its Node",
-            metrics.holder_info.clone(),
+            self.holder_info.clone(),
         );
         registry.register(
             "k3sdoctor_lease_renew_age_seconds",
             "Seconds since the lock's holder last renewed it",
-            metrics.renew_age.clone(),
+            self.renew_age.clone(),
         );
         registry.register(
             "k3sdoctor_snapshot_entries",
             "Snapshot ConfigMap entries per state against the ETCDSnapshotFiles",
-            metrics.snapshot_entries.clone(),
+            self.snapshot_entries.clone(),
         );
         registry.register(
             "k3sdoctor_etcd_members",
             "etcd members by the readiness of their Node",
-            metrics.etcd_members.clone(),
+            self.etcd_members.clone(),
         );
+    }
+
+    /// How the evaluations and the watches behind them go, and which build runs.
+    fn register_evaluation(&self, registry: &mut Registry, version: &str) {
         registry.register(
             "k3sdoctor_last_evaluation_timestamp_seconds",
             "When the last evaluation ran (Unix time)",
-            metrics.last_evaluation.clone(),
+            self.last_evaluation.clone(),
         );
         registry.register(
             "k3sdoctor_evaluation_duration_seconds",
             "How long one evaluation of the watched objects took",
-            metrics.evaluation_duration.clone(),
+            self.evaluation_duration.clone(),
         );
         registry.register(
             "k3sdoctor_watch_synced",
             "1 once the watch has listed its objects (or found its CRD absent)",
-            metrics.watch_synced.clone(),
+            self.watch_synced.clone(),
         );
         registry.register(
             "k3sdoctor_watch_errors",
             "Failed watch attempts (each is retried with backoff)",
-            metrics.watch_errors.clone(),
+            self.watch_errors.clone(),
         );
         registry.register(
             "k3sdoctor_build",
             "The running k3sdoctor",
             Info::new(vec![("version".to_string(), version.to_string())]),
         );
-        Metrics {
-            registry,
-            ..metrics
-        }
     }
 
     /// Registers the heal metrics (before the exporter is shared).
