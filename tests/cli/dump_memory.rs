@@ -237,15 +237,16 @@ fn a_rancher_dump_of_tiny_unused_objects_stays_small_and_changes_nothing() {
 }
 
 /// One more object of `kind` than k3sdoctor keeps of one kind, as a bare JSON array.
-fn past_the_cap(dir: &Path, api_version: &str, kind: &str) -> String {
+/// 100,001 objects of `kind`, each with the fields `extra` (`"a":1,` or empty) first.
+fn past_the_cap(dir: &Path, api_version: &str, kind: &str, extra: &str) -> String {
     let objects: Vec<String> = (0..=100_000)
         .map(|n| {
             format!(
-                r#"{{"apiVersion":"{api_version}","kind":"{kind}","metadata":{{"name":"o{n}","namespace":"default"}}}}"#
+                r#"{{{extra}"apiVersion":"{api_version}","kind":"{kind}","metadata":{{"name":"o{n}","namespace":"default"}}}}"#
             )
         })
         .collect();
-    let path = dir.join(format!("{kind}.json"));
+    let path = dir.join(format!("{kind}-{}.json", extra.len()));
     std::fs::write(&path, format!("[{}]", objects.join(","))).unwrap();
     path.display().to_string()
 }
@@ -253,7 +254,8 @@ fn past_the_cap(dir: &Path, api_version: &str, kind: &str) -> String {
 #[test]
 fn more_objects_of_one_kind_than_are_kept_is_one_line_exit_3() {
     let dir = tempfile::tempdir().unwrap();
-    let events = past_the_cap(dir.path(), "v1", "Event");
+    let about_nodes = r#""involvedObject":{"kind":"Node","name":"s1"},"#;
+    let events = past_the_cap(dir.path(), "v1", "Event", about_nodes);
     k3sdoctor(["--from-file", &fixture(), "--from-file", &events, "leases"])
         .run()
         .code(3)
@@ -261,7 +263,7 @@ fn more_objects_of_one_kind_than_are_kept_is_one_line_exit_3() {
         .stderr_has(&format!(
             "dump file {events} takes the Event objects past 100000, the most k3sdoctor keeps of one kind"
         ));
-    let records = past_the_cap(dir.path(), "rke.cattle.io/v1", "ETCDSnapshot");
+    let records = past_the_cap(dir.path(), "rke.cattle.io/v1", "ETCDSnapshot", "");
     k3sdoctor([
         "--from-file",
         &fixture(),
@@ -275,4 +277,28 @@ fn more_objects_of_one_kind_than_are_kept_is_one_line_exit_3() {
     .stderr_has(&format!(
         "--rancher-from-file {records} takes the etcdsnapshots.rke.cattle.io past 100000"
     ));
+}
+
+/// `kubectl get events -A` of a large cluster holds far more Events than the cap, nearly all
+/// about Pods: only those about Nodes are kept and counted, and the kind still counts as
+/// dumped, so the Event checks run.
+#[test]
+fn events_about_other_objects_count_for_nothing_against_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let about_pods = r#""involvedObject":{"kind":"Pod","name":"web"},"#;
+    let events = past_the_cap(dir.path(), "v1", "Event", about_pods);
+    let out = k3sdoctor([
+        "--from-file",
+        &fixture(),
+        "--from-file",
+        &events,
+        "check",
+        "-o",
+        "json",
+    ])
+    .run();
+    assert!(matches!(out.code, 0 | 1), "{}", out.stderr);
+    let report: serde_json::Value = out.json();
+    let certificates = crate::support::report_checks::check_run(&report, "certificates");
+    assert_eq!(certificates["ran"], true, "{certificates}");
 }

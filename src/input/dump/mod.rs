@@ -50,6 +50,9 @@ struct Collected {
     kept: BTreeMap<String, usize>,
     /// The cap on one kind's objects was reached: what to say.
     over_cap: Option<ReadError>,
+    /// Kinds seen though none of their objects was kept (Events about Pods): the kind was
+    /// dumped, so what needs it is read, and empty.
+    dumped: Vec<&'static str>,
 }
 
 impl Collected {
@@ -59,6 +62,15 @@ impl Collected {
             self.ignored += 1;
             return None;
         };
+        // `kubectl get events -A` holds every object's Events; only those about Nodes are
+        // used, so only they are kept, and counted against the cap.
+        if key.0 == "Event" && !about_a_node(&object) {
+            self.ignored += 1;
+            if !self.dumped.contains(&"Event") {
+                self.dumped.push("Event");
+            }
+            return None;
+        }
         if !self.objects.contains_key(&key) {
             let kept = self.kept.entry(key.0.clone()).or_default();
             if *kept >= MAX_OBJECTS_PER_KIND {
@@ -87,6 +99,14 @@ impl Collected {
         keep_newer(&mut self.objects, key, found, &mut self.notes);
         Some(kind)
     }
+}
+
+/// Whether a core/v1 (`involvedObject`) or events.k8s.io/v1 (`regarding`) Event is about a
+/// Node.
+fn about_a_node(event: &Value) -> bool {
+    ["/involvedObject/kind", "/regarding/kind"]
+        .iter()
+        .any(|at| event.pointer(at).and_then(Value::as_str) == Some("Node"))
 }
 
 pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState, ReadError> {
@@ -140,6 +160,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
         ignored,
         newest,
         heartbeat,
+        dumped,
         ..
     } = collected;
     // A bundle's `now` is its collection time, not the newest time inside.
@@ -157,7 +178,7 @@ pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState
     for ((kind, _, _), found) in &objects {
         add_object(&mut state, kind, found)?;
     }
-    for kind in complete {
+    for kind in complete.into_iter().chain(dumped) {
         collected_empty(&mut state, kind);
     }
     mark_not_in_dump(&mut state);

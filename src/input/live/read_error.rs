@@ -129,9 +129,16 @@ fn granting_role(action: &str) -> String {
         return "the Role k3sdoctor-repair in kube-system (`k3sdoctor rbac repair` prints it)"
             .into();
     }
+    // The cluster's CA is the one ConfigMap the Role in kube-system grants by name; the
+    // snapshot and lock ConfigMaps are granted by name in the ClusterRole.
     let namespaced = ["kube-system", "default", "kube-node-lease"]
         .into_iter()
-        .find(|ns| action.contains(&format!(" in {ns}")));
+        .find(|ns| action.contains(&format!(" in {ns}")))
+        .or_else(|| {
+            action
+                .ends_with("kube-system/kube-root-ca.crt")
+                .then_some("kube-system")
+        });
     match namespaced {
         Some(ns) => format!(
             "the Role k3sdoctor-read-only in {ns} (`k3sdoctor rbac read-only` prints it, with its binding)"
@@ -244,6 +251,11 @@ mod tests {
         // The ConfigMaps are granted by name in the ClusterRole.
         assert!(
             granting_role("get configmap kube-system/k3s").starts_with("the read-only ClusterRole")
+        );
+        // The cluster's CA is granted by name in the Role in kube-system.
+        assert!(
+            granting_role("get configmap kube-system/kube-root-ca.crt")
+                .starts_with("the Role k3sdoctor-read-only in kube-system")
         );
         assert!(
             granting_role("update lease kube-system/k3s")
