@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 
 use super::Ui;
 use super::load::{Loaded, read_live_snapshots};
+use super::snapshot_configmap_io::{read_configmap, write_configmap};
 use super::snapshots::analyse;
 use super::termination::{REREAD_LIMIT, Termination};
 use crate::apply::WriteError;
@@ -20,7 +21,6 @@ use crate::input::connect::Connection;
 use crate::render;
 use crate::report::SnapshotReport;
 use crate::settings::Settings;
-use crate::snapshots::backfill_apply::{read_configmap, write_configmap};
 
 /// The repair that wrote, for its note and Event.
 pub struct ConfigMapWrite<'a> {

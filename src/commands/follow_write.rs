@@ -6,14 +6,15 @@ use super::load::{Loaded, read_live_for_a_move};
 mod after_a_failure;
 
 use self::after_a_failure::{partial_write, settle, settle_unanswered, stopped};
+use super::lock_writes::{read_lock_objects, write_copy};
 use super::termination::{REREAD_LIMIT, Termination};
 use crate::apply::WriteError;
 use crate::exit::Failure;
-use crate::follow::follow_apply::{LockObjects, WrittenCopy, read_lock_objects, write_copy};
 use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy, plan_follow};
 use crate::follow::follow_rejudge::{
     LaterCopy, Rejudged, judged_state, later_copy, rejudge, written_list,
 };
+use crate::follow::lock_objects::{LockObjects, WrittenCopy};
 use crate::input::connect::Connection;
 use crate::input::narrator::Narrator;
 use crate::settings::Judging;

@@ -8,15 +8,16 @@ use std::time::Duration;
 
 use super::follow_write::{Applied, apply};
 use super::load::{read_live, read_live_snapshots};
+use super::lock_writes::check_permissions;
 use super::serve_heal::{ASKED_BY, Healer};
 use super::termination::Termination;
+use crate::commands::takeover_watch::{Progress, verify_takeover};
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::events::repair_event::EventReason;
-use crate::follow::follow_apply::{WrittenCopy, check_permissions};
 use crate::follow::follow_event::lock_move_event;
 use crate::follow::follow_plan::{FollowPlan, FollowRequest, LockCopy};
-use crate::follow::follow_verify::{Progress, verify_takeover};
+use crate::follow::lock_objects::WrittenCopy;
 use crate::heal::guardrail_record::MovePair;
 use crate::heal::heal_gates::{Outside, SplitCandidate, heal_candidate};
 use crate::heal::heal_metrics::HealOutcome;

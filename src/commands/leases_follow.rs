@@ -10,6 +10,7 @@ use super::follow_write::{Applied, Unapplied, apply};
 use super::load::{
     Loaded, connect_live, load_lease_state, read_live, read_live_for_a_move, runtime,
 };
+use super::lock_writes::{check_permissions, read_lock_objects, write_copy};
 use super::repair_events;
 use super::termination::Termination;
 use crate::apply::WriteError;
@@ -17,9 +18,9 @@ use crate::cli::FollowArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
-use crate::follow::follow_apply::{WrittenCopy, check_permissions, read_lock_objects, write_copy};
 use crate::follow::follow_event::lock_move_event;
 use crate::follow::follow_plan::{FollowOutcome, FollowPlan, FollowRequest, LockCopy, plan_follow};
+use crate::follow::lock_objects::WrittenCopy;
 use crate::follow::repair_result::{RepairOutcome, RepairResult};
 use crate::heal::heal_gates::PAUSE_ANNOTATION;
 use crate::input::connect::{ConnectOptions, Connection};

@@ -8,6 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use super::Ui;
 use super::configmap_write::{self, ConfigMapWrite, Sent};
 use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtime};
+use super::snapshot_configmap_io::{check_permission, read_configmap, write_configmap};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
 use crate::cli::BackfillArgs;
@@ -20,7 +21,6 @@ use crate::input::live::cluster_identity::read_cluster_identity;
 use crate::render;
 use crate::report::API_VERSION;
 use crate::settings::{Settings, Source};
-use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::snapshots::backfill_plan::{BackfillPlan, plan_backfill};
 use crate::snapshots::repair_results::BackfillResult;
 

@@ -9,6 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use super::Ui;
 use super::configmap_write::{self, ConfigMapWrite, Sent};
 use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots, runtime};
+use super::snapshot_configmap_io::{check_permission, read_configmap, write_configmap};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
 use crate::cli::RestoreArgs;
@@ -21,7 +22,6 @@ use crate::input::live::cluster_identity::{ClusterIdentity, read_cluster_identit
 use crate::render;
 use crate::report::API_VERSION;
 use crate::settings::{Settings, Source};
-use crate::snapshots::backfill_apply::{check_permission, read_configmap, write_configmap};
 use crate::snapshots::repair_results::RestoreResult;
 use crate::snapshots::restore_foreign::ClusterInventory;
 use crate::snapshots::restore_plan::{RestorePlan, plan_restore};

@@ -1,8 +1,8 @@
 //! The Event of a lock move (`leases follow --fix` and `serve --heal`): on the Lease (the
 //! ConfigMap of a MultiLock pair related), saying from whom to whom and how it ended.
 
-use super::follow_apply::WrittenCopy;
 use super::follow_plan::{FollowPlan, LockCopy};
+use super::lock_objects::WrittenCopy;
 use crate::events::repair_event::{EventObject, EventReason, RepairEvent};
 
 /// `written`: the copies that landed (none for a dry run or a move that wrote nothing);

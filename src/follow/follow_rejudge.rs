@@ -5,8 +5,8 @@
 //! changes *after* it makes the API server answer 409 and nothing is overwritten. These
 //! functions decide about what changed *before* it, since the plan was shown.
 
-use super::follow_apply::LockObjects;
 use super::follow_plan::{FollowOutcome, FollowPlan, LockCopy, Refusal};
+use super::lock_objects::LockObjects;
 use crate::model::cluster_state::ClusterState;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::follow_apply::{Verification, WrittenCopy};
 use super::follow_plan::FollowOutcome;
+use super::lock_objects::{Verification, WrittenCopy};
 use crate::diagnose::leases::LeaseAnalysis;
 use crate::report::API_VERSION;
 

@@ -9,8 +9,8 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::WatchEvent;
 
-use super::follow_apply::Verification;
 use super::lock_edit::configmap_record;
+use super::lock_objects::Verification;
 use crate::model::lock::LockRecord;
 
 /// What one look at the lock copies decides.
@@ -226,8 +226,8 @@ fn step<K>(
 }
 
 /// The note printed when verification falls back from watching to polling. `message` is a
-/// [`crate::input::ReadError`] message for `action` ("cannot watch lease kube-system/k3s: …")
-/// or a reason of our own; either way the line names the object once.
+/// read error's line for `action` ("cannot watch lease kube-system/k3s: …") or a reason of
+/// our own; either way the line names the object once.
 pub fn polling_note(action: &str, message: &str) -> String {
     let prefix = format!("cannot {action}");
     let reason = message

@@ -4,10 +4,11 @@
 use super::{REREAD_LIMIT, Unapplied};
 use crate::apply::WriteError;
 use crate::apply::landed::{Landed, lock_landed};
+use crate::commands::lock_writes::read_lock_objects;
 use crate::exit::Failure;
-use crate::follow::follow_apply::{LockObjects, WrittenCopy, read_lock_objects};
 use crate::follow::follow_plan::{FollowPlan, LockCopy};
 use crate::follow::follow_rejudge::finish_advice;
+use crate::follow::lock_objects::{LockObjects, WrittenCopy};
 use crate::input::connect::Connection;
 use crate::input::narrator::Narrator;
 

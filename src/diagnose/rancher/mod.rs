@@ -6,9 +6,6 @@ mod legacy_records;
 mod missing_cause;
 mod record_drift;
 mod restore_options;
-#[cfg(test)]
-mod tests;
-
 use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 

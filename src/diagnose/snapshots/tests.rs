@@ -214,30 +214,6 @@ fn rke2_uses_its_own_configmap() {
 }
 
 #[test]
-fn entries_in_the_bundled_dump_are_byte_identical_to_the_encoder() {
-    // The example dump's entries were written by an independent generator following facts §4.3.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/split-cluster");
-    let state = crate::input::dump::read_dump(&[dir], Default::default()).unwrap();
-    let leases = analyse_leases(&state, Distro::K3s, now());
-    let a = analyse_snapshots(&state, Distro::K3s, now(), &leases);
-    let data = &state.configmap("k3s-etcd-snapshots").unwrap().data;
-    let present: Vec<&SnapshotRow> = a
-        .snapshots
-        .iter()
-        .filter(|r| r.state == EntryState::Present)
-        .collect();
-    assert_eq!(present.len(), 2);
-    for row in present {
-        assert_eq!(
-            data[&row.key()],
-            encode_for(row.file(), a.s3_shape, a.go_escaping),
-            "{}",
-            row.key()
-        );
-    }
-}
-
-#[test]
 fn a_node_named_s3_may_hold_its_entry_under_either_key() {
     // k3s's OnChange path keys this local snapshot `s3-…`, its reconcile `local-…`.
     let cluster = || {

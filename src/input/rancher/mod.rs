@@ -8,6 +8,9 @@ pub mod rancher_live;
 mod rancher_reads;
 pub mod rancher_selection;
 
+#[cfg(test)]
+mod judged_tests;
+
 pub use crate::model::rancher::view::{RancherState, RancherView};
 
 /// Where Rancher's side comes from, as the command line says (`Settings.rancher`).

@@ -10,10 +10,13 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, WatchParams};
 use tokio::time::Instant;
 
-use super::follow_apply::{Verification, WrittenCopy, read_lock_objects};
-use super::follow_plan::LockCopy;
-use super::takeover_judge::{TakeoverJudge, WatchStep, configmap_step, lease_step, polling_note};
+use super::lock_writes::read_lock_objects;
 use crate::distro::LOCK_NAMESPACE;
+use crate::follow::follow_plan::LockCopy;
+use crate::follow::lock_objects::{Verification, WrittenCopy};
+use crate::follow::takeover_judge::{
+    TakeoverJudge, WatchStep, configmap_step, lease_step, polling_note,
+};
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 use crate::input::watch::watch_timeout;

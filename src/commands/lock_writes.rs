@@ -1,54 +1,22 @@
-//! The I/O half of `leases follow`: permission check, dry run, the preconditioned writes and
-//! the takeover verification. Every write carries the resourceVersion that was read and
+//! The I/O half of `leases follow`: reading the lock's copies, the permission check and the
+//! preconditioned writes (a dry run is the same write). Every write carries the resourceVersion that was read and
 //! `fieldManager=k3sdoctor`; nothing is retried blindly.
 
-use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
-use serde::Serialize;
 
-use super::follow_plan::LockCopy;
-use super::lock_edit::{HolderEdit, configmap_record, configmap_with_holder, lease_with_holder};
 use crate::apply::{FIELD_MANAGER, WriteError};
 use crate::distro::LOCK_NAMESPACE;
+use crate::follow::follow_plan::LockCopy;
+use crate::follow::lock_edit::{
+    HolderEdit, configmap_record, configmap_with_holder, lease_with_holder,
+};
+use crate::follow::lock_objects::{LockObjects, WrittenCopy};
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 use crate::input::live::own_access_review::{WriterRole, denied, may};
 use crate::model::lock::LockRecord;
-
-/// The objects behind a lock, as read (with their resourceVersions).
-#[derive(Debug, Clone, Default)]
-pub struct LockObjects {
-    pub lease: Option<Lease>,
-    pub configmap: Option<ConfigMap>,
-}
-
-impl LockObjects {
-    pub fn record(&self, copy: LockCopy) -> Option<LockRecord> {
-        match copy {
-            LockCopy::Lease => self.lease.as_ref().map(LockRecord::from_lease),
-            LockCopy::ConfigMap => self.configmap.as_ref().and_then(configmap_record),
-        }
-    }
-
-    pub fn resource_version(&self, copy: LockCopy) -> Option<String> {
-        match copy {
-            LockCopy::Lease => self.lease.as_ref()?.metadata.resource_version.clone(),
-            LockCopy::ConfigMap => self.configmap.as_ref()?.metadata.resource_version.clone(),
-        }
-    }
-}
-
-/// A write that went through.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WrittenCopy {
-    pub object: String,
-    pub resource_version: String,
-    /// `renewTime` in what we wrote; the target must renew past it.
-    pub renew_time: Option<Timestamp>,
-}
 
 pub async fn read_lock_objects(
     conn: &Connection,
@@ -157,16 +125,4 @@ pub async fn write_copy(
         resource_version: resource_version.unwrap_or_default(),
         renew_time,
     })
-}
-
-/// What verification saw.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Verification {
-    pub verified: bool,
-    /// Seconds from the write until the target's own renewal was seen.
-    pub seconds: Option<f64>,
-    /// Distinct holders in the order they were seen, starting with the one we replaced.
-    pub observed_holders: Vec<String>,
-    pub message: String,
 }

@@ -1,8 +1,13 @@
+//! Rancher's side judged from the management objects as Rancher writes them, selected for a
+//! cluster as `--rancher-from-file` and the live reads select them.
+
 use serde_json::{Value, json};
 
-use super::*;
 use crate::diagnose::check::analyse_check;
+use crate::diagnose::finding::{FindingCode, Severity};
+use crate::diagnose::rancher::*;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
+use crate::distro::Distro;
 use crate::input::rancher::rancher_selection::ManagementObjects;
 use crate::model::rancher::view::RancherView;
 
