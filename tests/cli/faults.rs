@@ -18,7 +18,7 @@ const V: &str = "v1.29.4+k3s1";
 const T0: i64 = 1_717_142_400;
 
 /// A split cluster with one snapshot missing from its ConfigMap.
-fn split() -> Vec<Value> {
+pub(crate) fn split() -> Vec<Value> {
     vec![
         server("s1", V),
         server("s2", V),
@@ -58,7 +58,7 @@ fn snapshot_data(fake: &FakeApi) -> Value {
         .clone()
 }
 
-fn backfill(fake: &FakeApi) -> Output {
+pub(crate) fn backfill(fake: &FakeApi) -> Output {
     k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
         .cluster(fake, Role::Admin)
         .run()

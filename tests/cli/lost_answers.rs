@@ -7,35 +7,21 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::common::follow_fix;
+use crate::faults::backfill;
 use crate::repair_events::events;
 use crate::restore::{backed_up, restore};
 use crate::support::fake_api::{AfterCommit, FakeApi, Fault, Role};
 use crate::support::harness::{Output, k3sdoctor};
-use crate::support::objects::{
-    NOW, extra_metadata, lease, server, snapshot_configmap, snapshot_cr,
-};
+use crate::support::objects::NOW;
 
-const V: &str = "v1.29.4+k3s1";
-const T0: i64 = 1_717_142_400;
 const LEASE_WRITE: &str = "leases/k3s?&fieldManager";
 const CONFIGMAP_WRITE: &str = "configmaps/k3s-etcd-snapshots?&fieldManager";
 const WAIT: Duration = Duration::from_secs(20);
 
 /// A split cluster whose snapshot ConfigMap holds one foreign entry and misses a snapshot.
 fn split() -> FakeApi {
-    FakeApi::with_objects(vec![
-        server("s1", V),
-        server("s2", V),
-        server("s3", V),
-        lease("k3s", "s1", 1),
-        lease("k3s-etcd", "s2", 1),
-        extra_metadata("k3s"),
-        snapshot_cr("s1", T0, true),
-        snapshot_configmap(
-            "k3s",
-            &[("etcd-snapshot-old-1634567890".into(), "{}".into())],
-        ),
-    ])
+    FakeApi::with_objects(crate::faults::split())
 }
 
 fn entries(fake: &FakeApi) -> usize {
@@ -52,24 +38,9 @@ fn reasons(fake: &FakeApi) -> Vec<String> {
         .collect()
 }
 
-fn backfill(fake: &FakeApi) -> Output {
-    k3sdoctor(["snapshots", "backfill", "--fix", "--yes", "--now", NOW])
-        .cluster(fake, Role::Admin)
-        .run()
-}
-
+/// `leases follow --fix --yes --no-wait`, as admin.
 fn follow(fake: &FakeApi) -> Output {
-    k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-    ])
-    .cluster(fake, Role::Admin)
-    .run()
+    follow_fix(fake, &["--no-wait"])
 }
 
 /// Waits until the fake has received the real (not dry-run) write to `path`.

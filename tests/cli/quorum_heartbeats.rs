@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use crate::common::follow_fix;
 use crate::support::fake_api::{FakeApi, Fault, Role};
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{NOW, lease, micro_ago, server};
@@ -93,18 +94,8 @@ fn heartbeats_this_user_may_not_read_leave_ready_alone_and_the_plan_says_so() {
 #[test]
 fn a_fix_gated_by_a_silent_member_writes_nothing() {
     let fake = split_beating([5, 3, 67]);
-    k3sdoctor([
-        "leases",
-        "follow",
-        "--fix",
-        "--yes",
-        "--no-wait",
-        "--now",
-        NOW,
-    ])
-    .cluster(&fake, Role::Admin)
-    .run()
-    .code(2)
-    .stderr_has("no heartbeat for 67s");
+    follow_fix(&fake, &["--no-wait"])
+        .code(2)
+        .stderr_has("no heartbeat for 67s");
     assert_eq!(fake.lock_holder("Lease", "k3s").unwrap(), "s1");
 }

@@ -215,13 +215,7 @@ impl MissingCause {
                     .to_string(),
                 None,
             ),
-            MissingCause::Unknown => (
-                Severity::Error,
-                "nothing in the objects explains it".to_string(),
-                "check the Rancher pods' logs for snapshotbackpopulate errors about this cluster"
-                    .to_string(),
-                None,
-            ),
+            // `Unknown`; the causes of Rancher's state are explained before this.
             _ => (
                 Severity::Error,
                 "nothing in the objects explains it".to_string(),
