@@ -201,6 +201,49 @@ fn a_tgz_bundle_holding_tiny_unused_objects_stays_small() {
     assert!(out.stderr.contains("lease-split"), "{}", out.stderr);
 }
 
+/// A million tiny objects at the head of the fixture's Lease list, as kubectl writes YAML,
+/// and the fixture's other files after it as further documents of the same 8 MB file: built
+/// whole, that text held about 1.2 GiB (3.6 GiB for three million).
+#[test]
+fn a_large_yaml_dump_is_built_a_run_at_a_time_and_reads_as_its_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = repo_path(bundles::FIXTURE);
+    let mut documents = Vec::new();
+    for file in [
+        "kube-system-leases.yaml",
+        "nodes.yaml",
+        "etcdsnapshotfiles.yaml",
+        "kube-system-configmaps.yaml",
+    ] {
+        documents.push(std::fs::read_to_string(fixture.join(file)).unwrap());
+    }
+    let tiny = "- a: {}\n".repeat(TINY / 3);
+    documents[0] = documents[0].replacen("items:\n", &format!("items:\n{tiny}"), 1);
+    let big = dir.path().join("big.yaml");
+    std::fs::write(&big, documents.join("---\n")).unwrap();
+    let big = big.display().to_string();
+    let fixture = fixture.display().to_string();
+    let out = peak(dir.path(), &["--from-file", &big, "check", "--now", NOW]);
+    out.under_limit("large YAML dump");
+    let parts = peak(
+        dir.path(),
+        &["--from-file", &fixture, "check", "--now", NOW],
+    );
+    assert_eq!(
+        (out.code, &out.stdout),
+        (parts.code, &parts.stdout),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("lease-split"), "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("1000000 object(s) in the dump are not used by k3sdoctor and were skipped"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn a_rancher_dump_of_tiny_unused_objects_stays_small_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();

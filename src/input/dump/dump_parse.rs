@@ -22,17 +22,23 @@ pub fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {
             "[ and {{ nest more than {MAX_FLOW_NESTING} deep at line {line}, deeper than any Kubernetes object"
         )));
     }
+    let docs = yaml_values(text).map_err(|e| bad(&e))?;
+    if docs.is_empty() && !text.trim().is_empty() {
+        return Err(bad(&"no documents found"));
+    }
+    Ok(docs)
+}
+
+/// The documents of YAML text, built whole; a YAML sequence's items each one document.
+pub fn yaml_values(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error> {
     let mut docs = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
         // A YAML sequence of objects: troubleshoot's custom resources before v0.76.0.
-        match Value::deserialize(doc).map_err(|e| bad(&e))? {
+        match Value::deserialize(doc)? {
             Value::Null => {}
             Value::Array(items) => docs.extend(items),
             other => docs.push(other),
         }
-    }
-    if docs.is_empty() && !text.trim().is_empty() {
-        return Err(bad(&"no documents found"));
     }
     Ok(docs)
 }

@@ -12,6 +12,7 @@ mod dump_time;
 mod json_spans;
 pub mod object_stream;
 mod yaml_depth;
+mod yaml_split;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

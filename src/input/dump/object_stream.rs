@@ -11,8 +11,10 @@
 
 use serde_json::{Map, Value};
 
-use super::dump_parse::{DUMP_HINT, drop_null_strings, parse_yaml};
+use super::dump_parse::{DUMP_HINT, drop_null_strings, parse_yaml, yaml_values};
 use super::json_spans::{Checked, elements, members};
+use super::yaml_depth::{MAX_FLOW_NESTING, too_deep};
+use super::yaml_split::{self, Item, Layout, Limits};
 use crate::input::ReadError;
 
 /// How the objects of one file are to be read.
@@ -53,6 +55,9 @@ pub fn read_objects(
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        if text.len() > Limits::DUMP.whole {
+            return read_large_yaml(text, file, Limits::DUMP, shape, sink);
+        }
         for value in parse_yaml(text, file)? {
             document(Doc::from_value(value), shape, sink).map_err(|e| bad(&e))?;
         }
@@ -83,6 +88,50 @@ pub fn read_objects(
     Ok(())
 }
 
+/// [`read_objects`] for YAML over `limits.whole`: its syntax is checked whole before any
+/// object reaches the sink, and its lists are built a run of items at a time.
+pub(super) fn read_large_yaml(
+    text: &str,
+    file: &str,
+    limits: Limits,
+    shape: Shape,
+    sink: &mut impl ObjectSink,
+) -> Result<(), ReadError> {
+    let bad = |e: &dyn std::fmt::Display| {
+        ReadError::new(format!("cannot parse dump file {file}: {e}; {DUMP_HINT}"))
+    };
+    if let Some(line) = too_deep(text) {
+        return Err(bad(&format!(
+            "[ and {{ nest more than {MAX_FLOW_NESTING} deep at line {line}, deeper than any Kubernetes object"
+        )));
+    }
+    let mut any = false;
+    for layout in yaml_split::documents(text, limits).map_err(|e| bad(&e))? {
+        let mut one = |doc: Result<Doc<'_>, serde_json::Error>| {
+            any = true;
+            document(doc?, shape, sink)
+        };
+        match layout {
+            Layout::Whole(text) => {
+                for value in yaml_values(text).map_err(|e| bad(&e))? {
+                    one(Ok(Doc::from_value(value))).map_err(|e| bad(&e))?;
+                }
+            }
+            // A YAML sequence of objects: troubleshoot's custom resources before v0.76.0.
+            Layout::Sequence(items) => {
+                for item in items.pieces() {
+                    one(Doc::from_item(item)).map_err(|e| bad(&e))?;
+                }
+            }
+            layout => one(Doc::from_layout(layout)).map_err(|e| bad(&e))?,
+        }
+    }
+    if !any {
+        return Err(bad(&"no documents found"));
+    }
+    Ok(())
+}
+
 /// A document or item: an object whose `items` array is read apart, or anything else.
 enum Doc<'a> {
     Object(Shallow<'a>),
@@ -95,10 +144,12 @@ struct Shallow<'a> {
     items: Option<Items<'a>>,
 }
 
-/// An `items` array: JSON text not parsed yet, or YAML already parsed.
+/// An `items` array: JSON text not parsed yet, YAML already parsed, or the items of a large
+/// YAML list, built a run at a time.
 enum Items<'a> {
     Text(&'a str),
     Parsed(Vec<Value>),
+    Yaml(yaml_split::Items<'a>),
 }
 
 impl<'a> Items<'a> {
@@ -106,6 +157,7 @@ impl<'a> Items<'a> {
         match self {
             Items::Text(text) => Box::new(elements(text).map(Doc::from_json)),
             Items::Parsed(values) => Box::new(values.into_iter().map(|v| Ok(Doc::from_value(v)))),
+            Items::Yaml(items) => Box::new(items.pieces().map(Doc::from_item)),
         }
     }
 
@@ -113,8 +165,21 @@ impl<'a> Items<'a> {
         match self {
             Items::Text(text) => serde_json::from_str(text),
             Items::Parsed(values) => Ok(values),
+            // Only an object that is no list gets here, and none k3sdoctor reads has `items`:
+            // an item too large to build whole stays null rather than costing its size again.
+            Items::Yaml(items) => items
+                .pieces()
+                .map(|item| match item.map_err(custom)? {
+                    Item::Value(value) => Ok(value),
+                    Item::Layout(_) => Ok(Value::Null),
+                })
+                .collect(),
         }
     }
+}
+
+fn custom(message: String) -> serde_json::Error {
+    serde::de::Error::custom(message)
 }
 
 impl<'a> Doc<'a> {
@@ -139,6 +204,33 @@ impl<'a> Doc<'a> {
             }
         }
         Ok(Doc::Object(Shallow { fields, items }))
+    }
+
+    fn from_item(item: Result<Item<'a>, String>) -> Result<Doc<'a>, serde_json::Error> {
+        match item.map_err(custom)? {
+            Item::Value(value) => Ok(Doc::from_value(value)),
+            Item::Layout(layout) => Doc::from_layout(layout),
+        }
+    }
+
+    /// A large YAML document or item: a list's fields are built, its items left for later.
+    fn from_layout(layout: Layout<'a>) -> Result<Doc<'a>, serde_json::Error> {
+        match layout {
+            Layout::Whole(text) => Ok(Doc::from_value(
+                serde_yaml_ng::from_str(text).map_err(|e| custom(e.to_string()))?,
+            )),
+            Layout::List {
+                fields: Value::Object(mut fields),
+                items,
+            } => {
+                fields.remove("items");
+                Ok(Doc::Object(Shallow {
+                    fields,
+                    items: Some(Items::Yaml(items)),
+                }))
+            }
+            Layout::List { .. } | Layout::Sequence(_) | Layout::NoObject => Ok(Doc::Other),
+        }
     }
 
     fn from_value(value: Value) -> Doc<'a> {
@@ -296,124 +388,4 @@ impl ObjectSink for AllObjects {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    /// Keeps what names kind `Node`, as the dump reader keeps only what it uses.
-    #[derive(Default)]
-    struct Nodes {
-        kept: Vec<Value>,
-        dropped: Vec<Value>,
-        documents: usize,
-    }
-
-    impl ObjectSink for Nodes {
-        fn document(&mut self, _: &Map<String, Value>) {
-            self.documents += 1;
-        }
-
-        fn wants(&self, fields: &Map<String, Value>) -> bool {
-            fields.get("kind").and_then(Value::as_str) == Some("Node")
-        }
-
-        fn object(&mut self, object: Value) {
-            if object.get("kind").and_then(Value::as_str) == Some("Node") {
-                self.kept.push(object);
-            } else {
-                self.dropped.push(object);
-            }
-        }
-    }
-
-    fn read(text: &str, shape: Shape) -> Nodes {
-        let mut sink = Nodes::default();
-        read_objects(text, "t.json", shape, &mut sink).unwrap();
-        sink
-    }
-
-    #[test]
-    fn a_lists_kind_after_its_items_still_names_them() {
-        let text = r#"{"apiVersion":"v1","items":[{"metadata":{"name":"a"}},{"a":{}},7],"kind":"NodeList"}"#;
-        let read = read(text, Shape::default());
-        assert_eq!(
-            read.kept,
-            [
-                json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}),
-                json!({"apiVersion": "v1", "kind": "Node", "a": {}})
-            ]
-        );
-        assert_eq!(read.dropped, [Value::Null], "a number is no object");
-        assert_eq!(read.documents, 1);
-    }
-
-    #[test]
-    fn json_and_yaml_give_the_same_objects() {
-        let value = json!({"apiVersion": "v1", "kind": "List", "items": [
-            {"kind": "NodeList", "apiVersion": "v1", "items": [{"metadata": {"name": "deep"}}]},
-            {"kind": "Node", "metadata": {"name": "x", "labels": {"a": "null"}}, "spec": {"taints": []}},
-            {"kind": "Pod", "metadata": {"name": "p"}, "items": [1, 2]},
-            {"kind": "Node", "metadata": {"name": "with-items"}, "items": [{"b": "null"}, {}]},
-            [1, {"kind": "Node"}]
-        ]});
-        let shape = Shape {
-            assume: Some(("v1", "Node")),
-            null_strings: true,
-        };
-        let json = read(&value.to_string(), shape);
-        let yaml = read(&serde_yaml_ng::to_string(&value).unwrap(), shape);
-        let expected = [
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "deep"}}),
-            json!({"kind": "Node", "metadata": {"name": "x", "labels": {}}, "spec": {"taints": []}}),
-            // Kept whole, its items' "null"s dropped; only the document's own items take the
-            // assumed kind.
-            json!({"kind": "Node", "metadata": {"name": "with-items"}, "items": [{}, {}]}),
-        ];
-        assert_eq!(json.kept, expected);
-        assert_eq!(yaml.kept, expected);
-        // What is not kept is not built: the Pod's items are left out.
-        let dropped = [
-            json!({"kind": "Pod", "metadata": {"name": "p"}}),
-            Value::Null,
-        ];
-        assert_eq!(json.dropped, dropped);
-        assert_eq!(yaml.dropped, dropped);
-    }
-
-    #[test]
-    fn bare_arrays_and_concatenated_documents_are_each_documents() {
-        let text =
-            "[{\"kind\":\"Node\"},[{\"kind\":\"Node\"}]]\n{\"kind\":\"NodeList\",\"items\":[{}]} 3";
-        let read = read(text, Shape::default());
-        assert_eq!(read.kept.len(), 2);
-        assert_eq!(read.dropped, [Value::Null, Value::Null]);
-        assert_eq!(read.documents, 2, "the array's objects and the list");
-    }
-
-    #[test]
-    fn a_key_given_twice_keeps_its_last_value() {
-        let text = r#"{"kind":"NodeList","items":[{"a":1}],"items":"none"}{"kind":"NodeList","items":"x","items":[{"a":2}]}"#;
-        let read = read(text, Shape::default());
-        assert_eq!(read.kept, [json!({"kind": "Node", "a": 2})]);
-        assert_eq!(read.dropped, [json!({"kind": "NodeList", "items": "none"})]);
-    }
-
-    #[test]
-    fn a_file_that_does_not_parse_gives_no_object() {
-        let mut sink = Nodes::default();
-        let err = read_objects(
-            r#"[{"kind":"Node"}, {"#,
-            "bad.json",
-            Shape::default(),
-            &mut sink,
-        )
-        .unwrap_err();
-        assert!(
-            err.message.starts_with("cannot parse dump file bad.json: "),
-            "{}",
-            err.message
-        );
-        assert!(sink.kept.is_empty() && sink.dropped.is_empty());
-    }
-}
+mod tests;
