@@ -6,7 +6,7 @@
 
 use jiff::SignedDuration;
 
-pub fn short(d: SignedDuration) -> String {
+pub(crate) fn short(d: SignedDuration) -> String {
     let sign = if d.is_negative() { "-" } else { "" };
     format!("{sign}{}", human(d.as_secs().unsigned_abs()))
 }
@@ -58,7 +58,7 @@ fn human(secs: u64) -> String {
 
 /// How long before now something happened: `30s ago`; a time after now reads `in 30s`
 /// (a `--now` before the dump, or clocks that disagree), never as a negative age.
-pub fn relative(since: SignedDuration) -> String {
+pub(crate) fn relative(since: SignedDuration) -> String {
     if since.is_negative() {
         format!("in {}", short(since.abs()))
     } else {
@@ -69,7 +69,7 @@ pub fn relative(since: SignedDuration) -> String {
 /// An age for a table cell: one token, as kubectl's AGE column is (`1s`, `5d23h`), so that
 /// `awk` counts the same fields on every row. A time after now reads `+30s`
 /// (that far ahead of now); the table says why in a note under it.
-pub fn table_age(since: SignedDuration) -> String {
+pub(crate) fn table_age(since: SignedDuration) -> String {
     if since.is_negative() {
         format!("+{}", short(since.abs()))
     } else {

@@ -6,7 +6,7 @@ use serde::Serialize;
 /// `kind: Version`; the field names follow `kubectl version -o json`'s where it has one.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BuildInfo {
+pub(crate) struct BuildInfo {
     pub api_version: &'static str,
     pub kind: &'static str,
     /// The crate's version, e.g. `0.1.0`.
@@ -29,7 +29,7 @@ pub struct BuildInfo {
 }
 
 impl BuildInfo {
-    pub fn current() -> BuildInfo {
+    pub(crate) fn current() -> BuildInfo {
         let build_date = env!("K3SDOCTOR_BUILD_EPOCH")
             .parse::<i64>()
             .ok()
@@ -54,12 +54,12 @@ impl BuildInfo {
     }
 
     /// `k3sdoctor 0.1.0`, as `--version` prints it.
-    pub fn short_line(&self, name: &str) -> String {
+    pub(crate) fn short_line(&self, name: &str) -> String {
         format!("{name} {}", self.version)
     }
 
     /// The lines of `k3sdoctor version` (and `--version -v`).
-    pub fn lines(&self, name: &str) -> Vec<String> {
+    pub(crate) fn lines(&self, name: &str) -> Vec<String> {
         let commit = match self.git_tree_state {
             "dirty" => format!("{} (dirty tree)", self.git_commit),
             _ => self.git_commit.to_string(),

@@ -7,19 +7,19 @@ use serde::Serialize;
 /// Which product runs the cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Distro {
+pub(crate) enum Distro {
     K3s,
     Rke2,
 }
 
 /// Namespace of every k3s/RKE2 leader lock (wrangler `leader.RunOrDie` with an empty namespace).
-pub const LOCK_NAMESPACE: &str = "kube-system";
+pub(crate) const LOCK_NAMESPACE: &str = "kube-system";
 
 impl Distro {
-    pub const ALL: [Distro; 2] = [Distro::K3s, Distro::Rke2];
+    pub(crate) const ALL: [Distro; 2] = [Distro::K3s, Distro::Rke2];
 
     /// `version.Program`.
-    pub fn prog(self) -> &'static str {
+    pub(crate) fn prog(self) -> &'static str {
         match self {
             Distro::K3s => "k3s",
             Distro::Rke2 => "rke2",
@@ -27,7 +27,7 @@ impl Distro {
     }
 
     /// Display name used in messages.
-    pub fn product(self) -> &'static str {
+    pub(crate) fn product(self) -> &'static str {
         match self {
             Distro::K3s => "K3s",
             Distro::Rke2 => "RKE2",
@@ -35,54 +35,54 @@ impl Distro {
     }
 
     /// Lease of the core leader-elected controllers (`pkg/server/server.go`).
-    pub fn core_lock(self) -> String {
+    pub(crate) fn core_lock(self) -> String {
         self.prog().to_string()
     }
 
     /// Lease of the managed-etcd controllers (`pkg/etcd/etcd.go` `Register`).
-    pub fn etcd_lock(self) -> String {
+    pub(crate) fn etcd_lock(self) -> String {
         format!("{}-etcd", self.prog())
     }
 
     /// Lease of the embedded cloud controller manager (`pkg/daemons/control/server.go`).
-    pub fn cloud_controller_lock(self) -> String {
+    pub(crate) fn cloud_controller_lock(self) -> String {
         format!("{}-cloud-controller-manager", self.prog())
     }
 
     /// Node annotation carrying `os.Hostname()` of the node (`pkg/cloudprovider/instances.go`).
-    pub fn hostname_annotation(self) -> String {
+    pub(crate) fn hostname_annotation(self) -> String {
         format!("{}.io/hostname", self.prog())
     }
 
     /// ConfigMap the snapshot controller keeps for Rancher (`pkg/etcd/snapshot_controller.go`).
-    pub fn snapshots_configmap(self) -> String {
+    pub(crate) fn snapshots_configmap(self) -> String {
         format!("{}-etcd-snapshots", self.prog())
     }
 
     /// ConfigMap whose data is copied into every new snapshot's metadata (`pkg/etcd/snapshot.go`).
-    pub fn extra_metadata_configmap(self) -> String {
+    pub(crate) fn extra_metadata_configmap(self) -> String {
         format!("{}-etcd-snapshot-extra-metadata", self.prog())
     }
 
     /// What the name of every node password Secret in kube-system ends with: it holds the
     /// hash of a node's password, made when the node first asks for its certificates
     /// (`pkg/nodepassword`, `getSecretName`: `<node>.node-password.<prog>`).
-    pub fn node_password_suffix(self) -> String {
+    pub(crate) fn node_password_suffix(self) -> String {
         format!(".node-password.{}", self.prog())
     }
 
     /// The apiserver's serving certificate, a TLS Secret dynamiclistener keeps.
-    pub fn serving_secret(self) -> String {
+    pub(crate) fn serving_secret(self) -> String {
         format!("{}-serving", self.prog())
     }
 
     /// Prefix of the etcd-related node annotations (`pkg/etcd/etcd.go`).
-    pub fn etcd_annotation(self, suffix: &str) -> String {
+    pub(crate) fn etcd_annotation(self, suffix: &str) -> String {
         format!("etcd.{}.cattle.io/{}", self.prog(), suffix)
     }
 
     /// Name of the service unit that restarts the server process after a lost lease.
-    pub fn server_unit(self) -> &'static str {
+    pub(crate) fn server_unit(self) -> &'static str {
         match self {
             Distro::K3s => "k3s",
             Distro::Rke2 => "rke2-server",
@@ -90,7 +90,7 @@ impl Distro {
     }
 
     /// Where the product writes its admin kubeconfig; only ever named in hints, never read.
-    pub fn default_kubeconfig(self) -> &'static str {
+    pub(crate) fn default_kubeconfig(self) -> &'static str {
         match self {
             Distro::K3s => "/etc/rancher/k3s/k3s.yaml",
             Distro::Rke2 => "/etc/rancher/rke2/rke2.yaml",
@@ -98,7 +98,7 @@ impl Distro {
     }
 
     /// The distro a lease name belongs to, if it is one of the two k3s/RKE2 locks.
-    pub fn owning_lock(name: &str) -> Option<Distro> {
+    pub(crate) fn owning_lock(name: &str) -> Option<Distro> {
         Distro::ALL
             .into_iter()
             .find(|d| name == d.core_lock() || name == d.etcd_lock())

@@ -1,4 +1,4 @@
-//! The one place outcomes become process exit codes (design.md §3).
+//! The one place outcomes become process exit codes (the table in docs/exit-codes.md).
 
 /// Every exit code k3sdoctor documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ impl Exit {
 
 /// A failure that ends the run, with the exit code it maps to.
 #[derive(Debug, thiserror::Error)]
-pub enum Failure {
+pub(crate) enum Failure {
     #[error(transparent)]
     Read(#[from] crate::input::ReadError),
     #[error("{0}")]
@@ -43,7 +43,7 @@ pub enum Failure {
 }
 
 impl Failure {
-    pub fn exit(&self) -> Exit {
+    pub(crate) fn exit(&self) -> Exit {
         match self {
             Failure::Read(_) => Exit::ReadFailed,
             Failure::Refused(_) => Exit::Refused,
@@ -52,7 +52,7 @@ impl Failure {
     }
 
     /// The cause chain, for `-v`.
-    pub fn detail(&self) -> Option<&str> {
+    pub(crate) fn detail(&self) -> Option<&str> {
         match self {
             Failure::Read(e) => e.detail.as_deref(),
             Failure::Refused(_) | Failure::Incomplete(_) => None,

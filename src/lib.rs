@@ -1,6 +1,9 @@
 //! k3sdoctor: find and safely repair k3s/RKE2 leader-lock splits and etcd snapshot
 //! ConfigMap drift. `main.rs` parses arguments and calls [`run`]; everything else lives here.
 
+// Visibility says who uses an item: `pub` only for what main.rs and the tests reach.
+#![warn(unreachable_pub)]
+
 mod age;
 mod apply;
 mod build_info;

@@ -6,20 +6,20 @@
 use std::borrow::Cow;
 
 /// The most bytes of one line of an error, note or finding: about fifty 80-column lines.
-pub const LONGEST_LINE: usize = 4096;
+pub(crate) const LONGEST_LINE: usize = 4096;
 
 /// The most bytes of text from elsewhere (an API server's message) quoted inside one of our
 /// lines, so that what to do, after it, is never what gets cut.
-pub const LONGEST_QUOTE: usize = 1024;
+pub(crate) const LONGEST_QUOTE: usize = 1024;
 
 /// `line` cut to at most [`LONGEST_LINE`] bytes (at a character boundary), ending in
 /// `… and N more characters` when it was cut.
-pub fn cap_line(line: &str) -> Cow<'_, str> {
+pub(crate) fn cap_line(line: &str) -> Cow<'_, str> {
     cap_at(line, LONGEST_LINE)
 }
 
 /// `text` cut to at most `most` bytes, as [`cap_line`] cuts.
-pub fn cap_at(line: &str, most: usize) -> Cow<'_, str> {
+pub(crate) fn cap_at(line: &str, most: usize) -> Cow<'_, str> {
     if line.len() <= most {
         return Cow::Borrowed(line);
     }

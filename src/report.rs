@@ -10,12 +10,12 @@ use crate::diagnose::leases::LeaseAnalysis;
 use crate::diagnose::snapshots::{EntryState, SnapshotAnalysis};
 use crate::model::bundle_provenance::BundleSource;
 
-pub const API_VERSION: &str = "k3sdoctor.io/v1";
+pub(crate) const API_VERSION: &str = "k3sdoctor.io/v1";
 
 /// Which `now` freshness was judged against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum NowSource {
+pub(crate) enum NowSource {
     /// `--now`.
     Flag,
     LocalClock,
@@ -29,7 +29,7 @@ pub enum NowSource {
 }
 
 impl NowSource {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             NowSource::Flag => "from --now",
             NowSource::LocalClock => "local clock",
@@ -45,13 +45,13 @@ impl NowSource {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Now {
+pub(crate) struct Now {
     pub time: Timestamp,
     pub source: NowSource,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
@@ -65,7 +65,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl Summary {
-    pub fn of(findings: &[Finding]) -> Summary {
+    pub(crate) fn of(findings: &[Finding]) -> Summary {
         let count = |s: Severity| {
             findings
                 .iter()
@@ -95,7 +95,7 @@ macro_rules! report_envelope {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
         #[serde(rename_all = "camelCase")]
-        pub struct $name {
+        pub(crate) struct $name {
             pub api_version: &'static str,
             pub kind: &'static str,
             pub now: Now,
@@ -126,11 +126,11 @@ macro_rules! report_envelope {
                 }
             }
 
-            pub fn failing_on(self, fail_on: FailOn) -> Self {
+            pub(crate) fn failing_on(self, fail_on: FailOn) -> Self {
                 Self { fail_on, ..self }
             }
 
-            pub fn reading(self, read_from: &[BundleSource]) -> Self {
+            pub(crate) fn reading(self, read_from: &[BundleSource]) -> Self {
                 Self {
                     read_from: read_from.to_vec(),
                     ..self
@@ -147,7 +147,7 @@ report_envelope! {
 }
 
 impl LeaseReport {
-    pub fn new(now: Now, analysis: LeaseAnalysis) -> LeaseReport {
+    pub(crate) fn new(now: Now, analysis: LeaseAnalysis) -> LeaseReport {
         let summary = Summary::of(&analysis.findings);
         LeaseReport::enveloped("LeaseReport", now, analysis, summary)
     }
@@ -161,7 +161,7 @@ report_envelope! {
 }
 
 impl SnapshotReport {
-    pub fn new(kind: &'static str, now: Now, analysis: SnapshotAnalysis) -> SnapshotReport {
+    pub(crate) fn new(kind: &'static str, now: Now, analysis: SnapshotAnalysis) -> SnapshotReport {
         let summary = Summary::of(&analysis.findings);
         SnapshotReport::enveloped(kind, now, analysis, summary)
     }
@@ -169,7 +169,7 @@ impl SnapshotReport {
     /// A `SnapshotDiff` for programs: only the snapshots whose entry differs from what k3s
     /// would write (missing, stale, pruned) or is still to come (pending), beside the orphaned
     /// entries; `SnapshotList` is the one that lists every snapshot.
-    pub fn only_differences(mut self) -> Self {
+    pub(crate) fn only_differences(mut self) -> Self {
         self.analysis.snapshots.retain(|r| {
             r.state.is_difference()
                 || matches!(r.state, EntryState::PrunedForSize | EntryState::Pending)
@@ -187,7 +187,7 @@ report_envelope! {
 }
 
 impl CheckReport {
-    pub fn new(now: Now, analysis: CheckAnalysis) -> CheckReport {
+    pub(crate) fn new(now: Now, analysis: CheckAnalysis) -> CheckReport {
         let summary = Summary::of(&analysis.all_findings());
         CheckReport::enveloped("CheckReport", now, analysis, summary)
     }
@@ -196,7 +196,7 @@ impl CheckReport {
 /// `check` or `leases` over several clusters: one entry per context, worst first.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FleetReport<R> {
+pub(crate) struct FleetReport<R> {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub summary: crate::diagnose::fleet::FleetSummary,
@@ -209,7 +209,7 @@ pub struct FleetReport<R> {
 
 impl<R: crate::diagnose::fleet::FleetMember> FleetReport<R> {
     /// Sorts the entries worst first; the summary counts them.
-    pub fn new(
+    pub(crate) fn new(
         mut entries: Vec<crate::diagnose::fleet::FleetEntry<R>>,
         fail_on: FailOn,
         ignore_unreachable: bool,
@@ -261,7 +261,7 @@ impl crate::diagnose::fleet::FleetMember for LeaseReport {
 #[derive(schemars::JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)] // only its schema is used
-pub enum FleetMemberReport {
+pub(crate) enum FleetMemberReport {
     Check(CheckReport),
     Leases(LeaseReport),
 }

@@ -9,23 +9,23 @@ use serde::Serialize;
 use crate::distro::Distro;
 
 mod affected_lines;
-pub mod apiserver_addresses;
+pub(crate) mod apiserver_addresses;
 mod cert_monitor;
 mod etcd_voter;
 mod first_releases;
 mod lock_style;
 mod node_password_cleanup;
-pub mod shapes;
+pub(crate) mod shapes;
 
-pub use affected_lines::SplitImpact;
-pub use cert_monitor::CERT_MONITOR;
-pub use lock_style::LockStyle;
-pub use node_password_cleanup::NODE_PASSWORD_CLEANUP;
+pub(crate) use affected_lines::SplitImpact;
+pub(crate) use cert_monitor::CERT_MONITOR;
+pub(crate) use lock_style::LockStyle;
+pub(crate) use node_password_cleanup::NODE_PASSWORD_CLEANUP;
 
 /// A version from `status.nodeInfo.kubeletVersion`, e.g. `v1.29.4+k3s1`, `v1.31.2-rc2+k3s1`,
 /// `v1.29.5+k3s-da2625d1` (an untagged commit build) or `v1.29.6+rke2r1`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProductVersion {
+pub(crate) struct ProductVersion {
     raw: String,
     pub major: u64,
     pub minor: u64,
@@ -37,7 +37,7 @@ pub struct ProductVersion {
 
 /// The build metadata after `+`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Build {
+pub(crate) enum Build {
     /// `k3s1`, `k3s2`: a tagged k3s release.
     K3sRelease(u32),
     /// `k3s-da2625d1`: built from an untagged commit; the Kubernetes patch is the branch's, not a release's.
@@ -50,13 +50,13 @@ pub enum Build {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{input:?} is not a Kubernetes version (expected e.g. v1.29.4+k3s1): {reason}")]
-pub struct VersionError {
+pub(crate) struct VersionError {
     input: String,
     reason: String,
 }
 
 impl ProductVersion {
-    pub fn parse(input: &str) -> Result<ProductVersion, VersionError> {
+    pub(crate) fn parse(input: &str) -> Result<ProductVersion, VersionError> {
         let err = |reason: &str| VersionError {
             input: input.to_string(),
             reason: reason.to_string(),
@@ -87,11 +87,11 @@ impl ProductVersion {
         })
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.raw
     }
 
-    pub fn distro(&self) -> Option<Distro> {
+    pub(crate) fn distro(&self) -> Option<Distro> {
         match self.build {
             Build::K3sRelease(_) | Build::K3sCommit(_) => Some(Distro::K3s),
             Build::Rke2Release(_) => Some(Distro::Rke2),
@@ -99,8 +99,8 @@ impl ProductVersion {
         }
     }
 
-    /// Which objects this version's wrangler writes for a leader lock (facts §1.2).
-    pub fn lock_style(&self) -> LockStyle {
+    /// Which objects this version's wrangler writes for a leader lock (wrangler `pkg/leader/leader.go`).
+    pub(crate) fn lock_style(&self) -> LockStyle {
         LockStyle::for_minor(self.major, self.minor)
     }
 
@@ -109,7 +109,7 @@ impl ProductVersion {
     /// -1.24 and -1.23 (#6941, #6942, #6943, merged 2023-02-10; validated on branch builds
     /// `v1.24.10+k3s-74ed4bef` and `v1.23.16+k3s-52e7a47e`, so first released in the March 2023
     /// releases v1.25.7, v1.24.11 and v1.23.17). Lines before 1.23 never got it.
-    pub fn has_etcd_lock(&self) -> Option<bool> {
+    pub(crate) fn has_etcd_lock(&self) -> Option<bool> {
         if self.major != 1 {
             return None;
         }
@@ -139,11 +139,11 @@ impl ProductVersion {
     }
 
     /// Whether the snapshot controller only writes entries for CRs with `spec.metadata`
-    /// (k3s-io/k3s#8835, facts §4.4): from v1.28.4, v1.27.8 and v1.26.11, every build of them
+    /// (k3s-io/k3s#8835, `pkg/etcd/snapshot_controller.go`): from v1.28.4, v1.27.8 and v1.26.11, every build of them
     /// (validated on v1.28.4-rc1+k3s1, v1.27.8-rc1+k3s1 and v1.26.11-rc1+k3s1 in
     /// k3s-io/k3s#8834, #8858, #8859), and in every 1.29+. The 1.25 backport (#8860) was never
     /// validated, so v1.25.16 stays `None` and neither verdict is forced there.
-    pub fn entries_need_metadata(&self) -> Option<bool> {
+    pub(crate) fn entries_need_metadata(&self) -> Option<bool> {
         if self.major != 1 || !self.has_snapshot_crds() {
             return None;
         }
@@ -164,7 +164,7 @@ impl ProductVersion {
     /// patch releases (v1.28.12, v1.27.16: inferred, not read from k3s's tags), and lines up to
     /// 1.26 ended before Go 1.22. `None` for a commit build next to a boundary or a kubelet that
     /// is not k3s or RKE2.
-    pub fn go_escaping(&self) -> Option<shapes::GoEscaping> {
+    pub(crate) fn go_escaping(&self) -> Option<shapes::GoEscaping> {
         use shapes::GoEscaping;
         if self.major != 1 || self.distro().is_none() {
             return None;
@@ -188,7 +188,7 @@ impl ProductVersion {
     /// Which `s3Config` shape this version's controller writes: the embedded S3 config from
     /// the "etcd s3 config secret" change (first in v1.29.7; the other lines' July 2024
     /// releases are inferred).
-    pub fn s3_config_shape(&self) -> shapes::S3Shape {
+    pub(crate) fn s3_config_shape(&self) -> shapes::S3Shape {
         use shapes::S3Shape;
         let embedded = self.major == 1
             && match self.minor {
@@ -270,7 +270,7 @@ pub(crate) fn release_name(distro: Distro, minor: u64, patch: u64) -> String {
 }
 
 mod snapshot_features;
-pub use snapshot_features::S3RetentionRule;
+pub(crate) use snapshot_features::S3RetentionRule;
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@
 
 /// What reading the object again showed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Landed {
+pub(crate) enum Landed {
     /// It holds the planned change: the write landed.
     Written { resource_version: String },
     /// It is exactly as it was read before the write: the write did not land.
@@ -16,7 +16,7 @@ pub enum Landed {
 
 impl Landed {
     /// The sentence after "read again, <object> ".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Landed::Written { resource_version } => format!(
                 "holds the planned change (resourceVersion {resource_version}): the write landed"
@@ -32,7 +32,7 @@ impl Landed {
 /// A ConfigMap write: `before` is the resourceVersion it was planned on (`None`: it was to be
 /// created); `now` is (resourceVersion, whether it holds every planned change) as read
 /// again, `None` when it does not exist.
-pub fn configmap_landed(before: Option<&str>, now: Option<(&str, bool)>) -> Landed {
+pub(crate) fn configmap_landed(before: Option<&str>, now: Option<(&str, bool)>) -> Landed {
     match (before, now) {
         (None, None) => Landed::NotWritten,
         (Some(_), None) => Landed::ByOther("is gone".to_string()),
@@ -51,7 +51,7 @@ pub fn configmap_landed(before: Option<&str>, now: Option<(&str, bool)>) -> Land
 
 /// One copy of a lock moved from `from` to `to`: `before` is the resourceVersion the write
 /// carried; `now` is (resourceVersion, holder) as read again, `None` when it is gone.
-pub fn lock_landed(before: &str, now: Option<(&str, &str)>, from: &str, to: &str) -> Landed {
+pub(crate) fn lock_landed(before: &str, now: Option<(&str, &str)>, from: &str, to: &str) -> Landed {
     match now {
         None => Landed::ByOther("is gone".to_string()),
         Some((rv, holder)) if holder == to => Landed::Written {

@@ -2,16 +2,16 @@
 //! backfill|restore`, `serve --heal` and their Events): the field manager it writes as, how
 //! a preconditioned write fails, and what a write whose answer was lost did.
 
-pub mod landed;
+pub(crate) mod landed;
 
 use crate::input::ReadError;
 
 /// `fieldManager` of every write, so `managedFields` show what k3sdoctor changed.
-pub const FIELD_MANAGER: &str = "k3sdoctor";
+pub(crate) const FIELD_MANAGER: &str = "k3sdoctor";
 
 /// Why a write did not go through.
 #[derive(Debug)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// 409: the object changed since it was read.
     Conflict,
     /// Refused before anything was stored: a 4xx answer, or a request never sent.
@@ -24,7 +24,12 @@ pub enum WriteError {
 impl WriteError {
     /// `action` names the write (`update lease kube-system/k3s`). A dry run stores nothing,
     /// so however it fails it is refused.
-    pub fn from_kube(err: &kube::Error, action: &str, server: &str, dry_run: bool) -> WriteError {
+    pub(crate) fn from_kube(
+        err: &kube::Error,
+        action: &str,
+        server: &str,
+        dry_run: bool,
+    ) -> WriteError {
         match err {
             kube::Error::Api(status) if status.code == 409 => WriteError::Conflict,
             kube::Error::Api(status) if (400..500).contains(&status.code) => {

@@ -2,7 +2,7 @@
 
 /// Parses `2GiB`, `512MiB`, `500M`, `64k`, `1000`: binary units (`KiB`, `MiB`, `GiB`, and
 /// `K`, `M`, `G` alone, as `du -h` prints them) and decimal ones (`KB`, `MB`, `GB`).
-pub fn parse(text: &str) -> Result<u64, String> {
+pub(super) fn parse(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let digits = text
         .find(|c: char| !c.is_ascii_digit())

@@ -15,7 +15,7 @@ use clap::{Arg, ArgMatches, Command, ValueEnum};
 use crate::render::OutputFormat;
 
 /// The flags that say which cluster to read and how (kubectl's connection flags).
-pub const CONNECTION: [&str; 13] = [
+pub(super) const CONNECTION: [&str; 13] = [
     "kubeconfig",
     "context",
     "server",
@@ -32,14 +32,14 @@ pub const CONNECTION: [&str; 13] = [
 ];
 
 /// Reading a dump instead of a cluster, and judging it at a given time.
-pub const DUMP: [&str; 4] = ["from_file", "max_bundle_size", "max_bundle_entries", "now"];
+pub(super) const DUMP: [&str; 4] = ["from_file", "max_bundle_size", "max_bundle_entries", "now"];
 
 /// The report's format and its tables' header line.
-pub const REPORT: [&str; 2] = ["output", "no_headers"];
+pub(super) const REPORT: [&str; 2] = ["output", "no_headers"];
 
 /// What one command takes of the global flags; `-v`, `-q` and `--color` every command takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
+pub(super) struct Layout {
     pub connection: bool,
     pub dump: bool,
     /// The `-o` formats it prints; empty: it prints no report (and takes no `--no-headers`).
@@ -66,7 +66,7 @@ const fn reads_cluster_or_dump(outputs: &'static [OutputFormat]) -> Layout {
 
 /// The layout of the command `path` names (the words after the program), `None` for one
 /// that takes every global flag (the program itself, and a command not listed here).
-pub fn layout(path: &[&str]) -> Option<Layout> {
+pub(super) fn layout(path: &[&str]) -> Option<Layout> {
     Some(match path {
         [] => return None,
         // `-o wide` is refused at run time where it depends on another flag: a single-cluster
@@ -103,7 +103,7 @@ pub fn layout(path: &[&str]) -> Option<Layout> {
 
 impl Layout {
     /// Whether the command takes the global flag `id`.
-    pub fn takes(&self, id: &str) -> bool {
+    pub(super) fn takes(&self, id: &str) -> bool {
         if CONNECTION.contains(&id) {
             self.connection
         } else if DUMP.contains(&id) {
@@ -139,7 +139,7 @@ fn output_parser(formats: &'static [OutputFormat]) -> impl TypedValueParser<Valu
 
 /// What becomes of a global flag a command does not take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Untaken {
+pub(super) enum Untaken {
     /// Hidden, still parsed, so [`refuse_untaken_flags`] can name it (for parsing, help and
     /// man pages).
     Hidden,
@@ -151,7 +151,7 @@ pub enum Untaken {
 /// Lays out every subcommand of `command`, before it is built (see the module's comment):
 /// each gets its own copy of every global flag, hidden or narrowed as its layout says, which
 /// clap's build then leaves as it is (it copies a global flag only where it is missing).
-pub fn apply(mut command: Command, untaken: Untaken) -> Command {
+pub(super) fn apply(mut command: Command, untaken: Untaken) -> Command {
     let globals: Vec<Arg> = command
         .get_arguments()
         .filter(|a| a.is_global_set())
@@ -203,7 +203,10 @@ fn apply_below(mut command: Command, path: &[&str], globals: &[Arg], untaken: Un
 /// A global flag given for a command that does not take it, before or after the
 /// subcommand; or an `-o` it does not print, given before it (after it, clap refuses it
 /// itself). The error is clap's, for `exit 2` and the one-line usage message.
-pub fn refuse_untaken_flags(command: &Command, matches: &ArgMatches) -> Result<(), clap::Error> {
+pub(super) fn refuse_untaken_flags(
+    command: &Command,
+    matches: &ArgMatches,
+) -> Result<(), clap::Error> {
     let mut leaf = command;
     let mut path: Vec<&str> = Vec::new();
     let mut at = matches;

@@ -1,6 +1,6 @@
 //! Help texts: the exit-code table and the examples every subcommand's `--help` ends with.
 
-/// The exit codes and what each means (design.md §3; README's and docs/exit-codes.md's table).
+/// The exit codes and what each means (README's and docs/exit-codes.md's table).
 pub const EXIT_CODES: [(u8, &str); 5] = [
     (0, "healthy / no differences / repair done and verified"),
     (
@@ -40,7 +40,7 @@ const CODE_INDENT: &str = "     ";
 /// meaning hanging under its first line. clap wraps after-help text again, keeping only a
 /// line's leading blanks; lines that already fit are left alone, so `width` must be the one
 /// clap uses (see [`help_width`]).
-pub fn exit_codes_text(width: usize) -> String {
+pub(super) fn exit_codes_text(width: usize) -> String {
     use crate::render::wrap::wrap_to;
     let mut text = String::from("Exit codes:\n");
     for (code, meaning) in EXIT_CODES {
@@ -77,7 +77,7 @@ pub fn help_width() -> usize {
 
 /// The top-level `--help` ends like the subcommands' do: with examples, then the exit codes
 /// (added when the command is built, wrapped to the terminal: [`exit_codes_text`]).
-pub const TOP_EXAMPLES: &str = "\
+pub(super) const TOP_EXAMPLES: &str = "\
 Examples:
   # Every check on the current kubectl context: locks, snapshots, etcd members
   k3sdoctor check
@@ -91,7 +91,7 @@ Examples:
   # For monitoring: JSON on stdout, exit 1 on warnings too
   k3sdoctor check -o json --fail-on warning";
 
-pub const FOLLOW_EXAMPLES: &str = "\
+pub(super) const FOLLOW_EXAMPLES: &str = "\
 Examples:
   # Show what would move, its impact and the safety checks; writes nothing
   k3sdoctor leases follow
@@ -103,7 +103,7 @@ Examples:
   # Non-interactive, onto a named server
   k3sdoctor leases follow --fix --yes --to prod-k3s-2";
 
-pub const CHECK_EXAMPLES: &str = "\
+pub(super) const CHECK_EXAMPLES: &str = "\
 Examples:
   # Everything, on the current kubectl context
   k3sdoctor check
@@ -117,18 +117,18 @@ Examples:
   # Every cluster of the kubeconfig at once, worst first (docs/fleets.md)
   k3sdoctor check --all-contexts";
 
-pub const SNAPSHOTS_EXAMPLES: &str = "\
+pub(super) const SNAPSHOTS_EXAMPLES: &str = "\
 Examples:
   k3sdoctor snapshots list
   k3sdoctor snapshots diff -o json
   k3sdoctor snapshots backfill --fix";
 
-pub const COMPLETIONS_EXAMPLES: &str = "\
+pub(super) const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
   k3sdoctor completions bash > /etc/bash_completion.d/k3sdoctor
   k3sdoctor completions zsh > \"${fpath[1]}/_k3sdoctor\"";
 
-pub const RBAC_EXAMPLES: &str = "\
+pub(super) const RBAC_EXAMPLES: &str = "\
 Examples:
   # What check, leases, snapshots list|diff and serve need, applied and
   # bound to alice
@@ -149,12 +149,12 @@ Examples:
   kubectl -n kube-system create rolebinding k3sdoctor-secrets-metadata \\
     --role k3sdoctor-secrets-metadata --user alice";
 
-pub const OPTIONS_EXAMPLES: &str = "\
+pub(super) const OPTIONS_EXAMPLES: &str = "\
 Examples:
   k3sdoctor options
   k3sdoctor options | grep -A1 -- --context";
 
-pub const VERSION_EXAMPLES: &str = "\
+pub(super) const VERSION_EXAMPLES: &str = "\
 Examples:
   # The version, commit, build date, rustc, target and features
   k3sdoctor version
@@ -163,14 +163,14 @@ Examples:
   k3sdoctor version -o json";
 
 /// The last line of every subcommand's help, which leaves the global options out.
-pub const SEE_OPTIONS: &str = "Use `k3sdoctor options` for the global options (they apply to every command that reads a cluster or prints a report).";
+pub(super) const SEE_OPTIONS: &str = "Use `k3sdoctor options` for the global options (they apply to every command that reads a cluster or prints a report).";
 
-pub const MAN_EXAMPLES: &str = "\
+pub(super) const MAN_EXAMPLES: &str = "\
 Examples:
   k3sdoctor man | man -l -
   k3sdoctor man --out-dir /usr/local/share/man/man1";
 
-pub const SNAPSHOTS_LIST_EXAMPLES: &str = "\
+pub(super) const SNAPSHOTS_LIST_EXAMPLES: &str = "\
 Examples:
   # Every snapshot and whether Rancher can see it in the ConfigMap
   k3sdoctor snapshots list
@@ -178,7 +178,7 @@ Examples:
   # The same from a support bundle
   k3sdoctor --from-file bundle/ snapshots list -o wide";
 
-pub const SNAPSHOTS_DIFF_EXAMPLES: &str = "\
+pub(super) const SNAPSHOTS_DIFF_EXAMPLES: &str = "\
 Examples:
   # What is missing, orphaned or stale, and why (exit 1 on differences,
   # like kubectl diff)
@@ -187,7 +187,7 @@ Examples:
   # Machine-readable
   k3sdoctor snapshots diff -o json";
 
-pub const SNAPSHOTS_BACKFILL_EXAMPLES: &str = "\
+pub(super) const SNAPSHOTS_BACKFILL_EXAMPLES: &str = "\
 Examples:
   # Show the entries that would be written; writes nothing
   k3sdoctor snapshots backfill
@@ -199,7 +199,7 @@ Examples:
   k3sdoctor snapshots backfill --fix --yes \\
     --backup /root/k3s-etcd-snapshots.json";
 
-pub const SNAPSHOTS_RESTORE_EXAMPLES: &str = "\
+pub(super) const SNAPSHOTS_RESTORE_EXAMPLES: &str = "\
 Examples:
   # Show what restoring the backup would change; writes nothing
   k3sdoctor snapshots restore \\
@@ -210,7 +210,7 @@ Examples:
   k3sdoctor snapshots restore --fix \\
     --from-backup k3s-etcd-snapshots.1234.backup.json";
 
-pub const LEASES_EXAMPLES: &str = "\
+pub(super) const LEASES_EXAMPLES: &str = "\
 Examples:
   # Who holds k3s and k3s-etcd on the current kubectl context
   k3sdoctor leases
@@ -225,7 +225,7 @@ Examples:
   # Repair a split: see `k3sdoctor leases follow --help`
   k3sdoctor leases follow --fix";
 
-pub const SERVE_ABOUT: &str = "\
+pub(super) const SERVE_ABOUT: &str = "\
 Keep the objects check reads in memory through watches (kube-system Leases, the lock, \
 snapshot and extra-metadata ConfigMaps, Nodes, ETCDSnapshotFiles), run the same checks whenever \
 they change, and serve the verdicts over HTTP for Prometheus. Inside a pod it uses the \
@@ -264,7 +264,7 @@ Metrics (docs/monitoring.md):
   k3sdoctor_build_info{version}
       1, with the running version";
 
-pub const SERVE_EXAMPLES: &str = "\
+pub(super) const SERVE_EXAMPLES: &str = "\
 Examples:
   # On a workstation, against the current kubectl context
   k3sdoctor serve --listen 127.0.0.1:9810

@@ -11,7 +11,7 @@ use crate::render;
 use crate::report::CheckReport;
 use crate::settings::Settings;
 
-pub fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let suppressions = super::suppressions::suppressions(&args.suppress)?;
     if let Some(fleet) = &settings.fleet {
         let analyse = |loaded: Loaded| {

@@ -13,13 +13,13 @@ use crate::input::connect::{ConnectOptions, connect, find_kubeconfig, server_of}
 
 /// How long a completion may wait for the cluster: a shell that hangs on TAB is worse than
 /// one that offers nothing.
-pub const CLUSTER_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const CLUSTER_WAIT: Duration = Duration::from_secs(2);
 
 /// The script for `shell` that completes the executable `script_name` (`k3sdoctor` or
 /// `kubectl-k3s_doctor`): bash, zsh and fish ask the binary (`__complete`), so they offer
 /// contexts, nodes and lock names too; PowerShell and Elvish get clap_complete's static
 /// scripts (subcommands, flags and fixed values).
-pub fn write(shell: Shell, script_name: &str, out: &mut dyn Write) {
+pub(crate) fn write(shell: Shell, script_name: &str, out: &mut dyn Write) {
     let dynamic = match shell {
         Shell::Bash => Some(include_str!("completions/dynamic.bash")),
         Shell::Zsh => Some(include_str!("completions/dynamic.zsh")),
@@ -46,7 +46,7 @@ pub fn write(shell: Shell, script_name: &str, out: &mut dyn Write) {
 
 /// Cobra's `__complete` answer for `words` (the words after the program name, the last one
 /// under the cursor), with the kubeconfig's and the cluster's values.
-pub fn write_protocol(words: &[String], out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_protocol(words: &[String], out: &mut dyn Write) -> std::io::Result<()> {
     out.write_all(
         complete_with(&crate::cli::command(), words, &FromCluster)
             .to_protocol()

@@ -23,7 +23,7 @@ use crate::report::SnapshotReport;
 use crate::settings::Settings;
 
 /// The repair that wrote, for its note and Event.
-pub struct ConfigMapWrite<'a> {
+pub(super) struct ConfigMapWrite<'a> {
     pub name: &'a str,
     pub reason: EventReason,
     /// (added, updated, removed) entries.
@@ -35,7 +35,7 @@ pub struct ConfigMapWrite<'a> {
 }
 
 /// How the write of the ConfigMap ended, when it did not fail.
-pub enum Sent {
+pub(super) enum Sent {
     /// It landed (its answer, or the ConfigMap read again); the Event is recorded. The
     /// resourceVersion written.
     Written(Option<String>),
@@ -46,7 +46,7 @@ pub enum Sent {
 /// The write of `data` over `original` (as read), carried through a first SIGINT/SIGTERM.
 /// When no answer proves it was refused (a 5xx, a reset, a timeout, a second signal), the
 /// ConfigMap is read again: `holds_plan` says whether its data holds every planned change.
-pub async fn write_through(
+pub(super) async fn write_through(
     conn: &Connection,
     ui: &Ui,
     write: &ConfigMapWrite<'_>,
@@ -169,7 +169,7 @@ async fn settle(
 }
 
 /// Says the write happened and records its Event; the resourceVersion written.
-pub async fn announce(
+pub(super) async fn announce(
     conn: &Connection,
     ui: &Ui,
     write: &ConfigMapWrite<'_>,
@@ -194,7 +194,7 @@ pub async fn announce(
 }
 
 /// The cluster read again after the write.
-pub struct ReadBack {
+pub(super) struct ReadBack {
     pub after: Loaded,
     pub analysis: SnapshotAnalysis,
     /// The ConfigMap's data as read back (empty when it is gone).
@@ -203,7 +203,7 @@ pub struct ReadBack {
 
 /// Reads the cluster back and, for people, shows it as `snapshots diff`; `unread` words the
 /// failure to read it (the write stands either way).
-pub async fn read_back(
+pub(super) async fn read_back(
     conn: &Connection,
     settings: &Settings,
     ui: &mut Ui,

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 /// `--fix` asks before writing; with no terminal to ask on, only `--yes` may stand in.
-pub fn require_confirmation_means(
+pub(crate) fn require_confirmation_means(
     yes: bool,
     interactive: bool,
 ) -> Result<(), crate::exit::Failure> {
@@ -23,7 +23,7 @@ pub fn require_confirmation_means(
 /// The question is wrapped between words to the terminal's width, and only its last line is
 /// dialoguer's prompt: a prompt longer than the terminal wraps mid-word, and after the answer
 /// dialoguer clears one line only, leaving the first part of a wrapped prompt on screen.
-pub fn confirm_write(conn: &crate::input::connect::Connection, what: &str) -> bool {
+pub(crate) fn confirm_write(conn: &crate::input::connect::Connection, what: &str) -> bool {
     let question = format!("On {}: {what}?", cluster_label(conn));
     let width = terminal_size::terminal_size_of(std::io::stderr())
         .map(|(terminal_size::Width(w), _)| usize::from(w))
@@ -57,7 +57,7 @@ fn prompt_lines(question: &str, width: usize) -> Vec<String> {
     )
 }
 
-pub fn cluster_label(conn: &crate::input::connect::Connection) -> String {
+pub(super) fn cluster_label(conn: &crate::input::connect::Connection) -> String {
     match &conn.context {
         Some(context) => format!("context {context} ({})", conn.server),
         None => format!("the in-cluster API server ({})", conn.server),

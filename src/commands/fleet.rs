@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Ui;
 use super::fleet_members;
-pub use super::fleet_members::FleetCommand;
+pub(crate) use super::fleet_members::FleetCommand;
 use super::load::runtime;
 use crate::diagnose::fleet::{FleetMember, fleet_exit};
 use crate::exit::Exit;
@@ -19,7 +19,7 @@ use crate::render::{self, OutputFormat};
 use crate::report::FleetReport;
 use crate::settings::{FleetSelection, Settings};
 
-pub fn run<R: FleetMember + Serialize>(
+pub(crate) fn run<R: FleetMember + Serialize>(
     settings: &Settings,
     fleet: &FleetSelection,
     command: FleetCommand<'_, R>,

@@ -20,7 +20,7 @@ use crate::render::fleet::MemberWriter;
 use crate::settings::{FleetSelection, Settings};
 
 /// What one command reads and concludes per cluster.
-pub struct FleetCommand<'a, R> {
+pub(crate) struct FleetCommand<'a, R> {
     /// Read the snapshot objects too (`check`), not only the lease state (`leases`).
     pub snapshots: bool,
     pub fail_on: FailOn,
@@ -29,7 +29,7 @@ pub struct FleetCommand<'a, R> {
 }
 
 /// What a fleet reads: the contexts of one kubeconfig, or the clusters of one Rancher.
-pub enum Members {
+pub(super) enum Members {
     Contexts {
         kubeconfig: Box<Kubeconfig>,
         origin: String,
@@ -42,7 +42,7 @@ pub enum Members {
 }
 
 impl Members {
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Members::Contexts { names, .. } => names.len(),
             Members::Rancher { members, .. } => members.len(),
@@ -50,7 +50,7 @@ impl Members {
     }
 
     /// Where the members come from, for `-v`.
-    pub fn origin(&self) -> String {
+    pub(super) fn origin(&self) -> String {
         match self {
             Members::Contexts { origin, names, .. } => {
                 format!("{} contexts of {origin}", names.len())
@@ -63,7 +63,7 @@ impl Members {
 
     /// The server each member's suggested commands name with `--server`, beside the
     /// Rancher context (`None` for a kubeconfig context, named by `--context` alone).
-    pub fn server_for(&self, name: &str) -> Option<&str> {
+    pub(super) fn server_for(&self, name: &str) -> Option<&str> {
         match self {
             Members::Contexts { .. } => None,
             Members::Rancher { members, .. } => members
@@ -75,7 +75,7 @@ impl Members {
 }
 
 /// The members `fleet` selects; a Rancher fleet also reads the management cluster (once).
-pub async fn select(
+pub(super) async fn select(
     settings: &Settings,
     fleet: &FleetSelection,
     with_records: bool,
@@ -116,7 +116,7 @@ pub async fn select(
 
 /// How a Rancher fleet connects: the Rancher context (`--rancher-context`, else `--context`,
 /// else the current one) with this run's kubeconfig and timeout.
-pub fn rancher_context(settings: &Settings, fleet: &FleetSelection) -> ConnectOptions {
+pub(super) fn rancher_context(settings: &Settings, fleet: &FleetSelection) -> ConnectOptions {
     ConnectOptions {
         kubeconfig: fleet.kubeconfig.clone(),
         context: settings
@@ -131,7 +131,7 @@ pub fn rancher_context(settings: &Settings, fleet: &FleetSelection) -> ConnectOp
 
 /// Reads and judges member `index`. A failure becomes the entry's outcome, never the run's:
 /// the other clusters still get their verdict.
-pub async fn read_one<R: FleetMember>(
+pub(super) async fn read_one<R: FleetMember>(
     members: &Members,
     index: usize,
     settings: &Settings,

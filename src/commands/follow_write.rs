@@ -25,14 +25,14 @@ const MAX_ATTEMPTS: usize = 5;
 /// How often a later copy of a MultiLock is re-read and written again after a 409.
 const LATER_COPY_ATTEMPTS: usize = 3;
 
-pub enum Applied {
+pub(super) enum Applied {
     Written(Vec<(LockCopy, WrittenCopy)>),
     AlreadyAligned,
 }
 
 /// A move that did not end as planned, with the copies that did land, so its Event names
 /// exactly what was written.
-pub struct Unapplied {
+pub(super) struct Unapplied {
     pub failure: Failure,
     pub written: Vec<(LockCopy, WrittenCopy)>,
     /// Every copy landed (an interrupted run stops before the takeover is verified).
@@ -63,7 +63,7 @@ impl From<Failure> for Unapplied {
 /// `term` has caught SIGINT/SIGTERM since before the first read: before anything is sent, a
 /// signal stops with nothing written; once the first write is sent, the pair is finished
 /// first (a second signal stops at once, with a report of what each copy names).
-pub async fn apply(
+pub(super) async fn apply(
     conn: &Connection,
     judging: Judging,
     planned: &FollowPlan,

@@ -11,7 +11,7 @@ use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
 use crate::settings::Settings;
 
-pub fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     if let Some(fleet) = &settings.fleet {
         let analyse = |loaded: Loaded| {
             let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);

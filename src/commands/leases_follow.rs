@@ -29,7 +29,7 @@ use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
 use crate::settings::{Settings, Source};
 
-pub fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let request = FollowRequest {
         lease: args.lease.clone(),
         to: args.to.clone(),

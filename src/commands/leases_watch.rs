@@ -24,7 +24,7 @@ use crate::settings::Settings;
 /// request is made).
 const REJUDGE_EVERY: Duration = Duration::from_secs(1);
 
-pub fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     let options = settings.live("--watch")?;
     runtime()?.block_on(watch(settings, options, args, ui))
 }

@@ -17,7 +17,7 @@ use crate::model::bundle_provenance as provenance;
 use crate::report::{Now, NowSource};
 use crate::settings::{Judging, Source};
 
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub state: ClusterState,
     pub distro: Distro,
     pub now: Now,
@@ -36,7 +36,7 @@ enum Reach {
     Everything,
 }
 
-pub fn load_lease_state(
+pub(super) fn load_lease_state(
     source: &Source,
     judging: Judging,
     tell: &dyn Narrator,
@@ -44,7 +44,7 @@ pub fn load_lease_state(
     load(source, judging, Reach::Locks, None, tell)
 }
 
-pub fn load_snapshot_state(
+pub(super) fn load_snapshot_state(
     source: &Source,
     judging: Judging,
     tell: &dyn Narrator,
@@ -53,7 +53,7 @@ pub fn load_snapshot_state(
 }
 
 /// What `snapshots list|diff` read, with Rancher's side as `check` reads it.
-pub fn load_snapshot_state_with_rancher(
+pub(super) fn load_snapshot_state_with_rancher(
     source: &Source,
     judging: Judging,
     rancher: &RancherChoice,
@@ -63,7 +63,7 @@ pub fn load_snapshot_state_with_rancher(
 }
 
 /// Everything `check` reads, with Rancher's side where `rancher` (or the proxy URL) says.
-pub fn load_check_state(
+pub(super) fn load_check_state(
     source: &Source,
     judging: Judging,
     rancher: &RancherChoice,
@@ -151,14 +151,14 @@ fn dump_summary(paths: &[std::path::PathBuf], state: &ClusterState) -> String {
 
 /// A dump without any of the command's primary objects is unreadable input (exit 3), not a
 /// healthy cluster.
-pub fn require_primary(loaded: &Loaded, primary: Primary) -> Result<(), Failure> {
+pub(super) fn require_primary(loaded: &Loaded, primary: Primary) -> Result<(), Failure> {
     match lacking(&loaded.state, primary) {
         Some(line) => Err(Failure::Read(ReadError::new(line))),
         None => Ok(()),
     }
 }
 
-pub async fn read_live_snapshots(
+pub(super) async fn read_live_snapshots(
     conn: &Connection,
     judging: Judging,
     tell: &dyn Narrator,
@@ -170,7 +170,7 @@ pub async fn read_live_snapshots(
 }
 
 /// A single-threaded runtime: k3sdoctor makes a handful of requests, mostly concurrently.
-pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -181,7 +181,7 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         })
 }
 
-pub async fn connect_live(
+pub(super) async fn connect_live(
     options: &ConnectOptions,
     tell: &dyn Narrator,
 ) -> Result<Connection, Failure> {
@@ -200,7 +200,7 @@ pub async fn connect_live(
     Ok(conn)
 }
 
-pub async fn read_live(
+pub(super) async fn read_live(
     conn: &Connection,
     judging: Judging,
     tell: &dyn Narrator,
@@ -211,7 +211,7 @@ pub async fn read_live(
 }
 
 /// [`read_live`] and the kubelets' heartbeats, for the gates of a lock move.
-pub async fn read_live_for_a_move(
+pub(super) async fn read_live_for_a_move(
     conn: &Connection,
     judging: Judging,
     tell: &dyn Narrator,
@@ -227,7 +227,7 @@ pub async fn read_live_for_a_move(
 /// A fleet member's read: the lease state, and the snapshot objects and the `kubernetes`
 /// Endpoints (everything `check` reads) when `snapshots`; notes
 /// are returned, not printed. Requests are traced through `trace`.
-pub async fn read_live_quietly(
+pub(super) async fn read_live_quietly(
     conn: &Connection,
     judging: Judging,
     snapshots: bool,
@@ -293,7 +293,7 @@ fn finish(
 
 /// The distro and the `now` for what was read, and the notes worth telling the user (the
 /// caller prints them: a fleet prefixes each with its context).
-pub fn settle(
+pub(super) fn settle(
     judging: Judging,
     state: ClusterState,
     distro: Option<Distro>,

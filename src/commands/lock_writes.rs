@@ -18,7 +18,7 @@ use crate::input::connect::Connection;
 use crate::input::live::own_access_review::{WriterRole, denied, may};
 use crate::model::lock::LockRecord;
 
-pub async fn read_lock_objects(
+pub(super) async fn read_lock_objects(
     conn: &Connection,
     lock: &str,
     copies: &[LockCopy],
@@ -49,7 +49,7 @@ pub async fn read_lock_objects(
 
 /// Asks the API server whether this user may update every copy; the error names the
 /// permission that is missing and `role`, the role that grants it.
-pub async fn check_permissions(
+pub(super) async fn check_permissions(
     conn: &Connection,
     lock: &str,
     copies: &[LockCopy],
@@ -73,7 +73,7 @@ pub async fn check_permissions(
 }
 
 /// PUTs one copy with the edit, preconditioned on the resourceVersion in `objects`.
-pub async fn write_copy(
+pub(super) async fn write_copy(
     conn: &Connection,
     lock: &str,
     copy: LockCopy,

@@ -8,7 +8,7 @@ use crate::diagnose::finding::FindingCode;
 use crate::render::man_page::{PageText, write_page};
 
 /// The top page and one page per subcommand, as (file name, contents).
-pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
+pub(crate) fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let top = crate::cli::command();
     let mut commands = vec![(vec!["k3sdoctor".to_string()], top.clone())];
     collect(&top, &["k3sdoctor".to_string()], &mut commands);
@@ -64,7 +64,7 @@ fn finding_codes_section() -> String {
     roff
 }
 
-pub fn write_main(out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_main(out: &mut dyn Write) -> std::io::Result<()> {
     let pages = pages()?;
     if let Some((_, page)) = pages.first() {
         out.write_all(page)?;
@@ -72,7 +72,7 @@ pub fn write_main(out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn write_dir(dir: &Path) -> std::io::Result<Vec<String>> {
+pub(crate) fn write_dir(dir: &Path) -> std::io::Result<Vec<String>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     for (name, page) in pages()? {

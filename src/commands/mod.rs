@@ -1,44 +1,44 @@
 //! One file per subcommand: load → diagnose/plan → render (→ apply). The only layer that
 //! prints, through `Ui`.
 
-pub mod check;
-pub mod completions;
+pub(crate) mod check;
+pub(crate) mod completions;
 mod configmap_write;
 mod confirm_write;
-pub mod fleet;
+pub(crate) mod fleet;
 mod fleet_members;
 mod follow_write;
 mod heal_move;
-pub mod leases;
-pub mod leases_follow;
-pub mod leases_watch;
+pub(crate) mod leases;
+pub(crate) mod leases_follow;
+pub(crate) mod leases_watch;
 mod load;
 mod lock_writes;
-pub mod man;
-pub mod options;
-pub mod rbac;
+pub(crate) mod man;
+pub(crate) mod options;
+pub(crate) mod rbac;
 mod repair_events;
 mod request_spinner;
-pub mod serve;
+pub(crate) mod serve;
 mod serve_fleet;
 mod serve_heal;
 mod snapshot_configmap_io;
-pub mod snapshots;
-pub mod snapshots_backfill;
-pub mod snapshots_restore;
+pub(crate) mod snapshots;
+pub(crate) mod snapshots_backfill;
+pub(crate) mod snapshots_restore;
 mod suppressions;
 mod takeover_watch;
 mod termination;
 mod ui;
-pub mod verbosity;
-pub mod version;
+pub(crate) mod verbosity;
+pub(crate) mod version;
 
-pub use confirm_write::{confirm_write, require_confirmation_means};
-pub use ui::Ui;
+pub(crate) use confirm_write::{confirm_write, require_confirmation_means};
+pub(crate) use ui::Ui;
 
 /// A write that failed before anything changed: a credentials problem (401/403) is exit 3
 /// like any refused read; anything else is a repair not completed (exit 4).
-pub fn write_failed_nothing_written(e: crate::input::ReadError) -> crate::exit::Failure {
+pub(crate) fn write_failed_nothing_written(e: crate::input::ReadError) -> crate::exit::Failure {
     let message = format!("{}; nothing was written", e.message);
     match e.http_status {
         Some(401 | 403) => crate::exit::Failure::Read(crate::input::ReadError { message, ..e }),
@@ -49,7 +49,7 @@ pub fn write_failed_nothing_written(e: crate::input::ReadError) -> crate::exit::
 /// Saves the ConfigMap a repair is about to change: to `requested` (`--backup`), else to
 /// `./<name>.<resourceVersion>.backup.json`; an existing file is never overwritten. The backup
 /// records `cluster`'s identity when it is known (`snapshots restore` checks it).
-pub fn save_backup(
+pub(crate) fn save_backup(
     requested: Option<&std::path::Path>,
     name: &str,
     cm: &k8s_openapi::api::core::v1::ConfigMap,
@@ -68,7 +68,7 @@ pub fn save_backup(
 
 /// The note for a backup saved without the cluster's identity: restoring it needs `--force`
 /// unless the ConfigMap is still the same object.
-pub fn unidentified_backup_note(
+pub(crate) fn unidentified_backup_note(
     cluster: &crate::input::live::cluster_identity::ClusterIdentity,
 ) -> Option<String> {
     match cluster {

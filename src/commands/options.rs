@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::cli::global_options::text;
 
-pub fn write(name: &str, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write(name: &str, out: &mut dyn Write) -> std::io::Result<()> {
     let text = text(name, crate::cli::help_width());
     // The intro is one line here; wrap it like the rest of the help.
     let (intro, rest) = text.split_once("\n\n").unwrap_or((&text, ""));

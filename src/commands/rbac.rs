@@ -29,7 +29,7 @@ fn object(manifest: &str) -> &str {
 }
 
 /// The YAML `rbac` prints for `role`.
-pub fn roles(role: RbacUse, bin_name: &str) -> String {
+pub(crate) fn roles(role: RbacUse, bin_name: &str) -> String {
     let read_only = |header: &str| {
         format!(
             "{header}\
@@ -102,7 +102,7 @@ pub fn roles(role: RbacUse, bin_name: &str) -> String {
     }
 }
 
-pub fn run(role: RbacUse, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(role: RbacUse, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     let yaml = roles(role, bin_name);
     let written = ui
         .out

@@ -7,12 +7,12 @@ use crate::events::repair_event::{RepairEvent, asked_by_user};
 use crate::input::connect::Connection;
 
 /// `<command>, run by <user> (context <context>)`.
-pub fn asked_by(conn: &Connection, command: &str) -> String {
+pub(super) fn asked_by(conn: &Connection, command: &str) -> String {
     asked_by_user(command, conn.user.as_deref(), conn.context.as_deref())
 }
 
 /// Records `event` now (the local clock: the Event says when it was recorded).
-pub async fn record(conn: &Connection, ui: &Ui, event: &RepairEvent) {
+pub(super) async fn record(conn: &Connection, ui: &Ui, event: &RepairEvent) {
     match record_event(conn, event, jiff::Timestamp::now()).await {
         Ok(name) => ui.trace(&format!(
             "recorded Event kube-system/{name} ({})",

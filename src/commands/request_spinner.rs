@@ -14,7 +14,7 @@ use crate::input::live::activity::Activity;
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 const TICK: Duration = Duration::from_millis(100);
 
-pub struct RequestSpinner {
+pub(super) struct RequestSpinner {
     stop: Arc<AtomicBool>,
     /// Shared with the drawing thread, so a line printed meanwhile can put the spinner aside.
     bar: Arc<Mutex<Option<ProgressBar>>>,
@@ -25,7 +25,7 @@ pub struct RequestSpinner {
 impl RequestSpinner {
     /// Watches `activity` on its own thread: the single-threaded runtime is busy waiting for
     /// the very request the spinner is about.
-    pub fn start(activity: Activity, server: String) -> RequestSpinner {
+    pub(super) fn start(activity: Activity, server: String) -> RequestSpinner {
         let stop = Arc::new(AtomicBool::new(false));
         let bar: Arc<Mutex<Option<ProgressBar>>> = Arc::default();
         let (stopping, drawn, watched) = (stop.clone(), bar.clone(), activity.clone());
@@ -62,7 +62,7 @@ impl RequestSpinner {
 
     /// Runs `print` with the spinner's line cleared, then draws it again if a request is
     /// still slow (an error line about a request that has ended is not followed by its spinner).
-    pub fn suspend(&self, print: impl FnOnce()) {
+    pub(super) fn suspend(&self, print: impl FnOnce()) {
         let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
         let still_slow = self
             .activity

@@ -58,7 +58,7 @@ const SHORTEST_READ_TIMEOUT: Duration = Duration::from_secs(320);
 const PROBE_EVERY: Duration = Duration::from_secs(5);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-pub fn run(settings: &Settings, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
     // A bad config file is refused before anything is served, not found at the first evaluation.
     let suppressions = super::suppressions::suppressions(&args.suppress)?;
     log::init(

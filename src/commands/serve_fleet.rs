@@ -28,7 +28,7 @@ use crate::settings::{FleetSelection, Settings};
 
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 
-pub async fn serve_fleet(
+pub(super) async fn serve_fleet(
     settings: &Settings,
     args: &ServeArgs,
     fleet: &FleetSelection,

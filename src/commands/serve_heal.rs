@@ -42,13 +42,13 @@ const KURED_DAEMONSET: &str = "kured";
 /// One evaluation of the serve loop: the lock state from memory, its distro, the API
 /// server's time.
 #[derive(Clone)]
-pub struct HealInput {
+pub(super) struct HealInput {
     pub state: ClusterState,
     pub distro: Distro,
     pub now: Timestamp,
 }
 
-pub struct Healer {
+pub(super) struct Healer {
     pub conn: Arc<Connection>,
     /// `--now` never applies to serve; `--distro` does.
     pub judging: Judging,
@@ -76,7 +76,7 @@ impl Healer {
         self.guardrails.record(&self.policy).await
     }
 
-    pub fn new(
+    pub(super) fn new(
         conn: Arc<Connection>,
         judging: Judging,
         exporter: Arc<Exporter>,
@@ -96,7 +96,7 @@ impl Healer {
     }
 
     /// Runs until the sender is dropped (serve stopping); a move under way is finished first.
-    pub async fn run(mut self, mut inputs: watch::Receiver<Option<HealInput>>) {
+    pub(super) async fn run(mut self, mut inputs: watch::Receiver<Option<HealInput>>) {
         while inputs.changed().await.is_ok() {
             let input = inputs.borrow_and_update().clone();
             if let Some(input) = input {
@@ -285,15 +285,15 @@ impl Healer {
 }
 
 /// How long a stopping serve waits for a heal under way.
-pub const HEAL_STOP_LIMIT: Duration = Duration::from_secs(20);
+pub(super) const HEAL_STOP_LIMIT: Duration = Duration::from_secs(20);
 
-pub type HealStart = (
+pub(super) type HealStart = (
     Option<tokio::sync::watch::Sender<Option<HealInput>>>,
     Option<tokio::task::JoinHandle<()>>,
 );
 
 /// The heal task, when `--heal` is dry-run or on.
-pub fn start_healer(
+pub(super) fn start_healer(
     args: &crate::cli::ServeArgs,
     judging: Judging,
     conn: &Arc<crate::input::connect::Connection>,

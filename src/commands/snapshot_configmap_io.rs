@@ -12,7 +12,10 @@ use crate::input::ReadError;
 use crate::input::connect::Connection;
 use crate::input::live::own_access_review::{WriterRole, denied, may};
 
-pub async fn read_configmap(conn: &Connection, name: &str) -> Result<Option<ConfigMap>, ReadError> {
+pub(super) async fn read_configmap(
+    conn: &Connection,
+    name: &str,
+) -> Result<Option<ConfigMap>, ReadError> {
     let api: Api<ConfigMap> = Api::namespaced(conn.client.clone(), LOCK_NAMESPACE);
     api.get_opt(name).await.map_err(|e| {
         ReadError::from_kube(
@@ -25,7 +28,7 @@ pub async fn read_configmap(conn: &Connection, name: &str) -> Result<Option<Conf
 
 /// Whether this user may make the one write the plan needs (`update`, or `create` when the
 /// ConfigMap does not exist yet; create cannot be limited by name).
-pub async fn check_permission(
+pub(super) async fn check_permission(
     conn: &Connection,
     name: &str,
     create: bool,
@@ -40,7 +43,7 @@ pub async fn check_permission(
 
 /// Replaces the data (PUT with the read resourceVersion, so a change made since the read is a
 /// 409, not overwritten) or creates the ConfigMap.
-pub async fn write_configmap(
+pub(super) async fn write_configmap(
     conn: &Connection,
     name: &str,
     data: &BTreeMap<String, String>,

@@ -32,7 +32,7 @@ fn trace_key_notes(analysis: &SnapshotAnalysis, ui: &Ui) {
     }
 }
 
-pub fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
+pub(crate) fn analyse(loaded: &Loaded) -> SnapshotAnalysis {
     let leases = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
     analyse_snapshots(&loaded.state, loaded.distro, loaded.now.time, &leases)
 }
@@ -60,7 +60,11 @@ fn filter_rows(analysis: &mut SnapshotAnalysis, args: &SnapshotListArgs) {
     });
 }
 
-pub fn run_list(settings: &Settings, args: &SnapshotListArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run_list(
+    settings: &Settings,
+    args: &SnapshotListArgs,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state_with_rancher(
         &settings.source,
         settings.judging,
@@ -91,7 +95,11 @@ pub fn run_list(settings: &Settings, args: &SnapshotListArgs, ui: &mut Ui) -> an
 /// Exits 1 when the ConfigMap differs from what k3s would hold, like `kubectl diff`, or on
 /// an error finding (a summary that counts errors must not come with exit 0); `--fail-on`
 /// replaces that rule with the severity threshold the other commands use.
-pub fn run_diff(settings: &Settings, args: &SnapshotDiffArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run_diff(
+    settings: &Settings,
+    args: &SnapshotDiffArgs,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state_with_rancher(
         &settings.source,
         settings.judging,

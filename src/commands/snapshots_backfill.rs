@@ -26,7 +26,7 @@ use crate::snapshots::repair_results::BackfillResult;
 
 const MAX_ATTEMPTS: usize = 5;
 
-pub fn run(settings: &Settings, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     // `Settings` refuses --fix with --from-file: a dump is only planned.
     let Source::Live(options) = &settings.source else {
         let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;

@@ -26,7 +26,7 @@ use crate::snapshots::repair_results::RestoreResult;
 use crate::snapshots::restore_foreign::ClusterInventory;
 use crate::snapshots::restore_plan::{RestorePlan, plan_restore};
 
-pub fn run(settings: &Settings, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
     // `Settings` refuses --fix with --from-file: a dump is only planned.
     let backup = read_backup(&args.from_backup)?;
     let Source::Live(options) = &settings.source else {

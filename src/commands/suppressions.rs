@@ -24,7 +24,7 @@ struct ConfigFile {
 }
 
 /// The default config path, when the environment names a home for it.
-pub fn default_config_path() -> Option<PathBuf> {
+pub(super) fn default_config_path() -> Option<PathBuf> {
     let base = match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
         None => PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?).join(".config"),
@@ -33,7 +33,7 @@ pub fn default_config_path() -> Option<PathBuf> {
 }
 
 /// The flags' suppressions and the config file's together.
-pub fn suppressions(args: &SuppressArgs) -> Result<Suppressions, Failure> {
+pub(super) fn suppressions(args: &SuppressArgs) -> Result<Suppressions, Failure> {
     let mut all = args.ignore.clone();
     let file = match &args.config {
         Some(path) => Some(path.clone()),

@@ -28,7 +28,7 @@ const POLL_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Where verification tells the user what it is doing.
 #[derive(Clone, Copy)]
-pub struct Progress<'a> {
+pub(super) struct Progress<'a> {
     /// The spinner's line (the phase and the time waited).
     pub phase: &'a (dyn Fn(&str) + Sync),
     /// The one line that says the watch was given up for polling.
@@ -37,7 +37,7 @@ pub struct Progress<'a> {
 
 /// Waits until the target renews the lock itself (`renewTime` past what we wrote while every
 /// copy names the target), another server takes it, or `timeout` passes.
-pub async fn verify_takeover(
+pub(super) async fn verify_takeover(
     conn: &Connection,
     lock: &str,
     written: &[(LockCopy, WrittenCopy)],

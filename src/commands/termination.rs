@@ -2,13 +2,13 @@
 
 /// SIGINT (Ctrl-C) and SIGTERM (`kill`, a pod being stopped), caught from the start so a
 /// signal that arrives while the first table is printed still ends the watch cleanly.
-pub struct Termination {
+pub(super) struct Termination {
     #[cfg(unix)]
     signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
 }
 
 impl Termination {
-    pub fn catch() -> Termination {
+    pub(super) fn catch() -> Termination {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -22,7 +22,7 @@ impl Termination {
         Termination {}
     }
 
-    pub async fn received(&mut self) {
+    pub(super) async fn received(&mut self) {
         #[cfg(unix)]
         if let Some((int, term)) = &mut self.signals {
             tokio::select! {
@@ -37,13 +37,13 @@ impl Termination {
 
 /// How long an object is read again for a report after a write whose answer was lost or a
 /// stop: the report must not hang on the server that failed the write.
-pub const REREAD_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub(super) const REREAD_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Termination {
     /// Runs `send` (a write already on its way) to its end through a first SIGINT/SIGTERM:
     /// `on_first` says so and `interrupted` remembers it. `None` when a second signal comes
     /// first: the write was sent and its answer never came.
-    pub async fn finish_first<T>(
+    pub(super) async fn finish_first<T>(
         &mut self,
         send: impl std::future::Future<Output = T>,
         interrupted: &mut bool,

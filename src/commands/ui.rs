@@ -9,7 +9,7 @@ use crate::render::streams::TableOut;
 use crate::render::style::Style;
 
 /// Where output goes and how it should look.
-pub struct Ui {
+pub(crate) struct Ui {
     pub out: Box<dyn Write + Send + Sync>,
     err: Mutex<Box<dyn Write + Send>>,
     /// Shown while a request is slow; put aside while a line goes to stderr.
@@ -22,7 +22,7 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn new(
+    pub(crate) fn new(
         out: Box<dyn Write + Send + Sync>,
         err: Box<dyn Write + Send>,
         style: Style,
@@ -41,13 +41,13 @@ impl Ui {
     }
 
     /// Whether a person can answer a prompt: input and the prompt's output are a terminal.
-    pub fn interactive(&self) -> bool {
+    pub(crate) fn interactive(&self) -> bool {
         use std::io::IsTerminal;
         std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
     }
 
     /// A repair's result document, when the output is JSON or YAML (tables say it in prose).
-    pub fn emit_structured<T: serde::Serialize>(
+    pub(crate) fn emit_structured<T: serde::Serialize>(
         &mut self,
         format: crate::render::OutputFormat,
         result: &T,
@@ -63,7 +63,7 @@ impl Ui {
     }
 
     /// The cluster as read again after a repair, set off by a blank line.
-    pub fn write_after(&mut self, rendered: &[u8]) -> anyhow::Result<()> {
+    pub(crate) fn write_after(&mut self, rendered: &[u8]) -> anyhow::Result<()> {
         crate::render::tolerate_closed_pipe(
             self.out
                 .write_all(b"\n")
@@ -73,14 +73,14 @@ impl Ui {
     }
 
     /// A line on stderr unless `-q`; a command it suggests carries this run's connection flags.
-    pub fn note(&self, line: &str) {
+    pub(crate) fn note(&self, line: &str) {
         if !self.quiet {
             self.err_line(&self.style.with_flags(line));
         }
     }
 
     /// A line on stderr with `-v`.
-    pub fn trace(&self, line: &str) {
+    pub(crate) fn trace(&self, line: &str) {
         if self.verbose > 0 {
             self.err_line(line);
         }
@@ -88,7 +88,7 @@ impl Ui {
 
     /// On a terminal (and without `-q`), a spinner names the request being waited for once
     /// one takes longer than a second; never on a pipe, where it would be noise in a log.
-    pub fn show_slow_requests(&self, conn: &crate::input::connect::Connection) {
+    pub(crate) fn show_slow_requests(&self, conn: &crate::input::connect::Connection) {
         use std::io::IsTerminal;
         // From -vv on, every request has a line of its own; a spinner would only interleave.
         if self.quiet || self.verbose >= 2 || !std::io::stderr().is_terminal() {
@@ -105,7 +105,7 @@ impl Ui {
     /// Writes a table report through `write`: rows on stdout, and its prose (summary,
     /// notes, findings, verdict) on stdout too on a terminal, else on stderr
     /// (`render::streams`). The prose is written to stderr once the report is complete.
-    pub fn write_table_report(
+    pub(crate) fn write_table_report(
         &mut self,
         write: impl FnOnce(&mut TableOut<'_>, Style) -> std::io::Result<()>,
     ) -> anyhow::Result<()> {
@@ -135,7 +135,7 @@ impl Ui {
         }
     }
 
-    pub fn err_line(&self, line: &str) {
+    pub(crate) fn err_line(&self, line: &str) {
         let write = || {
             if let Ok(mut err) = self.err.lock() {
                 // stderr going away is no reason to fail the command.

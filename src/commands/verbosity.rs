@@ -19,7 +19,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// The request trace level of `verbose` (`-v` count): `None` below `-vv`.
-pub fn request_trace_level(verbose: u8) -> Option<LevelFilter> {
+pub(crate) fn request_trace_level(verbose: u8) -> Option<LevelFilter> {
     match verbose {
         0 | 1 => None,
         2 => Some(LevelFilter::DEBUG),
@@ -28,7 +28,7 @@ pub fn request_trace_level(verbose: u8) -> Option<LevelFilter> {
 }
 
 /// Sends kube-rs's request traces to stderr for `-vv` and `-vvv`; nothing below.
-pub fn init_request_trace(verbose: u8) {
+pub(crate) fn init_request_trace(verbose: u8) {
     let Some(level) = request_trace_level(verbose) else {
         return;
     };

@@ -6,7 +6,7 @@ use crate::exit::Exit;
 use crate::render;
 use crate::settings::Settings;
 
-pub fn run(settings: &Settings, name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     let info = BuildInfo::current();
     let written = if settings.output.format.is_structured() {
         render::write_structured(&mut ui.out, settings.output.format, &info)

@@ -35,7 +35,7 @@ use crate::model::configmap_listing::Listed;
 /// Whether an analyser ran, and why not.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     pub name: &'static str,
     pub ran: bool,
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -54,7 +54,7 @@ impl CheckRun {
 
 /// What every analyser reads: the cluster, and the two analyses others build on (the lock
 /// verdict, and the ConfigMap comparison when the CRD exists) made once beforehand.
-pub struct Inputs<'a> {
+pub(super) struct Inputs<'a> {
     pub state: &'a ClusterState,
     pub distro: Distro,
     pub now: Timestamp,
@@ -64,7 +64,7 @@ pub struct Inputs<'a> {
 
 /// One analyser's findings, and its line in `checks` (`None` for a check listed only when it
 /// could not judge).
-pub struct Analysed {
+pub(super) struct Analysed {
     pub findings: Vec<Finding>,
     pub run: Option<CheckRun>,
 }
@@ -72,7 +72,7 @@ pub struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub const ANALYSERS: [Analyser; 16] = [
+pub(super) const ANALYSERS: [Analyser; 16] = [
     leases,
     lock_presence,
     snapshots,
@@ -93,7 +93,7 @@ pub const ANALYSERS: [Analyser; 16] = [
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
 /// list|diff`.
-pub const SNAPSHOT_FILE_ANALYSERS: [Analyser; 2] = [snapshot_schedule, snapshot_files];
+pub(super) const SNAPSHOT_FILE_ANALYSERS: [Analyser; 2] = [snapshot_schedule, snapshot_files];
 
 fn leases(i: &Inputs) -> Analysed {
     Analysed {
@@ -135,7 +135,7 @@ fn lock_presence(i: &Inputs) -> Analysed {
 }
 
 /// Whether the ConfigMap comparison had both sides to compare.
-pub fn snapshots_ran(state: &ClusterState, analysis: &SnapshotAnalysis) -> bool {
+pub(super) fn snapshots_ran(state: &ClusterState, analysis: &SnapshotAnalysis) -> bool {
     // A pasted ConfigMap table that shows the snapshot ConfigMap (or its absence) counts.
     let listed = state
         .configmap_listing
@@ -240,7 +240,7 @@ fn apiserver_endpoints(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 3: the servers' secrets-encryption stage and config hash agree. Servers
+/// The servers' secrets-encryption stage and config hash agree. Servers
 /// that publish no hash have encryption off (k3s writes it only with --secrets-encryption):
 /// judged, with a note, not "not checked".
 fn secrets_encryption(i: &Inputs) -> Analysed {
@@ -258,7 +258,7 @@ fn secrets_encryption(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 1: the connection's client and serving certificates. Live only, so a dump
+/// The connection's client and serving certificates. Live only, so a dump
 /// does not list the check at all (it never could); what a live read could not see (a proxy
 /// in between) is a note.
 fn connection_certificates(i: &Inputs) -> Analysed {
@@ -278,7 +278,7 @@ fn connection_certificates(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 1: the cert monitor's Events. Servers older than the monitor publish none:
+/// The cert monitor's Events. Servers older than the monitor publish none:
 /// a note, never "fine".
 fn certificates(i: &Inputs) -> Analysed {
     let (note, ran) = match (
@@ -299,7 +299,7 @@ fn certificates(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 3: the re-encryption controller's Events beside the servers' stage.
+/// The re-encryption controller's Events beside the servers' stage.
 fn secrets_reencrypt(i: &Inputs) -> Analysed {
     let not_run = events_not_checked(i.state).or_else(|| {
         i.state
@@ -313,7 +313,7 @@ fn secrets_reencrypt(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 4: node password Secrets whose Node is gone, from the Secrets' metadata
+/// Node password Secrets whose Node is gone, from the Secrets' metadata
 /// (the opt-in `rbac secrets-metadata` role).
 fn node_passwords(i: &Inputs) -> Analysed {
     let not_run = secrets_not_checked(i.state).or_else(|| {
@@ -328,7 +328,7 @@ fn node_passwords(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 1: a serving certificate frozen by `listener.cattle.io/static`, from the
+/// A serving certificate frozen by `listener.cattle.io/static`, from the
 /// same metadata.
 fn serving_cert_static(i: &Inputs) -> Analysed {
     Analysed {
@@ -340,7 +340,7 @@ fn serving_cert_static(i: &Inputs) -> Analysed {
     }
 }
 
-/// Issue 33, item 5: the HelmCharts in kube-system and their install Jobs. Without the Jobs
+/// The HelmCharts in kube-system and their install Jobs. Without the Jobs
 /// (a dump that lacks them) the charts' own Failed conditions are still judged, with a note.
 fn packaged_charts(i: &Inputs) -> Analysed {
     let state = i.state;

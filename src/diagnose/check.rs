@@ -4,13 +4,13 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-pub use super::analysers::CheckRun;
+pub(crate) use super::analysers::CheckRun;
 use super::analysers::{ANALYSERS, Inputs, snapshots_ran};
 use super::cluster_summary::ClusterSummary;
 use super::finding::{Finding, FindingCode};
 use super::leases::analyse_leases;
 use super::leases::lock_status::LockStatus;
-pub use super::linking::CheckFinding;
+pub(crate) use super::linking::CheckFinding;
 use super::linking::{dedupe, link};
 use super::rancher::{RancherSummary, analyse_rancher};
 use super::snapshots::{EntryState, SnapshotAnalysis, analyse_snapshots};
@@ -20,7 +20,7 @@ use crate::model::cluster_state::ClusterState;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SnapshotTotals {
+pub(crate) struct SnapshotTotals {
     pub snapshot_files: usize,
     pub configmap_entries: usize,
     pub configmap_bytes: usize,
@@ -42,7 +42,7 @@ pub struct SnapshotTotals {
 
 impl SnapshotTotals {
     /// The entry states `serve` exports (`k3sdoctor_snapshot_entries{state}`), with counts.
-    pub fn by_state(&self) -> [(&'static str, usize); 5] {
+    pub(crate) fn by_state(&self) -> [(&'static str, usize); 5] {
         [
             ("missing", self.missing),
             ("orphaned", self.orphaned),
@@ -57,7 +57,7 @@ impl SnapshotTotals {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct CheckAnalysis {
+pub(crate) struct CheckAnalysis {
     pub cluster: ClusterSummary,
     pub locks: Vec<LockStatus>,
     pub snapshots: Option<SnapshotTotals>,
@@ -71,7 +71,7 @@ pub struct CheckAnalysis {
 
 impl CheckAnalysis {
     /// Every finding, children included.
-    pub fn all_findings(&self) -> Vec<Finding> {
+    pub(crate) fn all_findings(&self) -> Vec<Finding> {
         self.findings
             .iter()
             .flat_map(|f| std::iter::once(f.finding.clone()).chain(f.children.iter().cloned()))
@@ -79,7 +79,7 @@ impl CheckAnalysis {
     }
 }
 
-pub fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> CheckAnalysis {
+pub(crate) fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp) -> CheckAnalysis {
     let leases = analyse_leases(state, distro, now);
     let snapshot_analysis =
         (!state.snapshot_crd_missing).then(|| analyse_snapshots(state, distro, now, &leases));

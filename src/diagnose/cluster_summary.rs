@@ -12,7 +12,7 @@ use crate::version::{LockStyle, ProductVersion};
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ClusterSummary {
+pub(crate) struct ClusterSummary {
     pub distro: Distro,
     /// False when the state has no Nodes (a dump without them).
     pub nodes_known: bool,
@@ -31,14 +31,14 @@ pub struct ClusterSummary {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct VersionGroup {
+pub(crate) struct VersionGroup {
     pub version: String,
     pub nodes: Vec<String>,
     pub servers: usize,
 }
 
 impl ClusterSummary {
-    pub fn build(state: &ClusterState, distro: Distro) -> ClusterSummary {
+    pub(crate) fn build(state: &ClusterState, distro: Distro) -> ClusterSummary {
         let nodes = state.nodes();
         let mut groups: BTreeMap<(Option<ProductVersion>, String), VersionGroup> = BTreeMap::new();
         for node in nodes {
@@ -74,13 +74,13 @@ impl ClusterSummary {
     }
 
     /// Distinct versions among servers; more than one means an upgrade is under way.
-    pub fn server_versions(&self) -> Vec<&VersionGroup> {
+    pub(crate) fn server_versions(&self) -> Vec<&VersionGroup> {
         self.versions.iter().filter(|g| g.servers > 0).collect()
     }
 }
 
 /// The oldest version a server runs: older participants still read the older lock objects.
-pub fn oldest_server_version(state: &ClusterState) -> Option<ProductVersion> {
+pub(crate) fn oldest_server_version(state: &ClusterState) -> Option<ProductVersion> {
     state
         .nodes()
         .iter()

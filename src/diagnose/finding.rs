@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-pub use super::finding_code::FindingCode;
+pub(crate) use super::finding_code::FindingCode;
 use super::object_ref::ObjectRef;
 
 #[derive(
@@ -189,7 +189,7 @@ impl Finding {
 }
 
 /// Most severe first; stable otherwise, so related findings stay together.
-pub fn rank(findings: &mut [Finding]) {
+pub(crate) fn rank(findings: &mut [Finding]) {
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
 }
 

@@ -13,7 +13,7 @@ macro_rules! finding_codes {
             remediation: $remediation:literal,
         }
     )*) => {
-        /// Stable finding codes (design.md §4): add codes when needed, never rename one.
+        /// Stable finding codes (docs/findings.md): add codes when needed, never rename one.
         #[derive(
             Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
         )]
@@ -157,7 +157,7 @@ finding_codes! {
         meaning: "one more lost etcd member would lose quorum (or it is lost)",
         remediation: "bring the NotReady members back first",
     }
-    // Issue 33, item 2: etcd members beyond quorum.
+    // Etcd members beyond quorum.
     EtcdMemberNameDuplicate = "etcd-member-name-duplicate" {
         severity: "error",
         meaning: "two or more Nodes carry one etcd.<prog>.cattle.io/node-name (a machine cloned with its etcd data, rancher/rke2#5482, k3s-io/k3s#9521): the servers fight over one member",
@@ -183,7 +183,7 @@ finding_codes! {
         meaning: "check: servers run a version affected by k3s-io/k3s#10046, so a split can come back after any restart, even after a repair",
         remediation: "upgrade to the release the finding names",
     }
-    // Issue 19, NODEARGS part: the servers' flags (node-args) and snapshot schedule.
+    // The servers' flags (node-args) and snapshot schedule.
     NodeArgsSecretExposed = "node-args-secret-exposed" {
         severity: "error",
         meaning: "a <prog>.io/node-args or node-env annotation holds a secret that is not ******** (--etcd-s3-session-token, -t=... before the July 2026 releases, secrets in --*-arg): anyone who can read Nodes reads it",
@@ -214,7 +214,7 @@ finding_codes! {
         meaning: "S3 retention counts every etcd server's uploads together: M servers keep about N/M cycles, fewer than each keeps locally",
         remediation: "raise --etcd-s3-retention to local retention x servers",
     }
-    // Issue 19, ESF part: what the ETCDSnapshotFiles themselves say (`snapshot-files` check).
+    // What the ETCDSnapshotFiles themselves say (`snapshot-files` check).
     SnapshotFailed = "snapshot-failed" {
         severity: "warning, error when every etcd node's newest snapshot (local or S3) failed",
         meaning: "an ETCDSnapshotFile with readyToUse false and an error from the last 24 h; names the node and the message",
@@ -240,19 +240,19 @@ finding_codes! {
         meaning: "S3 ETCDSnapshotFiles not named <name>-<node>-<unix> for a server of this cluster: a shared bucket or folder mixes clusters (k3s-io/k3s#13934)",
         remediation: "give each cluster its own --etcd-s3-folder or bucket",
     }
-    // Issue 19, ENDPOINTS part.
+    // The `default/kubernetes` Endpoints.
     ApiserverEndpointStale = "apiserver-endpoint-stale" {
         severity: "warning (info when a server without a Node may own the address)",
         meaning: "the kubernetes Endpoints or EndpointSlice in default lists an address that is no current server's; agents' load balancers follow it (k3s-io/k3s#14594)",
         remediation: "check that no apiserver still advertises it, then delete its /registry/masterleases key with etcdctl on a server",
     }
-    // Issue 29, item 11.
+    // S3 records that point nowhere.
     SnapshotRecordEmpty = "snapshot-record-empty" {
         severity: "warning, error when it is the newest S3 snapshot",
         meaning: "an ETCDSnapshotFile that is not a failed save yet has no spec.location or size 0: it points nowhere and cannot be restored; names the multi-server S3 save race (k3s-io/k3s#10989, rancher/rke2#6928) and its fixed release when the version has it",
         remediation: "take a snapshot now (k3s etcd-snapshot save), upgrade past the race (v1.28.15, v1.29.10, v1.30.6, v1.31.2), then delete the empty records",
     }
-    // Issue 33, item 1: certificates.
+    // Certificates.
     ServingCertExpiring = "serving-cert-expiring" {
         severity: "warning inside k3s's 90-day renewal window, error within 14 days or expired",
         meaning: "the certificate presented at the address k3sdoctor connects to (read from a TLS handshake of its own, with the names it carries) expires soon; behind Rancher's proxy it is Rancher's certificate and the finding says so",
@@ -263,13 +263,13 @@ finding_codes! {
         meaning: "the client certificate k3sdoctor authenticates with (the kubeconfig's user) expires soon; a node's admin kubeconfig expires too",
         remediation: "restart <prog> on a server and use the renewed /etc/rancher/<prog>/<prog>.yaml",
     }
-    // Issue 33, item 3: secrets encryption.
+    // Secrets encryption.
     SecretsEncryptionDiverged = "secrets-encryption-diverged" {
         severity: "warning, error when a server's value is one k3s cannot read",
         meaning: "control-plane Nodes carry different <prog>.io/encryption-config-hash values (stage and config hash): `<prog> secrets-encrypt status` says Hash Match: false and the next secrets-encrypt command refuses; names the stage and hash per server",
         remediation: "restart <prog> on the servers that are behind, one at a time, then <prog> secrets-encrypt status",
     }
-    // Issue 33, items 1 and 3: the cert monitor's and the re-encryption controller's Node Events.
+    // The cert monitor's and the re-encryption controller's Node Events.
     CertExpiring = "cert-expiring" {
         severity: "warning, error within 14 days of expiry or already expired",
         meaning: "the cert monitor's CertificateExpirationWarning Event on a server's Node: leaf certificates inside k3s's 90-day window; names the node, the files, subjects and dates (a later CertificateExpirationOK on the node supersedes it)",
@@ -290,7 +290,7 @@ finding_codes! {
         meaning: "a server at stage reencrypt_request or reencrypt_active whose newest SecretsProgress or SecretsUpdateStart Event is more than an hour old, or absent (k3s-io/k3s#5489)",
         remediation: "<prog> secrets-encrypt status; check the Events and the <prog> log, restart <prog> on that server, then <prog> secrets-encrypt reencrypt --force",
     }
-    // Issue 32: Rancher's snapshot records against the downstream snapshots.
+    // Rancher's snapshot records against the downstream snapshots.
     RancherSnapshotMissing = "rancher-snapshot-missing" {
         severity: "error (info while a restore runs: Rancher postpones records on purpose)",
         meaning: "a downstream snapshot has no Rancher record after the grace period (5 min on 2.11+, 15 min on 2.10 and earlier); names the cause the objects show: the backpopulate Feature off, the cluster not administrated or disconnected, no CAPI Machine for a local snapshot's node (2.11-2.14), a restore in progress, a name Rancher cannot map (< 2.14), or the version's known loop",
@@ -331,7 +331,7 @@ finding_codes! {
         meaning: "Rancher's Feature v2prov-etcd-snapshot-backpopulate is disabled (2.11+): Rancher makes no snapshot records at all",
         remediation: "enable the Feature in Rancher (Global Settings > Feature Flags)",
     }
-    // Issue 33, items 4 and 1: from the metadata of Secrets in kube-system (opt-in role).
+    // From the metadata of Secrets in kube-system (opt-in role).
     NodePasswordOrphaned = "node-password-orphaned" {
         severity: "warning (info when every server runs a release that deletes it itself)",
         meaning: "a kube-system Secret <node>.node-password.<prog> more than 10 minutes old whose Node does not exist (or whose owner Node is gone): the next join under that node name fails with \"Node password rejected\"; k3s deletes such Secrets itself since v1.31.14, v1.32.10, v1.33.6, v1.34.2 and 1.35",
@@ -342,7 +342,7 @@ finding_codes! {
         meaning: "kube-system/<prog>-serving carries listener.cattle.io/static: \"true\": dynamiclistener no longer renews the apiserver's serving certificate nor adds SANs (k3s-io/k3s#7312); lists the SANs from its listener.cattle.io/cn-* annotations",
         remediation: "kubectl -n kube-system annotate secret <prog>-serving listener.cattle.io/static-",
     }
-    // Issue 33, item 5: the packaged components helm-controller installs.
+    // The packaged components helm-controller installs.
     HelmchartFailed = "helmchart-failed" {
         severity: "error",
         meaning: "a HelmChart in kube-system whose install Job failed (Job condition Failed=True, e.g. BackoffLimitExceeded) or whose own Failed condition is True; k3s's and RKE2's charts first",

@@ -12,13 +12,13 @@ mod summary_row;
 #[cfg(test)]
 mod tests;
 
-pub use fleet_member::FleetMember;
-pub use summary_row::{FleetRow, summary_row};
+pub(crate) use fleet_member::FleetMember;
+pub(crate) use summary_row::{FleetRow, summary_row};
 
 /// How reading one cluster ended (`outcome` in a `FleetReport` entry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum FleetOutcome {
+pub(crate) enum FleetOutcome {
     Checked,
     Unreachable,
     Forbidden,
@@ -42,7 +42,7 @@ impl From<ReadFailureKind> for FleetOutcome {
 /// One cluster of the fleet: its report when it was read, the error when it was not.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FleetEntry<R> {
+pub(crate) struct FleetEntry<R> {
     pub context: String,
     /// The API server URL from the kubeconfig (empty when the context names no cluster).
     pub server: String,
@@ -58,7 +58,7 @@ pub struct FleetEntry<R> {
 }
 
 impl<R: FleetMember> FleetEntry<R> {
-    pub fn checked(context: String, server: String, report: R) -> FleetEntry<R> {
+    pub(crate) fn checked(context: String, server: String, report: R) -> FleetEntry<R> {
         FleetEntry {
             context,
             server,
@@ -69,7 +69,11 @@ impl<R: FleetMember> FleetEntry<R> {
         }
     }
 
-    pub fn unreadable(context: String, server: String, error: &ReadFailure) -> FleetEntry<R> {
+    pub(crate) fn unreadable(
+        context: String,
+        server: String,
+        error: &ReadFailure,
+    ) -> FleetEntry<R> {
         let outcome = FleetOutcome::from(error.kind);
         FleetEntry {
             context,
@@ -86,7 +90,7 @@ impl<R: FleetMember> FleetEntry<R> {
 
     /// The severity this cluster counts as: its worst finding; a cluster that could not be
     /// read is an error, or a warning under `--ignore-unreachable`. `None`: healthy.
-    pub fn severity(&self, ignore_unreachable: bool) -> Option<Severity> {
+    pub(crate) fn severity(&self, ignore_unreachable: bool) -> Option<Severity> {
         match &self.report {
             Some(report) => report
                 .findings()
@@ -102,7 +106,10 @@ impl<R: FleetMember> FleetEntry<R> {
 
 /// Worst first: clusters that could not be read (unless ignored), then by worst finding;
 /// ties by context name, so the order is the same on every run.
-pub fn sort_worst_first<R: FleetMember>(entries: &mut [FleetEntry<R>], ignore_unreachable: bool) {
+pub(crate) fn sort_worst_first<R: FleetMember>(
+    entries: &mut [FleetEntry<R>],
+    ignore_unreachable: bool,
+) {
     entries.sort_by_cached_key(|e| {
         let unread = e.report.is_none() && !ignore_unreachable;
         (
@@ -113,10 +120,10 @@ pub fn sort_worst_first<R: FleetMember>(entries: &mut [FleetEntry<R>], ignore_un
     });
 }
 
-/// design.md §3 for a fleet: 3 if any cluster could not be read (unless
+/// The exit code for a fleet: 3 if any cluster could not be read (unless
 /// `--ignore-unreachable`, which makes it a warning), else 1 if any cluster has a finding at
 /// or above `--fail-on`, else 0.
-pub fn fleet_exit<R: FleetMember>(
+pub(crate) fn fleet_exit<R: FleetMember>(
     entries: &[FleetEntry<R>],
     fail_on: FailOn,
     ignore_unreachable: bool,
@@ -142,7 +149,7 @@ pub fn fleet_exit<R: FleetMember>(
 /// Counts over the whole fleet.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FleetSummary {
+pub(crate) struct FleetSummary {
     pub clusters: usize,
     pub checked: usize,
     pub unreadable: usize,
@@ -154,7 +161,7 @@ pub struct FleetSummary {
 }
 
 impl FleetSummary {
-    pub fn of<R: FleetMember>(entries: &[FleetEntry<R>]) -> FleetSummary {
+    pub(crate) fn of<R: FleetMember>(entries: &[FleetEntry<R>]) -> FleetSummary {
         let mut s = FleetSummary {
             clusters: entries.len(),
             ..FleetSummary::default()

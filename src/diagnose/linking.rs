@@ -7,7 +7,7 @@ use super::finding::{Finding, FindingCode};
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct CheckFinding {
+pub(crate) struct CheckFinding {
     #[serde(flatten)]
     pub finding: Finding,
     /// Findings this one causes; fixing it fixes them.
@@ -16,7 +16,7 @@ pub struct CheckFinding {
 }
 
 /// Two analysers may both notice a gap in a dump; say it once.
-pub fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
+pub(super) fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
     // Decided on borrowed messages: one can list 50,000 snapshots.
     let mut seen = std::collections::BTreeSet::new();
     let first: Vec<bool> = findings
@@ -34,7 +34,7 @@ pub fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
 /// findings (missing snapshot entries under the lease split that stopped the controller), or
 /// under its cause's cause (Rancher's 0 B records under the split that left the entries
 /// missing); everything else stands alone. Ranked by severity.
-pub fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
+pub(super) fn link(findings: Vec<Finding>) -> Vec<CheckFinding> {
     let present: Vec<FindingCode> = findings.iter().map(|f| f.code).collect();
     let cause_of = |code: FindingCode| {
         findings

@@ -2,20 +2,20 @@
 //! clock or the terminal, so every verdict is a unit test.
 
 mod analysers;
-pub mod check;
-pub mod cluster_summary;
-pub mod control_plane;
-pub mod finding;
+pub(crate) mod check;
+pub(crate) mod cluster_summary;
+pub(crate) mod control_plane;
+pub(crate) mod finding;
 mod finding_code;
-pub mod fleet;
-pub mod leases;
+pub(crate) mod fleet;
+pub(crate) mod leases;
 mod linking;
 mod object_ref;
-pub mod rancher;
-pub mod snapshots;
-pub mod snapshots_in_full;
-pub mod suppression;
-pub mod version_advice;
+pub(crate) mod rancher;
+pub(crate) mod snapshots;
+pub(crate) mod snapshots_in_full;
+pub(crate) mod suppression;
+pub(crate) mod version_advice;
 
 #[cfg(test)]
-pub mod test_cluster;
+pub(crate) mod test_cluster;

@@ -20,7 +20,7 @@ use crate::model::cluster_state::ClusterState;
 /// compares them: their findings hang under the downstream ones that explain them, and the
 /// summary says why they were not checked. Runs the comparison even without the CRD (it then
 /// compares nothing), unlike `check`.
-pub fn analyse_snapshots_in_full(
+pub(crate) fn analyse_snapshots_in_full(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -72,7 +72,7 @@ impl Suppression {
 
 /// Every suppression in force: the flags' and the config file's together.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Suppressions(pub Vec<Suppression>);
+pub(crate) struct Suppressions(pub Vec<Suppression>);
 
 impl Suppressions {
     fn mark(&self, finding: &mut Finding) {
@@ -80,7 +80,7 @@ impl Suppressions {
     }
 
     /// Marks the findings (linked consequences too) that a suppression covers.
-    pub fn apply(&self, mut analysis: CheckAnalysis) -> CheckAnalysis {
+    pub(crate) fn apply(&self, mut analysis: CheckAnalysis) -> CheckAnalysis {
         for linked in &mut analysis.findings {
             self.mark(&mut linked.finding);
             for child in &mut linked.children {

@@ -16,9 +16,9 @@ use crate::model::node_event::NodeEvent;
 use crate::model::packaged_charts::PackagedCharts;
 use crate::model::secret_metadata::{SecretMeta, SecretOwner};
 
-pub const NOW: &str = "2024-05-31T12:10:40Z";
+pub(crate) const NOW: &str = "2024-05-31T12:10:40Z";
 
-pub fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     NOW.parse().unwrap()
 }
 
@@ -26,13 +26,13 @@ fn ago(secs: i64) -> Timestamp {
     now() - SignedDuration::from_secs(secs)
 }
 
-pub struct TestCluster {
+pub(crate) struct TestCluster {
     distro: Distro,
     state: ClusterState,
 }
 
 impl TestCluster {
-    pub fn new(distro: Distro) -> TestCluster {
+    pub(crate) fn new(distro: Distro) -> TestCluster {
         TestCluster {
             distro,
             state: ClusterState {
@@ -58,7 +58,7 @@ impl TestCluster {
         }
     }
 
-    pub fn k3s() -> TestCluster {
+    pub(crate) fn k3s() -> TestCluster {
         TestCluster::new(Distro::K3s)
     }
 
@@ -109,7 +109,7 @@ impl TestCluster {
     }
 
     /// A Ready server (control-plane, etcd, master) whose hostname is its node name.
-    pub fn server(mut self, name: &str, version: &str) -> Self {
+    pub(crate) fn server(mut self, name: &str, version: &str) -> Self {
         self.node(
             name,
             name,
@@ -121,7 +121,7 @@ impl TestCluster {
     }
 
     /// A server whose kernel hostname differs from its node name (`--node-name`, cloud names).
-    pub fn server_named(mut self, node: &str, hostname: &str, version: &str) -> Self {
+    pub(crate) fn server_named(mut self, node: &str, hostname: &str, version: &str) -> Self {
         self.node(
             node,
             hostname,
@@ -134,7 +134,7 @@ impl TestCluster {
 
     /// A Ready server with extra metadata: `finalizers`, `annotations`, `deletionTimestamp`,
     /// `creationTimestamp`.
-    pub fn server_with(mut self, name: &str, version: &str, extra: Value) -> Self {
+    pub(crate) fn server_with(mut self, name: &str, version: &str, extra: Value) -> Self {
         self.node_with(
             name,
             name,
@@ -147,7 +147,7 @@ impl TestCluster {
     }
 
     /// Sets a node condition (`Ready` also sets readiness).
-    pub fn condition(mut self, node: &str, type_: &str, status: &str, reason: &str) -> Self {
+    pub(crate) fn condition(mut self, node: &str, type_: &str, status: &str, reason: &str) -> Self {
         let facts = self
             .state
             .nodes
@@ -177,7 +177,7 @@ impl TestCluster {
 
     /// Sets when a node's condition last changed and last had a heartbeat, `secs_ago`
     /// seconds before `NOW` (after [`TestCluster::condition`]).
-    pub fn condition_times(
+    pub(crate) fn condition_times(
         mut self,
         node: &str,
         type_: &str,
@@ -198,7 +198,7 @@ impl TestCluster {
     }
 
     /// Adds a finalizer to a node.
-    pub fn finalizer(mut self, node: &str, finalizer: &str) -> Self {
+    pub(crate) fn finalizer(mut self, node: &str, finalizer: &str) -> Self {
         self.state
             .nodes
             .iter_mut()
@@ -210,7 +210,7 @@ impl TestCluster {
         self
     }
 
-    pub fn not_ready_server(mut self, name: &str, version: &str) -> Self {
+    pub(crate) fn not_ready_server(mut self, name: &str, version: &str) -> Self {
         self.node(
             name,
             name,
@@ -221,14 +221,14 @@ impl TestCluster {
         self
     }
 
-    pub fn agent(mut self, name: &str, version: &str) -> Self {
+    pub(crate) fn agent(mut self, name: &str, version: &str) -> Self {
         self.node(name, name, version, &[], "True");
         self
     }
 
     /// The identity Lease of the kube-apiserver on `hostname`, renewed `secs_ago` seconds before
     /// `NOW` (1.27+: `apiserver-<hash>`, an hour's duration, a hostname label).
-    pub fn apiserver_identity(mut self, hostname: &str, secs_ago: i64) -> Self {
+    pub(crate) fn apiserver_identity(mut self, hostname: &str, secs_ago: i64) -> Self {
         let mut json = lease_json(&format!("apiserver-{hostname}hash"), "", secs_ago);
         json["spec"]["holderIdentity"] = json!(format!("apiserver-{hostname}hash_0c8914f7"));
         json["spec"]["leaseDurationSeconds"] = json!(3600);
@@ -245,7 +245,7 @@ impl TestCluster {
     }
 
     /// A Lease renewed `secs_ago` seconds before `NOW`.
-    pub fn lease(mut self, name: &str, holder: &str, secs_ago: i64) -> Self {
+    pub(crate) fn lease(mut self, name: &str, holder: &str, secs_ago: i64) -> Self {
         let lease: Lease = serde_json::from_value(lease_json(name, holder, secs_ago)).unwrap();
         self.state
             .leases
@@ -255,7 +255,7 @@ impl TestCluster {
     }
 
     /// A ConfigMap lock copy (annotation) renewed `secs_ago` seconds before `NOW`.
-    pub fn configmap_lock(self, name: &str, holder: &str, secs_ago: i64) -> Self {
+    pub(crate) fn configmap_lock(self, name: &str, holder: &str, secs_ago: i64) -> Self {
         let record = json!({
             "holderIdentity": holder, "leaseDurationSeconds": if holder.is_empty() { 1 } else { 45 },
             "acquireTime": ago(3600).strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
@@ -265,7 +265,7 @@ impl TestCluster {
         self.configmap_annotation(name, &record.to_string())
     }
 
-    pub fn configmap_annotation(mut self, name: &str, value: &str) -> Self {
+    pub(crate) fn configmap_annotation(mut self, name: &str, value: &str) -> Self {
         let cm: ConfigMap = serde_json::from_value(json!({
             "metadata": {"name": name, "namespace": "kube-system",
                          "annotations": {"control-plane.alpha.kubernetes.io/leader": value}}
@@ -279,11 +279,11 @@ impl TestCluster {
     }
 
     /// A local ETCDSnapshotFile taken on `node` at unix time `ts`, created by k3s at `ts`.
-    pub fn snapshot(self, node: &str, ts: i64, with_metadata: bool) -> Self {
+    pub(crate) fn snapshot(self, node: &str, ts: i64, with_metadata: bool) -> Self {
         self.snapshot_json(snapshot_json(node, ts, with_metadata))
     }
 
-    pub fn snapshot_json(mut self, cr: Value) -> Self {
+    pub(crate) fn snapshot_json(mut self, cr: Value) -> Self {
         let file = crate::model::snapshot_file::SnapshotFile::from_json(&cr);
         self.state
             .snapshot_files
@@ -293,7 +293,7 @@ impl TestCluster {
     }
 
     /// The snapshot ConfigMap with these data entries.
-    pub fn snapshot_configmap(mut self, entries: &[(&str, &str)]) -> Self {
+    pub(crate) fn snapshot_configmap(mut self, entries: &[(&str, &str)]) -> Self {
         let data: serde_json::Map<String, Value> = entries
             .iter()
             .map(|(k, v)| (k.to_string(), json!(v)))
@@ -310,7 +310,7 @@ impl TestCluster {
         self
     }
 
-    pub fn extra_metadata(mut self) -> Self {
+    pub(crate) fn extra_metadata(mut self) -> Self {
         let cm: ConfigMap = serde_json::from_value(json!({
             "metadata": {"name": self.distro.extra_metadata_configmap(), "namespace": "kube-system"},
             "data": {"provisioning-cluster-spec": "H4sI"}
@@ -323,7 +323,7 @@ impl TestCluster {
         self
     }
 
-    pub fn into_dump(mut self) -> Self {
+    pub(crate) fn into_dump(mut self) -> Self {
         self.state.origin = Origin::Dump {
             paths: vec!["dump".into()],
         };
@@ -332,7 +332,13 @@ impl TestCluster {
 
     /// A core/v1 Event about Node `node`, last recorded `secs_ago`, as k3s's recorders write
     /// them (Warning for the reasons that warn or report an error).
-    pub fn node_event(mut self, node: &str, reason: &str, message: &str, secs_ago: i64) -> Self {
+    pub(crate) fn node_event(
+        mut self,
+        node: &str,
+        reason: &str,
+        message: &str,
+        secs_ago: i64,
+    ) -> Self {
         let warns = reason.contains("Warning") || reason.contains("Error");
         let event = NodeEvent {
             name: format!("{node}.{reason}.{secs_ago}"),
@@ -349,14 +355,14 @@ impl TestCluster {
         self
     }
 
-    pub fn without_events(mut self) -> Self {
+    pub(crate) fn without_events(mut self) -> Self {
         self.state.node_events = Collected::NotAsked;
         self
     }
 
     /// The metadata of Secret kube-system/`name`, created `secs_ago`, with `annotations` and
     /// owned by the Nodes `owners`.
-    pub fn secret(
+    pub(crate) fn secret(
         mut self,
         name: &str,
         secs_ago: i64,
@@ -386,22 +392,22 @@ impl TestCluster {
         self
     }
 
-    pub fn without_secrets(mut self) -> Self {
+    pub(crate) fn without_secrets(mut self) -> Self {
         self.state.secret_metadata = Collected::NotAsked;
         self
     }
 
-    pub fn without_nodes(mut self) -> Self {
+    pub(crate) fn without_nodes(mut self) -> Self {
         self.state.nodes = None;
         self
     }
 
-    pub fn build(self) -> ClusterState {
+    pub(crate) fn build(self) -> ClusterState {
         self.state
     }
 }
 
-pub fn snapshot_json(node: &str, ts: i64, with_metadata: bool) -> Value {
+pub(crate) fn snapshot_json(node: &str, ts: i64, with_metadata: bool) -> Value {
     let file = format!("etcd-snapshot-{node}-{ts}");
     let location = format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}");
     let digest = crate::model::snapshot_key::name_digest(node, &location);
@@ -420,7 +426,7 @@ pub fn snapshot_json(node: &str, ts: i64, with_metadata: bool) -> Value {
     cr
 }
 
-pub fn lease_json(name: &str, holder: &str, secs_ago: i64) -> Value {
+pub(crate) fn lease_json(name: &str, holder: &str, secs_ago: i64) -> Value {
     let micro = |t: Timestamp| t.strftime("%Y-%m-%dT%H:%M:%S.%6fZ").to_string();
     json!({
         "metadata": {"name": name, "namespace": "kube-system"},

@@ -12,7 +12,7 @@ use crate::version::{ProductVersion, SplitImpact};
 /// What a minor line's servers should run.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct VersionAdvice {
+pub(crate) struct VersionAdvice {
     pub line: String,
     pub running: Vec<String>,
     /// `affected`, `fixed`, `not-affected`, `predates-snapshot-crds` or `undetermined`.
@@ -27,7 +27,7 @@ pub struct VersionAdvice {
 /// as `check` prints it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum VersionStatus {
+pub(crate) enum VersionStatus {
     Affected,
     Undetermined,
     Fixed,

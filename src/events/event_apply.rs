@@ -19,7 +19,7 @@ use crate::input::connect::Connection;
 const RECORD_LIMIT: Duration = Duration::from_secs(10);
 
 /// Creates the Event at `now`; `Err` is the line to show (or log) when it could not be.
-pub async fn record_event(
+pub(crate) async fn record_event(
     conn: &Connection,
     event: &RepairEvent,
     now: Timestamp,
@@ -56,7 +56,7 @@ pub async fn record_event(
 
 /// This process's `reportingInstance`: the host name, and the Pod's when the downward API
 /// gives it (deploy/ sets `NODE_NAME` and `POD_NAME`).
-pub fn this_instance() -> String {
+pub(crate) fn this_instance() -> String {
     let env = |name: &str| std::env::var(name).ok();
     reporting_instance(
         &host_name(),

@@ -1,6 +1,6 @@
 //! The `events.k8s.io/v1` Event every repair that writes leaves in kube-system, so
 //! `kubectl get events -n kube-system` shows what k3sdoctor changed, why and who asked
-//! (design.md §5.7). Pure: the time and the reporting instance are parameters.
+//! (docs/repairs.md). Pure: the time and the reporting instance are parameters.
 
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -11,7 +11,7 @@ use crate::distro::LOCK_NAMESPACE;
 
 /// `reportingController` of every Event k3sdoctor records (a qualified name, as the API server
 /// requires for events.k8s.io/v1).
-pub const REPORTING_CONTROLLER: &str = "k3sdoctor.io/k3sdoctor";
+pub(crate) const REPORTING_CONTROLLER: &str = "k3sdoctor.io/k3sdoctor";
 
 /// The API server's limits (k8s.io/kubernetes pkg/apis/core/validation/events.go): `note` at
 /// most 1 kB, `reportingInstance` at most 128 characters.
@@ -21,7 +21,7 @@ const INSTANCE_LIMIT: usize = 128;
 /// Why an Event was recorded. The names are a stable contract (docs/repairs.md): alerts and
 /// `kubectl get events --field-selector reason=…` depend on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventReason {
+pub(crate) enum EventReason {
     /// A lock was moved onto the `-etcd` holder (and the takeover verified, unless told not to wait).
     LockMoved,
     /// A move was attempted and did not complete or could not be verified.
@@ -35,7 +35,7 @@ pub enum EventReason {
 }
 
 impl EventReason {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EventReason::LockMoved => "LockMoved",
             EventReason::LockMoveFailed => "LockMoveFailed",
@@ -46,7 +46,7 @@ impl EventReason {
     }
 
     /// `Warning` for what an operator must look at, `Normal` otherwise.
-    pub fn event_type(self) -> &'static str {
+    pub(crate) fn event_type(self) -> &'static str {
         match self {
             EventReason::LockMoveFailed | EventReason::WouldMoveLock => "Warning",
             _ => "Normal",
@@ -54,7 +54,7 @@ impl EventReason {
     }
 
     /// The verb (`action`): what was done, or would have been, to the object.
-    pub fn action(self) -> &'static str {
+    pub(crate) fn action(self) -> &'static str {
         match self {
             EventReason::LockMoved | EventReason::LockMoveFailed | EventReason::WouldMoveLock => {
                 "MoveLock"
@@ -67,7 +67,7 @@ impl EventReason {
 
 /// An object in kube-system an Event is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventObject {
+pub(crate) struct EventObject {
     /// `Lease` or `ConfigMap`.
     pub kind: &'static str,
     pub name: String,
@@ -76,7 +76,7 @@ pub struct EventObject {
 }
 
 impl EventObject {
-    pub fn lease(name: &str, resource_version: Option<String>) -> EventObject {
+    pub(crate) fn lease(name: &str, resource_version: Option<String>) -> EventObject {
         EventObject {
             kind: "Lease",
             name: name.to_string(),
@@ -84,7 +84,7 @@ impl EventObject {
         }
     }
 
-    pub fn configmap(name: &str, resource_version: Option<String>) -> EventObject {
+    pub(crate) fn configmap(name: &str, resource_version: Option<String>) -> EventObject {
         EventObject {
             kind: "ConfigMap",
             name: name.to_string(),
@@ -113,7 +113,7 @@ impl EventObject {
 /// What happened, to what, and who asked: everything an Event says besides its time and the
 /// instance that reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepairEvent {
+pub(crate) struct RepairEvent {
     pub reason: EventReason,
     pub regarding: EventObject,
     /// The other copy of a MultiLock pair, when both were written.
@@ -125,7 +125,7 @@ pub struct RepairEvent {
 }
 
 /// Who asked, for a person's command: the kubeconfig user (and context) when known.
-pub fn asked_by_user(command: &str, user: Option<&str>, context: Option<&str>) -> String {
+pub(crate) fn asked_by_user(command: &str, user: Option<&str>, context: Option<&str>) -> String {
     match (user, context) {
         (Some(user), Some(context)) => format!("{command}, run by {user} (context {context})"),
         (Some(user), None) => format!("{command}, run by {user}"),
@@ -136,7 +136,7 @@ pub fn asked_by_user(command: &str, user: Option<&str>, context: Option<&str>) -
 
 impl RepairEvent {
     /// The note: what changed and who asked, cut to the API server's limit.
-    pub fn note(&self) -> String {
+    pub(crate) fn note(&self) -> String {
         let what = self.what.trim_end_matches('.');
         truncate(&format!("{what}; asked by {}.", self.asked_by), NOTE_LIMIT)
     }
@@ -144,7 +144,7 @@ impl RepairEvent {
     /// The Event object to create in kube-system at `now`, reported by `instance`. The name
     /// is client-go's (`<object>.<hex nanoseconds>`, k8s.io/client-go/tools/events), unique
     /// enough for one writer and readable in `kubectl get events`.
-    pub fn to_event(&self, now: Timestamp, instance: &str) -> Event {
+    pub(crate) fn to_event(&self, now: Timestamp, instance: &str) -> Event {
         let nanos = u128::try_from(now.as_nanosecond()).unwrap_or_default();
         Event {
             metadata: ObjectMeta {
@@ -167,7 +167,7 @@ impl RepairEvent {
 }
 
 /// The Event of a write to the snapshot ConfigMap (`backfill`, or `restore` from `backup`).
-pub fn snapshot_entries_event(
+pub(crate) fn snapshot_entries_event(
     reason: EventReason,
     configmap: &str,
     resource_version: Option<String>,
@@ -188,7 +188,7 @@ pub fn snapshot_entries_event(
 
 /// `reportingInstance`: the host k3sdoctor runs on, and in a Pod the Pod too (`node/pod`,
 /// from the downward API's `NODE_NAME` and `POD_NAME`, which deploy/ sets).
-pub fn reporting_instance(host: &str, node: Option<&str>, pod: Option<&str>) -> String {
+pub(crate) fn reporting_instance(host: &str, node: Option<&str>, pod: Option<&str>) -> String {
     match (
         node.filter(|n| !n.is_empty()),
         pod.filter(|p| !p.is_empty()),

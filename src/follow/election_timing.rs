@@ -23,7 +23,7 @@ const MAX_VERIFY: i64 = 600;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ElectionTiming {
+pub(crate) struct ElectionTiming {
     pub lease_duration_seconds: i64,
     pub renew_deadline_seconds: i64,
     pub retry_period_seconds: i64,
@@ -37,14 +37,14 @@ impl ElectionTiming {
     /// The default wait for a takeover: by the lease duration plus the renew deadline after the
     /// write, the old holder has given up and any candidate has had a full round, so the
     /// outcome is decided either way.
-    pub fn verify_timeout(&self) -> Duration {
+    pub(crate) fn verify_timeout(&self) -> Duration {
         let secs = (self.lease_duration_seconds + self.renew_deadline_seconds)
             .clamp(MIN_VERIFY, MAX_VERIFY);
         Duration::from_secs(secs.unsigned_abs())
     }
 
     /// Lease duration, renew deadline and retry period as the plan's table shows them.
-    pub fn cells(&self) -> [String; 3] {
+    pub(crate) fn cells(&self) -> [String; 3] {
         [
             seconds(self.lease_duration_seconds),
             seconds(self.renew_deadline_seconds),
@@ -53,7 +53,7 @@ impl ElectionTiming {
     }
 
     #[cfg(test)]
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "lease {}, renew deadline {}, retry {} ({})",
             seconds(self.lease_duration_seconds),
@@ -66,7 +66,7 @@ impl ElectionTiming {
 
 /// `duration`: the record's `leaseDurationSeconds`; `sibling`: the other lock's, used when this
 /// record was released (`release()` writes a duration of 1 s).
-pub fn election_timing(
+pub(crate) fn election_timing(
     duration: Option<i64>,
     sibling: Option<i64>,
     version: Option<&ProductVersion>,

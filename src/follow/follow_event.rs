@@ -7,7 +7,7 @@ use crate::events::repair_event::{EventObject, EventReason, RepairEvent};
 
 /// `written`: the copies that landed (none for a dry run or a move that wrote nothing);
 /// `outcome`: how it ended, in one sentence (`takeover verified in 2.1 s`, the error line).
-pub fn lock_move_event(
+pub(crate) fn lock_move_event(
     reason: EventReason,
     plan: &FollowPlan,
     written: &[(LockCopy, WrittenCopy)],

@@ -60,7 +60,7 @@ pub(super) fn impact(
              informer start to start (they are registered on {etcd_holder})",
             distro.etcd_lock()
         ),
-        // Facts §1.9/§2.4: before k3s-io/k3s#10047 the -etcd callback only registers handlers;
+        // k3s `pkg/etcd/etcd.go` `Register`: before k3s-io/k3s#10047 the -etcd callback only registers handlers;
         // whether the target already started its factories or never will, they stay idle.
         (LockPurpose::Etcd, _) if affected => format!(
             "registers the etcd controllers, but on this version only the {} callback starts informers, so \

@@ -14,7 +14,7 @@ use crate::version::LockStyle;
 
 use super::election_timing::{ElectionTiming, election_timing};
 use super::follow_impact::impact;
-pub use super::follow_request::{FollowRequest, Refusal};
+pub(crate) use super::follow_request::{FollowRequest, Refusal};
 use super::follow_target::{Target, choose_target, not_a_candidate};
 use super::lock_edit::HolderEdit;
 use super::split_after_move::{SplitAfterMove, split_after_move};
@@ -22,14 +22,14 @@ use super::split_after_move::{SplitAfterMove, split_after_move};
 /// A copy of a lock that the plan writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum LockCopy {
+pub(crate) enum LockCopy {
     /// The `control-plane.alpha.kubernetes.io/leader` annotation of the ConfigMap.
     ConfigMap,
     Lease,
 }
 
 impl LockCopy {
-    pub fn object(self, lock: &str) -> String {
+    pub(crate) fn object(self, lock: &str) -> String {
         match self {
             LockCopy::ConfigMap => format!("ConfigMap kube-system/{lock}"),
             LockCopy::Lease => format!("Lease kube-system/{lock}"),
@@ -39,7 +39,7 @@ impl LockCopy {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FollowPlan {
+pub(crate) struct FollowPlan {
     pub lock: String,
     pub purpose: LockPurpose,
     /// Written in this order: client-go's MultiLock writes its primary (the ConfigMap) first.
@@ -71,7 +71,7 @@ pub struct FollowPlan {
 
 impl FollowPlan {
     /// What every written copy of the lock gets.
-    pub fn edit(&self) -> HolderEdit<'_> {
+    pub(crate) fn edit(&self) -> HolderEdit<'_> {
         HolderEdit {
             holder: &self.to_identity,
             restore_duration_seconds: self.restore_duration_seconds,
@@ -81,7 +81,7 @@ impl FollowPlan {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "result", rename_all = "kebab-case")]
-pub enum FollowOutcome {
+pub(crate) enum FollowOutcome {
     /// Nothing to do: the lock already names the target.
     Aligned {
         lock: String,
@@ -90,7 +90,7 @@ pub enum FollowOutcome {
     Move(Box<FollowPlan>),
 }
 
-pub fn plan_follow(
+pub(crate) fn plan_follow(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

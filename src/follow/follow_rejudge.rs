@@ -15,7 +15,11 @@ use crate::model::lock::LockRecord;
 /// `state` with the copies of `lock` replaced by `objects`: the objects the write will be
 /// conditioned on, so the plan is judged on exactly them (the rest of the state — Nodes, the
 /// other lock — as read just before).
-pub fn judged_state(mut state: ClusterState, lock: &str, objects: &LockObjects) -> ClusterState {
+pub(crate) fn judged_state(
+    mut state: ClusterState,
+    lock: &str,
+    objects: &LockObjects,
+) -> ClusterState {
     if let Some(lease) = &objects.lease {
         let leases = state.leases.get_or_insert_with(Vec::new);
         leases.retain(|l| l.name != lock);
@@ -31,7 +35,7 @@ pub fn judged_state(mut state: ClusterState, lock: &str, objects: &LockObjects) 
 
 /// What a fresh plan, made on the objects the write is conditioned on, allows.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Rejudged {
+pub(crate) enum Rejudged {
     /// The same change: write, with this plan's edit (it reads the record as it is now).
     Proceed(Box<FollowPlan>),
     /// The lock already names the target (another run, or the target itself, did it).
@@ -54,7 +58,7 @@ pub enum Rejudged {
 ///
 /// The other lock is read, not written, so it is judged as read a moment before; a move of
 /// it in the last round trip is not fenced. Verification then sees who renews.
-pub fn rejudge(planned: &FollowPlan, fresh: Result<FollowOutcome, Refusal>) -> Rejudged {
+pub(crate) fn rejudge(planned: &FollowPlan, fresh: Result<FollowOutcome, Refusal>) -> Rejudged {
     let fresh = match fresh {
         Ok(FollowOutcome::Aligned { .. }) => return Rejudged::AlreadyAligned,
         Ok(FollowOutcome::Move(fresh)) => fresh,
@@ -94,7 +98,7 @@ fn shown(holder: &str) -> String {
 /// A later copy of a MultiLock (the Lease, after the ConfigMap landed) met a 409 and was read
 /// again: whether to write it again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LaterCopy {
+pub(crate) enum LaterCopy {
     /// Still the old holder: its last renewal raced in (client-go's MultiLock reads the
     /// ConfigMap first, so it is fenced now). Write again on this read.
     Rewrite,
@@ -104,7 +108,7 @@ pub enum LaterCopy {
     Elsewhere(String),
 }
 
-pub fn later_copy(planned: &FollowPlan, now: Option<&LockRecord>) -> LaterCopy {
+pub(crate) fn later_copy(planned: &FollowPlan, now: Option<&LockRecord>) -> LaterCopy {
     match now.map(|r| r.holder_identity.as_str()) {
         Some(h) if h == planned.to_identity => LaterCopy::AlreadyTarget,
         Some(h) if h == planned.from_holder => LaterCopy::Rewrite,
@@ -118,7 +122,7 @@ pub fn later_copy(planned: &FollowPlan, now: Option<&LockRecord>) -> LaterCopy {
 /// disagree anew: the command (if any) makes the Lease name what the ConfigMap — MultiLock's
 /// primary, which every candidate writes first — names now, conditioned on the Lease's
 /// resourceVersion just read, so a change after this read is refused by the API server.
-pub fn finish_advice(
+pub(crate) fn finish_advice(
     lock: &str,
     target: &str,
     configmap: Option<&LockRecord>,
@@ -160,7 +164,7 @@ pub fn finish_advice(
 }
 
 /// The copies written so far, by name.
-pub fn written_list(lock: &str, written: &[LockCopy]) -> String {
+pub(crate) fn written_list(lock: &str, written: &[LockCopy]) -> String {
     let names: Vec<String> = written.iter().map(|c| c.object(lock)).collect();
     names.join(" and ")
 }

@@ -1,7 +1,7 @@
 //! What a person asks `leases follow` for, and why a plan for it cannot be made.
 
 #[derive(Debug, Clone, Default)]
-pub struct FollowRequest {
+pub(crate) struct FollowRequest {
     /// `--lease`: the lock to move (default `<prog>`).
     pub lease: Option<String>,
     /// `--to`: a node name or hostname (default: the holder of the other lock).
@@ -13,4 +13,4 @@ pub struct FollowRequest {
 /// Why a plan cannot be made; exit 2, nothing written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Refusal(pub String);
+pub(crate) struct Refusal(pub String);

@@ -140,7 +140,9 @@ fn agentless_server(
     })
 }
 
-/// Default: `<prog>` follows the `<prog>-etcd` holder (facts §1.9); `--lease <prog>-etcd`
+/// Default: `<prog>` follows the `<prog>-etcd` holder: only the `<prog>`
+/// callback's `sc.Start` starts the factories the `-etcd` controllers were registered on (k3s
+/// `pkg/server/server.go`, k3s-io/k3s#10046); `--lease <prog>-etcd`
 /// follows the `<prog>` holder.
 fn default_target<'a>(
     nodes: &'a [NodeFacts],

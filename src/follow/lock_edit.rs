@@ -11,14 +11,14 @@ use crate::model::lock::{LEADER_ANNOTATION, LockRecord};
 
 /// What the edit writes into a lock record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HolderEdit<'a> {
+pub(crate) struct HolderEdit<'a> {
     pub holder: &'a str,
     /// `leaseDurationSeconds` to write back into a released record.
     pub restore_duration_seconds: Option<i64>,
 }
 
 /// The Lease with `spec.holderIdentity` set; managedFields are left to the server.
-pub fn lease_with_holder(lease: &Lease, edit: HolderEdit<'_>) -> Lease {
+pub(crate) fn lease_with_holder(lease: &Lease, edit: HolderEdit<'_>) -> Lease {
     let mut next = lease.clone();
     next.metadata.managed_fields = None;
     let spec = next.spec.get_or_insert_with(Default::default);
@@ -31,7 +31,10 @@ pub fn lease_with_holder(lease: &Lease, edit: HolderEdit<'_>) -> Lease {
 
 /// The ConfigMap with `holderIdentity` set inside its leader annotation; every other field of
 /// the record is kept as it was.
-pub fn configmap_with_holder(cm: &ConfigMap, edit: HolderEdit<'_>) -> Result<ConfigMap, String> {
+pub(crate) fn configmap_with_holder(
+    cm: &ConfigMap,
+    edit: HolderEdit<'_>,
+) -> Result<ConfigMap, String> {
     let name = cm.metadata.name.as_deref().unwrap_or_default();
     let raw = cm
         .metadata
@@ -68,7 +71,7 @@ pub fn configmap_with_holder(cm: &ConfigMap, edit: HolderEdit<'_>) -> Result<Con
 }
 
 /// The record a ConfigMap copy holds (none when its annotation is absent or unreadable).
-pub fn configmap_record(cm: &ConfigMap) -> Option<LockRecord> {
+pub(crate) fn configmap_record(cm: &ConfigMap) -> Option<LockRecord> {
     ConfigMapFacts::from_api(cm)
         .leader_record()
         .and_then(Result::ok)

@@ -12,20 +12,20 @@ use crate::model::lock::LockRecord;
 
 /// The objects behind a lock, as read (with their resourceVersions).
 #[derive(Debug, Clone, Default)]
-pub struct LockObjects {
+pub(crate) struct LockObjects {
     pub lease: Option<Lease>,
     pub configmap: Option<ConfigMap>,
 }
 
 impl LockObjects {
-    pub fn record(&self, copy: LockCopy) -> Option<LockRecord> {
+    pub(crate) fn record(&self, copy: LockCopy) -> Option<LockRecord> {
         match copy {
             LockCopy::Lease => self.lease.as_ref().map(LockRecord::from_lease),
             LockCopy::ConfigMap => self.configmap.as_ref().and_then(configmap_record),
         }
     }
 
-    pub fn resource_version(&self, copy: LockCopy) -> Option<String> {
+    pub(crate) fn resource_version(&self, copy: LockCopy) -> Option<String> {
         match copy {
             LockCopy::Lease => self.lease.as_ref()?.metadata.resource_version.clone(),
             LockCopy::ConfigMap => self.configmap.as_ref()?.metadata.resource_version.clone(),
@@ -36,7 +36,7 @@ impl LockObjects {
 /// A write that went through.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct WrittenCopy {
+pub(crate) struct WrittenCopy {
     pub object: String,
     pub resource_version: String,
     /// `renewTime` in what we wrote; the target must renew past it.
@@ -46,7 +46,7 @@ pub struct WrittenCopy {
 /// What verification saw.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Verification {
+pub(crate) struct Verification {
     pub verified: bool,
     /// Seconds from the write until the target's own renewal was seen.
     pub seconds: Option<f64>,

@@ -4,15 +4,15 @@
 //! works on and produces (`lock_objects`), and its Event (`follow_event`). The writes and the
 //! watch that verifies them are I/O, in `commands/` (`lock_writes`, `takeover_watch`).
 
-pub mod election_timing;
-pub mod follow_event;
+pub(crate) mod election_timing;
+pub(crate) mod follow_event;
 mod follow_impact;
-pub mod follow_plan;
-pub mod follow_rejudge;
+pub(crate) mod follow_plan;
+pub(crate) mod follow_rejudge;
 mod follow_request;
 mod follow_target;
-pub mod lock_edit;
-pub mod lock_objects;
-pub mod repair_result;
+pub(crate) mod lock_edit;
+pub(crate) mod lock_objects;
+pub(crate) mod repair_result;
 mod split_after_move;
-pub mod takeover_judge;
+pub(crate) mod takeover_judge;

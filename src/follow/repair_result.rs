@@ -11,7 +11,7 @@ use crate::report::API_VERSION;
 /// What `leases follow` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum RepairOutcome {
+pub(crate) enum RepairOutcome {
     /// Nothing to do.
     Aligned,
     /// The plan was shown; nothing written (no `--fix`).
@@ -28,7 +28,7 @@ pub enum RepairOutcome {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RepairResult {
+pub(crate) struct RepairResult {
     pub api_version: &'static str,
     pub kind: &'static str,
     pub outcome: RepairOutcome,
@@ -40,7 +40,7 @@ pub struct RepairResult {
 }
 
 impl RepairResult {
-    pub fn new(outcome: RepairOutcome, plan: FollowOutcome) -> RepairResult {
+    pub(crate) fn new(outcome: RepairOutcome, plan: FollowOutcome) -> RepairResult {
         RepairResult {
             api_version: API_VERSION,
             kind: "RepairResult",

@@ -9,7 +9,7 @@ use crate::version::{ProductVersion, SplitImpact};
 /// A move that ends with the two locks on different servers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SplitAfterMove {
+pub(crate) struct SplitAfterMove {
     /// The locks were already split before the move (`false`: the move creates the split).
     pub kept: bool,
     pub core_holder: String,
@@ -22,7 +22,7 @@ pub struct SplitAfterMove {
 
 /// The holders after the move are the target for the moved lock and the current holder for
 /// the other one; `None` when they end up equal or the other lock has no holder to compare.
-pub fn split_after_move(
+pub(super) fn split_after_move(
     distro: Distro,
     moves_core: bool,
     to_identity: &str,
@@ -62,7 +62,7 @@ pub fn split_after_move(
     })
 }
 
-/// Facts §2.4: before k3s-io/k3s#10047 only the `<prog>` callback starts the informers, so the
+/// k3s `pkg/server/server.go`: before k3s-io/k3s#10047 only the `<prog>` callback starts the informers, so the
 /// etcd controllers registered on a `-etcd` holder that lacks `<prog>` stay idle.
 fn cost(distro: Distro, etcd_holder: &str, version: Option<&ProductVersion>) -> String {
     let Some(version) = version else {

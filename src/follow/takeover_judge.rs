@@ -15,7 +15,7 @@ use crate::model::lock::LockRecord;
 
 /// What one look at the lock copies decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Judgement {
+pub(crate) enum Judgement {
     /// Every copy names the target and one has a `renewTime` past what we wrote: the target's
     /// own elector renewed it.
     Verified,
@@ -28,7 +28,7 @@ pub enum Judgement {
 /// Judges the takeover: the copies written (in write order), what we wrote into each, and
 /// the distinct holders seen so far.
 #[derive(Debug, Clone)]
-pub struct TakeoverJudge {
+pub(crate) struct TakeoverJudge {
     lock: String,
     target: String,
     /// `renewTime` in what we wrote, per copy; the target must renew past it.
@@ -37,7 +37,7 @@ pub struct TakeoverJudge {
 }
 
 impl TakeoverJudge {
-    pub fn new(
+    pub(crate) fn new(
         lock: &str,
         from_holder: &str,
         target: &str,
@@ -53,7 +53,7 @@ impl TakeoverJudge {
 
     /// The copies as our writes left them: the target, with the `renewTime` we wrote. A watch
     /// that starts at the resourceVersions of our writes only reports what came after them.
-    pub fn as_written(&self) -> Vec<Option<LockRecord>> {
+    pub(crate) fn as_written(&self) -> Vec<Option<LockRecord>> {
         self.written_renew
             .iter()
             .map(|renew| {
@@ -70,7 +70,7 @@ impl TakeoverJudge {
 
     /// One look at every copy (`None`: the copy is absent or has no readable record), in the
     /// order they were written. Records the holders in the order they appear.
-    pub fn observe(&mut self, records: &[Option<LockRecord>]) -> Judgement {
+    pub(crate) fn observe(&mut self, records: &[Option<LockRecord>]) -> Judgement {
         for r in records.iter().flatten() {
             let holder = shown(&r.holder_identity);
             if self.holders.last() != Some(&holder) {
@@ -99,12 +99,12 @@ impl TakeoverJudge {
     }
 
     #[cfg(test)]
-    pub fn holders(&self) -> &[String] {
+    pub(crate) fn holders(&self) -> &[String] {
         &self.holders
     }
 
     /// The spinner's line while waiting.
-    pub fn waiting_phase(&self, elapsed: Duration) -> String {
+    pub(crate) fn waiting_phase(&self, elapsed: Duration) -> String {
         format!(
             "waiting for {} to renew {} ({:.0}s)",
             self.target,
@@ -113,7 +113,7 @@ impl TakeoverJudge {
         )
     }
 
-    pub fn verified(&self, elapsed: Duration) -> Verification {
+    pub(crate) fn verified(&self, elapsed: Duration) -> Verification {
         let secs = elapsed.as_secs_f64();
         Verification {
             verified: true,
@@ -126,7 +126,7 @@ impl TakeoverJudge {
         }
     }
 
-    pub fn taken_by(&self, other: &str) -> Verification {
+    pub(crate) fn taken_by(&self, other: &str) -> Verification {
         Verification {
             verified: false,
             seconds: None,
@@ -141,7 +141,7 @@ impl TakeoverJudge {
     }
 
     /// The verdict when `timeout` has passed; `last_error` when the last read failed.
-    pub fn timed_out(&self, timeout: Duration, last_error: Option<&str>) -> Verification {
+    pub(crate) fn timed_out(&self, timeout: Duration, last_error: Option<&str>) -> Verification {
         let why = match last_error {
             Some(e) => format!("could not read the lock at the end: {e}"),
             None => format!("{} did not renew it", self.target),
@@ -160,7 +160,7 @@ impl TakeoverJudge {
     }
 
     /// The verdict for a judgement that ends the wait, `None` for [`Judgement::Waiting`].
-    pub fn decide(&self, judgement: &Judgement, elapsed: Duration) -> Option<Verification> {
+    pub(crate) fn decide(&self, judgement: &Judgement, elapsed: Duration) -> Option<Verification> {
         match judgement {
             Judgement::Verified => Some(self.verified(elapsed)),
             Judgement::TakenBy(other) => Some(self.taken_by(other)),
@@ -171,7 +171,7 @@ impl TakeoverJudge {
 
 /// What one watch event says about one lock copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WatchStep {
+pub(crate) enum WatchStep {
     /// The copy as it is now (`None`: deleted, or no readable record), and the
     /// resourceVersion to resume from.
     Seen {
@@ -185,7 +185,7 @@ pub enum WatchStep {
     Ended(String),
 }
 
-pub fn lease_step(event: WatchEvent<Lease>) -> WatchStep {
+pub(crate) fn lease_step(event: WatchEvent<Lease>) -> WatchStep {
     step(event, |lease| {
         (
             Some(LockRecord::from_lease(lease)),
@@ -194,7 +194,7 @@ pub fn lease_step(event: WatchEvent<Lease>) -> WatchStep {
     })
 }
 
-pub fn configmap_step(event: WatchEvent<ConfigMap>) -> WatchStep {
+pub(crate) fn configmap_step(event: WatchEvent<ConfigMap>) -> WatchStep {
     step(event, |cm| {
         (configmap_record(cm), cm.metadata.resource_version.clone())
     })
@@ -228,7 +228,7 @@ fn step<K>(
 /// The note printed when verification falls back from watching to polling. `message` is a
 /// read error's line for `action` ("cannot watch lease kube-system/k3s: …") or a reason of
 /// our own; either way the line names the object once.
-pub fn polling_note(action: &str, message: &str) -> String {
+pub(crate) fn polling_note(action: &str, message: &str) -> String {
     let prefix = format!("cannot {action}");
     let reason = message
         .strip_prefix(&prefix)

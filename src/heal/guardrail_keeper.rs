@@ -34,7 +34,7 @@ use crate::input::connect::Connection;
 /// Writes tried when a renewal of the Lease races the write.
 const ATTEMPTS: u32 = 3;
 
-pub struct GuardrailStore {
+pub(crate) struct GuardrailStore {
     pub conn: Arc<Connection>,
     pub namespace: String,
     pub identity: String,
@@ -42,7 +42,7 @@ pub struct GuardrailStore {
 
 /// Why the guardrails could not be read or written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreError {
+pub(crate) enum StoreError {
     /// 403 on the heal Lease: the heal role is missing.
     Denied(String),
     /// The Lease names another replica now: this one must not heal.
@@ -53,7 +53,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// The gate it holds a heal back with.
-    pub fn blocked(&self) -> Blocked {
+    pub(crate) fn blocked(&self) -> Blocked {
         match self {
             StoreError::Denied(why) => Blocked {
                 gate: Gate::ElectionDenied,
@@ -102,7 +102,7 @@ impl GuardrailStore {
     }
 
     /// The guardrails recorded on the Lease (none when it has none, or does not exist yet).
-    pub async fn load(&self) -> Result<Guardrails, StoreError> {
+    pub(crate) async fn load(&self) -> Result<Guardrails, StoreError> {
         let lease = self
             .api()
             .get_opt(HEAL_LEASE)
@@ -117,7 +117,7 @@ impl GuardrailStore {
 
     /// Records `guardrails` on the Lease while it names this replica, conditioned on the
     /// resourceVersion read.
-    pub async fn save(&self, guardrails: &Guardrails) -> Result<(), StoreError> {
+    pub(crate) async fn save(&self, guardrails: &Guardrails) -> Result<(), StoreError> {
         let api = self.api();
         let params = PostParams {
             dry_run: false,
@@ -158,7 +158,7 @@ impl GuardrailStore {
 
 /// The guardrails on the heal Lease as this replica knows them: read back when it takes the
 /// Lease, written when the policy's change.
-pub struct GuardrailKeeper {
+pub(crate) struct GuardrailKeeper {
     store: GuardrailStore,
     /// As last read from or written to the Lease; `None` until read back after this replica
     /// took the Lease (and again after each loss of it).
@@ -168,7 +168,7 @@ pub struct GuardrailKeeper {
 }
 
 impl GuardrailKeeper {
-    pub fn new(store: GuardrailStore) -> GuardrailKeeper {
+    pub(crate) fn new(store: GuardrailStore) -> GuardrailKeeper {
         GuardrailKeeper {
             store,
             recorded: None,
@@ -177,7 +177,7 @@ impl GuardrailKeeper {
     }
 
     /// Whether the guardrails were read back since this replica took the Lease.
-    pub fn read_back(&self) -> bool {
+    pub(crate) fn read_back(&self) -> bool {
         self.recorded.is_some()
     }
 
@@ -186,7 +186,7 @@ impl GuardrailKeeper {
     /// after another replica's), the guardrails recorded on it are read back into `policy`
     /// first. `before_a_heal`: a split could be healed now, so the Lease is read again and a
     /// person's edit of the guardrails is followed (`adopt_edit`).
-    pub async fn take_part(
+    pub(crate) async fn take_part(
         &mut self,
         election: &Election,
         policy: &mut HealPolicy,
@@ -268,7 +268,7 @@ impl GuardrailKeeper {
 
     /// Writes the policy's guardrails to the heal Lease when they changed. A heal does not
     /// start unless this succeeds.
-    pub async fn record(&mut self, policy: &HealPolicy) -> Result<(), StoreError> {
+    pub(crate) async fn record(&mut self, policy: &HealPolicy) -> Result<(), StoreError> {
         let now = policy.guardrails();
         if self.recorded.as_ref() == Some(&now) && self.problem.is_none() {
             return Ok(());

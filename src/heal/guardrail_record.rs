@@ -12,15 +12,15 @@ use jiff::{SignedDuration, Timestamp};
 use crate::heal::heal_gates::SplitCandidate;
 
 /// RFC 3339, the API server's clock: when the last heal started (while it runs) or ended.
-pub const LAST_HEAL_ANNOTATION: &str = "k3sdoctor.io/heal-last";
+pub(crate) const LAST_HEAL_ANNOTATION: &str = "k3sdoctor.io/heal-last";
 /// The cooldown in force (`30m`, doubled on each recurrence up to `24h`).
-pub const COOLDOWN_ANNOTATION: &str = "k3sdoctor.io/heal-cooldown";
+pub(crate) const COOLDOWN_ANNOTATION: &str = "k3sdoctor.io/heal-cooldown";
 /// JSON list of `{"lock","from","to"}`: moves that failed, never retried until the locks change.
-pub const FAILED_ANNOTATION: &str = "k3sdoctor.io/heal-failed";
+pub(crate) const FAILED_ANNOTATION: &str = "k3sdoctor.io/heal-failed";
 
 /// What the policy must not forget.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Guardrails {
+pub(crate) struct Guardrails {
     pub last_heal: Option<Timestamp>,
     pub cooldown: Option<SignedDuration>,
     pub failed: BTreeSet<MovePair>,
@@ -29,7 +29,9 @@ pub struct Guardrails {
 impl Guardrails {
     /// Read from the Lease's annotations; a value that does not parse is an error naming the
     /// annotation (a person edited it): the heal waits rather than guess.
-    pub fn from_annotations(annotations: &BTreeMap<String, String>) -> Result<Guardrails, String> {
+    pub(crate) fn from_annotations(
+        annotations: &BTreeMap<String, String>,
+    ) -> Result<Guardrails, String> {
         let bad = |key: &str, value: &str, why: String| {
             format!(
                 "annotation {key}={value:?} does not parse ({why}); fix it or remove it \
@@ -56,7 +58,7 @@ impl Guardrails {
     }
 
     /// Written into `annotations`: set, or removed when there is nothing to say.
-    pub fn write_to(&self, annotations: &mut BTreeMap<String, String>) {
+    pub(crate) fn write_to(&self, annotations: &mut BTreeMap<String, String>) {
         let mut set = |key: &str, value: Option<String>| match value {
             Some(value) => {
                 annotations.insert(key.to_string(), value);
@@ -89,14 +91,14 @@ fn parse_period(value: &str) -> Option<SignedDuration> {
 
 /// The move a heal makes: `lock` from `from` to `to`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub struct MovePair {
+pub(crate) struct MovePair {
     pub lock: String,
     pub from: String,
     pub to: String,
 }
 
 impl MovePair {
-    pub fn of(candidate: &SplitCandidate) -> MovePair {
+    pub(crate) fn of(candidate: &SplitCandidate) -> MovePair {
         MovePair {
             lock: candidate.lock.clone(),
             from: candidate.from.clone(),
@@ -106,7 +108,7 @@ impl MovePair {
 }
 
 /// `30m`, `1h`, `24h`.
-pub fn friendly(d: SignedDuration) -> String {
+pub(crate) fn friendly(d: SignedDuration) -> String {
     let secs = d.as_secs();
     if secs % 3600 == 0 {
         format!("{}h", secs / 3600)

@@ -17,7 +17,7 @@ use crate::model::node::{Readiness, node_for_identity};
 /// Why a heal does not happen now. The labels are stable: they are the `reason` of
 /// `k3sdoctor_heal_blocked` and of the log lines and `/report`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// A lock is expired, released, missing, its copies disagree, or its holder is unknown.
     LockNotFresh,
     TargetNotReady,
@@ -49,7 +49,7 @@ pub enum Gate {
 }
 
 impl Gate {
-    pub const ALL: [Gate; 15] = [
+    pub(crate) const ALL: [Gate; 15] = [
         Gate::LockNotFresh,
         Gate::TargetNotReady,
         Gate::TargetNotServer,
@@ -67,7 +67,7 @@ impl Gate {
         Gate::GuardrailsUnknown,
     ];
 
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
             Gate::LockNotFresh => "lock-not-fresh",
             Gate::TargetNotReady => "target-not-ready",
@@ -90,14 +90,14 @@ impl Gate {
 
 /// A gate that blocks, with the sentence that says why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Blocked {
+pub(crate) struct Blocked {
     pub gate: Gate,
     pub why: String,
 }
 
 /// Facts a read outside the watched state gives.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outside {
+pub(crate) struct Outside {
     /// The value of `k3sdoctor.io/heal-paused` (any value = the reason).
     pub paused: Option<String>,
     /// The value of kured's lock annotation, when it holds a node.
@@ -106,7 +106,7 @@ pub struct Outside {
 
 /// The split and the move that would heal it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SplitCandidate {
+pub(crate) struct SplitCandidate {
     /// `k3s` and who holds it, and the `-etcd` holder it would move to.
     pub lock: String,
     pub from: String,
@@ -118,7 +118,7 @@ pub struct SplitCandidate {
 }
 
 /// `None`: no split. Otherwise the split, the plan, and what blocks it.
-pub fn heal_candidate(
+pub(crate) fn heal_candidate(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
@@ -313,11 +313,11 @@ fn plan_gate(
 }
 
 /// The Namespace annotation that pauses every heal of the cluster.
-pub const PAUSE_ANNOTATION: &str = "k3sdoctor.io/heal-paused";
+pub(crate) const PAUSE_ANNOTATION: &str = "k3sdoctor.io/heal-paused";
 
 /// kured's lock: an annotation on its DaemonSet naming the node it reboots
 /// (kured `cmd/kured/main.go`, `--lock-annotation`).
-pub const KURED_LOCK_ANNOTATION: &str = "weave.works/kured-node-lock";
+pub(crate) const KURED_LOCK_ANNOTATION: &str = "weave.works/kured-node-lock";
 
 #[cfg(test)]
 mod tests;

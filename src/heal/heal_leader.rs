@@ -23,7 +23,7 @@ use crate::input::connect::Connection;
 use crate::input::live::own_access_review::may_in;
 
 /// The coordination Lease the replicas elect a healer with.
-pub const HEAL_LEASE: &str = "k3sdoctor-heal";
+pub(crate) const HEAL_LEASE: &str = "k3sdoctor-heal";
 
 /// The heal Lease's duration and how long before its expiry the holder renews it.
 const LEASE_SECONDS: u64 = 15;
@@ -42,7 +42,7 @@ const LEASE_VERBS: [&str; 4] = ["get", "create", "patch", "update"];
 
 /// Where this replica stands in the election.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Election {
+pub(crate) enum Election {
     /// The first answer has not come yet.
     Starting,
     /// Another replica holds the Lease.
@@ -55,12 +55,12 @@ pub enum Election {
 }
 
 impl Election {
-    pub fn is_leader(&self) -> bool {
+    pub(crate) fn is_leader(&self) -> bool {
         *self == Election::Leader
     }
 
     /// Why this replica may not heal now; `None` when it holds the Lease.
-    pub fn blocked(&self, namespace: &str) -> Option<Blocked> {
+    pub(crate) fn blocked(&self, namespace: &str) -> Option<Blocked> {
         let lease = format!("{namespace}/{HEAL_LEASE}");
         let (gate, why) = match self {
             Election::Leader => return None,
@@ -82,7 +82,7 @@ impl Election {
 }
 
 /// The Pod's namespace (its service account's), else kube-system.
-pub fn heal_lease_namespace() -> String {
+pub(crate) fn heal_lease_namespace() -> String {
     std::fs::read_to_string("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
         .ok()
         .map(|n| n.trim().to_string())
@@ -92,13 +92,13 @@ pub fn heal_lease_namespace() -> String {
 
 /// This process's identity in the election: unique per process, as two replicas on one host
 /// (tests) must not share one.
-pub fn heal_identity() -> String {
+pub(crate) fn heal_identity() -> String {
     format!("{}_{}", this_instance(), std::process::id())
 }
 
 /// Where this replica stands, as it changes, and the task that ends, the Lease released,
 /// once every receiver is dropped.
-pub fn elect(
+pub(crate) fn elect(
     conn: &Arc<Connection>,
     namespace: String,
     identity: String,

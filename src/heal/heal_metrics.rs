@@ -24,7 +24,7 @@ struct ReasonLabels {
 
 /// How a heal ended: the `outcome` label of `k3sdoctor_heals_total`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HealOutcome {
+pub(crate) enum HealOutcome {
     /// Moved, the takeover verified and the `-etcd` controllers seen working.
     Moved,
     /// `dry-run`: the move it would have made (once per episode).
@@ -34,13 +34,13 @@ pub enum HealOutcome {
 }
 
 impl HealOutcome {
-    pub const ALL: [HealOutcome; 3] = [
+    pub(crate) const ALL: [HealOutcome; 3] = [
         HealOutcome::Moved,
         HealOutcome::WouldMove,
         HealOutcome::Failed,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             HealOutcome::Moved => "moved",
             HealOutcome::WouldMove => "would_move",
@@ -49,7 +49,7 @@ impl HealOutcome {
     }
 }
 
-pub struct HealMetrics {
+pub(crate) struct HealMetrics {
     heals: Family<OutcomeLabels, Counter>,
     paused: Gauge,
     blocked: Family<ReasonLabels, Gauge>,
@@ -57,7 +57,7 @@ pub struct HealMetrics {
 }
 
 impl HealMetrics {
-    pub fn register(registry: &mut Registry) -> HealMetrics {
+    pub(crate) fn register(registry: &mut Registry) -> HealMetrics {
         let metrics = HealMetrics {
             heals: Family::default(),
             paused: Gauge::default(),
@@ -97,7 +97,7 @@ impl HealMetrics {
         metrics
     }
 
-    pub fn count(&self, outcome: HealOutcome) {
+    pub(crate) fn count(&self, outcome: HealOutcome) {
         self.heals
             .get_or_create(&OutcomeLabels {
                 outcome: outcome.label().into(),
@@ -105,12 +105,12 @@ impl HealMetrics {
             .inc();
     }
 
-    pub fn set_paused(&self, paused: bool) {
+    pub(crate) fn set_paused(&self, paused: bool) {
         self.paused.set(i64::from(paused));
     }
 
     /// Every gate's series: 1 for those in `blocking`, 0 for the others.
-    pub fn set_blocked(&self, blocking: &[Gate]) {
+    pub(crate) fn set_blocked(&self, blocking: &[Gate]) {
         for gate in Gate::ALL {
             self.blocked
                 .get_or_create(&ReasonLabels {
@@ -120,7 +120,7 @@ impl HealMetrics {
         }
     }
 
-    pub fn heal_started(&self, at: Timestamp) {
+    pub(crate) fn heal_started(&self, at: Timestamp) {
         self.last.set(at.as_millisecond() as f64 / 1000.0);
     }
 }

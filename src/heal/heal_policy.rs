@@ -13,10 +13,10 @@ use super::guardrail_record::{Guardrails, MovePair, friendly};
 use crate::heal::heal_gates::{Blocked, Gate, SplitCandidate};
 
 /// Evaluations a split must be seen in before it is healed.
-pub const MIN_EVALUATIONS: u32 = 3;
+pub(crate) const MIN_EVALUATIONS: u32 = 3;
 
 /// The longest cooldown, and how long without a split resets it.
-pub const DAY: SignedDuration = SignedDuration::from_hours(24);
+pub(crate) const DAY: SignedDuration = SignedDuration::from_hours(24);
 
 /// `--heal off|dry-run|on`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -37,7 +37,7 @@ impl HealMode {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HealSettings {
+pub(crate) struct HealSettings {
     pub mode: HealMode,
     pub heal_after: SignedDuration,
     pub cooldown: SignedDuration,
@@ -45,7 +45,7 @@ pub struct HealSettings {
 
 /// One split, from the first evaluation that saw it (this lock, holder and target).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Episode {
+pub(crate) struct Episode {
     pub pair: MovePair,
     pub since: Timestamp,
     pub evaluations: u32,
@@ -55,7 +55,7 @@ pub struct Episode {
 
 /// What to do after an evaluation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     NoSplit,
     /// Gates hold it back (every one that blocks).
     Blocked(Vec<Blocked>),
@@ -73,7 +73,7 @@ pub enum Decision {
 }
 
 #[derive(Debug, Clone)]
-pub struct HealPolicy {
+pub(crate) struct HealPolicy {
     pub settings: HealSettings,
     pub episode: Option<Episode>,
     pub last_heal: Option<Timestamp>,
@@ -89,7 +89,7 @@ pub struct HealPolicy {
 }
 
 impl HealPolicy {
-    pub fn new(settings: HealSettings) -> HealPolicy {
+    pub(crate) fn new(settings: HealSettings) -> HealPolicy {
         HealPolicy {
             cooldown: settings.cooldown,
             settings,
@@ -103,7 +103,7 @@ impl HealPolicy {
 
     /// One evaluation at `now` (the API server's clock). `election`: why this replica may not
     /// heal (not the leader, the election denied, the guardrails unread); `None`: it may.
-    pub fn evaluate(
+    pub(crate) fn evaluate(
         &mut self,
         now: Timestamp,
         candidate: Option<&SplitCandidate>,
@@ -193,17 +193,17 @@ impl HealPolicy {
     /// A heal starts at `now`: the cooldown counts from here until [`HealPolicy::heal_done`]
     /// (recorded before the write, so a replica killed mid-move still leaves its cooldown).
     /// Returns the previous last heal, for [`HealPolicy::heal_not_needed`].
-    pub fn heal_started(&mut self, now: Timestamp) -> Option<Timestamp> {
+    pub(crate) fn heal_started(&mut self, now: Timestamp) -> Option<Timestamp> {
         self.last_heal.replace(now)
     }
 
     /// The move found the lock already where it should be: nothing was healed.
-    pub fn heal_not_needed(&mut self, previous: Option<Timestamp>) {
+    pub(crate) fn heal_not_needed(&mut self, previous: Option<Timestamp>) {
         self.last_heal = previous;
     }
 
     /// What must survive a restart or a failover (`heal::guardrail_record`).
-    pub fn guardrails(&self) -> Guardrails {
+    pub(crate) fn guardrails(&self) -> Guardrails {
         Guardrails {
             last_heal: self.last_heal,
             cooldown: Some(self.cooldown),
@@ -215,7 +215,7 @@ impl HealPolicy {
     /// is stricter wins: the later last heal, every failed move, and the recorded cooldown
     /// (never below the flag's, never above a day). A recorded doubled cooldown resets a day
     /// after this read at the latest, as a day without a split would.
-    pub fn restore(&mut self, recorded: Guardrails, now: Timestamp) {
+    pub(crate) fn restore(&mut self, recorded: Guardrails, now: Timestamp) {
         // A split already in view was seen before this read: it opened its episode then.
         self.restored_heal_unseen = self.episode.is_none() && recorded.last_heal > self.last_heal;
         self.last_heal = self.last_heal.max(recorded.last_heal);
@@ -233,7 +233,7 @@ impl HealPolicy {
     /// hold now replaces what this replica kept, so removing an annotation (the documented way
     /// to make the heal forget a cooldown or a failed move) takes effect without a failover. A
     /// cooldown below the flag's still counts as the flag's.
-    pub fn adopt_edit(&mut self, edited: Guardrails) {
+    pub(crate) fn adopt_edit(&mut self, edited: Guardrails) {
         self.last_heal = edited.last_heal;
         self.failed = edited.failed;
         self.cooldown = edited.cooldown.map_or(self.settings.cooldown, |period| {
@@ -244,7 +244,7 @@ impl HealPolicy {
 
     /// The outcome of a heal started at `now`: it counts for the cooldown either way; a failed
     /// one is remembered so that it is not tried again until the state changes.
-    pub fn heal_done(&mut self, now: Timestamp, pair: &MovePair, moved: bool) {
+    pub(crate) fn heal_done(&mut self, now: Timestamp, pair: &MovePair, moved: bool) {
         self.last_heal = Some(now);
         if !moved {
             self.failed.insert(pair.clone());

@@ -3,7 +3,7 @@
 
 use super::connect::Connection;
 
-pub trait Narrator: Sync {
+pub(crate) trait Narrator: Sync {
     /// A line for `-v`: what is being read, from where.
     fn trace(&self, line: &str);
     /// A line worth telling the user (unless `-q`): a notice, a caveat about the input.
@@ -13,7 +13,7 @@ pub trait Narrator: Sync {
 }
 
 /// Tells nothing: a task whose outcome is reported another way (metrics, its log).
-pub struct Silent;
+pub(crate) struct Silent;
 
 impl Narrator for Silent {
     fn trace(&self, _line: &str) {}

@@ -8,16 +8,16 @@ use k8s_openapi::api::core::v1::Endpoints;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 
 /// Where the addresses live: the Service's namespace and name.
-pub const SERVICE_NAMESPACE: &str = "default";
-pub const SERVICE_NAME: &str = "kubernetes";
+pub(crate) const SERVICE_NAMESPACE: &str = "default";
+pub(crate) const SERVICE_NAME: &str = "kubernetes";
 /// The label that ties an EndpointSlice to its Service.
-pub const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
+pub(crate) const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
 
-pub use crate::version::shapes::EndpointsKind;
+pub(crate) use crate::version::shapes::EndpointsKind;
 
 /// One published address, as k3s's apiaddresses controller sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PublishedAddress {
+pub(crate) struct PublishedAddress {
     pub ip: String,
     /// Endpoints: `addresses` (ready) vs `notReadyAddresses`; EndpointSlice:
     /// `conditions.ready`, where absent means ready (k3s counts `ready == nil || *ready`,
@@ -29,13 +29,13 @@ pub struct PublishedAddress {
 /// What the `kubernetes` Service publishes: `Endpoints default/kubernetes` (none or one) and
 /// its EndpointSlices; either is `None` when that kind was not read (a dump with only one).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PublishedAddresses {
+pub(crate) struct PublishedAddresses {
     pub endpoints: Option<Vec<ApiserverEndpoints>>,
     pub slices: Option<Vec<ApiserverEndpoints>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApiserverEndpoints {
+pub(crate) struct ApiserverEndpoints {
     pub kind: EndpointsKind,
     pub name: String,
     pub addresses: Vec<PublishedAddress>,
@@ -44,7 +44,7 @@ pub struct ApiserverEndpoints {
 }
 
 impl ApiserverEndpoints {
-    pub fn from_endpoints(endpoints: &Endpoints) -> ApiserverEndpoints {
+    pub(crate) fn from_endpoints(endpoints: &Endpoints) -> ApiserverEndpoints {
         let subsets = endpoints.subsets.as_deref().unwrap_or_default();
         let addresses = subsets
             .iter()
@@ -70,7 +70,7 @@ impl ApiserverEndpoints {
         }
     }
 
-    pub fn from_slice(slice: &EndpointSlice) -> ApiserverEndpoints {
+    pub(crate) fn from_slice(slice: &EndpointSlice) -> ApiserverEndpoints {
         let addresses = slice
             .endpoints
             .iter()
@@ -91,12 +91,12 @@ impl ApiserverEndpoints {
     }
 
     /// `Endpoints default/kubernetes`, as findings name objects.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         format!("{} {SERVICE_NAMESPACE}/{}", self.kind.as_str(), self.name)
     }
 
     /// The ready addresses: what the apiaddresses controller passes on to agents.
-    pub fn ready_ips(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn ready_ips(&self) -> impl Iterator<Item = &str> {
         self.addresses
             .iter()
             .filter(|a| a.ready)

@@ -9,7 +9,7 @@ use serde::Serialize;
 /// The collector whose layout a bundle has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum Collector {
+pub(crate) enum Collector {
     /// replicatedhq/troubleshoot (`kubectl support-bundle`).
     Troubleshoot,
     /// rancher/support-bundle-kit (Harvester, Longhorn).
@@ -22,7 +22,7 @@ pub enum Collector {
 }
 
 impl Collector {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Collector::Troubleshoot => "troubleshoot (kubectl support-bundle)",
             Collector::SupportBundleKit => "support-bundle-kit",
@@ -35,7 +35,7 @@ impl Collector {
 /// One file a bundle's objects came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct FileRead {
+pub(crate) struct FileRead {
     /// Inside the bundle.
     pub path: String,
     /// Objects k3sdoctor used from it, by kind.
@@ -47,7 +47,7 @@ pub struct FileRead {
 /// A kind the bundle does not hold: the checks it feeds did not run on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct NotCollected {
+pub(crate) struct NotCollected {
     pub kind: String,
     /// The file that would have held it.
     pub file: String,
@@ -57,7 +57,7 @@ pub struct NotCollected {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BundleSource {
+pub(crate) struct BundleSource {
     /// As given to --from-file; `outer:inner` for an archive inside another.
     pub path: String,
     pub collector: Collector,
@@ -74,7 +74,7 @@ pub struct BundleSource {
 }
 
 /// The checks (as `check` names them) that objects of `kind` feed.
-pub fn feeds(kind: &str) -> Vec<&'static str> {
+pub(crate) fn feeds(kind: &str) -> Vec<&'static str> {
     match kind {
         "Lease" => vec!["leases"],
         "ConfigMap" => vec!["leases", "snapshots"],
@@ -88,7 +88,7 @@ pub fn feeds(kind: &str) -> Vec<&'static str> {
 
 /// One line: what was read. `note: read a troubleshoot (kubectl support-bundle) bundle
 /// (gzip tar) b.tar.gz, collected 2024-05-31T12:10:45Z; -v lists the files`.
-pub fn summary(bundle: &BundleSource) -> String {
+pub(crate) fn summary(bundle: &BundleSource) -> String {
     let when = bundle
         .collected_at
         .map(|t| format!(", collected {}", t.strftime("%Y-%m-%dT%H:%M:%SZ")))
@@ -106,7 +106,7 @@ pub fn summary(bundle: &BundleSource) -> String {
 }
 
 /// `-v`: each file and what it fed, then each kind not collected.
-pub fn details(bundle: &BundleSource) -> Vec<String> {
+pub(crate) fn details(bundle: &BundleSource) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(from) = &bundle.collected_at_from {
         lines.push(format!("{}: collection time from the {from}", bundle.path));

@@ -6,12 +6,12 @@
 
 use jiff::Timestamp;
 
-pub const LEAF_WARNING: &str = "CertificateExpirationWarning";
-pub const CA_WARNING: &str = "CACertificateExpirationWarning";
-pub const OK: &str = "CertificateExpirationOK";
+pub(crate) const LEAF_WARNING: &str = "CertificateExpirationWarning";
+pub(crate) const CA_WARNING: &str = "CACertificateExpirationWarning";
+pub(crate) const OK: &str = "CertificateExpirationOK";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CertState {
+pub(crate) enum CertState {
     /// Inside the monitor's window, expiring at this time.
     Expiring(Timestamp),
     Expired(Timestamp),
@@ -19,7 +19,7 @@ pub enum CertState {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CertLine {
+pub(crate) struct CertLine {
     /// `<service>/<file>`, e.g. `api-server/client-kube-apiserver.crt`.
     pub file: String,
     pub subject: String,
@@ -29,7 +29,7 @@ pub struct CertLine {
 }
 
 /// Every certificate line of `message`; the leading sentence is dropped.
-pub fn cert_lines(message: &str) -> Vec<CertLine> {
+pub(crate) fn cert_lines(message: &str) -> Vec<CertLine> {
     // The sentence contains no ": " before its own end; certificate lines all do.
     let body = message.split_once(": ").map_or(message, |(_, rest)| rest);
     let mut lines: Vec<String> = Vec::new();

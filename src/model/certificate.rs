@@ -8,7 +8,7 @@ use x509_parser::prelude::{FromDer, X509Certificate};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct CertificateFacts {
+pub(crate) struct CertificateFacts {
     pub subject: String,
     pub issuer: String,
     pub not_before: Option<Timestamp>,
@@ -18,7 +18,7 @@ pub struct CertificateFacts {
 }
 
 impl CertificateFacts {
-    pub fn from_der(der: &[u8]) -> Result<CertificateFacts, String> {
+    pub(crate) fn from_der(der: &[u8]) -> Result<CertificateFacts, String> {
         let (_, cert) =
             X509Certificate::from_der(der).map_err(|e| format!("not an X.509 certificate: {e}"))?;
         let time = |t: x509_parser::time::ASN1Time| Timestamp::from_second(t.timestamp()).ok();
@@ -42,7 +42,7 @@ impl CertificateFacts {
     }
 
     /// The first `CERTIFICATE` block of PEM text (a kubeconfig's client-certificate-data).
-    pub fn from_pem(pem_text: &[u8]) -> Result<CertificateFacts, String> {
+    pub(crate) fn from_pem(pem_text: &[u8]) -> Result<CertificateFacts, String> {
         let blocks = pem::parse_many(pem_text).map_err(|e| format!("not PEM: {e}"))?;
         let cert = blocks
             .iter()

@@ -19,7 +19,7 @@ use x509_parser::prelude::{FromDer, X509Certificate};
 
 /// What the chain a server presented says about who answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChainTrust {
+pub(crate) enum ChainTrust {
     /// Issued (directly or through the intermediates it sent) by the cluster's CA.
     Cluster,
     /// Not issued by the cluster's CA, with why: another server answered at that address.
@@ -30,7 +30,7 @@ pub enum ChainTrust {
 
 /// `Ok` when `chain` (DER, end entity first, then the intermediates as the server sent them)
 /// leads to one of `roots` (DER CA certificates); why not, in a few words.
-pub fn chains_to(chain: &[Vec<u8>], roots: &[Vec<u8>]) -> Result<(), String> {
+pub(crate) fn chains_to(chain: &[Vec<u8>], roots: &[Vec<u8>]) -> Result<(), String> {
     let (end_entity, intermediates) = chain.split_first().ok_or("no certificate")?;
     let mut store = RootCertStore::empty();
     for root in roots {

@@ -3,14 +3,14 @@
 
 /// This cluster's identity, or why it is not known.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClusterIdentity {
+pub(crate) enum ClusterIdentity {
     Known(String),
     /// Not readable (e.g. a role without `get namespaces`): restores then need `--force`.
     Unknown(String),
 }
 
 impl ClusterIdentity {
-    pub fn id(&self) -> Option<&str> {
+    pub(crate) fn id(&self) -> Option<&str> {
         match self {
             ClusterIdentity::Known(id) => Some(id),
             ClusterIdentity::Unknown(_) => None,

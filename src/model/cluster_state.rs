@@ -26,7 +26,7 @@ use crate::model::source_gap::SourceGap;
 /// it), which is different from read and empty: checks that need it must say so rather than
 /// report a healthy result.
 #[derive(Debug, Clone, Default)]
-pub struct ClusterState {
+pub(crate) struct ClusterState {
     pub origin: Origin,
     pub nodes: Option<Vec<NodeFacts>>,
     /// Whether the kubelets' heartbeats were read into the Nodes (only the repairs ask).
@@ -89,7 +89,7 @@ pub struct ClusterState {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     #[default]
     Unknown,
     Live {
@@ -101,7 +101,7 @@ pub enum Origin {
 }
 
 impl Origin {
-    pub fn is_dump(&self) -> bool {
+    pub(crate) fn is_dump(&self) -> bool {
         matches!(self, Origin::Dump { .. })
     }
 }
@@ -109,35 +109,35 @@ impl Origin {
 impl ClusterState {
     /// Why the input lacks `kind` (`Node`, `Lease`, `ConfigMap`, `ETCDSnapshotFile`), when a
     /// support bundle's reader knows.
-    pub fn gap(&self, kind: &str) -> Option<&SourceGap> {
+    pub(crate) fn gap(&self, kind: &str) -> Option<&SourceGap> {
         self.gaps.iter().find(|g| g.kind == kind)
     }
 
     /// The time the support bundle records as its collection (the newest, when several are
     /// read), with where it was read.
-    pub fn collected_at(&self) -> Option<(Timestamp, String)> {
+    pub(crate) fn collected_at(&self) -> Option<(Timestamp, String)> {
         self.bundles
             .iter()
             .filter_map(|b| Some((b.collected_at?, b.collected_at_from.clone()?)))
             .max_by_key(|(t, _)| *t)
     }
 
-    pub fn lease(&self, name: &str) -> Option<&LeaseFacts> {
+    pub(crate) fn lease(&self, name: &str) -> Option<&LeaseFacts> {
         self.leases.as_ref()?.iter().find(|l| l.name == name)
     }
 
-    pub fn configmap(&self, name: &str) -> Option<&ConfigMapFacts> {
+    pub(crate) fn configmap(&self, name: &str) -> Option<&ConfigMapFacts> {
         self.configmaps.as_ref()?.iter().find(|c| c.name == name)
     }
 
-    pub fn nodes(&self) -> &[NodeFacts] {
+    pub(crate) fn nodes(&self) -> &[NodeFacts] {
         self.nodes.as_deref().unwrap_or_default()
     }
 
     /// Why an explicit `--distro` cannot be right: every Node that reports a version reports the
     /// other product's (`+k3s1` against `--distro rke2`, or the reverse). `None` when any Node
     /// agrees, or none reports a version.
-    pub fn distro_contradiction(&self, chosen: Distro) -> Option<String> {
+    pub(crate) fn distro_contradiction(&self, chosen: Distro) -> Option<String> {
         let versions: Vec<(&str, String)> = self
             .nodes()
             .iter()
@@ -174,7 +174,7 @@ impl ClusterState {
 
     /// `--distro auto`: the lock names first (a cluster has the locks of the product that
     /// runs it), then the ConfigMap-only locks of old versions, then the node versions.
-    pub fn detect_distro(&self) -> Option<Distro> {
+    pub(crate) fn detect_distro(&self) -> Option<Distro> {
         let from_leases = self
             .leases
             .iter()

@@ -3,7 +3,7 @@
 
 /// What became of one read a check needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Collected<T> {
+pub(crate) enum Collected<T> {
     /// Not asked for by this command, or not yet (serve before its first read).
     #[default]
     NotAsked,
@@ -17,7 +17,7 @@ pub enum Collected<T> {
 }
 
 impl<T> Collected<T> {
-    pub fn as_read(&self) -> Option<&T> {
+    pub(crate) fn as_read(&self) -> Option<&T> {
         match self {
             Collected::Read(t) => Some(t),
             _ => None,
@@ -25,7 +25,7 @@ impl<T> Collected<T> {
     }
 
     /// Why it was not read; `None` when it was, or was not asked for.
-    pub fn why_not(&self) -> Option<&str> {
+    pub(crate) fn why_not(&self) -> Option<&str> {
         match self {
             Collected::NotInDump(why) | Collected::Refused(why) | Collected::Failed(why) => {
                 Some(why)
@@ -36,7 +36,7 @@ impl<T> Collected<T> {
 
     /// Changes the value read with `change`, starting from `empty` the first time a reader
     /// finds one: a dump adds its objects one at a time.
-    pub fn add(&mut self, empty: impl FnOnce() -> T, change: impl FnOnce(&mut T)) {
+    pub(crate) fn add(&mut self, empty: impl FnOnce() -> T, change: impl FnOnce(&mut T)) {
         if let Collected::Read(t) = self {
             change(t);
             return;

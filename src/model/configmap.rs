@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use super::lock::{LEADER_ANNOTATION, LockRecord};
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConfigMapFacts {
+pub(crate) struct ConfigMapFacts {
     pub name: String,
     pub namespace: String,
     pub resource_version: Option<String>,
@@ -16,7 +16,7 @@ pub struct ConfigMapFacts {
 }
 
 impl ConfigMapFacts {
-    pub fn from_api(cm: &ConfigMap) -> ConfigMapFacts {
+    pub(crate) fn from_api(cm: &ConfigMap) -> ConfigMapFacts {
         ConfigMapFacts {
             name: cm.metadata.name.clone().unwrap_or_default(),
             namespace: cm.metadata.namespace.clone().unwrap_or_default(),
@@ -28,7 +28,7 @@ impl ConfigMapFacts {
 
     /// Whether `new` is this lock ConfigMap with its leader record renewed by the same holder
     /// and nothing else changed (what MultiLock writes every retry period on 1.24-1.27).
-    pub fn renewed_only(&self, new: &ConfigMapFacts) -> bool {
+    pub(crate) fn renewed_only(&self, new: &ConfigMapFacts) -> bool {
         let (Some(Ok(old_record)), Some(Ok(new_record))) =
             (self.leader_record(), new.leader_record())
         else {
@@ -43,7 +43,7 @@ impl ConfigMapFacts {
     }
 
     /// The leader record kept in the annotation, if this ConfigMap is a lock.
-    pub fn leader_record(&self) -> Option<Result<LockRecord, String>> {
+    pub(crate) fn leader_record(&self) -> Option<Result<LockRecord, String>> {
         self.annotations
             .get(LEADER_ANNOTATION)
             .map(|v| LockRecord::from_annotation(v))

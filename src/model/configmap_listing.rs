@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 /// What the pasted ConfigMap tables showed, over every such table read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ConfigMapListing {
+pub(crate) struct ConfigMapListing {
     /// The pasted file, for messages (the first, when several were read).
     pub file: String,
     /// Entry counts (DATA) of the snapshot ConfigMaps listed in kube-system, by name.
@@ -18,7 +18,7 @@ pub struct ConfigMapListing {
 
 /// What the listing says of one ConfigMap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Listed {
+pub(crate) enum Listed {
     /// It exists and holds this many entries.
     Entries(usize),
     /// Every ConfigMap in kube-system was listed and this one was not: it does not exist.
@@ -28,7 +28,7 @@ pub enum Listed {
 }
 
 impl ConfigMapListing {
-    pub fn shows(&self, name: &str) -> Listed {
+    pub(crate) fn shows(&self, name: &str) -> Listed {
         match self.entries.get(name) {
             Some(n) => Listed::Entries(*n),
             None if self.whole_namespace => Listed::Absent,
@@ -37,7 +37,7 @@ impl ConfigMapListing {
     }
 
     /// Another table's rows into this one: a ConfigMap listed twice keeps the later count.
-    pub fn merge(&mut self, other: ConfigMapListing) {
+    pub(crate) fn merge(&mut self, other: ConfigMapListing) {
         if self.file.is_empty() {
             self.file = other.file;
         }

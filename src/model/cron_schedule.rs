@@ -5,11 +5,11 @@
 use jiff::SignedDuration;
 
 /// k3s's default (`pkg/cli/cmds/server.go`).
-pub const DEFAULT_SCHEDULE: &str = "0 */12 * * *";
+pub(crate) const DEFAULT_SCHEDULE: &str = "0 */12 * * *";
 
 /// The longest gap between two runs of `schedule`; `None` when it cannot be told from minute,
 /// hour and weekday alone (a day-of-month or month field) or the text is not a schedule.
-pub fn longest_gap(schedule: &str) -> Option<SignedDuration> {
+pub(crate) fn longest_gap(schedule: &str) -> Option<SignedDuration> {
     let mut text = schedule.trim();
     if let Some(rest) = text
         .strip_prefix("CRON_TZ=")

@@ -10,7 +10,7 @@ use crate::distro::Distro;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "why")]
-pub enum Datastore {
+pub(crate) enum Datastore {
     /// Embedded etcd: the etcd role, `etcd.<prog>.cattle.io/*` annotations or `--cluster-init`.
     EmbeddedEtcd,
     /// Kine on sqlite: one server, none of the above and no `--datastore-endpoint`. No leader
@@ -25,7 +25,7 @@ pub enum Datastore {
 
 impl Datastore {
     /// From the Nodes, `None` when no Nodes were read.
-    pub fn of(nodes: Option<&[NodeFacts]>, distro: Distro) -> Datastore {
+    pub(crate) fn of(nodes: Option<&[NodeFacts]>, distro: Distro) -> Datastore {
         let Some(nodes) = nodes else {
             return Datastore::Unknown("no Nodes were read".into());
         };
@@ -69,7 +69,7 @@ impl Datastore {
     }
 
     /// Whether the servers elect leaders (the `<prog>` lock); `None`: cannot be told.
-    pub fn elects_leaders(&self) -> Option<bool> {
+    pub(crate) fn elects_leaders(&self) -> Option<bool> {
         match self {
             Datastore::Sqlite => Some(false),
             Datastore::EmbeddedEtcd | Datastore::ExternalSql => Some(true),
@@ -78,7 +78,7 @@ impl Datastore {
     }
 
     /// As the summary line says it.
-    pub fn describe(&self) -> &'static str {
+    pub(crate) fn describe(&self) -> &'static str {
         match self {
             Datastore::EmbeddedEtcd => "embedded etcd",
             Datastore::Sqlite => "sqlite: no leader election, no etcd snapshots",

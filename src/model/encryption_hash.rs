@@ -5,7 +5,7 @@
 use crate::distro::Distro;
 
 /// The stages k3s writes, in the order a rotation moves through them.
-pub const STAGES: [&str; 7] = [
+pub(crate) const STAGES: [&str; 7] = [
     "start",
     "prepare",
     "rotate",
@@ -15,12 +15,12 @@ pub const STAGES: [&str; 7] = [
     "reencrypt_finished",
 ];
 
-pub fn annotation(distro: Distro) -> String {
+pub(crate) fn annotation(distro: Distro) -> String {
     format!("{}.io/encryption-config-hash", distro.prog())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncryptionHash {
+pub(crate) struct EncryptionHash {
     pub stage: String,
     pub hash: String,
 }
@@ -28,7 +28,7 @@ pub struct EncryptionHash {
 impl EncryptionHash {
     /// The value k3s wrote, or why k3s itself would refuse it (it splits on `-` and expects two
     /// parts).
-    pub fn parse(value: &str) -> Result<EncryptionHash, String> {
+    pub(crate) fn parse(value: &str) -> Result<EncryptionHash, String> {
         let parts: Vec<&str> = value.split('-').collect();
         match parts.as_slice() {
             [stage, hash] if STAGES.contains(stage) && !hash.is_empty() => Ok(EncryptionHash {
@@ -41,7 +41,7 @@ impl EncryptionHash {
     }
 
     /// The first 12 hex, as a person compares them.
-    pub fn short_hash(&self) -> &str {
+    pub(crate) fn short_hash(&self) -> &str {
         self.hash.get(..12).unwrap_or(&self.hash)
     }
 }

@@ -5,20 +5,20 @@
 
 /// Key-value pairs in key order; lookups are a scan of one or two entries.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct EtcdKeys(Box<[(Box<str>, Box<str>)]>);
+pub(crate) struct EtcdKeys(Box<[(Box<str>, Box<str>)]>);
 
 impl EtcdKeys {
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
     }
 
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 
     #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }

@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::version::shapes::GoEscaping;
+pub(crate) use crate::version::shapes::GoEscaping;
 
 /// Appends `s` as a Go-encoded JSON string (with quotes).
-pub fn push_string(out: &mut String, s: &str, escaping: GoEscaping) {
+pub(crate) fn push_string(out: &mut String, s: &str, escaping: GoEscaping) {
     out.reserve(s.len() + 2);
     out.push('"');
     // Runs of characters Go writes as they are are copied whole: a snapshot's metadata is
@@ -51,7 +51,7 @@ fn escape(c: char, escaping: GoEscaping) -> Option<std::borrow::Cow<'static, str
 
 /// `json.Marshal(map[string]string)`: keys sorted by their bytes (a `BTreeMap` of `String`
 /// sorts the same way).
-pub fn string_map(map: &BTreeMap<String, String>, escaping: GoEscaping) -> String {
+pub(crate) fn string_map(map: &BTreeMap<String, String>, escaping: GoEscaping) -> String {
     let mut out = String::from("{");
     for (i, (k, v)) in map.iter().enumerate() {
         if i > 0 {
@@ -66,13 +66,13 @@ pub fn string_map(map: &BTreeMap<String, String>, escaping: GoEscaping) -> Strin
 }
 
 /// A compact JSON object built field by field, in struct order, like a Go struct encodes.
-pub struct ObjectWriter {
+pub(crate) struct ObjectWriter {
     out: String,
     escaping: GoEscaping,
 }
 
 impl ObjectWriter {
-    pub fn new(escaping: GoEscaping) -> ObjectWriter {
+    pub(crate) fn new(escaping: GoEscaping) -> ObjectWriter {
         ObjectWriter {
             out: String::from("{"),
             escaping,
@@ -87,43 +87,43 @@ impl ObjectWriter {
         self.out.push(':');
     }
 
-    pub fn string(&mut self, key: &str, value: &str) {
+    pub(crate) fn string(&mut self, key: &str, value: &str) {
         self.key(key);
         push_string(&mut self.out, value, self.escaping);
     }
 
     /// `omitempty` on a string.
-    pub fn string_omitempty(&mut self, key: &str, value: &str) {
+    pub(crate) fn string_omitempty(&mut self, key: &str, value: &str) {
         if !value.is_empty() {
             self.string(key, value);
         }
     }
 
-    pub fn int_omitempty(&mut self, key: &str, value: i64) {
+    pub(crate) fn int_omitempty(&mut self, key: &str, value: i64) {
         if value != 0 {
             self.key(key);
             self.out.push_str(&value.to_string());
         }
     }
 
-    pub fn bool(&mut self, key: &str, value: bool) {
+    pub(crate) fn bool(&mut self, key: &str, value: bool) {
         self.key(key);
         self.out.push_str(if value { "true" } else { "false" });
     }
 
-    pub fn bool_omitempty(&mut self, key: &str, value: bool) {
+    pub(crate) fn bool_omitempty(&mut self, key: &str, value: bool) {
         if value {
             self.bool(key, value);
         }
     }
 
     /// An already-encoded JSON value.
-    pub fn raw(&mut self, key: &str, json: &str) {
+    pub(crate) fn raw(&mut self, key: &str, json: &str) {
         self.key(key);
         self.out.push_str(json);
     }
 
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.out.push('}');
         self.out
     }

@@ -1,5 +1,5 @@
 //! `helm.cattle.io/v1 HelmChart`s, the packaged components k3s and RKE2 install through their
-//! embedded helm-controller (spec control-plane.md §5). Only what `helmchart-failed` and
+//! embedded helm-controller (k3s-io/helm-controller, `pkg/apis/helm.cattle.io/v1`). Only what `helmchart-failed` and
 //! `helmchart-stuck` read, parsed from the JSON a dump and a live read share.
 //!
 //! Facts from k3s-io/helm-controller `pkg/controllers/chart/chart.go` (read, not copied):
@@ -15,10 +15,10 @@ use serde_json::Value;
 
 /// Where k3s and RKE2 put their packaged charts (the manifests directory's HelmCharts), and
 /// so the only namespace k3sdoctor reads HelmCharts and Jobs in.
-pub const NAMESPACE: &str = "kube-system";
+pub(crate) const NAMESPACE: &str = "kube-system";
 
 /// The label helm-controller puts on the Jobs it makes, naming their HelmChart.
-pub const CHART_LABEL: &str = "helmcharts.helm.cattle.io/chart";
+pub(crate) const CHART_LABEL: &str = "helmcharts.helm.cattle.io/chart";
 
 /// k3s's own charts (its manifests directory); RKE2's all start with `rke2-`.
 const K3S_PACKAGED: [&str; 5] = [
@@ -31,7 +31,7 @@ const K3S_PACKAGED: [&str; 5] = [
 
 /// One condition of `status.conditions`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChartCondition {
+pub(crate) struct ChartCondition {
     pub type_: String,
     pub status: String,
     pub reason: String,
@@ -39,7 +39,7 @@ pub struct ChartCondition {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HelmChartFacts {
+pub(crate) struct HelmChartFacts {
     pub name: String,
     pub namespace: String,
     /// `spec.targetNamespace`, else the HelmChart's namespace: where the release lives.
@@ -53,7 +53,7 @@ pub struct HelmChartFacts {
 
 impl HelmChartFacts {
     /// The facts of one HelmChart object; why not, for an object without a name.
-    pub fn from_json(object: &Value) -> Result<HelmChartFacts, String> {
+    pub(crate) fn from_json(object: &Value) -> Result<HelmChartFacts, String> {
         let meta = object.get("metadata");
         let name = text(meta, "name").ok_or("it has no metadata.name")?;
         let namespace = text(meta, "namespace").unwrap_or_default();
@@ -78,7 +78,7 @@ impl HelmChartFacts {
 
     /// The Job helm-controller runs for the chart now: `status.jobName`, else the name it
     /// derives.
-    pub fn job(&self) -> String {
+    pub(crate) fn job(&self) -> String {
         self.job_name.clone().unwrap_or_else(|| {
             let action = if self.deleting { "delete" } else { "install" };
             format!("helm-{action}-{}", self.name)
@@ -86,7 +86,7 @@ impl HelmChartFacts {
     }
 
     /// The `Failed` condition when it is True.
-    pub fn failed(&self) -> Option<&ChartCondition> {
+    pub(crate) fn failed(&self) -> Option<&ChartCondition> {
         self.conditions
             .iter()
             .find(|c| c.type_ == "Failed" && c.status == "True")
@@ -94,7 +94,7 @@ impl HelmChartFacts {
 
     /// One of the charts k3s or RKE2 ship themselves: listed first, since a cluster without
     /// its ingress or DNS is what an operator looks at first.
-    pub fn is_packaged(&self) -> bool {
+    pub(crate) fn is_packaged(&self) -> bool {
         K3S_PACKAGED.contains(&self.name.as_str()) || self.name.starts_with("rke2-")
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::helm_chart::{CHART_LABEL, text, time};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HelmJobFacts {
+pub(crate) struct HelmJobFacts {
     pub name: String,
     pub namespace: String,
     /// The `helmcharts.helm.cattle.io/chart` label: the HelmChart the Job belongs to.
@@ -26,7 +26,7 @@ pub struct HelmJobFacts {
 
 /// Where the Job stands, by its conditions (the Job controller's `Complete` and `Failed`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JobState {
+pub(crate) enum JobState {
     Complete,
     /// `Failed=True`, with its reason (`BackoffLimitExceeded`, `DeadlineExceeded`), message
     /// and when.
@@ -42,7 +42,7 @@ pub enum JobState {
 impl HelmJobFacts {
     /// The facts of one Job; `Ok(None)` for a Job helm-controller did not make (neither the
     /// label nor a `helm-install-`/`helm-delete-` name); why not, for an object without a name.
-    pub fn from_json(object: &Value) -> Result<Option<HelmJobFacts>, String> {
+    pub(crate) fn from_json(object: &Value) -> Result<Option<HelmJobFacts>, String> {
         let meta = object.get("metadata");
         let name = text(meta, "name").ok_or("it has no metadata.name")?;
         let chart = meta

@@ -4,19 +4,21 @@ use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;
 use serde::{Deserialize, Serialize};
 
-/// Annotation in which client-go's ConfigMap lock keeps its record (facts §1.3).
-pub const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
+/// Annotation in which client-go's ConfigMap lock keeps its record (client-go
+/// `tools/leaderelection/resourcelock`, `LeaderElectionRecordAnnotationKey`).
+pub(crate) const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
 
-/// Label that marks the per-apiserver identity leases, which are not elections (facts §1.1).
-pub const APISERVER_IDENTITY_LABEL: &str = "apiserver.kubernetes.io/identity";
+/// Label that marks the per-apiserver identity leases, which are not elections
+/// (kube-apiserver's APIServerIdentity, kubernetes/kubernetes#114586).
+pub(crate) const APISERVER_IDENTITY_LABEL: &str = "apiserver.kubernetes.io/identity";
 
 /// wrangler's lease duration (`pkg/leader/leader.go`), used when a record has none.
-pub const WRANGLER_LEASE_DURATION: SignedDuration = SignedDuration::from_secs(45);
+pub(crate) const WRANGLER_LEASE_DURATION: SignedDuration = SignedDuration::from_secs(45);
 
 /// One copy of client-go's `LeaderElectionRecord`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LockRecord {
+pub(crate) struct LockRecord {
     /// `os.Hostname()` of the holding server for k3s/RKE2 locks; `""` once released.
     pub holder_identity: String,
     pub lease_duration_seconds: Option<i64>,
@@ -39,14 +41,14 @@ struct AnnotationRecord {
 
 impl LockRecord {
     /// The record as it was before its holder renewed it (no renewTime).
-    pub fn without_renewal(&self) -> LockRecord {
+    pub(crate) fn without_renewal(&self) -> LockRecord {
         LockRecord {
             renew_time: None,
             ..self.clone()
         }
     }
 
-    pub fn from_lease(lease: &Lease) -> LockRecord {
+    pub(crate) fn from_lease(lease: &Lease) -> LockRecord {
         let spec = lease.spec.clone().unwrap_or_default();
         LockRecord {
             holder_identity: spec.holder_identity.unwrap_or_default(),
@@ -58,7 +60,7 @@ impl LockRecord {
     }
 
     /// Parses the annotation value; the error says what is wrong with it.
-    pub fn from_annotation(value: &str) -> Result<LockRecord, String> {
+    pub(crate) fn from_annotation(value: &str) -> Result<LockRecord, String> {
         let raw: AnnotationRecord = serde_json::from_str(value).map_err(|e| e.to_string())?;
         let time = |field: &str, text: Option<String>| -> Result<Option<Timestamp>, String> {
             text.filter(|t| !t.is_empty())
@@ -78,11 +80,11 @@ impl LockRecord {
     }
 
     /// A graceful shutdown (`ReleaseOnCancel`) empties the holder.
-    pub fn is_released(&self) -> bool {
+    pub(crate) fn is_released(&self) -> bool {
         self.holder_identity.is_empty()
     }
 
-    pub fn duration(&self) -> SignedDuration {
+    pub(crate) fn duration(&self) -> SignedDuration {
         self.lease_duration_seconds
             .filter(|s| *s > 0)
             .map(SignedDuration::from_secs)
@@ -91,8 +93,8 @@ impl LockRecord {
 
     /// When the record stops being valid if nobody renews it. client-go judges validity on
     /// the time each candidate observed the change, not on `renewTime`; from outside,
-    /// `renewTime` is the best available stand-in (facts §1.8).
-    pub fn expires_at(&self) -> Option<Timestamp> {
+    /// `renewTime` is the best available stand-in (client-go `leaderelection.go`, `tryAcquireOrRenew`).
+    pub(crate) fn expires_at(&self) -> Option<Timestamp> {
         self.renew_time
             .and_then(|t| t.checked_add(self.duration()).ok())
     }

@@ -14,7 +14,7 @@ const ROLE_PREFIX: &str = "node-role.kubernetes.io/";
 const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct NodeFacts {
+pub(crate) struct NodeFacts {
     pub name: String,
     pub labels: BTreeMap<String, String>,
     pub annotations: BTreeMap<String, String>,
@@ -42,7 +42,7 @@ pub struct NodeFacts {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Condition {
+pub(crate) struct Condition {
     pub status: String,
     pub reason: Option<String>,
     pub message: Option<String>,
@@ -53,7 +53,7 @@ pub struct Condition {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum Readiness {
+pub(crate) enum Readiness {
     Ready,
     NotReady,
     /// The node controller lost contact (`Ready=Unknown`) or there is no Ready condition.
@@ -61,7 +61,7 @@ pub enum Readiness {
 }
 
 impl Readiness {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Readiness::Ready => "Ready",
             Readiness::NotReady => "NotReady",
@@ -70,10 +70,11 @@ impl Readiness {
     }
 }
 
-/// How a lock holder identity was matched to a Node (facts §1.5).
+/// How a lock holder identity was matched to a Node (wrangler's identity is `os.Hostname()`;
+/// k3s `pkg/agent/run.go` `getHostname` writes it to `<prog>.io/hostname`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum IdentityMatch {
+pub(crate) enum IdentityMatch {
     /// `<prog>.io/hostname` annotation — what the server really uses.
     HostnameAnnotation,
     NodeName,
@@ -86,7 +87,7 @@ pub enum IdentityMatch {
 }
 
 impl NodeFacts {
-    pub fn from_api(node: &Node) -> NodeFacts {
+    pub(crate) fn from_api(node: &Node) -> NodeFacts {
         let status = node.status.clone().unwrap_or_default();
         let conditions: BTreeMap<String, Condition> = status
             .conditions
@@ -146,14 +147,15 @@ impl NodeFacts {
 
     /// A server runs an apiserver and so campaigns for the k3s locks. k3s labels such nodes
     /// `control-plane` (and `master` until PR #12395); etcd-only servers carry just `etcd`
-    /// and are never candidates (facts §6).
-    pub fn runs_control_plane(&self) -> bool {
+    /// and are never candidates (`--disable-apiserver` servers run no elected controllers:
+    /// k3s `pkg/server/server.go` `runControllers`).
+    pub(crate) fn runs_control_plane(&self) -> bool {
         self.has_role("control-plane") || self.has_role("master")
     }
 
     /// Carries the etcd role: a server of an embedded-etcd cluster, whether or not its member
     /// is still in the etcd cluster.
-    pub fn has_etcd_role(&self) -> bool {
+    pub(crate) fn has_etcd_role(&self) -> bool {
         self.has_role("etcd")
     }
 
@@ -161,7 +163,7 @@ impl NodeFacts {
     /// k3s's member controller sets `etcd.<prog>.cattle.io/removed-node-name` and deletes
     /// `…/node-name` and `…/node-address` (`pkg/etcd/member_controller.go`), while the Node and
     /// its role label stay.
-    pub fn is_etcd_member(&self) -> bool {
+    pub(crate) fn is_etcd_member(&self) -> bool {
         self.has_etcd_role() && !self.etcd_member_removed()
     }
 
@@ -176,12 +178,12 @@ impl NodeFacts {
         etcd_annotation("removed-node-name") && !etcd_annotation("node-name")
     }
 
-    pub fn is_server(&self) -> bool {
+    pub(crate) fn is_server(&self) -> bool {
         self.runs_control_plane() || self.has_etcd_role()
     }
 
     /// Role names from `node-role.kubernetes.io/*` labels, sorted, as kubectl shows them.
-    pub fn roles(&self) -> Vec<String> {
+    pub(crate) fn roles(&self) -> Vec<String> {
         self.labels
             .iter()
             .filter_map(|(k, v)| {
@@ -191,7 +193,7 @@ impl NodeFacts {
             .collect()
     }
 
-    pub fn hostname_annotation(&self, distro: Distro) -> Option<&str> {
+    pub(crate) fn hostname_annotation(&self, distro: Distro) -> Option<&str> {
         self.annotations
             .get(&distro.hostname_annotation())
             .map(String::as_str)
@@ -202,13 +204,13 @@ impl NodeFacts {
     }
 
     /// The identity this node's server process campaigns with: its `os.Hostname()`.
-    pub fn lock_identity(&self, distro: Distro) -> &str {
+    pub(crate) fn lock_identity(&self, distro: Distro) -> &str {
         self.hostname_annotation(distro).unwrap_or(&self.name)
     }
 
     /// `<prog>.io/node-args`: `None` when absent (agentless servers have no Node; agents
     /// before the annotation existed), `Err` when it is not the JSON array k3s writes.
-    pub fn node_args(&self, distro: Distro) -> Option<Result<NodeArgs, String>> {
+    pub(crate) fn node_args(&self, distro: Distro) -> Option<Result<NodeArgs, String>> {
         let raw = self
             .annotations
             .get(&format!("{}.io/node-args", distro.prog()))?;
@@ -216,7 +218,10 @@ impl NodeFacts {
     }
 
     /// `<prog>.io/node-env`, like [`NodeFacts::node_args`].
-    pub fn node_env(&self, distro: Distro) -> Option<Result<BTreeMap<String, String>, String>> {
+    pub(crate) fn node_env(
+        &self,
+        distro: Distro,
+    ) -> Option<Result<BTreeMap<String, String>, String>> {
         let raw = self
             .annotations
             .get(&format!("{}.io/node-env", distro.prog()))?;
@@ -225,9 +230,10 @@ impl NodeFacts {
 }
 
 /// Finds the Node a holder identity belongs to: `<prog>.io/hostname` first, then the node
-/// name, then `kubernetes.io/hostname`; exact and case-sensitive (facts §1.5). The order
+/// name, then `kubernetes.io/hostname`; exact and case-sensitive (k3s `pkg/agent/run.go` `getHostname`,
+/// `pkg/cloudprovider/instances.go` `HostnameKey`). The order
 /// matters when a node's name equals another node's hostname.
-pub fn node_for_identity<'a>(
+pub(crate) fn node_for_identity<'a>(
     nodes: &'a [NodeFacts],
     distro: Distro,
     identity: &str,

@@ -10,11 +10,11 @@
 use std::collections::BTreeMap;
 
 /// What k3s writes instead of a secret value (`OmittedValue`, pkg/nodeconfig/nodeconfig.go).
-pub const OMITTED: &str = "********";
+pub(crate) const OMITTED: &str = "********";
 
 /// One flag as the annotation carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeFlag {
+pub(crate) struct NodeFlag {
     /// Without its leading dashes: `etcd-s3-bucket`, `t`.
     pub name: String,
     /// As written: `--etcd-s3-bucket`, `-t`.
@@ -25,7 +25,7 @@ pub struct NodeFlag {
 
 /// `<prog>.io/node-args`, parsed.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct NodeArgs {
+pub(crate) struct NodeArgs {
     /// `server` or `agent`.
     pub subcommand: String,
     /// In order; a flag given twice (config file, then command line) appears twice.
@@ -34,7 +34,7 @@ pub struct NodeArgs {
 
 /// A secret that anyone who can read Nodes can read. Never carries the value itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExposedSecret {
+pub(crate) struct ExposedSecret {
     /// Where: `--etcd-s3-session-token`, `--kube-apiserver-arg oidc-client-secret`, `K3S_…`.
     pub setting: String,
     /// Why k3s did not redact it.
@@ -56,7 +56,7 @@ const REDACTED_BY_K3S: [&str; 7] = [
 const NOT_REDACTED_BY_K3S: [&str; 1] = ["etcd-s3-session-token"];
 
 impl NodeArgs {
-    pub fn parse(annotation: &str) -> Result<NodeArgs, String> {
+    pub(crate) fn parse(annotation: &str) -> Result<NodeArgs, String> {
         let elements: Vec<String> = serde_json::from_str(annotation)
             .map_err(|e| format!("not a JSON array of strings: {e}"))?;
         let mut rest = elements.into_iter();
@@ -94,7 +94,7 @@ impl NodeArgs {
 
     /// The value the server runs with: the last occurrence wins, as in urfave/cli (the
     /// command line comes after the config file). A bare boolean flag reads `true`.
-    pub fn value(&self, name: &str) -> Option<&str> {
+    pub(crate) fn value(&self, name: &str) -> Option<&str> {
         self.flags
             .iter()
             .rev()
@@ -103,23 +103,23 @@ impl NodeArgs {
     }
 
     /// A boolean flag: `Some(true)` when given bare or as `true`.
-    pub fn enabled(&self, name: &str) -> bool {
+    pub(crate) fn enabled(&self, name: &str) -> bool {
         self.value(name)
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "t"))
     }
 
     /// An integer flag's value, when set and readable.
-    pub fn number(&self, name: &str) -> Option<i64> {
+    pub(crate) fn number(&self, name: &str) -> Option<i64> {
         self.value(name)?.trim().parse().ok()
     }
 
     /// A Go duration flag's value (`10m`, `1h30m`, `90s`).
-    pub fn duration(&self, name: &str) -> Option<jiff::SignedDuration> {
+    pub(crate) fn duration(&self, name: &str) -> Option<jiff::SignedDuration> {
         parse_go_duration(self.value(name)?)
     }
 
     /// Every flag value that is a secret and is not `********`.
-    pub fn exposed_secrets(&self) -> Vec<ExposedSecret> {
+    pub(crate) fn exposed_secrets(&self) -> Vec<ExposedSecret> {
         let mut out = Vec::new();
         for f in &self.flags {
             let Some(value) = f.value.as_deref() else {
@@ -158,13 +158,13 @@ impl NodeArgs {
 }
 
 /// `<prog>.io/node-env`, parsed: every `<PROG>_*` variable the server started with.
-pub fn parse_node_env(annotation: &str) -> Result<BTreeMap<String, String>, String> {
+pub(crate) fn parse_node_env(annotation: &str) -> Result<BTreeMap<String, String>, String> {
     serde_json::from_str(annotation).map_err(|e| format!("not a JSON object of strings: {e}"))
 }
 
 /// Variables of `node-env` that hold a secret k3s did not replace by `********` (it redacts
 /// `<PROG>_TOKEN`, `_AGENT_TOKEN`, `_DATASTORE_ENDPOINT`, `_CLUSTER_SECRET`, `_VPN_AUTH` only).
-pub fn exposed_env_secrets(env: &BTreeMap<String, String>) -> Vec<ExposedSecret> {
+pub(crate) fn exposed_env_secrets(env: &BTreeMap<String, String>) -> Vec<ExposedSecret> {
     env.iter()
         .filter(|(k, v)| !v.is_empty() && v.as_str() != OMITTED && secret_name(k))
         .map(|(k, _)| ExposedSecret {
@@ -191,7 +191,7 @@ fn is_flag(e: &str) -> bool {
 }
 
 /// Go's `time.ParseDuration` for the units k3s's flags use (`h`, `m`, `s`, `ms`), e.g. `10m0s`.
-pub fn parse_go_duration(text: &str) -> Option<jiff::SignedDuration> {
+pub(crate) fn parse_go_duration(text: &str) -> Option<jiff::SignedDuration> {
     let text = text.trim();
     if text == "0" {
         return Some(jiff::SignedDuration::ZERO);

@@ -6,13 +6,13 @@ use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
 
 /// The namespace k3s's recorders put Node events in.
-pub const NAMESPACE: &str = "default";
+pub(crate) const NAMESPACE: &str = "default";
 
 /// The field selector that keeps only Node events.
-pub const NODE_SELECTOR: &str = "involvedObject.kind=Node";
+pub(crate) const NODE_SELECTOR: &str = "involvedObject.kind=Node";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeEvent {
+pub(crate) struct NodeEvent {
     pub name: String,
     pub reason: String,
     /// `Normal` or `Warning`.
@@ -31,7 +31,7 @@ pub struct NodeEvent {
 
 impl NodeEvent {
     /// `None` for an Event about anything but a Node.
-    pub fn from_api(event: &Event) -> Option<NodeEvent> {
+    pub(crate) fn from_api(event: &Event) -> Option<NodeEvent> {
         let involved = &event.involved_object;
         if involved.kind.as_deref() != Some("Node") {
             return None;

@@ -8,7 +8,7 @@ use super::helm_job::HelmJobFacts;
 /// `charts` is `None` when the HelmCharts were not read (a dump with only the Jobs); `jobs`
 /// when the Jobs were not (the charts' own conditions are still judged).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PackagedCharts {
+pub(crate) struct PackagedCharts {
     pub charts: Option<Vec<HelmChartFacts>>,
     pub jobs: Option<Vec<HelmJobFacts>>,
 }

@@ -2,7 +2,7 @@
 //! multiple of 1000 canonicalised to `"8417k"`, `"12Mi"`, or a plain JSON number.
 
 /// The integer value as `resource.Quantity.Value()` gives it: fractions round up.
-pub fn parse_quantity(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_quantity(text: &str) -> Result<i64, String> {
     let text = text.trim();
     let bad = || format!("{text:?} is not a Kubernetes quantity");
     if text.is_empty() {

@@ -18,7 +18,7 @@ pub enum ReadFailureKind {
 /// A read that failed, as a fleet report shows it: the one line, its kind, and the request
 /// that was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadFailure {
+pub(crate) struct ReadFailure {
     pub message: String,
     pub kind: ReadFailureKind,
     /// What was being done (`list nodes`), when a request failed.

@@ -16,15 +16,17 @@ use std::sync::Arc;
 const KEPT: usize = 8;
 
 /// Per-thread lists of recently seen values of one type.
-pub struct Recent<T: 'static>(&'static std::thread::LocalKey<RefCell<Vec<Arc<T>>>>);
+pub(super) struct Recent<T: 'static>(&'static std::thread::LocalKey<RefCell<Vec<Arc<T>>>>);
 
 impl<T: PartialEq + 'static> Recent<T> {
-    pub const fn new(cache: &'static std::thread::LocalKey<RefCell<Vec<Arc<T>>>>) -> Recent<T> {
+    pub(super) const fn new(
+        cache: &'static std::thread::LocalKey<RefCell<Vec<Arc<T>>>>,
+    ) -> Recent<T> {
         Recent(cache)
     }
 
     /// `value`, sharing the allocation of an equal value seen recently.
-    pub fn share(&self, value: T) -> Arc<T> {
+    pub(super) fn share(&self, value: T) -> Arc<T> {
         self.0.with(|cache| {
             let mut cache = cache.borrow_mut();
             if let Some(i) = cache.iter().position(|seen| **seen == value) {

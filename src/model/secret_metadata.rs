@@ -9,12 +9,12 @@ use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 /// Where the Secrets the checks read live: the node passwords and the serving certificate.
-pub const NAMESPACE: &str = "kube-system";
+pub(crate) const NAMESPACE: &str = "kube-system";
 
 /// An `ownerReferences` entry: newer k3s makes a node password Secret owned by its Node, so the
 /// garbage collector deletes it with the Node (`pkg/nodepassword/controller.go`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SecretOwner {
+pub(crate) struct SecretOwner {
     pub api_version: String,
     pub kind: String,
     pub name: String,
@@ -22,7 +22,7 @@ pub struct SecretOwner {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SecretMeta {
+pub(crate) struct SecretMeta {
     pub name: String,
     pub namespace: String,
     pub created: Option<Timestamp>,
@@ -32,7 +32,7 @@ pub struct SecretMeta {
 }
 
 impl SecretMeta {
-    pub fn from_meta(meta: &ObjectMeta) -> SecretMeta {
+    pub(crate) fn from_meta(meta: &ObjectMeta) -> SecretMeta {
         SecretMeta {
             name: meta.name.clone().unwrap_or_default(),
             namespace: meta.namespace.clone().unwrap_or_default(),
@@ -54,7 +54,7 @@ impl SecretMeta {
     }
 
     /// The Nodes that own this Secret (`kind: Node` in the core group).
-    pub fn owner_nodes(&self) -> impl Iterator<Item = &SecretOwner> {
+    pub(crate) fn owner_nodes(&self) -> impl Iterator<Item = &SecretOwner> {
         self.owners
             .iter()
             .filter(|o| o.kind == "Node" && o.api_version == "v1")

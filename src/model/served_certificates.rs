@@ -5,11 +5,11 @@ use super::certificate::CertificateFacts;
 use super::certificate_chain::ChainTrust;
 
 /// A chain's verdict until `chain_trust::verify_chains` gives the real one.
-pub const NOT_YET_VERIFIED: &str = "not verified yet";
+pub(crate) const NOT_YET_VERIFIED: &str = "not verified yet";
 
 /// What one server's address presented.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ServerCertificate {
+pub(crate) struct ServerCertificate {
     /// `host:port` as dialled (`[v6]:port` for IPv6).
     pub address: String,
     /// The Node that reports this address, when one does.
@@ -23,7 +23,7 @@ pub struct ServerCertificate {
 
 impl ServerCertificate {
     /// `10.0.0.11:6443 (Node server-1)`.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match &self.node {
             Some(node) => format!("{} (Node {node})", self.address),
             None => self.address.clone(),
@@ -32,7 +32,7 @@ impl ServerCertificate {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConnectionCertificates {
+pub(crate) struct ConnectionCertificates {
     /// The address the requests go to.
     pub server: String,
     /// The kubeconfig user's client certificate; `None` when it authenticates otherwise.

@@ -14,19 +14,19 @@ use serde_json::Value;
 use super::go_json::{GoEscaping, ObjectWriter, string_map};
 use super::snapshot_file::SnapshotFile;
 
-pub use crate::version::shapes::S3Shape;
+pub(crate) use crate::version::shapes::S3Shape;
 
 /// What k3s writes for a failed snapshot without a message (`FromETCDSnapshotFile`).
 const DEFAULT_FAILURE: &str = "etcd snapshot failed";
 
 #[cfg(test)]
 /// The exact value a k3s built with Go 1.22 or later writes for this CR.
-pub fn encode(file: &SnapshotFile, shape: S3Shape) -> String {
+pub(crate) fn encode(file: &SnapshotFile, shape: S3Shape) -> String {
     encode_for(file, shape, GoEscaping::Go122)
 }
 
 /// The exact value k3s writes for this CR, for the writer's `s3Config` shape and Go release.
-pub fn encode_for(file: &SnapshotFile, shape: S3Shape, escaping: GoEscaping) -> String {
+pub(crate) fn encode_for(file: &SnapshotFile, shape: S3Shape, escaping: GoEscaping) -> String {
     let mut w = ObjectWriter::new(escaping);
     w.string("name", &file.snapshot_name);
     w.string_omitempty("location", &file.location);
@@ -97,7 +97,7 @@ pub fn encode_for(file: &SnapshotFile, shape: S3Shape, escaping: GoEscaping) -> 
 /// A decoded ConfigMap value.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SnapshotEntry {
+pub(crate) struct SnapshotEntry {
     pub name: String,
     pub location: String,
     /// The extra metadata, decoded from base64 JSON; `Err` when it does not decode.
@@ -128,7 +128,7 @@ const KNOWN_FIELDS: [&str; 10] = [
     "compressed",
 ];
 
-pub fn decode(value: &str) -> Result<SnapshotEntry, String> {
+pub(crate) fn decode(value: &str) -> Result<SnapshotEntry, String> {
     let v: Value = serde_json::from_str(value).map_err(|e| format!("not JSON: {e}"))?;
     let obj = v.as_object().ok_or("not a JSON object")?;
     let text = |k: &str| {
@@ -190,7 +190,7 @@ pub fn decode(value: &str) -> Result<SnapshotEntry, String> {
 impl SnapshotEntry {
     /// The record as k3s rebuilds a CR from a ConfigMap entry (`ToETCDSnapshotFile`), so that
     /// `encode(entry.to_snapshot_file(), entry.s3_shape())` gives the entry's bytes back.
-    pub fn to_snapshot_file(&self) -> SnapshotFile {
+    pub(crate) fn to_snapshot_file(&self) -> SnapshotFile {
         let text = |m: &BTreeMap<String, Value>, k: &str| {
             m.get(k)
                 .and_then(Value::as_str)
@@ -239,7 +239,7 @@ impl SnapshotEntry {
 
     #[cfg(test)]
     /// The `s3Config` shape the entry was written in.
-    pub fn s3_shape(&self) -> S3Shape {
+    pub(crate) fn s3_shape(&self) -> S3Shape {
         match &self.s3_config {
             Some(m) if !m.contains_key("timeout") => S3Shape::Legacy,
             _ => S3Shape::Embedded,
@@ -249,7 +249,7 @@ impl SnapshotEntry {
 
 /// One field that differs between what k3s would write and what the ConfigMap holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct FieldDifference {
+pub(crate) struct FieldDifference {
     pub field: String,
     pub expected: String,
     pub found: String,
@@ -257,7 +257,7 @@ pub struct FieldDifference {
 
 /// Field-level differences, ignoring encodings that carry the same meaning (the two
 /// `s3Config` shapes, `"timeout":"0s"`, omitted zero values).
-pub fn differences(expected: &SnapshotEntry, found: &SnapshotEntry) -> Vec<FieldDifference> {
+pub(crate) fn differences(expected: &SnapshotEntry, found: &SnapshotEntry) -> Vec<FieldDifference> {
     let mut diffs = Vec::new();
     let mut check = |field: &str, e: String, f: String| {
         if e != f {

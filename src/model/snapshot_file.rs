@@ -14,19 +14,20 @@ use super::recent_values::Recent;
 use crate::distro::Distro;
 
 /// Finalizer the snapshot ConfigMap controller adds on first sync (wrangler `pkg/generic/remove.go`).
-pub const CONTROLLER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-snapshots-controller";
+pub(crate) const CONTROLLER_FINALIZER: &str =
+    "wrangler.cattle.io/managed-etcd-snapshots-controller";
 
 /// Label naming where a snapshot is stored: the node for a local file, `s3` for S3
 /// (`etcd.<prog>.cattle.io/snapshot-storage-node`, pkg/etcd/snapshot/types.go).
-pub const STORAGE_NODE_SUFFIX: &str = "snapshot-storage-node";
+pub(crate) const STORAGE_NODE_SUFFIX: &str = "snapshot-storage-node";
 /// Annotation with the first 12 hex of sha256 of the server token's password part, set on
 /// successful snapshots only (`AnnotationTokenHash`, pkg/etcd/snapshot/types.go L40).
-pub const TOKEN_HASH_SUFFIX: &str = "snapshot-token-hash";
+pub(crate) const TOKEN_HASH_SUFFIX: &str = "snapshot-token-hash";
 
 /// What a snapshot file is, as `snapshots list` shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum FileState {
+pub(crate) enum FileState {
     /// `status.readyToUse: true`.
     Ready,
     /// Not ready, with `status.error`: k3s writes these for a failed save or upload and keeps
@@ -39,7 +40,7 @@ pub enum FileState {
 }
 
 impl FileState {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             FileState::Ready => "ready",
             FileState::Failed => "FAILED",
@@ -52,7 +53,7 @@ impl FileState {
 // Strings are boxed and the node name shared: 50,000 of these are the largest thing k3sdoctor
 // holds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotFile {
+pub(crate) struct SnapshotFile {
     pub name: Box<str>,
     pub created: Option<Timestamp>,
     pub deleting: bool,
@@ -85,7 +86,7 @@ pub struct SnapshotFile {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct S3Spec {
+pub(crate) struct S3Spec {
     pub endpoint: String,
     pub endpoint_ca: String,
     pub skip_ssl_verify: bool,
@@ -98,7 +99,7 @@ pub struct S3Spec {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SnapshotError {
+pub(crate) struct SnapshotError {
     pub time: Option<Timestamp>,
     pub message: Option<String>,
 }
@@ -153,7 +154,7 @@ impl Default for SnapshotFile {
 }
 
 impl SnapshotFile {
-    pub fn from_json(v: &Value) -> SnapshotFile {
+    pub(crate) fn from_json(v: &Value) -> SnapshotFile {
         let size = match v.pointer("/status/size") {
             None | Some(Value::Null) => Ok(0),
             Some(Value::Number(n)) => n.as_i64().ok_or_else(|| n.to_string()),
@@ -236,23 +237,23 @@ impl SnapshotFile {
         }
     }
 
-    pub fn is_s3(&self) -> bool {
+    pub(crate) fn is_s3(&self) -> bool {
         self.s3.is_some()
     }
 
-    pub fn has_controller_finalizer(&self) -> bool {
+    pub(crate) fn has_controller_finalizer(&self) -> bool {
         self.finalizers.iter().any(|f| f == CONTROLLER_FINALIZER)
     }
 
     /// The storage-node label: a node name for a local file, `s3` for S3; `None` when absent
     /// (objects not written by k3s).
-    pub fn storage_node(&self, distro: Distro) -> Option<&str> {
+    pub(crate) fn storage_node(&self, distro: Distro) -> Option<&str> {
         self.labels
             .get(&distro.etcd_annotation(STORAGE_NODE_SUFFIX))
     }
 
     /// The token hash; empty values count as absent.
-    pub fn token_hash(&self, distro: Distro) -> Option<&str> {
+    pub(crate) fn token_hash(&self, distro: Distro) -> Option<&str> {
         self.annotations
             .get(&distro.etcd_annotation(TOKEN_HASH_SUFFIX))
             .filter(|h| !h.is_empty())
@@ -262,7 +263,7 @@ impl SnapshotFile {
     /// client that failed to start (no location, node `s3`, pkg/etcd/snapshot.go L358-375), the
     /// storage-node label `s3`. A local snapshot of a node literally named `s3` has a `file://`
     /// location and stays local.
-    pub fn in_s3(&self, distro: Distro) -> bool {
+    pub(crate) fn in_s3(&self, distro: Distro) -> bool {
         self.is_s3()
             || self.location.starts_with("s3://")
             || (self.location.is_empty()
@@ -271,11 +272,11 @@ impl SnapshotFile {
     }
 
     /// Failed: not ready, with an error k3s recorded.
-    pub fn is_failed(&self) -> bool {
+    pub(crate) fn is_failed(&self) -> bool {
         !self.ready_to_use && self.error.is_some()
     }
 
-    pub fn file_state(&self) -> FileState {
+    pub(crate) fn file_state(&self) -> FileState {
         if self.deleting {
             FileState::Terminating
         } else if self.ready_to_use {
@@ -290,14 +291,14 @@ impl SnapshotFile {
     /// When the snapshot was taken: `status.creationTime`, else the error's time (a failed
     /// snapshot's creation time is its error time, pkg/etcd/snapshot/types.go), else when the
     /// object was created.
-    pub fn taken_at(&self) -> Option<Timestamp> {
+    pub(crate) fn taken_at(&self) -> Option<Timestamp> {
         self.creation_time
             .or_else(|| self.error.as_ref().and_then(|e| e.time))
             .or(self.created)
     }
 
     /// The size to report; an unparseable one counts as unknown.
-    pub fn size_bytes(&self) -> Option<i64> {
+    pub(crate) fn size_bytes(&self) -> Option<i64> {
         self.size.as_ref().ok().copied()
     }
 }

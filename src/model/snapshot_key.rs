@@ -7,7 +7,7 @@ use super::snapshot_file::SnapshotFile;
 
 /// `local-`/`s3-` + the file name with every character outside `[-._a-zA-Z0-9]` replaced by
 /// `_`. Go's regexp replaces whole runes, so one non-ASCII character becomes one `_`.
-pub fn data_key(file: &SnapshotFile) -> String {
+pub(crate) fn data_key(file: &SnapshotFile) -> String {
     let prefix = if file.is_s3() { "s3" } else { "local" };
     format!("{prefix}-{}", key_name(file))
 }
@@ -16,7 +16,7 @@ pub fn data_key(file: &SnapshotFile) -> String {
 /// OnChange path keys by `NodeName == "s3"` (`GenerateConfigMapKey`), while reconcile and
 /// onRemove key by `spec.s3 != nil` (`pkg/etcd/snapshot_controller.go`), so k3s flips between
 /// `s3-…` and `local-…` for such a CR.
-pub fn alternate_key(file: &SnapshotFile) -> Option<String> {
+pub(crate) fn alternate_key(file: &SnapshotFile) -> Option<String> {
     (!file.is_s3() && file.node_name.as_str() == "s3").then(|| format!("s3-{}", key_name(file)))
 }
 
@@ -45,13 +45,13 @@ fn key_name(file: &SnapshotFile) -> String {
 }
 
 /// Keys k3s writes start with `local-` or `s3-`; the 2021 format used bare file names.
-pub fn is_current_format(key: &str) -> bool {
+pub(crate) fn is_current_format(key: &str) -> bool {
     key.starts_with("local-") || key.starts_with("s3-")
 }
 
 /// The unix time k3s's pruning reads from a key: its trailing `-<digits>` after stripping
 /// `.zip`; anything unparsable counts as 0, the oldest (`pruneConfigMap`).
-pub fn key_timestamp(key: &str) -> i64 {
+pub(crate) fn key_timestamp(key: &str) -> i64 {
     let key = key.strip_suffix(".zip").unwrap_or(key);
     key.rsplit_once('-')
         .and_then(|(_, tail)| tail.parse::<i64>().ok())
@@ -59,7 +59,7 @@ pub fn key_timestamp(key: &str) -> i64 {
 }
 
 /// First 6 hex characters of sha256(node + location), as the CR name ends.
-pub fn name_digest(node: &str, location: &str) -> String {
+pub(crate) fn name_digest(node: &str, location: &str) -> String {
     let digest = Sha256::digest(format!("{node}{location}").as_bytes());
     digest.iter().take(3).map(|b| format!("{b:02x}")).collect()
 }
@@ -67,7 +67,7 @@ pub fn name_digest(node: &str, location: &str) -> String {
 /// Why a CR's name does not end with the digest of its node and location, if it does not.
 /// The name's node is `spec.nodeName` (k3s's `NodeSource`); S3 records without node
 /// information use `s3`.
-pub fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
+pub(crate) fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
     let expected = name_digest(&file.node_name, &file.location);
     let actual = file
         .name
@@ -123,7 +123,8 @@ mod tests {
 
     #[test]
     fn digest_matches_the_facts_example() {
-        // facts §9.1: local-etcd-snapshot-server-1-1717156805-4056ed
+        // A name as k3s's `generateSnapshotName` (pkg/etcd/snapshot.go) makes it:
+        // local-etcd-snapshot-server-1-1717156805-4056ed
         let location =
             "file:///var/lib/rancher/k3s/server/db/snapshots/etcd-snapshot-server-1-1717156805";
         assert_eq!(name_digest("server-1", location), "4056ed");
@@ -153,7 +154,7 @@ mod tests {
         assert!(name_digest_mismatch(&moved).unwrap().contains("server-2"));
     }
 
-    /// Issue 18 item 16: k3s names a local CR of a node called `s3` `s3-…`, as it keys it.
+    /// K3s names a local CR of a node called `s3` `s3-…`, as it keys it.
     #[test]
     fn a_local_snapshot_of_a_node_named_s3_is_named_s3_dash() {
         let location =

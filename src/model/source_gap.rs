@@ -3,7 +3,7 @@
 
 /// One kind of object the input lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceGap {
+pub(crate) struct SourceGap {
     /// `Node`, `Lease`, `ConfigMap`, `ETCDSnapshotFile`.
     pub kind: &'static str,
     /// What is missing and why, e.g. `cluster-resources/leases/kube-system.json (the

@@ -36,16 +36,16 @@ impl MetricsAuth {
 }
 
 /// How long an allowed answer is reused: a revoked binding takes effect within it.
-pub const ALLOWED_FOR: Duration = Duration::from_secs(60);
+pub(crate) const ALLOWED_FOR: Duration = Duration::from_secs(60);
 /// How long a refusal is reused: a binding just created takes effect within it, and a caller
 /// repeating a wrong token costs the API server one review per this period.
-pub const REFUSED_FOR: Duration = Duration::from_secs(10);
+pub(crate) const REFUSED_FOR: Duration = Duration::from_secs(10);
 /// At most this many tokens and paths are remembered (a few kilobytes).
-pub const CACHE_ENTRIES: usize = 1024;
+pub(crate) const CACHE_ENTRIES: usize = 1024;
 
 /// Why a request was not answered, with its one-line body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// 401.
     Unauthenticated(String),
     /// 403.
@@ -60,20 +60,20 @@ pub enum Refusal {
 type CacheKey = ([u8; 32], &'static str);
 
 /// Answers of the API server, each until it expires; bounded.
-pub struct ReviewCache {
+pub(crate) struct ReviewCache {
     entries: HashMap<CacheKey, (Verdict, Instant)>,
     capacity: usize,
 }
 
 impl ReviewCache {
-    pub fn new(capacity: usize) -> ReviewCache {
+    pub(crate) fn new(capacity: usize) -> ReviewCache {
         ReviewCache {
             entries: HashMap::new(),
             capacity: capacity.max(1),
         }
     }
 
-    pub fn get(&self, key: &CacheKey, now: Instant) -> Option<Verdict> {
+    pub(crate) fn get(&self, key: &CacheKey, now: Instant) -> Option<Verdict> {
         self.entries
             .get(key)
             .filter(|(_, until)| now < *until)
@@ -82,7 +82,7 @@ impl ReviewCache {
 
     /// Remembers `verdict` for as long as its kind allows; when full, expired answers go
     /// first, then the one closest to expiring.
-    pub fn insert(&mut self, key: CacheKey, verdict: Verdict, now: Instant) {
+    pub(crate) fn insert(&mut self, key: CacheKey, verdict: Verdict, now: Instant) {
         if self.entries.len() >= self.capacity && !self.entries.contains_key(&key) {
             self.entries.retain(|_, (_, until)| now < *until);
             if self.entries.len() >= self.capacity
@@ -110,14 +110,14 @@ impl ReviewCache {
 }
 
 /// The token of an `Authorization: Bearer <token>` header (the scheme in any case).
-pub fn bearer_token(authorization: Option<&str>) -> Option<&str> {
+pub(crate) fn bearer_token(authorization: Option<&str>) -> Option<&str> {
     let (scheme, token) = authorization?.trim().split_once(' ')?;
     let token = token.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// The refusal a verdict makes (none when allowed).
-pub fn refusal(verdict: &Verdict, path: &str) -> Option<Refusal> {
+pub(crate) fn refusal(verdict: &Verdict, path: &str) -> Option<Refusal> {
     match verdict {
         Verdict::Allowed => None,
         Verdict::Unauthenticated => Some(Refusal::Unauthenticated(format!(
@@ -132,7 +132,7 @@ pub fn refusal(verdict: &Verdict, path: &str) -> Option<Refusal> {
 }
 
 /// serve's access check, in the mode `--metrics-auth` chose.
-pub struct Access {
+pub(crate) struct Access {
     mode: MetricsAuth,
     /// Set once serve has connected to the API server.
     reviewer: OnceLock<Reviewer>,
@@ -143,7 +143,7 @@ pub struct Access {
 }
 
 impl Access {
-    pub fn new(mode: MetricsAuth) -> Access {
+    pub(crate) fn new(mode: MetricsAuth) -> Access {
         Access {
             mode,
             reviewer: OnceLock::new(),
@@ -153,17 +153,17 @@ impl Access {
         }
     }
 
-    pub fn mode(&self) -> MetricsAuth {
+    pub(crate) fn mode(&self) -> MetricsAuth {
         self.mode
     }
 
     /// From now on tokens are reviewed through `reviewer`.
-    pub fn connected(&self, reviewer: Reviewer) {
+    pub(crate) fn connected(&self, reviewer: Reviewer) {
         let _ = self.reviewer.set(reviewer);
     }
 
     /// Whether the sender of `authorization` may `get` `path`.
-    pub async fn check(
+    pub(crate) async fn check(
         &self,
         authorization: Option<&str>,
         path: &'static str,

@@ -18,23 +18,23 @@ use jiff::{SignedDuration, Timestamp};
 
 /// How long after the last answered probe contact counts as lost. Probes start every 5 s and
 /// give up after 5 s, so a blackhole is noticed 15–20 s after it begins.
-pub const CONTACT_LOST_AFTER: Duration = Duration::from_secs(15);
+pub(crate) const CONTACT_LOST_AFTER: Duration = Duration::from_secs(15);
 
 /// The API server's clock, as an anchor on this machine's monotonic clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerClock {
+pub(crate) struct ServerClock {
     at: Instant,
     server: Timestamp,
 }
 
 impl ServerClock {
     /// A clock that reads `server` at instant `at`.
-    pub fn anchored(at: Instant, server: Timestamp) -> ServerClock {
+    pub(crate) fn anchored(at: Instant, server: Timestamp) -> ServerClock {
         ServerClock { at, server }
     }
 
     /// The server's time at instant `at` (an instant before the anchor reads earlier).
-    pub fn at(&self, at: Instant) -> Timestamp {
+    pub(crate) fn at(&self, at: Instant) -> Timestamp {
         let elapsed = match at.checked_duration_since(self.at) {
             Some(after) => SignedDuration::try_from(after).unwrap_or(SignedDuration::MAX),
             None => -SignedDuration::try_from(self.at - at).unwrap_or(SignedDuration::MAX),
@@ -48,7 +48,7 @@ impl ServerClock {
     /// means one of the clocks stepped, and the anchor moves to the nearest edge of the window
     /// (the smallest correction that agrees with what the server said). Inside the window the
     /// anchor stays, so "now" never jitters with the header's one-second resolution.
-    pub fn observe(&mut self, date: Timestamp, sent: Instant, received: Instant) {
+    pub(crate) fn observe(&mut self, date: Timestamp, sent: Instant, received: Instant) {
         let round_trip = received.saturating_duration_since(sent);
         let latest = date
             .checked_add(Duration::from_secs(1) + round_trip)
@@ -62,7 +62,7 @@ impl ServerClock {
     }
 
     /// The first anchor from one `Date` header: the middle of its possible window.
-    pub fn first(date: Timestamp, sent: Instant, received: Instant) -> ServerClock {
+    pub(crate) fn first(date: Timestamp, sent: Instant, received: Instant) -> ServerClock {
         let round_trip = received.saturating_duration_since(sent);
         let middle = date
             .checked_add((Duration::from_secs(1) + round_trip) / 2)
@@ -73,7 +73,7 @@ impl ServerClock {
 
 /// What one probe brought.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProbeOutcome {
+pub(crate) enum ProbeOutcome {
     /// Answered, with the `Date` header if there was a usable one.
     Answered(Option<Timestamp>),
     /// No answer (timed out, refused, reset, an error status): why, in one line.
@@ -82,7 +82,7 @@ pub enum ProbeOutcome {
 
 /// What changed with one probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ContactChange {
+pub(crate) enum ContactChange {
     None,
     /// No answer for [`CONTACT_LOST_AFTER`]: the line says why.
     Lost {
@@ -97,7 +97,7 @@ pub enum ContactChange {
 
 /// Contact with the API server: the last answered probe and the server's clock.
 #[derive(Debug, Clone)]
-pub struct Contact {
+pub(crate) struct Contact {
     clock: ServerClock,
     /// Whether `clock` came from the API server (else from the local clock at start).
     server_clock: bool,
@@ -107,7 +107,7 @@ pub struct Contact {
 
 impl Contact {
     /// Contact as of `at`, with the server's clock if it is known.
-    pub fn new(clock: ServerClock, server_clock: bool, at: Instant) -> Contact {
+    pub(crate) fn new(clock: ServerClock, server_clock: bool, at: Instant) -> Contact {
         Contact {
             clock,
             server_clock,
@@ -117,7 +117,7 @@ impl Contact {
     }
 
     /// Takes in one probe sent at `sent`, finished at `received`.
-    pub fn observe(
+    pub(crate) fn observe(
         &mut self,
         outcome: &ProbeOutcome,
         sent: Instant,
@@ -156,29 +156,29 @@ impl Contact {
         }
     }
 
-    pub fn lost(&self) -> bool {
+    pub(crate) fn lost(&self) -> bool {
         self.lost_since.is_some()
     }
 
     /// Whether "now" is the API server's clock (else this machine's, read once at start).
-    pub fn server_clock(&self) -> bool {
+    pub(crate) fn server_clock(&self) -> bool {
         self.server_clock
     }
 
     /// The server's time at `at`.
-    pub fn now(&self, at: Instant) -> Timestamp {
+    pub(crate) fn now(&self, at: Instant) -> Timestamp {
         self.clock.at(at)
     }
 
     /// The server's time when it last answered: nothing seen since can be newer.
-    pub fn last_contact(&self) -> Timestamp {
+    pub(crate) fn last_contact(&self) -> Timestamp {
         self.clock.at(self.last_answer)
     }
 
     /// The time freshness is judged at, at instant `at`: the server's now, but never later than
     /// its last answer, so a silent connection never ages a lock that may well have been
     /// renewed (k3s renews every 2 s; the probe answers every 5 s while in contact).
-    pub fn judged_now(&self, at: Instant) -> Timestamp {
+    pub(crate) fn judged_now(&self, at: Instant) -> Timestamp {
         self.now(at).min(self.last_contact())
     }
 }

@@ -27,7 +27,7 @@ use super::metrics::CONTENT_TYPE;
 const TEXT: &str = "text/plain; charset=utf-8";
 
 /// The `--listen` socket, or the refusal that names it (exit 2).
-pub fn bind(address: std::net::SocketAddr) -> Result<TcpListener, crate::exit::Failure> {
+pub(crate) fn bind(address: std::net::SocketAddr) -> Result<TcpListener, crate::exit::Failure> {
     super::listener::bind(address).map_err(|e| {
         crate::exit::Failure::Refused(format!(
             "serve: cannot listen on {address}: {e}; choose another --listen address"
@@ -37,7 +37,7 @@ pub fn bind(address: std::net::SocketAddr) -> Result<TcpListener, crate::exit::F
 
 /// Answers /metrics, /healthz, /readyz and /report from `exporter` on a task of its own, as
 /// many connections at once as the open-file limit leaves room for.
-pub fn spawn(
+pub(crate) fn spawn(
     listener: TcpListener,
     exporter: &Arc<Exporter>,
     access: &Arc<Access>,
@@ -55,7 +55,7 @@ pub fn spawn(
 
 /// Accepts connections until the task is dropped; each connection is served on its own task,
 /// at most `limit` waiting for a request at once (`listener::OpenConnections`).
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     exporter: Arc<Exporter>,
     access: Arc<Access>,

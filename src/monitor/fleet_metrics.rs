@@ -46,7 +46,7 @@ struct StateLabels {
 
 type FloatGauge = Gauge<f64, AtomicU64>;
 
-pub struct FleetMetrics {
+pub(super) struct FleetMetrics {
     registry: Registry,
     up: Gauge,
     ready: Gauge,
@@ -61,7 +61,7 @@ pub struct FleetMetrics {
 }
 
 impl FleetMetrics {
-    pub fn new(version: &str) -> FleetMetrics {
+    pub(super) fn new(version: &str) -> FleetMetrics {
         let mut registry = Registry::default();
         let m = FleetMetrics {
             registry: Registry::default(),
@@ -136,7 +136,7 @@ impl FleetMetrics {
     }
 
     /// Sets every series from one round's report.
-    pub fn record(&self, report: &FleetReport<CheckReport>, took: Duration, at: Timestamp) {
+    pub(super) fn record(&self, report: &FleetReport<CheckReport>, took: Duration, at: Timestamp) {
         self.up.set(1);
         self.ready.set(1);
         self.last_evaluation
@@ -207,11 +207,11 @@ impl FleetMetrics {
     }
 
     /// The management cluster could not be read this round: the verdicts are held.
-    pub fn mark_unreadable(&self) {
+    pub(super) fn mark_unreadable(&self) {
         self.up.set(0);
     }
 
-    pub fn encode(&self) -> String {
+    pub(super) fn encode(&self) -> String {
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);

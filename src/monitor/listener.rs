@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 const ACCEPT_BACKLOG: u32 = 4096;
 
 /// A listening socket on `address` (SO_REUSEADDR, as tokio's and Go's listeners set it).
-pub fn bind(address: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+pub(crate) fn bind(address: std::net::SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if address.is_ipv4() {
         TcpSocket::new_v4()?
     } else {
@@ -29,11 +29,11 @@ pub fn bind(address: std::net::SocketAddr) -> std::io::Result<TcpListener> {
 /// How long a client may take to send a request's head, and how long a kept-alive connection
 /// may sit idle before its next one (hyper times both from when it starts waiting for a head).
 /// A scrape sends its head at once; Prometheus opens a new connection when the old was closed.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The longest a connection lives, so a client that never reads its answer cannot keep one
 /// (hyper has no write timeout): then it is asked to close, and closed 5 s later.
-pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
+pub(crate) const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 
 /// At most this many connections wait for a request at once: past it, the one that has waited
 /// longest is closed. An answer is built from memory at once, so connections that have sent a
@@ -42,12 +42,12 @@ pub const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 /// each: 2 MiB at the bound) from the memory limit. Under a flood of connections it is also
 /// how long a new connection has to send its request: 256 places at 2,500 connections a
 /// second are 100 ms (64 were 25 ms, which a scraper on a busy node could miss).
-pub const MAX_CONNECTIONS: usize = 256;
+pub(crate) const MAX_CONNECTIONS: usize = 256;
 
 /// How many connections to serve at once with `open_files` file descriptors allowed (the
 /// soft RLIMIT_NOFILE, when known): half of what the watches, the probe and the runtime leave,
 /// at most [`MAX_CONNECTIONS`], at least 4.
-pub fn connection_limit(open_files: Option<u64>) -> usize {
+pub(crate) fn connection_limit(open_files: Option<u64>) -> usize {
     /// The watches (a dozen connections), the probe, the runtime, stdio and a margin.
     const RESERVED: u64 = 48;
     match open_files {
@@ -60,7 +60,7 @@ pub fn connection_limit(open_files: Option<u64>) -> usize {
 
 /// The soft limit on open files from `/proc/self/limits` (Linux), e.g.
 /// `Max open files            1024                 1048576              files`.
-pub fn open_files_limit(limits: &str) -> Option<u64> {
+pub(crate) fn open_files_limit(limits: &str) -> Option<u64> {
     let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
     line.trim_start_matches("Max open files")
         .split_whitespace()
@@ -70,7 +70,7 @@ pub fn open_files_limit(limits: &str) -> Option<u64> {
 }
 
 /// One connection as the accept loop and the connection's own task both see it.
-pub struct Connection {
+pub(crate) struct Connection {
     /// When the listener started; `waiting_since` counts from it.
     epoch: Instant,
     /// Milliseconds from `epoch` to when this connection last began waiting for a request
@@ -105,40 +105,40 @@ impl Connection {
 
     /// A complete request head has arrived: the connection is not to be closed until it has
     /// been answered.
-    pub fn request_started(&self) {
+    pub(crate) fn request_started(&self) {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
         self.received.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The answer has been written in full (or the connection died) `now`: waiting again.
-    pub fn request_finished(&self, now: Instant) {
+    pub(crate) fn request_finished(&self, now: Instant) {
         self.waiting_since
             .store(millis(self.epoch, now), Ordering::SeqCst);
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Requests received so far.
-    pub fn received(&self) -> u64 {
+    pub(crate) fn received(&self) -> u64 {
         self.received.load(Ordering::SeqCst)
     }
 
     /// Whether a request is being answered.
-    pub fn busy(&self) -> bool {
+    pub(crate) fn busy(&self) -> bool {
         self.in_flight.load(Ordering::SeqCst) > 0
     }
 
     /// Waits until the accept loop asks this connection to close.
-    pub async fn asked_to_close(&self) {
+    pub(crate) async fn asked_to_close(&self) {
         self.close.notified().await;
     }
 
     /// The task decided to keep the connection: it received a request meanwhile.
-    pub fn keep(&self) {
+    pub(crate) fn keep(&self) {
         self.evicting.store(false, Ordering::SeqCst);
     }
 
     /// The task has ended; the accept loop forgets the connection.
-    pub fn end(&self) {
+    pub(crate) fn end(&self) {
         self.ended.store(true, Ordering::SeqCst);
     }
 
@@ -152,7 +152,7 @@ fn millis(epoch: Instant, at: Instant) -> u64 {
 }
 
 /// What the accept loop does with a new connection.
-pub enum Admission {
+pub(crate) enum Admission {
     /// Serve it.
     Serve(Arc<Connection>),
     /// Not yet: every place is taken by a connection that is being answered or is being
@@ -162,14 +162,14 @@ pub enum Admission {
 }
 
 /// The connections being served, each with the means to ask it to close.
-pub struct OpenConnections {
+pub(crate) struct OpenConnections {
     limit: usize,
     epoch: Instant,
     open: Vec<Arc<Connection>>,
 }
 
 impl OpenConnections {
-    pub fn new(limit: usize) -> OpenConnections {
+    pub(crate) fn new(limit: usize) -> OpenConnections {
         OpenConnections {
             limit: limit.max(1),
             epoch: Instant::now(),
@@ -181,7 +181,7 @@ impl OpenConnections {
     /// answering a request nor already asked to close, the one that has waited longest for a
     /// request is asked to close. Its task first reads what its client has sent; one that
     /// turns out to hold a complete request is kept and answered.
-    pub fn admit(&mut self, now: Instant) -> Admission {
+    pub(crate) fn admit(&mut self, now: Instant) -> Admission {
         self.open.retain(|c| !c.ended.load(Ordering::SeqCst));
         // A hard bound beside the soft one: connections being answered or closed are brief,
         // but their file descriptors count until they are gone.

@@ -20,7 +20,7 @@ pub enum LogFormat {
 
 /// `kube_requests` (`-vv`, `-vvv`: `commands::verbosity`) lets kube's request traces in, as
 /// the one-shot commands print them; below that its failure ERRORs stay out too.
-pub fn init(format: LogFormat, kube_requests: Option<LevelFilter>) {
+pub(crate) fn init(format: LogFormat, kube_requests: Option<LevelFilter>) {
     let kube_client = kube_requests.unwrap_or(LevelFilter::OFF);
     let targets = Targets::new()
         .with_default(LevelFilter::ERROR)
@@ -44,7 +44,7 @@ pub fn init(format: LogFormat, kube_requests: Option<LevelFilter>) {
 
 /// stderr, each write redacted and with its control characters escaped (the fmt layer writes
 /// one event per call).
-pub struct RedactedStderr;
+pub(crate) struct RedactedStderr;
 
 impl Write for RedactedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

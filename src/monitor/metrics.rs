@@ -23,7 +23,7 @@ use crate::input::watch::watch_failure::WatchFailure;
 use crate::report::CheckReport;
 
 /// The content type of what [`Metrics::encode`] writes (OpenMetrics text).
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(super) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct FindingLabels {
@@ -67,7 +67,7 @@ struct WatchErrorLabels {
 
 type FloatGauge = Gauge<f64, AtomicU64>;
 
-pub struct Metrics {
+pub(crate) struct Metrics {
     registry: Registry,
     up: Gauge,
     stale: Gauge,
@@ -91,7 +91,7 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn new(version: &str) -> Metrics {
+    pub(crate) fn new(version: &str) -> Metrics {
         let mut registry = Registry::default();
         let metrics = Metrics {
             up: Gauge::default(),
@@ -205,7 +205,7 @@ impl Metrics {
     }
 
     /// Registers the heal metrics (before the exporter is shared).
-    pub fn enable_heal(&mut self) {
+    pub(crate) fn enable_heal(&mut self) {
         self.heal = Some(crate::heal::heal_metrics::HealMetrics::register(
             &mut self.registry,
         ));
@@ -213,7 +213,7 @@ impl Metrics {
 
     /// Sets every report-derived metric from one evaluation. `complete`: every watch had
     /// synced and none was failing (what `k3sdoctor_up` says).
-    pub fn record_evaluation(
+    pub(crate) fn record_evaluation(
         &self,
         report: &CheckReport,
         complete: bool,
@@ -295,7 +295,7 @@ impl Metrics {
     }
 
     /// Readiness and the per-watch sync state.
-    pub fn record_watches<'a>(&self, health: impl Iterator<Item = &'a WatchHealth>) {
+    pub(crate) fn record_watches<'a>(&self, health: impl Iterator<Item = &'a WatchHealth>) {
         let mut all_synced = true;
         for watch in health {
             all_synced &= watch.synced;
@@ -309,7 +309,7 @@ impl Metrics {
     }
 
     /// One failed watch attempt; `k3sdoctor_up` drops until an evaluation reads everything.
-    pub fn count_watch_error(&self, failure: &WatchFailure) {
+    pub(crate) fn count_watch_error(&self, failure: &WatchFailure) {
         self.watch_errors
             .get_or_create(&WatchErrorLabels {
                 resource: failure.resource.clone(),
@@ -319,7 +319,7 @@ impl Metrics {
     }
 
     /// Renewals seen since the last evaluation (`renewed(lock)`: the lock's latest renewTime).
-    pub fn refresh_renewals(&self, renewed: impl Fn(&str) -> Option<Timestamp>) {
+    pub(crate) fn refresh_renewals(&self, renewed: impl Fn(&str) -> Option<Timestamp>) {
         let mut renewals = self.renewals.lock().unwrap_or_else(|p| p.into_inner());
         for (lock, at) in renewals.iter_mut() {
             if let Some(newer) = renewed(lock).filter(|t| *t > *at) {
@@ -328,13 +328,13 @@ impl Metrics {
         }
     }
 
-    pub fn mark_incomplete(&self) {
+    pub(crate) fn mark_incomplete(&self) {
         self.up.set(0);
     }
 
     /// `stale`: contact with the API server is lost and the findings are held from the last
     /// evaluation before it; `k3sdoctor_up` is 0 for as long.
-    pub fn mark_stale(&self, stale: bool) {
+    pub(crate) fn mark_stale(&self, stale: bool) {
         self.stale.set(i64::from(stale));
         if stale {
             self.up.set(0);
@@ -342,7 +342,7 @@ impl Metrics {
     }
 
     /// The exposition text, with renewal ages as of `now`.
-    pub fn encode(&self, now: Timestamp) -> String {
+    pub(crate) fn encode(&self, now: Timestamp) -> String {
         self.renew_age.clear();
         for (lock, renewed) in self
             .renewals

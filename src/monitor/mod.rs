@@ -2,14 +2,14 @@
 //! and the HTTP endpoints that publish it. The watch loop that feeds it is in
 //! `commands::serve`.
 
-pub mod access;
-pub mod contact;
-pub mod endpoints;
+pub(crate) mod access;
+pub(crate) mod contact;
+pub(crate) mod endpoints;
 mod fleet_metrics;
-pub mod listener;
-pub mod log;
+pub(crate) mod listener;
+pub(crate) mod log;
 mod metrics;
-pub mod review_budget;
+pub(crate) mod review_budget;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,7 +23,7 @@ use fleet_metrics::FleetMetrics;
 use metrics::Metrics;
 
 /// Shared between the watch loop (which writes) and the endpoints (which read).
-pub struct Exporter {
+pub(crate) struct Exporter {
     pub metrics: Metrics,
     /// The latest `CheckReport`, serialized when `/report` asks: held as JSON text it was
     /// 20.8 MB at 50,000 missing snapshots, and building that text doubled it.
@@ -41,7 +41,7 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    pub fn new(version: &str) -> Exporter {
+    pub(crate) fn new(version: &str) -> Exporter {
         Exporter {
             metrics: Metrics::new(version),
             report: Mutex::new(None),
@@ -60,7 +60,7 @@ impl Exporter {
     }
 
     /// The exporter of `serve --rancher-clusters`: every series carries a `cluster` label.
-    pub fn for_fleet(version: &str) -> Exporter {
+    pub(crate) fn for_fleet(version: &str) -> Exporter {
         Exporter {
             fleet: Some(FleetMetrics::new(version)),
             ..Exporter::new(version)
@@ -68,7 +68,7 @@ impl Exporter {
     }
 
     /// The exposition text of whichever metrics this exporter publishes.
-    pub fn encode_metrics(&self) -> String {
+    pub(crate) fn encode_metrics(&self) -> String {
         match &self.fleet {
             Some(fleet) => fleet.encode(),
             None => self.metrics.encode(self.scrape_now()),
@@ -77,7 +77,7 @@ impl Exporter {
 
     /// One round of `serve --rancher-clusters`: its metrics and its report; ready from the
     /// first. `None`: the management cluster could not be read, the last round is held.
-    pub fn publish_fleet(
+    pub(crate) fn publish_fleet(
         &self,
         report: Option<&crate::report::FleetReport<CheckReport>>,
         took: std::time::Duration,
@@ -102,7 +102,7 @@ impl Exporter {
     }
 
     /// Takes in one contact probe (see [`Contact::observe`]); `k3sdoctor_stale` follows it.
-    pub fn observe_probe(
+    pub(crate) fn observe_probe(
         &self,
         outcome: &ProbeOutcome,
         sent: Instant,
@@ -117,23 +117,23 @@ impl Exporter {
     }
 
     /// Whether contact with the API server is lost (the published verdict is held, stale).
-    pub fn contact_lost(&self) -> bool {
+    pub(crate) fn contact_lost(&self) -> bool {
         self.contact().lost()
     }
 
     /// Whether "now" is the API server's clock.
-    pub fn on_server_clock(&self) -> bool {
+    pub(crate) fn on_server_clock(&self) -> bool {
         self.contact().server_clock()
     }
 
     /// The time to judge freshness at: now, but never past the server's last answer.
-    pub fn judged_now(&self) -> Timestamp {
+    pub(crate) fn judged_now(&self) -> Timestamp {
         self.contact().judged_now(Instant::now())
     }
 
     /// The time ages are shown at on `/metrics`: now while in contact, the last contact once
     /// it is lost (a renewal may well have happened since, unseen).
-    pub fn scrape_now(&self) -> Timestamp {
+    pub(crate) fn scrape_now(&self) -> Timestamp {
         let contact = self.contact();
         if contact.lost() {
             contact.last_contact()
@@ -143,20 +143,20 @@ impl Exporter {
     }
 
     /// The report of a complete evaluation (marked fresh again).
-    pub fn publish_report(&self, report: Arc<CheckReport>) {
+    pub(crate) fn publish_report(&self, report: Arc<CheckReport>) {
         *self.report.lock().unwrap_or_else(|p| p.into_inner()) = Some(report);
         self.metrics.mark_stale(false);
     }
 
     /// `serve --heal`'s state for `/report`.
-    pub fn publish_heal(&self, heal: serde_json::Value) {
+    pub(crate) fn publish_heal(&self, heal: serde_json::Value) {
         *self.heal.lock().unwrap_or_else(|p| p.into_inner()) = Some(heal);
     }
 
     /// The latest report; while contact is lost it is held and says so: `"stale": true` and
     /// `"lastContact"` (the API server's time of its last answer). With `--heal`, `"heal"`
     /// holds the heal's state.
-    pub fn report(&self) -> Option<String> {
+    pub(crate) fn report(&self) -> Option<String> {
         if self.fleet.is_some() {
             return self
                 .fleet_report
@@ -191,11 +191,11 @@ impl Exporter {
         Some(crate::render::json_escape::to_string_pretty(&report).unwrap_or(json))
     }
 
-    pub fn set_ready(&self, ready: bool) {
+    pub(crate) fn set_ready(&self, ready: bool) {
         self.ready.store(ready, Ordering::Relaxed);
     }
 
-    pub fn ready(&self) -> bool {
+    pub(crate) fn ready(&self) -> bool {
         self.ready.load(Ordering::Relaxed)
     }
 }

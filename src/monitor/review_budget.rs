@@ -8,14 +8,14 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Reviews of unseen tokens at once.
-pub const BURST: f64 = 10.0;
+pub(crate) const BURST: f64 = 10.0;
 /// Reviews of unseen tokens a second after the burst.
-pub const PER_SECOND: f64 = 5.0;
+pub(crate) const PER_SECOND: f64 = 5.0;
 /// How long a token once allowed is reviewed again without waiting for the bucket.
-pub const VOUCHED_FOR: Duration = Duration::from_secs(600);
+pub(crate) const VOUCHED_FOR: Duration = Duration::from_secs(600);
 
 /// The bucket, and the tokens (their SHA-256) allowed lately; both bounded.
-pub struct ReviewBudget {
+pub(crate) struct ReviewBudget {
     left: f64,
     filled_at: Instant,
     vouched: HashMap<[u8; 32], Instant>,
@@ -23,7 +23,7 @@ pub struct ReviewBudget {
 }
 
 impl ReviewBudget {
-    pub fn new(now: Instant, capacity: usize) -> ReviewBudget {
+    pub(crate) fn new(now: Instant, capacity: usize) -> ReviewBudget {
         ReviewBudget {
             left: BURST,
             filled_at: now,
@@ -34,7 +34,7 @@ impl ReviewBudget {
 
     /// Whether the token hashed to `token` may be reviewed now, taking from the bucket unless
     /// it was allowed lately.
-    pub fn may_review(&mut self, token: &[u8; 32], now: Instant) -> bool {
+    pub(crate) fn may_review(&mut self, token: &[u8; 32], now: Instant) -> bool {
         if self.vouched.get(token).is_some_and(|until| now < *until) {
             return true;
         }
@@ -50,7 +50,7 @@ impl ReviewBudget {
 
     /// Remembers that the API server allowed `token`; when full, the expired go first, and
     /// a new one waits for room rather than pushing out another.
-    pub fn vouch(&mut self, token: [u8; 32], now: Instant) {
+    pub(crate) fn vouch(&mut self, token: [u8; 32], now: Instant) {
         if self.vouched.len() >= self.capacity && !self.vouched.contains_key(&token) {
             self.vouched.retain(|_, until| now < *until);
             if self.vouched.len() >= self.capacity {

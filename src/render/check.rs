@@ -8,10 +8,14 @@ use super::style::Style;
 use super::wrap::{columns, write_wrapped};
 use crate::diagnose::check::CheckFinding;
 use crate::diagnose::finding::Finding;
-use crate::diagnose::leases::lock_status::LockState;
+use crate::diagnose::leases::lock_status::{LockState, LockStatus};
 use crate::report::CheckReport;
 
-pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> std::io::Result<()> {
+pub(crate) fn write_check(
+    out: &mut dyn Write,
+    report: &CheckReport,
+    style: Style,
+) -> std::io::Result<()> {
     let a = &report.analysis;
     let c = &a.cluster;
     let versions = c
@@ -32,24 +36,7 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
             versions
         }
     ));
-    let locks = a
-        .locks
-        .iter()
-        .map(|l| match (l.state, l.holder.as_deref()) {
-            (LockState::Missing, _) => format!("{} missing", l.name),
-            (LockState::NotApplicable, _) => format!("{} not used", l.name),
-            (LockState::Unknown, _) => format!("{} not judged", l.name),
-            (LockState::Released, _) => format!("{} released", l.name),
-            (LockState::Held, Some(h)) => format!("{} held by {h}", l.name),
-            (state, Some(h)) => format!(
-                "{} held by {h} ({})",
-                l.name,
-                format!("{state:?}").to_lowercase()
-            ),
-            (_, None) => format!("{} -", l.name),
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
+    let locks = locks_line(&a.locks);
     let style_text = c.lock_style.map(|s| s.describe()).unwrap_or("unknown");
     header.push(format!("locks: {locks}; lock objects: {style_text}"));
     if let Some(s) = &a.snapshots
@@ -109,6 +96,27 @@ pub fn write_check(out: &mut dyn Write, report: &CheckReport, style: Style) -> s
     writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
 }
 
+/// Each lock's state, in one line: `k3s held by server-1, k3s-etcd missing`.
+fn locks_line(locks: &[LockStatus]) -> String {
+    locks
+        .iter()
+        .map(|l| match (l.state, l.holder.as_deref()) {
+            (LockState::Missing, _) => format!("{} missing", l.name),
+            (LockState::NotApplicable, _) => format!("{} not used", l.name),
+            (LockState::Unknown, _) => format!("{} not judged", l.name),
+            (LockState::Released, _) => format!("{} released", l.name),
+            (LockState::Held, Some(h)) => format!("{} held by {h}", l.name),
+            (state, Some(h)) => format!(
+                "{} held by {h} ({})",
+                l.name,
+                format!("{state:?}").to_lowercase()
+            ),
+            (_, None) => format!("{} -", l.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What Rancher's side was compared: its version, where, which cluster, and the counts.
 fn rancher_line(r: &crate::diagnose::rancher::RancherSummary) -> String {
     let cluster = match (&r.provisioning_cluster, &r.cluster_id) {
@@ -137,7 +145,7 @@ fn rancher_line(r: &crate::diagnose::rancher::RancherSummary) -> String {
 }
 
 /// Findings causes first, each cause's consequences drawn under it; a blank line after each.
-pub fn write_linked_findings(
+pub(crate) fn write_linked_findings(
     out: &mut dyn Write,
     findings: &[CheckFinding],
     style: Style,

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Once the reader has gone, writes succeed and go nowhere: what is left to print has no
 /// reader, and the exit code must still be the verdict's rather than a write error. Any
 /// other error (a full disk) is still reported.
-pub struct ClosedPipeTolerant<W> {
+pub(crate) struct ClosedPipeTolerant<W> {
     inner: W,
     closed: ReaderGone,
 }
@@ -15,10 +15,10 @@ pub struct ClosedPipeTolerant<W> {
 /// Whether the reader of a [`ClosedPipeTolerant`] has gone: a command that would otherwise
 /// print forever (`leases --watch | head`) stops when it has.
 #[derive(Debug, Clone, Default)]
-pub struct ReaderGone(Arc<AtomicBool>);
+pub(crate) struct ReaderGone(Arc<AtomicBool>);
 
 impl ReaderGone {
-    pub fn is_gone(&self) -> bool {
+    pub(crate) fn is_gone(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
 
@@ -28,14 +28,14 @@ impl ReaderGone {
 }
 
 impl<W: Write> ClosedPipeTolerant<W> {
-    pub fn new(inner: W) -> Self {
+    pub(crate) fn new(inner: W) -> Self {
         ClosedPipeTolerant {
             inner,
             closed: ReaderGone::default(),
         }
     }
 
-    pub fn reader_gone(&self) -> ReaderGone {
+    pub(crate) fn reader_gone(&self) -> ReaderGone {
         self.closed.clone()
     }
 

@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// [`is_control`]) written as a visible escape (`\e`, `\n`, `\r`, `\t`, `\u{7f}`, `\u{9b}`,
 /// `\u{202e}`, …); everything else, non-ASCII letters included, as it is. Escaping twice
 /// gives what escaping once gives, so layers may each apply it.
-pub fn escape_controls(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_control) {
         return Cow::Borrowed(text);
     }

@@ -7,7 +7,7 @@ use super::style::Style;
 use super::wrap::write_wrapped;
 use crate::diagnose::finding::{FailOn, Finding, Severity};
 
-pub fn write_findings(
+pub(crate) fn write_findings(
     out: &mut dyn Write,
     findings: &[Finding],
     fail_on: FailOn,
@@ -18,7 +18,7 @@ pub fn write_findings(
 }
 
 /// The findings, a blank line after each, without the summary line.
-pub fn write_finding_list(
+pub(crate) fn write_finding_list(
     out: &mut dyn Write,
     findings: &[Finding],
     style: Style,
@@ -40,7 +40,7 @@ pub fn write_finding_list(
 
 /// An earlier finding that lists exactly the objects `f` lists (in any order): `f` then says
 /// "the same 15 as snapshot-missing-from-configmap above" instead of the names a second time.
-pub fn same_list_as<'a>(
+pub(crate) fn same_list_as<'a>(
     f: &Finding,
     earlier: impl Iterator<Item = &'a Finding>,
 ) -> Option<&'a Finding> {
@@ -59,13 +59,13 @@ pub fn same_list_as<'a>(
 /// The object as the first line of a finding names it: k3s keeps every namespaced object it
 /// elects or books snapshots with in kube-system, so the namespace is dropped there to keep
 /// severity, code and object on one 80-column line. JSON and YAML keep the full name.
-pub fn short_object(object: &str) -> String {
+pub(crate) fn short_object(object: &str) -> String {
     super::control_chars::escape_controls(&object.replacen(" kube-system/", " ", 1)).into_owned()
 }
 
 /// A finding's message and fix under its first line, wrapped to the output width; `indent`
 /// is where the text column starts, and the fix's continuation lines hang under its command.
-pub fn write_body(
+pub(crate) fn write_body(
     out: &mut dyn Write,
     f: &Finding,
     indent: &str,
@@ -107,7 +107,7 @@ fn short_message(f: &Finding, same_as: Option<&Finding>) -> String {
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,
 /// so a count of errors never sits next to a silent success.
-pub fn summary_line(findings: &[Finding], fail_on: FailOn) -> String {
+pub(crate) fn summary_line(findings: &[Finding], fail_on: FailOn) -> String {
     let ignored = findings.iter().filter(|f| f.ignored).count();
     let counted: Vec<&Finding> = findings.iter().filter(|f| !f.ignored).collect();
     let line = counted_line(&counted, fail_on);

@@ -15,11 +15,11 @@ use crate::report::FleetReport;
 
 /// Writes one cluster's findings (without a summary line): `check`'s linked findings or
 /// `leases`' flat ones. `style` carries that cluster's `--context` for pasted commands.
-pub type MemberWriter<'a, R> = &'a dyn Fn(&mut dyn Write, &R, Style) -> std::io::Result<()>;
+pub(crate) type MemberWriter<'a, R> = &'a dyn Fn(&mut dyn Write, &R, Style) -> std::io::Result<()>;
 
 /// The summary table (`wide` adds the API server), then each cluster's findings. `style_for`
 /// gives the style of one context, so that suggested commands name that context.
-pub fn write_fleet<R: FleetMember>(
+pub(crate) fn write_fleet<R: FleetMember>(
     sink: &mut TableOut<'_>,
     report: &FleetReport<R>,
     wide: bool,
@@ -171,7 +171,7 @@ fn colour_row(
 }
 
 /// `4 clusters: 1 with errors, 1 with warnings, 1 healthy, 1 not read`.
-pub fn fleet_summary_line<R>(report: &FleetReport<R>) -> String {
+pub(crate) fn fleet_summary_line<R>(report: &FleetReport<R>) -> String {
     let s = &report.summary;
     let mut parts = Vec::new();
     for (n, what) in [
@@ -203,7 +203,7 @@ pub fn fleet_summary_line<R>(report: &FleetReport<R>) -> String {
 /// One entry as one line of JSON (`-o jsonl`), written as soon as its cluster is read.
 /// Each line names what it is, as the documents of `-o json` do, so a line read on its own
 /// (`jq 'select(.kind == "FleetEntry")'`, a log shipper) says which schema it follows.
-pub fn write_json_line<R: Serialize>(
+pub(crate) fn write_json_line<R: Serialize>(
     out: &mut dyn Write,
     entry: &FleetEntry<R>,
 ) -> anyhow::Result<()> {

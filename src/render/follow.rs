@@ -9,7 +9,7 @@ use super::wrap::write_wrapped;
 use crate::follow::election_timing::ElectionTiming;
 use crate::follow::follow_plan::{FollowOutcome, FollowPlan};
 
-pub fn write_plan(
+pub(crate) fn write_plan(
     out: &mut dyn Write,
     outcome: &FollowOutcome,
     style: Style,

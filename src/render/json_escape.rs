@@ -64,7 +64,7 @@ impl<F: Formatter> Formatter for Escaping<F> {
 }
 
 /// `value` as pretty JSON (two-space indent, as `serde_json::to_writer_pretty`).
-pub fn to_writer_pretty<W: Write, T: Serialize + ?Sized>(
+pub(crate) fn to_writer_pretty<W: Write, T: Serialize + ?Sized>(
     writer: W,
     value: &T,
 ) -> serde_json::Result<()> {
@@ -73,13 +73,16 @@ pub fn to_writer_pretty<W: Write, T: Serialize + ?Sized>(
 }
 
 /// `value` as compact JSON on one line (`-o jsonl`, `leases --watch -o json`).
-pub fn to_writer<W: Write, T: Serialize + ?Sized>(writer: W, value: &T) -> serde_json::Result<()> {
+pub(crate) fn to_writer<W: Write, T: Serialize + ?Sized>(
+    writer: W,
+    value: &T,
+) -> serde_json::Result<()> {
     let mut ser = serde_json::Serializer::with_formatter(writer, Escaping(CompactFormatter));
     value.serialize(&mut ser)
 }
 
 /// [`to_writer_pretty`] into a string.
-pub fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+pub(crate) fn to_string_pretty<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     let mut out = Vec::new();
     to_writer_pretty(&mut out, value)?;
     // serde_json writes UTF-8, and the escapes are ASCII.

@@ -14,7 +14,7 @@ use crate::report::API_VERSION;
 /// A change as `-o json|yaml` streams it: `apiVersion`, `kind: LeaseChange`, then the change.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LeaseChangeDocument<'a> {
+pub(crate) struct LeaseChangeDocument<'a> {
     pub api_version: &'static str,
     pub kind: &'static str,
     #[serde(flatten)]
@@ -22,7 +22,7 @@ pub struct LeaseChangeDocument<'a> {
 }
 
 impl<'a> LeaseChangeDocument<'a> {
-    pub fn new(change: &'a LockChange) -> Self {
+    pub(crate) fn new(change: &'a LockChange) -> Self {
         LeaseChangeDocument {
             api_version: API_VERSION,
             kind: "LeaseChange",
@@ -32,7 +32,7 @@ impl<'a> LeaseChangeDocument<'a> {
 }
 
 /// One document of a stream: JSON on one line, YAML after a `---` separator.
-pub fn write_document<T: Serialize>(
+pub(crate) fn write_document<T: Serialize>(
     out: &mut dyn Write,
     format: OutputFormat,
     document: &T,
@@ -56,7 +56,7 @@ pub fn write_document<T: Serialize>(
 
 /// `TIME  LOCK  OLD → NEW  node NODE  transitions N  STATE[  split]`; what did not change is
 /// shown once, what did as `old → new`.
-pub fn write_line(out: &mut dyn Write, change: &LockChange) -> std::io::Result<()> {
+pub(crate) fn write_line(out: &mut dyn Write, change: &LockChange) -> std::io::Result<()> {
     // Holders and node names come from the cluster: escaped, so one change stays one line.
     let holder = |side: &LockSide| {
         side.holder

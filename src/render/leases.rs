@@ -19,7 +19,7 @@ use crate::report::{LeaseReport, NowSource};
 
 /// The summary, the lock table and the findings; off a terminal or under `--no-headers`
 /// only the table's rows reach stdout ([`TableOut`]).
-pub fn write_table(
+pub(crate) fn write_table(
     sink: &mut TableOut<'_>,
     report: &LeaseReport,
     wide: bool,
@@ -182,7 +182,7 @@ fn cluster_line(c: &ClusterSummary) -> String {
 
 /// "3 servers (3 etcd members)", or the datastore when it is not embedded etcd: what the
 /// servers keep their state in decides which locks and snapshots to expect.
-pub fn servers_and_datastore(c: &ClusterSummary) -> String {
+pub(crate) fn servers_and_datastore(c: &ClusterSummary) -> String {
     let servers = plural(c.servers, "server");
     match &c.datastore {
         // "etcd members", as `check` says it: one word for one thing.
@@ -193,7 +193,7 @@ pub fn servers_and_datastore(c: &ClusterSummary) -> String {
 }
 
 /// The STATE column; shouting marks the states that need attention.
-pub fn state_label(state: LockState) -> &'static str {
+pub(crate) fn state_label(state: LockState) -> &'static str {
     match state {
         LockState::Held => "held",
         LockState::Expired => "EXPIRED",

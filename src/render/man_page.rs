@@ -12,7 +12,7 @@ use clap::{Arg, Command};
 const GLOBAL_HEADING: &str = "Global options";
 
 /// Everything a page says beyond the clap definitions.
-pub struct PageText<'a> {
+pub(crate) struct PageText<'a> {
     /// The page's name: `k3sdoctor`, `k3sdoctor-leases-follow`.
     pub name: &'a str,
     /// The words that run the command: `k3sdoctor leases follow`.
@@ -29,7 +29,11 @@ pub struct PageText<'a> {
     pub reads_cluster: bool,
 }
 
-pub fn write_page(out: &mut dyn Write, cmd: &Command, text: &PageText<'_>) -> std::io::Result<()> {
+pub(crate) fn write_page(
+    out: &mut dyn Write,
+    cmd: &Command,
+    text: &PageText<'_>,
+) -> std::io::Result<()> {
     let version = cmd.get_version().unwrap_or_default();
     let man = clap_mangen::Man::new(cmd.clone().name(text.name.to_string()));
     // No date: the pages are generated and committed, and must not change by the day.

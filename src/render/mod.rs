@@ -1,23 +1,23 @@
 //! Writers for reports: tables for people, JSON/YAML for programs. Each takes `impl Write`
 //! so a report is built once and rendered anywhere, including into a test's buffer.
 
-pub mod check;
-pub mod closed_pipe;
-pub mod control_chars;
-pub mod findings;
-pub mod fleet;
-pub mod follow;
-pub mod json_escape;
-pub mod lease_changes;
-pub mod leases;
-pub mod man_page;
-pub mod rerun;
-pub mod restore;
-pub mod snapshots;
-pub mod streams;
-pub mod style;
+pub(crate) mod check;
+pub(crate) mod closed_pipe;
+pub(crate) mod control_chars;
+pub(crate) mod findings;
+pub(crate) mod fleet;
+pub(crate) mod follow;
+pub(crate) mod json_escape;
+pub(crate) mod lease_changes;
+pub(crate) mod leases;
+pub(crate) mod man_page;
+pub(crate) mod rerun;
+pub(crate) mod restore;
+pub(crate) mod snapshots;
+pub(crate) mod streams;
+pub(crate) mod style;
 mod table;
-pub mod wrap;
+pub(crate) mod wrap;
 pub(crate) mod yaml_timestamps;
 
 use std::io::Write;
@@ -41,12 +41,12 @@ impl OutputFormat {
 }
 
 /// `1 server`, `3 servers`.
-pub fn plural(n: usize, word: &str) -> String {
+pub(crate) fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// JSON (pretty, newline-terminated) or YAML of a report.
-pub fn write_structured<T: Serialize>(
+pub(crate) fn write_structured<T: Serialize>(
     out: &mut dyn Write,
     format: OutputFormat,
     report: &T,
@@ -71,7 +71,7 @@ pub fn write_structured<T: Serialize>(
 /// The JSON `write_structured` writes, as a string allocated once at its exact size: the
 /// report is serialized twice, first only to count its bytes. A growing buffer peaks at up to
 /// twice the text, and `serve`'s report naming 50,000 missing snapshots is tens of MiB.
-pub fn json_exactly_sized<T: Serialize>(report: &T) -> anyhow::Result<String> {
+pub(crate) fn json_exactly_sized<T: Serialize>(report: &T) -> anyhow::Result<String> {
     struct ByteCount(usize);
     impl Write for ByteCount {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -93,7 +93,7 @@ pub fn json_exactly_sized<T: Serialize>(report: &T) -> anyhow::Result<String> {
 
 /// `k3sdoctor ... | head` closes stdout early; that is the reader's choice, not an error,
 /// and the exit code still reports what was found.
-pub fn tolerate_closed_pipe(result: anyhow::Result<()>) -> anyhow::Result<()> {
+pub(crate) fn tolerate_closed_pipe(result: anyhow::Result<()>) -> anyhow::Result<()> {
     match result {
         Err(e)
             if e.chain().any(|c| {

@@ -2,7 +2,7 @@
 //! a pasted command targets the same cluster. Pure.
 
 /// Quotes a word for POSIX shells: bare when it is plainly safe, single-quoted otherwise.
-pub fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()
@@ -17,13 +17,17 @@ pub fn shell_quote(word: &str) -> String {
 /// The flags, already quoted: ` --kubeconfig F --context C` (kubectl spells them the same) and,
 /// for k3sdoctor, an explicit `--distro`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RerunFlags {
+pub(crate) struct RerunFlags {
     pub kubectl: String,
     pub k3sdoctor: String,
 }
 
 impl RerunFlags {
-    pub fn new(kubeconfig: Option<&str>, context: Option<&str>, distro: Option<&str>) -> Self {
+    pub(crate) fn new(
+        kubeconfig: Option<&str>,
+        context: Option<&str>,
+        distro: Option<&str>,
+    ) -> Self {
         let mut kubectl = String::new();
         if let Some(path) = kubeconfig {
             kubectl.push_str(&format!(" --kubeconfig {}", shell_quote(path)));
@@ -40,7 +44,7 @@ impl RerunFlags {
 
     /// Inserts the flags after every `k3sdoctor` that starts one of its commands and every
     /// `kubectl` that starts a kubectl command; prose that merely names the tool is left alone.
-    pub fn apply(&self, text: &str) -> String {
+    pub(crate) fn apply(&self, text: &str) -> String {
         if self.k3sdoctor.is_empty() {
             return text.to_string();
         }

@@ -6,7 +6,7 @@ use std::io::Write;
 use super::style::Style;
 use crate::snapshots::restore_plan::{OutdatedBackup, RestorePlan};
 
-pub fn write_plan(
+pub(crate) fn write_plan(
     out: &mut dyn Write,
     plan: &RestorePlan,
     from_backup: &str,

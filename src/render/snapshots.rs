@@ -15,7 +15,7 @@ use crate::report::SnapshotReport;
 use crate::snapshots::backfill_plan::BackfillPlan;
 
 /// 8417312 → `8.0 MiB`, as binary units are what snapshot files are sized in.
-pub fn human_size(bytes: i64) -> String {
+pub(crate) fn human_size(bytes: i64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut value = bytes as f64;
     let mut unit = 0;
@@ -72,7 +72,7 @@ fn header(sink: &mut TableOut<'_>, report: &SnapshotReport, style: Style) -> std
 
 /// The summary, one row per snapshot and the findings; off a terminal or under
 /// `--no-headers` only the rows reach stdout ([`TableOut`]).
-pub fn write_list(
+pub(crate) fn write_list(
     sink: &mut TableOut<'_>,
     report: &SnapshotReport,
     wide: bool,
@@ -170,7 +170,7 @@ pub fn write_list(
 
 /// The summary, one line per difference (the rows) and the findings; off a terminal or under
 /// `--no-headers` only the difference lines reach stdout ([`TableOut`]).
-pub fn write_diff(
+pub(crate) fn write_diff(
     sink: &mut TableOut<'_>,
     report: &SnapshotReport,
     style: Style,
@@ -295,7 +295,7 @@ fn write_orphans(
     Ok(())
 }
 
-pub fn write_backfill_plan(
+pub(crate) fn write_backfill_plan(
     out: &mut dyn Write,
     plan: &BackfillPlan,
     style: Style,

@@ -11,7 +11,7 @@ use std::io::Write;
 
 use super::style::Style;
 
-pub struct TableOut<'a> {
+pub(crate) struct TableOut<'a> {
     rows: &'a mut dyn Write,
     /// `None`: the prose goes with the rows.
     prose: Option<&'a mut dyn Write>,
@@ -19,7 +19,7 @@ pub struct TableOut<'a> {
 
 impl<'a> TableOut<'a> {
     /// Rows and prose on one stream (a terminal, a repair's re-read, a test's buffer).
-    pub fn together(out: &'a mut dyn Write) -> Self {
+    pub(crate) fn together(out: &'a mut dyn Write) -> Self {
         TableOut {
             rows: out,
             prose: None,
@@ -28,18 +28,22 @@ impl<'a> TableOut<'a> {
 
     /// The rows on `rows`, the prose on `prose`, or both on `rows` when `style` says a person
     /// reads stdout ([`Style::rows_only`]).
-    pub fn for_style(rows: &'a mut dyn Write, prose: &'a mut dyn Write, style: Style) -> Self {
+    pub(crate) fn for_style(
+        rows: &'a mut dyn Write,
+        prose: &'a mut dyn Write,
+        style: Style,
+    ) -> Self {
         TableOut {
             rows,
             prose: style.rows_only().then_some(prose),
         }
     }
 
-    pub fn rows(&mut self) -> &mut dyn Write {
+    pub(crate) fn rows(&mut self) -> &mut dyn Write {
         &mut *self.rows
     }
 
-    pub fn prose(&mut self) -> &mut dyn Write {
+    pub(crate) fn prose(&mut self) -> &mut dyn Write {
         match self.prose.as_deref_mut() {
             Some(prose) => prose,
             None => &mut *self.rows,
@@ -48,12 +52,12 @@ impl<'a> TableOut<'a> {
 
     /// Whether the prose has a stream of its own: the blank lines that set the table off from
     /// the prose are then left out of both.
-    pub fn split(&self) -> bool {
+    pub(crate) fn split(&self) -> bool {
         self.prose.is_some()
     }
 
     /// A blank line between the table and the prose, when they share a stream.
-    pub fn gap(&mut self) -> std::io::Result<()> {
+    pub(crate) fn gap(&mut self) -> std::io::Result<()> {
         if self.split() {
             Ok(())
         } else {

@@ -5,7 +5,7 @@ use super::wrap::DEFAULT_WIDTH;
 use crate::diagnose::finding::Severity;
 
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     pub color: bool,
     /// How the user invoked the tool when it is not `k3sdoctor` (`kubectl k3s-doctor`).
     pub program: Option<&'static str>,
@@ -40,19 +40,19 @@ impl Style {
     /// The width a table's cells wrap to: `None` (one line per row) for `-o wide`, which is
     /// wide by request as kubectl's is, and off a terminal, where a wrapped cell would be
     /// split across lines that `awk`, `cut` and `grep` read as separate rows.
-    pub fn table_width(self, wide: bool) -> Option<usize> {
+    pub(crate) fn table_width(self, wide: bool) -> Option<usize> {
         (!wide && self.terminal).then_some(self.width)
     }
 
     /// Whether a table report's stdout carries its rows alone, as kubectl's does: with
     /// `--no-headers`, and whenever stdout is not a terminal (`render::streams`).
-    pub fn rows_only(self) -> bool {
+    pub(crate) fn rows_only(self) -> bool {
         self.no_headers || !self.terminal
     }
 
     /// A remediation as the user would type it: `k3sdoctor ...` becomes `kubectl k3s-doctor ...`
     /// when run as a kubectl plugin. JSON keeps the canonical name.
-    pub fn command(self, text: &str) -> String {
+    pub(crate) fn command(self, text: &str) -> String {
         let text = self.with_flags(text);
         match self.program {
             Some(program) => text.replace("k3sdoctor ", &format!("{program} ")),
@@ -62,7 +62,7 @@ impl Style {
 
     /// The suggested commands in `text` with this run's `--kubeconfig`, `--context` and
     /// `--distro`, so a pasted command targets the same cluster.
-    pub fn with_flags(self, text: &str) -> String {
+    pub(crate) fn with_flags(self, text: &str) -> String {
         match self.rerun {
             Some(flags) => flags.apply(text),
             None => text.to_string(),
@@ -70,12 +70,12 @@ impl Style {
     }
 
     /// The severity padded to one width, so that codes line up.
-    pub fn severity(self, severity: Severity) -> String {
+    pub(crate) fn severity(self, severity: Severity) -> String {
         self.paint(severity, &format!("{:<7}", severity.label()))
     }
 
     /// `text` in the colour of `severity`.
-    pub fn paint(self, severity: Severity, text: &str) -> String {
+    pub(crate) fn paint(self, severity: Severity, text: &str) -> String {
         if !self.color {
             return text.to_string();
         }
@@ -87,7 +87,7 @@ impl Style {
         format!("\x1b[{code}m{text}\x1b[0m")
     }
 
-    pub fn bold(self, text: &str) -> String {
+    pub(crate) fn bold(self, text: &str) -> String {
         if self.color {
             format!("\x1b[1m{text}\x1b[0m")
         } else {

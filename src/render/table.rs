@@ -15,7 +15,7 @@ use crate::line_cap::{LONGEST_QUOTE, cap_at};
 /// Column gap, as kubectl prints it.
 const GAP: usize = 3;
 
-pub struct PlainTable {
+pub(super) struct PlainTable {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
     /// `None` for `-o wide`, which is wide by request and never wraps, like kubectl's.
@@ -26,7 +26,7 @@ pub struct PlainTable {
 
 /// A table laid out for this run: cells wrap only on a terminal and not for `-o wide`
 /// ([`Style::table_width`]); the header is left out under `--no-headers`.
-pub fn plain_table(header: &[&str], wide: bool, style: Style) -> PlainTable {
+pub(super) fn plain_table(header: &[&str], wide: bool, style: Style) -> PlainTable {
     PlainTable {
         header: header.iter().map(|h| h.to_string()).collect(),
         rows: Vec::new(),
@@ -39,7 +39,7 @@ impl PlainTable {
     /// Cells are text from the cluster: control characters are escaped, so a newline cannot
     /// add a row and an escape sequence cannot reach the terminal, and a cell is cut at
     /// [`LONGEST_QUOTE`] bytes, so one object cannot make a table of megabytes.
-    pub fn add_row(&mut self, row: Vec<String>) {
+    pub(super) fn add_row(&mut self, row: Vec<String>) {
         self.rows.push(
             row.into_iter()
                 .map(|cell| cap_at(&escape_controls(&cell), LONGEST_QUOTE).into_owned())
@@ -50,7 +50,7 @@ impl PlainTable {
 
 /// The table's lines, at most the width asked for where the words allow; a table that cannot
 /// fit without cutting a word stays wider.
-pub fn lines(table: PlainTable) -> Vec<String> {
+pub(super) fn lines(table: PlainTable) -> Vec<String> {
     let PlainTable {
         header,
         mut rows,

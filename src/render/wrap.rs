@@ -8,7 +8,7 @@ use crate::line_cap::cap_line;
 
 /// Columns used when stdout is not a terminal (or the terminal does not say): a pipe gets
 /// the layout of an 80-column terminal, so what a script captures is what a reader sees.
-pub const DEFAULT_WIDTH: usize = 80;
+pub(crate) const DEFAULT_WIDTH: usize = 80;
 
 /// Below this, wrapping would leave a word or two per line; wider lines read better.
 const NARROWEST: usize = 40;
@@ -16,12 +16,12 @@ const NARROWEST: usize = 40;
 /// `text` as lines of at most `width` columns (where its words allow): the first starts with
 /// `first`, the rest with `rest`. A word longer than a line gets a line of its own rather than
 /// being cut, because names and commands must stay copyable.
-pub fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
     wrap_to(text, first, rest, width.max(NARROWEST))
 }
 
 /// [`wrap`] to exactly `width`, however narrow: for table cells.
-pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> Vec<String> {
     // Words are split at whitespace, which a newline in a cluster string is: escape first.
     // Prose quotes the cluster (names, a Job's failure message): one paragraph is bounded.
     let text = escape_controls(text);
@@ -50,7 +50,7 @@ pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> Vec<String>
 }
 
 /// Writes `text` wrapped as [`wrap`] does.
-pub fn write_wrapped(
+pub(crate) fn write_wrapped(
     out: &mut dyn Write,
     text: &str,
     first: &str,
@@ -65,7 +65,7 @@ pub fn write_wrapped(
 
 /// Display columns, as a terminal draws them: a CJK character or an emoji takes two, a
 /// combining mark none (Unicode East Asian Width, via unicode-width).
-pub fn columns(text: &str) -> usize {
+pub(crate) fn columns(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 

@@ -22,7 +22,7 @@ static PLAIN_TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
 static BLOCK_SCALAR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?:^|: |- )[|>][+-]?[0-9]?$").expect("a valid pattern"));
 
-pub fn quote_timestamps(yaml: &str) -> String {
+pub(crate) fn quote_timestamps(yaml: &str) -> String {
     let mut out = String::with_capacity(yaml.len() + 64);
     // The indentation of a block scalar's header while inside its text.
     let mut block: Option<usize> = None;

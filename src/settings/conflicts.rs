@@ -12,7 +12,7 @@ const WIDE_WHERE: &str = "(-o wide adds columns to `leases`, `snapshots list`, `
 
 /// The first conflict of `cli`, in the order a person reads them: the output format, then
 /// how many clusters, then the flags of the chosen mode.
-pub fn refuse(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
+pub(super) fn refuse(cli: &Cli, bin_name: &str) -> Result<(), Failure> {
     let global = &cli.global;
     if global.output == OutputFormat::Wide
         && let Some((command, when)) = without_wide_columns(&cli.command, global)

@@ -6,7 +6,7 @@ use crate::input::connect::connection_overrides::Overrides;
 use crate::render::rerun::{RerunFlags, shell_quote};
 
 #[derive(Debug, Clone)]
-pub struct ConnectionFlags {
+pub(crate) struct ConnectionFlags {
     kubeconfig: Option<String>,
     /// `--context` when given once.
     context: Option<String>,
@@ -15,7 +15,7 @@ pub struct ConnectionFlags {
 }
 
 impl ConnectionFlags {
-    pub fn of(cli: &Cli) -> ConnectionFlags {
+    pub(crate) fn of(cli: &Cli) -> ConnectionFlags {
         let global = &cli.global;
         ConnectionFlags {
             kubeconfig: global.kubeconfig.as_ref().map(|p| p.display().to_string()),
@@ -30,20 +30,20 @@ impl ConnectionFlags {
     }
 
     /// `--kubeconfig`, `--context` and a `--distro` other than auto, as this run had them.
-    pub fn rerun(&self) -> RerunFlags {
+    pub(crate) fn rerun(&self) -> RerunFlags {
         self.rerun_for(self.context.as_deref())
     }
 
     /// The flags for commands about a cluster reached at `server` with `context`'s
     /// credentials (a cluster Rancher manages, through its proxy).
-    pub fn rerun_for_server(&self, context: Option<&str>, server: &str) -> RerunFlags {
+    pub(crate) fn rerun_for_server(&self, context: Option<&str>, server: &str) -> RerunFlags {
         let mut through = self.clone();
         through.overrides.server = Some(server.to_string());
         through.rerun_for(context.or(self.context.as_deref()))
     }
 
     /// The flags for commands about one `context` of this run (a fleet's member).
-    pub fn rerun_for(&self, context: Option<&str>) -> RerunFlags {
+    pub(crate) fn rerun_for(&self, context: Option<&str>) -> RerunFlags {
         let mut flags = RerunFlags::new(self.kubeconfig.as_deref(), context, self.distro);
         // The other connection flags kubectl spells the same; never --token, a secret that
         // would end up in shell history and logs.

@@ -7,8 +7,8 @@ mod conflicts;
 mod connection_flags;
 mod source;
 
-pub use connection_flags::ConnectionFlags;
-pub use source::{Judging, Source};
+pub(crate) use connection_flags::ConnectionFlags;
+pub(crate) use source::{Judging, Source};
 
 use crate::cli::{Cli, ColorChoice, Command, FleetArgs, GlobalArgs, SnapshotsAction};
 use crate::exit::Failure;
@@ -19,7 +19,7 @@ use crate::render::OutputFormat;
 
 /// Everything a run needs to know from its command line, conflicts settled.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Where the cluster state comes from: a live API server or files.
     pub source: Source,
     /// Several contexts of the kubeconfig (`check` and `leases` only), else one cluster.
@@ -36,7 +36,7 @@ pub struct Settings {
 /// refuses it with `--from-file` and with one cluster's connection flags), so it carries the
 /// two connection settings it uses itself.
 #[derive(Debug, Clone)]
-pub struct FleetSelection {
+pub(crate) struct FleetSelection {
     /// `--kubeconfig`, else the files kubectl would read.
     pub kubeconfig: Option<std::path::PathBuf>,
     /// `--request-timeout` for each request to each cluster.
@@ -53,7 +53,7 @@ pub struct FleetSelection {
 
 /// How the run prints.
 #[derive(Debug, Clone, Copy)]
-pub struct OutputChoices {
+pub(crate) struct OutputChoices {
     pub format: OutputFormat,
     pub verbose: u8,
     pub quiet: bool,
@@ -64,7 +64,7 @@ pub struct OutputChoices {
 impl OutputChoices {
     /// Output has no conflicts to settle, and is known before anything else: the error of a
     /// refused command line is printed as these choices say.
-    pub fn of(global: &GlobalArgs) -> OutputChoices {
+    pub(crate) fn of(global: &GlobalArgs) -> OutputChoices {
         OutputChoices {
             format: global.output,
             verbose: global.verbose,
@@ -77,7 +77,7 @@ impl OutputChoices {
 
 impl Settings {
     /// The settings of `cli`, or the refusal of its first conflicting pair of flags (exit 2).
-    pub fn resolve(cli: &Cli, bin_name: &str) -> Result<Settings, Failure> {
+    pub(crate) fn resolve(cli: &Cli, bin_name: &str) -> Result<Settings, Failure> {
         conflicts::refuse(cli, bin_name)?;
         let global = &cli.global;
         Ok(Settings {
@@ -96,7 +96,7 @@ impl Settings {
     /// The connection options of a command that only reads live (`serve`, `leases --watch`):
     /// the parser or `conflicts` refuse `--from-file` for them, so this refusal is the last
     /// word rather than a silent fall back to the default kubeconfig.
-    pub fn live(&self, what: &str) -> Result<&ConnectOptions, Failure> {
+    pub(crate) fn live(&self, what: &str) -> Result<&ConnectOptions, Failure> {
         match &self.source {
             Source::Live(options) => Ok(options),
             Source::Files { .. } => Err(conflicts::needs_live(what)),

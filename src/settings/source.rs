@@ -11,7 +11,7 @@ use crate::input::connect::ConnectOptions;
 
 /// A live API server, or the dumps, bundles and pasted tables `--from-file` names.
 #[derive(Debug, Clone)]
-pub enum Source {
+pub(crate) enum Source {
     Live(ConnectOptions),
     Files {
         paths: Vec<PathBuf>,
@@ -21,13 +21,13 @@ pub enum Source {
 
 /// What the verdicts are judged with besides the objects: `--now` and `--distro`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Judging {
+pub(crate) struct Judging {
     pub now: Option<Timestamp>,
     /// `None` for `--distro auto`: told from the objects.
     pub distro: Option<Distro>,
 }
 
-pub fn explicit_distro(choice: DistroChoice) -> Option<Distro> {
+pub(super) fn explicit_distro(choice: DistroChoice) -> Option<Distro> {
     match choice {
         DistroChoice::Auto => None,
         DistroChoice::K3s => Some(Distro::K3s),

@@ -19,7 +19,7 @@ const WRITE_ATTEMPTS: usize = 9;
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BackfillPlan {
+pub(crate) struct BackfillPlan {
     pub configmap: String,
     /// The ConfigMap does not exist yet and is created.
     pub create: bool,
@@ -45,7 +45,7 @@ pub struct BackfillPlan {
 }
 
 impl BackfillPlan {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.add.is_empty()
             && self.update.is_empty()
             && self.remove.is_empty()
@@ -59,7 +59,7 @@ impl BackfillPlan {
     /// The planned changes that `data` (the ConfigMap read back after the write) does not
     /// show: an added or rewritten entry with other bytes, or a removed entry still there.
     /// Entries the plan did not touch are k3s's business and are not compared.
-    pub fn unverified(&self, data: &BTreeMap<String, String>) -> Vec<String> {
+    pub(crate) fn unverified(&self, data: &BTreeMap<String, String>) -> Vec<String> {
         let written = self
             .add
             .iter()
@@ -76,10 +76,10 @@ impl BackfillPlan {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct TooLarge(pub String);
+pub(crate) struct TooLarge(pub String);
 
 /// `current`: the ConfigMap's data as read (empty when it does not exist).
-pub fn plan_backfill(
+pub(crate) fn plan_backfill(
     analysis: &SnapshotAnalysis,
     current: &BTreeMap<String, String>,
     prune: bool,

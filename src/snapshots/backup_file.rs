@@ -11,10 +11,10 @@ use k8s_openapi::api::core::v1::ConfigMap;
 /// Where a backup records the cluster it was taken from: the UID of its `kube-system`
 /// Namespace, the usual cluster ID (Rancher and most tools use it; it lives as long as the
 /// cluster's datastore). The ConfigMap's own UID is kept in `metadata.uid`, as read.
-pub const CLUSTER_ID_ANNOTATION: &str = "k3sdoctor.io/cluster-id";
+pub(crate) const CLUSTER_ID_ANNOTATION: &str = "k3sdoctor.io/cluster-id";
 
 /// `./<configmap>.<resourceVersion>.backup.json`: the resourceVersion tells backups apart.
-pub fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
+pub(crate) fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
     let rv = cm.metadata.resource_version.as_deref().unwrap_or("unknown");
     PathBuf::from(format!("{name}.{rv}.backup.json"))
 }
@@ -22,7 +22,7 @@ pub fn default_backup_path(name: &str, cm: &ConfigMap) -> PathBuf {
 /// Saves the ConfigMap as read, before anything changes it, with the cluster's identity when it
 /// is known (`snapshots restore` compares it). Never overwrites a file, and never leaves a
 /// partial one: see `write_new_file`.
-pub fn write_backup(
+pub(crate) fn write_backup(
     path: &Path,
     original: &ConfigMap,
     cluster_id: Option<&str>,
@@ -41,7 +41,7 @@ pub fn write_backup(
 }
 
 /// Mode of every backup file, as kubectl writes kubeconfigs: owner read and write only.
-pub const BACKUP_FILE_MODE: u32 = 0o600;
+pub(crate) const BACKUP_FILE_MODE: u32 = 0o600;
 
 /// Writes `bytes` to `path`, which must not exist yet, all or nothing: into a temporary file
 /// in the same directory, fsynced, then hard-linked into place (a link, unlike a rename,
@@ -50,7 +50,7 @@ pub const BACKUP_FILE_MODE: u32 = 0o600;
 /// retry with the same path. The temporary file is created with [`BACKUP_FILE_MODE`] (the
 /// umask may only narrow it), not chmodded after the write, so no other user can open it
 /// in between; the link puts that same inode, mode and all, in place.
-pub fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_new_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if path.exists() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,

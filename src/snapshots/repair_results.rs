@@ -10,7 +10,7 @@ use crate::diagnose::snapshots::SnapshotAnalysis;
 /// What `snapshots backfill` planned and did.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct BackfillResult {
+pub(crate) struct BackfillResult {
     pub api_version: &'static str,
     pub kind: &'static str,
     /// `nothing-to-do`, `planned`, `declined`, `written`.
@@ -25,7 +25,7 @@ pub struct BackfillResult {
 /// `snapshots restore`: what the backup puts back and what happened.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RestoreResult {
+pub(crate) struct RestoreResult {
     pub api_version: &'static str,
     pub kind: &'static str,
     /// `nothing-to-do`, `planned`, `declined`, `written`.

@@ -18,7 +18,7 @@ use crate::model::snapshot_key::{alternate_key, data_key};
 
 /// An S3 target as k3s records it: endpoint, bucket and folder (`prefix` in the CR).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct S3Location {
+pub(crate) struct S3Location {
     pub endpoint: String,
     pub bucket: String,
     pub folder: String,
@@ -42,7 +42,7 @@ impl std::fmt::Display for S3Location {
 /// What this cluster has for a backup's entries to name; `None` where it was not read (a
 /// dump without Nodes, a cluster without the ETCDSnapshotFile CRD), and then not checked.
 #[derive(Debug, Clone, Default)]
-pub struct ClusterInventory {
+pub(crate) struct ClusterInventory {
     pub nodes: Option<BTreeSet<String>>,
     pub s3_locations: Option<BTreeSet<S3Location>>,
     /// The ConfigMap keys of the snapshots that exist (every key k3s may give each
@@ -51,7 +51,7 @@ pub struct ClusterInventory {
 }
 
 impl ClusterInventory {
-    pub fn of(state: &ClusterState) -> ClusterInventory {
+    pub(crate) fn of(state: &ClusterState) -> ClusterInventory {
         let nodes = state
             .nodes
             .as_ref()
@@ -88,7 +88,7 @@ impl ClusterInventory {
 /// A backup entry that names a node or an S3 location this cluster does not have.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ForeignEntry {
+pub(crate) struct ForeignEntry {
     /// The ConfigMap key.
     pub key: String,
     /// `spec.nodeName` of the entry, when no Node of this cluster has that name.
@@ -103,7 +103,7 @@ pub struct ForeignEntry {
 /// `cluster`, in key order. Entries that do not decode, and S3 entries recorded under the
 /// node name `s3` (k3s's placeholder when the uploader is not known), are not judged on what
 /// they do not say.
-pub fn foreign_entries<'a>(
+pub(crate) fn foreign_entries<'a>(
     data: impl IntoIterator<Item = (&'a String, &'a String)>,
     cluster: &ClusterInventory,
 ) -> Vec<ForeignEntry> {

@@ -23,12 +23,12 @@ use super::backup_file::CLUSTER_ID_ANNOTATION;
 use super::restore_foreign::{ClusterInventory, ForeignEntry, foreign_entries};
 use crate::distro::LOCK_NAMESPACE;
 use crate::follow::follow_plan::Refusal;
-pub use crate::model::cluster_identity::ClusterIdentity;
+pub(crate) use crate::model::cluster_identity::ClusterIdentity;
 use crate::model::snapshot_key::is_current_format;
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RestorePlan {
+pub(crate) struct RestorePlan {
     pub configmap: String,
     /// The resourceVersion the backup was taken at.
     pub backup_resource_version: Option<String>,
@@ -59,7 +59,7 @@ pub struct RestorePlan {
 /// the repair that saved the backup; the older the backup, the more it throws away.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct OutdatedBackup {
+pub(crate) struct OutdatedBackup {
     /// When the newest snapshot the backup records was taken (from its key).
     #[schemars(with = "Option<String>")]
     pub backup_newest: Option<jiff::Timestamp>,
@@ -103,13 +103,13 @@ fn outdated_backup(plan: &RestorePlan, snapshot_keys: &BTreeSet<String>) -> Opti
 }
 
 impl RestorePlan {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.create && self.add.is_empty() && self.update.is_empty() && self.remove.is_empty()
     }
 
     /// The plan against what `cluster` holds: the entries it would write that name what the
     /// cluster does not have, and what it would undo of the snapshots that exist.
-    pub fn against_cluster(mut self, cluster: &ClusterInventory) -> RestorePlan {
+    pub(crate) fn against_cluster(mut self, cluster: &ClusterInventory) -> RestorePlan {
         self.foreign = foreign_entries(&self.data, cluster);
         self.outdated = cluster
             .snapshot_keys
@@ -123,7 +123,7 @@ impl RestorePlan {
 /// `expected` is the snapshot ConfigMap of this cluster's distro; `cluster` is this cluster's
 /// identity. A backup of another object or another cluster is refused rather than written over
 /// the snapshot ConfigMap.
-pub fn plan_restore(
+pub(crate) fn plan_restore(
     backup: &ConfigMap,
     current: Option<&ConfigMap>,
     expected: &str,

@@ -1,4 +1,5 @@
-//! Which k3s/RKE2 lines k3s-io/k3s#10046 affects and where each got the fix (facts §2.5):
+//! Which k3s/RKE2 lines k3s-io/k3s#10046 affects and where each got the fix
+//! (k3s-io/k3s#10047 and its backports):
 //! what a `<prog>` / `<prog>-etcd` split does on a version, and where to upgrade.
 
 use std::fmt;
@@ -7,8 +8,8 @@ use super::{Build, ProductVersion, release_name};
 use crate::distro::Distro;
 
 impl ProductVersion {
-    /// What a `<prog>` / `<prog>-etcd` split means on this version (facts §2.5).
-    pub fn split_impact(&self) -> SplitImpact {
+    /// What a `<prog>` / `<prog>-etcd` split means on this version.
+    pub(crate) fn split_impact(&self) -> SplitImpact {
         let Some(line) = affected_line(self.major, self.minor) else {
             return if self.major == 1 && self.minor > LAST_AFFECTED_MINOR {
                 SplitImpact::Unaffected
@@ -41,9 +42,9 @@ impl ProductVersion {
         }
     }
 
-    /// Whether this version has ETCDSnapshotFile resources (facts §3.5): the first affected
+    /// Whether this version has ETCDSnapshotFile resources (k3s `pkg/crd/crds.go`): the first affected
     /// release of each line, from Oct 2023.
-    pub fn has_snapshot_crds(&self) -> bool {
+    pub(crate) fn has_snapshot_crds(&self) -> bool {
         match affected_line(self.major, self.minor) {
             Some(line) => self.patch >= line.first_affected,
             None => self.major == 1 && self.minor > LAST_AFFECTED_MINOR,
@@ -53,7 +54,7 @@ impl ProductVersion {
 
 /// What a split between `<prog>` and `<prog>-etcd` does on a version.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SplitImpact {
+pub(crate) enum SplitImpact {
     /// Before ETCDSnapshotFile resources (Oct 2023) the split had no known visible effect.
     PredatesSnapshotCrs,
     /// The `-etcd` informers never start: the snapshot ConfigMap stops following the CRs.
@@ -68,7 +69,7 @@ pub enum SplitImpact {
 
 /// Where to go to get the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UpgradeAdvice {
+pub(crate) enum UpgradeAdvice {
     /// The first fixed release on the same minor line.
     SameLine(String),
     /// The line never got the fix; the nearest line that did.
@@ -88,14 +89,14 @@ impl fmt::Display for UpgradeAdvice {
 }
 
 impl UpgradeAdvice {
-    pub fn target(&self) -> &str {
+    pub(crate) fn target(&self) -> &str {
         match self {
             UpgradeAdvice::SameLine(v) | UpgradeAdvice::LaterLine(v) => v,
         }
     }
 }
 
-/// One row of facts §2.5: the first release with ETCDSnapshotFile resources (and so with a
+/// One line's row: the first release with ETCDSnapshotFile resources (and so with a
 /// visible symptom) and the first release with k3s-io/k3s#10047. k3s and RKE2 share patch numbers.
 #[derive(Debug, Clone, Copy)]
 struct AffectedLine {
@@ -115,7 +116,7 @@ const AFFECTED_LINES: [AffectedLine; 6] = [
         first_affected: 10,
         fixed: None,
     },
-    // v1.27.15+k3s1 is inferred from the backport issue k3s-io/k3s#10232 (facts §2.5).
+    // v1.27.15+k3s1 is inferred from the backport issue k3s-io/k3s#10232.
     AffectedLine {
         minor: 27,
         first_affected: 7,

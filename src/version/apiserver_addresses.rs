@@ -12,12 +12,12 @@ use super::shapes::EndpointsKind;
 
 /// What the apiaddresses controller reads on `version`, and whether that is inferred.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AddressSource {
+pub(crate) struct AddressSource {
     pub kind: EndpointsKind,
     pub inferred: bool,
 }
 
-pub fn apiaddresses_source(version: &ProductVersion) -> AddressSource {
+pub(crate) fn apiaddresses_source(version: &ProductVersion) -> AddressSource {
     match (version.major, version.minor) {
         (1, minor) if minor >= 34 => AddressSource {
             kind: EndpointsKind::EndpointSlice,

@@ -1,5 +1,5 @@
 //! Which versions run the cert monitor that records certificate-expiry Events on each server's
-//! Node (k3s `pkg/certmonitor`, spec control-plane.md §1): k3s-io/k3s#9772 on master, then
+//! Node (k3s `pkg/certmonitor`): k3s-io/k3s#9772 on master, then
 //! 1.29, with the backports #9898 (release-1.28) and #9899 (release-1.27); rancher/rke2#5620,
 //! #5717, #5718 alike. All in the April 2024 releases: the backport issues were validated on
 //! v1.28.8+dev and v1.27.12+dev builds, so the first tags are v1.29.4, v1.28.9 and v1.27.13
@@ -9,7 +9,7 @@ use super::ProductVersion;
 use super::first_releases::FirstReleases;
 
 /// The April 2024 releases, and every 1.30.
-pub const CERT_MONITOR: FirstReleases = FirstReleases {
+pub(crate) const CERT_MONITOR: FirstReleases = FirstReleases {
     backports: &[(27, 13), (28, 9), (29, 4)],
     all_from: 30,
 };
@@ -17,7 +17,7 @@ pub const CERT_MONITOR: FirstReleases = FirstReleases {
 impl ProductVersion {
     /// Whether this server records `CertificateExpirationWarning` and its kin. `None` for a
     /// kubelet that is not k3s/RKE2 or a commit build next to the boundary.
-    pub fn has_cert_monitor(&self) -> Option<bool> {
+    pub(crate) fn has_cert_monitor(&self) -> Option<bool> {
         CERT_MONITOR.include(self)
     }
 }

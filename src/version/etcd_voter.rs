@@ -1,4 +1,4 @@
-//! Which versions publish the `EtcdIsVoter` Node condition (spec control-plane.md §2):
+//! Which versions publish the `EtcdIsVoter` Node condition (k3s `pkg/etcd/etcd.go`):
 //! k3s-io/k3s#8033 (PR #8724) and its backports, first in the November 2023 releases.
 
 use super::{ProductVersion, release_name};
@@ -12,7 +12,7 @@ impl ProductVersion {
     /// RKE2 the same patches (rancher/rke2#5034, validated on v1.28.4+rke2r1). Every 1.29+ has
     /// it; 1.24 and older lines had ended. `None` for a kubelet that is not k3s/RKE2 or a commit
     /// build at the boundary.
-    pub fn publishes_etcd_voter(&self) -> Option<bool> {
+    pub(crate) fn publishes_etcd_voter(&self) -> Option<bool> {
         if self.major != 1 || self.distro().is_none() {
             return None;
         }
@@ -27,7 +27,7 @@ impl ProductVersion {
 
     /// The release of this line that first publishes `EtcdIsVoter`, for notes; 1.24 and older
     /// lines never got it, so they are pointed at 1.25's.
-    pub fn etcd_voter_since(&self) -> String {
+    pub(crate) fn etcd_voter_since(&self) -> String {
         let distro = self.distro().unwrap_or(Distro::K3s);
         match first_voter_patch(self.minor) {
             Some(first) if self.major == 1 => release_name(distro, self.minor, first),

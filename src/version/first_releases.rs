@@ -5,7 +5,7 @@
 
 use super::ProductVersion;
 
-pub struct FirstReleases {
+pub(crate) struct FirstReleases {
     /// (minor, first patch) of each line that got the change as a backport, oldest first.
     pub backports: &'static [(u64, u64)],
     /// Every release of this minor and later has it.
@@ -15,7 +15,7 @@ pub struct FirstReleases {
 impl FirstReleases {
     /// Whether `version` has the change. `None` for a kubelet that is not k3s/RKE2 or a
     /// commit build next to the boundary.
-    pub fn include(&self, version: &ProductVersion) -> Option<bool> {
+    pub(crate) fn include(&self, version: &ProductVersion) -> Option<bool> {
         if version.major != 1 || version.distro().is_none() {
             return None;
         }
@@ -33,7 +33,7 @@ impl FirstReleases {
     }
 
     /// `v1.27.13, v1.28.9, v1.29.4 and 1.30`, for messages.
-    pub fn listed(&self) -> String {
+    pub(crate) fn listed(&self) -> String {
         let lines: Vec<String> = self
             .backports
             .iter()

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-/// Which objects a leader lock lives in (wrangler `pkg/leader/leader.go`, facts §1.2).
+/// Which objects a leader lock lives in (wrangler `pkg/leader/leader.go`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum LockStyle {
+pub(crate) enum LockStyle {
     /// ≤ 1.23: annotation `control-plane.alpha.kubernetes.io/leader` on a ConfigMap.
     ConfigMap,
     /// 1.24–1.27: client-go MultiLock, ConfigMap first and Lease second, both kept in step.
@@ -15,7 +15,7 @@ pub enum LockStyle {
 }
 
 impl LockStyle {
-    pub fn for_minor(major: u64, minor: u64) -> LockStyle {
+    pub(crate) fn for_minor(major: u64, minor: u64) -> LockStyle {
         match (major, minor) {
             (1, m) if m <= 23 => LockStyle::ConfigMap,
             (1, m) if m <= 27 => LockStyle::ConfigMapAndLease,
@@ -23,15 +23,15 @@ impl LockStyle {
         }
     }
 
-    pub fn uses_lease(self) -> bool {
+    pub(crate) fn uses_lease(self) -> bool {
         !matches!(self, LockStyle::ConfigMap)
     }
 
-    pub fn uses_configmap(self) -> bool {
+    pub(crate) fn uses_configmap(self) -> bool {
         !matches!(self, LockStyle::Lease)
     }
 
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             LockStyle::ConfigMap => "ConfigMap annotation (1.23 and older)",
             LockStyle::ConfigMapAndLease => "ConfigMap + Lease multilock (1.24-1.27)",

@@ -1,4 +1,4 @@
-//! Which versions delete orphaned node password Secrets themselves (spec control-plane.md §4).
+//! Which versions delete orphaned node password Secrets themselves.
 //! k3s-io/k3s#13072 ("K3s may leak node-password Secrets if the kubelet fails to start and
 //! create a Node") was fixed on main by #13095, which moved the Secrets into a controller
 //! (`pkg/nodepassword/controller.go`) that, once a minute, deletes every node password Secret
@@ -15,7 +15,7 @@ use super::ProductVersion;
 use super::first_releases::FirstReleases;
 
 /// The November 2025 releases, and every 1.35.
-pub const NODE_PASSWORD_CLEANUP: FirstReleases = FirstReleases {
+pub(crate) const NODE_PASSWORD_CLEANUP: FirstReleases = FirstReleases {
     backports: &[(31, 14), (32, 10), (33, 6), (34, 2)],
     all_from: 35,
 };
@@ -23,7 +23,7 @@ pub const NODE_PASSWORD_CLEANUP: FirstReleases = FirstReleases {
 impl ProductVersion {
     /// Whether this server deletes node password Secrets whose Node is gone. `None` for a
     /// kubelet that is not k3s/RKE2 or a commit build next to the boundary.
-    pub fn deletes_orphaned_node_passwords(&self) -> Option<bool> {
+    pub(crate) fn deletes_orphaned_node_passwords(&self) -> Option<bool> {
         NODE_PASSWORD_CLEANUP.include(self)
     }
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 /// release notes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum GoEscaping {
+pub(crate) enum GoEscaping {
     /// Go before 1.22: `\u0008`, `\u000c`.
     BeforeGo122,
     /// Go 1.22 and later: `\b`, `\f`.
@@ -19,7 +19,7 @@ pub enum GoEscaping {
 /// The two shapes k3s has written for `s3Config`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum S3Shape {
+pub(crate) enum S3Shape {
     /// Up to v1.29.6/v1.30.2: k3s's own `s3Config` struct.
     Legacy,
     /// From the "etcd s3 config secret" change (v1.29.7): the server's S3 config embedded with
@@ -29,13 +29,13 @@ pub enum S3Shape {
 
 /// Which of the two objects an address list came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum EndpointsKind {
+pub(crate) enum EndpointsKind {
     Endpoints,
     EndpointSlice,
 }
 
 impl EndpointsKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EndpointsKind::Endpoints => "Endpoints",
             EndpointsKind::EndpointSlice => "EndpointSlice",

@@ -1,4 +1,5 @@
-//! Which etcd-snapshot behaviours a version has (spec k3s-current-releases.md §2 and §4):
+//! Which etcd-snapshot behaviours a version has (k3s `pkg/etcd/snapshot.go`,
+//! `pkg/etcd/s3`):
 //! the periodic snapshot reconcile, and which flag S3 retention follows.
 
 use super::ProductVersion;
@@ -6,7 +7,7 @@ use super::ProductVersion;
 /// A yes/no about a version, and whether it is read from a release note or inferred from the
 /// order of commits (then findings say "(inferred)").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Known {
+pub(crate) struct Known {
     pub yes: bool,
     pub inferred: bool,
 }
@@ -31,7 +32,7 @@ impl Known {
 /// Which flag S3 retention counts against on a version (pkg/etcd/s3/s3.go `SnapshotRetention`,
 /// pkg/cli/server/server.go).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum S3RetentionRule {
+pub(crate) enum S3RetentionRule {
     /// Before `--etcd-s3-retention` (PR #12669): S3 keeps `--etcd-snapshot-retention` (default 5).
     SnapshotRetention,
     /// k3s-io/k3s#13769: only `--etcd-s3-retention` (default 5) counts; a raised
@@ -48,7 +49,7 @@ impl ProductVersion {
     /// (inferred from the backport order), every 1.33+. `None` for a kubelet that is not
     /// k3s/RKE2 or a commit build next to the boundary. RKE2 tags are not confirmed; RKE2
     /// builds on the k3s of the same patch, so the same patches are used, inferred.
-    pub fn periodic_snapshot_reconcile(&self) -> Option<Known> {
+    pub(crate) fn periodic_snapshot_reconcile(&self) -> Option<Known> {
         if self.major != 1 || self.distro().is_none() {
             return None;
         }
@@ -67,11 +68,11 @@ impl ProductVersion {
         })
     }
 
-    /// Which flag S3 retention follows (spec §4): `--etcd-s3-retention` came in v1.31.12
+    /// Which flag S3 retention follows (k3s-io/k3s#13769): `--etcd-s3-retention` came in v1.31.12
     /// (inferred), v1.32.8, v1.33.4 and 1.34; the fallback to `--etcd-snapshot-retention`
     /// (#13770) in v1.33.10 (inferred), v1.34.6, v1.35.3 and 1.36. 1.31 got no fix; whether a
     /// 1.32 tag ships it is not confirmed, so 1.32.14+ is taken as fixed, inferred.
-    pub fn s3_retention_rule(&self) -> Option<(S3RetentionRule, bool)> {
+    pub(crate) fn s3_retention_rule(&self) -> Option<(S3RetentionRule, bool)> {
         use S3RetentionRule::*;
         if self.major != 1 || self.distro().is_none() {
             return None;
@@ -102,7 +103,7 @@ impl ProductVersion {
     /// The release to upgrade to for the #13770 fix, for advice, and whether that tag is
     /// inferred. 1.31 never got it; whether a 1.32 tag has it is not confirmed, so 1.31 and
     /// 1.32 are pointed at 1.33's fix.
-    pub fn s3_retention_fixed_in(&self) -> (&'static str, bool) {
+    pub(crate) fn s3_retention_fixed_in(&self) -> (&'static str, bool) {
         match self.minor {
             35 => ("v1.35.3+k3s1", false),
             34 => ("v1.34.6+k3s1", false),
@@ -117,7 +118,7 @@ impl ProductVersion {
     /// v1.29.10, v1.30.6 and v1.31.2 (k3s backports #11053, #11052, #11051, #11050, validated on
     /// v1.28.15-rc1 and v1.29.10-rc1; RKE2 the same patches, rancher/rke2#7030, #7029, #7028);
     /// 1.27 and older lines ended unfixed, and 1.32 came after the fix.
-    pub fn s3_save_race(&self) -> Option<Option<String>> {
+    pub(crate) fn s3_save_race(&self) -> Option<Option<String>> {
         let distro = self.distro()?;
         if self.major != 1 {
             return None;

@@ -5,7 +5,7 @@
 //! do), then runs the release `k3sdoctor check --from-file` on it and `tar -xzf` of the same
 //! file into a scratch folder, 3 times each after a warm-up, and prints one markdown table of
 //! medians: wall time, the child's peak RSS (`wait4`, through the launcher of measure.rs),
-//! the ratio against `tar -xzf`, and the targets of issue 21 (≤ 3 s, ≤ 300 MiB). It measures
+//! the ratio against `tar -xzf`, and the targets (≤ 3 s, ≤ 300 MiB). It measures
 //! and reports; it never fails on a number. The bundle is made here only: tests build small
 //! ones.
 

@@ -1,4 +1,4 @@
-//! Every ETCDSnapshotFile missing from the ConfigMap (issue 30, item 10): the snapshot
+//! Every ETCDSnapshotFile missing from the ConfigMap: the snapshot
 //! controller never ran (no `-etcd` Lease, no finalizers, no entries), as on a split cluster
 //! whose shared S3 folder lists thousands of objects. The analysis no longer keeps each missing
 //! row's ConfigMap value; the report and what a backfill writes must not change for it.

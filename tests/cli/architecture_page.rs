@@ -1,4 +1,4 @@
-//! docs/development.md is the architecture page (issue 31): it names every folder of `src/`.
+//! docs/development.md is the architecture page: it names every folder of `src/`.
 //! A folder beside a file of the same name (`credential_plugin.rs` and `credential_plugin/`)
 //! holds that module's children, usually its `tests.rs`, and is named through the file.
 

@@ -120,7 +120,7 @@ fn a_full_disk_leaves_no_partial_backup_and_a_retry_with_the_same_path_works() {
     assert_eq!(disk.entries(), vec![backup.clone()]);
 }
 
-/// Issue 30, item 7: the backup holds snapshot metadata (and can hold Rancher's cluster spec),
+/// The backup holds snapshot metadata (and can hold Rancher's cluster spec),
 /// so only its owner may read it, as kubectl writes kubeconfigs: 0600 whatever the umask allows.
 #[test]
 fn a_backup_is_readable_by_its_owner_only() {

@@ -1,4 +1,4 @@
-//! Issue 33, item 1: the certificates of the connection, read live: the serving certificate
+//! The certificates of the connection, read live: the serving certificate
 //! from a handshake of k3sdoctor's own with a loopback TLS listener whose certificate really
 //! expires, and the kubeconfig's client certificate. Judged at `--now`, as every verdict is.
 

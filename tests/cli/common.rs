@@ -5,7 +5,7 @@ use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::NOW;
 
 /// `leases follow --fix --yes --now NOW` as admin, plus `extra`.
-pub fn follow_fix(fake: &FakeApi, extra: &[&str]) -> Output {
+pub(crate) fn follow_fix(fake: &FakeApi, extra: &[&str]) -> Output {
     k3sdoctor(
         ["leases", "follow", "--fix", "--yes", "--now", NOW]
             .iter()

@@ -1,4 +1,4 @@
-//! kubectl's connection flags (issue 20 item 3) against the fake API server: each one changes
+//! kubectl's connection flags against the fake API server: each one changes
 //! what a run reaches or how it authenticates, and without it the same run fails.
 
 use crate::support::fake_api::{FakeApi, Role};

@@ -1,4 +1,4 @@
-//! Issue 18, item 14: a dump's "now" comes from times the API server or a lock holder wrote,
+//! A dump's "now" comes from times the API server or a lock holder wrote,
 //! never from a kubelet heartbeat, which each node writes with its own clock.
 
 use crate::support::harness::k3sdoctor;

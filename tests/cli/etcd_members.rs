@@ -1,4 +1,4 @@
-//! etcd members beyond quorum (issue 33, item 2): a member name on two Nodes, a learner that
+//! etcd members beyond quorum: a member name on two Nodes, a learner that
 //! stays one, `EtcdIsVoter` conditions the etcd leader stopped refreshing, and servers too
 //! old to publish the condition, live and from a dump.
 

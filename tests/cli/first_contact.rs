@@ -1,4 +1,4 @@
-//! Issue 29, items 5, 6, 7 and 14: kubectl's output habits (rows alone on stdout off a
+//! Kubectl's output habits (rows alone on stdout off a
 //! terminal, one-token ages), `snapshots` listing by default with NODE, the hints and notes a
 //! newcomer missed, and `version`.
 

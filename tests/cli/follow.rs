@@ -473,7 +473,7 @@ fn the_plan_takes_its_timings_from_the_record() {
     out.stdout_has("exits within the 10s renew deadline")
         .stdout_has("  timings: LEASE   RENEW DEADLINE   RETRY\n           15s     10s              2s\n           (this cluster's lock lasts 15s instead of k3s's usual 45s");
     assert!(!out.stdout.contains("30s renew deadline"), "{}", out.stdout);
-    // Plain words by default (issue 29, item 3); wrangler's terms with -v and in JSON.
+    // Plain words by default; wrangler's terms with -v and in JSON.
     assert!(!out.stdout.contains("wrangler"), "{}", out.stdout);
     k3sdoctor(["leases", "follow", "-v", "--now", NOW])
         .cluster(&fake, Role::ReadOnly)

@@ -1,4 +1,4 @@
-//! `--from-file -` (issue 20 item 3): a dump piped in reads as the same dump in a file, and an
+//! `--from-file -`: a dump piped in reads as the same dump in a file, and an
 //! endless pipe is refused at the dump cap rather than read forever.
 
 use crate::support::harness::{k3sdoctor, repo_path};

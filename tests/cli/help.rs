@@ -29,7 +29,7 @@ fn a_subcommands_own_options_come_before_the_global_ones() {
             at("Output options:") < at("--output <OUTPUT>"),
             "{args:?}:\n{help}"
         );
-        // The global options are shown once, by `k3sdoctor options` (issue 29, item 7).
+        // The global options are shown once, by `k3sdoctor options`.
         for global in [
             "Global options:",
             "--kubeconfig <FILE>",

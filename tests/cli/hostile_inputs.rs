@@ -1,4 +1,4 @@
-//! Input files nobody vetted (issue 18, items 12 and 13): dumps, kubeconfigs and backups that
+//! Input files nobody vetted: dumps, kubeconfigs and backups that
 //! are devices, FIFOs, link cycles, too large or nested too deep end with one line and exit 3,
 //! and never block, loop or grow.
 

@@ -78,8 +78,8 @@ fn words(text: &str) -> Vec<&str> {
     text.split_whitespace().collect()
 }
 
-/// Whether `args` print a table, whose rows alone go to stdout off a terminal (issue 29,
-/// item 5); `check` for one cluster prints a report and keeps it on stdout.
+/// Whether `args` print a table, whose rows alone go to stdout off a terminal;
+/// `check` for one cluster prints a report and keeps it on stdout.
 fn is_table(args: &[&str]) -> bool {
     args != ["check"]
 }
@@ -94,7 +94,7 @@ fn piped_prose<'a>(args: &[&str], out: &'a crate::support::harness::Output) -> &
 }
 
 /// `snapshots list` rows: k3s's snapshot names and node names are words that cannot wrap, so
-/// with its NODE column (issue 29, item 6) the table stays wider than 80 columns, as a table
+/// with its NODE column the table stays wider than 80 columns, as a table
 /// whose words cannot fit does (docs/output.md).
 fn is_unwrappable_row(args: &[&str], line: &str) -> bool {
     args == ["snapshots", "list"] && line.trim_start().contains("   ")

@@ -1,4 +1,4 @@
-//! Issue 19, NODEARGS part, over the fake API server and a dump: the servers' flags as
+//! The servers' node-args over the fake API server and a dump: the servers' flags as
 //! `<prog>.io/node-args` carries them reach `check` live (read-only role) and offline.
 
 use serde_json::{Value, json};

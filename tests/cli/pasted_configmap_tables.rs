@@ -1,4 +1,4 @@
-//! Pasted `kubectl get configmaps` tables (issue 29, item 13): DATA says how many entries the
+//! Pasted `kubectl get configmaps` tables: DATA says how many entries the
 //! snapshot ConfigMap holds, never which. Judged as a count beside the snapshots, as known
 //! empty when DATA is 0 or a whole listing lacks it, and never as a claim about one key.
 

@@ -1,4 +1,4 @@
-//! kubectl tables operators paste instead of a dump (issue 29, item 13): read as the partial
+//! kubectl tables operators paste instead of a dump: read as the partial
 //! evidence they are, alone or beside a dump, saying what they cannot show; a header-less
 //! fragment is refused as before.
 

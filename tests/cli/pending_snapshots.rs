@@ -1,4 +1,4 @@
-//! Issue 18, item 4: a snapshot younger than the controller's normal delay (a minute) whose
+//! A snapshot younger than the controller's normal delay (a minute) whose
 //! entry k3s has not written yet is `pending` in `snapshots list|diff` (table and JSON), and
 //! never a difference, a finding or exit 1.
 
@@ -66,7 +66,7 @@ fn a_minute_later_the_same_gap_is_missing() {
         .stderr_has("snapshot-missing-from-configmap");
 }
 
-/// Issue 29, item 1: on v1.29.4 with the locks split, the `-etcd` holder's controller never
+/// On v1.29.4 with the locks split, the `-etcd` holder's controller never
 /// started, so a CR 10 s old will not get its entry: it is missing now, not pending. `diff`
 /// exits 1 and `backfill --fix` writes it.
 #[test]

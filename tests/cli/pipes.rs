@@ -17,8 +17,8 @@ fn shell(pipeline: &str) -> String {
         .env("DUMP", repo_path(DUMP))
         .output()
         .expect("sh");
-    // Off a terminal a table command's summary and findings go to stderr (issue 29,
-    // item 5); a pipeline that wants stdout alone says `2>/dev/null`.
+    // Off a terminal a table command's summary and findings go to stderr;
+    // a pipeline that wants stdout alone says `2>/dev/null`.
     assert!(
         out.stderr.is_empty(),
         "{pipeline}: {}",
@@ -31,7 +31,7 @@ fn shell(pipeline: &str) -> String {
 fn awk_picks_the_holder_and_node_of_each_lock() {
     let got = shell(
         // Every row has the same fields (one-token ages), and stdout has nothing but rows
-        // (issue 29, item 5): no `NF == 7` filter is needed.
+        //: no `NF == 7` filter is needed.
         r#""$K3SDOCTOR" --from-file "$DUMP" leases --no-headers 2>/dev/null | awk '{print $1, $2, $3, $4}'"#,
     );
     assert_eq!(

@@ -1,4 +1,4 @@
-//! Proxies as kubectl uses them (issue 20 item 1), through a real HTTP CONNECT and SOCKS5
+//! Proxies as kubectl uses them, through a real HTTP CONNECT and SOCKS5
 //! proxy on loopback (`faults::forward_proxy`) in front of the fake API server over TLS.
 
 use std::path::{Path, PathBuf};
@@ -95,7 +95,7 @@ fn no_proxy_covering_the_server_goes_direct_as_kubectl_does() {
     assert_eq!(proxy.targets(), Vec::<String>::new());
 }
 
-/// Issue 30, item 5: IPv4 loopback written as IPv6 is loopback, as in Go's httpproxy
+/// IPv4 loopback written as IPv6 is loopback, as in Go's httpproxy
 /// (`net.IP.IsLoopback`), so it goes direct; the proxy would have failed the run.
 #[test]
 fn ipv4_mapped_loopback_is_never_proxied() {
@@ -110,7 +110,7 @@ fn ipv4_mapped_loopback_is_never_proxied() {
     assert_eq!(proxy.targets(), Vec::<String>::new());
 }
 
-/// Issue 30, item 5: Go's httpproxy skips empty `NO_PROXY` elements, so a trailing comma is
+/// Go's httpproxy skips empty `NO_PROXY` elements, so a trailing comma is
 /// no error (kube's own parser refused the whole kubeconfig for it), and the other entries
 /// still count: `foo,` leaves the server proxied, `,127.0.0.0/8,` sends it direct.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 32, items 2 and 4: Rancher's snapshot records read from `--rancher-from-file` beside a
+//! Rancher's snapshot records read from `--rancher-from-file` beside a
 //! downstream dump, compared by each Rancher version's rules (fixtures written by
 //! tests/fixtures/rancher/make_fixtures.py as 2.10, 2.11 and 2.14 write their records).
 

@@ -34,8 +34,8 @@ fn generated_readme_first_screen_is_current() {
             other => other.to_string(),
         })
         .collect();
-    // A terminal session: off a terminal stdout carries only the table's rows (issue 29,
-    // item 5), and the README shows what a person sees.
+    // A terminal session: off a terminal stdout carries only the table's rows,
+    // and the README shows what a person sees.
     let bin = env!("CARGO_BIN_EXE_k3sdoctor");
     let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
     let command = format!("{bin} --color never {}", quoted.join(" "));

@@ -22,7 +22,7 @@ fn static_split() -> FakeApi {
 }
 
 /// The Events in kube-system, oldest first.
-pub fn events(fake: &FakeApi) -> Vec<Value> {
+pub(crate) fn events(fake: &FakeApi) -> Vec<Value> {
     fake.list("Event")
         .into_iter()
         .filter(|e| e["metadata"]["namespace"] == "kube-system")

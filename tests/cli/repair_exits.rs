@@ -1,4 +1,4 @@
-//! Issue 10: a repair never makes things worse, and its exit code never lies. Exit 4 only
+//! A repair never makes things worse, and its exit code never lies. Exit 4 only
 //! when the write did not happen or was not verified; after a verified write the exit code is
 //! the verdict of the cluster read again, under `--fail-on`.
 

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LeaseReport {
+pub(crate) struct LeaseReport {
     pub api_version: String,
     pub kind: String,
     pub now: Now,
@@ -20,14 +20,14 @@ pub struct LeaseReport {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Now {
+pub(crate) struct Now {
     pub time: String,
     pub source: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Cluster {
+pub(crate) struct Cluster {
     pub distro: String,
     pub servers: usize,
     pub agents: usize,
@@ -37,7 +37,7 @@ pub struct Cluster {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Lock {
+pub(crate) struct Lock {
     pub name: String,
     pub purpose: String,
     pub kind: String,
@@ -51,7 +51,7 @@ pub struct Lock {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct HolderNode {
+pub(crate) struct HolderNode {
     pub name: String,
     pub matched_by: String,
     pub readiness: String,
@@ -59,14 +59,14 @@ pub struct HolderNode {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Election {
+pub(crate) struct Election {
     pub name: String,
     pub holder: String,
     pub node: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub severity: String,
     pub code: String,
     pub object: String,
@@ -78,20 +78,20 @@ pub struct Finding {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub errors: usize,
     pub warnings: usize,
 }
 
 impl LeaseReport {
-    pub fn codes(&self) -> Vec<(&str, &str)> {
+    pub(crate) fn codes(&self) -> Vec<(&str, &str)> {
         self.findings
             .iter()
             .map(|f| (f.severity.as_str(), f.code.as_str()))
             .collect()
     }
 
-    pub fn lock(&self, name: &str) -> &Lock {
+    pub(crate) fn lock(&self, name: &str) -> &Lock {
         self.locks
             .iter()
             .find(|l| l.name == name)
@@ -102,7 +102,7 @@ impl LeaseReport {
 /// `check -o json`, as documented in the README.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CheckReport {
+pub(crate) struct CheckReport {
     pub api_version: String,
     pub kind: String,
     pub now: Now,
@@ -117,7 +117,7 @@ pub struct CheckReport {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SnapshotTotals {
+pub(crate) struct SnapshotTotals {
     pub snapshot_files: usize,
     pub configmap_entries: usize,
     pub configmap_bytes: usize,
@@ -130,7 +130,7 @@ pub struct SnapshotTotals {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct VersionAdvice {
+pub(crate) struct VersionAdvice {
     pub line: String,
     pub running: Vec<String>,
     pub status: String,
@@ -139,7 +139,7 @@ pub struct VersionAdvice {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CheckRun {
+pub(crate) struct CheckRun {
     pub name: String,
     pub ran: bool,
     #[serde(default)]
@@ -147,7 +147,7 @@ pub struct CheckRun {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CheckFinding {
+pub(crate) struct CheckFinding {
     #[serde(flatten)]
     pub finding: Finding,
     #[serde(default)]
@@ -156,7 +156,7 @@ pub struct CheckFinding {
 
 impl CheckReport {
     /// Codes of the findings linked under the `i`-th primary finding.
-    pub fn child_codes(&self, i: usize) -> Vec<&str> {
+    pub(crate) fn child_codes(&self, i: usize) -> Vec<&str> {
         self.findings[i]
             .children
             .iter()
@@ -164,7 +164,7 @@ impl CheckReport {
             .collect()
     }
 
-    pub fn codes(&self) -> Vec<String> {
+    pub(crate) fn codes(&self) -> Vec<String> {
         self.findings
             .iter()
             .map(|f| format!("{}/{}", f.finding.severity, f.finding.code))

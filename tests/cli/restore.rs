@@ -309,7 +309,7 @@ fn a_refused_dry_run_of_a_restore_writes_nothing_and_says_so() {
     }
 }
 
-/// Issue 30, item 6: a hand-edited backup that carries this ConfigMap's UID is restored
+/// A hand-edited backup that carries this ConfigMap's UID is restored
 /// without `--force`, as documented, but its plan names every entry whose node is not a
 /// Node here or whose S3 location none of this cluster's snapshots use.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 33, item 3: `secrets-encryption-diverged` from the servers' encryption-config-hash
+//! `secrets-encryption-diverged` from the servers' encryption-config-hash
 //! annotations, as `<prog> secrets-encrypt status` would judge them on each server.
 
 use serde_json::{Value, json};

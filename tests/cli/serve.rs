@@ -356,7 +356,7 @@ fn an_api_server_that_refuses_connections_is_reported_and_sigterm_still_ends_ser
     serve.signal_and_wait(libc::SIGTERM).code(0);
 }
 
-/// Issue 18 item 11: a watch that fails four times in a row, with two different causes, is one
+/// A watch that fails four times in a row, with two different causes, is one
 /// failure episode: one WARN naming the watch (the first cause), every attempt counted, and one
 /// INFO once its list succeeds, which is also what brings `k3sdoctor_up` back to 1 for a
 /// ConfigMap that does not exist and so never sends an event.
@@ -398,7 +398,7 @@ fn a_failing_watch_is_one_warning_per_episode_and_works_again_once_it_has_listed
     assert!(!out.stderr.contains("ERROR"), "{}", out.stderr);
 }
 
-/// Issue 29, item 4: a retention delete leaves the entry for the moment k3s's controller takes
+/// A retention delete leaves the entry for the moment k3s's controller takes
 /// to remove it (the CR carries its deletionTimestamp and the controller's finalizer until the
 /// key is gone). serve must not call that entry orphaned; a deletion that hangs past the grace
 /// is one.

@@ -1,4 +1,4 @@
-//! serve's listener under slow and idle clients (issue 30, item 3): past its bound on open
+//! serve's listener under slow and idle clients: past its bound on open
 //! connections it closes the one that has waited longest for a request, never one that has
 //! sent a complete request, so a scrape is answered however many slow clients churn around
 //! it. The measurement at 2,000 churning clients (beside node_exporter's listener when
@@ -86,7 +86,7 @@ fn scrapes_are_answered_while_hundreds_of_slow_clients_churn() {
     serve.signal_and_wait(libc::SIGTERM).code(0);
 }
 
-/// The figure of issue 30, item 3: 2,000 slow clients churning for a minute while a scraper
+/// The load figure: 2,000 slow clients churning for a minute while a scraper
 /// asks `/metrics` ten times a second, on a fresh connection each time and on one kept alive
 /// (replaced when it was closed while idle, as a client's pool does; a request on a connection
 /// closed after it was sent counts as unanswered, where Prometheus's Go client would retry it). With `prometheus-node-exporter` on PATH, its listener is measured

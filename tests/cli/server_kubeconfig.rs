@@ -1,4 +1,4 @@
-//! On a k3s/RKE2 server with no kubeconfig of the user's (issue 20 item 2): the server's own
+//! On a k3s/RKE2 server with no kubeconfig of the user's: the server's own
 //! kubeconfig is used, only after kubectl's order found nothing, and the run says which file.
 //! `K3SDOCTOR_TEST_SERVER_KUBECONFIGS` stands for `/etc/rancher/k3s/k3s.yaml:/etc/rancher/rke2/rke2.yaml`.
 

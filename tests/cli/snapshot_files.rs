@@ -1,4 +1,4 @@
-//! What the ETCDSnapshotFiles themselves say (issue 19): `snapshots list` columns and filters,
+//! What the ETCDSnapshotFiles themselves say: `snapshots list` columns and filters,
 //! the `snapshot-files` findings in `check`, `snapshots list|diff`, dumps and `serve`. The same
 //! on the real API server with simulated servers: tests/real_apiserver/snapshot_files.rs.
 
@@ -43,7 +43,7 @@ fn stamped(mut cr: Value, hash: &str) -> Value {
     cr
 }
 
-/// A failed save on `node` at unix `ts`, as k3s records it (spec §3): no location, size 0,
+/// A failed save on `node` at unix `ts`, as k3s records it: no location, size 0,
 /// no token hash.
 fn failed(node: &str, ts: i64) -> Value {
     let mut cr = snapshot_cr(node, ts, false);

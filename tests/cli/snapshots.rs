@@ -488,7 +488,7 @@ fn backfill_escapes_control_characters_as_the_writers_go_release_does() {
                 .into_iter()
                 .chain([extra_metadata("k3s"), cr]),
         );
-        // Plain words by default, the Go escaping with -v (issue 29, item 3).
+        // Plain words by default, the Go escaping with -v.
         let plan = k3sdoctor(["snapshots", "backfill", "--now", NOW])
             .cluster(&fake, Role::ReadOnly)
             .run();
@@ -626,7 +626,7 @@ fn a_gap_left_by_a_reconcile_prune_is_explained_not_missing() {
     assert_eq!(code, 0);
 }
 
-/// Issue 29, item 3: an orphan whose node k3s cannot read from its key is explained in plain
+/// An orphan whose node k3s cannot read from its key is explained in plain
 /// words; the key trim behind it is shown with -v and kept in JSON.
 #[test]
 fn an_orphans_reason_is_plain_and_the_key_trim_is_for_verbose_and_json() {

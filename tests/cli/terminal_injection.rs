@@ -1,4 +1,4 @@
-//! Issue 18, item 15: text from the cluster never reaches the terminal as control characters.
+//! Text from the cluster never reaches the terminal as control characters.
 //! A Lease holder with `ESC[31m` and a newline is shown escaped in tables, findings and notes,
 //! on a pipe and on a terminal, and kept exact in JSON.
 
@@ -83,7 +83,7 @@ fn a_hostile_lease_holder_is_escaped_on_a_terminal() {
     assert_escaped(&screen, "the terminal");
 }
 
-/// Issue 30, item 4: a holder with a right-to-left override (which would show the rest of the
+/// A holder with a right-to-left override (which would show the rest of the
 /// line reversed) and a zero-width space (which makes `s2` look like another name) is shown
 /// with both escaped, in tables, findings and plans; JSON keeps the exact value.
 #[test]

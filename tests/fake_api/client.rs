@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 #[derive(Debug)]
-pub struct Response {
+pub(crate) struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -16,14 +16,14 @@ pub struct Response {
 }
 
 impl Response {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
                 "response is not JSON ({e}): {}",
@@ -32,14 +32,14 @@ impl Response {
         })
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
 /// A request to send.
 #[derive(Clone, Debug, Default)]
-pub struct Req {
+pub(crate) struct Req {
     pub method: String,
     pub target: String,
     pub headers: Vec<(String, String)>,
@@ -47,7 +47,7 @@ pub struct Req {
 }
 
 impl Req {
-    pub fn new(method: &str, target: &str) -> Req {
+    pub(crate) fn new(method: &str, target: &str) -> Req {
         Req {
             method: method.to_string(),
             target: target.to_string(),
@@ -55,16 +55,16 @@ impl Req {
         }
     }
 
-    pub fn token(self, token: &str) -> Req {
+    pub(crate) fn token(self, token: &str) -> Req {
         self.header("Authorization", &format!("Bearer {token}"))
     }
 
-    pub fn header(mut self, name: &str, value: &str) -> Req {
+    pub(crate) fn header(mut self, name: &str, value: &str) -> Req {
         self.headers.push((name.to_string(), value.to_string()));
         self
     }
 
-    pub fn json_body(self, content_type: &str, body: impl Into<Vec<u8>>) -> Req {
+    pub(crate) fn json_body(self, content_type: &str, body: impl Into<Vec<u8>>) -> Req {
         let mut req = self.header("Content-Type", content_type);
         req.body = body.into();
         req
@@ -92,7 +92,7 @@ fn decode_chunked(mut data: &[u8]) -> Vec<u8> {
 
 /// Send `req` and read the whole response (the request asks the server to close afterwards).
 /// `Err` when the connection was closed without a complete response.
-pub fn try_send(addr: SocketAddr, req: &Req) -> Result<Response, String> {
+pub(crate) fn try_send(addr: SocketAddr, req: &Req) -> Result<Response, String> {
     let stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -103,7 +103,7 @@ pub fn try_send(addr: SocketAddr, req: &Req) -> Result<Response, String> {
 /// [`try_send`] over an already connected stream (e.g. TLS); `addr` is for the `Host` header.
 /// A read error after some bytes arrived (a TLS peer closing without close_notify) ends the
 /// response like EOF does.
-pub fn try_send_over(
+pub(crate) fn try_send_over(
     mut stream: impl Read + Write,
     addr: SocketAddr,
     req: &Req,
@@ -179,6 +179,6 @@ pub fn try_send_over(
     })
 }
 
-pub fn send(addr: SocketAddr, req: &Req) -> Response {
+pub(crate) fn send(addr: SocketAddr, req: &Req) -> Response {
     try_send(addr, req).unwrap_or_else(|e| panic!("{} {}: {e}", req.method, req.target))
 }

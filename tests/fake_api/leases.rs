@@ -4,7 +4,7 @@ use crate::wire::{Replay, sample};
 use serde_json::{Value, json};
 
 /// `kube-system/k3s` as stored at resourceVersion 213 (body of sample 082).
-pub fn k3s_lease() -> Value {
+pub(crate) fn k3s_lease() -> Value {
     sample("082").json()
 }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// One recorded exchange.
-pub struct Sample {
+pub(crate) struct Sample {
     pub method: String,
     pub target: String,
     pub request_headers: Vec<(String, String)>,
@@ -18,11 +18,11 @@ pub struct Sample {
 }
 
 impl Sample {
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).expect("sample body is JSON")
     }
 
-    pub fn response_header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn response_header(&self, name: &str) -> Option<&str> {
         self.response_headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -30,7 +30,7 @@ impl Sample {
     }
 
     /// The request as our client sends it; `<admin token>` etc. become the fake's tokens.
-    pub fn request(&self) -> Req {
+    pub(crate) fn request(&self) -> Req {
         let mut req = Req::new(&self.method, &self.target);
         for (k, v) in &self.request_headers {
             let v = v
@@ -49,7 +49,7 @@ fn fixtures() -> PathBuf {
 }
 
 /// Load sample `NNN` (e.g. `"037"`).
-pub fn sample(id: &str) -> Sample {
+pub(crate) fn sample(id: &str) -> Sample {
     let dir = fixtures();
     let mut http = None;
     let mut body = None;
@@ -125,7 +125,7 @@ pub fn sample(id: &str) -> Sample {
 }
 
 /// Replace volatile values (times, generated uids the test could not pin) so objects compare.
-pub fn normalize(v: &Value) -> Value {
+pub(crate) fn normalize(v: &Value) -> Value {
     match v {
         Value::Object(map) => Value::Object(
             map.iter()
@@ -149,37 +149,37 @@ pub fn normalize(v: &Value) -> Value {
 }
 
 /// A fake plus helpers to seed it and replay samples.
-pub struct Replay {
+pub(crate) struct Replay {
     pub api: FakeApi,
 }
 
 impl Replay {
-    pub fn new() -> Replay {
+    pub(crate) fn new() -> Replay {
         Replay {
             api: FakeApi::start(),
         }
     }
 
     /// The next write gets resourceVersion `rv + 1`.
-    pub fn at_rv(&self, rv: u64) -> &Self {
+    pub(crate) fn at_rv(&self, rv: u64) -> &Self {
         self.api.set_resource_version(rv);
         self
     }
 
     /// Store `obj` so that it gets resourceVersion `rv`.
-    pub fn seed(&self, rv: u64, obj: Value) -> &Self {
+    pub(crate) fn seed(&self, rv: u64, obj: Value) -> &Self {
         self.api.set_resource_version(rv - 1);
         let stored = self.api.put(obj);
         assert_eq!(stored["metadata"]["resourceVersion"], rv.to_string());
         self
     }
 
-    pub fn send(&self, sample: &Sample) -> Response {
+    pub(crate) fn send(&self, sample: &Sample) -> Response {
         client::send(self.api.addr(), &sample.request())
     }
 
     /// Replay a sample and require the same status code and byte-identical body.
-    pub fn exact(&self, id: &str) -> Response {
+    pub(crate) fn exact(&self, id: &str) -> Response {
         let s = sample(id);
         let got = self.send(&s);
         assert_eq!(got.status, s.status, "{id}: status; body {}", got.text());
@@ -191,7 +191,7 @@ impl Replay {
     }
 
     /// Replay a sample and require the same status code and the same JSON after [`normalize`].
-    pub fn similar(&self, id: &str) -> Response {
+    pub(crate) fn similar(&self, id: &str) -> Response {
         let s = sample(id);
         let got = self.send(&s);
         assert_eq!(got.status, s.status, "{id}: status; body {}", got.text());

@@ -1,4 +1,4 @@
-//! Issue 21 on the real API server: a support bundle made of what the real server answers
+//! Support bundles on the real API server: a support bundle made of what the real server answers
 //! (its `LeaseList`s without item kinds, its CR lists) reads to the same verdict as the live
 //! read of the same cluster. The objects are written by the admin client; no simulator runs.
 

@@ -10,17 +10,17 @@ use crate::support::wait::wait_for;
 
 /// How long a test waits for a ConfigMap to catch up: a snapshot round (20 s) and the
 /// controller's start after a takeover, with room for a busy CI machine; and, to see an entry
-/// missing, the minute a CR without its entry is only pending (issue 18, item 4).
-pub const CATCH_UP: Duration = Duration::from_secs(150);
+/// missing, the minute a CR without its entry is only pending.
+pub(crate) const CATCH_UP: Duration = Duration::from_secs(150);
 
 /// `k3sdoctor ARGS` as `user` against the test cluster.
-pub fn run_as(env: &EnvTest, user: User, args: &[&str]) -> Output {
+pub(crate) fn run_as(env: &EnvTest, user: User, args: &[&str]) -> Output {
     k3sdoctor(args).kubeconfig(&env.kubeconfig(user)).run()
 }
 
 /// Runs `args` as admin until it exits `code` (bounded by `CATCH_UP`); returns that run.
 #[track_caller]
-pub fn until_exit(env: &EnvTest, args: &[&str], code: i32) -> Output {
+pub(crate) fn until_exit(env: &EnvTest, args: &[&str], code: i32) -> Output {
     let mut last = None;
     let reached = wait_for(CATCH_UP, || {
         let out = run_as(env, User::Admin, args);
@@ -41,7 +41,7 @@ pub fn until_exit(env: &EnvTest, args: &[&str], code: i32) -> Output {
 /// Runs `args` as the admin until it exits 1 reporting `finding`. Waiting for exit 1 alone is
 /// not enough: after a split the idle controller is a finding at once, while a CR counts as
 /// missing only once it is a minute old.
-pub fn until_reported(env: &EnvTest, args: &[&str], finding: &str) -> Output {
+pub(crate) fn until_reported(env: &EnvTest, args: &[&str], finding: &str) -> Output {
     let mut last = None;
     let reached = wait_for(CATCH_UP, || {
         let out = run_as(env, User::Admin, args);
@@ -67,7 +67,7 @@ pub fn until_reported(env: &EnvTest, args: &[&str], finding: &str) -> Output {
 }
 
 /// A server of the three that does not hold `lock`: where a test moves it.
-pub fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
+pub(crate) fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
     let holder = cluster.holder(lock);
     ["server-1", "server-2", "server-3"]
         .into_iter()
@@ -77,7 +77,7 @@ pub fn another_server(cluster: &SimCluster, lock: &str) -> &'static str {
 
 /// `user` bound to the read-only rights every command needs, as the README binds them: the
 /// ClusterRole and the Role in kube-system (the locks' Leases live there).
-pub fn grant_read_only(env: &EnvTest, user: &str) {
+pub(crate) fn grant_read_only(env: &EnvTest, user: &str) {
     let admin = env.admin();
     admin.apply_yaml(&crate::support::readme::readme_read_only_roles());
     admin.bind("k3sdoctor-read-only", user);
@@ -85,14 +85,14 @@ pub fn grant_read_only(env: &EnvTest, user: &str) {
 }
 
 /// The test user `viewer`, bound to exactly the README's read-only roles every command needs.
-pub fn viewer_with_the_read_only_role(env: &EnvTest) {
+pub(crate) fn viewer_with_the_read_only_role(env: &EnvTest) {
     grant_read_only(env, "viewer");
 }
 
 /// The test user `viewer` with all the README's read-only rights: the ClusterRole and the Role
 /// in default (the kubernetes Service's Endpoints and EndpointSlices) and in kube-system
 /// (HelmCharts and Jobs).
-pub fn viewer_with_every_read_only_right(env: &EnvTest) {
+pub(crate) fn viewer_with_every_read_only_right(env: &EnvTest) {
     viewer_with_the_read_only_role(env);
     let admin = env.admin();
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));

@@ -1,4 +1,4 @@
-//! Issue 20 items 4 and 5 against the real kube-apiserver with simulated RKE2 servers:
+//! Completion against the real kube-apiserver with simulated RKE2 servers:
 //! completion offers the servers (node names and hostnames as k3ssim registers them) and the
 //! lock names of the distro the real locks show; `-vv` traces the real requests; kubectl's
 //! flags go on either side of the subcommand.

@@ -1,4 +1,4 @@
-//! Connecting as kubectl does, against the real kube-apiserver (issue 20 items 1-3): through a
+//! Connecting as kubectl does, against the real kube-apiserver: through a
 //! loopback HTTP CONNECT proxy named by `HTTPS_PROXY`, through a SOCKS5 `proxy-url`, and with
 //! the server's own kubeconfig when the user has none. They only read, so they share one bed.
 

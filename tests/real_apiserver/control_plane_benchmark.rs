@@ -1,4 +1,4 @@
-//! Issue 33's cost target, on demand: `check` on a 5-server cluster with the control-plane
+//! The control-plane analysers' cost target, on demand: `check` on a 5-server cluster with the control-plane
 //! analysers makes at most 4 more requests than before them, and takes at most 1.2× the wall
 //! time. Two builds side by side (`K3SDOCTOR_BENCH_BIN=before=PATH,after=PATH`) on the same
 //! objects: the requests counted exactly by the in-repo fake API server, the wall time measured

@@ -1,4 +1,4 @@
-//! Issue 33, item 2, on the real API server: Nodes carrying the `EtcdIsVoter` condition and
+//! etcd members on the real API server: Nodes carrying the `EtcdIsVoter` condition and
 //! the member-name annotation the way k3s writes them. The condition goes in through a
 //! strategic-merge PATCH of the status subresource, as `setEtcdStatusCondition` does
 //! (component-helpers `SetNodeCondition`), so the real server merges it by type beside Ready.

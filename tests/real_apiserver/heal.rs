@@ -274,7 +274,7 @@ fn real_heal_forbidden_write_and_not_ready_target_are_reported_never_moved() {
     );
 
     // Killed and started again: the failed move, recorded on the heal Lease, is not tried
-    // again, long after the cooldown (issue 30, item 2).
+    // again, long after the cooldown.
     let (serve, address) = repair();
     held_back(address, "failed-before");
     let scrape = metrics(address);

@@ -1,6 +1,6 @@
 //! Two `serve --heal` replicas with exactly the heal role: one heals a split, once; after a
 //! `kill -9` of the one that healed, the other takes the heal Lease, reads the cooldown back
-//! from it and does not heal a split that comes back inside it (issue 30, item 2).
+//! from it and does not heal a split that comes back inside it.
 
 use std::time::Duration;
 
@@ -81,7 +81,7 @@ fn real_two_replicas_with_the_heal_role_heal_a_split_once() {
     );
 
     // Split again, and kill -9 the replica that healed: the other takes the heal Lease, reads
-    // the cooldown back from it, and does not heal inside it (issue 30, item 2).
+    // the cooldown back from it, and does not heal inside it.
     let etcd = cluster.etcd_lock();
     let again = another_server(&cluster, &core);
     cluster.split_etcd_onto(again);

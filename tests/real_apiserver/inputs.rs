@@ -1,4 +1,4 @@
-//! Issue 18 on the real API server: what the cluster hands k3sdoctor — a hostile Lease holder
+//! Hostile input on the real API server: what the cluster hands k3sdoctor — a hostile Lease holder
 //! (item 15), a node literally named `s3` (item 16), a kubelet clock running fast in a dump
 //! (item 14), a snapshot landing while a backfill runs (item 4). The objects are written by
 //! the admin client, as a broken or hostile component would write them; no simulator runs,

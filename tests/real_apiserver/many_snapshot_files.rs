@@ -1,4 +1,4 @@
-//! Many ETCDSnapshotFiles on the real kube-apiserver (issue 24): the paged, projected read
+//! Many ETCDSnapshotFiles on the real kube-apiserver: the paged, projected read
 //! gives the report the whole-object read gives (CI, 1,200 CRs so the list takes 3 pages), and
 //! an on-demand benchmark of memory and time at 5,000 and 50,000 CRs (docs/performance.md):
 //!
@@ -9,7 +9,7 @@
 //! ```
 //!
 //! `many_snapshot_files::benchmark_all_missing` measures the same on a bed where the snapshot
-//! controller never ran (no finalizers, no entries, so every CR is missing; issue 30, item 10).
+//! controller never ran (no finalizers, no entries, so every CR is missing).
 //! `K3SDOCTOR_BENCH_SIZES=5000,50000` (the default) sets the CR counts; the same bed grows
 //! from one to the next. `K3SDOCTOR_BENCH_BIN` may name several builds, `label=path,…`, to
 //! compare them side by side on the same objects.
@@ -45,7 +45,7 @@ enum Scenario {
     /// 1 MiB, so most CRs are `snapshot-pruned-for-size`.
     Pruned,
     /// It never ran (a split, or a shared S3 folder listing thousands of objects on a new
-    /// cluster): no finalizers and no entries, so every CR is `missing` (issue 30, item 10).
+    /// cluster): no finalizers and no entries, so every CR is `missing`.
     AllMissing,
 }
 
@@ -415,7 +415,7 @@ fn benchmark() {
     run_benchmark(Scenario::Pruned);
 }
 
-/// The controller never ran: every CR missing (issue 30, item 10).
+/// The controller never ran: every CR missing.
 #[test]
 #[ignore = "a benchmark: minutes and GBs; run on demand (docs/performance.md)"]
 fn benchmark_all_missing() {

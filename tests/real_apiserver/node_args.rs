@@ -1,4 +1,4 @@
-//! Issue 19, NODEARGS part, on the real API server: the servers' flags as k3ssim writes them
+//! node-args on the real API server: the servers' flags as k3ssim writes them
 //! (`<prog>.io/node-args`), its `local-snapshots-timestamp` going stale once a server is
 //! killed, and what an operator's config puts into node-args (a session token, a different
 //! retention), written by the admin client the way the agent half of k3s patches its Node.

@@ -1,4 +1,4 @@
-//! Issue 33, items 1 and 3, on the real API server: core/v1 Events about Nodes created as
+//! Node Events on the real API server: core/v1 Events about Nodes created as
 //! admin the way k3s's recorders write them (the cert monitor's `<prog>-cert-monitor`, the
 //! re-encryption controller's `reencrypt-controller`, in `default`, involvedObject
 //! `{kind: Node, name, uid: name}`), read through the real field selector, and the README's
@@ -214,7 +214,7 @@ fn real_the_cert_monitor_and_reencrypt_events_give_their_findings() {
     server_certificates_expire_for_real(&env);
 }
 
-/// Issue 33, item 1 on the same bed: a server whose own address (reported by its Node)
+/// On the same bed: a server whose own address (reported by its Node)
 /// presents a certificate that ends a few
 /// seconds from now. Judged on the API server's clock, it is about to expire, then expired; the
 /// address the tool connects to (the bed's apiserver) is judged apart.

@@ -1,4 +1,4 @@
-//! Issue 33, items 4 and 1, on the real API server: node password Secrets and the serving
+//! Node passwords and certificates on the real API server: node password Secrets and the serving
 //! certificate Secret created as admin with their data, Nodes beside them, and the viewer with
 //! every read-only right. Without the opt-in role the two checks are not checked; with the role
 //! exactly as `rbac secrets-metadata` prints it, the real metadata-only list (the API server's

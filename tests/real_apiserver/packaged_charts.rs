@@ -1,4 +1,4 @@
-//! Issue 33, item 5, on the real API server: a HelmChart CRD shaped like helm-controller's
+//! Packaged charts on the real API server: a HelmChart CRD shaped like helm-controller's
 //! (tests/fixtures/helm/crd-helmchart.yaml), HelmCharts and their `helm-install-*` Jobs created
 //! as admin with the status helm-controller and the Job controller would write (through the
 //! status subresources), read by `check` with the README's read-only roles: without the Role

@@ -36,21 +36,21 @@ for line in sys.stdin:
                       "maxrss": usage.ru_maxrss}), flush=True)
 "#;
 
-pub struct PeakLauncher {
+pub(crate) struct PeakLauncher {
     child: Child,
     requests: ChildStdin,
     answers: BufReader<ChildStdout>,
 }
 
 /// One run: exit code, wall time, peak RSS in KiB.
-pub struct Peak {
+pub(crate) struct Peak {
     pub code: i32,
     pub wall: Duration,
     pub peak_kib: i64,
 }
 
 impl PeakLauncher {
-    pub fn start() -> PeakLauncher {
+    pub(crate) fn start() -> PeakLauncher {
         let mut child = Command::new("python3")
             .args(["-c", LAUNCHER])
             .stdin(Stdio::piped())
@@ -66,7 +66,7 @@ impl PeakLauncher {
         }
     }
 
-    pub fn run(&mut self, program: &Path, args: &[&str], stdout: &Path) -> Peak {
+    pub(crate) fn run(&mut self, program: &Path, args: &[&str], stdout: &Path) -> Peak {
         let argv: Vec<String> = std::iter::once(program.display().to_string())
             .chain(args.iter().map(|a| a.to_string()))
             .collect();
@@ -90,7 +90,7 @@ impl PeakLauncher {
     }
 
     /// What `true` measures through the launcher: the floor under every figure.
-    pub fn floor(&mut self, scratch: &Path) -> i64 {
+    pub(crate) fn floor(&mut self, scratch: &Path) -> i64 {
         self.run(Path::new("/bin/true"), &[], &scratch.join("true.out"))
             .peak_kib
     }

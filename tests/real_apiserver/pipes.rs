@@ -24,7 +24,7 @@ fn real_lease_table_rows_are_whole_for_awk_and_yaml_times_are_quoted() {
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         // stdout is the rows alone off a terminal, each with the same six fields (one-token
-        // ages; issue 29, item 5).
+        // ages).
         .inspect(|f| assert_eq!(f.len(), 6, "{f:?}"))
         .collect();
     let expected = |lock: &str, holder: &str| {

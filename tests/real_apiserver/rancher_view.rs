@@ -1,4 +1,4 @@
-//! Issue 32 on two real API servers behind a Rancher-like proxy (tests/support/rancher):
+//! Rancher's snapshot records on two real API servers behind a Rancher-like proxy (tests/support/rancher):
 //! `check` reads Rancher's records through `/k8s/clusters/local` with the downstream
 //! credentials, only ever with GET, LIST and WATCH; a user without the Rancher role gets "not
 //! checked", and `k3sdoctor rbac rancher`'s roles, unchanged, are enough; a reset or a stall

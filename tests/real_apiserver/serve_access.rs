@@ -1,4 +1,4 @@
-//! serve's `/metrics` and `/report` closed by default (issue 30, item 8), on a real
+//! serve's `/metrics` and `/report` closed by default, on a real
 //! kube-apiserver with its static tokens: no token, a wrong token and a token of a user
 //! without the non-resource URL rule are refused; a user bound to deploy/'s
 //! k3sdoctor-metrics-reader is answered on `/metrics` (and only there). serve's own account

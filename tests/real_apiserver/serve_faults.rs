@@ -1,4 +1,4 @@
-//! `serve` under the faults it must stay honest through (issue 18), on the real API server
+//! `serve` under the faults it must stay honest through, on the real API server
 //! through the fault harness: a connection reset (up 0 during it, 1 again after a fresh list
 //! although the lock ConfigMaps never change, one WARN per watch naming it and the real
 //! cause), a blackhole (contact lost within about 30 s, no lease-expired from stale memory,

@@ -1,5 +1,5 @@
 //! Support bundles built in memory from the fixture dumps, in each collector's layout and with
-//! its quirks (facts in shared/spec/support-bundles.md): no opaque archive is checked in.
+//! its quirks: no opaque archive is checked in.
 
 use std::io::Write;
 use std::path::Path;
@@ -11,9 +11,10 @@ use super::objects::read_dump_objects;
 
 /// The folder name troubleshoot gives a bundle collected at 2024-05-31T12:10:45Z, five
 /// seconds after the newest renewal in the split-cluster fixture.
-pub const TROUBLESHOOT_TOP: &str = "support-bundle-2024-05-31T12_10_45";
-pub const RANCHER_TOP: &str = "prod-k3s-1-2024-05-31_12_10_45";
-pub const SBK_TOP: &str = "supportbundle_c2eb6186-525f-411e-91ee-e88ed090d66d_2024-05-31T12-10-45Z";
+pub(crate) const TROUBLESHOOT_TOP: &str = "support-bundle-2024-05-31T12_10_45";
+pub(crate) const RANCHER_TOP: &str = "prod-k3s-1-2024-05-31_12_10_45";
+pub(crate) const SBK_TOP: &str =
+    "supportbundle_c2eb6186-525f-411e-91ee-e88ed090d66d_2024-05-31T12-10-45Z";
 
 #[derive(Clone)]
 enum Entry {
@@ -25,36 +26,36 @@ enum Entry {
 
 /// Entries of an archive, written as tar or zip.
 #[derive(Clone, Default)]
-pub struct Bundle {
+pub(crate) struct Bundle {
     entries: Vec<Entry>,
 }
 
 impl Bundle {
-    pub fn file(mut self, path: &str, bytes: impl Into<Vec<u8>>) -> Self {
+    pub(crate) fn file(mut self, path: &str, bytes: impl Into<Vec<u8>>) -> Self {
         self.entries
             .push(Entry::File(path.to_string(), bytes.into()));
         self
     }
 
-    pub fn json(self, path: &str, value: &Value) -> Self {
+    pub(crate) fn json(self, path: &str, value: &Value) -> Self {
         self.file(path, serde_json::to_vec_pretty(value).unwrap())
     }
 
-    pub fn link(mut self, path: &str, target: &str) -> Self {
+    pub(crate) fn link(mut self, path: &str, target: &str) -> Self {
         self.entries
             .push(Entry::Link(path.to_string(), target.to_string()));
         self
     }
 
     /// A tar hard link to `target`, named from the archive's root.
-    pub fn hard_link(mut self, path: &str, target: &str) -> Self {
+    pub(crate) fn hard_link(mut self, path: &str, target: &str) -> Self {
         self.entries
             .push(Entry::HardLink(path.to_string(), target.to_string()));
         self
     }
 
     /// Every entry moved under `prefix/`.
-    pub fn under(self, prefix: &str) -> Self {
+    pub(crate) fn under(self, prefix: &str) -> Self {
         Bundle {
             entries: self
                 .entries
@@ -70,7 +71,7 @@ impl Bundle {
         }
     }
 
-    pub fn tar(&self) -> Vec<u8> {
+    pub(crate) fn tar(&self) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());
         for entry in &self.entries {
             let mut header = tar::Header::new_gnu();
@@ -97,7 +98,7 @@ impl Bundle {
         builder.into_inner().unwrap()
     }
 
-    pub fn zip(&self) -> Vec<u8> {
+    pub(crate) fn zip(&self) -> Vec<u8> {
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated);
@@ -123,7 +124,7 @@ impl Bundle {
     }
 
     /// The bundle unpacked into `dir`, links included, as `tar -xf` leaves it.
-    pub fn unpack(&self, dir: &Path) {
+    pub(crate) fn unpack(&self, dir: &Path) {
         for entry in &self.entries {
             let (path, link) = match entry {
                 Entry::File(p, _) | Entry::Link(p, _) | Entry::HardLink(p, _) => {
@@ -140,40 +141,40 @@ impl Bundle {
     }
 }
 
-pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(bytes).unwrap();
     gz.finish().unwrap()
 }
 
-pub fn xz(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn xz(bytes: &[u8]) -> Vec<u8> {
     let mut xz =
         lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1)).unwrap();
     xz.write_all(bytes).unwrap();
     xz.finish().unwrap()
 }
 
-pub fn bzip2(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn bzip2(bytes: &[u8]) -> Vec<u8> {
     let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
     bz.write_all(bytes).unwrap();
     bz.finish().unwrap()
 }
 
-pub fn zstd(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn zstd(bytes: &[u8]) -> Vec<u8> {
     ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
 }
 
 /// The split-cluster fixture's objects, by kind.
-pub struct Objects {
+pub(crate) struct Objects {
     pub nodes: Vec<Value>,
     pub leases: Vec<Value>,
     pub configmaps: Vec<Value>,
     pub snapshot_files: Vec<Value>,
 }
 
-pub const FIXTURE: &str = "tests/fixtures/split-cluster";
+pub(crate) const FIXTURE: &str = "tests/fixtures/split-cluster";
 
-pub fn split_cluster() -> Objects {
+pub(crate) fn split_cluster() -> Objects {
     let read = |f: &str| read_dump_objects(&repo_path(FIXTURE).join(f));
     Objects {
         nodes: read("nodes.yaml"),
@@ -200,7 +201,7 @@ fn typed_list(items: &[Value]) -> Value {
 
 /// `kubectl support-bundle` output: per-namespace Lists, the custom resources as a bare JSON
 /// array with a `.yaml` symlink twin (v0.133.0 on), logs, and a link out of the archive.
-pub fn troubleshoot(objects: &Objects) -> Bundle {
+pub(crate) fn troubleshoot(objects: &Objects) -> Bundle {
     Bundle::default()
         .file(
             "version.yaml",
@@ -251,7 +252,7 @@ fn null_strings(value: &Value) -> Value {
     serde_json::from_str(&text.replace("\"\"", "\"null\"")).unwrap()
 }
 
-pub fn sbk_list(items: &[Value], group_version: &str, kind: &str) -> Vec<u8> {
+pub(crate) fn sbk_list(items: &[Value], group_version: &str, kind: &str) -> Vec<u8> {
     // The kit sets each item's apiVersion and kind after the rewrite.
     let items: Vec<Value> = items
         .iter()
@@ -267,7 +268,7 @@ pub fn sbk_list(items: &[Value], group_version: &str, kind: &str) -> Vec<u8> {
 }
 
 /// support-bundle-kit's tree, `"null"` for every empty value.
-pub fn support_bundle_kit(objects: &Objects) -> Bundle {
+pub(crate) fn support_bundle_kit(objects: &Objects) -> Bundle {
     Bundle::default()
         .file(
             "yamls/cluster/v1/nodes.yaml",
@@ -298,7 +299,7 @@ pub fn support_bundle_kit(objects: &Objects) -> Bundle {
 
 /// `kubectl get leases -A -o wide` as kubectl prints it: aligned columns, an empty HOLDER
 /// cell for a released lock.
-pub fn holder_table(leases: &[Value]) -> String {
+pub(crate) fn holder_table(leases: &[Value]) -> String {
     let rows: Vec<[String; 4]> = leases
         .iter()
         .map(|l| {
@@ -343,7 +344,7 @@ pub fn holder_table(leases: &[Value]) -> String {
 /// The Rancher logs collector's tree for `distro` (`k3s` or `rke2`): tables, `nodes.json`,
 /// the etcd member list beside the distro folder (JSON on k3s, etcdctl's simple CSV on RKE2),
 /// journald output.
-pub fn rancher(objects: &Objects, distro: &str) -> Bundle {
+pub(crate) fn rancher(objects: &Objects, distro: &str) -> Bundle {
     let memberlist = if distro == "k3s" {
         (
             "etcd/memberlist.json",

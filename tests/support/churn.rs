@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// One GET on `stream`; the status, or `None` when the connection was closed (or nothing
 /// answered within 10 s) before a complete answer. `token` is sent as a bearer token.
-pub fn get_on(stream: &mut TcpStream, path: &str, token: Option<&str>) -> Option<u16> {
+pub(crate) fn get_on(stream: &mut TcpStream, path: &str, token: Option<&str>) -> Option<u16> {
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let request = format!("GET {path} HTTP/1.1\r\nHost: k3sdoctor\r\n{auth}\r\n");
     stream
@@ -21,7 +21,7 @@ pub fn get_on(stream: &mut TcpStream, path: &str, token: Option<&str>) -> Option
 }
 
 /// One GET on a connection of its own, closed after the answer.
-pub fn get_fresh(address: SocketAddr, path: &str, token: Option<&str>) -> Option<u16> {
+pub(crate) fn get_fresh(address: SocketAddr, path: &str, token: Option<&str>) -> Option<u16> {
     let mut stream = TcpStream::connect(address).ok()?;
     get_on(&mut stream, path, token)
 }
@@ -71,7 +71,7 @@ fn read_answer(stream: &mut TcpStream) -> Option<u16> {
 
 /// Whether the peer has closed a kept-alive `stream` while it was idle, as an HTTP client's
 /// connection pool notices (Go's reads in the background) before it sends the next request.
-pub fn closed_while_idle(stream: &TcpStream) -> bool {
+pub(crate) fn closed_while_idle(stream: &TcpStream) -> bool {
     let mut byte = [0u8; 1];
     if stream.set_nonblocking(true).is_err() {
         return true;
@@ -84,7 +84,7 @@ pub fn closed_while_idle(stream: &TcpStream) -> bool {
 }
 
 /// Whether the peer has closed `stream` (end of file or a reset) within `limit`.
-pub fn closed_by_peer(stream: &mut TcpStream, limit: Duration) -> bool {
+pub(crate) fn closed_by_peer(stream: &mut TcpStream, limit: Duration) -> bool {
     let _ = stream.set_read_timeout(Some(limit));
     let mut byte = [0u8; 1];
     match stream.read(&mut byte) {
@@ -97,14 +97,14 @@ pub fn closed_by_peer(stream: &mut TcpStream, limit: Duration) -> bool {
 /// `clients` slow clients on their own threads' runtime until dropped: each connects, sends
 /// half a request head a few bytes at a time (as a slow or hostile client does) and, when
 /// closed or after about a second, reconnects at once.
-pub struct Churn {
+pub(crate) struct Churn {
     stop: Arc<AtomicBool>,
     connects: Arc<AtomicU64>,
     runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Churn {
-    pub fn start(address: SocketAddr, clients: usize) -> Churn {
+    pub(crate) fn start(address: SocketAddr, clients: usize) -> Churn {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -130,7 +130,7 @@ impl Churn {
     }
 
     /// Connections opened so far.
-    pub fn connects(&self) -> u64 {
+    pub(crate) fn connects(&self) -> u64 {
         self.connects.load(Ordering::Relaxed)
     }
 }

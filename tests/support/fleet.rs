@@ -6,7 +6,7 @@ use serde_json::json;
 
 /// A context of a fleet kubeconfig: its name, the API server URL, the bearer token and, for
 /// an HTTPS server, the CA certificate (PEM) to trust.
-pub struct FleetContext<'a> {
+pub(crate) struct FleetContext<'a> {
     pub name: &'a str,
     pub server: &'a str,
     pub token: &'a str,
@@ -16,7 +16,11 @@ pub struct FleetContext<'a> {
 /// Writes `dir/file` with one cluster, one user and one context per entry (each named after
 /// the context, so that credentials cannot be shared by accident) and the first context as
 /// current. JSON is YAML, so kubeconfig readers take it as is.
-pub fn write_fleet_kubeconfig(dir: &Path, file: &str, contexts: &[FleetContext<'_>]) -> PathBuf {
+pub(crate) fn write_fleet_kubeconfig(
+    dir: &Path,
+    file: &str,
+    contexts: &[FleetContext<'_>],
+) -> PathBuf {
     let config = json!({
         "apiVersion": "v1",
         "kind": "Config",
@@ -47,7 +51,7 @@ pub fn write_fleet_kubeconfig(dir: &Path, file: &str, contexts: &[FleetContext<'
 }
 
 /// A URL on which nothing listens: the port was bound and released, so connecting is refused.
-pub fn closed_port_url() -> String {
+pub(crate) fn closed_port_url() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
     let port = listener.local_addr().expect("local addr").port();
     drop(listener);

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use super::fake_api::{FakeApi, Role};
 
-pub struct Run {
+pub(crate) struct Run {
     args: Vec<String>,
     env: Vec<(String, String)>,
     home: tempfile::TempDir,
@@ -20,14 +20,14 @@ pub struct Run {
     stdin: Option<PathBuf>,
 }
 
-pub struct Output {
+pub(crate) struct Output {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
     command: String,
 }
 
-pub fn k3sdoctor<I, S>(args: I) -> Run
+pub(crate) fn k3sdoctor<I, S>(args: I) -> Run
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
@@ -43,20 +43,20 @@ where
 }
 
 /// The repository root, for fixtures.
-pub fn repo_path(rel: &str) -> PathBuf {
+pub(crate) fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
 impl Run {
     /// Point the run at a fake API server with the given role's token.
-    pub fn cluster(mut self, fake: &FakeApi, role: Role) -> Self {
+    pub(crate) fn cluster(mut self, fake: &FakeApi, role: Role) -> Self {
         let path = fake.write_kubeconfig(self.home.path(), role);
         self.args.push("--kubeconfig".into());
         self.args.push(path.display().to_string());
         self
     }
 
-    pub fn kubeconfig_for(mut self, server: &str, token: &str) -> Self {
+    pub(crate) fn kubeconfig_for(mut self, server: &str, token: &str) -> Self {
         let path = FakeApi::write_kubeconfig_for(self.home.path(), server, token);
         self.args.push("--kubeconfig".into());
         self.args.push(path.display().to_string());
@@ -64,57 +64,57 @@ impl Run {
     }
 
     /// Point the run at an existing kubeconfig file.
-    pub fn kubeconfig(mut self, path: &Path) -> Self {
+    pub(crate) fn kubeconfig(mut self, path: &Path) -> Self {
         self.args.push("--kubeconfig".into());
         self.args.push(path.display().to_string());
         self
     }
 
-    pub fn arg(mut self, arg: impl AsRef<str>) -> Self {
+    pub(crate) fn arg(mut self, arg: impl AsRef<str>) -> Self {
         self.args.push(arg.as_ref().to_string());
         self
     }
 
-    pub fn args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
+    pub(crate) fn args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
         self.args
             .extend(args.iter().map(|a| a.as_ref().to_string()));
         self
     }
 
-    pub fn env(mut self, key: &str, value: &str) -> Self {
+    pub(crate) fn env(mut self, key: &str, value: &str) -> Self {
         self.env.push((key.into(), value.into()));
         self
     }
 
     /// The run reads `path` as its standard input, as `k3sdoctor ... < path`.
-    pub fn stdin_from(mut self, path: &Path) -> Self {
+    pub(crate) fn stdin_from(mut self, path: &Path) -> Self {
         self.stdin = Some(path.to_path_buf());
         self
     }
 
     /// Runs the process with at most `limit` open files, as a container's ulimit would.
-    pub fn open_files(mut self, limit: u64) -> Self {
+    pub(crate) fn open_files(mut self, limit: u64) -> Self {
         self.open_files = Some(limit);
         self
     }
 
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         self.home.path()
     }
 
     /// The run starts only once it has read one byte from the FIFO `gate`: several runs are
     /// released together by writing one byte each (`faults::writers::StartingGate`).
-    pub fn gated_by(mut self, gate: &Path) -> Self {
+    pub(crate) fn gated_by(mut self, gate: &Path) -> Self {
         self.gate = Some(gate.to_path_buf());
         self
     }
 
-    pub fn run(self) -> Output {
+    pub(crate) fn run(self) -> Output {
         self.spawn().wait()
     }
 
     /// Starts the run without waiting, for tests that act on the cluster while it runs.
-    pub fn spawn(self) -> Running {
+    pub(crate) fn spawn(self) -> Running {
         let mut cmd = match &self.gate {
             // `dd` reads exactly one byte, so each byte written to the gate releases one run.
             Some(gate) => {
@@ -181,7 +181,7 @@ impl Run {
 }
 
 /// A run in progress.
-pub struct Running {
+pub(crate) struct Running {
     child: std::process::Child,
     command: String,
     _home: tempfile::TempDir,
@@ -189,11 +189,11 @@ pub struct Running {
 
 impl Running {
     /// The process id (of the gate's shell until a gated run is released).
-    pub fn id(&self) -> u32 {
+    pub(crate) fn id(&self) -> u32 {
         self.child.id()
     }
 
-    pub fn wait(self) -> Output {
+    pub(crate) fn wait(self) -> Output {
         let out = self.child.wait_with_output().expect("wait for k3sdoctor");
         Output {
             code: out.status.code().unwrap_or(-1),
@@ -212,7 +212,7 @@ fn words(text: &str) -> String {
 impl Output {
     /// Asserts the exit code, showing everything the run printed when it differs.
     #[track_caller]
-    pub fn code(&self, expected: i32) -> &Self {
+    pub(crate) fn code(&self, expected: i32) -> &Self {
         assert_eq!(
             self.code, expected,
             "exit code of `{}`\n--- stdout\n{}\n--- stderr\n{}",
@@ -224,7 +224,7 @@ impl Output {
     /// Human output wraps at 80 columns when piped, so a phrase may span lines: it is found
     /// when its words appear in order with any whitespace between them.
     #[track_caller]
-    pub fn stdout_has(&self, needle: &str) -> &Self {
+    pub(crate) fn stdout_has(&self, needle: &str) -> &Self {
         assert!(
             self.stdout.contains(needle) || words(&self.stdout).contains(&words(needle)),
             "stdout of `{}` lacks {needle:?}:\n{}",
@@ -235,7 +235,7 @@ impl Output {
     }
 
     #[track_caller]
-    pub fn stderr_has(&self, needle: &str) -> &Self {
+    pub(crate) fn stderr_has(&self, needle: &str) -> &Self {
         // Wrapped prose (a table command's findings off a terminal) matches word for word.
         assert!(
             self.stderr.contains(needle) || words(&self.stderr).contains(&words(needle)),
@@ -249,7 +249,7 @@ impl Output {
     /// The error is one line — the last on stderr, after any progress notes — never a panic
     /// or a backtrace.
     #[track_caller]
-    pub fn one_line_error(&self) -> &Self {
+    pub(crate) fn one_line_error(&self) -> &Self {
         let errors: Vec<&str> = self
             .stderr
             .lines()
@@ -290,7 +290,7 @@ impl Output {
     /// The JSON on stdout, checked against the committed schema of its `kind` first, so every
     /// report a test reads is also a test of the schemas.
     #[track_caller]
-    pub fn json<T: DeserializeOwned>(&self) -> T {
+    pub(crate) fn json<T: DeserializeOwned>(&self) -> T {
         let value: serde_json::Value = serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "stdout of `{}` is not JSON ({e}):\n{}",
@@ -310,7 +310,7 @@ impl Output {
 /// Validates a k3sdoctor document (`apiVersion: k3sdoctor.io/v1`) against `schema/<kind>.json`;
 /// anything else (a test's own JSON) passes through.
 #[track_caller]
-pub fn assert_matches_schema(doc: &serde_json::Value, what: &str) {
+pub(crate) fn assert_matches_schema(doc: &serde_json::Value, what: &str) {
     if doc["apiVersion"] != "k3sdoctor.io/v1" {
         return;
     }
@@ -337,7 +337,7 @@ pub fn assert_matches_schema(doc: &serde_json::Value, what: &str) {
 
 /// A run whose stdout and stderr are read as they are printed (`leases --watch`), ended with a
 /// signal.
-pub struct Streaming {
+pub(crate) struct Streaming {
     child: KillOnDrop,
     command: String,
     stdout: StreamedLines,
@@ -425,7 +425,7 @@ impl StreamedLines {
 }
 
 impl Running {
-    pub fn stream(mut self) -> Streaming {
+    pub(crate) fn stream(mut self) -> Streaming {
         let stdout = self.child.stdout.take().expect("stdout is piped");
         let stderr = self.child.stderr.take().expect("stderr is piped");
         Streaming {
@@ -440,13 +440,13 @@ impl Running {
 
 impl Streaming {
     /// The process id.
-    pub fn id(&self) -> u32 {
+    pub(crate) fn id(&self) -> u32 {
         self.child.id()
     }
 
     /// The next stdout line that satisfies `pred`, waiting at most `limit` for it; `None` when
     /// the time passes or the process closes stdout first.
-    pub fn line_matching(
+    pub(crate) fn line_matching(
         &mut self,
         limit: std::time::Duration,
         pred: impl FnMut(&str) -> bool,
@@ -455,7 +455,7 @@ impl Streaming {
     }
 
     /// The same for stderr.
-    pub fn stderr_line_matching(
+    pub(crate) fn stderr_line_matching(
         &mut self,
         limit: std::time::Duration,
         pred: impl FnMut(&str) -> bool,
@@ -464,13 +464,13 @@ impl Streaming {
     }
 
     /// Every stdout line read so far, for failure messages.
-    pub fn seen(&self) -> String {
+    pub(crate) fn seen(&self) -> String {
         self.stdout.seen.join("\n")
     }
 
     /// Sends `signal` and waits at most `limit` for the process to exit; after that it is
     /// killed (SIGKILL) and `None` returned.
-    pub fn signal_and_wait_within(
+    pub(crate) fn signal_and_wait_within(
         mut self,
         signal: i32,
         limit: std::time::Duration,
@@ -495,7 +495,7 @@ impl Streaming {
     }
 
     /// Sends `signal` without waiting (a first Ctrl-C that the process may survive).
-    pub fn signal(&mut self, signal: i32) {
+    pub(crate) fn signal(&mut self, signal: i32) {
         let pid = i32::try_from(self.child.id()).expect("pid fits");
         // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
         let sent = unsafe { libc::kill(pid, signal) };
@@ -503,7 +503,7 @@ impl Streaming {
     }
 
     /// Sends `signal` (e.g. `libc::SIGTERM`) and waits for the process to exit.
-    pub fn signal_and_wait(mut self, signal: i32) -> Output {
+    pub(crate) fn signal_and_wait(mut self, signal: i32) -> Output {
         let pid = i32::try_from(self.child.id()).expect("pid fits");
         // SAFETY: kill(2) on our own child's pid has no memory-safety preconditions.
         let sent = unsafe { libc::kill(pid, signal) };
@@ -521,7 +521,7 @@ impl Streaming {
 impl Running {
     /// Reads stdout up to the first line, then closes it as `| head -1` would; blocks until the
     /// process prints a line or exits.
-    pub fn first_line_then_close_stdout(&mut self) -> String {
+    pub(crate) fn first_line_then_close_stdout(&mut self) -> String {
         use std::io::BufRead;
         let stdout = self.child.stdout.take().expect("stdout is piped");
         let mut line = String::new();
@@ -530,7 +530,7 @@ impl Running {
     }
 
     /// The process' exit within `limit`; after that it is killed and `None` returned.
-    pub fn exit_within(mut self, limit: std::time::Duration) -> Option<Output> {
+    pub(crate) fn exit_within(mut self, limit: std::time::Duration) -> Option<Output> {
         let exited = super::wait::wait_for(limit, || matches!(self.child.try_wait(), Ok(Some(_))));
         if !exited {
             let _ = self.child.kill();
@@ -544,7 +544,7 @@ impl Running {
 /// Runs the shell `command` on a pseudo-terminal (util-linux `script`, stdout and stderr both
 /// the terminal, `TERM=xterm`) in an empty environment with `HOME` set; `None`, after a line,
 /// when `script` is not installed.
-pub fn on_terminal(command: &str, home: &Path) -> Option<std::process::Output> {
+pub(crate) fn on_terminal(command: &str, home: &Path) -> Option<std::process::Output> {
     let out = Command::new("script")
         .args(["-q", "-e", "-c", command, "/dev/null"])
         .env_clear()

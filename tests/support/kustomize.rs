@@ -15,14 +15,14 @@ use super::manifests::yaml_documents;
 const KNOWN_FIELDS: [&str; 4] = ["apiVersion", "kind", "resources", "components"];
 
 /// The objects `kubectl kustomize <dir>` builds, `dir` relative to the repository.
-pub fn build(dir: &str) -> Vec<Value> {
+pub(crate) fn build(dir: &str) -> Vec<Value> {
     let mut objects = Vec::new();
     add(&normalize(Path::new(dir)), &mut objects);
     objects
 }
 
 /// Every file a kustomization directory reads, itself included (relative to the repository).
-pub fn files(dir: &str) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &str) -> Vec<PathBuf> {
     let mut read = Vec::new();
     walk(&normalize(Path::new(dir)), &mut |file| {
         read.push(file.to_path_buf())

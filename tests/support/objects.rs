@@ -6,10 +6,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 /// Fixed reference time for tests that pass `--now`.
-pub const NOW: &str = "2024-05-31T12:10:40Z";
+pub(crate) const NOW: &str = "2024-05-31T12:10:40Z";
 
 /// `NOW` minus `secs`, in the Lease MicroTime format (exactly 6 fractional digits).
-pub fn micro_ago(secs: i64) -> String {
+pub(crate) fn micro_ago(secs: i64) -> String {
     let t: jiff::Timestamp = NOW.parse().unwrap();
     (t - jiff::SignedDuration::from_secs(secs))
         .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")
@@ -23,7 +23,7 @@ fn seconds_ago(secs: i64) -> String {
         .to_string()
 }
 
-pub struct NodeSpec<'a> {
+pub(crate) struct NodeSpec<'a> {
     pub name: &'a str,
     pub hostname: &'a str,
     pub version: &'a str,
@@ -32,7 +32,7 @@ pub struct NodeSpec<'a> {
     pub ready: bool,
 }
 
-pub fn server(name: &str, version: &str) -> Value {
+pub(crate) fn server(name: &str, version: &str) -> Value {
     node(&NodeSpec {
         name,
         hostname: name,
@@ -43,7 +43,7 @@ pub fn server(name: &str, version: &str) -> Value {
     })
 }
 
-pub fn agent(name: &str, version: &str) -> Value {
+pub(crate) fn agent(name: &str, version: &str) -> Value {
     node(&NodeSpec {
         name,
         hostname: name,
@@ -62,7 +62,7 @@ fn prog_of(version: &str) -> &'static str {
     }
 }
 
-pub fn node(spec: &NodeSpec<'_>) -> Value {
+pub(crate) fn node(spec: &NodeSpec<'_>) -> Value {
     let mut labels = json!({
         "kubernetes.io/hostname": spec.name,
         "kubernetes.io/os": "linux",
@@ -100,7 +100,7 @@ pub fn node(spec: &NodeSpec<'_>) -> Value {
 }
 
 /// A Lease renewed `secs_ago` seconds before `NOW` (`holder` "" = released).
-pub fn lease(name: &str, holder: &str, secs_ago: i64) -> Value {
+pub(crate) fn lease(name: &str, holder: &str, secs_ago: i64) -> Value {
     json!({
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",
@@ -120,7 +120,7 @@ pub fn lease(name: &str, holder: &str, secs_ago: i64) -> Value {
 /// A Lease renewed just now by the real clock: `--watch` and `serve` judge freshness on the
 /// API server's clock (the fake's `Date` header), where the fixed `NOW` of [`lease`] is long
 /// past.
-pub fn renewed_now(name: &str, holder: &str) -> Value {
+pub(crate) fn renewed_now(name: &str, holder: &str) -> Value {
     let mut lease = lease(name, holder, 0);
     let now = jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")
@@ -131,7 +131,7 @@ pub fn renewed_now(name: &str, holder: &str) -> Value {
 
 /// A fake API server holding healthy k3s v1.29.4 servers named `servers`, the first holding
 /// both locks, renewed just now.
-pub fn fresh_cluster(servers: &[&str]) -> super::fake_api::FakeApi {
+pub(crate) fn fresh_cluster(servers: &[&str]) -> super::fake_api::FakeApi {
     let fake = super::fake_api::FakeApi::start();
     for name in servers {
         fake.put(server(name, "v1.29.4+k3s1"));
@@ -141,7 +141,7 @@ pub fn fresh_cluster(servers: &[&str]) -> super::fake_api::FakeApi {
     fake
 }
 
-pub fn apiserver_identity(hostname: &str, secs_ago: i64) -> Value {
+pub(crate) fn apiserver_identity(hostname: &str, secs_ago: i64) -> Value {
     let name = "apiserver-wj467rbl25eeviqacfhvg2yvnm";
     let mut identity = lease(name, "", secs_ago);
     identity["spec"]["holderIdentity"] = json!(format!("{name}_0c8914f7"));
@@ -154,7 +154,7 @@ pub fn apiserver_identity(hostname: &str, secs_ago: i64) -> Value {
 }
 
 /// The ConfigMap copy of a lock (≤ 1.27), with client-go's annotation.
-pub fn configmap_lock(name: &str, holder: &str, secs_ago: i64) -> Value {
+pub(crate) fn configmap_lock(name: &str, holder: &str, secs_ago: i64) -> Value {
     let record = json!({
         "holderIdentity": holder, "leaseDurationSeconds": 45, "acquireTime": seconds_ago(3600),
         "renewTime": seconds_ago(secs_ago), "leaderTransitions": 2
@@ -168,7 +168,7 @@ pub fn configmap_lock(name: &str, holder: &str, secs_ago: i64) -> Value {
 }
 
 /// Every object in a dump file or directory (Lists flattened), as the fixtures hold them.
-pub fn read_dump_objects(path: &Path) -> Vec<Value> {
+pub(crate) fn read_dump_objects(path: &Path) -> Vec<Value> {
     let mut files = Vec::new();
     if path.is_dir() {
         let mut entries: Vec<_> = std::fs::read_dir(path)
@@ -196,14 +196,14 @@ pub fn read_dump_objects(path: &Path) -> Vec<Value> {
 }
 
 /// Writes objects as one `kind: List` YAML file, as `kubectl get -o yaml` prints it.
-pub fn write_dump(path: &Path, objects: &[Value]) {
+pub(crate) fn write_dump(path: &Path, objects: &[Value]) {
     let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": objects});
     std::fs::write(path, serde_yaml_ng::to_string(&list).unwrap()).unwrap();
 }
 
 /// A local ETCDSnapshotFile as k3s creates it for a snapshot taken on `node` at unix time `ts`
 /// (name digest included), created at that time.
-pub fn snapshot_cr(node: &str, ts: i64, with_metadata: bool) -> Value {
+pub(crate) fn snapshot_cr(node: &str, ts: i64, with_metadata: bool) -> Value {
     use sha2::{Digest, Sha256};
     let file = format!("on-demand-{node}-{ts}");
     let location = format!("file:///var/lib/rancher/k3s/server/db/snapshots/{file}");
@@ -234,7 +234,7 @@ pub fn snapshot_cr(node: &str, ts: i64, with_metadata: bool) -> Value {
 }
 
 /// `<prog>-etcd-snapshot-extra-metadata`, as Rancher creates it.
-pub fn extra_metadata(prog: &str) -> Value {
+pub(crate) fn extra_metadata(prog: &str) -> Value {
     json!({
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -244,7 +244,7 @@ pub fn extra_metadata(prog: &str) -> Value {
 }
 
 /// `<prog>-etcd-snapshots` with these entries.
-pub fn snapshot_configmap(prog: &str, entries: &[(String, String)]) -> Value {
+pub(crate) fn snapshot_configmap(prog: &str, entries: &[(String, String)]) -> Value {
     let data: serde_json::Map<String, Value> =
         entries.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
     json!({
@@ -257,7 +257,7 @@ pub fn snapshot_configmap(prog: &str, entries: &[(String, String)]) -> Value {
 
 /// `Endpoints default/kubernetes` listing `ips` (ready) on 6443, as kube-apiserver's endpoint
 /// reconciler writes it.
-pub fn kubernetes_endpoints(ips: &[&str]) -> Value {
+pub(crate) fn kubernetes_endpoints(ips: &[&str]) -> Value {
     let addresses: Vec<Value> = ips.iter().map(|ip| json!({"ip": ip})).collect();
     json!({
         "apiVersion": "v1",
@@ -269,7 +269,7 @@ pub fn kubernetes_endpoints(ips: &[&str]) -> Value {
 }
 
 /// The `kubernetes` Service's EndpointSlice listing `ips` (ready) on 6443.
-pub fn kubernetes_endpoint_slice(ips: &[&str]) -> Value {
+pub(crate) fn kubernetes_endpoint_slice(ips: &[&str]) -> Value {
     let endpoints: Vec<Value> = ips
         .iter()
         .map(|ip| json!({"addresses": [ip], "conditions": {"ready": true}}))
@@ -287,7 +287,7 @@ pub fn kubernetes_endpoint_slice(ips: &[&str]) -> Value {
 
 /// A server Node whose kubelet reports `ip` as its InternalIP (and k3s the same in its
 /// annotations).
-pub fn server_at(name: &str, version: &str, ip: &str) -> Value {
+pub(crate) fn server_at(name: &str, version: &str, ip: &str) -> Value {
     let mut node = server(name, version);
     let prog = prog_of(version);
     node["status"]["addresses"] =
@@ -301,7 +301,7 @@ pub fn server_at(name: &str, version: &str, ip: &str) -> Value {
 /// them: every fourth one in S3 (with the `spec.s3` block of a shared bucket), the rest local
 /// to one of the servers; all with Rancher's `spec.metadata` and the token-hash annotation,
 /// and no finalizer (the caller adds the controller's where it ran).
-pub fn numbered_snapshot_cr(i: usize, servers: &[&str], newest: i64) -> Value {
+pub(crate) fn numbered_snapshot_cr(i: usize, servers: &[&str], newest: i64) -> Value {
     let node = servers[i % servers.len()];
     let ts = newest - (i / servers.len()) as i64 * 3_600 - (i % servers.len()) as i64;
     let mut cr = snapshot_cr(node, ts, true);
@@ -330,7 +330,7 @@ pub fn numbered_snapshot_cr(i: usize, servers: &[&str], newest: i64) -> Value {
 /// The `EtcdIsVoter` condition as k3s's `setEtcdStatusCondition` writes it: status `True`
 /// (voter) or `False` with `reason`, changed `transition_secs_ago` and refreshed
 /// `heartbeat_secs_ago` seconds before `NOW`.
-pub fn etcd_voter_condition(
+pub(crate) fn etcd_voter_condition(
     status: &str,
     reason: &str,
     transition_secs_ago: i64,

@@ -4,7 +4,7 @@
 use super::harness::repo_path;
 
 /// The YAML block of the README that defines ClusterRole `name`.
-pub fn readme_role(name: &str) -> String {
+pub(crate) fn readme_role(name: &str) -> String {
     let readme = std::fs::read_to_string(repo_path("docs/rbac.md")).unwrap();
     readme
         .split("```yaml\n")
@@ -18,7 +18,7 @@ pub fn readme_role(name: &str) -> String {
 }
 
 /// The YAML block of the README that defines the Role `name` (namespaced).
-pub fn readme_namespaced_role(name: &str) -> String {
+pub(crate) fn readme_namespaced_role(name: &str) -> String {
     let readme = std::fs::read_to_string(repo_path("docs/rbac.md")).unwrap();
     readme
         .split("```yaml\n")
@@ -31,7 +31,7 @@ pub fn readme_namespaced_role(name: &str) -> String {
 
 /// The read-only rights every command needs: the ClusterRole and the Role in kube-system (the
 /// locks' Leases live there), as two YAML documents.
-pub fn readme_read_only_roles() -> String {
+pub(crate) fn readme_read_only_roles() -> String {
     format!(
         "{}---\n{}",
         readme_role("k3sdoctor-read-only"),
@@ -41,7 +41,7 @@ pub fn readme_read_only_roles() -> String {
 
 /// [`readme_read_only_roles`] as they were before they allowed watches: every `watch` verb
 /// gone.
-pub fn read_only_role_without_watch() -> String {
+pub(crate) fn read_only_role_without_watch() -> String {
     let role = readme_read_only_roles()
         .replace("verbs: [list, watch]", "verbs: [list]")
         .replace("verbs: [get, list, watch]", "verbs: [get]");
@@ -51,7 +51,7 @@ pub fn read_only_role_without_watch() -> String {
 
 /// The YAML block of docs/rbac.md that defines the Role `name` in `namespace` (the read-only
 /// Roles share one name: one in default, one in kube-system).
-pub fn readme_role_in(name: &str, namespace: &str) -> String {
+pub(crate) fn readme_role_in(name: &str, namespace: &str) -> String {
     let readme = std::fs::read_to_string(repo_path("docs/rbac.md")).unwrap();
     readme
         .split("```yaml\n")

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 /// The entry of `report.checks` named `name`; panics with the whole list when there is none,
 /// so a renamed check fails with what the report did list.
-pub fn check_run<'a>(report: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn check_run<'a>(report: &'a Value, name: &str) -> &'a Value {
     let checks = report["checks"]
         .as_array()
         .unwrap_or_else(|| panic!("no checks list in {report}"));
@@ -15,7 +15,7 @@ pub fn check_run<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Every finding of a `CheckReport`, primaries and the children linked under them, in order.
-pub fn every_finding(report: &Value) -> Vec<&Value> {
+pub(crate) fn every_finding(report: &Value) -> Vec<&Value> {
     report["findings"]
         .as_array()
         .unwrap_or_else(|| panic!("no findings list in {report}"))
@@ -25,7 +25,7 @@ pub fn every_finding(report: &Value) -> Vec<&Value> {
 }
 
 /// `severity/code` of each finding in `findings` (a report's `findings` list), in order.
-pub fn severity_codes(findings: &Value) -> Vec<String> {
+pub(crate) fn severity_codes(findings: &Value) -> Vec<String> {
     findings
         .as_array()
         .unwrap_or_else(|| panic!("no findings list: {findings}"))

@@ -13,13 +13,13 @@ use hyper_util::rt::TokioExecutor;
 use super::harness::{Run, Streaming};
 
 /// A client that keeps its connection open between GETs, as Prometheus does between scrapes.
-pub struct Scraper {
+pub(crate) struct Scraper {
     runtime: tokio::runtime::Runtime,
     client: Client<HttpConnector, Empty<Bytes>>,
 }
 
 impl Scraper {
-    pub fn new() -> Scraper {
+    pub(crate) fn new() -> Scraper {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -32,7 +32,7 @@ impl Scraper {
     }
 
     /// One GET: the status and the body, or `None` when nothing answered within 10 s.
-    pub fn get(&self, addr: SocketAddr, path: &str) -> Option<(u16, String)> {
+    pub(crate) fn get(&self, addr: SocketAddr, path: &str) -> Option<(u16, String)> {
         self.runtime.block_on(async {
             let uri: hyper::Uri = format!("http://{addr}{path}").parse().ok()?;
             let answer = async {
@@ -50,14 +50,14 @@ impl Scraper {
 }
 
 /// The address `serve` logs when it starts listening (text or JSON log line).
-pub fn served_address(log_line: &str) -> Option<SocketAddr> {
+pub(crate) fn served_address(log_line: &str) -> Option<SocketAddr> {
     let (_, rest) = log_line.split_once("on http://")?;
     rest.split([' ', '"']).next()?.parse().ok()
 }
 
 /// Starts `serve` (the run's arguments plus `--listen 127.0.0.1:0`); returns it with the
 /// address it logged.
-pub fn start_serve(run: Run) -> (Streaming, SocketAddr) {
+pub(crate) fn start_serve(run: Run) -> (Streaming, SocketAddr) {
     let mut serve = run.args(&["--listen", "127.0.0.1:0"]).spawn().stream();
     let line = serve
         .stderr_line_matching(Duration::from_secs(60), |l| l.contains("serving /metrics"))
@@ -67,7 +67,7 @@ pub fn start_serve(run: Run) -> (Streaming, SocketAddr) {
 }
 
 /// A scrape of `/metrics`, which must answer 200.
-pub fn metrics(address: SocketAddr) -> String {
+pub(crate) fn metrics(address: SocketAddr) -> String {
     let (status, body) = get(address, "/metrics").expect("/metrics answers");
     assert_eq!(status, 200, "{body}");
     body
@@ -75,7 +75,7 @@ pub fn metrics(address: SocketAddr) -> String {
 
 /// Waits up to `limit` until `series` has `value` in a scrape; panics with the last scrape
 /// otherwise.
-pub fn wait_for_sample(address: SocketAddr, series: &str, value: f64, limit: Duration) {
+pub(crate) fn wait_for_sample(address: SocketAddr, series: &str, value: f64, limit: Duration) {
     let mut last = String::new();
     let seen = super::wait::wait_for(limit, || {
         last = metrics(address);
@@ -85,12 +85,12 @@ pub fn wait_for_sample(address: SocketAddr, series: &str, value: f64, limit: Dur
 }
 
 /// One GET on a connection of its own.
-pub fn get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
+pub(crate) fn get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
     Scraper::new().get(addr, path)
 }
 
 /// The value of one sample (`name{labels}` exactly as exposed, or a bare name) in a scrape.
-pub fn sample(metrics: &str, series: &str) -> Option<f64> {
+pub(crate) fn sample(metrics: &str, series: &str) -> Option<f64> {
     metrics.lines().find_map(|line| {
         let (name, value) = line.rsplit_once(' ')?;
         (name == series).then(|| value.parse().ok())?

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 
-pub struct TestCa {
+pub(crate) struct TestCa {
     /// The CA certificate, PEM: what a kubeconfig's certificate-authority-data carries.
     pub pem: String,
     issuer: Issuer<'static, KeyPair>,
@@ -16,7 +16,7 @@ pub struct TestCa {
 
 impl TestCa {
     /// A fresh CA, valid from 2000 to 2100, named like k3s's server CA.
-    pub fn generate() -> TestCa {
+    pub(crate) fn generate() -> TestCa {
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         params
@@ -34,7 +34,7 @@ impl TestCa {
 
     /// The real bed's CA: `pki/ca.crt` and `pki/ca.key` (an EC key openssl wrote as SEC1, turned
     /// into PKCS #8 for rcgen by openssl, which the bed needs anyway).
-    pub fn from_pki(pki: &Path) -> TestCa {
+    pub(crate) fn from_pki(pki: &Path) -> TestCa {
         let pem = std::fs::read_to_string(pki.join("ca.crt")).expect("the bed's ca.crt");
         let out = std::process::Command::new("openssl")
             .args(["pkcs8", "-topk8", "-nocrypt", "-in"])
@@ -68,7 +68,11 @@ impl TestCa {
     /// A serving certificate for `names` that this CA signed, valid from a minute ago (or a
     /// day before `until`, when that is earlier) until `until` (to the second), and its key:
     /// issued while the CA was valid, as k3s issues its certificates.
-    pub fn sign(&self, names: &[&str], until: jiff::Timestamp) -> (rcgen::Certificate, KeyPair) {
+    pub(crate) fn sign(
+        &self,
+        names: &[&str],
+        until: jiff::Timestamp,
+    ) -> (rcgen::Certificate, KeyPair) {
         let mut params = params_until(names, until);
         let from = (jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60))
             .min(until - jiff::SignedDuration::from_hours(24));
@@ -82,7 +86,7 @@ impl TestCa {
 
     /// The ConfigMap `kube-system/kube-root-ca.crt` that publishes this CA, as
     /// kube-controller-manager publishes the cluster's.
-    pub fn root_ca_configmap(&self) -> serde_json::Value {
+    pub(crate) fn root_ca_configmap(&self) -> serde_json::Value {
         serde_json::json!({
             "apiVersion": "v1",
             "kind": "ConfigMap",
@@ -94,7 +98,7 @@ impl TestCa {
 
 /// A self-signed certificate with common name `cn` for `names`, valid from 2000 until `until`:
 /// what an intercepting proxy presents in a server's place.
-pub fn foreign_certificate(
+pub(crate) fn foreign_certificate(
     cn: &str,
     names: &[&str],
     until: jiff::Timestamp,

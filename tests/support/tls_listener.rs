@@ -12,7 +12,7 @@ use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::crypto::ring;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-pub struct TlsListener {
+pub(crate) struct TlsListener {
     pub addr: SocketAddr,
     _runtime: tokio::runtime::Runtime,
 }
@@ -20,7 +20,7 @@ pub struct TlsListener {
 impl TlsListener {
     /// Listens on `ip:port` (`port` 0 for any), presenting a certificate for `names` that `ca`
     /// signed, valid until `until` (to the second); `None` when the port is taken.
-    pub fn start(
+    pub(crate) fn start(
         ip: &str,
         port: u16,
         names: &[&str],
@@ -32,7 +32,7 @@ impl TlsListener {
 
     /// Like [`TlsListener::start`], presenting a self-signed certificate named `cn`: not the
     /// cluster's, as an intercepting proxy's.
-    pub fn start_foreign(
+    pub(crate) fn start_foreign(
         ip: &str,
         port: u16,
         cn: &str,

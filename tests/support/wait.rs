@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 /// Polls `cond` every 50 ms until it holds or `limit` passes; bounded so no test hangs.
-pub fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+pub(crate) fn wait_for(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
         if cond() {

@@ -26,7 +26,7 @@ use crate::version::ProductVersion;
 use crate::version::apiserver_addresses::apiaddresses_source;
 
 /// Why the check cannot run on `state`, or `None` when it can.
-pub fn not_checked(state: &ClusterState) -> Option<String> {
+pub(crate) fn not_checked(state: &ClusterState) -> Option<String> {
     match &state.apiserver_addresses {
         Collected::Read(_) => {}
         Collected::NotAsked => return Some("not read".into()),
@@ -39,7 +39,7 @@ pub fn not_checked(state: &ClusterState) -> Option<String> {
     None
 }
 
-pub fn analyse_apiserver_endpoints(
+pub(crate) fn analyse_apiserver_endpoints(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -18,7 +18,7 @@ use crate::version::CERT_MONITOR;
 const URGENT: SignedDuration = SignedDuration::from_hours(14 * 24);
 
 /// Why the Event checks cannot run on `state`, or `None` when they can.
-pub fn events_not_checked(state: &ClusterState) -> Option<String> {
+pub(crate) fn events_not_checked(state: &ClusterState) -> Option<String> {
     match &state.node_events {
         Collected::Read(_) => None,
         // serve reads them every minute; until its first read, nothing is known.
@@ -30,7 +30,7 @@ pub fn events_not_checked(state: &ClusterState) -> Option<String> {
 /// The servers whose version records no certificate Events, as a note for the check's line
 /// (their silence is not "fine"), and whether that is every server: then nothing could be
 /// judged and the check is listed as not run.
-pub fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<(String, bool)> {
+pub(crate) fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<(String, bool)> {
     let servers: Vec<_> = state.nodes().iter().filter(|n| n.is_server()).collect();
     let old: Vec<String> = servers
         .iter()
@@ -51,7 +51,11 @@ pub fn unmonitored_servers(state: &ClusterState, distro: Distro) -> Option<(Stri
     })
 }
 
-pub fn analyse_cert_expiry(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<Finding> {
+pub(crate) fn analyse_cert_expiry(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+) -> Vec<Finding> {
     let Some(events) = state.node_events.as_read() else {
         return Vec::new();
     };

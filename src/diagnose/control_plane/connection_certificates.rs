@@ -20,7 +20,7 @@ const WINDOW: SignedDuration = SignedDuration::from_hours(90 * 24);
 const URGENT: SignedDuration = SignedDuration::from_hours(14 * 24);
 
 /// The findings, and notes on what could not be read; `Err` when nothing was (a dump).
-pub fn analyse_connection_certificates(
+pub(crate) fn analyse_connection_certificates(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -54,7 +54,7 @@ fn settings(server: &EtcdServer, distro: Distro) -> BTreeMap<String, String> {
     out
 }
 
-pub fn analyse_etcd_config_drift(state: &ClusterState, distro: Distro) -> Vec<Finding> {
+pub(crate) fn analyse_etcd_config_drift(state: &ClusterState, distro: Distro) -> Vec<Finding> {
     let servers: Vec<EtcdServer> = etcd_servers(state.nodes(), distro)
         .into_iter()
         .filter(|s| s.args.is_some())

@@ -12,7 +12,7 @@ use crate::diagnose::object_ref::ObjectRef;
 use crate::distro::Distro;
 use crate::model::node::{Condition, NodeFacts, Readiness};
 
-pub const VOTER_CONDITION: &str = "EtcdIsVoter";
+pub(crate) const VOTER_CONDITION: &str = "EtcdIsVoter";
 
 /// k3s promotes a learner once it has caught up and removes one whose progress stalls for
 /// 5 minutes (`learnerMaxStallTime`, checked every 15 s by the etcd leader, pkg/etcd/etcd.go):
@@ -234,7 +234,7 @@ pub(super) fn duplicate_member_names(nodes: &[NodeFacts], distro: Distro) -> Vec
 
 /// The etcd members that do not show `EtcdIsVoter` because their version predates it (or
 /// cannot be told), for the check's note: "not published by this version", never healthy.
-pub fn voter_not_published(nodes: &[NodeFacts]) -> Option<String> {
+pub(crate) fn voter_not_published(nodes: &[NodeFacts]) -> Option<String> {
     let mut too_old = Vec::new();
     let mut unknown = Vec::new();
     for node in nodes.iter().filter(|n| n.is_etcd_member()) {

@@ -10,12 +10,12 @@ use crate::model::node::NodeFacts;
 use crate::model::node_args::NodeArgs;
 
 /// `--etcd-snapshot-reconcile-interval`'s default.
-pub const DEFAULT_RECONCILE_INTERVAL: SignedDuration = SignedDuration::from_mins(10);
+pub(crate) const DEFAULT_RECONCILE_INTERVAL: SignedDuration = SignedDuration::from_mins(10);
 /// `--etcd-snapshot-retention` and `--etcd-s3-retention`'s default (`defaultSnapshotRentention`).
-pub const DEFAULT_RETENTION: i64 = 5;
+pub(crate) const DEFAULT_RETENTION: i64 = 5;
 
 /// One etcd server and the settings it runs with.
-pub struct EtcdServer<'a> {
+pub(crate) struct EtcdServer<'a> {
     pub node: &'a NodeFacts,
     /// `None` when the Node carries no readable node-args: its settings are unknown.
     pub args: Option<NodeArgs>,
@@ -26,24 +26,24 @@ impl EtcdServer<'_> {
         self.args.as_ref()?.value(flag)
     }
 
-    pub fn snapshots_enabled(&self) -> bool {
+    pub(crate) fn snapshots_enabled(&self) -> bool {
         !self
             .args
             .as_ref()
             .is_some_and(|a| a.enabled("etcd-disable-snapshots"))
     }
 
-    pub fn s3_enabled(&self) -> bool {
+    pub(crate) fn s3_enabled(&self) -> bool {
         self.args.as_ref().is_some_and(|a| a.enabled("etcd-s3"))
     }
 
-    pub fn schedule(&self) -> &str {
+    pub(crate) fn schedule(&self) -> &str {
         self.value("etcd-snapshot-schedule-cron")
             .unwrap_or(DEFAULT_SCHEDULE)
     }
 
     /// The interval, and whether it was set (else the default).
-    pub fn reconcile_interval(&self) -> SignedDuration {
+    pub(crate) fn reconcile_interval(&self) -> SignedDuration {
         self.args
             .as_ref()
             .and_then(|a| a.duration("etcd-snapshot-reconcile-interval"))
@@ -51,28 +51,28 @@ impl EtcdServer<'_> {
             .unwrap_or(DEFAULT_RECONCILE_INTERVAL)
     }
 
-    pub fn snapshot_name(&self) -> &str {
+    pub(crate) fn snapshot_name(&self) -> &str {
         self.value("etcd-snapshot-name").unwrap_or("etcd-snapshot")
     }
 
     /// `--etcd-snapshot-retention` when set.
-    pub fn snapshot_retention_set(&self) -> Option<i64> {
+    pub(crate) fn snapshot_retention_set(&self) -> Option<i64> {
         self.args.as_ref()?.number("etcd-snapshot-retention")
     }
 
     /// `--etcd-s3-retention` when set.
-    pub fn s3_retention_set(&self) -> Option<i64> {
+    pub(crate) fn s3_retention_set(&self) -> Option<i64> {
         self.args.as_ref()?.number("etcd-s3-retention")
     }
 
-    pub fn local_retention(&self) -> i64 {
+    pub(crate) fn local_retention(&self) -> i64 {
         self.snapshot_retention_set().unwrap_or(DEFAULT_RETENTION)
     }
 }
 
 /// The etcd members that run snapshots' bookkeeping: etcd role, not removed, not being
 /// deleted. Agentless servers have no Node and so are not here (nor judged).
-pub fn etcd_servers(nodes: &[NodeFacts], distro: Distro) -> Vec<EtcdServer<'_>> {
+pub(crate) fn etcd_servers(nodes: &[NodeFacts], distro: Distro) -> Vec<EtcdServer<'_>> {
     nodes
         .iter()
         .filter(|n| n.is_etcd_member() && !n.deleting)
@@ -84,7 +84,7 @@ pub fn etcd_servers(nodes: &[NodeFacts], distro: Distro) -> Vec<EtcdServer<'_>> 
 }
 
 /// `5m`, `1h30m`, `10m`: a duration as k3s's flags spell it.
-pub fn go_duration(d: SignedDuration) -> String {
+pub(crate) fn go_duration(d: SignedDuration) -> String {
     let secs = d.as_secs();
     let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
     let mut out = String::new();
@@ -101,7 +101,7 @@ pub fn go_duration(d: SignedDuration) -> String {
 }
 
 /// Object references for Nodes, by name.
-pub fn node_refs<'a>(
+pub(crate) fn node_refs<'a>(
     names: impl IntoIterator<Item = &'a str>,
 ) -> Vec<crate::diagnose::object_ref::ObjectRef> {
     names

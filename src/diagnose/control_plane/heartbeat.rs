@@ -9,19 +9,19 @@ use crate::model::node::NodeFacts;
 
 /// kube-controller-manager's `--node-monitor-grace-period` default: how long the node
 /// controller waits for a heartbeat before it calls the node's state unknown.
-pub const NODE_MONITOR_GRACE: SignedDuration = SignedDuration::from_secs(40);
+pub(crate) const NODE_MONITOR_GRACE: SignedDuration = SignedDuration::from_secs(40);
 
 /// How long `node` has been silent, when its heartbeat was read and is older than the grace
 /// period. The kubelet stamps `renewTime` with its own clock, so a clock that runs behind ours
 /// by up to [`CLOCK_SKEW_ALLOWANCE`] is allowed for; one further behind looks silent (the gate
 /// refuses, `--force` overrides), and one ahead looks alive longer.
-pub fn silent_for(node: &NodeFacts, now: Timestamp) -> Option<SignedDuration> {
+pub(crate) fn silent_for(node: &NodeFacts, now: Timestamp) -> Option<SignedDuration> {
     let age = now.duration_since(node.heartbeat?);
     (age > NODE_MONITOR_GRACE + CLOCK_SKEW_ALLOWANCE).then_some(age)
 }
 
 /// "no heartbeat for 1m7s (…)": why a silent node counts as down.
-pub fn describe_silence(age: SignedDuration) -> String {
+pub(crate) fn describe_silence(age: SignedDuration) -> String {
     format!(
         "no heartbeat for {} (its Lease in kube-node-lease; past the {} s node-monitor grace and the {} s \
          allowed for its clock)",

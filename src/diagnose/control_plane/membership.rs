@@ -1,4 +1,5 @@
-//! etcd membership as the Node objects show it (facts §5): member removals that did not
+//! etcd membership as the Node objects show it (k3s `pkg/etcd/etcd.go`,
+//! `member_controller.go`): member removals that did not
 //! happen, members stuck terminating, members never synced, and how many more members etcd
 //! can lose; learners, stale voter conditions and shared member names come from
 //! etcd_members.rs.
@@ -15,12 +16,16 @@ use crate::model::node::{NodeFacts, Readiness};
 /// Finalizer the member controller's OnRemove handler puts on every Node it syncs, agents
 /// included: wrangler's remove handler adds it before any label filter runs
 /// (`pkg/generic/remove.go`, `pkg/etcd/member_controller.go`).
-pub const MEMBER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-controller";
+pub(crate) const MEMBER_FINALIZER: &str = "wrangler.cattle.io/managed-etcd-controller";
 
 /// How long a deletion may take before it counts as stuck.
 const DELETION_GRACE: SignedDuration = SignedDuration::from_secs(60);
 
-pub fn analyse_membership(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<Finding> {
+pub(crate) fn analyse_membership(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+) -> Vec<Finding> {
     let Some(nodes) = &state.nodes else {
         // Reported once as dump-incomplete by the lease analyser.
         return Vec::new();

@@ -2,17 +2,17 @@
 //! apiserver addresses, etcd's snapshot flags per server, secrets in node arguments, the
 //! servers' secrets-encryption state, the packaged Helm charts.
 
-pub mod apiserver_endpoints;
-pub mod cert_expiry;
-pub mod connection_certificates;
-pub mod etcd_config_drift;
-pub mod etcd_members;
-pub mod etcd_settings;
-pub mod heartbeat;
-pub mod membership;
-pub mod node_args_secrets;
-pub mod node_passwords;
-pub mod packaged_charts;
-pub mod quorum;
-pub mod secrets_encryption;
-pub mod secrets_reencrypt;
+pub(crate) mod apiserver_endpoints;
+pub(crate) mod cert_expiry;
+pub(crate) mod connection_certificates;
+pub(crate) mod etcd_config_drift;
+pub(crate) mod etcd_members;
+pub(crate) mod etcd_settings;
+pub(crate) mod heartbeat;
+pub(crate) mod membership;
+pub(crate) mod node_args_secrets;
+pub(crate) mod node_passwords;
+pub(crate) mod packaged_charts;
+pub(crate) mod quorum;
+pub(crate) mod secrets_encryption;
+pub(crate) mod secrets_reencrypt;

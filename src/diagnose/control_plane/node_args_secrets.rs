@@ -9,7 +9,7 @@ use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::node_args::exposed_env_secrets;
 
-pub fn analyse_node_args_secrets(state: &ClusterState, distro: Distro) -> Vec<Finding> {
+pub(crate) fn analyse_node_args_secrets(state: &ClusterState, distro: Distro) -> Vec<Finding> {
     let prog = distro.prog();
     let mut findings = Vec::new();
     for node in state.nodes() {

@@ -21,16 +21,16 @@ use crate::version::NODE_PASSWORD_CLEANUP;
 
 /// k3s's `MinOrphanSecretAge`: a node's Secret comes before its Node (containerd and the
 /// kubelet start in between), so a younger Secret without a Node is a join in progress.
-pub const MIN_ORPHAN_AGE: SignedDuration = SignedDuration::from_mins(10);
+pub(crate) const MIN_ORPHAN_AGE: SignedDuration = SignedDuration::from_mins(10);
 
 /// The annotation that freezes dynamiclistener's certificate (k3s-io/k3s#7312).
-pub const STATIC_ANNOTATION: &str = "listener.cattle.io/static";
+pub(crate) const STATIC_ANNOTATION: &str = "listener.cattle.io/static";
 
 /// The annotations dynamiclistener records each SAN of the certificate in.
 const SAN_ANNOTATION_PREFIX: &str = "listener.cattle.io/cn-";
 
 /// Why the Secret checks cannot run on `state`, or `None` when they can.
-pub fn secrets_not_checked(state: &ClusterState) -> Option<String> {
+pub(crate) fn secrets_not_checked(state: &ClusterState) -> Option<String> {
     match &state.secret_metadata {
         Collected::Read(_) => None,
         Collected::NotAsked => {
@@ -62,7 +62,7 @@ fn every_server_cleans_up(state: &ClusterState) -> bool {
         })
 }
 
-pub fn analyse_node_passwords(
+pub(crate) fn analyse_node_passwords(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,
@@ -140,7 +140,7 @@ pub fn analyse_node_passwords(
     findings
 }
 
-pub fn analyse_serving_cert_static(state: &ClusterState, distro: Distro) -> Vec<Finding> {
+pub(crate) fn analyse_serving_cert_static(state: &ClusterState, distro: Distro) -> Vec<Finding> {
     let name = distro.serving_secret();
     let Some(secret) = secrets(state).find(|s| s.name == name) else {
         return Vec::new();

@@ -14,11 +14,11 @@ use crate::model::helm_job::{HelmJobFacts, JobState};
 
 /// An install Job still running after this is stuck: k3s's packaged charts install in well
 /// under a minute, and helm's own `--timeout` default is 5 minutes a try.
-pub const STUCK_AFTER: SignedDuration = SignedDuration::from_mins(15);
+pub(crate) const STUCK_AFTER: SignedDuration = SignedDuration::from_mins(15);
 
 /// The findings about `charts`, k3s's and RKE2's own first. Without `jobs` (a dump that lacks
 /// them) only the charts' `Failed` conditions are judged.
-pub fn analyse_packaged_charts(
+pub(crate) fn analyse_packaged_charts(
     charts: &[HelmChartFacts],
     jobs: Option<&[HelmJobFacts]>,
     now: Timestamp,

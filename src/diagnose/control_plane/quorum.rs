@@ -9,7 +9,7 @@ use crate::model::node::{NodeFacts, Readiness};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct QuorumCheck {
+pub(crate) struct QuorumCheck {
     /// Nodes carrying the etcd role.
     pub members: usize,
     /// Of those, Ready, not being deleted and, where heartbeats were read, beating.
@@ -31,7 +31,7 @@ impl QuorumCheck {
     /// `restarting`: the node whose server process will exit, if it is known. A member whose
     /// heartbeat (when read) is older than the node-monitor grace counts as down, whatever its
     /// Ready condition still says.
-    pub fn new(
+    pub(crate) fn new(
         nodes: &[NodeFacts],
         restarting: Option<&str>,
         now: Timestamp,
@@ -66,15 +66,15 @@ impl QuorumCheck {
     }
 
     /// No etcd members known (external datastore): nothing to protect.
-    pub fn applies(&self) -> bool {
+    pub(crate) fn applies(&self) -> bool {
         self.members > 0
     }
 
-    pub fn holds(&self) -> bool {
+    pub(crate) fn holds(&self) -> bool {
         !self.applies() || self.ready_during_restart >= self.quorum
     }
 
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut said = format!(
             "{} etcd members, {} Ready, {} Ready during the restart, quorum {}",
             self.members, self.ready, self.ready_during_restart, self.quorum

@@ -9,7 +9,7 @@ use crate::model::encryption_hash::{EncryptionHash, annotation};
 
 /// The findings, or why the check cannot judge: Nodes not read, or no control-plane Node
 /// publishing the hash (encryption off, or a version that does not publish it).
-pub fn analyse_secrets_encryption(
+pub(crate) fn analyse_secrets_encryption(
     state: &ClusterState,
     distro: Distro,
 ) -> Result<Vec<Finding>, String> {

@@ -17,7 +17,7 @@ const STUCK_STAGES: [&str; 2] = ["reencrypt_request", "reencrypt_active"];
 const FAILED_WITHIN: SignedDuration = SignedDuration::from_hours(24);
 const STUCK_AFTER: SignedDuration = SignedDuration::from_hours(1);
 
-pub fn analyse_secrets_reencrypt(
+pub(crate) fn analyse_secrets_reencrypt(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -7,7 +7,7 @@ use crate::diagnose::leases::LeaseAnalysis;
 use crate::diagnose::leases::lock_status::LockStatus;
 
 /// What a fleet summary needs from one cluster's report (`check` or `leases`).
-pub trait FleetMember {
+pub(crate) trait FleetMember {
     /// Every finding, linked children included.
     fn findings(&self) -> Vec<Finding>;
     fn cluster(&self) -> &ClusterSummary;

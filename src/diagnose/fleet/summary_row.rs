@@ -8,7 +8,7 @@ use crate::diagnose::leases::lock_status::{LockState, LockStatus};
 
 /// One row of the human summary table, already in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FleetRow {
+pub(crate) struct FleetRow {
     pub context: String,
     pub server: String,
     /// The oldest server version, `+N` when more versions run (an upgrade under way).
@@ -26,7 +26,10 @@ pub struct FleetRow {
     pub severity: Option<Severity>,
 }
 
-pub fn summary_row<R: FleetMember>(entry: &FleetEntry<R>, ignore_unreachable: bool) -> FleetRow {
+pub(crate) fn summary_row<R: FleetMember>(
+    entry: &FleetEntry<R>,
+    ignore_unreachable: bool,
+) -> FleetRow {
     let severity = entry.severity(ignore_unreachable);
     let Some(report) = &entry.report else {
         return FleetRow {

@@ -13,7 +13,7 @@ use crate::diagnose::finding::FindingCode;
 /// One lock as a change line shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LockSide {
+pub(crate) struct LockSide {
     pub holder: Option<String>,
     /// The Node the holder identity maps to.
     pub node: Option<String>,
@@ -34,7 +34,7 @@ impl LockSide {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LockChange {
+pub(crate) struct LockChange {
     /// When the change was seen.
     pub time: Timestamp,
     pub lock: String,
@@ -46,7 +46,7 @@ pub struct LockChange {
 }
 
 /// The changes from `before` to `after`, lock by lock, in the analysis' lock order.
-pub fn lease_changes(
+pub(crate) fn lease_changes(
     before: &LeaseAnalysis,
     after: &LeaseAnalysis,
     time: Timestamp,

@@ -11,7 +11,7 @@ use crate::version::{LockStyle, ProductVersion, SplitImpact};
 
 /// The version the verdict is judged on, and why that one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VerdictVersion {
+pub(super) struct VerdictVersion {
     pub version: ProductVersion,
     pub from: String,
 }
@@ -19,7 +19,7 @@ pub struct VerdictVersion {
 /// The fix lives in the `-etcd` leader's callback (k3s-io/k3s#10047 starts the informers
 /// there), so the `-etcd` holder's version decides; then the `<prog>` holder's; then the
 /// oldest server's.
-pub fn verdict_version(
+pub(super) fn verdict_version(
     state: &ClusterState,
     distro: Distro,
     core: &LockStatus,
@@ -43,7 +43,7 @@ pub fn verdict_version(
         })
 }
 
-pub fn split_finding(
+pub(super) fn split_finding(
     distro: Distro,
     style: Option<LockStyle>,
     core: &LockStatus,
@@ -123,8 +123,8 @@ pub fn split_finding(
     Some(finding)
 }
 
-/// The repair: move `<prog>` onto the `-etcd` holder (facts §1.9); `leases follow` writes both
-/// copies on MultiLock versions (facts §1.8).
+/// The repair: move `<prog>` onto the `-etcd` holder (k3s `pkg/server/server.go`); `leases follow` writes both
+/// copies on MultiLock versions (client-go `resourcelock.MultiLock`).
 fn move_command(
     distro: Distro,
     style: Option<LockStyle>,

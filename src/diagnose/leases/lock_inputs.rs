@@ -12,11 +12,11 @@ use crate::model::node::{IdentityMatch, NodeFacts, Readiness};
 use crate::version::LockStyle;
 
 /// How far a holder's clock may run behind ours before a lock counts as expired.
-pub const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
+pub(crate) const CLOCK_SKEW_ALLOWANCE: SignedDuration = SignedDuration::from_secs(10);
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct HolderNode {
+pub(crate) struct HolderNode {
     pub name: String,
     pub matched_by: IdentityMatch,
     pub readiness: Readiness,
@@ -27,7 +27,7 @@ pub struct HolderNode {
 
 impl HolderNode {
     /// The one shape a lock holder's Node has in every report.
-    pub fn of(node: &NodeFacts, matched_by: IdentityMatch) -> Self {
+    pub(crate) fn of(node: &NodeFacts, matched_by: IdentityMatch) -> Self {
         HolderNode {
             name: node.name.clone(),
             matched_by,
@@ -39,7 +39,7 @@ impl HolderNode {
     }
 }
 
-pub struct LockInputs<'a> {
+pub(crate) struct LockInputs<'a> {
     pub state: &'a ClusterState,
     pub distro: Distro,
     pub now: Timestamp,

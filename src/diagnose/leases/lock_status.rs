@@ -14,11 +14,11 @@ use super::lock_findings::{
     copies_disagree_finding, expired_finding, malformed_annotation_finding, released_finding,
 };
 use super::lock_holder::holder_node;
-pub use super::lock_inputs::{CLOCK_SKEW_ALLOWANCE, HolderNode, LockInputs};
+pub(crate) use super::lock_inputs::{CLOCK_SKEW_ALLOWANCE, HolderNode, LockInputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum LockPurpose {
+pub(crate) enum LockPurpose {
     /// `<prog>`: core controllers (node, helm, ... and the informer start).
     Core,
     /// `<prog>-etcd`: snapshot ConfigMap, member removal, apiserver addresses.
@@ -28,7 +28,7 @@ pub enum LockPurpose {
 /// Which objects hold the record that counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum LockKind {
+pub(crate) enum LockKind {
     Lease,
     ConfigMap,
     Both,
@@ -36,7 +36,7 @@ pub enum LockKind {
 }
 
 impl LockKind {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             LockKind::Lease => "Lease",
             LockKind::ConfigMap => "ConfigMap",
@@ -48,7 +48,7 @@ impl LockKind {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum LockState {
+pub(crate) enum LockState {
     Held,
     Expired,
     Released,
@@ -65,7 +65,7 @@ pub enum LockState {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LockCopies {
+pub(crate) struct LockCopies {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease: Option<LockRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,7 +76,7 @@ pub struct LockCopies {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LockStatus {
+pub(crate) struct LockStatus {
     pub name: String,
     pub purpose: LockPurpose,
     pub kind: LockKind,
@@ -94,7 +94,7 @@ pub struct LockStatus {
 
 impl LockStatus {
     /// The holder, when it is held and both copies agree: what a split compares.
-    pub fn settled_holder(&self) -> Option<&str> {
+    pub(crate) fn settled_holder(&self) -> Option<&str> {
         match self.state {
             LockState::Held | LockState::Expired => self.holder.as_deref(),
             _ => None,
@@ -104,7 +104,7 @@ impl LockStatus {
 
 /// Reads one lock and returns its status and what is wrong with it. `expected` says whether
 /// this cluster should have the lock at all (the `-etcd` lock needs managed etcd).
-pub fn examine_lock(
+pub(crate) fn examine_lock(
     input: &LockInputs<'_>,
     name: &str,
     purpose: LockPurpose,
@@ -289,10 +289,10 @@ fn missing_state(
 }
 
 /// Why an absent lock cannot be judged, when it cannot: the version (and so the lock's object
-/// kind, facts §1.2) is unknown, and the input has only one of the two kinds a lock lives in.
+/// kind, wrangler `pkg/leader/leader.go`) is unknown, and the input has only one of the two kinds a lock lives in.
 /// A 1.21 cluster's `kubectl get leases` shows no `k3s` Lease because its lock is a ConfigMap
 /// annotation; a ConfigMaps-only input cannot show a 1.28 cluster's Lease.
-pub fn unjudgeable(state: &ClusterState, style: Option<LockStyle>) -> Option<&'static str> {
+pub(crate) fn unjudgeable(state: &ClusterState, style: Option<LockStyle>) -> Option<&'static str> {
     if style.is_some() {
         return None;
     }

@@ -1,11 +1,11 @@
 //! The `leases` analyser: both k3s/RKE2 locks, the split verdict, the other elections.
 
-pub mod lease_changes;
+pub(crate) mod lease_changes;
 mod lease_split;
 mod lock_findings;
 mod lock_holder;
 mod lock_inputs;
-pub mod lock_status;
+pub(crate) mod lock_status;
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -21,7 +21,7 @@ use crate::version::ProductVersion;
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LeaseAnalysis {
+pub(crate) struct LeaseAnalysis {
     pub cluster: ClusterSummary,
     /// The version the split verdict was judged on, and whose it is.
     pub verdict_version: Option<ProductVersion>,
@@ -34,7 +34,7 @@ pub struct LeaseAnalysis {
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ElectionStatus {
+pub(crate) struct ElectionStatus {
     pub name: String,
     pub holder: String,
     /// The holder's Node name; `holderNode` has the Node in the shape `locks[].node` has.
@@ -47,7 +47,11 @@ pub struct ElectionStatus {
     pub transitions: Option<i64>,
 }
 
-pub fn analyse_leases(state: &ClusterState, distro: Distro, now: Timestamp) -> LeaseAnalysis {
+pub(crate) fn analyse_leases(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+) -> LeaseAnalysis {
     let cluster = ClusterSummary::build(state, distro);
     let mut findings = Vec::new();
     let input = LockInputs {

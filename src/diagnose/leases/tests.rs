@@ -321,7 +321,7 @@ fn other_elections_are_shown_not_judged() {
     assert_eq!(a.other_elections[0].node.as_deref(), Some("s2"));
 }
 
-/// Issue 29, item 10: a v1.21 cluster's `kubectl get leases` has no `k3s` Lease because its
+/// A v1.21 cluster's `kubectl get leases` has no `k3s` Lease because its
 /// lock is a ConfigMap annotation. Without Nodes the version is unknown, so the absence
 /// cannot be judged: the lock is `unknown`, never `lease-missing`. With ConfigMaps read as
 /// well, a lock in neither place is missing whatever the version.

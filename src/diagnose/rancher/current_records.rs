@@ -1,5 +1,5 @@
 //! Rancher 2.11+: one record per ETCDSnapshotFile, correlated by the
-//! `etcdsnapshot.rke.io/snapshot-name` annotation (spec §2–§3).
+//! `etcdsnapshot.rke.io/snapshot-name` annotation (rancher/rancher `snapshotbackpopulate`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Rancher 2.7–2.10: records made from each node's `etcd-snapshot list` (local) and from the
 //! ConfigMap's S3 entries; their size, status and metadata come only from the ConfigMap, so a
-//! snapshot without an entry is a "0 B" record (spec §1, §3; k3s-io/k3s#10046).
+//! snapshot without an entry is a "0 B" record (rancher/rancher#45141; k3s-io/k3s#10046).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

@@ -1,4 +1,5 @@
-//! Why a downstream snapshot has no Rancher record, from what the objects show (spec §3–§4):
+//! Why a downstream snapshot has no Rancher record, from what the objects show (rancher/rancher
+//! `snapshotbackpopulate`):
 //! the first cause that holds, in the order Rancher's controller would stop at it.
 
 use super::{Compare, counted};

@@ -1,5 +1,5 @@
 //! Rancher's snapshot records against the downstream snapshots, by Rancher's version and the
-//! lifecycle rules of `../shared/spec/rancher.md`: what Rancher's UI shows and why.
+//! lifecycle rules of rancher/rancher's `snapshotbackpopulate`: what Rancher's UI shows and why.
 
 mod current_records;
 mod legacy_records;
@@ -25,7 +25,7 @@ const LEGACY_RECORD_GRACE: SignedDuration = SignedDuration::from_secs(15 * 60);
 /// What `check` says about Rancher's side, beside its findings.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RancherSummary {
+pub(crate) struct RancherSummary {
     pub checked: bool,
     /// Why not, or what limited the comparison.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,7 +51,7 @@ pub struct RancherSummary {
 }
 
 /// Rancher's findings and summary for one downstream cluster.
-pub struct RancherAnalysis {
+pub(crate) struct RancherAnalysis {
     pub summary: RancherSummary,
     pub findings: Vec<Finding>,
 }
@@ -86,7 +86,7 @@ pub(crate) struct Tally {
 }
 
 /// `None` when Rancher is not involved (no proxy URL, no `--rancher-*` flag).
-pub fn analyse_rancher(
+pub(crate) fn analyse_rancher(
     down: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -1,5 +1,5 @@
 //! Which fields of a record differ from what Rancher's mapping makes of the snapshot
-//! (spec §2): 2.11+ from the ETCDSnapshotFile, ≤ 2.10 from the ConfigMap entry.
+//! (rancher/rancher `snapshotbackpopulate`): 2.11+ from the ETCDSnapshotFile, ≤ 2.10 from the ConfigMap entry.
 
 use std::collections::BTreeMap;
 

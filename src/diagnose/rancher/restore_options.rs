@@ -1,4 +1,4 @@
-//! Records Rancher shows but cannot restore from (spec §3–§4): a local snapshot whose machine
+//! Records Rancher shows but cannot restore from (rancher/rancher `snapshotbackpopulate`): a local snapshot whose machine
 //! is gone (2.11–2.14), or `restore-mode-options: none` (2.14+) because the snapshot's metadata
 //! lacks the cluster spec.
 

@@ -1,5 +1,5 @@
 //! One ETCDSnapshotFile's entry judged by k3s's rules: which key it is under, whether k3s
-//! keeps one for it, and whether the one found is what k3s would write (facts §4).
+//! keeps one for it, and whether the one found is what k3s would write (`pkg/etcd/snapshot_controller.go`).
 
 use std::collections::BTreeMap;
 
@@ -55,7 +55,7 @@ pub(super) struct Keyed {
 
 impl<'a> EntryJudge<'a> {
     /// Everything but the sizes, which [`EntryJudge::sized`] works out from the CRs.
-    pub fn new(
+    pub(super) fn new(
         data: &'a BTreeMap<String, String>,
         writer: Writer,
         from_table: bool,
@@ -81,7 +81,7 @@ impl<'a> EntryJudge<'a> {
         }
     }
 
-    pub fn sized(mut self, files: &[std::sync::Arc<SnapshotFile>]) -> Self {
+    pub(super) fn sized(mut self, files: &[std::sync::Arc<SnapshotFile>]) -> Self {
         self.older_missing_bytes = files
             .iter()
             .filter(|f| !f.deleting && self.eligible(f))
@@ -98,7 +98,7 @@ impl<'a> EntryJudge<'a> {
     }
 
     /// Whether k3s keeps an entry for `f` (a pasted table's rows are judged on what they show).
-    pub fn eligible(&self, f: &SnapshotFile) -> bool {
+    pub(super) fn eligible(&self, f: &SnapshotFile) -> bool {
         self.from_table || !f.metadata.is_empty() || self.writer.need_metadata == Some(false)
     }
 
@@ -115,7 +115,7 @@ impl<'a> EntryJudge<'a> {
         (key, other, found)
     }
 
-    pub fn keyed(&self, file: &SnapshotFile) -> Keyed {
+    pub(super) fn keyed(&self, file: &SnapshotFile) -> Keyed {
         let (usual_key, other_key, found) = self.entry_of(file);
         let (key, key_note) = match (&other_key, found) {
             (Some(other), Some((found_key, _))) if found_key == other => (
@@ -136,7 +136,7 @@ impl<'a> EntryJudge<'a> {
 
     /// Whether a CR without a known entry counts toward the entries a counted-only
     /// ConfigMap should hold.
-    pub fn should_have_entry(&self, file: &SnapshotFile) -> bool {
+    pub(super) fn should_have_entry(&self, file: &SnapshotFile) -> bool {
         !file.deleting
             && self.counted_only
             && self.eligible(file)
@@ -144,7 +144,11 @@ impl<'a> EntryJudge<'a> {
     }
 
     /// The state of `file`'s entry under `key`, and how a stale one differs.
-    pub fn state(&self, file: &SnapshotFile, key: &str) -> (EntryState, Vec<FieldDifference>) {
+    pub(super) fn state(
+        &self,
+        file: &SnapshotFile,
+        key: &str,
+    ) -> (EntryState, Vec<FieldDifference>) {
         let eligible = self.eligible(file);
         let state = if file.deleting {
             EntryState::Deleting
@@ -218,7 +222,8 @@ fn is_young(file: &SnapshotFile, now: Timestamp) -> bool {
         .is_some_and(|created| now.duration_since(created) < FINALIZER_GRACE)
 }
 
-/// k3s drops the oldest entries when a write would pass 1 MiB (facts §4.5): four on the first
+/// k3s drops the oldest entries when a write would pass 1 MiB (`pruneConfigMap`,
+/// `snapshotDataBackoff` in `pkg/etcd/snapshot_controller.go`): four on the first
 /// retry, then 8, 12, … more, on its change path (one new entry) and on its reconcile after a
 /// leader change (every entry at once, so a larger gap). A missing entry no newer than the
 /// oldest present one is explained by that when putting back every such missing entry would

@@ -6,11 +6,11 @@ use serde::Serialize;
 use crate::diagnose::snapshots::snapshot_reconcile::ReconcileFate;
 
 /// The apiserver's limit on the sum of a ConfigMap's values (wire sample 072).
-pub const CONFIGMAP_LIMIT: usize = 1_048_576;
+pub(crate) const CONFIGMAP_LIMIT: usize = 1_048_576;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum EntryState {
+pub(crate) enum EntryState {
     /// The ConfigMap holds what k3s would write.
     Present,
     /// It should have an entry and has none.
@@ -36,7 +36,7 @@ pub enum EntryState {
 }
 
 impl EntryState {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             EntryState::Present => "present",
             EntryState::Missing => "MISSING",
@@ -51,14 +51,14 @@ impl EntryState {
     }
 
     /// A difference `snapshots diff` exits 1 for (like `kubectl diff`).
-    pub fn is_difference(self) -> bool {
+    pub(crate) fn is_difference(self) -> bool {
         matches!(self, EntryState::Missing | EntryState::Stale)
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct OrphanedEntry {
+pub(crate) struct OrphanedEntry {
     pub key: String,
     /// The file name inside the value, when it decodes.
     pub name: Option<String>,

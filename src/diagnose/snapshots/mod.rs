@@ -1,5 +1,5 @@
 //! The `snapshots` analyser: ETCDSnapshotFiles against the `<prog>-etcd-snapshots` ConfigMap,
-//! by k3s's own rules (facts §4): which CRs get an entry, the key and exact value of each,
+//! by k3s's own rules (`pkg/etcd/snapshot_controller.go`): which CRs get an entry, the key and exact value of each,
 //! the 1 MiB pruning, and why something is missing.
 
 mod entry_judge;
@@ -7,14 +7,14 @@ mod snapshot_cr_findings;
 mod snapshot_dump_gap;
 mod snapshot_entry_count;
 mod snapshot_entry_findings;
-pub mod snapshot_files;
+pub(crate) mod snapshot_files;
 mod snapshot_finding_context;
 mod snapshot_findings;
 mod snapshot_provenance;
 mod snapshot_reconcile;
-pub mod snapshot_reconcile_stalled;
+pub(crate) mod snapshot_reconcile_stalled;
 mod snapshot_record_empty;
-pub mod snapshot_s3;
+pub(crate) mod snapshot_s3;
 mod snapshot_table_gap;
 mod snapshot_writer;
 
@@ -39,9 +39,9 @@ use crate::model::snapshot_entry::{S3Shape, decode, encode_for};
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::snapshot_key::{is_current_format, name_digest_mismatch};
 use crate::version::ProductVersion;
-pub use entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
+pub(crate) use entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
 use snapshot_row::RowDetail;
-pub use snapshot_row::SnapshotRow;
+pub(crate) use snapshot_row::SnapshotRow;
 
 /// The controller's normal delay, with room to spare: how old a CR must be before a missing
 /// controller finalizer means the controller is idle, and before a missing entry counts as
@@ -53,7 +53,7 @@ const FINALIZER_GRACE: SignedDuration = SignedDuration::from_secs(60);
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct SnapshotAnalysis {
+pub(crate) struct SnapshotAnalysis {
     pub configmap: String,
     pub configmap_present: bool,
     pub configmap_resource_version: Option<String>,
@@ -89,11 +89,11 @@ pub struct SnapshotAnalysis {
 impl SnapshotAnalysis {
     /// The exact value k3s would write for `row`'s entry: what a backfill writes for a missing
     /// or stale one. Worked out when asked for, not held by every row.
-    pub fn expected_value(&self, row: &SnapshotRow) -> String {
+    pub(crate) fn expected_value(&self, row: &SnapshotRow) -> String {
         encode_for(row.file(), self.s3_shape, self.go_escaping)
     }
 
-    pub fn has_differences(&self) -> bool {
+    pub(crate) fn has_differences(&self) -> bool {
         self.snapshots.iter().any(|r| r.state.is_difference())
             || !self.orphaned.is_empty()
             || self
@@ -103,7 +103,7 @@ impl SnapshotAnalysis {
     }
 }
 
-pub fn analyse_snapshots(
+pub(crate) fn analyse_snapshots(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -8,7 +8,7 @@ use super::*;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
 
-/// Issue 18 item 4: a CR younger than the controller's normal delay has no entry yet because
+/// A CR younger than the controller's normal delay has no entry yet because
 /// k3s has not had time to write it: pending, never a difference or a finding.
 #[test]
 fn a_cr_younger_than_a_minute_is_pending_not_missing() {
@@ -42,7 +42,7 @@ fn a_cr_younger_than_a_minute_is_pending_not_missing() {
     }
 }
 
-/// Issue 29, item 1: a CR seconds old on a cluster whose controller cannot write (a split on
+/// A CR seconds old on a cluster whose controller cannot write (a split on
 /// an affected version, no `-etcd` holder, or an idle controller) is missing now: nothing will
 /// write its entry.
 #[test]
@@ -93,7 +93,7 @@ fn a_young_cr_is_missing_when_nothing_writes() {
     );
 }
 
-/// Issue 29, item 4: the entry of a CR whose deletion began seconds ago is about to go, not an
+/// The entry of a CR whose deletion began seconds ago is about to go, not an
 /// orphan; one whose deletion has hung past the grace is; and on a split the idle controller
 /// never removes it, so no grace.
 #[test]

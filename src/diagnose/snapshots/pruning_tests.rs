@@ -42,7 +42,7 @@ fn old_entries_pruned_at_the_size_limit_are_explained() {
         [(Severity::Info, FindingCode::SnapshotPrunedForSize)]
     );
     assert!(!a.has_differences());
-    // Issue 18 item 17: the message and the docs (docs/snapshots.md) state the same rule.
+    // The message and the docs (docs/snapshots.md) state the same rule.
     let readme = include_str!("../../../docs/snapshots.md")
         .split_whitespace()
         .collect::<Vec<_>>()

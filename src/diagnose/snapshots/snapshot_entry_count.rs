@@ -14,7 +14,7 @@ use crate::model::configmap_listing::Listed;
 /// The ConfigMap's entry count from a pasted table, against the snapshots that should have one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct EntryCount {
+pub(crate) struct EntryCount {
     /// The pasted table the count was read from.
     pub from: String,
     /// Entries the ConfigMap holds (its DATA column).
@@ -26,7 +26,7 @@ pub struct EntryCount {
 }
 
 impl EntryCount {
-    pub fn new(from: &str, entries: usize, should_have_entry: usize) -> EntryCount {
+    pub(crate) fn new(from: &str, entries: usize, should_have_entry: usize) -> EntryCount {
         EntryCount {
             from: from.to_string(),
             entries,
@@ -45,7 +45,7 @@ fn entries(n: usize) -> String {
 /// `because`: why nothing writes them, when known (`. Cause: …`), else empty.
 /// `rows`: the snapshots are table rows, which show no metadata; on versions that give an
 /// entry only to snapshots with metadata, every row was counted as having it.
-pub fn short_count(
+pub(super) fn short_count(
     object: &str,
     cm_name: &str,
     count: &EntryCount,
@@ -86,7 +86,7 @@ pub fn short_count(
 
 /// Known empty from a pasted table, said beside the names that makes certain:
 /// ` (cm.txt shows it holds 0 entries)`; empty otherwise.
-pub fn known_empty(listed: Option<(&str, Listed)>, cm_name: &str) -> String {
+pub(super) fn known_empty(listed: Option<(&str, Listed)>, cm_name: &str) -> String {
     match listed {
         Some((file, Listed::Entries(0))) => format!(" ({file} shows it holds 0 entries)"),
         Some((file, Listed::Absent)) => format!(
@@ -98,7 +98,7 @@ pub fn known_empty(listed: Option<(&str, Listed)>, cm_name: &str) -> String {
 
 /// What a pasted ConfigMap table shows of `cm_name` and what it cannot, said once.
 /// `should_have_entry`: the count to judge against, `None` without ETCDSnapshotFiles.
-pub fn table_gap(
+pub(super) fn table_gap(
     file: &str,
     cm_name: &str,
     listed: Listed,

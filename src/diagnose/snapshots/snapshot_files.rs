@@ -1,7 +1,7 @@
 //! The `snapshot-files` analyser: what the ETCDSnapshotFiles themselves say, apart from the
 //! ConfigMap — failed snapshots, deletions nobody finishes, files of nodes that left, and (in
-//! `snapshot_provenance`) rotated tokens and other clusters' S3 objects. Facts:
-//! ../shared/spec/k3s-current-releases.md §3, §6, §7.
+//! `snapshot_provenance`) rotated tokens and other clusters' S3 objects. Sources:
+//! k3s `pkg/etcd/snapshot.go` (failed saves, `snapshot-token-hash`) and k3s-io/k3s#8678.
 
 use jiff::{SignedDuration, Timestamp};
 use std::sync::Arc;
@@ -25,13 +25,13 @@ const ERROR_TTL: SignedDuration = SignedDuration::from_hours(24);
 /// How long a deletion may wait on the controller's finalizer before it counts as stuck: the
 /// `<prog>-etcd` leader removes it within seconds (`OnRemove` in pkg/etcd/snapshot_controller.go),
 /// and a new leader takes over within the 45 s lease (wrangler pkg/leader/leader.go).
-pub const DELETION_GRACE: SignedDuration = SignedDuration::from_mins(5);
+pub(crate) const DELETION_GRACE: SignedDuration = SignedDuration::from_mins(5);
 
 /// The Node annotation k3s's reconcile sets last (pkg/etcd/snapshot.go L52).
 const LOCAL_RECONCILED: &str = "local-snapshots-timestamp";
 
 /// Why the analyser could not run, or `None` when it has what it needs.
-pub fn missing_input(state: &ClusterState) -> Option<&'static str> {
+pub(crate) fn missing_input(state: &ClusterState) -> Option<&'static str> {
     if state.snapshot_crd_missing {
         Some("the ETCDSnapshotFile CRD is not installed (releases before Oct 2023)")
     } else if state.snapshot_files.is_none() {
@@ -45,7 +45,7 @@ pub fn missing_input(state: &ClusterState) -> Option<&'static str> {
 
 /// `leases` tells whether a split on an affected version has stopped the snapshot controller
 /// (k3s-io/k3s#10046): then a stuck deletion is that split's doing.
-pub fn analyse_snapshot_files(
+pub(crate) fn analyse_snapshot_files(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -16,7 +16,7 @@ use crate::model::snapshot_file::SnapshotFile;
 
 /// Per-CR observations the findings summarise.
 #[derive(Debug, Default)]
-pub struct Tally {
+pub(super) struct Tally {
     /// CRs past the grace period without the controller's finalizer.
     pub without_finalizer: Vec<String>,
     /// (CR name, why) for names whose digest does not match.
@@ -25,7 +25,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn count(
+    pub(super) fn count(
         &mut self,
         file: &SnapshotFile,
         state: EntryState,
@@ -42,7 +42,7 @@ impl Tally {
     }
 }
 
-pub struct Context<'a> {
+pub(super) struct Context<'a> {
     pub distro: Distro,
     pub state: &'a ClusterState,
     pub leases: &'a LeaseAnalysis,
@@ -98,7 +98,7 @@ impl<'a> Said<'a> {
         }
     }
 
-    pub fn split_code(&self) -> Option<FindingCode> {
+    pub(super) fn split_code(&self) -> Option<FindingCode> {
         self.cause.as_ref().map(|_| FindingCode::LeaseSplit)
     }
 }

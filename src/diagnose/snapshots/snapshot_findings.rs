@@ -11,7 +11,7 @@ use super::snapshot_finding_context::{Context, Said, Tally};
 use super::snapshot_row::SnapshotRow;
 use crate::diagnose::finding::Finding;
 
-pub fn findings(
+pub(super) fn findings(
     ctx: &Context<'_>,
     rows: &[SnapshotRow],
     orphaned: &[OrphanedEntry],

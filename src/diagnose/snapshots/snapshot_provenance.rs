@@ -14,8 +14,9 @@ use crate::model::snapshot_file::SnapshotFile;
 /// sha256 of the server token (`AnnotationTokenHash`, pkg/etcd/snapshot/types.go; pkg/util/
 /// token.go). Two values among ready snapshots mean the token changed in between, and a
 /// restore of the older ones needs the old token. Failed snapshots and local files found by a
-/// directory scan carry none, so a missing hash is no mismatch (spec §6).
-pub fn token_rotated(
+/// directory scan carry none, so a missing hash is no mismatch (k3s
+/// `pkg/etcd/snapshot.go`, `annotationTokenHash`).
+pub(super) fn token_rotated(
     files: &[Arc<SnapshotFile>],
     distro: Distro,
     foreign: &[&str],
@@ -98,7 +99,7 @@ fn names_a_node(snapshot_name: &str, nodes: &[&str]) -> bool {
 /// by neither name nor cluster ID (pkg/etcd/s3/s3.go `ListSnapshots`), and retention counts
 /// them all, so a bucket folder shared with another cluster mixes both clusters' snapshots
 /// (k3s-io/k3s#13934). A node removed from this cluster also matches (spec's last table).
-pub fn s3_foreign(
+pub(super) fn s3_foreign(
     files: &[Arc<SnapshotFile>],
     nodes: &[NodeFacts],
     distro: Distro,

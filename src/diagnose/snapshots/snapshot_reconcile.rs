@@ -20,7 +20,7 @@ use crate::model::node::NodeFacts;
 /// What the reconcile does with such an entry, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ReconcileFate {
+pub(crate) struct ReconcileFate {
     /// `true`: the next reconcile deletes it (so `backfill --prune` may too).
     pub removes: bool,
     /// Why, in plain words.
@@ -54,7 +54,7 @@ impl ReconcileFate {
 }
 
 /// `nodes`: every Node (the reconcile lists those labelled `node-role.kubernetes.io/etcd=true`).
-pub fn reconcile_fate(key: &str, nodes: &[NodeFacts], distro: Distro) -> ReconcileFate {
+pub(super) fn reconcile_fate(key: &str, nodes: &[NodeFacts], distro: Distro) -> ReconcileFate {
     let local_annotation = distro.etcd_annotation("local-snapshots-timestamp");
     let s3_annotation = distro.etcd_annotation("s3-snapshots-timestamp");
     let mut etcd_nodes: Vec<&NodeFacts> = nodes
@@ -117,7 +117,7 @@ pub fn reconcile_fate(key: &str, nodes: &[NodeFacts], distro: Distro) -> Reconci
             node.name
         ))
         .because(format!("{} lacks {local_annotation}", node.name)),
-        // Issue 29, item 3: the operator needs the consequence; the trim is for -v and JSON.
+        // The operator needs the consequence; the trim is for -v and JSON.
         None => ReconcileFate::removes(
             "k3s cannot tell which etcd node this entry belongs to (its reading of node names from keys fails \
              for names that end in a digit, and for times that end in 9), so its reconcile removes the entry"

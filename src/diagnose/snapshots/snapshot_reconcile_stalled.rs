@@ -26,14 +26,14 @@ const SNAPSHOT_MARGIN: SignedDuration = SignedDuration::from_mins(30);
 const ERROR_TTL: SignedDuration = SignedDuration::from_hours(24);
 
 /// How old the stamp may grow on this server, and the words that say why.
-pub struct ReconcileBound {
+pub(crate) struct ReconcileBound {
     pub limit: SignedDuration,
     pub why: String,
 }
 
 /// `None` when it cannot be told: no node-args (whether snapshots are on, and the interval,
 /// are unknown), snapshots disabled, or a schedule this reader cannot judge.
-pub fn reconcile_bound(server: &EtcdServer) -> Option<ReconcileBound> {
+pub(crate) fn reconcile_bound(server: &EtcdServer) -> Option<ReconcileBound> {
     server.args.as_ref()?;
     // The stamps came with ETCDSnapshotFiles (commit 550ab36ab, Oct 2023): older servers
     // never write them.
@@ -92,7 +92,7 @@ pub fn reconcile_bound(server: &EtcdServer) -> Option<ReconcileBound> {
     }
 }
 
-pub fn analyse_reconcile_stalled(
+pub(crate) fn analyse_reconcile_stalled(
     state: &ClusterState,
     distro: Distro,
     now: Timestamp,

@@ -4,8 +4,8 @@
 //! S3 at the same moment, some saves leave records with node `s3`, an empty location and size 0,
 //! and their entries go missing from `<prog>-etcd-snapshots`. All of them hash `s3` + "" into
 //! the same name digest. Fixed in v1.28.15, v1.29.10, v1.30.6 and v1.31.2. A failed save also
-//! has no location, but it carries `status.error` and is `snapshot-failed`'s. Facts:
-//! ../shared/spec/k3s-current-releases.md, addendum "empty S3 records from concurrent saves".
+//! has no location, but it carries `status.error` and is `snapshot-failed`'s. k3s-io/k3s#10989 (rancher/rke2#6928),
+//! fixed in v1.28.15, v1.29.10, v1.30.6 and v1.31.2.
 //! Pure.
 
 use std::collections::BTreeSet;
@@ -27,7 +27,7 @@ fn is_empty_record(f: &SnapshotFile) -> bool {
 /// Reads the CRs alone (Nodes only add the version), so it runs on any input that has them.
 /// `named_by_key`: the records carry their ConfigMap keys, not their object names (pasted
 /// `etcd-snapshot ls` output names no ETCDSnapshotFile), so the fix cannot name the objects.
-pub fn analyse_empty_records(
+pub(super) fn analyse_empty_records(
     files: &[Arc<SnapshotFile>],
     nodes: &[NodeFacts],
     distro: Distro,

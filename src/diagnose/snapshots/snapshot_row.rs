@@ -17,7 +17,7 @@ use crate::model::snapshot_key::{alternate_key, data_key};
 /// 50,000 CRs copies of names and locations were tens of MiB. Serialized as
 /// [`SnapshotRowJson`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotRow {
+pub(crate) struct SnapshotRow {
     file: Arc<SnapshotFile>,
     distro: Distro,
     pub state: EntryState,
@@ -52,18 +52,18 @@ impl SnapshotRow {
     }
 
     /// The ConfigMap key of the CR's entry.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         let alternate = self.alternate_key.then(|| alternate_key(&self.file));
         alternate.flatten().unwrap_or_else(|| data_key(&self.file))
     }
 
     /// Why the entry was found under a key other than the usual one.
-    pub fn key_note(&self) -> Option<&str> {
+    pub(crate) fn key_note(&self) -> Option<&str> {
         self.detail.as_ref()?.key_note.as_deref()
     }
 
     /// How a stale entry differs from what k3s would write.
-    pub fn differences(&self) -> &[FieldDifference] {
+    pub(crate) fn differences(&self) -> &[FieldDifference] {
         self.detail.as_ref().map_or(&[], |d| &d.differences)
     }
 
@@ -76,21 +76,21 @@ impl SnapshotRow {
     }
 
     /// The ETCDSnapshotFile.
-    pub fn file(&self) -> &SnapshotFile {
+    pub(crate) fn file(&self) -> &SnapshotFile {
         &self.file
     }
 
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.file.name
     }
 
     /// `spec.nodeName`.
-    pub fn node(&self) -> &str {
+    pub(crate) fn node(&self) -> &str {
         &self.file.node_name
     }
 
     /// `s3` or `local`.
-    pub fn storage(&self) -> &'static str {
+    pub(crate) fn storage(&self) -> &'static str {
         if self.file.in_s3(self.distro) {
             "s3"
         } else {
@@ -99,29 +99,29 @@ impl SnapshotRow {
     }
 
     /// `spec.snapshotName`.
-    pub fn snapshot_name(&self) -> &str {
+    pub(crate) fn snapshot_name(&self) -> &str {
         &self.file.snapshot_name
     }
 
     /// `spec.location`.
-    pub fn location(&self) -> &str {
+    pub(crate) fn location(&self) -> &str {
         &self.file.location
     }
 
-    pub fn file_state(&self) -> FileState {
+    pub(crate) fn file_state(&self) -> FileState {
         self.file.file_state()
     }
 
-    pub fn token_hash(&self) -> Option<&str> {
+    pub(crate) fn token_hash(&self) -> Option<&str> {
         self.file.token_hash(self.distro)
     }
 
-    pub fn created(&self) -> Option<Timestamp> {
+    pub(crate) fn created(&self) -> Option<Timestamp> {
         self.file.taken_at()
     }
 
     /// Whether the controller's finalizer is on the CR.
-    pub fn finalizer(&self) -> bool {
+    pub(crate) fn finalizer(&self) -> bool {
         self.file.has_controller_finalizer()
     }
 

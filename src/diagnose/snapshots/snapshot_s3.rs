@@ -1,4 +1,4 @@
-//! S3 snapshots against what the servers' flags promise (spec k3s-current-releases.md §1, §4):
+//! S3 snapshots against what the servers' flags promise (k3s `pkg/etcd/s3`, k3s-io/k3s#13769):
 //! - `snapshot-s3-retention`: the count of scheduled S3 snapshots in a folder against the
 //!   retention this version applies, and the k3s-io/k3s#13769 window where a raised
 //!   `--etcd-snapshot-retention` no longer reaches S3;
@@ -80,7 +80,11 @@ fn inferred_note(inferred: bool) -> &'static str {
     if inferred { " (inferred)" } else { "" }
 }
 
-pub fn analyse_s3_snapshots(state: &ClusterState, distro: Distro, now: Timestamp) -> Vec<Finding> {
+pub(crate) fn analyse_s3_snapshots(
+    state: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+) -> Vec<Finding> {
     let servers: Vec<EtcdServer> = etcd_servers(state.nodes(), distro)
         .into_iter()
         .filter(|s| s.s3_enabled() && s.snapshots_enabled())

@@ -9,7 +9,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 
 /// What a pasted snapshot table cannot show, said once.
 /// `partial`: the table may list only what one server sees, so orphans were not judged either.
-pub fn table_gap(file: &str, partial: bool) -> Finding {
+pub(super) fn table_gap(file: &str, partial: bool) -> Finding {
     let orphans = if partial {
         "; nor whether ConfigMap entries without a row are orphaned (`etcd-snapshot ls` may list only \
          the snapshots one server sees)"

@@ -21,7 +21,7 @@ use crate::model::snapshot_file::SnapshotFile;
 /// - CRs older than `grace` without the controller's finalizer: it has not processed them, so
 ///   it is idle whatever the leases say (wrangler adds the finalizer on first sync,
 ///   `pkg/generic/remove.go`).
-pub fn controller_not_writing(
+pub(super) fn controller_not_writing(
     leases: &LeaseAnalysis,
     files: &[std::sync::Arc<SnapshotFile>],
     now: Timestamp,
@@ -73,7 +73,7 @@ pub fn controller_not_writing(
 /// delete), so the CR's `metadata.deletionTimestamp` is what tells: it is set when the delete
 /// arrives and stays until the finalizer is gone. A CR without one, or deleted without the
 /// finalizer (gone at once, never seen by the controller), gets no grace.
-pub fn removal_pending(file: &SnapshotFile, now: Timestamp, grace: SignedDuration) -> bool {
+pub(super) fn removal_pending(file: &SnapshotFile, now: Timestamp, grace: SignedDuration) -> bool {
     file.deleting
         && file.has_controller_finalizer()
         && file
@@ -116,7 +116,7 @@ mod tests {
         SnapshotFile::from_json(&cr)
     }
 
-    /// Issue 29, item 4: a retention delete leaves the entry for the moment k3s takes to
+    /// A retention delete leaves the entry for the moment k3s takes to
     /// remove it; an old snapshot's entry is not an orphan in that moment, but is once the
     /// deletion has hung for longer than the grace.
     #[test]

@@ -15,13 +15,13 @@ mod tar_members;
 mod zip_entries;
 
 /// Reads inputs into [`Tree`]s, one per archive (a nested one is a tree of its own).
-pub struct Opener<'b> {
+pub(super) struct Opener<'b> {
     pub budget: &'b Budget,
     pub trees: Vec<Tree>,
 }
 
 impl<'b> Opener<'b> {
-    pub fn new(budget: &'b Budget) -> Self {
+    pub(super) fn new(budget: &'b Budget) -> Self {
         Opener {
             budget,
             trees: Vec::new(),
@@ -30,7 +30,7 @@ impl<'b> Opener<'b> {
 
     /// A regular file the user named whose first bytes are `head`: opened as the archive it is;
     /// `false` when it is no archive (the caller reads it as a dump).
-    pub fn file(&mut self, path: &Path, head: &[u8]) -> Result<bool, ReadError> {
+    pub(super) fn file(&mut self, path: &Path, head: &[u8]) -> Result<bool, ReadError> {
         let name = path.display().to_string();
         let kind = sniff(head);
         if kind == Container::Plain {
@@ -47,7 +47,7 @@ impl<'b> Opener<'b> {
     }
 
     /// Bytes already in memory (standard input): opened if they are an archive.
-    pub fn bytes(&mut self, name: &str, bytes: Vec<u8>) -> Result<bool, ReadError> {
+    pub(super) fn bytes(&mut self, name: &str, bytes: Vec<u8>) -> Result<bool, ReadError> {
         match sniff(&bytes) {
             Container::Plain => Ok(false),
             Container::Zip => self.zip(name, Cursor::new(bytes), 0).map(|_| true),
@@ -58,7 +58,7 @@ impl<'b> Opener<'b> {
     }
 
     /// A folder's file that is not YAML/JSON: opened as a nested archive if it is one.
-    pub fn nested_file(
+    pub(super) fn nested_file(
         &mut self,
         tree: &mut Tree,
         path: &Path,

@@ -16,7 +16,7 @@ const MOST_ENTRIES: usize = 1_048_576;
 /// The ConfigMap only a listing of kube-system shows beside the others.
 const LISTING_MARKER: &str = "extension-apiserver-authentication";
 
-pub fn is_header(words: &[&str]) -> bool {
+pub(super) fn is_header(words: &[&str]) -> bool {
     matches!(
         words,
         ["NAME", "DATA", "AGE"] | ["NAMESPACE", "NAME", "DATA", "AGE"]
@@ -25,7 +25,7 @@ pub fn is_header(words: &[&str]) -> bool {
 
 /// The table read: the counts kept, and how many rows were not readable.
 #[derive(Debug, PartialEq, Eq)]
-pub struct ConfigMapTable {
+pub(super) struct ConfigMapTable {
     pub listing: ConfigMapListing,
     pub rows: usize,
     /// Rows that are not `[NAMESPACE] NAME DATA AGE` with DATA a count a ConfigMap can hold.
@@ -33,7 +33,7 @@ pub struct ConfigMapTable {
 }
 
 /// The rows under `header`, with the pasted `command` line when there was one.
-pub fn rows<'a>(
+pub(super) fn rows<'a>(
     header: &str,
     command: Option<&str>,
     lines: impl Iterator<Item = &'a str>,
@@ -175,7 +175,7 @@ impl Scope {
 }
 
 /// The counts a table gives, for `source.notes`: `k3s-etcd-snapshots 12`.
-pub fn describe(listing: &ConfigMapListing) -> String {
+pub(super) fn describe(listing: &ConfigMapListing) -> String {
     if listing.entries.is_empty() {
         return "no snapshot ConfigMap".to_string();
     }

@@ -5,7 +5,7 @@ use std::io::{Cursor, Read};
 
 /// What the first bytes of a stream say it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Container {
+pub(super) enum Container {
     Gzip,
     Xz,
     Bzip2,
@@ -19,7 +19,7 @@ pub enum Container {
 /// Enough to see every magic number, tar's `ustar` at offset 257 included.
 const HEAD: usize = 512;
 
-pub fn sniff(head: &[u8]) -> Container {
+pub(super) fn sniff(head: &[u8]) -> Container {
     if head.starts_with(&[0x1f, 0x8b]) {
         Container::Gzip
     } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
@@ -39,7 +39,9 @@ pub fn sniff(head: &[u8]) -> Container {
 
 /// The first [`HEAD`] bytes of `reader` (fewer at its end), and a reader that still yields
 /// all of it.
-pub fn peek<'a>(mut reader: Box<dyn Read + 'a>) -> std::io::Result<(Vec<u8>, Box<dyn Read + 'a>)> {
+pub(super) fn peek<'a>(
+    mut reader: Box<dyn Read + 'a>,
+) -> std::io::Result<(Vec<u8>, Box<dyn Read + 'a>)> {
     let mut head = Vec::with_capacity(HEAD);
     (&mut reader).take(HEAD as u64).read_to_end(&mut head)?;
     let again = Cursor::new(head.clone()).chain(reader);

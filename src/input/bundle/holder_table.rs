@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 /// One row: namespace, name, holder (`""` for none).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HolderRow {
+pub(super) struct HolderRow {
     pub namespace: String,
     pub name: String,
     pub holder: String,
@@ -14,7 +14,7 @@ pub struct HolderRow {
 
 /// The rows of the table, or `None` when `text` holds no lease table (kubectl printed an
 /// error, or nothing): then the Leases were not collected, which is not "there are none".
-pub fn parse(text: &str) -> Option<Vec<HolderRow>> {
+pub(super) fn parse(text: &str) -> Option<Vec<HolderRow>> {
     let mut lines = text
         .lines()
         .skip_while(|l| !is_header(&l.split_whitespace().collect::<Vec<_>>()));
@@ -23,12 +23,12 @@ pub fn parse(text: &str) -> Option<Vec<HolderRow>> {
 }
 
 /// `kubectl get leases` prints NAME and HOLDER (and NAMESPACE with `-A`), also with `-o wide`.
-pub fn is_header(words: &[&str]) -> bool {
+pub(super) fn is_header(words: &[&str]) -> bool {
     words.contains(&"NAME") && words.contains(&"HOLDER")
 }
 
 /// The rows under `header`; blank lines are skipped, a row without a name is dropped.
-pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<HolderRow> {
+pub(super) fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<HolderRow> {
     let titles = cells_at(header);
     lines
         .filter(|l| !l.trim().is_empty())
@@ -158,7 +158,7 @@ fn looks_like_age(word: &str) -> bool {
 }
 
 /// A Lease holding only what the table shows.
-pub fn lease(row: &HolderRow) -> Value {
+pub(super) fn lease(row: &HolderRow) -> Value {
     let mut lease = json!({
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",

@@ -10,14 +10,14 @@ use crate::model::bundle_provenance::Collector;
 /// A collector's layout found in a tree: `root` is the path prefix (with its `/`) above
 /// the collector's own folders.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(super) struct Found {
     pub collector: Collector,
     pub root: String,
     /// The Rancher collector's distro folder: `k3s`, `rke2`, `rke`, `kubeadm`, `pod`.
     pub distro_folder: Option<String>,
 }
 
-pub fn detect(tree: &Tree) -> Option<Found> {
+pub(super) fn detect(tree: &Tree) -> Option<Found> {
     // `<distro>/kubectl/` on a server with a reachable API server; `crictl/` and `podlogs/`
     // on an agent or with the API server down.
     let rancher =
@@ -67,7 +67,7 @@ pub fn detect(tree: &Tree) -> Option<Found> {
 /// troubleshoot `support-bundle-2024-05-31T12_10_45` (UTC), support-bundle-kit
 /// `supportbundle_<uid>_2024-05-31T12-10-45Z`, the Rancher collector
 /// `<host>-2024-05-31_12_10_45` (the node's local time: read as UTC, said so).
-pub fn collection_time(folder: &str) -> Option<(Timestamp, String)> {
+pub(super) fn collection_time(folder: &str) -> Option<(Timestamp, String)> {
     let patterns = [
         (
             r"support-bundle-(\d{4}-\d{2}-\d{2})T(\d{2})_(\d{2})_(\d{2})$",

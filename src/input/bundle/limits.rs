@@ -8,25 +8,25 @@ use std::io::Read;
 /// Decompressed bytes read from all `--from-file` inputs together. A troubleshoot bundle of a
 /// large cluster with a week of logs inflates to a few hundred MiB; 2 GiB leaves room and
 /// still stops a bomb long before memory or time run out.
-pub const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// Entries listed (files, folders, links) in all archives together: troubleshoot writes a
 /// few per pod, so even a cluster of thousands of pods stays far below.
-pub const DEFAULT_MAX_ENTRIES: u64 = 200_000;
+pub(crate) const DEFAULT_MAX_ENTRIES: u64 = 200_000;
 
 /// Objects k3sdoctor keeps of one kind from all `--from-file` (or `--rancher-from-file`) inputs
 /// together; those it does not use are dropped as they are read and never count. A large
 /// cluster has a few thousand Nodes or snapshot records and an hour of Events in the tens of
 /// thousands; what lies past this is refused rather than held, since memory follows what is
 /// kept.
-pub const MAX_OBJECTS_PER_KIND: usize = 100_000;
+pub(crate) const MAX_OBJECTS_PER_KIND: usize = 100_000;
 
 /// An archive inside an archive (a ticket's zip holding a collector's tarball) is opened; one
 /// inside that is not.
-pub const MAX_NESTING: u8 = 1;
+pub(crate) const MAX_NESTING: u8 = 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BundleLimits {
+pub(crate) struct BundleLimits {
     pub max_bytes: u64,
     pub max_entries: u64,
 }
@@ -42,13 +42,13 @@ impl Default for BundleLimits {
 
 /// Which cap a read ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CapHit {
+pub(crate) enum CapHit {
     Bytes(u64),
     Entries(u64),
 }
 
 impl CapHit {
-    pub fn describe(self) -> String {
+    pub(crate) fn describe(self) -> String {
         match self {
             CapHit::Bytes(limit) => format!(
                 "decompresses to more than {} (--max-bundle-size); raise it if the bundle is genuine",
@@ -63,7 +63,7 @@ impl CapHit {
 
 /// What is left of the caps, shared by every reader of one run.
 #[derive(Debug)]
-pub struct Budget {
+pub(crate) struct Budget {
     limits: BundleLimits,
     bytes: Cell<u64>,
     entries: Cell<u64>,
@@ -71,7 +71,7 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub fn new(limits: BundleLimits) -> Self {
+    pub(crate) fn new(limits: BundleLimits) -> Self {
         Budget {
             limits,
             bytes: Cell::new(0),
@@ -82,12 +82,12 @@ impl Budget {
 
     /// The cap that stopped the read, if one did: an I/O error from a [`Counted`] reader is
     /// then this, not a broken file.
-    pub fn hit(&self) -> Option<CapHit> {
+    pub(crate) fn hit(&self) -> Option<CapHit> {
         self.hit.get()
     }
 
     /// Counts one archive entry; `Err` once past the cap.
-    pub fn entry(&self) -> Result<(), CapHit> {
+    pub(crate) fn entry(&self) -> Result<(), CapHit> {
         self.entries.set(self.entries.get() + 1);
         if self.entries.get() > self.limits.max_entries {
             let hit = CapHit::Entries(self.limits.max_entries);
@@ -99,7 +99,7 @@ impl Budget {
 
     /// Whether `n` more entries fit, without counting them: an archive that declares more is
     /// refused before its listing is read.
-    pub fn room_for_entries(&self, n: u64) -> Result<(), CapHit> {
+    pub(crate) fn room_for_entries(&self, n: u64) -> Result<(), CapHit> {
         if self.entries.get().saturating_add(n) > self.limits.max_entries {
             let hit = CapHit::Entries(self.limits.max_entries);
             self.hit.set(Some(hit));
@@ -109,7 +109,7 @@ impl Budget {
     }
 
     /// Counts `n` bytes about to be held; `Err` once past the cap.
-    pub fn charge(&self, n: u64) -> Result<(), CapHit> {
+    pub(crate) fn charge(&self, n: u64) -> Result<(), CapHit> {
         self.bytes.set(self.bytes.get().saturating_add(n));
         if self.bytes.get() > self.limits.max_bytes {
             let hit = CapHit::Bytes(self.limits.max_bytes);
@@ -121,13 +121,13 @@ impl Budget {
 }
 
 /// A decompressed stream whose bytes count against the [`Budget`].
-pub struct Counted<'b, R> {
+pub(crate) struct Counted<'b, R> {
     inner: R,
     budget: &'b Budget,
 }
 
 impl<'b, R: Read> Counted<'b, R> {
-    pub fn new(inner: R, budget: &'b Budget) -> Self {
+    pub(crate) fn new(inner: R, budget: &'b Budget) -> Self {
         Counted { inner, budget }
     }
 }
@@ -146,7 +146,7 @@ impl<R: Read> Read for Counted<'_, R> {
 }
 
 /// `2 GiB`, `64 KiB`, `1000 B`: the largest binary unit that divides the size.
-pub fn shown(bytes: u64) -> String {
+pub(crate) fn shown(bytes: u64) -> String {
     for (unit, scale) in [
         ("TiB", 1u64 << 40),
         ("GiB", 1 << 30),

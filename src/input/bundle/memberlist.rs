@@ -5,12 +5,12 @@
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Member {
+pub(super) struct Member {
     pub name: String,
     pub learner: bool,
 }
 
-pub fn parse(text: &str) -> Option<Vec<Member>> {
+pub(super) fn parse(text: &str) -> Option<Vec<Member>> {
     if text.trim_start().starts_with('{') {
         let list: Value = serde_json::from_str(text).ok()?;
         return Some(
@@ -42,7 +42,7 @@ pub fn parse(text: &str) -> Option<Vec<Member>> {
 }
 
 /// `s1-1a2b3c4d, s2-5e6f7a8b (learner)`; an unnamed member (added, never started) as `(unstarted)`.
-pub fn shown(members: &[Member]) -> String {
+pub(super) fn shown(members: &[Member]) -> String {
     members
         .iter()
         .map(|m| {

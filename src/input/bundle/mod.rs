@@ -9,7 +9,7 @@ mod configmap_table;
 mod container;
 mod holder_table;
 mod layout;
-pub mod limits;
+pub(crate) mod limits;
 mod memberlist;
 mod node_table;
 mod pasted_table;
@@ -38,7 +38,7 @@ use crate::model::source_gap::SourceGap;
 
 /// Text to parse as API objects.
 #[derive(Debug)]
-pub struct Document {
+pub(crate) struct Document {
     /// For messages: the file, or `bundle.tar.gz:path/inside`.
     pub name: String,
     /// Inside the bundle, for its provenance.
@@ -55,7 +55,7 @@ pub struct Document {
 
 /// An object the bundle shows only as a table row, made into the API object it stands for.
 #[derive(Debug)]
-pub struct Built {
+pub(crate) struct Built {
     pub path: String,
     pub name: String,
     pub value: Value,
@@ -63,7 +63,7 @@ pub struct Built {
 
 /// What one input gives the cluster state.
 #[derive(Debug, Default)]
-pub struct Source {
+pub(crate) struct Source {
     pub documents: Vec<Document>,
     pub built: Vec<Built>,
     /// Kinds the collector listed completely: read, even when no object of them is there.
@@ -180,7 +180,7 @@ impl Source {
 
 /// Every input of `--from-file`, each made a [`Source`]; an archive inside one is a source of
 /// its own.
-pub fn read(paths: &[PathBuf], limits: BundleLimits) -> Result<Vec<Source>, ReadError> {
+pub(crate) fn read(paths: &[PathBuf], limits: BundleLimits) -> Result<Vec<Source>, ReadError> {
     let budget = Budget::new(limits);
     let mut opener = Opener::new(&budget);
     let mut trees = Vec::new();
@@ -311,7 +311,7 @@ fn has_dump_extension(path: &str) -> bool {
 }
 
 /// One line for an input file that could not be read, with what to do about it.
-pub fn unreadable(file: &str, e: &BoundedReadError) -> ReadError {
+pub(crate) fn unreadable(file: &str, e: &BoundedReadError) -> ReadError {
     let what_to_do = match e {
         BoundedReadError::TooLarge { .. } => {
             "split it (one kubectl get per kind) or keep only the kinds k3sdoctor reads"

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 /// One row of the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeRow {
+pub(super) struct NodeRow {
     pub name: String,
     /// `Ready`, `NotReady`, `Unknown`, maybe with `,SchedulingDisabled`.
     pub status: String,
@@ -17,7 +17,7 @@ pub struct NodeRow {
 }
 
 /// `kubectl get nodes` prints NAME STATUS ROLES AGE VERSION (and more with `-o wide`).
-pub fn is_header(words: &[&str]) -> bool {
+pub(super) fn is_header(words: &[&str]) -> bool {
     ["NAME", "STATUS", "ROLES", "VERSION"]
         .iter()
         .all(|title| words.contains(title))
@@ -26,7 +26,7 @@ pub fn is_header(words: &[&str]) -> bool {
 /// The rows under `header`. Every cell of the five standard columns is one word (`<none>` for
 /// no role), so rows are read word by word; `-o wide`'s later columns (OS-IMAGE holds blanks)
 /// are not read.
-pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<NodeRow> {
+pub(super) fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<NodeRow> {
     let titles: Vec<&str> = header.split_whitespace().collect();
     let at = |title: &str| titles.iter().position(|t| *t == title);
     let (Some(name), Some(status), Some(roles), Some(version)) =
@@ -53,7 +53,7 @@ pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<NodeR
 }
 
 /// A Node holding only what the row shows.
-pub fn node(row: &NodeRow) -> Value {
+pub(super) fn node(row: &NodeRow) -> Value {
     let mut labels = json!({"kubernetes.io/hostname": row.name});
     for role in &row.roles {
         labels[format!("node-role.kubernetes.io/{role}")] = json!("true");

@@ -18,7 +18,7 @@ use crate::distro::LOCK_NAMESPACE;
 
 /// A table recognised by its header.
 #[derive(Debug, PartialEq, Eq)]
-pub enum PastedTable {
+pub(super) enum PastedTable {
     /// `kubectl get leases`: NAME HOLDER AGE, with NAMESPACE first under `-A`.
     Leases(Vec<HolderRow>),
     /// `kubectl get etcdsnapshotfiles`: NAME SNAPSHOTNAME NODE LOCATION SIZE CREATIONTIME.
@@ -34,7 +34,7 @@ pub enum PastedTable {
 /// The tables one pasted file holds, in order, and the headers of tables k3sdoctor does not
 /// read (`kubectl get nodes` pasted between them).
 #[derive(Debug, PartialEq, Eq)]
-pub struct Pasted {
+pub(super) struct Pasted {
     pub tables: Vec<PastedTable>,
     pub skipped: Vec<String>,
 }
@@ -50,7 +50,7 @@ struct Section<'a> {
 /// someone pasted with it) is a table header. People paste several commands' output into one
 /// file: each header starts a table, and a prompt line ends one (what follows it before the
 /// next header is that command's message, e.g. `No resources found`, and is not a row).
-pub fn detect(text: &str) -> Option<Pasted> {
+pub(super) fn detect(text: &str) -> Option<Pasted> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut sections: Vec<Section> = Vec::new();
     let mut command = None;
@@ -185,7 +185,7 @@ fn is_title(word: &str) -> bool {
 }
 
 /// Every table of a pasted file into `source`.
-pub fn add_all(pasted: Pasted, name: &str, path: &str, source: &mut Source) {
+pub(super) fn add_all(pasted: Pasted, name: &str, path: &str, source: &mut Source) {
     for table in pasted.tables {
         add(table, name, path, source);
     }
@@ -197,7 +197,7 @@ pub fn add_all(pasted: Pasted, name: &str, path: &str, source: &mut Source) {
 }
 
 /// The table's objects into `source`, as far as the table shows them.
-pub fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
+pub(super) fn add(table: PastedTable, name: &str, path: &str, source: &mut Source) {
     match table {
         PastedTable::ConfigMaps(mut table) => {
             let scope = if table.listing.whole_namespace {

@@ -28,7 +28,7 @@ const RANCHER_PROV: [(&str, (&str, &str)); 4] = [
     ),
 ];
 
-pub fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
+pub(super) fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
     let dir = format!("{root}{distro}/");
     for (file, assume) in RANCHER_PROV {
         let path = format!("{dir}kubectl/rancher-prov/{file}");

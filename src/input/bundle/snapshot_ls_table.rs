@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// One row, cells as printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LsRow {
+pub(super) struct LsRow {
     pub name: String,
     pub location: String,
     pub size: String,
@@ -21,14 +21,14 @@ pub struct LsRow {
 }
 
 /// The header `ls` prints (tabwriter pads it with blanks).
-pub fn is_header(words: &[&str]) -> bool {
+pub(super) fn is_header(words: &[&str]) -> bool {
     words == ["Name", "Location", "Size", "Created"]
 }
 
 /// The rows under the header; blank lines are skipped. No cell holds a blank, so a row of four
 /// words is read word by word; a row of three has an empty location (the multi-server S3 save
 /// race leaves such records); any other row is dropped, never guessed.
-pub fn rows<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<LsRow> {
+pub(super) fn rows<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<LsRow> {
     lines
         .filter_map(|line| {
             let words: Vec<&str> = line.split_whitespace().collect();
@@ -55,7 +55,7 @@ fn is_s3(row: &LsRow) -> bool {
 /// An ETCDSnapshotFile holding only what the row shows. Its name is the ConfigMap key k3s gives
 /// the snapshot (the row does not name the CR); the node is `s3` for S3 snapshots (k3s's
 /// NodeName for them) and unknown otherwise.
-pub fn snapshot_file(row: &LsRow) -> Value {
+pub(super) fn snapshot_file(row: &LsRow) -> Value {
     let s3 = is_s3(row);
     let prefix = if s3 { "s3" } else { "local" };
     let mut file = json!({

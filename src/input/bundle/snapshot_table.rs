@@ -11,7 +11,7 @@ use super::holder_table::{cells, cells_at};
 
 /// One row, cells as printed (`""` for an empty one).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnapshotRow {
+pub(super) struct SnapshotRow {
     pub name: String,
     pub snapshot_name: String,
     pub node: String,
@@ -20,7 +20,7 @@ pub struct SnapshotRow {
 }
 
 /// The CRD's printer columns: NAME and LOCATION are enough to tell the table.
-pub fn is_header(words: &[&str]) -> bool {
+pub(super) fn is_header(words: &[&str]) -> bool {
     words.contains(&"NAME")
         && words.contains(&"SNAPSHOTNAME")
         && words.contains(&"LOCATION")
@@ -30,7 +30,7 @@ pub fn is_header(words: &[&str]) -> bool {
 /// The rows under `header`; blank lines are skipped, a row without a name is dropped. A row
 /// with fewer words than titles (an empty location) is read by column position; it never
 /// panics on a ragged row.
-pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<SnapshotRow> {
+pub(super) fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<SnapshotRow> {
     let titles = cells_at(header);
     lines
         .filter(|l| !l.trim().is_empty())
@@ -58,7 +58,7 @@ pub fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Vec<Snaps
 
 /// An ETCDSnapshotFile holding only what the row shows: no creation time (the table prints
 /// an age), no finalizers, no metadata, no S3 settings, no error.
-pub fn snapshot_file(row: &SnapshotRow) -> Value {
+pub(super) fn snapshot_file(row: &SnapshotRow) -> Value {
     let mut file = json!({
         "apiVersion": "k3s.cattle.io/v1",
         "kind": "ETCDSnapshotFile",

@@ -34,7 +34,7 @@ const RESOURCES: [(&str, &str, &str, &str, &str); 6] = [
     ),
 ];
 
-pub fn read(tree: &Tree, root: &str, source: &mut Source) {
+pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
     let base = format!("{root}yamls/");
     let paths: Vec<String> = tree
         .files

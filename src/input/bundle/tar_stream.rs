@@ -15,13 +15,13 @@ use tar::{GnuExtSparseHeader, Header, PaxExtensions};
 /// at most 4 KiB on Linux (`PATH_MAX`) and a PAX header carries a few of them and the file's
 /// extended attributes (each at most 64 KiB); 1 MiB leaves room and bounds what one member can
 /// make us hold.
-pub const EXTENSION_LIMIT: u64 = 1 << 20;
+pub(super) const EXTENSION_LIMIT: u64 = 1 << 20;
 
 const BLOCK: u64 = 512;
 
 /// Why the walk stopped.
 #[derive(Debug)]
-pub enum TarError {
+pub(super) enum TarError {
     /// Cut short, corrupt, or a cap of the reader underneath.
     Io(io::Error),
     /// An extension header declared more than [`EXTENSION_LIMIT`]; nothing of it was read.
@@ -35,7 +35,7 @@ impl From<io::Error> for TarError {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemberKind {
+pub(super) enum MemberKind {
     File,
     HardLink,
     Symlink,
@@ -50,7 +50,7 @@ pub enum MemberKind {
 /// One member: its name, link target and kind; its data is read from the stream itself
 /// ([`TarStream`] implements `Read`, up to the member's end).
 #[derive(Debug)]
-pub struct Member {
+pub(super) struct Member {
     pub path: Vec<u8>,
     pub link: Option<Vec<u8>>,
     pub kind: MemberKind,
@@ -58,7 +58,7 @@ pub struct Member {
     pub size: u64,
 }
 
-pub struct TarStream<R> {
+pub(super) struct TarStream<R> {
     inner: R,
     /// Bytes of the current member not read yet.
     remaining: u64,
@@ -67,7 +67,7 @@ pub struct TarStream<R> {
 }
 
 impl<R: Read> TarStream<R> {
-    pub fn new(inner: R) -> Self {
+    pub(super) fn new(inner: R) -> Self {
         TarStream {
             inner,
             remaining: 0,
@@ -76,7 +76,7 @@ impl<R: Read> TarStream<R> {
     }
 
     /// The next member, the rest of the current one skipped; `None` at the archive's end.
-    pub fn next_member(&mut self) -> Result<Option<Member>, TarError> {
+    pub(super) fn next_member(&mut self) -> Result<Option<Member>, TarError> {
         self.skip(self.remaining + self.padding)?;
         self.remaining = 0;
         self.padding = 0;

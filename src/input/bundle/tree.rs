@@ -9,11 +9,11 @@ use super::limits::CapHit;
 
 /// The largest single file kept: a `kubectl get` of every object of one kind in a large
 /// cluster stays far below; the same cap as a dump file.
-pub const FILE_LIMIT: u64 = crate::input::dump::bounded_read::DUMP_FILE_LIMIT;
+pub(super) const FILE_LIMIT: u64 = crate::input::dump::bounded_read::DUMP_FILE_LIMIT;
 
 /// A symbolic or hard link inside an archive, resolved only when its target lies inside it.
 #[derive(Debug, Clone)]
-pub struct Link {
+pub(super) struct Link {
     pub path: String,
     pub target: String,
     /// Tar hard links name their target from the archive's root, symlinks from their folder.
@@ -21,7 +21,7 @@ pub struct Link {
 }
 
 #[derive(Debug, Default)]
-pub struct Tree {
+pub(super) struct Tree {
     /// The input as the user named it; `outer.zip:inner.tar.gz` for a nested archive.
     pub name: String,
     /// `gzip tar`, `zip`, `folder`, `file`.
@@ -39,7 +39,7 @@ pub struct Tree {
 }
 
 impl Tree {
-    pub fn new(name: &str, container: &str) -> Self {
+    pub(super) fn new(name: &str, container: &str) -> Self {
         Tree {
             name: name.to_string(),
             container: container.to_string(),
@@ -49,7 +49,7 @@ impl Tree {
 
     /// Keeps `bytes` as the file at `path`. A path met again replaces the earlier copy, as
     /// `tar -x` leaves the last one; [`Self::finish`] says so.
-    pub fn insert(&mut self, path: &str, bytes: Vec<u8>) {
+    pub(super) fn insert(&mut self, path: &str, bytes: Vec<u8>) {
         if self
             .files
             .insert(path.to_string(), Rc::new(bytes))
@@ -63,7 +63,7 @@ impl Tree {
     /// not copied), `charge`d its target's size each time, since whatever reads the link reads
     /// those bytes again; a link that points out of the archive (absolute, or `..` past its
     /// top) is refused with a note, and so is a path held twice.
-    pub fn finish(
+    pub(super) fn finish(
         &mut self,
         mut charge: impl FnMut(u64) -> Result<(), CapHit>,
     ) -> Result<(), CapHit> {
@@ -103,7 +103,7 @@ impl Tree {
 
 /// `a/./b//c` → `a/b/c`; `None` for a path that climbs out (`..` past the top). A leading
 /// `/` is dropped: nothing is ever written, so an absolute entry name is just a name.
-pub fn normalize(path: &str) -> Option<String> {
+pub(super) fn normalize(path: &str) -> Option<String> {
     resolve("", path.trim_start_matches('/'))
 }
 
@@ -139,7 +139,7 @@ const READ_KINDS: [&str; 7] = [
 /// Whether an entry could feed a layout: kept in memory, everything else streamed past.
 /// Inside a troubleshoot or support-bundle-kit tree only the files of the kinds k3sdoctor
 /// reads are kept: a large cluster's Pods and Events would otherwise be held and parsed.
-pub fn wanted(path: &str) -> bool {
+pub(super) fn wanted(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let kind_file = |rest: &str| {
         let stem = rest.split(['/', '.']).next().unwrap_or_default();
@@ -188,7 +188,7 @@ fn after_folder<'a>(path: &'a str, folder: &str) -> Option<&'a str> {
 }
 
 /// Logs are most of a bundle's bytes and never an archive: not even sniffed.
-pub fn is_log(path: &str) -> bool {
+pub(super) fn is_log(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.ends_with(".log") || lower.ends_with(".log.gz") || lower.contains("/logs/")
 }

@@ -13,7 +13,7 @@ use super::tree::Tree;
 const SNAPSHOT_FILES: &str = "cluster-resources/custom-resources/etcdsnapshotfiles.k3s.cattle.io";
 const SNAPSHOT_CRD: &str = "etcdsnapshotfiles.k3s.cattle.io";
 
-pub fn read(tree: &Tree, root: &str, source: &mut Source) {
+pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
     let kinds: [(&str, &str, &'static str, &'static str); 6] = [
         ("leases", "kube-system", "coordination.k8s.io/v1", "Lease"),
         ("configmaps", "kube-system", "v1", "ConfigMap"),

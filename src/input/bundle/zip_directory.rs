@@ -13,14 +13,14 @@ const SEARCH: u64 = 22 + 0xFFFF;
 
 /// The entries the central directory lists and its size in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Directory {
+pub(super) struct Directory {
     pub entries: u64,
     pub bytes: u64,
 }
 
 /// The central directory the last end record names (the one the crate tries first); `None`
 /// when there is none (the crate then refuses the file itself).
-pub fn declared<R: Read + Seek>(reader: &mut R) -> io::Result<Option<Directory>> {
+pub(super) fn declared<R: Read + Seek>(reader: &mut R) -> io::Result<Option<Directory>> {
     let len = reader.seek(SeekFrom::End(0))?;
     let start = len.saturating_sub(SEARCH);
     reader.seek(SeekFrom::Start(start))?;

@@ -19,18 +19,18 @@ use crate::input::live::paging::PageChains;
 
 /// The most one answer (or one watch event) may hold. The largest k3sdoctor asks for is a
 /// page of 500 Nodes, a few MiB; one object is at most etcd's 1.5 MiB request limit.
-pub const MOST_BODY_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MOST_BODY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// An answer past [`MOST_BODY_BYTES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the answer is larger than {} MiB, more than any answer k3sdoctor reads", .limit / (1024 * 1024))]
-pub struct BodyTooLarge {
+pub(crate) struct BodyTooLarge {
     pub limit: u64,
 }
 
 /// The client's service with every answer's body and every list's pages bounded.
 #[derive(Clone)]
-pub struct BoundedAnswers {
+pub(crate) struct BoundedAnswers {
     pub client: kube::Client,
     pub limit: u64,
     pub chains: Arc<PageChains>,
@@ -75,7 +75,7 @@ fn is_watch(query: &str) -> bool {
 
 /// A body that fails once it has held more than `limit` bytes (since the last newline when
 /// `per_line`).
-pub struct Capped {
+pub(crate) struct Capped {
     inner: Body,
     limit: u64,
     counted: u64,

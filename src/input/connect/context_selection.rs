@@ -7,7 +7,7 @@ use crate::input::ReadError;
 
 /// What the user asked for. `names` are `--context` values; `pattern` is `--contexts`.
 #[derive(Debug, Clone, Copy)]
-pub struct ContextSelection<'a> {
+pub(crate) struct ContextSelection<'a> {
     pub all: bool,
     pub pattern: Option<&'a Regex>,
     pub names: &'a [String],
@@ -17,7 +17,7 @@ pub struct ContextSelection<'a> {
 /// shows), each once. A named context that does not exist, or a pattern that matches
 /// nothing, is an error naming the contexts that do exist: an empty fleet is a typo, not
 /// a healthy result.
-pub fn select_contexts(
+pub(crate) fn select_contexts(
     available: &[&str],
     selection: ContextSelection<'_>,
     origin: &str,
@@ -68,7 +68,7 @@ pub fn select_contexts(
 
 /// What to do about a `--context` that names no context: pick one, or, when the name looks
 /// like a shell glob (`viewer*`), use the flag that selects by pattern.
-pub fn pick_hint(wanted: &str, available: &[&str]) -> String {
+pub(crate) fn pick_hint(wanted: &str, available: &[&str]) -> String {
     let Some(pattern) = glob_as_regex(wanted) else {
         return "pick one with --context".to_string();
     };

@@ -30,7 +30,7 @@ use crate::input::ReadError;
 /// What a plugin handed back (client-go's `ExecCredentialStatus`).
 #[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CredentialStatus {
+pub(crate) struct CredentialStatus {
     pub token: Option<String>,
     pub client_certificate_data: Option<String>,
     pub client_key_data: Option<String>,
@@ -40,7 +40,7 @@ pub struct CredentialStatus {
 impl CredentialStatus {
     /// When the credential stops being valid; `None` when the plugin did not say (or said
     /// something that is not an RFC 3339 time, which client-go rejects and we ignore).
-    pub fn expires(&self) -> Option<jiff::Timestamp> {
+    pub(crate) fn expires(&self) -> Option<jiff::Timestamp> {
         self.expiration_timestamp.as_deref()?.parse().ok()
     }
 }
@@ -117,7 +117,7 @@ impl From<PluginFailure> for ReadError {
 }
 
 /// The plugin's file name: its directory may name a user, its arguments may hold secrets.
-pub fn plugin_name(exec: &ExecConfig) -> String {
+pub(crate) fn plugin_name(exec: &ExecConfig) -> String {
     let command = exec.command.as_deref().unwrap_or_default();
     std::path::Path::new(command)
         .file_name()
@@ -127,7 +127,7 @@ pub fn plugin_name(exec: &ExecConfig) -> String {
 }
 
 /// Runs `exec` once, at most `limit` long (`None`: no limit), and returns its credential.
-pub async fn run(
+pub(crate) async fn run(
     exec: &ExecConfig,
     limit: Option<Duration>,
 ) -> Result<CredentialStatus, PluginFailure> {

@@ -25,7 +25,7 @@ const REFRESH_BEFORE_EXPIRY: SignedDuration = SignedDuration::from_secs(60);
 
 /// The `Authorization` header of every request, from the plugin's latest token.
 #[derive(Clone)]
-pub struct RefreshingToken {
+pub(super) struct RefreshingToken {
     exec: Arc<ExecConfig>,
     limit: Option<Duration>,
     current: Arc<tokio::sync::Mutex<Current>>,
@@ -37,7 +37,7 @@ struct Current {
 }
 
 impl RefreshingToken {
-    pub fn new(
+    pub(super) fn new(
         exec: ExecConfig,
         limit: Option<Duration>,
         token: String,
@@ -83,7 +83,7 @@ impl RefreshingToken {
 /// a kube client without credentials of its own. Its errors pass through unchanged (kube
 /// unwraps a `kube::Error` a service returns), and a failed refresh is the plugin's own error.
 #[derive(Clone)]
-pub struct WithToken {
+pub(super) struct WithToken {
     pub client: kube::Client,
     pub token: RefreshingToken,
 }

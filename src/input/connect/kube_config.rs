@@ -11,7 +11,7 @@ use kube::config::{ExecAuthCluster, Kubeconfig, KubeconfigError};
 
 /// The config for `context` (else the kubeconfig's current context), with kube's errors, so a
 /// broken kubeconfig reads as it always did.
-pub fn config_without_proxy(
+pub(super) fn config_without_proxy(
     kubeconfig: &Kubeconfig,
     context: Option<&str>,
 ) -> Result<kube::Config, KubeconfigError> {

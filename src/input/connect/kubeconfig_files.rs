@@ -13,7 +13,9 @@ use crate::input::live::read_error::cause_chain;
 
 /// The kubeconfig kubectl would use and where it came from (for messages): `--kubeconfig`,
 /// else every existing file in `KUBECONFIG` merged in order, else `~/.kube/config`.
-pub fn find_kubeconfig(explicit: Option<&Path>) -> Result<Option<(Kubeconfig, String)>, ReadError> {
+pub(crate) fn find_kubeconfig(
+    explicit: Option<&Path>,
+) -> Result<Option<(Kubeconfig, String)>, ReadError> {
     if let Some(path) = explicit {
         return read_one(path).map(|kc| Some((kc, path.display().to_string())));
     }

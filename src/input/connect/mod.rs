@@ -4,18 +4,18 @@
 //! `credential_refresh`), and the client built (`client_builder`). A single cluster and each
 //! context of a fleet take the same path: a `Prepared`, then `authenticate`.
 
-pub mod bounded_answers;
+pub(crate) mod bounded_answers;
 mod client_builder;
 mod config_resolution;
-pub mod connection_overrides;
-pub mod context_selection;
-pub mod credential_plugin;
+pub(crate) mod connection_overrides;
+pub(crate) mod context_selection;
+pub(crate) mod credential_plugin;
 mod credential_refresh;
 mod kube_config;
 mod kubeconfig_files;
 mod plugin_credential;
 mod proxy;
-pub mod redact;
+pub(crate) mod redact;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -26,11 +26,11 @@ use super::ReadError;
 use super::live::read_error::cause_chain;
 
 use self::client_builder::{client_for, server_url};
-pub use self::kubeconfig_files::find_kubeconfig;
+pub(crate) use self::kubeconfig_files::find_kubeconfig;
 use self::plugin_credential::use_plugin_credential;
 
 #[derive(Debug, Clone, Default)]
-pub struct ConnectOptions {
+pub(crate) struct ConnectOptions {
     pub kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
     /// `None`: no limit at all (`--request-timeout 0`).
@@ -41,7 +41,7 @@ pub struct ConnectOptions {
 
 /// A client ready to use, the server it talks to (for messages), and the requests in flight
 /// on it (for progress).
-pub struct Connection {
+pub(crate) struct Connection {
     pub client: kube::Client,
     pub server: String,
     pub activity: super::live::activity::Activity,
@@ -67,13 +67,13 @@ pub struct Connection {
 }
 
 /// One cluster, from the command line's connection options.
-pub async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
+pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection, ReadError> {
     prepare(opts).await?.authenticate().await
 }
 
 /// One context of a kubeconfig that is already read and merged: a fleet reads the files once,
 /// and each context still gets its own config, credentials and exec plugin.
-pub async fn connect_context(
+pub(crate) async fn connect_context(
     kubeconfig: &Kubeconfig,
     origin: &str,
     context: &str,
@@ -87,7 +87,7 @@ pub async fn connect_context(
 /// A kubeconfig read and resolved, before its credential plugin (if any) has run: the server
 /// is known, so `serve` can listen and log while a slow plugin runs.
 #[derive(Clone)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     config: kube::Config,
     context: Option<String>,
     request_timeout: Option<Duration>,
@@ -103,7 +103,7 @@ pub struct Prepared {
 }
 
 /// The connection options resolved into a `Prepared` (see `config_resolution`).
-pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
+pub(crate) async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
     let (config, context, notice, user) = config_resolution::load_config(opts).await?;
     Ok(Prepared {
         server: server_url(&config),
@@ -120,7 +120,7 @@ pub async fn prepare(opts: &ConnectOptions) -> Result<Prepared, ReadError> {
 impl Prepared {
     /// The same credentials and trust at another URL of the same server, as `--server` would
     /// give them: each cluster behind one Rancher, without reading the kubeconfig again.
-    pub fn at_server(&self, server: &str) -> Result<Prepared, ReadError> {
+    pub(crate) fn at_server(&self, server: &str) -> Result<Prepared, ReadError> {
         let mut prepared = self.clone();
         prepared.config.cluster_url = server
             .parse()
@@ -130,7 +130,7 @@ impl Prepared {
     }
 
     /// One context of an already-read kubeconfig, as a fleet connects to each.
-    pub fn for_context(
+    pub(crate) fn for_context(
         kubeconfig: &Kubeconfig,
         origin: &str,
         context: &str,
@@ -152,7 +152,7 @@ impl Prepared {
     }
 
     /// Runs the credential plugin (bounded, off the runtime's thread) and builds the client.
-    pub async fn authenticate(mut self) -> Result<Connection, ReadError> {
+    pub(crate) async fn authenticate(mut self) -> Result<Connection, ReadError> {
         let refresh = use_plugin_credential(&mut self.config, self.plugin_timeout)
             .await
             .map_err(|e| match &self.context {
@@ -247,7 +247,7 @@ fn with_proxy(
 
 /// The API server a context points at, as written in the kubeconfig: known even when the
 /// context's credentials cannot be loaded.
-pub fn server_of(kubeconfig: &Kubeconfig, context: &str) -> Option<String> {
+pub(crate) fn server_of(kubeconfig: &Kubeconfig, context: &str) -> Option<String> {
     let cluster = kubeconfig
         .contexts
         .iter()

@@ -20,7 +20,7 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 
 /// The proxy URL for `server`, or `None` to connect directly. `env` looks up a variable.
-pub fn proxy_for(
+pub(super) fn proxy_for(
     server: &http::Uri,
     kubeconfig_proxy: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,

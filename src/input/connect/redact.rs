@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub const REDACTED: &str = "[redacted]";
+pub(crate) const REDACTED: &str = "[redacted]";
 
 /// Shorter pieces of a plugin's stdout are kept: words such as `exit` or `401` say what went
 /// wrong and cannot carry a credential of any worth.
@@ -15,7 +15,7 @@ const SHORTEST_SECRET: usize = 6;
 /// Known secrets (exec `env` values, the words of a plugin's stdout) plus patterns that look
 /// like credentials whoever wrote them.
 #[derive(Default)]
-pub struct Redactor {
+pub(crate) struct Redactor {
     secrets: Vec<String>,
 }
 
@@ -33,7 +33,7 @@ static PATTERNS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
 
 impl Redactor {
     /// A value that must never be printed, whole or in part of a line.
-    pub fn secret(&mut self, value: &str) {
+    pub(crate) fn secret(&mut self, value: &str) {
         let value = value.trim();
         if value.len() >= 4 && !self.secrets.iter().any(|s| s == value) {
             self.secrets.push(value.to_string());
@@ -42,7 +42,7 @@ impl Redactor {
 
     /// Every word of `text` (split at whitespace and JSON punctuation) is a secret: a plugin's
     /// stdout is a credential, or garbage that may contain one.
-    pub fn secret_text(&mut self, text: &str) {
+    pub(crate) fn secret_text(&mut self, text: &str) {
         let trimmed = text.trim();
         if !trimmed.is_empty() {
             self.secret(trimmed);
@@ -54,7 +54,7 @@ impl Redactor {
         }
     }
 
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         // Longest first, so a secret that contains another is replaced whole.
         let mut secrets: Vec<&String> = self.secrets.iter().collect();
@@ -72,7 +72,7 @@ impl Redactor {
 }
 
 /// The pattern half of [`Redactor::redact`], for text with no known secrets.
-pub fn redact_patterns(text: &str) -> String {
+pub(crate) fn redact_patterns(text: &str) -> String {
     let [bearer, jwt, assignment] = &*PATTERNS;
     let out = bearer.replace_all(text, |c: &regex::Captures| {
         match looks_like_credential(&c[2]) {

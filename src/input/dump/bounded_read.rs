@@ -8,19 +8,19 @@ use std::path::Path;
 
 /// A dump file: `kubectl get` of every Node, Lease, ConfigMap and ETCDSnapshotFile of a large
 /// cluster is tens of MiB; 256 MiB leaves room for whole support bundles in one file.
-pub const DUMP_FILE_LIMIT: u64 = 256 * 1024 * 1024;
+pub(crate) const DUMP_FILE_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// A kubeconfig: a few contexts with embedded certificates are KiBs; kubectl's own merged
 /// configs with hundreds of contexts stay well under 4 MiB.
-pub const KUBECONFIG_LIMIT: u64 = 4 * 1024 * 1024;
+pub(crate) const KUBECONFIG_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// A ConfigMap backup: the API server refuses ConfigMaps whose data passes 1 MiB, and its JSON
 /// (escaping, metadata, managedFields) stays within a few times that; 4 MiB.
-pub const BACKUP_LIMIT: u64 = 4 * 1024 * 1024;
+pub(crate) const BACKUP_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// Why a file was not read; the caller words it with the file's role and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BoundedReadError {
+pub(crate) enum BoundedReadError {
     #[error("{0}")]
     Io(String),
     /// A FIFO, socket, device or directory: reading it may block or never end.
@@ -33,7 +33,7 @@ pub enum BoundedReadError {
 }
 
 /// What kind of file `meta` describes, in words.
-pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+pub(crate) fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_file() {
@@ -57,7 +57,7 @@ pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
 
 /// Checks, without opening it, that `path` (symlinks followed) is a regular file of at most
 /// `limit` bytes; for readers that open the file themselves (kube's kubeconfig loader).
-pub fn ensure_regular_file(path: &Path, limit: u64) -> Result<(), BoundedReadError> {
+pub(crate) fn ensure_regular_file(path: &Path, limit: u64) -> Result<(), BoundedReadError> {
     let meta = std::fs::metadata(path).map_err(|e| BoundedReadError::Io(e.to_string()))?;
     if !meta.is_file() {
         return Err(BoundedReadError::NotRegular(file_kind(&meta)));
@@ -74,13 +74,13 @@ pub fn ensure_regular_file(path: &Path, limit: u64) -> Result<(), BoundedReadErr
 /// The text of the regular file `path`, at most `limit` bytes. The type is checked before
 /// opening (opening a FIFO blocks until a writer comes) and again on the open handle; the
 /// read itself stops one byte past the cap, so a file that grows meanwhile is still bounded.
-pub fn read_text(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
+pub(crate) fn read_text(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
     String::from_utf8(read_bytes(path, limit)?).map_err(|_| BoundedReadError::NotUtf8)
 }
 
 /// The first `n` bytes (fewer if it is shorter) of the regular file `path`: enough to tell
 /// an archive from text.
-pub fn read_head(path: &Path, n: u64) -> Result<Vec<u8>, BoundedReadError> {
+pub(crate) fn read_head(path: &Path, n: u64) -> Result<Vec<u8>, BoundedReadError> {
     ensure_regular_file(path, u64::MAX)?;
     let file = File::open(path).map_err(|e| BoundedReadError::Io(e.to_string()))?;
     let mut head = Vec::new();
@@ -91,7 +91,7 @@ pub fn read_head(path: &Path, n: u64) -> Result<Vec<u8>, BoundedReadError> {
 }
 
 /// [`read_text`] without the UTF-8 check.
-pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
+pub(crate) fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
     ensure_regular_file(path, limit)?;
     let file = File::open(path).map_err(|e| BoundedReadError::Io(e.to_string()))?;
     let meta = file
@@ -106,7 +106,7 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> 
 /// Standard input as bytes, at most `limit`: a dump or an archive piped in. Like a file, the
 /// read stops one byte past the cap, so an endless pipe (`yes |`) is refused instead of
 /// filling memory.
-pub fn read_stdin_bytes(limit: u64) -> Result<Vec<u8>, BoundedReadError> {
+pub(crate) fn read_stdin_bytes(limit: u64) -> Result<Vec<u8>, BoundedReadError> {
     read_bounded_bytes(std::io::stdin().lock(), limit, 0)
 }
 

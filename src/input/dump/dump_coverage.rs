@@ -6,7 +6,7 @@ use crate::model::cluster_state::{ClusterState, Origin};
 
 /// What a command reads first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Primary {
+pub(crate) enum Primary {
     /// `leases`, `leases follow`: Leases or lock ConfigMaps in kube-system.
     Locks,
     /// `snapshots list|diff|backfill`: ETCDSnapshotFiles or kube-system ConfigMaps.
@@ -21,7 +21,7 @@ const EVERYTHING_COMMAND: &str = "{ kubectl get nodes,etcdsnapshotfiles.k3s.catt
 
 /// The one-line reason a dump cannot answer the command, naming the `kubectl` command that
 /// adds what it lacks; `None` when the command's objects are there (or the state is live).
-pub fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
+pub(crate) fn lacking(state: &ClusterState, primary: Primary) -> Option<String> {
     let Origin::Dump { paths } = &state.origin else {
         return None;
     };

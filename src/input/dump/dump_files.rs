@@ -16,14 +16,14 @@ use crate::input::bundle::limits::{Budget, CapHit};
 
 /// The files to read, in order, and what was skipped on the way.
 #[derive(Debug, Default)]
-pub struct DumpFiles {
+pub(crate) struct DumpFiles {
     pub files: Vec<PathBuf>,
     pub notes: Vec<String>,
 }
 
 /// One `--from-file` argument.
 #[derive(Debug)]
-pub enum Input {
+pub(crate) enum Input {
     Stdin,
     File(PathBuf),
     /// A folder and the regular files under it (links followed only inside it).
@@ -43,7 +43,7 @@ fn id(meta: &Metadata) -> FileId {
 
 /// The inputs `paths` name; a folder's entries count against `budget`'s entry cap as an
 /// archive's do, and the walk stops at it.
-pub fn collect(paths: &[PathBuf], budget: &Budget) -> Result<Vec<Input>, ReadError> {
+pub(crate) fn collect(paths: &[PathBuf], budget: &Budget) -> Result<Vec<Input>, ReadError> {
     let mut walk = Walk {
         found: DumpFiles::default(),
         seen: HashSet::new(),
@@ -106,7 +106,7 @@ pub fn collect(paths: &[PathBuf], budget: &Budget) -> Result<Vec<Input>, ReadErr
 }
 
 /// `-` stands for standard input, as in kubectl's `-f -`.
-pub fn is_stdin(path: &Path) -> bool {
+pub(crate) fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 

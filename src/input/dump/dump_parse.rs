@@ -10,10 +10,10 @@ use crate::distro::LOCK_NAMESPACE;
 use crate::input::ReadError;
 use crate::model::apiserver_endpoints::{SERVICE_NAME, SERVICE_NAMESPACE};
 
-pub const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
+pub(crate) const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
 
 /// The documents of a YAML dump, a YAML sequence's items each one document.
-pub fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {
+pub(crate) fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {
     let bad = |e: &dyn std::fmt::Display| {
         ReadError::new(format!("cannot parse dump file {file}: {e}; {DUMP_HINT}"))
     };
@@ -30,7 +30,7 @@ pub fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {
 }
 
 /// The documents of YAML text, built whole; a YAML sequence's items each one document.
-pub fn yaml_values(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error> {
+pub(crate) fn yaml_values(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error> {
     let mut docs = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
         // A YAML sequence of objects: troubleshoot's custom resources before v0.76.0.
@@ -44,12 +44,12 @@ pub fn yaml_values(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error> {
 }
 
 /// (kind, namespace, name) of an object, if it has them.
-pub fn object_key(object: &Value) -> Option<(String, String, String)> {
+pub(crate) fn object_key(object: &Value) -> Option<(String, String, String)> {
     fields_key(object.as_object()?)
 }
 
 /// [`object_key`] of an object's fields.
-pub fn fields_key(object: &Map<String, Value>) -> Option<(String, String, String)> {
+pub(crate) fn fields_key(object: &Map<String, Value>) -> Option<(String, String, String)> {
     let kind = object.get("kind")?.as_str()?;
     let api_version = object
         .get("apiVersion")
@@ -91,7 +91,7 @@ pub fn fields_key(object: &Map<String, Value>) -> Option<(String, String, String
     ))
 }
 
-pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
+pub(crate) fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
     match kind.as_str() {
         "Node" | "ETCDSnapshotFile" => true,
         "Lease" | "ConfigMap" => namespace == LOCK_NAMESPACE,
@@ -111,7 +111,7 @@ pub fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
 /// Drops a Secret's `data` and `stringData` the moment it is parsed, before anything keeps,
 /// compares or reports the object: k3sdoctor reads the metadata of Secrets and nothing else,
 /// so their values can reach no note, error or output.
-pub fn drop_secret_data(object: &mut Value) {
+pub(crate) fn drop_secret_data(object: &mut Value) {
     if object.get("kind").and_then(Value::as_str) != Some("Secret") {
         return;
     }
@@ -128,7 +128,7 @@ pub fn drop_secret_data(object: &mut Value) {
 /// released lock's holder thus reads `holderIdentity: "null"`. Dropping the `"null"` fields
 /// gives back what the API server held (absent and empty read the same in every field
 /// k3sdoctor uses), and embedded JSON gets its `null`s back.
-pub fn drop_null_strings(value: &mut Value) {
+pub(crate) fn drop_null_strings(value: &mut Value) {
     match value {
         Value::Object(map) => {
             map.retain(|_, v| v.as_str() != Some("null"));
@@ -206,7 +206,7 @@ mod tests {
         assert!(read("", "x.yaml", Shape::default()).unwrap().is_empty());
     }
 
-    /// Issue 18 item 13: adversarial nesting fails fast with the clear error. The times are
+    /// Adversarial nesting fails fast with the clear error. The times are
     /// printed for the report (`--nocapture`), not asserted. In a debug build on a loaded
     /// machine: 0.2 ms (flow, caught by the pre-scan), 0.3 ms (JSON, serde_json's own limit of
     /// 128), 0.8 s (block sequences: linear, stopped by serde_yaml_ng's recursion limit) and

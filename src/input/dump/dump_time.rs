@@ -9,7 +9,7 @@ use serde_json::Value;
 /// `metadata.creationTimestamp` and `metadata.managedFields[].time` (both set by the API
 /// server). Not the Node conditions' `lastHeartbeatTime`: each kubelet writes that with its own
 /// clock, so one agent running minutes fast would make every fresh lock look expired.
-pub fn newest_timestamp(object: &Value) -> Option<(Timestamp, &'static str)> {
+pub(super) fn newest_timestamp(object: &Value) -> Option<(Timestamp, &'static str)> {
     let at = |pointer: &str, field: &'static str| {
         object
             .pointer(pointer)
@@ -39,7 +39,7 @@ pub fn newest_timestamp(object: &Value) -> Option<(Timestamp, &'static str)> {
 const HEARTBEAT_SKEW: SignedDuration = SignedDuration::from_secs(10);
 
 /// The newest `lastHeartbeatTime` of a Node's conditions: written by its kubelet's clock.
-pub fn newest_heartbeat(node: &Value) -> Option<Timestamp> {
+pub(super) fn newest_heartbeat(node: &Value) -> Option<Timestamp> {
     node.pointer("/status/conditions")?
         .as_array()?
         .iter()
@@ -48,7 +48,7 @@ pub fn newest_heartbeat(node: &Value) -> Option<Timestamp> {
 }
 
 /// Says which time "now" is and why a later heartbeat was passed over, when one was.
-pub fn heartbeat_ahead(
+pub(super) fn heartbeat_ahead(
     heartbeat: Option<&(Timestamp, String)>,
     newest: Option<&(Timestamp, String)>,
 ) -> Option<String> {
@@ -109,7 +109,7 @@ mod tests {
         assert_eq!(heartbeat_ahead(Some(&usual), Some(&now)), None);
     }
 
-    /// Issue 18 item 14: a kubelet's clock six minutes fast does not move the dump's "now".
+    /// A kubelet's clock six minutes fast does not move the dump's "now".
     #[test]
     fn node_heartbeats_do_not_count_but_server_written_times_do() {
         let node: Value = serde_json::json!({

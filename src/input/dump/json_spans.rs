@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 /// JSON read exactly as serde_json reads a `Value` (its nesting limit of 128, escapes, numbers),
 /// keeping nothing: the check before any span is taken. serde_json's own `IgnoredAny` skips
 /// values without that limit.
-pub struct Checked;
+pub(super) struct Checked;
 
 impl<'de> Deserialize<'de> for Checked {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Checked, D::Error> {
@@ -135,7 +135,7 @@ fn collection_end(bytes: &[u8], start: usize) -> usize {
 }
 
 /// The elements of the array `text` (which starts with `[`), each as its own text.
-pub fn elements(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn elements(text: &str) -> impl Iterator<Item = &str> {
     let bytes = text.as_bytes();
     let mut at = skip_space(bytes, 1);
     std::iter::from_fn(move || {
@@ -154,7 +154,7 @@ pub fn elements(text: &str) -> impl Iterator<Item = &str> {
 
 /// The members of the object `text` (which starts with `{`): each key as JSON text (quotes and
 /// escapes included) and its value's text.
-pub fn members(text: &str) -> impl Iterator<Item = (&str, &str)> {
+pub(super) fn members(text: &str) -> impl Iterator<Item = (&str, &str)> {
     let bytes = text.as_bytes();
     let mut at = skip_space(bytes, 1);
     std::iter::from_fn(move || {

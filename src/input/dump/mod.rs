@@ -3,14 +3,14 @@
 //! here their objects are kept (newest copy of each), typed, and what the input lacked or
 //! showed only in part is recorded for the checks.
 
-pub mod bounded_read;
-pub mod dump_coverage;
-pub mod dump_files;
+pub(crate) mod bounded_read;
+pub(crate) mod dump_coverage;
+pub(crate) mod dump_files;
 mod dump_fill;
-pub mod dump_parse;
+pub(crate) mod dump_parse;
 mod dump_time;
 mod json_spans;
-pub mod object_stream;
+pub(crate) mod object_stream;
 mod yaml_depth;
 mod yaml_split;
 
@@ -110,7 +110,10 @@ fn about_a_node(event: &Value) -> bool {
         .any(|at| event.pointer(at).and_then(Value::as_str) == Some("Node"))
 }
 
-pub fn read_dump(paths: &[PathBuf], limits: BundleLimits) -> Result<ClusterState, ReadError> {
+pub(crate) fn read_dump(
+    paths: &[PathBuf],
+    limits: BundleLimits,
+) -> Result<ClusterState, ReadError> {
     let sources = bundle::read(paths, limits)?;
     let mut collected = Collected::default();
     let mut state = ClusterState {

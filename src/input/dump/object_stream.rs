@@ -19,7 +19,7 @@ use crate::input::ReadError;
 
 /// How the objects of one file are to be read.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// (apiVersion, kind) its objects have when they do not say: client-go's typed lists
     /// leave `TypeMeta` empty when marshalled, so a collector's file of them says only by its
     /// name what it holds. A kind the object states wins.
@@ -29,7 +29,7 @@ pub struct Shape {
 }
 
 /// Where the objects go.
-pub trait ObjectSink {
+pub(crate) trait ObjectSink {
     /// The fields of each document (a list's, or an object's), before a kind is assumed for
     /// it; a list's `items` are left out.
     fn document(&mut self, _fields: &Map<String, Value>) {}
@@ -43,7 +43,7 @@ pub trait ObjectSink {
 
 /// Reads every object of `text` (the file `file`) into `sink`. A file that does not parse
 /// gives its error before any object reaches the sink.
-pub fn read_objects(
+pub(crate) fn read_objects(
     text: &str,
     file: &str,
     shape: Shape,
@@ -374,7 +374,7 @@ fn drop_null_fields(fields: &mut Map<String, Value>) {
 /// Every object, for tests.
 #[cfg(test)]
 #[derive(Default)]
-pub struct AllObjects(pub Vec<Value>);
+pub(crate) struct AllObjects(pub Vec<Value>);
 
 #[cfg(test)]
 impl ObjectSink for AllObjects {

@@ -14,7 +14,7 @@
 /// levels anyway; flow collections get half of that, since each open level is paid for at
 /// every later token, and kubectl prints objects in block style, with flow only for `{}`, `[]` and the
 /// JSON inside annotations, a few levels deep.
-pub const MAX_FLOW_NESTING: usize = 64;
+pub(super) const MAX_FLOW_NESTING: usize = 64;
 
 /// The 1-based line on which flow collections (`[`, `{`) first nest deeper than
 /// [`MAX_FLOW_NESTING`], if they do.
@@ -24,7 +24,7 @@ pub const MAX_FLOW_NESTING: usize = 64;
 /// a real nesting through, which a tokenizer of its own that disagreed with the parser could.
 /// A `---` or `...` line starts a new document: the scanner ends every flow level there (an
 /// unclosed collection before it is a parse error of its own), so the count starts again.
-pub fn too_deep(text: &str) -> Option<usize> {
+pub(super) fn too_deep(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     for (index, line) in text.lines().enumerate() {
         if is_document_marker(line) {

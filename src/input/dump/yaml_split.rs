@@ -16,24 +16,24 @@ use self::walk::{Found, Root, Sequence, walk};
 
 /// Text up to this size is built whole, as it always was. It is twice what etcd stores in one
 /// object (`--max-request-bytes`, 1.5 MiB), and building it costs a few hundred MiB at worst.
-pub const WHOLE_LIMIT: usize = 3 << 20;
+pub(super) const WHOLE_LIMIT: usize = 3 << 20;
 
 /// How large a text is built whole, and how much text of whole items is built together.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub(super) struct Limits {
     pub whole: usize,
     pub run: usize,
 }
 
 impl Limits {
-    pub const DUMP: Limits = Limits {
+    pub(super) const DUMP: Limits = Limits {
         whole: WHOLE_LIMIT,
         run: 64 << 10,
     };
 }
 
 /// One document of a large text (or one large item), as it is to be built.
-pub enum Layout<'a> {
+pub(super) enum Layout<'a> {
     /// Small enough to build whole.
     Whole(&'a str),
     /// A mapping whose `items` are a block sequence: its other fields, and the items.
@@ -46,7 +46,7 @@ pub enum Layout<'a> {
 
 /// The items of a block sequence, by the byte each one's line starts at.
 #[derive(Debug)]
-pub struct Items<'a> {
+pub(super) struct Items<'a> {
     text: &'a str,
     limits: Limits,
     starts: Vec<usize>,
@@ -61,7 +61,7 @@ enum Piece {
 
 impl<'a> Items<'a> {
     /// Each item as a value, or as the layout of an item too large to build whole.
-    pub fn pieces(self) -> impl Iterator<Item = Result<Item<'a>, String>> + 'a {
+    pub(super) fn pieces(self) -> impl Iterator<Item = Result<Item<'a>, String>> + 'a {
         let (text, limits) = (self.text, self.limits);
         self.runs()
             .flat_map(move |piece| -> Vec<Result<Item<'a>, String>> {
@@ -107,13 +107,13 @@ impl<'a> Items<'a> {
 }
 
 /// One item of a split sequence.
-pub enum Item<'a> {
+pub(super) enum Item<'a> {
     Value(Value),
     Layout(Layout<'a>),
 }
 
 /// The documents of `text`, which is larger than `limits.whole`.
-pub fn documents(text: &str, limits: Limits) -> Result<Vec<Layout<'_>>, String> {
+pub(super) fn documents(text: &str, limits: Limits) -> Result<Vec<Layout<'_>>, String> {
     if let Some(line) = lone_carriage_return(text) {
         return Err(format!(
             "line {line} ends in a lone carriage return, which a YAML file over {} may not use",

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Default)]
-pub struct Activity {
+pub(crate) struct Activity {
     in_flight: Arc<Mutex<InFlightRequests>>,
 }
 
@@ -17,13 +17,13 @@ struct InFlightRequests {
 }
 
 /// Marks a request as in flight until dropped (also when its future is cancelled).
-pub struct InFlight {
+pub(crate) struct InFlight {
     activity: Activity,
     id: u64,
 }
 
 impl Activity {
-    pub fn begin(&self, what: &str) -> InFlight {
+    pub(crate) fn begin(&self, what: &str) -> InFlight {
         let mut state = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         let id = state.next_id;
         state.next_id += 1;
@@ -35,7 +35,7 @@ impl Activity {
     }
 
     /// The request waiting longest, and for how long, as of `now`.
-    pub fn longest_waiting(&self, now: Instant) -> Option<(String, Duration)> {
+    pub(crate) fn longest_waiting(&self, now: Instant) -> Option<(String, Duration)> {
         let state = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         state
             .requests

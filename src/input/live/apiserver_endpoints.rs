@@ -15,14 +15,14 @@ use crate::model::collected::Collected;
 
 /// `Endpoints default/kubernetes` and the Service's EndpointSlices, or why they were refused.
 #[derive(Debug, Default, Clone)]
-pub struct EndpointsRead {
+pub(crate) struct EndpointsRead {
     pub endpoints: Option<Vec<ApiserverEndpoints>>,
     pub slices: Option<Vec<ApiserverEndpoints>>,
     pub not_read: Option<String>,
 }
 
 impl EndpointsRead {
-    pub fn fill(self, state: &mut ClusterState) {
+    pub(crate) fn fill(self, state: &mut ClusterState) {
         state.apiserver_addresses = match self.not_read {
             Some(why) => Collected::Refused(why),
             None => Collected::Read(PublishedAddresses {
@@ -33,7 +33,7 @@ impl EndpointsRead {
     }
 
     /// Every published address with its port, Endpoints first.
-    pub fn addresses(&self) -> impl Iterator<Item = (&str, Option<i32>)> {
+    pub(crate) fn addresses(&self) -> impl Iterator<Item = (&str, Option<i32>)> {
         self.endpoints
             .iter()
             .chain(self.slices.iter())
@@ -44,7 +44,7 @@ impl EndpointsRead {
 
 /// A 403 is an answer, not a failure: a role granted before these checks existed lacks the
 /// rights, and the check says "not checked" while every other check runs.
-pub async fn read_apiserver_endpoints(
+pub(crate) async fn read_apiserver_endpoints(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<EndpointsRead, ReadError> {

@@ -18,11 +18,11 @@ use crate::model::certificate::CertificateFacts;
 use crate::model::certificate_chain::{ChainTrust, chains_to};
 
 /// The ConfigMap kube-controller-manager publishes the cluster's CA in, in every namespace.
-pub const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";
+pub(super) const ROOT_CA_CONFIGMAP: &str = "kube-root-ca.crt";
 const ROOT_CA_KEY: &str = "ca.crt";
 
 /// Gives every captured chain its verdict, and says at `-v` what each address presented.
-pub async fn verify_chains(
+pub(super) async fn verify_chains(
     conn: &Connection,
     certs: &mut ConnectionCertificates,
     trace: Trace<'_>,

@@ -10,11 +10,11 @@ use crate::distro::LOCK_NAMESPACE;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 
-pub use crate::model::cluster_identity::ClusterIdentity;
+pub(crate) use crate::model::cluster_identity::ClusterIdentity;
 
 /// Reads the `kube-system` Namespace's UID. Never fails the command: a refusal (403), an
 /// absent object or a server error is an identity not known, with the reason.
-pub async fn read_cluster_identity(conn: &Connection, trace: Trace<'_>) -> ClusterIdentity {
+pub(crate) async fn read_cluster_identity(conn: &Connection, trace: Trace<'_>) -> ClusterIdentity {
     let api: Api<Namespace> = Api::all(conn.client.clone());
     let action = format!("get namespace {LOCK_NAMESPACE}");
     let _in_flight = conn.activity.begin(&action);

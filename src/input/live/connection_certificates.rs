@@ -14,9 +14,9 @@ use crate::model::certificate_chain::ChainTrust;
 /// The handshake is one round trip; a server that takes longer is judged elsewhere.
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
-pub use crate::model::served_certificates::ConnectionCertificates;
+pub(crate) use crate::model::served_certificates::ConnectionCertificates;
 
-pub async fn read_connection_certificates(conn: &Connection) -> ConnectionCertificates {
+pub(crate) async fn read_connection_certificates(conn: &Connection) -> ConnectionCertificates {
     let client = conn
         .client_certificate
         .as_deref()

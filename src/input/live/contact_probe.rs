@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use crate::input::live;
 /// One probe of the API server, as the probe task saw it.
-pub struct Probe {
+pub(crate) struct Probe {
     /// The server's clock from the answer's `Date` header, or why there was no answer.
     pub outcome: Result<Option<jiff::Timestamp>, String>,
     pub sent: std::time::Instant,
@@ -17,7 +17,7 @@ pub struct Probe {
 
 /// Probes `server` through `client` every `every`, each given `limit` to answer; ends when the
 /// receiver is dropped.
-pub fn spawn(
+pub(crate) fn spawn(
     client: &kube::Client,
     server: &str,
     every: Duration,

@@ -16,7 +16,7 @@ use crate::model::cluster_state::ClusterState;
 use crate::model::node::NodeFacts;
 
 #[derive(Clone)]
-pub struct ControlPlaneReads {
+pub(crate) struct ControlPlaneReads {
     endpoints: EndpointsRead,
     events: NodeEventsRead,
     certificates: ConnectionCertificates,
@@ -27,7 +27,7 @@ pub struct ControlPlaneReads {
 impl ControlPlaneReads {
     /// The lists, three at a time; the servers' handshakes follow the addresses the Endpoints publish
     /// (`nodes`: the Nodes already read, for the addresses nothing publishes).
-    pub async fn read(
+    pub(crate) async fn read(
         conn: &Connection,
         nodes: &[NodeFacts],
         trace: Trace<'_>,
@@ -67,14 +67,14 @@ impl ControlPlaneReads {
         })
     }
 
-    pub fn fill(mut self, state: &mut ClusterState) {
+    pub(crate) fn fill(mut self, state: &mut ClusterState) {
         std::mem::take(&mut self.endpoints).fill(state);
         self.fill_polled(state);
     }
 
     /// Everything but the Endpoints, which `serve` watches: what its minute-by-minute reads
     /// add to the watched state of each evaluation.
-    pub fn fill_polled(self, state: &mut ClusterState) {
+    pub(crate) fn fill_polled(self, state: &mut ClusterState) {
         self.events.fill(state);
         state.certificates = Some(self.certificates);
         self.secrets.fill(state);

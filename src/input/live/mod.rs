@@ -1,24 +1,24 @@
 //! Reading a live cluster. The only module (with the apply half of repairs) that talks to
 //! the network.
 
-pub mod activity;
+pub(crate) mod activity;
 mod apiserver_endpoints;
 mod chain_trust;
-pub mod cluster_identity;
-pub mod connection_certificates;
-pub mod contact_probe;
+pub(crate) mod cluster_identity;
+pub(crate) mod connection_certificates;
+pub(crate) mod contact_probe;
 mod control_plane_reads;
 mod node_events;
 mod node_heartbeats;
-pub mod own_access_review;
+pub(crate) mod own_access_review;
 mod packaged_charts;
-pub mod paging;
-pub mod read_error;
+pub(crate) mod paging;
+pub(crate) mod read_error;
 mod secret_metadata;
-pub mod server_certificates;
+pub(crate) mod server_certificates;
 mod serving_cert;
-pub mod snapshot_file_object;
-pub mod token_access_review;
+pub(crate) mod snapshot_file_object;
+pub(crate) mod token_access_review;
 mod transport_cause;
 
 use std::fmt::Debug;
@@ -29,10 +29,10 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
-pub use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
-pub use self::control_plane_reads::ControlPlaneReads;
-pub use self::node_events::read_node_events;
-pub use self::node_heartbeats::read_node_heartbeats;
+pub(crate) use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
+pub(crate) use self::control_plane_reads::ControlPlaneReads;
+pub(crate) use self::node_events::read_node_events;
+pub(crate) use self::node_heartbeats::read_node_heartbeats;
 use self::paging::{NextPage, Paging};
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
@@ -46,11 +46,11 @@ use crate::model::node::NodeFacts;
 const PAGE_SIZE: u32 = 500;
 
 /// Where request traces go (`-v`); the caller decides how to show them.
-pub type Trace<'a> = &'a (dyn Fn(&str) + Sync);
+pub(crate) type Trace<'a> = &'a (dyn Fn(&str) + Sync);
 
 /// Reads what the lease checks need: kube-system Leases, Nodes, and the lock ConfigMaps of
 /// the distro (`explicit`, or detected from what was read).
-pub async fn read_lease_state(
+pub(crate) async fn read_lease_state(
     conn: &Connection,
     explicit: Option<Distro>,
     trace: Trace<'_>,
@@ -95,7 +95,7 @@ pub async fn read_lease_state(
 /// The API server's clock, from the `Date` header of `GET /version`: freshness judged against
 /// it does not depend on the clock of the machine k3sdoctor runs on. `None` when the server
 /// sends no usable header (the caller falls back to the local clock).
-pub async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Timestamp> {
+pub(crate) async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Timestamp> {
     let request = http::Request::get("/version").body(Vec::new()).ok()?;
     let _in_flight = conn.activity.begin("get /version");
     let response = conn
@@ -120,7 +120,7 @@ pub async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<jiff::Ti
 /// answered within `limit`. `Ok` with the server's clock from the `Date` header (when it sent
 /// a usable one), or why not in the words the reads use. `client`, not a `Connection`: the
 /// probe runs on a task of its own.
-pub async fn probe_version(
+pub(crate) async fn probe_version(
     client: &kube::Client,
     server: &str,
     limit: std::time::Duration,
@@ -167,7 +167,7 @@ pub async fn probe_version(
 
 /// Adds what the snapshot checks need: every ETCDSnapshotFile (paged) and the snapshot and
 /// extra-metadata ConfigMaps of `distro`.
-pub async fn read_snapshot_objects(
+pub(crate) async fn read_snapshot_objects(
     conn: &Connection,
     distro: Distro,
     state: &mut ClusterState,

@@ -11,13 +11,13 @@ use crate::model::node_event::{NAMESPACE, NODE_SELECTOR, NodeEvent};
 
 /// The answer to the Events read: the Node Events, or why the API server refused them.
 #[derive(Debug, Clone)]
-pub enum NodeEventsRead {
+pub(crate) enum NodeEventsRead {
     Read(Vec<NodeEvent>),
     Forbidden(String),
 }
 
 impl NodeEventsRead {
-    pub fn fill(self, state: &mut ClusterState) {
+    pub(crate) fn fill(self, state: &mut ClusterState) {
         match self {
             NodeEventsRead::Read(events) => state.node_events = Collected::Read(events),
             NodeEventsRead::Forbidden(why) => state.node_events = Collected::Refused(why),
@@ -28,7 +28,7 @@ impl NodeEventsRead {
 /// `LIST /api/v1/namespaces/default/events?fieldSelector=involvedObject.kind=Node`, paged. A
 /// 403 is an answer, as for the `kubernetes` Endpoints: a role granted before these checks
 /// existed lacks the right, and only the checks that need the Events say "not checked".
-pub async fn read_node_events(
+pub(crate) async fn read_node_events(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<NodeEventsRead, ReadError> {

@@ -11,17 +11,17 @@ use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 
-pub const NAMESPACE: &str = "kube-node-lease";
+pub(super) const NAMESPACE: &str = "kube-node-lease";
 
 /// The answer to the heartbeat read: `renewTime` by Node name, or why it was refused.
 #[derive(Debug, Clone)]
-pub enum HeartbeatsRead {
+pub(crate) enum HeartbeatsRead {
     Read(BTreeMap<String, Timestamp>),
     Forbidden(String),
 }
 
 impl HeartbeatsRead {
-    pub fn fill(self, state: &mut ClusterState) {
+    pub(crate) fn fill(self, state: &mut ClusterState) {
         match self {
             HeartbeatsRead::Read(beats) => {
                 for node in state.nodes.iter_mut().flatten() {
@@ -36,7 +36,7 @@ impl HeartbeatsRead {
 
 /// `LIST /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases`, paged. A 403 is an
 /// answer: the gates then judge by Ready alone and say so.
-pub async fn read_node_heartbeats(
+pub(crate) async fn read_node_heartbeats(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<HeartbeatsRead, ReadError> {

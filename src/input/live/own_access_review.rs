@@ -11,7 +11,7 @@ use crate::input::ReadError;
 use crate::input::connect::Connection;
 
 /// Whether `verb` on `resource` (in kube-system, optionally one named object) is allowed.
-pub async fn may(
+pub(crate) async fn may(
     conn: &Connection,
     group: &str,
     resource: &str,
@@ -22,7 +22,7 @@ pub async fn may(
 }
 
 /// [`may`] in `namespace`.
-pub async fn may_in(
+pub(crate) async fn may_in(
     conn: &Connection,
     namespace: &str,
     group: &str,
@@ -61,14 +61,14 @@ pub async fn may_in(
 /// The role that grants a write: `leases follow --fix` and the snapshot repairs run with the
 /// repair role, `serve --heal` with the heal role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriterRole {
+pub(crate) enum WriterRole {
     Repair,
     Heal,
 }
 
 impl WriterRole {
     /// What to do about a denied write, in words.
-    pub fn advice(self) -> &'static str {
+    pub(crate) fn advice(self) -> &'static str {
         match self {
             WriterRole::Repair => {
                 "use a kubeconfig bound to the repair role (`k3sdoctor rbac repair` prints it)"
@@ -82,7 +82,7 @@ impl WriterRole {
 
 /// The error for a denied review: names the permission, says nothing was written, and names
 /// the role that grants it.
-pub fn denied(verb: &str, shown_resource: &str, name: &str, role: WriterRole) -> ReadError {
+pub(crate) fn denied(verb: &str, shown_resource: &str, name: &str, role: WriterRole) -> ReadError {
     ReadError::new(format!(
         "not allowed to {verb} {shown_resource} \"{name}\" in kube-system (SelfSubjectAccessReview denied); nothing \
          was written; {}",

@@ -20,7 +20,7 @@ use crate::model::packaged_charts::PackagedCharts;
 /// The answer to the two reads: the charts and Jobs (with a note per object that could not
 /// be read), or why they were not read.
 #[derive(Debug, Clone)]
-pub enum PackagedChartsRead {
+pub(super) enum PackagedChartsRead {
     Read {
         charts: Vec<HelmChartFacts>,
         jobs: Vec<HelmJobFacts>,
@@ -33,7 +33,7 @@ pub enum PackagedChartsRead {
 }
 
 impl PackagedChartsRead {
-    pub fn fill(self, state: &mut ClusterState) {
+    pub(super) fn fill(self, state: &mut ClusterState) {
         match self {
             PackagedChartsRead::Read {
                 charts,
@@ -53,11 +53,12 @@ impl PackagedChartsRead {
 }
 
 /// What `packaged-charts` says when the API server refuses either list.
-pub const FORBIDDEN: &str =
+pub(super) const FORBIDDEN: &str =
     "needs list helmcharts and jobs in kube-system: `k3sdoctor rbac read-only` prints the role";
 
 /// What it says when `helm.cattle.io/v1` is not served.
-pub const CRD_MISSING: &str = "the HelmChart CRD is not installed (helm-controller disabled)";
+pub(super) const CRD_MISSING: &str =
+    "the HelmChart CRD is not installed (helm-controller disabled)";
 
 fn helm_chart_resource() -> ApiResource {
     ApiResource {
@@ -74,7 +75,7 @@ fn helm_chart_resource() -> ApiResource {
 /// as a dump's are, so an odd object is skipped with a note instead of failing the run. A 403
 /// is an answer (a role granted before this check existed lacks the rights), as is a 404 for
 /// the HelmCharts (`--disable-helm-controller`, or no CRD).
-pub async fn read_packaged_charts(
+pub(super) async fn read_packaged_charts(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<PackagedChartsRead, ReadError> {

@@ -10,16 +10,16 @@ use std::sync::Mutex;
 /// Items one list may hold. Far above anything k3sdoctor lists on a real cluster (5,000
 /// Nodes is Kubernetes' stated limit; snapshot records and Events are fewer), and far below
 /// what exhausts memory.
-pub const MOST_ITEMS: usize = 100_000;
+pub(crate) const MOST_ITEMS: usize = 100_000;
 
 /// Pages one list may take: twice what [`MOST_ITEMS`] needs in full pages, since a server
 /// may answer short pages (a selector filtering what it read).
-pub const MOST_PAGES: usize = 2 * MOST_ITEMS / super::PAGE_SIZE as usize;
+pub(crate) const MOST_PAGES: usize = 2 * MOST_ITEMS / super::PAGE_SIZE as usize;
 
 /// Why a list was given up on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.describe())]
-pub enum PagingLie {
+pub(crate) enum PagingLie {
     TooManyItems,
     TooManyPages,
     RepeatedContinue,
@@ -27,7 +27,7 @@ pub enum PagingLie {
 
 impl PagingLie {
     /// The one-line error for the list `action` at `server`.
-    pub fn refusal(&self, action: &str, server: &str) -> super::ReadError {
+    pub(crate) fn refusal(&self, action: &str, server: &str) -> super::ReadError {
         super::ReadError::new(format!(
             "cannot {action} at {server}: {}; check what answers at that address (a proxy or a \
              broken API server), and retry when it answers a real list",
@@ -36,7 +36,7 @@ impl PagingLie {
     }
 
     /// The reason, after "cannot <action> at <server>: ".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             PagingLie::TooManyItems => format!(
                 "the list holds more than {MOST_ITEMS} items, more than k3sdoctor reads in one list"
@@ -53,7 +53,7 @@ impl PagingLie {
 
 /// One list's pages so far.
 #[derive(Debug, Default)]
-pub struct Paging {
+pub(crate) struct Paging {
     pages: usize,
     items: usize,
     tokens: HashSet<String>,
@@ -61,7 +61,7 @@ pub struct Paging {
 
 /// What to do after a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NextPage {
+pub(crate) enum NextPage {
     /// Ask for the page after `continue`.
     Continue(String),
     Done,
@@ -70,14 +70,14 @@ pub enum NextPage {
 impl Paging {
     /// How many more items to make room for, given the page just read (`items_in_page`) and
     /// the server's `remainingItemCount`: the hint, never beyond what a list may hold.
-    pub fn room_for(&self, items_in_page: usize, remaining: Option<i64>) -> usize {
+    pub(crate) fn room_for(&self, items_in_page: usize, remaining: Option<i64>) -> usize {
         let hinted = remaining.and_then(|r| usize::try_from(r).ok()).unwrap_or(0);
         let left = MOST_ITEMS.saturating_sub(self.items);
         items_in_page.saturating_add(hinted).min(left)
     }
 
     /// Counts a page of `items_in_page` items that ended with `continue_token`.
-    pub fn after_page(
+    pub(crate) fn after_page(
         &mut self,
         items_in_page: usize,
         continue_token: Option<String>,
@@ -105,13 +105,13 @@ impl Paging {
 /// seen otherwise: every request that carries a token counts as a page of its list, and a
 /// request without one starts that list afresh.
 #[derive(Debug, Default)]
-pub struct PageChains {
+pub(crate) struct PageChains {
     chains: Mutex<HashMap<String, Paging>>,
 }
 
 impl PageChains {
     /// Counts a request for `path?query`; `Err` when it continues a list that lied.
-    pub fn request(&self, path: &str, query: &str) -> Result<(), PagingLie> {
+    pub(crate) fn request(&self, path: &str, query: &str) -> Result<(), PagingLie> {
         let mut token = None;
         let mut rest: Vec<&str> = Vec::new();
         for pair in query.split('&').filter(|p| !p.is_empty()) {

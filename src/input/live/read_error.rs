@@ -4,7 +4,7 @@
 use std::error::Error as StdError;
 
 use super::transport_cause::TransportCause;
-pub use crate::model::read_failure_kind::ReadFailureKind;
+pub(crate) use crate::model::read_failure_kind::ReadFailureKind;
 
 /// A failure to read the cluster or the input; exit code 3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

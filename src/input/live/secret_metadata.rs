@@ -16,18 +16,18 @@ use crate::model::collected::Collected;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 
 /// What a check without the role says.
-pub const NEEDS_ROLE: &str =
+pub(super) const NEEDS_ROLE: &str =
     "needs list secrets in kube-system: `k3sdoctor rbac secrets-metadata` prints the role";
 
 /// The answer to the Secrets read: their metadata, or why the API server refused it.
 #[derive(Debug, Clone)]
-pub enum SecretMetadataRead {
+pub(super) enum SecretMetadataRead {
     Read(Vec<SecretMeta>),
     Forbidden(String),
 }
 
 impl SecretMetadataRead {
-    pub fn fill(self, state: &mut ClusterState) {
+    pub(super) fn fill(self, state: &mut ClusterState) {
         match self {
             SecretMetadataRead::Read(secrets) => state.secret_metadata = Collected::Read(secrets),
             SecretMetadataRead::Forbidden(why) => state.secret_metadata = Collected::Refused(why),
@@ -37,7 +37,7 @@ impl SecretMetadataRead {
 
 /// `LIST /api/v1/namespaces/kube-system/secrets` as metadata, paged. A 403 is an answer: the
 /// role is opt-in, so only the checks that need it say "not checked".
-pub async fn read_secret_metadata(
+pub(super) async fn read_secret_metadata(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<SecretMetadataRead, ReadError> {

@@ -21,14 +21,14 @@ const SERVER_HANDSHAKE_LIMIT: Duration = Duration::from_secs(2);
 const DEFAULT_PORT: i32 = 6443;
 /// Handshakes under way at once: `--parallel`'s default, which a fleet uses for its clusters
 /// (one cluster's `check` takes no `--parallel`).
-pub const MOST_HANDSHAKES_AT_ONCE: usize = 16;
+pub(crate) const MOST_HANDSHAKES_AT_ONCE: usize = 16;
 
-pub use crate::model::served_certificates::{NOT_YET_VERIFIED, ServerCertificate};
+pub(crate) use crate::model::served_certificates::{NOT_YET_VERIFIED, ServerCertificate};
 
 /// The addresses to read, with the Node each belongs to: every published address, then each
 /// control-plane Node none of whose addresses is published (at the published port). The
 /// address the requests go to is left out: the connection reads it already.
-pub fn handshake_targets<'a>(
+pub(crate) fn handshake_targets<'a>(
     nodes: &[NodeFacts],
     published: impl Iterator<Item = (&'a str, Option<i32>)>,
     connected: &str,
@@ -81,7 +81,7 @@ fn dial_address(ip: &str, port: i32) -> String {
 /// Each target's certificate, all at once; `Err` with the reason when the connection goes
 /// through a proxy (HTTP, or Rancher's): k3sdoctor is then not on the servers' network and
 /// their addresses mean nothing from here.
-pub async fn read_server_certificates(
+pub(crate) async fn read_server_certificates(
     conn: &Connection,
     targets: Vec<(String, Option<String>)>,
 ) -> Result<Vec<ServerCertificate>, String> {

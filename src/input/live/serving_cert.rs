@@ -94,13 +94,16 @@ pub(super) fn host_port(server: &str) -> Result<(String, u16), String> {
 /// What one handshake showed: the end entity's facts and the chain as sent (DER, end entity
 /// first), for the verdict against the cluster's CA.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Presented {
+pub(super) struct Presented {
     pub facts: CertificateFacts,
     pub chain: Vec<Vec<u8>>,
 }
 
 /// The certificate `server` presents, within `limit`; why not, in one line.
-pub async fn read_serving_certificate(server: &str, limit: Duration) -> Result<Presented, String> {
+pub(super) async fn read_serving_certificate(
+    server: &str,
+    limit: Duration,
+) -> Result<Presented, String> {
     let (host, port) = host_port(server)?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let capture = Arc::new(Capture {

@@ -20,13 +20,13 @@ use crate::model::snapshot_file::SnapshotFile;
 
 /// One decoded ETCDSnapshotFile: its facts, and the name and resourceVersion a watch needs.
 #[derive(Debug, Clone)]
-pub struct SnapshotFileObject {
+pub(crate) struct SnapshotFileObject {
     meta: ObjectMeta,
     pub file: Arc<SnapshotFile>,
 }
 
 impl SnapshotFileObject {
-    pub fn into_file(self) -> Arc<SnapshotFile> {
+    pub(crate) fn into_file(self) -> Arc<SnapshotFile> {
         self.file
     }
 }

@@ -20,7 +20,7 @@ const REVIEW_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the API server said about one token asking for one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Allowed,
     /// No token, or one the API server does not accept.
     Unauthenticated,
@@ -32,13 +32,13 @@ pub enum Verdict {
 
 /// Asks the API server about the tokens sent to serve's endpoints (needs `create` on
 /// tokenreviews and subjectaccessreviews: `k3sdoctor rbac serve`).
-pub struct Reviewer {
+pub(crate) struct Reviewer {
     client: kube::Client,
     server: String,
 }
 
 impl Reviewer {
-    pub fn new(client: kube::Client, server: &str) -> Reviewer {
+    pub(crate) fn new(client: kube::Client, server: &str) -> Reviewer {
         Reviewer {
             client,
             server: server.to_string(),
@@ -46,7 +46,7 @@ impl Reviewer {
     }
 
     /// Whether `token` may `get` `path`; an error says why the API server could not tell.
-    pub async fn review(&self, token: &str, path: &str) -> Result<Verdict, String> {
+    pub(crate) async fn review(&self, token: &str, path: &str) -> Result<Verdict, String> {
         tokio::time::timeout(REVIEW_TIMEOUT, self.ask(token, path))
             .await
             .map_err(|_| {
@@ -127,7 +127,7 @@ const NEEDED: [(&str, &str); 2] = [
 /// Asked at start-up (SelfSubjectAccessReviews): the one-line warning when serve's account
 /// may not create the reviews, which would otherwise first show as a 503 at every scrape.
 /// `None` when it may, or when the API server could not say (the reviews then tell).
-pub async fn review_rights_warning(conn: &Connection) -> Option<String> {
+pub(crate) async fn review_rights_warning(conn: &Connection) -> Option<String> {
     let mut missing = Vec::new();
     for (group, resource) in NEEDED {
         if !may_in(conn, "", group, resource, "create", None)

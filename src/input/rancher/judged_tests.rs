@@ -14,7 +14,8 @@ use crate::model::rancher::view::RancherView;
 const V: &str = "v1.29.4+k3s1";
 const T0: i64 = 1_717_142_400;
 
-/// A record as Rancher 2.11+ writes it for `cr` (the tests' own mapping of spec §2).
+/// A record as Rancher 2.11+ writes it for `cr` (the tests' own mapping of rancher/rancher
+/// `snapshotbackpopulate`).
 fn record_211(cr: &Value) -> Value {
     let esf = cr["metadata"]["name"].as_str().unwrap();
     let file = cr["spec"]["snapshotName"].as_str().unwrap();

@@ -2,20 +2,20 @@
 //! through Rancher's proxy (`/k8s/clusters/local`) or `--rancher-context`, or from
 //! `--rancher-from-file`. Only GET, LIST and WATCH: k3sdoctor writes nothing there.
 
-pub mod rancher_dump;
-pub mod rancher_fleet;
-pub mod rancher_live;
+pub(crate) mod rancher_dump;
+pub(crate) mod rancher_fleet;
+pub(crate) mod rancher_live;
 mod rancher_reads;
-pub mod rancher_selection;
+pub(crate) mod rancher_selection;
 
 #[cfg(test)]
 mod judged_tests;
 
-pub use crate::model::rancher::view::{RancherState, RancherView};
+pub(crate) use crate::model::rancher::view::{RancherState, RancherView};
 
 /// Where Rancher's side comes from, as the command line says (`Settings.rancher`).
 #[derive(Debug, Clone, Default)]
-pub struct RancherChoice {
+pub(crate) struct RancherChoice {
     /// `--rancher-context`: the management cluster's kubeconfig context.
     pub context: Option<String>,
     /// `--rancher-from-file`.

@@ -15,11 +15,11 @@ use crate::input::bundle::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use crate::input::dump::object_stream::{ObjectSink, Shape, read_objects};
 
 /// How to make a management-cluster dump, for the messages that need one.
-pub const RANCHER_DUMP_HINT: &str = "dump it on the management cluster with `kubectl get \
+pub(crate) const RANCHER_DUMP_HINT: &str = "dump it on the management cluster with `kubectl get \
      etcdsnapshots.rke.cattle.io,clusters.provisioning.cattle.io,clusters.management.cattle.io,\
      machines.cluster.x-k8s.io,rkecontrolplanes.rke.cattle.io -A -o yaml`";
 
-pub fn read_rancher_dump(
+pub(crate) fn read_rancher_dump(
     paths: &[PathBuf],
     limits: BundleLimits,
 ) -> Result<ManagementObjects, ReadError> {

@@ -19,7 +19,7 @@ use crate::model::rancher::management::ManagementCluster;
 
 /// One downstream cluster of the Rancher fleet.
 #[derive(Clone)]
-pub struct RancherMember {
+pub(crate) struct RancherMember {
     /// What the fleet report calls it: Rancher's display name, else the provisioning name,
     /// else the id.
     pub name: String,
@@ -37,7 +37,7 @@ pub struct RancherMember {
 
 /// The clusters Rancher manages whose name or id `pattern` matches, in name order, and the
 /// management cluster's URL.
-pub async fn rancher_members(
+pub(crate) async fn rancher_members(
     base: &ConnectOptions,
     pattern: &Regex,
     with_records: bool,
@@ -50,7 +50,7 @@ pub async fn rancher_members(
 }
 
 /// Rancher's management cluster, reached through the proxy of `base`'s context.
-pub struct Management {
+pub(crate) struct Management {
     pub conn: Connection,
     /// `https://<rancher>`, which every cluster's proxy URL starts with.
     rancher: String,
@@ -60,7 +60,7 @@ pub struct Management {
 
 /// Connects to `…/k8s/clusters/local` with the credentials of `base`, whose server must be a
 /// Rancher proxy URL.
-pub async fn connect_management(base: &ConnectOptions) -> Result<Management, ReadError> {
+pub(crate) async fn connect_management(base: &ConnectOptions) -> Result<Management, ReadError> {
     let prepared = prepare(base).await?;
     let Some((rancher, _)) = proxy_url(&prepared.server) else {
         return Err(ReadError::new(format!(
@@ -84,7 +84,7 @@ pub async fn connect_management(base: &ConnectOptions) -> Result<Management, Rea
 /// The clusters of `management` whose name or id `pattern` matches, in name order, with
 /// Rancher's side of each when `with_records`; `parallel` (`--parallel`) workspaces are read
 /// at once.
-pub async fn members_of(
+pub(crate) async fn members_of(
     management: &Management,
     pattern: &Regex,
     with_records: bool,

@@ -17,7 +17,7 @@ use crate::model::rancher::management::ManagementCluster;
 pub(super) const PROXY_PATH: &str = "/k8s/clusters/";
 
 /// `https://H[/prefix]/k8s/clusters/<id>` → (`https://H[/prefix]`, id).
-pub fn proxy_url(server: &str) -> Option<(String, String)> {
+pub(crate) fn proxy_url(server: &str) -> Option<(String, String)> {
     let at = server.rfind(PROXY_PATH)?;
     let id = server[at + PROXY_PATH.len()..].trim_end_matches('/');
     (!id.is_empty() && !id.contains('/')).then(|| (server[..at].to_string(), id.to_string()))
@@ -60,7 +60,7 @@ fn target(downstream: &ConnectOptions, server: &str, choice: &RancherChoice) -> 
 
 /// Rancher's side of the downstream cluster read through `conn`, when Rancher is involved.
 /// `Err` only for an explicit `--rancher-context` that cannot be used at all.
-pub async fn read_rancher_view(
+pub(crate) async fn read_rancher_view(
     downstream: &ConnectOptions,
     conn: &Connection,
     choice: &RancherChoice,

@@ -19,7 +19,7 @@ use crate::model::rancher::{BACKPOPULATE_FEATURE, SERVER_VERSION_SETTING};
 /// What the management cluster (or its dump) holds, for every cluster. A collection is
 /// `None` when it was not read.
 #[derive(Debug, Clone, Default)]
-pub struct ManagementObjects {
+pub(crate) struct ManagementObjects {
     pub source: String,
     pub kubectl_target: String,
     pub version: Option<String>,
@@ -32,7 +32,7 @@ pub struct ManagementObjects {
 }
 
 /// The kinds k3sdoctor reads there, by `apiVersion` group and `kind`.
-pub const RANCHER_KINDS: [(&str, &str, &str); 7] = [
+pub(crate) const RANCHER_KINDS: [(&str, &str, &str); 7] = [
     (
         "rke.cattle.io",
         "ETCDSnapshot",
@@ -68,7 +68,7 @@ pub const RANCHER_KINDS: [(&str, &str, &str); 7] = [
 
 impl ManagementObjects {
     /// Marks the kind `resource` (e.g. `machines.cluster.x-k8s.io`) read, even when empty.
-    pub fn mark_read(&mut self, resource: &str) {
+    pub(crate) fn mark_read(&mut self, resource: &str) {
         match resource {
             "etcdsnapshots.rke.cattle.io" => _ = self.records.get_or_insert_with(Vec::new),
             "clusters.provisioning.cattle.io" => _ = self.provisioning.get_or_insert_with(Vec::new),
@@ -82,7 +82,7 @@ impl ManagementObjects {
     }
 
     /// Takes in what `other` read (another workspace, read at the same time).
-    pub fn absorb(&mut self, other: ManagementObjects) {
+    pub(crate) fn absorb(&mut self, other: ManagementObjects) {
         fn join<T>(into: &mut Option<Vec<T>>, from: Option<Vec<T>>) {
             if let Some(items) = from {
                 into.get_or_insert_with(Vec::new).extend(items);
@@ -98,7 +98,7 @@ impl ManagementObjects {
     }
 
     /// Keeps `object` when it is one of [`RANCHER_KINDS`]; `false` otherwise.
-    pub fn add(&mut self, object: &Value) -> bool {
+    pub(crate) fn add(&mut self, object: &Value) -> bool {
         let kind = object
             .get("kind")
             .and_then(Value::as_str)
@@ -141,7 +141,7 @@ impl ManagementObjects {
     }
 
     /// The clusters this source knows: provisioning Clusters, else the records' labels.
-    pub fn clusters(&self) -> Vec<ProvisioningCluster> {
+    pub(crate) fn clusters(&self) -> Vec<ProvisioningCluster> {
         if let Some(clusters) = &self.provisioning {
             return clusters.clone();
         }
@@ -163,7 +163,7 @@ impl ManagementObjects {
 
     /// Rancher's side of one cluster: `wanted` names it (name, `namespace/name`, id or display
     /// name); else the only cluster, or the one whose records name the downstream snapshots.
-    pub fn select(
+    pub(crate) fn select(
         &self,
         wanted: Option<&str>,
         down: &ClusterState,
@@ -256,7 +256,7 @@ impl ManagementObjects {
     }
 
     /// Rancher's side of one cluster, its objects filtered to it.
-    pub fn state_of(&self, cluster: &ProvisioningCluster) -> RancherState {
+    pub(crate) fn state_of(&self, cluster: &ProvisioningCluster) -> RancherState {
         let mine =
             |ns: &str, name: Option<&str>| ns == cluster.namespace && name == Some(&cluster.name);
         let (version, version_note) = self.version();

@@ -24,7 +24,7 @@ use crate::model::snapshot_file::SnapshotFile;
 
 /// What to watch.
 #[derive(Debug, Clone)]
-pub struct WatchScope {
+pub(crate) struct WatchScope {
     /// Whose ConfigMaps to watch: one distro, or both while it is not known.
     pub distros: Vec<Distro>,
     /// Also the snapshot and extra-metadata ConfigMaps, the ETCDSnapshotFiles and the
@@ -34,7 +34,7 @@ pub struct WatchScope {
 
 /// What one step of the watches brought.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WatchNews {
+pub(crate) enum WatchNews {
     /// The watched objects changed (or a watch finished its first list).
     Changed,
     /// An event that changed nothing visible (a relist that found the same objects).
@@ -47,7 +47,7 @@ pub enum WatchNews {
 
 /// How one watch is doing, for readiness and metrics.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WatchHealth {
+pub(crate) struct WatchHealth {
     pub resource: String,
     /// Listed once (or found absent, for a CRD that is not installed).
     pub synced: bool,
@@ -68,7 +68,7 @@ const ENDPOINT_SLICES: usize = 4;
 /// The first ConfigMap watch; one slot per ConfigMap from here.
 const CONFIGMAPS: usize = 5;
 
-pub struct ClusterWatch {
+pub(crate) struct ClusterWatch {
     updates: Updates,
     server: String,
     leases: WatchedObjects<LeaseFacts>,
@@ -93,7 +93,7 @@ pub struct ClusterWatch {
 
 impl ClusterWatch {
     /// Starts the watches; nothing is read until [`ClusterWatch::next`] is polled.
-    pub fn start(conn: &Connection, scope: &WatchScope) -> ClusterWatch {
+    pub(crate) fn start(conn: &Connection, scope: &WatchScope) -> ClusterWatch {
         let names = configmap_names(scope);
         let updates = streams(conn, scope, &names);
         let health = [
@@ -143,7 +143,7 @@ impl ClusterWatch {
     }
 
     /// Waits for the next watch event and applies it.
-    pub async fn next(&mut self) -> WatchNews {
+    pub(crate) async fn next(&mut self) -> WatchNews {
         let Some(update) = self.updates.next().await else {
             // The watcher streams never end; this is only reachable if that changes.
             return WatchNews::Failed(WatchFailure {
@@ -285,12 +285,12 @@ impl ClusterWatch {
     }
 
     /// Whether every watch has listed its objects once.
-    pub fn synced(&self) -> bool {
+    pub(crate) fn synced(&self) -> bool {
         self.health.iter().all(|h| h.synced)
     }
 
     /// How each watch is doing.
-    pub fn health(&self) -> impl Iterator<Item = &WatchHealth> {
+    pub(crate) fn health(&self) -> impl Iterator<Item = &WatchHealth> {
         let files_watched = self.snapshot_files.is_some();
         self.health
             .iter()
@@ -327,8 +327,8 @@ fn object_name<K: kube::Resource>(object: &K) -> String {
 mod refusals;
 mod relisting_watcher;
 mod state_views;
-pub mod streams;
+pub(crate) mod streams;
 #[cfg(test)]
 mod tests;
-pub mod watch_failure;
+pub(crate) mod watch_failure;
 mod watched_objects;

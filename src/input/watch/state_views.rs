@@ -9,7 +9,7 @@ use crate::model::collected::Collected;
 
 impl ClusterWatch {
     /// The watched objects as the state the analysers read.
-    pub fn state(&self) -> ClusterState {
+    pub(crate) fn state(&self) -> ClusterState {
         ClusterState {
             snapshot_files: self
                 .snapshot_files
@@ -38,7 +38,7 @@ impl ClusterWatch {
 
     /// What the lease analysers read: without the (possibly thousands of) snapshot files and
     /// the snapshot ConfigMaps (up to 1 MiB each).
-    pub fn lease_state(&self) -> ClusterState {
+    pub(crate) fn lease_state(&self) -> ClusterState {
         self.state_with_configmaps(|index| self.lock_configmaps[index])
     }
 
@@ -62,7 +62,7 @@ impl ClusterWatch {
     }
 
     /// When the Lease `name` was last renewed, as watched.
-    pub fn lease_renewed(&self, name: &str) -> Option<jiff::Timestamp> {
+    pub(crate) fn lease_renewed(&self, name: &str) -> Option<jiff::Timestamp> {
         self.leases
             .values()
             .find(|l| l.name == name)

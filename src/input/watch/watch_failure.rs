@@ -7,7 +7,7 @@ use crate::input::ReadError;
 
 /// Why a watch failed, as a metric label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WatchFailureReason {
+pub(crate) enum WatchFailureReason {
     Forbidden,
     Unauthorized,
     NotFound,
@@ -15,7 +15,7 @@ pub enum WatchFailureReason {
 }
 
 impl WatchFailureReason {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             WatchFailureReason::Forbidden => "forbidden",
             WatchFailureReason::Unauthorized => "unauthorized",
@@ -27,7 +27,7 @@ impl WatchFailureReason {
 
 /// One failed attempt of one watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WatchFailure {
+pub(crate) struct WatchFailure {
     /// The watch's name, e.g. `leases`, `configmaps/k3s-etcd`, `etcdsnapshotfiles`.
     pub resource: String,
     pub reason: WatchFailureReason,

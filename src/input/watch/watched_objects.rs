@@ -8,7 +8,7 @@ use kube::runtime::watcher::Event;
 
 /// The objects one watch has seen, by name.
 #[derive(Debug, Clone)]
-pub struct WatchedObjects<T> {
+pub(super) struct WatchedObjects<T> {
     objects: BTreeMap<String, T>,
     /// A relist in progress: its objects replace `objects` only once it is complete, so an
     /// evaluation never sees half a list (and never reports a lock missing mid-relist). `None`
@@ -31,7 +31,7 @@ impl<T> Default for WatchedObjects<T> {
 
 /// What one event did to the visible set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(super) enum Change {
     None,
     /// An object changed only as its kind's `renewal_only` allows (a lock's renewTime).
     Renewal,
@@ -40,7 +40,7 @@ pub enum Change {
 
 impl<T: Clone + PartialEq> WatchedObjects<T> {
     /// Applies one watch event; `true` when the visible set changed.
-    pub fn apply<K>(
+    pub(super) fn apply<K>(
         &mut self,
         event: Event<K>,
         name: impl Fn(&K) -> String,
@@ -51,7 +51,7 @@ impl<T: Clone + PartialEq> WatchedObjects<T> {
 
     /// [`WatchedObjects::apply`], telling an update that `renewal_only(old, new)` calls a mere
     /// renewal from other changes.
-    pub fn apply_telling_renewals<K>(
+    pub(super) fn apply_telling_renewals<K>(
         &mut self,
         event: Event<K>,
         name: impl Fn(&K) -> String,
@@ -101,11 +101,11 @@ impl<T: Clone + PartialEq> WatchedObjects<T> {
     }
 
     /// Whether the first list has completed.
-    pub fn synced(&self) -> bool {
+    pub(super) fn synced(&self) -> bool {
         self.synced
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &T> {
+    pub(super) fn values(&self) -> impl Iterator<Item = &T> {
         self.objects.values()
     }
 }

@@ -1,4 +1,5 @@
-//! The management-cluster objects around a downstream cluster's records (spec §1, §3, §5):
+//! The management-cluster objects around a downstream cluster's records (rancher/rancher
+//! `pkg/controllers/managementuser/snapshotbackpopulate/`):
 //! which clusters Rancher provisions, whether it administers them, the CAPI Machines local
 //! snapshots need, a restore in progress, the backpopulate Feature and Rancher's version.
 
@@ -8,7 +9,7 @@ use super::{ADMINISTRATED_ANNOTATION, DEFAULT_WORKSPACE, string_map, text};
 
 /// `clusters.provisioning.cattle.io`: the cluster as Rancher's UI lists it.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ProvisioningCluster {
+pub(crate) struct ProvisioningCluster {
     pub namespace: String,
     pub name: String,
     /// `status.clusterName`: the management cluster id (`c-m-…`), the proxy path's id.
@@ -18,7 +19,7 @@ pub struct ProvisioningCluster {
 }
 
 impl ProvisioningCluster {
-    pub fn from_json(v: &Value) -> ProvisioningCluster {
+    pub(crate) fn from_json(v: &Value) -> ProvisioningCluster {
         ProvisioningCluster {
             namespace: text(v, "/metadata/namespace").unwrap_or_default(),
             name: text(v, "/metadata/name").unwrap_or_default(),
@@ -27,14 +28,14 @@ impl ProvisioningCluster {
         }
     }
 
-    pub fn reference(&self) -> String {
+    pub(crate) fn reference(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
     }
 }
 
 /// `clusters.management.cattle.io` (cluster-scoped, `c-m-…` or `local`).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ManagementCluster {
+pub(crate) struct ManagementCluster {
     pub id: String,
     pub display_name: Option<String>,
     /// `provisioning.cattle.io/administrated: "true"`: Rancher's snapshot controllers run for it.
@@ -48,7 +49,7 @@ pub struct ManagementCluster {
 }
 
 impl ManagementCluster {
-    pub fn from_json(v: &Value) -> ManagementCluster {
+    pub(crate) fn from_json(v: &Value) -> ManagementCluster {
         let annotations = string_map(v, "/metadata/annotations");
         let conditions: Vec<&Value> = v
             .pointer("/status/conditions")
@@ -93,14 +94,14 @@ impl ManagementCluster {
     }
 
     /// Rancher says the downstream cluster cannot be reached: its agent is not connected.
-    pub fn disconnected(&self) -> bool {
+    pub(crate) fn disconnected(&self) -> bool {
         self.connected == Some(false)
     }
 }
 
 /// `machines.cluster.x-k8s.io`: what a local snapshot's node must have for Rancher (2.11–2.14).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CapiMachine {
+pub(crate) struct CapiMachine {
     pub namespace: String,
     pub name: String,
     pub cluster: Option<String>,
@@ -110,7 +111,7 @@ pub struct CapiMachine {
 }
 
 impl CapiMachine {
-    pub fn from_json(v: &Value) -> CapiMachine {
+    pub(crate) fn from_json(v: &Value) -> CapiMachine {
         let labels = string_map(v, "/metadata/labels");
         CapiMachine {
             namespace: text(v, "/metadata/namespace").unwrap_or_default(),
@@ -127,7 +128,7 @@ impl CapiMachine {
 
 /// `rkecontrolplanes.rke.cattle.io`: a restore runs while spec and status generations differ.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ControlPlane {
+pub(crate) struct ControlPlane {
     pub namespace: String,
     pub name: String,
     pub restore_wanted: Option<i64>,
@@ -137,7 +138,7 @@ pub struct ControlPlane {
 }
 
 impl ControlPlane {
-    pub fn from_json(v: &Value) -> ControlPlane {
+    pub(crate) fn from_json(v: &Value) -> ControlPlane {
         let generation = |p: &str| v.pointer(p).and_then(Value::as_i64);
         ControlPlane {
             namespace: text(v, "/metadata/namespace").unwrap_or_default(),
@@ -148,21 +149,22 @@ impl ControlPlane {
         }
     }
 
-    /// Rancher postpones record reconciles while this is true (spec §3).
-    pub fn restore_in_progress(&self) -> bool {
+    /// Rancher postpones record reconciles while this is true (2.11–2.14: the
+    /// RKEControlPlane's `etcdSnapshotRestore` generations differ; re-queued each minute).
+    pub(crate) fn restore_in_progress(&self) -> bool {
         self.restore_wanted.unwrap_or(0) != self.restore_done.unwrap_or(0)
     }
 }
 
 /// `features.management.cattle.io`: `spec.value` when set, else `status.default`.
-pub fn feature_enabled(v: &Value) -> Option<bool> {
+pub(crate) fn feature_enabled(v: &Value) -> Option<bool> {
     v.pointer("/spec/value")
         .and_then(Value::as_bool)
         .or_else(|| v.pointer("/status/default").and_then(Value::as_bool))
 }
 
 /// `settings.management.cattle.io`: `value` when set, else `default`.
-pub fn setting_value(v: &Value) -> Option<String> {
+pub(crate) fn setting_value(v: &Value) -> Option<String> {
     text(v, "/value")
         .filter(|s| !s.is_empty())
         .or_else(|| text(v, "/default").filter(|s| !s.is_empty()))

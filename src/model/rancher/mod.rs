@@ -1,22 +1,22 @@
 //! Rancher's management-cluster objects about a downstream cluster's etcd snapshots
-//! (`../shared/spec/rancher.md`): its snapshot records, the clusters, CAPI Machines, the
+//! (rancher/rancher `snapshotbackpopulate`, `plansecret`): its snapshot records, the clusters, CAPI Machines, the
 //! control plane's restore state, the backpopulate Feature and Rancher's version. Parsed from
 //! JSON tolerantly, as the downstream objects are.
 
-pub mod management;
-pub mod rancher_version;
-pub mod record_name;
-pub mod snapshot_record;
-pub mod view;
+pub(crate) mod management;
+pub(crate) mod rancher_version;
+pub(crate) mod record_name;
+pub(crate) mod snapshot_record;
+pub(crate) mod view;
 
 /// Where Rancher's records live for a v2prov cluster: the provisioning Cluster's namespace.
-pub const DEFAULT_WORKSPACE: &str = "fleet-default";
+pub(crate) const DEFAULT_WORKSPACE: &str = "fleet-default";
 /// The Feature that gates the 2.11+ backpopulate controller (default on, dynamic).
-pub const BACKPOPULATE_FEATURE: &str = "v2prov-etcd-snapshot-backpopulate";
+pub(crate) const BACKPOPULATE_FEATURE: &str = "v2prov-etcd-snapshot-backpopulate";
 /// The Setting that holds Rancher's version.
-pub const SERVER_VERSION_SETTING: &str = "server-version";
+pub(crate) const SERVER_VERSION_SETTING: &str = "server-version";
 /// The annotation without which Rancher's snapshot controllers skip a cluster.
-pub const ADMINISTRATED_ANNOTATION: &str = "provisioning.cattle.io/administrated";
+pub(crate) const ADMINISTRATED_ANNOTATION: &str = "provisioning.cattle.io/administrated";
 
 fn text(v: &serde_json::Value, pointer: &str) -> Option<String> {
     v.pointer(pointer)

@@ -1,11 +1,12 @@
 //! Rancher's version (`settings.management.cattle.io/server-version`), and what each line
-//! writes: the version gates of the spec's §1–§4.
+//! writes: the version gates of rancher/rancher's release branches v2.6–v2.15 (2.11 reads
+//! ETCDSnapshotFiles, rancher/rancher#49158; 2.14 names records by digest, #52463).
 
 use std::fmt;
 
 /// A Rancher release, `v2.11.3`; pre-release and build suffixes are kept for display only.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RancherVersion {
+pub(crate) struct RancherVersion {
     pub major: u64,
     pub minor: u64,
     pub patch: u64,
@@ -30,9 +31,10 @@ impl fmt::Display for RancherVersion {
     }
 }
 
-/// How this Rancher keeps its records, by line (spec §1–§2).
+/// How this Rancher keeps its records, by line: ≤ 2.10 from the ConfigMap (`plansecret`,
+/// `snapshotbackpopulate`), 2.11+ from the ETCDSnapshotFiles (rancher/rancher#49158).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RecordScheme {
+pub(crate) enum RecordScheme {
     /// 2.7–2.10: records from the ConfigMap and the nodes' `etcd-snapshot list`.
     ConfigMap,
     /// 2.11–2.13: one record per ETCDSnapshotFile, named `<cluster>-<name>-<local|s3>`.
@@ -43,7 +45,7 @@ pub enum RecordScheme {
 
 impl RancherVersion {
     /// `v2.11.3`, `2.11.3`, `v2.12.0-rc1`, `v2.11-head`; `None` for anything else.
-    pub fn parse(text: &str) -> Option<RancherVersion> {
+    pub(crate) fn parse(text: &str) -> Option<RancherVersion> {
         let trimmed = text.trim();
         let bare = trimmed.strip_prefix('v').unwrap_or(trimmed);
         let core = bare.split(['-', '+']).next().unwrap_or_default();
@@ -65,11 +67,11 @@ impl RancherVersion {
         })
     }
 
-    pub fn at_least(&self, major: u64, minor: u64, patch: u64) -> bool {
+    pub(crate) fn at_least(&self, major: u64, minor: u64, patch: u64) -> bool {
         (self.major, self.minor, self.patch) >= (major, minor, patch)
     }
 
-    pub fn scheme(&self) -> RecordScheme {
+    pub(crate) fn scheme(&self) -> RecordScheme {
         if !self.at_least(2, 11, 0) {
             RecordScheme::ConfigMap
         } else if !self.at_least(2, 14, 0) {
@@ -80,22 +82,23 @@ impl RancherVersion {
     }
 
     /// Imported clusters get records only from 2.15 on.
-    pub fn records_imported_clusters(&self) -> bool {
+    pub(crate) fn records_imported_clusters(&self) -> bool {
         self.at_least(2, 15, 0)
     }
 
     /// Local snapshots need a CAPI Machine (2.11–2.14); 2.15 uses ownerReferences.
-    pub fn needs_machine_for_local(&self) -> bool {
+    pub(crate) fn needs_machine_for_local(&self) -> bool {
         self.at_least(2, 11, 0) && !self.at_least(2, 15, 0)
     }
 
     /// Names Rancher cannot turn into an object are fixed from 2.14 (rancher/rancher#52529).
-    pub fn maps_every_name(&self) -> bool {
+    pub(crate) fn maps_every_name(&self) -> bool {
         self.at_least(2, 14, 0)
     }
 
-    /// The known loop of this version, when it has one (spec §4).
-    pub fn known_loop(&self) -> Option<&'static str> {
+    /// The known loop of this version, when it has one (2.11.0–2.11.1: rancher/rancher#49860,
+    /// #49875; 2.11.2–2.11.3: #50848).
+    pub(crate) fn known_loop(&self) -> Option<&'static str> {
         if self.at_least(2, 11, 0) && !self.at_least(2, 11, 2) {
             Some(
                 "the loop of Rancher 2.11.0–2.11.1 on \"already exists\" after an upgrade, when \
@@ -114,7 +117,7 @@ impl RancherVersion {
 
     /// ≤ 2.10 compares node names case-sensitively before v2.9.8 / v2.10.4
     /// (rancher/rancher#49230): a record whose node differs only in case keeps size 0.
-    pub fn node_case_sensitive(&self) -> bool {
+    pub(crate) fn node_case_sensitive(&self) -> bool {
         match (self.major, self.minor) {
             (2, 9) => !self.at_least(2, 9, 8),
             (2, 10) => !self.at_least(2, 10, 4),

@@ -1,11 +1,12 @@
-//! The record names Rancher derives before 2.14 (spec §2), and whether Kubernetes accepts them:
+//! The record names Rancher derives before 2.14 (2.14 switched to a digest,
+//! rancher/rancher#52463), and whether Kubernetes accepts them:
 //! a name it refuses is a snapshot that never appears in Rancher (rancher/rancher#37904, #52529).
 
 use sha2::{Digest, Sha256};
 
 /// wrangler's `name.SafeConcatName`: the parts joined by `-`; from 64 bytes on, cut at 57 (56
 /// when byte 56 is not `[a-z0-9]`) and ended with `-` and 5 (6) hex of sha256 of the whole.
-pub fn safe_concat_name(parts: &[&str]) -> String {
+pub(crate) fn safe_concat_name(parts: &[&str]) -> String {
     let full = parts.join("-");
     if full.len() < 64 {
         return full;
@@ -26,7 +27,7 @@ pub fn safe_concat_name(parts: &[&str]) -> String {
 }
 
 /// 2.7–2.13: `<cluster>-<snapshot name, lower-cased, [^-.a-z0-9] as ->-<local|s3>`.
-pub fn legacy_record_name(cluster: &str, snapshot_name: &str, s3: bool) -> String {
+pub(crate) fn legacy_record_name(cluster: &str, snapshot_name: &str, s3: bool) -> String {
     let cleaned: String = snapshot_name
         .to_lowercase()
         .chars()
@@ -42,7 +43,7 @@ pub fn legacy_record_name(cluster: &str, snapshot_name: &str, s3: bool) -> Strin
 }
 
 /// Why the API server would refuse `name` as an object name (DNS-1123 subdomain), if it would.
-pub fn invalid_object_name(name: &str) -> Option<String> {
+pub(crate) fn invalid_object_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".into());
     }

@@ -1,24 +1,25 @@
 //! `etcdsnapshots.rke.cattle.io` (`rke.cattle.io/v1` ETCDSnapshot, namespaced): Rancher's
-//! record of one downstream snapshot (spec §2).
+//! record of one downstream snapshot (rancher/rancher `pkg/apis/rke.cattle.io/v1`).
 
 use jiff::Timestamp;
 use serde_json::Value;
 
 use super::{string_map, text};
 
-pub const CLUSTER_NAME_LABEL: &str = "rke.cattle.io/cluster-name";
-pub const NODE_NAME_LABEL: &str = "rke.cattle.io/node-name";
-pub const MACHINE_ID_LABEL: &str = "rke.cattle.io/machine-id";
-pub const STORAGE_ANNOTATION: &str = "etcdsnapshot.rke.io/storage";
+pub(crate) const CLUSTER_NAME_LABEL: &str = "rke.cattle.io/cluster-name";
+pub(crate) const NODE_NAME_LABEL: &str = "rke.cattle.io/node-name";
+pub(crate) const MACHINE_ID_LABEL: &str = "rke.cattle.io/machine-id";
+pub(crate) const STORAGE_ANNOTATION: &str = "etcdsnapshot.rke.io/storage";
 /// 2.11+: the downstream ETCDSnapshotFile's name, Rancher's correlation key.
-pub const SNAPSHOT_NAME_ANNOTATION: &str = "etcdsnapshot.rke.io/snapshot-name";
-pub const FILE_NAME_ANNOTATION: &str = "etcdsnapshot.rke.io/snapshot-file-name";
-pub const RECONCILED_ANNOTATION: &str = "etcdsnapshot.rke.io/snapshotbackpopulate-reconciled";
-pub const RESTORE_MODES_ANNOTATION: &str = "etcdsnapshot.rke.io/restore-mode-options";
+pub(crate) const SNAPSHOT_NAME_ANNOTATION: &str = "etcdsnapshot.rke.io/snapshot-name";
+pub(crate) const FILE_NAME_ANNOTATION: &str = "etcdsnapshot.rke.io/snapshot-file-name";
+pub(crate) const RECONCILED_ANNOTATION: &str =
+    "etcdsnapshot.rke.io/snapshotbackpopulate-reconciled";
+pub(crate) const RESTORE_MODES_ANNOTATION: &str = "etcdsnapshot.rke.io/restore-mode-options";
 
 /// One Rancher snapshot record.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SnapshotRecord {
+pub(crate) struct SnapshotRecord {
     pub namespace: String,
     pub name: String,
     pub created: Option<Timestamp>,
@@ -43,7 +44,7 @@ pub struct SnapshotRecord {
 
 /// The record's top-level `snapshotFile`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RecordFile {
+pub(crate) struct RecordFile {
     pub name: Option<String>,
     pub node_name: Option<String>,
     pub location: Option<String>,
@@ -59,7 +60,7 @@ pub struct RecordFile {
 }
 
 impl SnapshotRecord {
-    pub fn from_json(v: &Value) -> SnapshotRecord {
+    pub(crate) fn from_json(v: &Value) -> SnapshotRecord {
         let labels = string_map(v, "/metadata/labels");
         let annotations = string_map(v, "/metadata/annotations");
         let size = match v.pointer("/snapshotFile/size") {
@@ -106,14 +107,14 @@ impl SnapshotRecord {
     }
 
     /// The provisioning Cluster it belongs to: the label, else `spec.clusterName`.
-    pub fn cluster(&self) -> Option<&str> {
+    pub(crate) fn cluster(&self) -> Option<&str> {
         self.cluster_label
             .as_deref()
             .or(self.spec_cluster_name.as_deref())
     }
 
     /// Whether it is about an S3 copy: the storage annotation, else the `s3` block.
-    pub fn is_s3(&self) -> bool {
+    pub(crate) fn is_s3(&self) -> bool {
         match self.storage.as_deref() {
             Some(storage) => storage == "s3",
             None => self.file.s3 || self.node_label.as_deref() == Some("s3"),

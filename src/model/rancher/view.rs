@@ -7,7 +7,7 @@ use super::snapshot_record::SnapshotRecord;
 /// Rancher's side of one downstream cluster, or why it was not read. Never an error: a
 /// management cluster k3sdoctor may not read leaves the downstream verdict as it is.
 #[derive(Debug, Clone, PartialEq)]
-pub enum RancherView {
+pub(crate) enum RancherView {
     NotChecked { reason: String },
     Read(Box<RancherState>),
 }
@@ -15,7 +15,7 @@ pub enum RancherView {
 /// What was read from the management cluster about one downstream cluster. A collection is
 /// `None` when it was not read, as in `ClusterState`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RancherState {
+pub(crate) struct RancherState {
     /// Where: the management cluster's URL, or the files.
     pub source: String,
     /// How a suggested `kubectl` reaches the management cluster (`--context local`,
@@ -39,7 +39,7 @@ pub struct RancherState {
 
 impl RancherState {
     /// `kubectl <target> …` for the management cluster.
-    pub fn kubectl(&self, rest: &str) -> String {
+    pub(crate) fn kubectl(&self, rest: &str) -> String {
         match self.kubectl_target.as_str() {
             "" => format!("kubectl {rest}"),
             target => format!("kubectl {target} {rest}"),

@@ -2,7 +2,7 @@ use serde_json::json;
 
 use super::*;
 
-/// facts §9.1: the local CR.
+/// A local CR as k3s v1.29 writes it (`pkg/etcd/snapshot.go`).
 fn local_cr() -> SnapshotFile {
     SnapshotFile::from_json(&json!({
         "apiVersion": "k3s.cattle.io/v1",
@@ -18,7 +18,7 @@ fn local_cr() -> SnapshotFile {
     }))
 }
 
-/// facts §9.1: the S3 twin.
+/// Its S3 twin, as the same save uploads it.
 fn s3_cr() -> SnapshotFile {
     SnapshotFile::from_json(&json!({
         "metadata": {"name": "s3-etcd-snapshot-server-1-1717156805-b84088"},

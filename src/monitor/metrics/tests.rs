@@ -54,7 +54,7 @@ fn a_split_report_sets_the_split_its_findings_holders_and_snapshot_gaps() {
     assert_eq!(holders, 2, "{text}");
 }
 
-/// Issue 18 added the `pending` state (an entry k3s writes within a minute); the metric
+/// The `pending` state (an entry k3s writes within a minute); the metric
 /// carries it, so a dashboard can tell a fresh snapshot from a missing one.
 #[test]
 fn pending_entries_have_their_own_state() {

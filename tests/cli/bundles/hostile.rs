@@ -1,4 +1,4 @@
-//! Archives built to exhaust memory (issue 30, item 1): every byte an archive makes k3sdoctor
+//! Archives built to exhaust memory: every byte an archive makes k3sdoctor
 //! hold counts against `--max-bundle-size` before it is held, and a folder is held to the same
 //! entry cap as an archive. Each archive is a few KiB or MiB; what it would have made k3sdoctor
 //! hold is far larger, so without the fix these run long and end otherwise.

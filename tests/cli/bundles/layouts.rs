@@ -393,7 +393,7 @@ fn troubleshoots_crd_list_tells_no_snapshots_from_no_crd() {
     );
 }
 
-/// Issue 29, item 10: a k3s v1.21 cluster's Rancher collector run, with only the lease table
+/// A k3s v1.21 cluster's Rancher collector run, with only the lease table
 /// (no nodes.json). On 1.23 and older the `k3s` lock is a ConfigMap annotation, which a
 /// Lease table cannot show, and nothing tells the version: the lock is not judged, never
 /// `lease-missing`.

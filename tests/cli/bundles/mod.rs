@@ -1,4 +1,4 @@
-//! Support bundles as `--from-file` input (issue 21), built in each test from the
+//! Support bundles as `--from-file` input, built in each test from the
 //! split-cluster fixture: each collector's layout reads to the same verdicts as the dump of the
 //! same objects and says what it cannot show (`layouts`); containers, caps, truncation and
 //! nesting (`containers`).
@@ -13,16 +13,16 @@ use crate::support::bundles::{self, FIXTURE};
 use crate::support::harness::{Output, k3sdoctor, repo_path};
 
 /// The fixture's "now": just after its newest renewal.
-pub const NOW: &str = "2024-05-31T12:10:41Z";
+pub(crate) const NOW: &str = "2024-05-31T12:10:41Z";
 
-pub fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
+pub(crate) fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.path().join(name);
     std::fs::write(&path, bytes).unwrap();
     path.display().to_string()
 }
 
 /// The split cluster as troubleshoot's gzip tar, written to `dir/name`.
-pub fn troubleshoot_tgz(dir: &tempfile::TempDir, name: &str) -> String {
+pub(crate) fn troubleshoot_tgz(dir: &tempfile::TempDir, name: &str) -> String {
     write(
         dir,
         name,
@@ -30,27 +30,27 @@ pub fn troubleshoot_tgz(dir: &tempfile::TempDir, name: &str) -> String {
     )
 }
 
-pub fn run(args: &[&str], from: &str) -> Output {
+pub(crate) fn run(args: &[&str], from: &str) -> Output {
     k3sdoctor(args.iter().copied())
         .args(&["--from-file", from])
         .run()
 }
 
 /// The report without what says where it was read from.
-pub fn verdict(out: &Output) -> Value {
+pub(crate) fn verdict(out: &Output) -> Value {
     let mut report: Value = out.json();
     report.as_object_mut().unwrap().remove("readFrom");
     report
 }
 
-pub fn dump_verdict(command: &[&str]) -> (i32, Value) {
+pub(crate) fn dump_verdict(command: &[&str]) -> (i32, Value) {
     let args = [command, &["-o", "json", "--now", NOW]].concat();
     let out = run(&args, &repo_path(FIXTURE).display().to_string());
     (out.code, verdict(&out))
 }
 
 #[track_caller]
-pub fn assert_same_as_dump(command: &[&str], bundle: &str) -> Output {
+pub(crate) fn assert_same_as_dump(command: &[&str], bundle: &str) -> Output {
     let (code, expected) = dump_verdict(command);
     let args = [command, &["-o", "json", "--now", NOW]].concat();
     let out = run(&args, bundle);

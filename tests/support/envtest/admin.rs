@@ -5,14 +5,14 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-pub struct AdminApi {
+pub(crate) struct AdminApi {
     runtime: tokio::runtime::Runtime,
     client: kube::Client,
 }
 
 /// A leader-election record as client-go writes it (either lock copy).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LockRecord {
+pub(crate) struct LockRecord {
     pub holder: String,
     pub renew_time: String,
     pub transitions: u64,
@@ -20,10 +20,10 @@ pub struct LockRecord {
 }
 
 /// The annotation a ConfigMap lock keeps its record in.
-pub const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
+pub(crate) const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
 
 impl AdminApi {
-    pub fn new(kubeconfig: &Path) -> AdminApi {
+    pub(crate) fn new(kubeconfig: &Path) -> AdminApi {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -40,7 +40,7 @@ impl AdminApi {
     }
 
     /// One request as sent; `Err` carries the status code and the Status message.
-    pub fn request(
+    pub(crate) fn request(
         &self,
         method: &str,
         path: &str,
@@ -63,7 +63,7 @@ impl AdminApi {
     }
 
     /// GET; `None` on 404, panics on any other error (a test-setup failure).
-    pub fn get(&self, path: &str) -> Option<Value> {
+    pub(crate) fn get(&self, path: &str) -> Option<Value> {
         match self.request("GET", path, "application/json", None) {
             Ok(v) => Some(v),
             Err((404, _)) => None,
@@ -71,22 +71,22 @@ impl AdminApi {
         }
     }
 
-    pub fn create(&self, path: &str, body: &Value) -> Value {
+    pub(crate) fn create(&self, path: &str, body: &Value) -> Value {
         self.request("POST", path, "application/json", Some(body))
             .unwrap_or_else(|e| panic!("admin POST {path}: {e:?}"))
     }
 
-    pub fn replace(&self, path: &str, body: &Value) -> Result<Value, (u16, String)> {
+    pub(crate) fn replace(&self, path: &str, body: &Value) -> Result<Value, (u16, String)> {
         self.request("PUT", path, "application/json", Some(body))
     }
 
-    pub fn merge_patch(&self, path: &str, patch: &Value) -> Value {
+    pub(crate) fn merge_patch(&self, path: &str, patch: &Value) -> Value {
         self.request("PATCH", path, "application/merge-patch+json", Some(patch))
             .unwrap_or_else(|e| panic!("admin PATCH {path}: {e:?}"))
     }
 
     /// Creates every object of a multi-document YAML text (RBAC objects and ConfigMaps).
-    pub fn apply_yaml(&self, yaml: &str) {
+    pub(crate) fn apply_yaml(&self, yaml: &str) {
         for doc in serde_yaml_ng::Deserializer::from_str(yaml) {
             let object: Value = serde::Deserialize::deserialize(doc).expect("valid YAML");
             if object.is_null() {
@@ -124,7 +124,7 @@ impl AdminApi {
     }
 
     /// Binds a ClusterRole to a user cluster-wide.
-    pub fn bind(&self, role: &str, user: &str) {
+    pub(crate) fn bind(&self, role: &str, user: &str) {
         self.create(
             "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
             &json!({
@@ -138,7 +138,7 @@ impl AdminApi {
     }
 
     /// Binds the Role `role` of `namespace` to a user in that namespace.
-    pub fn bind_in(&self, namespace: &str, role: &str, user: &str) {
+    pub(crate) fn bind_in(&self, namespace: &str, role: &str, user: &str) {
         self.create(
             &format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/rolebindings"),
             &json!({
@@ -152,7 +152,7 @@ impl AdminApi {
     }
 
     /// Creates `object` in `collection`, or replaces the one there (keeping nothing of it).
-    pub fn put(&self, collection: &str, object: &Value) {
+    pub(crate) fn put(&self, collection: &str, object: &Value) {
         let name = object["metadata"]["name"].as_str().expect("a name");
         let path = format!("{collection}/{name}");
         match self.get(&path) {
@@ -169,16 +169,16 @@ impl AdminApi {
         }
     }
 
-    pub fn lease(&self, name: &str) -> Option<Value> {
+    pub(crate) fn lease(&self, name: &str) -> Option<Value> {
         self.get(&lease_path(name))
     }
 
-    pub fn configmap(&self, name: &str) -> Option<Value> {
+    pub(crate) fn configmap(&self, name: &str) -> Option<Value> {
         self.get(&configmap_path(name))
     }
 
     /// The record of the Lease `name`.
-    pub fn lease_record(&self, name: &str) -> Option<LockRecord> {
+    pub(crate) fn lease_record(&self, name: &str) -> Option<LockRecord> {
         let spec = &self.lease(name)?["spec"];
         Some(LockRecord {
             holder: spec["holderIdentity"]
@@ -192,7 +192,7 @@ impl AdminApi {
     }
 
     /// The record in the leader annotation of the ConfigMap `name`.
-    pub fn configmap_record(&self, name: &str) -> Option<LockRecord> {
+    pub(crate) fn configmap_record(&self, name: &str) -> Option<LockRecord> {
         let cm = self.configmap(name)?;
         let text = cm["metadata"]["annotations"][LEADER_ANNOTATION].as_str()?;
         let record: Value = serde_json::from_str(text).ok()?;
@@ -209,7 +209,7 @@ impl AdminApi {
 
     /// Edits the holder of the lock the way an operator would by hand: the ConfigMap copy
     /// first when there is one (client-go's MultiLock reads it first), then the Lease.
-    pub fn set_holder(&self, lock: &str, holder: &str) {
+    pub(crate) fn set_holder(&self, lock: &str, holder: &str) {
         // The holder renews every retry period; a 409 is its renewal landing between our read
         // and our write, so read again and retry, as any careful editor would.
         for attempt in 1.. {
@@ -238,24 +238,24 @@ impl AdminApi {
     }
 
     /// The `data` of a kube-system ConfigMap (empty when it or its data is absent).
-    pub fn configmap_data(&self, name: &str) -> serde_json::Map<String, Value> {
+    pub(crate) fn configmap_data(&self, name: &str) -> serde_json::Map<String, Value> {
         self.configmap(name)
             .and_then(|cm| cm["data"].as_object().cloned())
             .unwrap_or_default()
     }
 
     /// Every ETCDSnapshotFile.
-    pub fn snapshot_files(&self) -> Vec<Value> {
+    pub(crate) fn snapshot_files(&self) -> Vec<Value> {
         self.get("/apis/k3s.cattle.io/v1/etcdsnapshotfiles")
             .and_then(|l| l["items"].as_array().cloned())
             .unwrap_or_default()
     }
 }
 
-pub fn lease_path(name: &str) -> String {
+pub(crate) fn lease_path(name: &str) -> String {
     format!("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{name}")
 }
 
-pub fn configmap_path(name: &str) -> String {
+pub(crate) fn configmap_path(name: &str) -> String {
     format!("/api/v1/namespaces/kube-system/configmaps/{name}")
 }

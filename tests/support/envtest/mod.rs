@@ -4,8 +4,8 @@
 //! a machine without the test bed stays green. Every instance is torn down when its `EnvTest`
 //! drops, on panic too.
 
-pub mod admin;
-pub mod servers;
+pub(crate) mod admin;
+pub(crate) mod servers;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,11 +14,11 @@ use std::process::{Command, Stdio};
 use admin::AdminApi;
 
 /// The variable that names the test bed directory (holding `up.sh`, `sim.sh`, `bin/`).
-pub const ENVTEST_VAR: &str = "K3SDOCTOR_ENVTEST";
+pub(crate) const ENVTEST_VAR: &str = "K3SDOCTOR_ENVTEST";
 
 /// The users `up.sh` makes a kubeconfig for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum User {
+pub(crate) enum User {
     /// `system:masters`.
     Admin,
     /// Authenticated, no bindings until a test adds them.
@@ -30,7 +30,7 @@ pub enum User {
 }
 
 impl User {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             User::Admin => "admin",
             User::Viewer => "viewer",
@@ -40,7 +40,7 @@ impl User {
     }
 }
 
-pub struct EnvTest {
+pub(crate) struct EnvTest {
     assets: PathBuf,
     dir: tempfile::TempDir,
     server: String,
@@ -49,7 +49,7 @@ pub struct EnvTest {
 
 /// The test bed directory, or `None` after one line (once per test binary) saying how to enable
 /// the real-apiserver tests.
-pub fn assets() -> Option<PathBuf> {
+pub(crate) fn assets() -> Option<PathBuf> {
     static SKIP_NOTE: std::sync::Once = std::sync::Once::new();
     let dir = std::env::var_os(ENVTEST_VAR).map(PathBuf::from);
     match dir {
@@ -75,7 +75,7 @@ impl EnvTest {
     /// the test: CI must never skip silently. For a test that changes what other tests would see
     /// (the locks, the snapshot ConfigMap, cluster-scoped objects, simulated servers); a test that
     /// only reads takes `EnvTest::shared()`.
-    pub fn start(test: &str) -> Option<EnvTest> {
+    pub(crate) fn start(test: &str) -> Option<EnvTest> {
         let assets = assets()?;
         Some(Self::up(test, assets))
     }
@@ -83,7 +83,7 @@ impl EnvTest {
     /// The one bed of this test binary for the tests that only read: started by the first of
     /// them, shared by the rest, stopped when the test process ends. Each bed costs ~6 s of both
     /// cores to start, so a bed per reading test was most of the suite's CPU.
-    pub fn shared() -> Option<&'static EnvTest> {
+    pub(crate) fn shared() -> Option<&'static EnvTest> {
         static SHARED: std::sync::OnceLock<EnvTest> = std::sync::OnceLock::new();
         let assets = assets()?;
         Some(SHARED.get_or_init(|| {
@@ -154,29 +154,29 @@ impl EnvTest {
     }
 
     /// A directory of its own for one test's files on a shared bed, removed with the bed.
-    pub fn scratch_for(&self, test: &str) -> PathBuf {
+    pub(crate) fn scratch_for(&self, test: &str) -> PathBuf {
         let dir = self.dir.path().join("scratch").join(test);
         std::fs::create_dir_all(&dir).expect("a scratch directory on the test bed");
         dir
     }
 
     /// The API server URL, as the kubeconfigs name it.
-    pub fn server(&self) -> &str {
+    pub(crate) fn server(&self) -> &str {
         &self.server
     }
 
-    pub fn kubeconfig(&self, user: User) -> PathBuf {
+    pub(crate) fn kubeconfig(&self, user: User) -> PathBuf {
         self.dir.path().join("kubeconfig").join(user.name())
     }
 
     /// Typed-enough admin access for setting up and observing the cluster.
-    pub fn admin(&self) -> &AdminApi {
+    pub(crate) fn admin(&self) -> &AdminApi {
         &self.admin
     }
 
     /// Starts simulated server `name` (its hostname) with k3ssim `flags`; returns once it has
     /// registered its Node.
-    pub fn start_sim(&self, name: &str, flags: &[String]) -> Result<String, String> {
+    pub(crate) fn start_sim(&self, name: &str, flags: &[String]) -> Result<String, String> {
         let mut args = vec![self.dir_arg(), name.to_string(), "--".to_string()];
         args.extend(flags.iter().cloned());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -184,12 +184,12 @@ impl EnvTest {
     }
 
     /// `systemctl stop k3s` on a simulated server.
-    pub fn stop_sim(&self, name: &str) {
+    pub(crate) fn stop_sim(&self, name: &str) {
         self.sim_signal(name, "--stop");
     }
 
     /// A crash or power loss: nothing is released.
-    pub fn kill_sim(&self, name: &str) {
+    pub(crate) fn kill_sim(&self, name: &str) {
         self.sim_signal(name, "--kill");
     }
 
@@ -201,7 +201,7 @@ impl EnvTest {
     }
 
     /// Everything simulated server `name` has logged so far (its restarts included).
-    pub fn sim_log(&self, name: &str) -> String {
+    pub(crate) fn sim_log(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.path().join("logs").join(format!("{name}.log")))
             .unwrap_or_default()
     }
@@ -209,11 +209,11 @@ impl EnvTest {
     /// A directory for files a test writes (backups, kubeconfigs), removed with the cluster.
     /// The bed's CA (`pki/`), which its kubeconfigs trust: it signs the certificates of the
     /// loopback listeners that stand for the other servers.
-    pub fn ca(&self) -> crate::support::test_ca::TestCa {
+    pub(crate) fn ca(&self) -> crate::support::test_ca::TestCa {
         crate::support::test_ca::TestCa::from_pki(&self.dir.path().join("pki"))
     }
 
-    pub fn scratch(&self) -> &Path {
+    pub(crate) fn scratch(&self) -> &Path {
         self.dir.path()
     }
 

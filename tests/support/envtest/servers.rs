@@ -10,18 +10,18 @@ use crate::support::wait::wait_for;
 
 /// Long enough for the slowest real transition: a renew deadline (10 s), a restart (2 s) and
 /// a lease expiry judged from a candidate's own observation (15 s), with room for a busy CI.
-pub const TRANSITION: Duration = Duration::from_secs(60);
+pub(crate) const TRANSITION: Duration = Duration::from_secs(60);
 
 /// One simulated server: the hostname is its election identity, the node name differs on
 /// purpose so every test also checks the hostname → node mapping.
 #[derive(Clone, Debug)]
-pub struct SimServer {
+pub(crate) struct SimServer {
     pub hostname: String,
     pub node: String,
     pub internal_ip: String,
 }
 
-pub struct SimCluster<'a> {
+pub(crate) struct SimCluster<'a> {
     pub env: &'a EnvTest,
     pub prog: &'static str,
     pub version: String,
@@ -33,7 +33,7 @@ impl<'a> SimCluster<'a> {
     /// `count` servers `server-1…` on `version`, server-1 leading both locks. The extra-metadata
     /// ConfigMap Rancher creates exists from the start, so every snapshot gets an entry on
     /// versions with the metadata rule.
-    pub fn start(
+    pub(crate) fn start(
         env: &'a EnvTest,
         prog: &'static str,
         version: &str,
@@ -108,15 +108,15 @@ impl<'a> SimCluster<'a> {
         }
     }
 
-    pub fn core_lock(&self) -> String {
+    pub(crate) fn core_lock(&self) -> String {
         self.prog.to_string()
     }
 
-    pub fn etcd_lock(&self) -> String {
+    pub(crate) fn etcd_lock(&self) -> String {
         format!("{}-etcd", self.prog)
     }
 
-    pub fn server(&self, hostname: &str) -> &SimServer {
+    pub(crate) fn server(&self, hostname: &str) -> &SimServer {
         self.servers
             .iter()
             .find(|s| s.hostname == hostname)
@@ -124,7 +124,7 @@ impl<'a> SimCluster<'a> {
     }
 
     /// The holders named by every copy of `lock` that exists (one entry when they agree).
-    pub fn holders(&self, lock: &str) -> Vec<String> {
+    pub(crate) fn holders(&self, lock: &str) -> Vec<String> {
         let admin = self.env.admin();
         let mut holders: Vec<String> = [admin.configmap_record(lock), admin.lease_record(lock)]
             .into_iter()
@@ -136,19 +136,19 @@ impl<'a> SimCluster<'a> {
     }
 
     /// The single holder of `lock`; panics when its copies disagree.
-    pub fn holder(&self, lock: &str) -> String {
+    pub(crate) fn holder(&self, lock: &str) -> String {
         let holders = self.holders(lock);
         assert_eq!(holders.len(), 1, "copies of {lock} name {holders:?}");
         holders[0].clone()
     }
 
     /// How often `needle` appears in server `hostname`'s log.
-    pub fn log_count(&self, hostname: &str, needle: &str) -> usize {
+    pub(crate) fn log_count(&self, hostname: &str, needle: &str) -> usize {
         self.env.sim_log(hostname).matches(needle).count()
     }
 
     /// What `hostname` logged after the last line containing `marker` (everything if none).
-    pub fn log_since_last(&self, hostname: &str, marker: &str) -> String {
+    pub(crate) fn log_since_last(&self, hostname: &str, marker: &str) -> String {
         let log = self.env.sim_log(hostname);
         match log.rfind(marker) {
             Some(at) => log[at..].to_string(),
@@ -157,14 +157,14 @@ impl<'a> SimCluster<'a> {
     }
 
     /// Waits (bounded by `TRANSITION`) until `needle` appears `times` times in `hostname`'s log.
-    pub fn wait_log(&self, hostname: &str, needle: &str, times: usize) -> bool {
+    pub(crate) fn wait_log(&self, hostname: &str, needle: &str, times: usize) -> bool {
         wait_for(TRANSITION, || self.log_count(hostname, needle) >= times)
     }
 
     /// Brings about a split the realistic way: `<prog>-etcd` is edited onto `target`; its old
     /// holder cannot renew, exits, restarts and, finding its own name in `<prog>`, keeps it.
     /// Returns once both holders are settled and renewing.
-    pub fn split_etcd_onto(&self, target: &str) {
+    pub(crate) fn split_etcd_onto(&self, target: &str) {
         let core = self.core_lock();
         let etcd = self.etcd_lock();
         let old = self.holder(&etcd);

@@ -18,14 +18,14 @@ use std::sync::Arc;
 
 /// Which user a kubeconfig authenticates as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     Admin,
     ReadOnly,
     Nobody,
 }
 
 impl Role {
-    pub fn token(self) -> &'static str {
+    pub(crate) fn token(self) -> &'static str {
         match self {
             Role::Admin => "admin-token",
             Role::ReadOnly => "viewer-token",
@@ -33,7 +33,7 @@ impl Role {
         }
     }
 
-    pub fn user_name(self) -> &'static str {
+    pub(crate) fn user_name(self) -> &'static str {
         match self {
             Role::Admin => "admin",
             Role::ReadOnly => "viewer",
@@ -55,7 +55,7 @@ pub(crate) enum Identity {
 }
 
 impl Identity {
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         match self {
             Identity::User(role) => role.user_name(),
             Identity::Rbac(user) => &user.name,

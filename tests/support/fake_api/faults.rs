@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// What a matching fault does.
 #[derive(Clone, Debug)]
-pub enum FaultAction {
+pub(crate) enum FaultAction {
     /// Answer with a real-shaped `Status` body for this code (409 Conflict / 404 NotFound name the
     /// addressed object, 500 InternalError, 503 ServiceUnavailable, 413, 422, 429 …).
     Status(u16),
@@ -29,7 +29,7 @@ pub enum FaultAction {
 
 /// How the answer to a request that was handled (a write stored) is lost.
 #[derive(Clone, Debug)]
-pub enum AfterCommit {
+pub(crate) enum AfterCommit {
     /// Answer with this code instead (a 500 as when etcd's reply timed out).
     Status(u16),
     /// Close the connection without an answer.
@@ -40,7 +40,7 @@ pub enum AfterCommit {
 
 /// How a list reply lies about its paging.
 #[derive(Clone, Debug)]
-pub enum ListLie {
+pub(crate) enum ListLie {
     /// `remainingItemCount` set to this, no `continue`.
     RemainingItemCount(i64),
     /// The same `continue` token on every page.
@@ -52,7 +52,7 @@ pub enum ListLie {
 /// A fault rule. Rules are checked in insertion order before normal handling; the first rule that
 /// matches (and has uses left) applies. Requests answered by a fault are still logged.
 #[derive(Clone, Debug)]
-pub struct Fault {
+pub(crate) struct Fault {
     /// HTTP method to match (`None` = any).
     pub method: Option<String>,
     /// Substring of the request target (`path?query`) to match; `""` matches everything.
@@ -72,7 +72,7 @@ fn any_if_star(method: &str) -> Option<&str> {
 
 impl Fault {
     /// A fault for `method` (`None` = any) on targets containing `path_contains`, applying forever.
-    pub fn new(method: Option<&str>, path_contains: &str, action: FaultAction) -> Fault {
+    pub(crate) fn new(method: Option<&str>, path_contains: &str, action: FaultAction) -> Fault {
         Fault {
             method: method.map(str::to_ascii_uppercase),
             path_contains: path_contains.to_string(),
@@ -82,7 +82,7 @@ impl Fault {
     }
 
     /// `Fault::status("GET", "/leases", 503)`; the shortcuts take `"*"` for any method.
-    pub fn status(method: &str, path_contains: &str, code: u16) -> Fault {
+    pub(crate) fn status(method: &str, path_contains: &str, code: u16) -> Fault {
         Fault::new(
             any_if_star(method),
             path_contains,
@@ -90,7 +90,7 @@ impl Fault {
         )
     }
 
-    pub fn raw(
+    pub(crate) fn raw(
         method: &str,
         path_contains: &str,
         status: u16,
@@ -105,7 +105,7 @@ impl Fault {
         Fault::new(any_if_star(method), path_contains, action)
     }
 
-    pub fn delay(method: &str, path_contains: &str, delay: Duration) -> Fault {
+    pub(crate) fn delay(method: &str, path_contains: &str, delay: Duration) -> Fault {
         Fault::new(
             any_if_star(method),
             path_contains,
@@ -113,7 +113,7 @@ impl Fault {
         )
     }
 
-    pub fn drop_connection(method: &str, path_contains: &str) -> Fault {
+    pub(crate) fn drop_connection(method: &str, path_contains: &str) -> Fault {
         Fault::new(
             any_if_star(method),
             path_contains,
@@ -121,7 +121,7 @@ impl Fault {
         )
     }
 
-    pub fn lying_list(method: &str, path_contains: &str, lie: ListLie) -> Fault {
+    pub(crate) fn lying_list(method: &str, path_contains: &str, lie: ListLie) -> Fault {
         Fault::new(
             any_if_star(method),
             path_contains,
@@ -129,7 +129,7 @@ impl Fault {
         )
     }
 
-    pub fn huge_body(method: &str, path_contains: &str, bytes: u64) -> Fault {
+    pub(crate) fn huge_body(method: &str, path_contains: &str, bytes: u64) -> Fault {
         Fault::new(
             any_if_star(method),
             path_contains,
@@ -138,7 +138,7 @@ impl Fault {
     }
 
     /// `Fault::after_commit("PUT", "/leases/k3s?", AfterCommit::Status(500))`.
-    pub fn after_commit(method: &str, path_contains: &str, lost: AfterCommit) -> Fault {
+    pub(crate) fn after_commit(method: &str, path_contains: &str, lost: AfterCommit) -> Fault {
         Fault::new(
             any_if_star(method),
             path_contains,
@@ -147,7 +147,7 @@ impl Fault {
     }
 
     /// Apply to the next `n` matching requests only.
-    pub fn times(mut self, n: usize) -> Fault {
+    pub(crate) fn times(mut self, n: usize) -> Fault {
         self.times = Some(n);
         self
     }

@@ -19,7 +19,7 @@ pub(crate) const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 pub(crate) struct Query(pub Vec<(String, String)>);
 
 impl Query {
-    pub fn parse(raw: &str) -> Query {
+    pub(super) fn parse(raw: &str) -> Query {
         let decode = |s: &str| resources::percent_decode(&s.replace('+', " "));
         Query(
             raw.split('&')
@@ -32,14 +32,14 @@ impl Query {
         )
     }
 
-    pub fn get(&self, name: &str) -> Option<&str> {
+    pub(super) fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub fn get_all(&self, name: &str) -> Vec<String> {
+    pub(super) fn get_all(&self, name: &str) -> Vec<String> {
         self.0
             .iter()
             .filter(|(k, _)| k == name)
@@ -64,7 +64,7 @@ pub(crate) struct Request {
 
 impl Request {
     /// `?pretty=true`, or a curl/Wget user agent (the apiserver indents for those).
-    pub fn pretty(&self) -> bool {
+    pub(super) fn pretty(&self) -> bool {
         self.query.get("pretty") == Some("true")
             || self
                 .user_agent
@@ -72,7 +72,7 @@ impl Request {
                 .is_some_and(|ua| ua.starts_with("curl") || ua.starts_with("Wget"))
     }
 
-    pub fn manager(&self) -> String {
+    pub(super) fn manager(&self) -> String {
         managed_fields::manager_name(self.query.get("fieldManager"), self.user_agent.as_deref())
     }
 }
@@ -86,7 +86,7 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub fn key(&self, name: &str) -> Key {
+    pub(super) fn key(&self, name: &str) -> Key {
         Key {
             resource: self.def.plural,
             namespace: self.namespace.clone(),
@@ -94,7 +94,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn reply(&self, code: u16, obj: &Value) -> Reply {
+    pub(super) fn reply(&self, code: u16, obj: &Value) -> Reply {
         Reply::json(code, obj, self.def.layout(), self.req.pretty())
     }
 }

@@ -1,4 +1,4 @@
-//! A fake Kubernetes API server for integration tests (design.md §7).
+//! A fake Kubernetes API server for integration tests.
 //!
 //! Real HTTP/1.1 on `127.0.0.1:0`, answering like the kube-apiserver recorded in
 //! `/work/shared/wire` (copies of the samples used by the conformance tests are in
@@ -35,17 +35,17 @@ mod server;
 mod state;
 mod status;
 mod store;
-pub mod tls;
+pub(crate) mod tls;
 mod validation;
 mod watch;
 mod writes;
 
 #[allow(unused_imports)]
-pub use auth::Role;
+pub(crate) use auth::Role;
 #[allow(unused_imports)]
-pub use faults::{AfterCommit, Fault, FaultAction, ListLie};
+pub(crate) use faults::{AfterCommit, Fault, FaultAction, ListLie};
 #[allow(unused_imports)]
-pub use store::WatchEvent;
+pub(crate) use store::WatchEvent;
 
 use serde_json::{Value, json};
 use state::State;
@@ -58,7 +58,7 @@ use tokio::sync::{Notify, broadcast};
 /// One request the server received (in arrival order), with the status it was answered with
 /// (`0` when a fault dropped the connection).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestRecord {
+pub(crate) struct RequestRecord {
     pub method: String,
     pub path: String,
     /// The raw (still percent-encoded) query string, `""` when absent.
@@ -72,7 +72,7 @@ pub struct RequestRecord {
 }
 
 /// A running fake API server. Dropping it stops the server.
-pub struct FakeApi {
+pub(crate) struct FakeApi {
     state: Arc<Mutex<State>>,
     addr: SocketAddr,
     /// The CA that signed the serving certificate, when serving HTTPS.
@@ -84,7 +84,7 @@ pub struct FakeApi {
 impl FakeApi {
     /// Start a plain-HTTP server on `127.0.0.1:<free port>`, on a background thread with its own
     /// tokio runtime. The port accepts connections as soon as this returns.
-    pub fn start() -> FakeApi {
+    pub(crate) fn start() -> FakeApi {
         FakeApi::launch(None)
     }
 
@@ -92,13 +92,13 @@ impl FakeApi {
     /// for `127.0.0.1` and `localhost` (the CA's PEM is [`FakeApi::ca_pem`]). [`FakeApi::write_kubeconfig`]
     /// then writes a kubeconfig that does not trust it (TLS failure tests);
     /// [`FakeApi::write_kubeconfig_trusting`] one that does.
-    pub fn start_tls() -> FakeApi {
+    pub(crate) fn start_tls() -> FakeApi {
         FakeApi::launch(Some(tls::ca_signed()))
     }
 
     /// Like [`FakeApi::start_tls`], with a certificate that expires at the start of `(year,
     /// month, day)` UTC.
-    pub fn start_tls_until(year: i32, month: u8, day: u8) -> FakeApi {
+    pub(crate) fn start_tls_until(year: i32, month: u8, day: u8) -> FakeApi {
         FakeApi::launch(Some(tls::ca_signed_until(year, month, day)))
     }
 
@@ -145,37 +145,37 @@ impl FakeApi {
     }
 
     /// `http://127.0.0.1:PORT`, or `https://127.0.0.1:PORT` for [`FakeApi::start_tls`].
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         let scheme = if self.ca.is_some() { "https" } else { "http" };
         format!("{scheme}://{}", self.addr)
     }
 
     /// The PEM of the CA that signed the serving certificate, `None` for plain HTTP.
-    pub fn ca_pem(&self) -> Option<&str> {
+    pub(crate) fn ca_pem(&self) -> Option<&str> {
         self.ca.as_ref().map(|ca| ca.pem.as_str())
     }
 
     /// The CA of a [`FakeApi::start_tls`] server: it signs the certificates of the loopback
     /// listeners that stand for the cluster's other servers. Panics for plain HTTP.
-    pub fn ca(&self) -> &crate::support::test_ca::TestCa {
+    pub(crate) fn ca(&self) -> &crate::support::test_ca::TestCa {
         self.ca
             .as_ref()
             .expect("a CA needs a server started with FakeApi::start_tls")
     }
 
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// The bearer token of a role: `admin-token`, `viewer-token`, `nobody-token`.
-    pub fn token(role: Role) -> &'static str {
+    pub(crate) fn token(role: Role) -> &'static str {
         role.token()
     }
 
     /// Write a kubeconfig (cluster `fake`, user named after the role, context `fake`, current
     /// context `fake`) into `dir` as `kubeconfig-<user>.yaml` and return its path. For a TLS
     /// server it has no `certificate-authority-data`, so clients do not trust the server.
-    pub fn write_kubeconfig(&self, dir: &Path, role: Role) -> PathBuf {
+    pub(crate) fn write_kubeconfig(&self, dir: &Path, role: Role) -> PathBuf {
         let path = dir.join(format!("kubeconfig-{}.yaml", role.user_name()));
         write_kubeconfig_file(&path, &self.url(), role.user_name(), role.token(), None);
         path
@@ -184,7 +184,7 @@ impl FakeApi {
     /// Like [`FakeApi::write_kubeconfig`] for a [`FakeApi::start_tls`] server, but trusting its
     /// certificate (`certificate-authority-data`, base64 of the PEM), as
     /// `kubeconfig-<user>-trusting.yaml`. Panics for a plain-HTTP server.
-    pub fn write_kubeconfig_trusting(&self, dir: &Path, role: Role) -> PathBuf {
+    pub(crate) fn write_kubeconfig_trusting(&self, dir: &Path, role: Role) -> PathBuf {
         let ca_pem = self
             .ca_pem()
             .expect("write_kubeconfig_trusting needs a server started with FakeApi::start_tls");
@@ -211,7 +211,7 @@ impl FakeApi {
     /// Calling it again with the same token and user adds more roles (like applying and binding
     /// a second role). Panics on invalid YAML, on a rule the apiserver would reject, on a token
     /// already given to another user and on the built-in tokens of [`Role`].
-    pub fn add_rbac_user(&self, token: &str, user: &str, rbac_yaml: &str) {
+    pub(crate) fn add_rbac_user(&self, token: &str, user: &str, rbac_yaml: &str) {
         assert!(
             !auth::BUILTIN_TOKENS.contains(&token)
                 && !token.is_empty()
@@ -237,7 +237,7 @@ impl FakeApi {
 
     /// A kubeconfig for any server URL and token (unreachable ports, `https://` to this plain
     /// HTTP port, bad tokens). Each call writes a new file `kubeconfig-custom-<n>.yaml`.
-    pub fn write_kubeconfig_for(dir: &Path, server: &str, token: &str) -> PathBuf {
+    pub(crate) fn write_kubeconfig_for(dir: &Path, server: &str, token: &str) -> PathBuf {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("kubeconfig-custom-{n}.yaml"));
@@ -249,7 +249,7 @@ impl FakeApi {
     /// given) choose the resource; a namespaced object without namespace goes to `default`.
     /// Fills `metadata.uid` and `creationTimestamp` when absent (and `generation` for custom
     /// resources) and always assigns a fresh resourceVersion. Returns the stored object.
-    pub fn put(&self, obj: Value) -> Value {
+    pub(crate) fn put(&self, obj: Value) -> Value {
         let (key, obj) = Self::prepare(obj);
         self.state().store.write(key, obj)
     }
@@ -258,7 +258,7 @@ impl FakeApi {
     /// if the stored object's resourceVersion equals `obj`'s (an object without resourceVersion
     /// is created only if absent). For in-process actors such as the k3s simulator, which must
     /// lose races exactly like real clients do.
-    pub fn replace(&self, obj: Value) -> Result<Value, String> {
+    pub(crate) fn replace(&self, obj: Value) -> Result<Value, String> {
         let expected = obj["metadata"]["resourceVersion"]
             .as_str()
             .map(str::to_string);
@@ -347,7 +347,7 @@ impl FakeApi {
     }
 
     /// The stored object (`kind` = `Lease` | `ConfigMap` | `Node` | `ETCDSnapshotFile`).
-    pub fn get(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<Value> {
+    pub(crate) fn get(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<Value> {
         self.state()
             .store
             .get(&Self::key(kind, namespace, name))
@@ -355,19 +355,19 @@ impl FakeApi {
     }
 
     /// All stored objects of a kind, sorted by namespace and name.
-    pub fn list(&self, kind: &str) -> Vec<Value> {
+    pub(crate) fn list(&self, kind: &str) -> Vec<Value> {
         let def = resources::by_kind(kind)
             .unwrap_or_else(|| panic!("FakeApi: kind {kind} is not served"));
         self.state().store.all(def.plural)
     }
 
     /// Delete directly (bumps the resourceVersion). Returns the removed object.
-    pub fn remove(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<Value> {
+    pub(crate) fn remove(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<Value> {
         self.state().store.delete(&Self::key(kind, namespace, name))
     }
 
     /// A plain-HTTP server seeded with these objects.
-    pub fn with_objects(objects: impl IntoIterator<Item = Value>) -> FakeApi {
+    pub(crate) fn with_objects(objects: impl IntoIterator<Item = Value>) -> FakeApi {
         let fake = FakeApi::start();
         for object in objects {
             fake.put(object);
@@ -377,7 +377,7 @@ impl FakeApi {
 
     /// The holder a k3s lock copy names now: `kind` is `Lease` or `ConfigMap` (its
     /// `control-plane.alpha.kubernetes.io/leader` annotation). `None` when absent or unreadable.
-    pub fn lock_holder(&self, kind: &str, name: &str) -> Option<String> {
+    pub(crate) fn lock_holder(&self, kind: &str, name: &str) -> Option<String> {
         let object = self.get(kind, Some("kube-system"), name)?;
         let record = match kind {
             "Lease" => object["spec"].clone(),
@@ -392,7 +392,7 @@ impl FakeApi {
 
     /// Every request that could change something (all but reads and access reviews), as
     /// `METHOD path?query -> status`, for asserting that nothing was written.
-    pub fn writes(&self) -> Vec<String> {
+    pub(crate) fn writes(&self) -> Vec<String> {
         self.requests()
             .into_iter()
             .filter(|r| r.method != "GET" && !r.path.contains("selfsubjectaccessreviews"))
@@ -402,64 +402,64 @@ impl FakeApi {
 
     /// Everything received so far, in arrival order (including requests answered by faults or
     /// authentication/authorization errors).
-    pub fn requests(&self) -> Vec<RequestRecord> {
+    pub(crate) fn requests(&self) -> Vec<RequestRecord> {
         self.state().requests.clone()
     }
 
-    pub fn clear_requests(&self) {
+    pub(crate) fn clear_requests(&self) {
         self.state().requests.clear();
     }
 
     /// Add a fault rule; rules are matched in insertion order before normal handling.
-    pub fn inject(&self, fault: Fault) {
+    pub(crate) fn inject(&self, fault: Fault) {
         self.state().faults.push(fault);
     }
 
-    pub fn clear_faults(&self) {
+    pub(crate) fn clear_faults(&self) {
         self.state().faults.clear();
     }
 
     /// Whether the ETCDSnapshotFile CRD is installed (default `true`). When `false`, every
     /// `/apis/k3s.cattle.io/...` path answers the text/plain `404 page not found` (samples 004–006).
-    pub fn set_crd_installed(&self, installed: bool) {
+    pub(crate) fn set_crd_installed(&self, installed: bool) {
         self.state().crd_installed = installed;
     }
 
     /// Whether `helm.cattle.io/v1` HelmCharts are served (`--disable-helm-controller` when not).
-    pub fn set_helm_crd_installed(&self, installed: bool) {
+    pub(crate) fn set_helm_crd_installed(&self, installed: bool) {
         self.state().helm_crd_installed = installed;
     }
 
     /// The `gitVersion` reported by `/version` (default `v1.29.4+k3s1`); major/minor follow it.
-    pub fn set_server_version(&self, git_version: &str) {
+    pub(crate) fn set_server_version(&self, git_version: &str) {
         self.state().git_version = git_version.to_string();
     }
 
     /// The current global resourceVersion (that of the latest write).
-    pub fn resource_version(&self) -> u64 {
+    pub(crate) fn resource_version(&self) -> u64 {
         self.state().store.current_rv()
     }
 
     /// Move the global resourceVersion forward so that the next write gets `rv + 1` (lets tests
     /// reproduce the resourceVersions of recorded exchanges). Panics if `rv` is in the past,
     /// unless nothing has been written yet.
-    pub fn set_resource_version(&self, rv: u64) {
+    pub(crate) fn set_resource_version(&self, rv: u64) {
         self.state().store.advance_to(rv);
     }
 
     /// Compact the history: continue tokens and resourceVersions from before now answer 410 Gone.
-    pub fn compact(&self) {
+    pub(crate) fn compact(&self) {
         self.state().store.compact();
     }
 
     /// End every watch open now, cleanly (the final chunk, as when its `timeoutSeconds` runs
     /// out), so clients must resume or give up; later watches are not affected.
-    pub fn end_watches(&self) {
+    pub(crate) fn end_watches(&self) {
         self.state().watch_ends.send_modify(|n| *n += 1);
     }
 
     /// Every later write (through the API or `put`/`remove`), as watch events.
-    pub fn events(&self) -> broadcast::Receiver<WatchEvent> {
+    pub(crate) fn events(&self) -> broadcast::Receiver<WatchEvent> {
         self.state().store.subscribe()
     }
 }

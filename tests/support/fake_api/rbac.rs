@@ -87,7 +87,7 @@ pub(crate) struct RbacUser {
 impl RbacUser {
     /// Parse the YAML documents of `rbac_yaml` (panics on malformed input, like a rejected
     /// `kubectl apply` would fail loudly).
-    pub fn parse(user: &str, rbac_yaml: &str) -> RbacUser {
+    pub(super) fn parse(user: &str, rbac_yaml: &str) -> RbacUser {
         let mut roles = Vec::new();
         for document in serde_yaml_ng::Deserializer::from_str(rbac_yaml) {
             let value = Value::deserialize(document)
@@ -103,7 +103,7 @@ impl RbacUser {
     /// The first rule that allows `info`, described like the RBAC authorizer's reason
     /// (`ClusterRoleBinding "u-r" of ClusterRole "r" to User "u"`). ClusterRoles are visited
     /// first, then the Roles of the request's namespace, in document order.
-    pub fn allows(&self, info: &RequestInfo) -> Option<String> {
+    pub(super) fn allows(&self, info: &RequestInfo) -> Option<String> {
         let cluster = self.roles.iter().filter(|r| r.namespace.is_none());
         let local = self.roles.iter().filter(|r| {
             !info.namespace.is_empty() && r.namespace.as_deref() == Some(&info.namespace)

@@ -193,7 +193,7 @@ pub(crate) const STORED: [&ResourceDef; 12] = [
 pub(crate) const NAMESPACES: [&str; 3] = ["default", "kube-node-lease", "kube-system"];
 
 impl ResourceDef {
-    pub fn api_version(&self) -> String {
+    pub(super) fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.to_string()
         } else {
@@ -202,16 +202,16 @@ impl ResourceDef {
     }
 
     /// `leases.coordination.k8s.io`, or just `configmaps` in the core group.
-    pub fn qualified_resource(&self) -> String {
+    pub(super) fn qualified_resource(&self) -> String {
         qualify(self.plural, self.group)
     }
 
     /// `Lease.coordination.k8s.io`, or just `ConfigMap` in the core group.
-    pub fn qualified_kind(&self) -> String {
+    pub(super) fn qualified_kind(&self) -> String {
         qualify(self.kind, self.group)
     }
 
-    pub fn layout(&self) -> super::json::Layout {
+    pub(super) fn layout(&self) -> super::json::Layout {
         if self.custom {
             super::json::Layout::Sorted
         } else {
@@ -219,7 +219,7 @@ impl ResourceDef {
         }
     }
 
-    pub fn list_layout(&self) -> super::json::Layout {
+    pub(super) fn list_layout(&self) -> super::json::Layout {
         if self.custom {
             super::json::Layout::Sorted
         } else {

@@ -119,7 +119,7 @@ impl Parser {
 }
 
 impl LabelSelector {
-    pub fn parse(input: &str) -> Result<LabelSelector, String> {
+    pub(super) fn parse(input: &str) -> Result<LabelSelector, String> {
         let mut p = Parser {
             toks: lex(input),
             pos: 0,
@@ -161,11 +161,11 @@ impl LabelSelector {
         Ok(LabelSelector { requirements })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.requirements.is_empty()
     }
 
-    pub fn matches(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
+    pub(super) fn matches(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
         self.requirements.iter().all(|r| {
             let value = labels.and_then(|l| l.get(&r.key)).and_then(Value::as_str);
             match r.op {
@@ -298,7 +298,7 @@ fn split_terms(input: &str) -> Vec<String> {
 }
 
 impl FieldSelector {
-    pub fn parse(input: &str, allowed: &[&str]) -> Result<FieldSelector, String> {
+    pub(super) fn parse(input: &str, allowed: &[&str]) -> Result<FieldSelector, String> {
         let mut terms = Vec::new();
         if input.trim().is_empty() {
             return Ok(FieldSelector::default());
@@ -332,12 +332,12 @@ impl FieldSelector {
         Ok(FieldSelector { terms })
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
 
     /// `metadata.name=X` as the only constraint on the name: the list becomes a single-key read.
-    pub fn single_name(&self) -> Option<&str> {
+    pub(super) fn single_name(&self) -> Option<&str> {
         let names: Vec<&FieldTerm> = self
             .terms
             .iter()
@@ -349,7 +349,7 @@ impl FieldSelector {
         }
     }
 
-    pub fn matches(&self, obj: &Value) -> bool {
+    pub(super) fn matches(&self, obj: &Value) -> bool {
         self.terms.iter().all(|t| {
             let pointer = format!("/{}", t.field.replace('.', "/"));
             let actual = match obj.pointer(&pointer) {

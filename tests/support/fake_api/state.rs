@@ -29,7 +29,7 @@ pub(crate) struct State {
 }
 
 impl State {
-    pub fn new(address: String) -> State {
+    pub(super) fn new(address: String) -> State {
         State {
             store: Store::new(FIRST_RESOURCE_VERSION),
             requests: Vec::new(),

@@ -24,7 +24,7 @@ pub(crate) struct Reply {
 pub(crate) type Result<T> = std::result::Result<T, Reply>;
 
 impl Reply {
-    pub fn json(status: u16, value: &Value, layout: Layout, pretty: bool) -> Reply {
+    pub(super) fn json(status: u16, value: &Value, layout: Layout, pretty: bool) -> Reply {
         let body = if pretty {
             json::to_pretty(value, layout)
         } else {
@@ -33,7 +33,7 @@ impl Reply {
         Reply::raw(status, "application/json", body.into_bytes())
     }
 
-    pub fn raw(status: u16, content_type: &str, body: Vec<u8>) -> Reply {
+    pub(super) fn raw(status: u16, content_type: &str, body: Vec<u8>) -> Reply {
         Reply {
             status,
             content_type: content_type.to_string(),
@@ -61,7 +61,11 @@ pub(crate) struct Cause {
 }
 
 impl Cause {
-    pub fn new(reason: &'static str, field: impl Into<String>, body: impl Into<String>) -> Cause {
+    pub(super) fn new(
+        reason: &'static str,
+        field: impl Into<String>,
+        body: impl Into<String>,
+    ) -> Cause {
         Cause {
             reason,
             field: field.into(),
@@ -70,7 +74,7 @@ impl Cause {
     }
 
     /// `field.Invalid(path, value, detail)` with a string value.
-    pub fn invalid(field: impl Into<String>, value: &str, detail: &str) -> Cause {
+    pub(super) fn invalid(field: impl Into<String>, value: &str, detail: &str) -> Cause {
         Cause::new(
             "FieldValueInvalid",
             field,
@@ -78,7 +82,7 @@ impl Cause {
         )
     }
 
-    pub fn required(field: impl Into<String>, detail: &str) -> Cause {
+    pub(super) fn required(field: impl Into<String>, detail: &str) -> Cause {
         let body = if detail.is_empty() {
             "Required value".to_string()
         } else {

@@ -19,7 +19,7 @@ pub(crate) struct Key {
 
 /// One change, as a watch would report it (`ADDED`, `MODIFIED`, `DELETED`).
 #[derive(Clone, Debug)]
-pub struct WatchEvent {
+pub(crate) struct WatchEvent {
     pub event_type: &'static str,
     pub resource: &'static str,
     pub resource_version: u64,
@@ -56,7 +56,7 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    pub fn new(first_rv: u64) -> Store {
+    pub(super) fn new(first_rv: u64) -> Store {
         let (events, _) = broadcast::channel(1024);
         Store {
             rv: first_rv,
@@ -68,13 +68,13 @@ impl Store {
         }
     }
 
-    pub fn current_rv(&self) -> u64 {
+    pub(super) fn current_rv(&self) -> u64 {
         self.rv
     }
 
     /// Jump the revision forward. Backwards only before the first write: resourceVersions handed
     /// out stay monotonic.
-    pub fn advance_to(&mut self, rv: u64) {
+    pub(super) fn advance_to(&mut self, rv: u64) {
         let untouched =
             self.objects.is_empty() && self.history.is_empty() && self.created_counter == 0;
         assert!(
@@ -85,16 +85,16 @@ impl Store {
         self.rv = rv;
     }
 
-    pub fn compacted_rv(&self) -> u64 {
+    pub(super) fn compacted_rv(&self) -> u64 {
         self.compacted
     }
 
-    pub fn get(&self, key: &Key) -> Option<&Value> {
+    pub(super) fn get(&self, key: &Key) -> Option<&Value> {
         self.objects.get(key).map(|e| &e.object)
     }
 
     /// Create or replace: bumps the revision and stamps it into `metadata.resourceVersion`.
-    pub fn write(&mut self, key: Key, mut object: Value) -> Value {
+    pub(super) fn write(&mut self, key: Key, mut object: Value) -> Value {
         self.rv += 1;
         object["metadata"]["resourceVersion"] = json!(self.rv.to_string());
         let previous = self.objects.get(&key).map(|e| e.object.clone());
@@ -127,7 +127,7 @@ impl Store {
     }
 
     /// Remove: bumps the revision. Returns the last state.
-    pub fn delete(&mut self, key: &Key) -> Option<Value> {
+    pub(super) fn delete(&mut self, key: &Key) -> Option<Value> {
         let entry = self.objects.remove(key)?;
         self.rv += 1;
         self.history.push(Change {
@@ -151,19 +151,19 @@ impl Store {
         });
     }
 
-    pub fn subscribe(&self) -> broadcast::Receiver<WatchEvent> {
+    pub(super) fn subscribe(&self) -> broadcast::Receiver<WatchEvent> {
         self.events.subscribe()
     }
 
     /// Forget history up to now: older revisions answer 410 Expired (samples 115, 132).
-    pub fn compact(&mut self) {
+    pub(super) fn compact(&mut self) {
         self.compacted = self.rv;
         self.history.clear();
     }
 
     /// All objects of `resource` (optionally in one namespace) as of revision `at` (`None` = now),
     /// sorted by key. `Err(())` when `at` has been compacted.
-    pub fn snapshot(
+    pub(super) fn snapshot(
         &self,
         resource: &str,
         namespace: Option<&str>,
@@ -207,7 +207,7 @@ impl Store {
     }
 
     /// Every current object of `resource`, sorted by key.
-    pub fn all(&self, resource: &str) -> Vec<Value> {
+    pub(super) fn all(&self, resource: &str) -> Vec<Value> {
         self.objects
             .iter()
             .filter(|(k, _)| k.resource == resource)

@@ -41,7 +41,7 @@ pub(crate) fn ca_signed_until(year: i32, month: u8, day: u8) -> TlsMaterial {
 }
 
 /// A self-signed certificate for `names`, valid until `(year, month, day)`, and its key.
-pub fn certificate_until(
+pub(crate) fn certificate_until(
     names: &[&str],
     year: i32,
     month: u8,

@@ -31,7 +31,7 @@ pub(crate) struct WatchStart {
 
 impl WatchStart {
     /// The event line for a later write, when this watch sees it.
-    pub fn line_for(&self, event: &WatchEvent) -> Option<Vec<u8>> {
+    pub(super) fn line_for(&self, event: &WatchEvent) -> Option<Vec<u8>> {
         let namespace = event.object["metadata"]["namespace"].as_str().unwrap_or("");
         let visible = event.resource == self.resource
             && self.namespace.as_deref().is_none_or(|ns| ns == namespace)

@@ -18,7 +18,7 @@ const LIBFAKETIME: &[&str] = &[
 ];
 
 /// The offset file of one run; the offset starts at zero.
-pub struct SteppedClock {
+pub(crate) struct SteppedClock {
     library: PathBuf,
     dir: tempfile::TempDir,
 }
@@ -26,7 +26,7 @@ pub struct SteppedClock {
 impl SteppedClock {
     /// `None` (after one line) when libfaketime is not installed and this is not CI; under
     /// `CI=true` its absence fails the test, since CI installs it.
-    pub fn new(test: &str) -> Option<SteppedClock> {
+    pub(crate) fn new(test: &str) -> Option<SteppedClock> {
         let Some(library) = LIBFAKETIME.iter().map(Path::new).find(|p| p.exists()) else {
             assert!(
                 std::env::var("CI").as_deref() != Ok("true"),
@@ -51,7 +51,7 @@ impl SteppedClock {
     }
 
     /// `run` with its wall clock under this offset.
-    pub fn apply(&self, run: Run) -> Run {
+    pub(crate) fn apply(&self, run: Run) -> Run {
         run.env("LD_PRELOAD", &self.library.display().to_string())
             .env(
                 "FAKETIME_TIMESTAMP_FILE",
@@ -62,7 +62,7 @@ impl SteppedClock {
     }
 
     /// Sets the wall clock of the runs to real time plus `seconds` (negative: behind), at once.
-    pub fn step_to(&self, seconds: i64) {
+    pub(crate) fn step_to(&self, seconds: i64) {
         // Written aside and renamed, so the process never reads a half-written file.
         let next = self.dir.path().join("offset.next");
         std::fs::write(&next, format!("{seconds:+}\n")).expect("write the clock offset");

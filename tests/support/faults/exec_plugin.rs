@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 /// The value of `VAULT_TOKEN` in every exec section: must never be printed or logged.
-pub const ENV_SECRET: &str = "s3cr3t-vault-7d41c09b";
+pub(crate) const ENV_SECRET: &str = "s3cr3t-vault-7d41c09b";
 
 /// The token a failing plugin prints (stdout and, inside a sentence, stderr).
-pub const FAILING_TOKEN: &str = "tok-0a1b2c3d4e5f6789";
+pub(crate) const FAILING_TOKEN: &str = "tok-0a1b2c3d4e5f6789";
 
 /// What the plugin does when run.
 #[derive(Clone, Debug)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Never answers (`sleep`), like a plugin waiting for an SSO login in a browser.
     Hang,
     /// Forks a helper that keeps stdout open and exits 0 itself: the output never ends.
@@ -38,13 +38,13 @@ pub enum Mode {
     ExpiringThenHang(String),
 }
 
-pub struct ExecPlugin {
+pub(crate) struct ExecPlugin {
     dir: tempfile::TempDir,
     pub mode: Mode,
 }
 
 impl ExecPlugin {
-    pub fn new(mode: Mode) -> ExecPlugin {
+    pub(crate) fn new(mode: Mode) -> ExecPlugin {
         let dir = tempfile::Builder::new()
             .prefix("k3sdoctor-plugin-")
             .tempdir()
@@ -93,12 +93,12 @@ impl ExecPlugin {
     }
 
     /// The script; its file name is `kubelogin`, as the error lines name it.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.dir.path().join("kubelogin")
     }
 
     /// `users[].user` running this plugin, with a secret in its env and in an argument.
-    pub fn user(&self) -> Value {
+    pub(crate) fn user(&self) -> Value {
         json!({"exec": {
             "apiVersion": "client.authentication.k8s.io/v1",
             "command": self.path().display().to_string(),
@@ -109,7 +109,7 @@ impl ExecPlugin {
     }
 
     /// The pids the plugin and its helpers ran as, so far.
-    pub fn pids(&self) -> Vec<u32> {
+    pub(crate) fn pids(&self) -> Vec<u32> {
         std::fs::read_to_string(self.dir.path().join("pids"))
             .unwrap_or_default()
             .lines()
@@ -118,7 +118,7 @@ impl ExecPlugin {
     }
 
     /// How many times the plugin was run.
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         std::fs::read_to_string(self.dir.path().join("runs"))
             .unwrap_or_default()
             .lines()
@@ -126,7 +126,7 @@ impl ExecPlugin {
     }
 
     /// The plugin's processes (and helpers) still running (zombies count as gone).
-    pub fn survivors(&self) -> Vec<u32> {
+    pub(crate) fn survivors(&self) -> Vec<u32> {
         self.pids().into_iter().filter(|&pid| alive(pid)).collect()
     }
 }
@@ -150,7 +150,7 @@ fn expiring_credential(token: &str) -> String {
 }
 
 /// A context of a kubeconfig written by [`write_kubeconfig`].
-pub struct PluginContext<'a> {
+pub(crate) struct PluginContext<'a> {
     pub name: &'a str,
     pub server: &'a str,
     /// `certificate-authority-data` (base64 PEM), for an HTTPS server.
@@ -159,7 +159,7 @@ pub struct PluginContext<'a> {
 }
 
 /// Writes `dir/file`: one cluster, user and context per entry, the first current.
-pub fn write_kubeconfig(dir: &Path, file: &str, contexts: &[PluginContext<'_>]) -> PathBuf {
+pub(crate) fn write_kubeconfig(dir: &Path, file: &str, contexts: &[PluginContext<'_>]) -> PathBuf {
     let config = json!({
         "apiVersion": "v1",
         "kind": "Config",
@@ -186,14 +186,14 @@ pub fn write_kubeconfig(dir: &Path, file: &str, contexts: &[PluginContext<'_>]) 
 }
 
 /// The server, CA and token of a kubeconfig the real test bed wrote (`DIR/kubeconfig/admin`).
-pub struct RealBedUser {
+pub(crate) struct RealBedUser {
     pub server: String,
     pub ca_data: String,
     pub token: String,
 }
 
 impl RealBedUser {
-    pub fn read(kubeconfig: &Path) -> RealBedUser {
+    pub(crate) fn read(kubeconfig: &Path) -> RealBedUser {
         let text = std::fs::read_to_string(kubeconfig).expect("read the test bed's kubeconfig");
         let doc: Value = serde_yaml_ng::from_str(&text).expect("a YAML kubeconfig");
         let field = |v: &Value| v.as_str().expect("a string field").to_string();
@@ -207,7 +207,7 @@ impl RealBedUser {
 
 /// Asserts that no secret of a plugin run appears in `text` (stdout, stderr, a log).
 #[track_caller]
-pub fn assert_no_secret(text: &str, extra: &[&str]) {
+pub(crate) fn assert_no_secret(text: &str, extra: &[&str]) {
     for secret in [ENV_SECRET, FAILING_TOKEN, "s3cr3t", "0a1b2c3d4e5f"]
         .iter()
         .chain(extra)

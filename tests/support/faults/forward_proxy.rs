@@ -8,13 +8,13 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-pub struct ForwardProxy {
+pub(crate) struct ForwardProxy {
     port: u16,
     targets: Arc<Mutex<Vec<String>>>,
 }
 
 impl ForwardProxy {
-    pub fn start() -> ForwardProxy {
+    pub(crate) fn start() -> ForwardProxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind proxy");
         let port = listener.local_addr().expect("proxy addr").port();
         let targets = Arc::new(Mutex::new(Vec::new()));
@@ -31,17 +31,17 @@ impl ForwardProxy {
     }
 
     /// `http://127.0.0.1:<port>`.
-    pub fn http_url(&self) -> String {
+    pub(crate) fn http_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// `socks5://127.0.0.1:<port>`.
-    pub fn socks5_url(&self) -> String {
+    pub(crate) fn socks5_url(&self) -> String {
         format!("socks5://127.0.0.1:{}", self.port)
     }
 
     /// Every `host:port` asked for so far, prefixed with `CONNECT ` or `SOCKS5 `.
-    pub fn targets(&self) -> Vec<String> {
+    pub(crate) fn targets(&self) -> Vec<String> {
         self.targets.lock().unwrap().clone()
     }
 }

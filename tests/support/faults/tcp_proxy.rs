@@ -23,7 +23,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Pass,
     Reset,
     Blackhole,
@@ -50,7 +50,7 @@ struct Shared {
 }
 
 /// A running proxy; stopped (every connection closed) when dropped.
-pub struct TcpProxy {
+pub(crate) struct TcpProxy {
     address: SocketAddr,
     shared: Arc<Shared>,
     acceptor: Option<JoinHandle<()>>,
@@ -58,7 +58,7 @@ pub struct TcpProxy {
 
 impl TcpProxy {
     /// A proxy on 127.0.0.1 (a free port) to `upstream`, passing.
-    pub fn start(upstream: SocketAddr) -> TcpProxy {
+    pub(crate) fn start(upstream: SocketAddr) -> TcpProxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port for the proxy");
         listener
             .set_nonblocking(true)
@@ -82,7 +82,7 @@ impl TcpProxy {
     }
 
     /// A proxy to the host and port of an `https://HOST:PORT` URL (the test bed's server).
-    pub fn to_url(url: &str) -> TcpProxy {
+    pub(crate) fn to_url(url: &str) -> TcpProxy {
         let authority = url
             .trim_start_matches("https://")
             .trim_start_matches("http://")
@@ -90,11 +90,11 @@ impl TcpProxy {
         TcpProxy::start(authority.parse().expect("a HOST:PORT server address"))
     }
 
-    pub fn address(&self) -> SocketAddr {
+    pub(crate) fn address(&self) -> SocketAddr {
         self.address
     }
 
-    pub fn set_mode(&self, mode: Mode) {
+    pub(crate) fn set_mode(&self, mode: Mode) {
         let value = match mode {
             Mode::Pass => 0,
             Mode::Reset => 1,
@@ -103,12 +103,12 @@ impl TcpProxy {
         self.shared.mode.store(value, Ordering::SeqCst);
     }
 
-    pub fn mode(&self) -> Mode {
+    pub(crate) fn mode(&self) -> Mode {
         Mode::from_u8(self.shared.mode.load(Ordering::SeqCst))
     }
 
     /// A copy of `kubeconfig` (in `dir`) whose `server: URL` lines point at the proxy instead.
-    pub fn kubeconfig(&self, kubeconfig: &Path, server: &str, dir: &Path) -> PathBuf {
+    pub(crate) fn kubeconfig(&self, kubeconfig: &Path, server: &str, dir: &Path) -> PathBuf {
         let text = std::fs::read_to_string(kubeconfig).expect("read the kubeconfig");
         let proxied = format!("https://{}", self.address);
         assert!(

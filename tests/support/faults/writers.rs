@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::support::harness::{Output, Run, Running};
 use crate::support::wait::wait_for;
 
-pub struct StartingGate {
+pub(crate) struct StartingGate {
     path: PathBuf,
     /// Open for reading and writing: opening a FIFO so never blocks (Linux), and while it is
     /// open the runs' reads block instead of seeing end-of-file.
@@ -23,7 +23,7 @@ pub struct StartingGate {
 }
 
 impl StartingGate {
-    pub fn new() -> StartingGate {
+    pub(crate) fn new() -> StartingGate {
         let dir = tempfile::tempdir().expect("a directory for the gate");
         let path = dir.path().join("gate");
         let c_path = std::ffi::CString::new(path.to_str().expect("utf-8 path")).unwrap();
@@ -42,12 +42,12 @@ impl StartingGate {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Releases `runs` waiting runs with one write.
-    pub fn release(&mut self, runs: usize) {
+    pub(crate) fn release(&mut self, runs: usize) {
         self.held
             .write_all(&vec![b'g'; runs])
             .expect("write to the gate");
@@ -75,7 +75,7 @@ fn at_the_gate(pid: u32) -> bool {
 
 /// Starts every run, waits until all of them sit at the gate, releases them together and
 /// returns their outputs in the order given.
-pub fn release_together(runs: Vec<Run>) -> Vec<Output> {
+pub(crate) fn release_together(runs: Vec<Run>) -> Vec<Output> {
     let mut gate = StartingGate::new();
     let running: Vec<Running> = runs
         .into_iter()

@@ -11,14 +11,14 @@ use super::record::{self, Record};
 use crate::support::fake_api::FakeApi;
 
 #[derive(Default)]
-pub struct Elector {
+pub(crate) struct Elector {
     observed_raw: Option<String>,
     observed_at: Option<Instant>,
     pub leader: bool,
     pub last_renew: Option<Instant>,
 }
 
-pub enum Step {
+pub(crate) enum Step {
     /// Not the leader (someone else holds a valid record, or we lost a race).
     Follower,
     /// We hold the lock; `newly` on the step that acquired it.
@@ -27,13 +27,13 @@ pub enum Step {
     Lost,
 }
 
-pub struct Timing {
+pub(crate) struct Timing {
     pub lease: Duration,
     pub renew_deadline: Duration,
 }
 
 impl Elector {
-    pub fn step(
+    pub(crate) fn step(
         &mut self,
         fake: &FakeApi,
         style: LockStyle,

@@ -10,7 +10,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// bytes < 0x20 and `<`, `>`, `&` as `\u00XX` (lowercase hex); U+2028/U+2029 as `\u2028`/`\u2029`;
 /// everything else (DEL and all other non-ASCII included) raw. Rust strings are valid UTF-8, so
 /// Go's `\ufffd` replacement of invalid bytes never applies.
-pub fn push_string(out: &mut String, s: &str) {
+pub(crate) fn push_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -36,7 +36,7 @@ pub fn push_string(out: &mut String, s: &str) {
 }
 
 /// `s` as a Go JSON string literal.
-pub fn string(s: &str) -> String {
+pub(crate) fn string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     push_string(&mut out, s);
     out
@@ -44,7 +44,7 @@ pub fn string(s: &str) -> String {
 
 /// A compact JSON object written field by field, in the order of the calls (Go writes struct
 /// fields in declaration order).
-pub struct Object {
+pub(crate) struct Object {
     buf: String,
 }
 
@@ -55,7 +55,7 @@ impl Default for Object {
 }
 
 impl Object {
-    pub fn new() -> Object {
+    pub(crate) fn new() -> Object {
         Object {
             buf: String::from("{"),
         }
@@ -70,32 +70,32 @@ impl Object {
     }
 
     /// A field whose value is already JSON text.
-    pub fn raw(&mut self, key: &str, json: &str) -> &mut Object {
+    pub(crate) fn raw(&mut self, key: &str, json: &str) -> &mut Object {
         self.key(key);
         self.buf.push_str(json);
         self
     }
 
-    pub fn string(&mut self, key: &str, value: &str) -> &mut Object {
+    pub(crate) fn string(&mut self, key: &str, value: &str) -> &mut Object {
         self.key(key);
         push_string(&mut self.buf, value);
         self
     }
 
     /// `string` with `,omitempty`: skipped when empty.
-    pub fn string_omitempty(&mut self, key: &str, value: &str) -> &mut Object {
+    pub(crate) fn string_omitempty(&mut self, key: &str, value: &str) -> &mut Object {
         if !value.is_empty() {
             self.string(key, value);
         }
         self
     }
 
-    pub fn bool(&mut self, key: &str, value: bool) -> &mut Object {
+    pub(crate) fn bool(&mut self, key: &str, value: bool) -> &mut Object {
         self.raw(key, if value { "true" } else { "false" })
     }
 
     /// `bool` with `,omitempty`: skipped when false.
-    pub fn bool_omitempty(&mut self, key: &str, value: bool) -> &mut Object {
+    pub(crate) fn bool_omitempty(&mut self, key: &str, value: bool) -> &mut Object {
         if value {
             self.bool(key, true);
         }
@@ -103,14 +103,14 @@ impl Object {
     }
 
     /// `int64` with `,omitempty`: skipped when 0.
-    pub fn int_omitempty(&mut self, key: &str, value: i64) -> &mut Object {
+    pub(crate) fn int_omitempty(&mut self, key: &str, value: i64) -> &mut Object {
         if value != 0 {
             self.raw(key, &value.to_string());
         }
         self
     }
 
-    pub fn finish(&mut self) -> String {
+    pub(crate) fn finish(&mut self) -> String {
         let mut out = std::mem::take(&mut self.buf);
         out.push('}');
         out
@@ -119,7 +119,7 @@ impl Object {
 
 /// Go's `json.Marshal(map[string]string)`: keys sorted by their bytes, compact. `entries` may be
 /// in any order; duplicate keys cannot occur in a Go map and are not expected here.
-pub fn string_map(entries: &[(String, String)]) -> String {
+pub(crate) fn string_map(entries: &[(String, String)]) -> String {
     let mut sorted: Vec<&(String, String)> = entries.iter().collect();
     sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut object = Object::new();
@@ -130,7 +130,7 @@ pub fn string_map(entries: &[(String, String)]) -> String {
 }
 
 /// `base64.StdEncoding.EncodeToString`: standard alphabet, `=` padding.
-pub fn base64_std(bytes: &[u8]) -> String {
+pub(crate) fn base64_std(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

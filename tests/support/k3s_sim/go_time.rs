@@ -5,11 +5,11 @@
 use serde_json::Value;
 
 /// Seconds between 0001-01-01 and 1970-01-01 (Go's `unixToInternal`).
-pub const UNIX_TO_INTERNAL: i64 = 62_135_596_800;
+pub(crate) const UNIX_TO_INTERNAL: i64 = 62_135_596_800;
 
 /// A parsed `metav1.Time`: unix seconds (floor) and nanoseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GoTime {
+pub(crate) struct GoTime {
     pub unix: i64,
     pub nanos: u32,
 }
@@ -17,7 +17,7 @@ pub struct GoTime {
 impl GoTime {
     /// `metav1.Time.MarshalJSON`: `null` for the zero time, else the quoted RFC3339 UTC form
     /// with second precision (fractions truncated).
-    pub fn to_json(self) -> String {
+    pub(crate) fn to_json(self) -> String {
         if self.unix == -UNIX_TO_INTERNAL && self.nanos == 0 {
             return "null".to_string();
         }
@@ -34,7 +34,7 @@ impl GoTime {
 }
 
 /// `time.Parse(time.RFC3339, s)`: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±hh:mm)`. `None` if invalid.
-pub fn parse_rfc3339(s: &str) -> Option<GoTime> {
+pub(crate) fn parse_rfc3339(s: &str) -> Option<GoTime> {
     let b = s.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let part = b.get(from..from + len)?;
@@ -86,7 +86,7 @@ pub fn parse_rfc3339(s: &str) -> Option<GoTime> {
 }
 
 /// `metav1.Time` from a JSON value: a valid RFC3339 string, else `None` (absent, `null`).
-pub fn time_from_json(v: &Value) -> Option<GoTime> {
+pub(crate) fn time_from_json(v: &Value) -> Option<GoTime> {
     v.as_str().and_then(parse_rfc3339)
 }
 

@@ -1,16 +1,16 @@
-//! A k3s/RKE2 simulator (design.md §7): server "processes" that campaign for `<prog>` and
+//! A k3s/RKE2 simulator: server "processes" that campaign for `<prog>` and
 //! `<prog>-etcd` with client-go/wrangler semantics against the fake API server, exit when they
 //! lose a lock they held and restart after a delay, and run the snapshot ConfigMap controller
 //! the way affected or fixed versions do. Timings are scaled down so a split → fix → verify
 //! scenario runs in seconds.
 
-pub mod elector;
-pub mod go_json;
-pub mod go_time;
-pub mod quantity;
-pub mod record;
-pub mod snapshot_controller;
-pub mod snapshot_entry;
+pub(crate) mod elector;
+pub(crate) mod go_json;
+pub(crate) mod go_time;
+pub(crate) mod quantity;
+pub(crate) mod record;
+pub(crate) mod snapshot_controller;
+pub(crate) mod snapshot_entry;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,13 +21,13 @@ use std::time::{Duration, Instant, SystemTime};
 use elector::{Elector, Step, Timing};
 use record::Record;
 use snapshot_controller::ControllerConfig;
-pub use snapshot_entry::S3ConfigShape;
+pub(crate) use snapshot_entry::S3ConfigShape;
 
 use super::fake_api::FakeApi;
 use super::objects::{NodeSpec, node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LockStyle {
+pub(crate) enum LockStyle {
     /// ≤ 1.23.
     ConfigMap,
     /// 1.24–1.27: ConfigMap primary, Lease secondary.
@@ -37,23 +37,23 @@ pub enum LockStyle {
 }
 
 impl LockStyle {
-    pub fn uses_lease(self) -> bool {
+    pub(crate) fn uses_lease(self) -> bool {
         self != LockStyle::ConfigMap
     }
 
-    pub fn uses_configmap(self) -> bool {
+    pub(crate) fn uses_configmap(self) -> bool {
         self != LockStyle::Lease
     }
 }
 
 #[derive(Clone, Debug)]
-pub struct SimServer {
+pub(crate) struct SimServer {
     pub node: String,
     pub hostname: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct SimConfig {
+pub(crate) struct SimConfig {
     pub prog: &'static str,
     pub version: String,
     pub style: LockStyle,
@@ -73,7 +73,7 @@ pub struct SimConfig {
 impl SimConfig {
     /// Servers whose hostname is their node name, with scaled timings (lease 3 s, renew
     /// deadline 2 s, retry 200 ms, restart after 1 s).
-    pub fn new(
+    pub(crate) fn new(
         prog: &'static str,
         version: &str,
         style: LockStyle,
@@ -101,15 +101,15 @@ impl SimConfig {
         }
     }
 
-    pub fn core_lock(&self) -> String {
+    pub(crate) fn core_lock(&self) -> String {
         self.prog.to_string()
     }
 
-    pub fn etcd_lock(&self) -> String {
+    pub(crate) fn etcd_lock(&self) -> String {
         format!("{}-etcd", self.prog)
     }
 
-    pub fn controller(&self) -> ControllerConfig {
+    pub(crate) fn controller(&self) -> ControllerConfig {
         ControllerConfig {
             prog: self.prog,
             require_metadata: self.require_metadata,
@@ -135,7 +135,7 @@ struct Shared {
     restarts: BTreeMap<String, u32>,
 }
 
-pub struct K3sSim {
+pub(crate) struct K3sSim {
     stop: Arc<AtomicBool>,
     shared: Arc<Mutex<Shared>>,
     thread: Option<JoinHandle<()>>,
@@ -143,7 +143,7 @@ pub struct K3sSim {
 
 impl K3sSim {
     /// Creates the server Nodes and starts every server process.
-    pub fn start(fake: Arc<FakeApi>, config: SimConfig) -> K3sSim {
+    pub(crate) fn start(fake: Arc<FakeApi>, config: SimConfig) -> K3sSim {
         for s in &config.servers {
             fake.put(node(&NodeSpec {
                 name: &s.node,
@@ -169,7 +169,7 @@ impl K3sSim {
 
     /// Writes both locks as if `core` and `etcd` (hostnames) had just renewed them: the split
     /// the bug needs, which the processes then keep up by themselves. Call before `start`.
-    pub fn seed_holders(fake: &FakeApi, config: &SimConfig, core: &str, etcd: &str) {
+    pub(crate) fn seed_holders(fake: &FakeApi, config: &SimConfig, core: &str, etcd: &str) {
         let now = SystemTime::now();
         for (lock, holder) in [(config.core_lock(), core), (config.etcd_lock(), etcd)] {
             let record = Record {
@@ -187,11 +187,11 @@ impl K3sSim {
         }
     }
 
-    pub fn log(&self) -> Vec<String> {
+    pub(crate) fn log(&self) -> Vec<String> {
         self.shared.lock().unwrap().log.clone()
     }
 
-    pub fn restarts(&self, node: &str) -> u32 {
+    pub(crate) fn restarts(&self, node: &str) -> u32 {
         self.shared
             .lock()
             .unwrap()
@@ -212,7 +212,7 @@ impl Drop for K3sSim {
 }
 
 /// The current holder of a lock as a client reads it (the Lease, or the annotation on ≤ 1.23).
-pub fn holder(fake: &FakeApi, config: &SimConfig, lock: &str) -> Option<String> {
+pub(crate) fn holder(fake: &FakeApi, config: &SimConfig, lock: &str) -> Option<String> {
     record::read(fake, config.style, lock)
         .record(config.style)
         .map(|(r, _)| r.holder)
@@ -274,7 +274,7 @@ fn run(fake: &FakeApi, config: &SimConfig, stop: &AtomicBool, shared: &Mutex<Sha
 }
 
 /// Fixed versions start the informers from the `-etcd` callback; affected ones only when the
-/// core callback's `sc.Start` ran after the `-etcd` handlers were registered (facts §1.9).
+/// core callback's `sc.Start` ran after the `-etcd` handlers were registered (k3s `pkg/server/server.go`).
 fn controller_runs(p: &Process, affected: bool) -> bool {
     if !p.electors[0].leader {
         return false;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// `Quantity.Value()` of a JSON quantity (string or number). `None` when absent, `null` or not a
 /// valid quantity (Go would fail to decode the whole object; the simulator just drops the size).
-pub fn quantity_value(v: &Value) -> Option<i64> {
+pub(crate) fn quantity_value(v: &Value) -> Option<i64> {
     match v {
         Value::String(s) => parse_quantity_value(s.trim()),
         Value::Number(n) => parse_quantity_value(&n.to_string()),
@@ -15,7 +15,7 @@ pub fn quantity_value(v: &Value) -> Option<i64> {
 }
 
 /// `resource.ParseQuantity(s)` followed by `.Value()` (rounds fractions away from zero).
-pub fn parse_quantity_value(s: &str) -> Option<i64> {
+pub(crate) fn parse_quantity_value(s: &str) -> Option<i64> {
     if s.is_empty() {
         return None;
     }
@@ -226,7 +226,7 @@ fn slow_magnitude(digits: &str, denom_len: usize, binary: bool, exponent: i32) -
 }
 
 /// `strconv.ParseInt(s, 10, 64)`: optional sign, digits; out of range → the bound and an error.
-pub fn go_parse_int(s: &str) -> Result<i64, i64> {
+pub(crate) fn go_parse_int(s: &str) -> Result<i64, i64> {
     let (negative, digits) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),

@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 use super::LockStyle;
 use crate::support::fake_api::FakeApi;
 
-pub const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
+pub(crate) const LEADER_ANNOTATION: &str = "control-plane.alpha.kubernetes.io/leader";
 /// client-go `resourcelock.UnknownLeader`: what a MultiLock reports when its copies disagree.
-pub const UNKNOWN_LEADER: &str = "leaderelection.k8s.io/unknown";
+pub(crate) const UNKNOWN_LEADER: &str = "leaderelection.k8s.io/unknown";
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Record {
+pub(crate) struct Record {
     pub holder: String,
     pub lease_seconds: i64,
     pub acquire: SystemTime,
@@ -22,12 +22,12 @@ pub struct Record {
 }
 
 /// The objects behind one lock, with their resourceVersions for the compare-and-swap.
-pub struct Objects {
+pub(crate) struct Objects {
     pub lease: Option<Value>,
     pub configmap: Option<Value>,
 }
 
-pub fn read(fake: &FakeApi, style: LockStyle, name: &str) -> Objects {
+pub(crate) fn read(fake: &FakeApi, style: LockStyle, name: &str) -> Objects {
     Objects {
         lease: style
             .uses_lease()
@@ -42,7 +42,7 @@ pub fn read(fake: &FakeApi, style: LockStyle, name: &str) -> Objects {
 
 impl Objects {
     /// The merged record and its raw form (what client-go compares to notice a change).
-    pub fn record(&self, style: LockStyle) -> Option<(Record, String)> {
+    pub(crate) fn record(&self, style: LockStyle) -> Option<(Record, String)> {
         let lease = self.lease.as_ref().and_then(from_lease);
         let cm = self.configmap.as_ref().and_then(from_configmap);
         match style {
@@ -67,7 +67,13 @@ impl Objects {
 
     /// Writes `record` to every copy the style keeps, primary (ConfigMap) first. Returns false
     /// when a copy changed under us (a 409 for a real client).
-    pub fn write(&self, fake: &FakeApi, style: LockStyle, name: &str, record: &Record) -> bool {
+    pub(crate) fn write(
+        &self,
+        fake: &FakeApi,
+        style: LockStyle,
+        name: &str,
+        record: &Record,
+    ) -> bool {
         if style.uses_configmap() {
             let mut cm = self.configmap.clone().unwrap_or_else(|| {
                 json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "kube-system"}})
@@ -142,7 +148,7 @@ fn parse(text: Option<&str>) -> SystemTime {
         .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
-pub fn micro(t: SystemTime) -> String {
+pub(crate) fn micro(t: SystemTime) -> String {
     jiff::Timestamp::try_from(t)
         .unwrap()
         .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")

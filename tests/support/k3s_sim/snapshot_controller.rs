@@ -1,5 +1,5 @@
 //! The snapshot ConfigMap controller that runs on the `<prog>-etcd` leader
-//! (`pkg/etcd/snapshot_controller.go`, facts §4.4–4.7), one pass per call:
+//! (`pkg/etcd/snapshot_controller.go`), one pass per call:
 //! 1. `onRemove` (wrangler OnRemove): for each ETCDSnapshotFile being deleted that still carries
 //!    the controller's finalizer, delete its key from an existing ConfigMap, then drop the
 //!    finalizer (the object goes away when no finalizer is left).
@@ -23,27 +23,27 @@ use super::quantity::go_parse_int;
 use super::snapshot_entry::{S3ConfigShape, data_key, entry_value, has_metadata};
 use crate::support::fake_api::FakeApi;
 
-pub const FINALIZER: &str = "wrangler.cattle.io/managed-etcd-snapshots-controller";
+pub(crate) const FINALIZER: &str = "wrangler.cattle.io/managed-etcd-snapshots-controller";
 /// The apiserver's limit on the summed byte length of a ConfigMap's values.
-pub const MAX_DATA_BYTES: usize = 1_048_576;
+pub(crate) const MAX_DATA_BYTES: usize = 1_048_576;
 /// `pruneStepSize`.
 const PRUNE_STEP: usize = 4;
 /// `snapshotDataBackoff.Steps`: write attempts of `retry.OnError`.
 const WRITE_ATTEMPTS: usize = 9;
 
 #[derive(Clone, Copy, Debug)]
-pub struct ControllerConfig {
+pub(crate) struct ControllerConfig {
     pub prog: &'static str,
     /// Only CRs with non-empty `spec.metadata` get an entry (k3s ≥ v1.28.4, #8835).
     pub require_metadata: bool,
     pub s3_shape: S3ConfigShape,
 }
 
-pub fn configmap_name(prog: &str) -> String {
+pub(crate) fn configmap_name(prog: &str) -> String {
     format!("{prog}-etcd-snapshots")
 }
 
-pub fn sync(fake: &FakeApi, config: &ControllerConfig) {
+pub(crate) fn sync(fake: &FakeApi, config: &ControllerConfig) {
     let name = configmap_name(config.prog);
     let crs = fake.list("ETCDSnapshotFile");
 
@@ -121,7 +121,7 @@ fn reconcile(fake: &FakeApi, name: &str, eligible: &BTreeMap<String, String>) {
 }
 
 /// The summed byte length of the values, as the apiserver's ConfigMap validation counts it.
-pub fn data_size(data: &BTreeMap<String, String>) -> usize {
+pub(crate) fn data_size(data: &BTreeMap<String, String>) -> usize {
     data.values().map(String::len).sum()
 }
 
@@ -129,7 +129,7 @@ pub fn data_size(data: &BTreeMap<String, String>) -> usize {
 /// after each too-large one, `pruneConfigMap(cm, pruneCount)` drops `pruneCount` more of the
 /// oldest entries of what is left (4, then 8, 12, …: 4, 12, 24, … in total) and `pruneCount`
 /// grows by 4. `None` when it still does not fit or when a prune would drop every entry.
-pub fn fit(mut data: BTreeMap<String, String>) -> Option<BTreeMap<String, String>> {
+pub(crate) fn fit(mut data: BTreeMap<String, String>) -> Option<BTreeMap<String, String>> {
     let mut prune_count = PRUNE_STEP;
     for _ in 0..WRITE_ATTEMPTS {
         if data_size(&data) <= MAX_DATA_BYTES {
@@ -145,7 +145,7 @@ pub fn fit(mut data: BTreeMap<String, String>) -> Option<BTreeMap<String, String
 }
 
 /// `pruneConfigMap`: keep the `len - count` newest keys by the time parsed from the key.
-pub fn prune_oldest(data: &mut BTreeMap<String, String>, count: usize) {
+pub(crate) fn prune_oldest(data: &mut BTreeMap<String, String>, count: usize) {
     let keep = data.len().saturating_sub(count);
     let mut keys: Vec<(i64, String)> = data.keys().map(|k| (key_time(k), k.clone())).collect();
     keys.sort_by_key(|k| std::cmp::Reverse(k.0));
@@ -157,7 +157,7 @@ pub fn prune_oldest(data: &mut BTreeMap<String, String>, count: usize) {
 /// The sort key of a data key: `strconv.ParseInt` of what follows the last `-` once `.zip` is
 /// cut (a syntax error gives 0, a range error the int64 bound), as the internal seconds of
 /// `time.Unix(ts, 0)` that `Time.Before` compares (Go's addition wraps on overflow).
-pub fn key_time(key: &str) -> i64 {
+pub(crate) fn key_time(key: &str) -> i64 {
     let base = key.strip_suffix(".zip").unwrap_or(key);
     let tail = base.rsplit_once('-').map_or(base, |(_, t)| t);
     let ts = go_parse_int(tail).unwrap_or_else(|bound| bound);

@@ -2,7 +2,7 @@
 //! writes it: `File.FromETCDSnapshotFile` + `json.Marshal` (`pkg/etcd/snapshot/types.go`;
 //! before that `snapshotFile.fromETCDSnapshotFile` in `pkg/etcd/snapshot.go`), and the data key
 //! (`generateETCDSnapshotFileConfigMapKey`). An independent implementation for tests to compare
-//! the product's encoder against; it follows the facts file §4.2–4.3, not the product code.
+//! the product's encoder against; it follows k3s's `snapshot.File` encoding, not the product code.
 
 use serde_json::Value;
 
@@ -12,7 +12,7 @@ use super::quantity::quantity_value;
 
 /// Which `s3Config` struct the simulated k3s marshals.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum S3ConfigShape {
+pub(crate) enum S3ConfigShape {
     /// Up to k3s v1.29.6 / v1.30.2: its own `s3Config` struct (`endpoint`, `endpointCA`,
     /// `skipSSLVerify`, `bucket`, `region`, `folder`, `insecure`, all omitempty).
     Legacy,
@@ -24,7 +24,7 @@ pub enum S3ConfigShape {
 
 /// `local-` or `s3-` (iff `spec.s3` is set) + `spec.snapshotName` with every character outside
 /// `[-._a-zA-Z0-9]` replaced by `_` (Go's regexp replaces whole runes, so one `_` per char).
-pub fn data_key(cr: &Value) -> String {
+pub(crate) fn data_key(cr: &Value) -> String {
     let prefix = if is_s3(cr) { "s3-" } else { "local-" };
     let name: String = text(&cr["spec"]["snapshotName"])
         .chars()
@@ -40,7 +40,7 @@ pub fn data_key(cr: &Value) -> String {
 }
 
 /// Whether the CR has non-empty `spec.metadata` (the eligibility rule of k3s ≥ v1.28.4).
-pub fn has_metadata(cr: &Value) -> bool {
+pub(crate) fn has_metadata(cr: &Value) -> bool {
     cr["spec"]["metadata"]
         .as_object()
         .is_some_and(|m| !m.is_empty())
@@ -56,7 +56,7 @@ fn text(v: &Value) -> &str {
 }
 
 /// The exact value k3s stores under `data_key(cr)`.
-pub fn entry_value(cr: &Value, shape: S3ConfigShape) -> String {
+pub(crate) fn entry_value(cr: &Value, shape: S3ConfigShape) -> String {
     let (spec, status) = (&cr["spec"], &cr["status"]);
     let name = text(&spec["snapshotName"]);
 
@@ -157,7 +157,7 @@ mod tests {
     use base64::Engine;
     use serde_json::json;
 
-    /// The ETCDSnapshotFile of facts §9.1.
+    /// A local ETCDSnapshotFile as k3s v1.29 writes it.
     fn local_cr() -> Value {
         json!({
             "apiVersion": "k3s.cattle.io/v1",
@@ -183,7 +183,7 @@ mod tests {
         })
     }
 
-    /// Its S3 twin as described under §9.1.
+    /// Its S3 twin.
     fn s3_cr() -> Value {
         let mut cr = local_cr();
         cr["metadata"]["name"] = json!("s3-etcd-snapshot-server-1-1717156805-b84088");

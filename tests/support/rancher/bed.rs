@@ -17,19 +17,19 @@ use super::records::{self, Rancher, Record, Source, hex};
 use crate::support::envtest::{EnvTest, User};
 
 /// The provisioning Cluster's name, and its management cluster id.
-pub const CLUSTER: &str = "prod";
-pub const CLUSTER_ID: &str = "c-m-abcd1234";
+pub(crate) const CLUSTER: &str = "prod";
+pub(crate) const CLUSTER_ID: &str = "c-m-abcd1234";
 /// The cluster whose agent is disconnected.
-pub const GONE: &str = "gone";
-pub const GONE_ID: &str = "c-m-gone5678";
+pub(crate) const GONE: &str = "gone";
+pub(crate) const GONE_ID: &str = "c-m-gone5678";
 /// The fleet workspace, the namespace of the provisioning objects.
-pub const WORKSPACE: &str = "fleet-default";
+pub(crate) const WORKSPACE: &str = "fleet-default";
 /// The Feature gating 2.11+'s snapshot controller.
-pub const BACKPOPULATE_FEATURE: &str = "v2prov-etcd-snapshot-backpopulate";
+pub(crate) const BACKPOPULATE_FEATURE: &str = "v2prov-etcd-snapshot-backpopulate";
 
 const USERS: [User; 4] = [User::Admin, User::Viewer, User::Repair, User::Nobody];
 
-pub struct RancherBed {
+pub(crate) struct RancherBed {
     version: String,
     tokens: HashMap<&'static str, String>,
     // Dropped first: no request reaches an apiserver being torn down.
@@ -40,7 +40,7 @@ pub struct RancherBed {
 
 /// A CAPI Machine the bed made for a downstream node.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Machine {
+pub(crate) struct Machine {
     pub name: String,
     pub node: String,
     pub machine_id: String,
@@ -50,7 +50,7 @@ impl RancherBed {
     /// Starts both apiservers at once, installs Rancher's side on the management one and the
     /// proxy in front; `None` (after one line) when the test bed is not configured.
     /// `rancher_version` (e.g. `v2.11.4`) becomes the `server-version` Setting.
-    pub fn start(test: &str, rancher_version: &str) -> Option<RancherBed> {
+    pub(crate) fn start(test: &str, rancher_version: &str) -> Option<RancherBed> {
         let (management, downstream) = std::thread::scope(|s| {
             let management = s.spawn(|| start_env(&format!("{test} (management)")));
             let downstream = s.spawn(|| start_env(&format!("{test} (downstream)")));
@@ -89,31 +89,31 @@ impl RancherBed {
     }
 
     /// The Rancher version the bed plays.
-    pub fn version(&self) -> &str {
+    pub(crate) fn version(&self) -> &str {
         &self.version
     }
 
-    pub fn rancher(&self) -> Rancher {
+    pub(crate) fn rancher(&self) -> Rancher {
         Rancher::parse(&self.version).unwrap_or(Rancher {
             minor: 14,
             patch: 0,
         })
     }
 
-    pub fn management(&self) -> &EnvTest {
+    pub(crate) fn management(&self) -> &EnvTest {
         &self.management
     }
 
-    pub fn downstream(&self) -> &EnvTest {
+    pub(crate) fn downstream(&self) -> &EnvTest {
         &self.downstream
     }
 
-    pub fn proxy(&self) -> &RancherProxy {
+    pub(crate) fn proxy(&self) -> &RancherProxy {
         &self.proxy
     }
 
     /// The Rancher API token of `user` (the same for every cluster, as Rancher's).
-    pub fn rancher_token(&self, user: User) -> &str {
+    pub(crate) fn rancher_token(&self, user: User) -> &str {
         &self.tokens[user.name()]
     }
 
@@ -121,7 +121,7 @@ impl RancherBed {
     /// `local` (the management cluster) and `gone` (the disconnected one), each through the
     /// proxy's `/k8s/clusters/<id>`, current-context `prod`. Written in the downstream's
     /// scratch directory.
-    pub fn kubeconfig(&self, user: User) -> PathBuf {
+    pub(crate) fn kubeconfig(&self, user: User) -> PathBuf {
         let ca = base64::engine::general_purpose::STANDARD.encode(self.proxy.ca_pem());
         let token = self.rancher_token(user);
         let mut clusters = String::new();
@@ -152,7 +152,7 @@ impl RancherBed {
 
     /// A CAPI Machine in the workspace for downstream node `node`, as Rancher keeps one per
     /// custom-cluster node: `status.nodeRef.name`, the cluster-name and machine-id labels.
-    pub fn add_machine(&self, node: &str) -> Machine {
+    pub(crate) fn add_machine(&self, node: &str) -> Machine {
         let digest = hex(&Sha256::digest(node.as_bytes()));
         let machine = Machine {
             name: format!("custom-{}", &digest[..12]),
@@ -165,7 +165,7 @@ impl RancherBed {
     }
 
     /// A Machine for every downstream Node that has none yet.
-    pub fn add_machines_for_nodes(&self) -> Vec<Machine> {
+    pub(crate) fn add_machines_for_nodes(&self) -> Vec<Machine> {
         let known = self.machine_ids();
         let nodes = self
             .downstream
@@ -182,7 +182,7 @@ impl RancherBed {
     }
 
     /// Node name → machine-id of every Machine of `prod`.
-    pub fn machine_ids(&self) -> HashMap<String, String> {
+    pub(crate) fn machine_ids(&self) -> HashMap<String, String> {
         let path = format!(
             "/apis/cluster.x-k8s.io/v1beta1/namespaces/{WORKSPACE}/machines?labelSelector=cluster.x-k8s.io/cluster-name={CLUSTER}"
         );
@@ -204,13 +204,13 @@ impl RancherBed {
 
     /// The records the bed's Rancher version keeps for the downstream's snapshots now
     /// (`prog`: `k3s` or `rke2`, naming the ConfigMap ≤2.10 reads).
-    pub fn snapshot_records(&self, prog: &str) -> Vec<Record> {
+    pub(crate) fn snapshot_records(&self, prog: &str) -> Vec<Record> {
         self.snapshot_records_as(prog, self.rancher(), WORKSPACE)
     }
 
     /// The records `rancher` would keep for the downstream's snapshots now, in `namespace`
     /// (to compare lines side by side without their names colliding).
-    pub fn snapshot_records_as(
+    pub(crate) fn snapshot_records_as(
         &self,
         prog: &str,
         rancher: Rancher,
@@ -233,14 +233,14 @@ impl RancherBed {
     }
 
     /// Computes [`RancherBed::snapshot_records`] and writes them on the management cluster.
-    pub fn write_snapshot_records(&self, prog: &str) -> Vec<Record> {
+    pub(crate) fn write_snapshot_records(&self, prog: &str) -> Vec<Record> {
         let records = self.snapshot_records(prog);
         records::write(self.management.admin(), &records);
         records
     }
 
     /// Every `etcdsnapshots.rke.cattle.io` object of the workspace, as stored.
-    pub fn stored_records(&self) -> Vec<Value> {
+    pub(crate) fn stored_records(&self) -> Vec<Value> {
         let path = format!("/apis/rke.cattle.io/v1/namespaces/{WORKSPACE}/etcdsnapshots");
         self.management
             .admin()
@@ -252,7 +252,7 @@ impl RancherBed {
     /// Connects or disconnects `prod`'s agent: the proxy answers as for `gone` (or routes
     /// again), and its management Cluster's Connected/Ready conditions follow, as Rancher's
     /// `clusterconnected` controller sets them.
-    pub fn set_prod_connected(&self, connected: bool) {
+    pub(crate) fn set_prod_connected(&self, connected: bool) {
         if connected {
             self.proxy.register(CLUSTER_ID, &backend(&self.downstream));
         } else {
@@ -263,7 +263,7 @@ impl RancherBed {
     }
 
     /// Sets `spec.value` of the backpopulate Feature (`None`: the default).
-    pub fn set_backpopulate_feature(&self, value: Option<bool>) {
+    pub(crate) fn set_backpopulate_feature(&self, value: Option<bool>) {
         self.management.admin().merge_patch(
             &format!("/apis/management.cattle.io/v3/features/{BACKPOPULATE_FEATURE}"),
             &json!({"spec": {"value": value}}),

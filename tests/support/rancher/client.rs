@@ -18,7 +18,7 @@ use crate::support::wait::wait_for;
 
 /// A response as far as it has arrived.
 #[derive(Clone, Debug, Default)]
-pub struct Streamed {
+pub(crate) struct Streamed {
     /// 0 until the head arrived.
     pub status: u16,
     pub content_type: String,
@@ -29,11 +29,11 @@ pub struct Streamed {
 }
 
 impl Streamed {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
     }
@@ -41,15 +41,15 @@ impl Streamed {
 
 /// A request in flight; the thread running it ends with it.
 #[derive(Clone)]
-pub struct InFlight(Arc<Mutex<Streamed>>);
+pub(crate) struct InFlight(Arc<Mutex<Streamed>>);
 
 impl InFlight {
-    pub fn now(&self) -> Streamed {
+    pub(crate) fn now(&self) -> Streamed {
         self.0.lock().expect("streamed lock").clone()
     }
 
     /// Waits (bounded by `limit`) until `cond` holds of the response so far.
-    pub fn until(&self, limit: Duration, cond: impl Fn(&Streamed) -> bool) -> Streamed {
+    pub(crate) fn until(&self, limit: Duration, cond: impl Fn(&Streamed) -> bool) -> Streamed {
         let reached = wait_for(limit, || cond(&self.now()));
         let now = self.now();
         assert!(reached, "the response never got there: {now:?}");
@@ -57,20 +57,20 @@ impl InFlight {
     }
 
     /// Waits (bounded by `limit`) until the response is complete or failed.
-    pub fn finished(&self, limit: Duration) -> Streamed {
+    pub(crate) fn finished(&self, limit: Duration) -> Streamed {
         self.until(limit, |s| s.done.is_some())
     }
 }
 
 #[derive(Clone)]
-pub struct RancherClient {
+pub(crate) struct RancherClient {
     connector: TlsConnector,
     address: String,
 }
 
 impl RancherClient {
     /// A client trusting the proxy's certificate.
-    pub fn new(proxy: &RancherProxy) -> RancherClient {
+    pub(crate) fn new(proxy: &RancherProxy) -> RancherClient {
         let mut roots = RootCertStore::empty();
         for cert in CertificateDer::pem_slice_iter(proxy.ca_pem().as_bytes()) {
             roots.add(cert.expect("PEM")).expect("a CA rustls accepts");
@@ -88,7 +88,7 @@ impl RancherClient {
 
     /// GET `path` (e.g. `/k8s/clusters/local/api/v1/namespaces`) with `token`; returns at
     /// once, the response streams into the [`InFlight`].
-    pub fn start_get(&self, token: &str, path: &str) -> InFlight {
+    pub(crate) fn start_get(&self, token: &str, path: &str) -> InFlight {
         let state = InFlight(Arc::new(Mutex::new(Streamed::default())));
         let (client, token, path, out) = (
             self.clone(),
@@ -108,7 +108,7 @@ impl RancherClient {
     }
 
     /// GET `path` to the end (bounded by a minute).
-    pub fn get(&self, token: &str, path: &str) -> Streamed {
+    pub(crate) fn get(&self, token: &str, path: &str) -> Streamed {
         self.start_get(token, path)
             .finished(Duration::from_secs(60))
     }

@@ -9,14 +9,14 @@ use crate::support::envtest::admin::AdminApi;
 use crate::support::wait::wait_for;
 
 /// The CRDs as YAML, one document each.
-pub const CRDS_YAML: &str = include_str!("../../fixtures/rancher/crds.yaml");
+pub(crate) const CRDS_YAML: &str = include_str!("../../fixtures/rancher/crds.yaml");
 
 /// A freshly created CRD is served within a second or two; a busy two-core CI can take longer.
 const SERVED: Duration = Duration::from_secs(60);
 
 /// One installed CRD: where its objects live.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Crd {
+pub(crate) struct Crd {
     pub name: String,
     pub group: String,
     pub version: String,
@@ -26,7 +26,7 @@ pub struct Crd {
 
 impl Crd {
     /// The collection path: in `namespace` for a namespaced kind (all namespaces with `None`).
-    pub fn collection(&self, namespace: Option<&str>) -> String {
+    pub(crate) fn collection(&self, namespace: Option<&str>) -> String {
         match namespace {
             Some(ns) if self.namespaced => format!(
                 "/apis/{}/{}/namespaces/{ns}/{}",
@@ -38,7 +38,7 @@ impl Crd {
 }
 
 /// The CRDs of the fixture, parsed.
-pub fn crds() -> Vec<(Crd, Value)> {
+pub(crate) fn crds() -> Vec<(Crd, Value)> {
     serde_yaml_ng::Deserializer::from_str(CRDS_YAML)
         .filter_map(|doc| {
             let object: Value = serde::Deserialize::deserialize(doc).expect("valid CRD YAML");
@@ -59,7 +59,7 @@ pub fn crds() -> Vec<(Crd, Value)> {
 }
 
 /// The installed CRD named `name` (e.g. `etcdsnapshots.rke.cattle.io`).
-pub fn crd(name: &str) -> Crd {
+pub(crate) fn crd(name: &str) -> Crd {
     crds()
         .into_iter()
         .map(|(crd, _)| crd)
@@ -69,7 +69,7 @@ pub fn crd(name: &str) -> Crd {
 
 /// Creates every CRD and waits until each is Established and its collection answers a LIST:
 /// Established alone can come a moment before the discovery handler serves the new group.
-pub fn install(admin: &AdminApi) {
+pub(crate) fn install(admin: &AdminApi) {
     let all = crds();
     for (_, object) in &all {
         admin.create(

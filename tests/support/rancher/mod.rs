@@ -14,17 +14,17 @@
 //! ```
 //! Faults: `bed.proxy().set_fault("local", Fault::StallMidBody)`, `bed.set_prod_connected(false)`.
 
-pub mod bed;
+pub(crate) mod bed;
 mod bed_objects;
-pub mod client;
-pub mod crds;
-pub mod proxy;
+pub(crate) mod client;
+pub(crate) mod crds;
+pub(crate) mod proxy;
 mod proxy_body;
 mod proxy_tls;
-pub mod records;
+pub(crate) mod records;
 mod records_legacy;
 mod request_log;
 
 // Not every test crate that includes the support module uses it.
 #[allow(unused_imports)]
-pub use proxy_body::Fault;
+pub(crate) use proxy_body::Fault;

@@ -37,17 +37,17 @@ use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 use super::proxy_body::{self, Fault};
 use super::proxy_tls;
-pub use super::request_log::RequestRecord;
+pub(crate) use super::request_log::RequestRecord;
 use super::request_log::{is_watch, split_cluster};
 
-pub type Body = BoxBody<Bytes, std::io::Error>;
+pub(crate) type Body = BoxBody<Bytes, std::io::Error>;
 
 /// How a disconnected cluster answers. rancher/rancher `pkg/clusterrouter/proxy/proxy_server.go`:
 /// a dial error reaches `errorResponder.Error`, which writes status 500 and the error's text
 /// (no Content-Type, so Go sniffs `text/plain; charset=utf-8`). Which text depends on the
 /// transport Rancher holds for the cluster:
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Disconnected {
+pub(crate) enum Disconnected {
     /// A fresh transport: `pkg/dialer/factory.go` `ClusterDialer` finds no tunnel session,
     /// waits four jittered 5 s rounds (not emulated: this answers at once) and returns
     /// `ErrAgentDisconnected`, "cluster agent disconnected".
@@ -60,7 +60,7 @@ pub enum Disconnected {
 /// A backend apiserver: its URL (`https://127.0.0.1:PORT`), the CA it is served with, and its
 /// bearer token for each user name.
 #[derive(Clone, Debug)]
-pub struct Backend {
+pub(crate) struct Backend {
     pub server: String,
     pub ca_pem: String,
     pub tokens: HashMap<String, String>,
@@ -110,7 +110,7 @@ impl Shared {
 }
 
 /// The running proxy; stopped (every connection dropped) when dropped.
-pub struct RancherProxy {
+pub(crate) struct RancherProxy {
     address: SocketAddr,
     ca_pem: String,
     shared: Arc<Shared>,
@@ -119,7 +119,7 @@ pub struct RancherProxy {
 }
 
 impl RancherProxy {
-    pub fn start() -> RancherProxy {
+    pub(crate) fn start() -> RancherProxy {
         let (acceptor, ca_pem) = proxy_tls::self_signed();
         let listener =
             std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port for the proxy");
@@ -141,22 +141,22 @@ impl RancherProxy {
     }
 
     /// `https://127.0.0.1:PORT`, Rancher's own URL.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("https://{}", self.address)
     }
 
     /// `https://127.0.0.1:PORT/k8s/clusters/<id>`, the server of a Rancher kubeconfig.
-    pub fn cluster_url(&self, id: &str) -> String {
+    pub(crate) fn cluster_url(&self, id: &str) -> String {
         format!("{}/k8s/clusters/{id}", self.url())
     }
 
     /// The proxy's self-signed certificate, PEM: it is its own CA.
-    pub fn ca_pem(&self) -> &str {
+    pub(crate) fn ca_pem(&self) -> &str {
         &self.ca_pem
     }
 
     /// Accepts `rancher_token` as user `user` on every cluster that has a token for that user.
-    pub fn add_user(&self, user: &str, rancher_token: &str) {
+    pub(crate) fn add_user(&self, user: &str, rancher_token: &str) {
         self.shared
             .users
             .lock()
@@ -165,13 +165,13 @@ impl RancherProxy {
     }
 
     /// Routes `/k8s/clusters/<id>/…` to `backend` (replacing what `id` was).
-    pub fn register(&self, id: &str, backend: &Backend) {
+    pub(crate) fn register(&self, id: &str, backend: &Backend) {
         let upstream = upstream(backend);
         self.set_target(id, Target::Backend(Arc::new(upstream)));
     }
 
     /// Makes `id` a cluster Rancher knows whose agent is not connected.
-    pub fn register_disconnected(&self, id: &str, how: Disconnected) {
+    pub(crate) fn register_disconnected(&self, id: &str, how: Disconnected) {
         self.set_target(id, Target::Disconnected(how));
     }
 
@@ -185,7 +185,7 @@ impl RancherProxy {
 
     /// Flips the fault switch of cluster `id`; responses already streaming obey it from their
     /// next chunk on.
-    pub fn set_fault(&self, id: &str, fault: Fault) {
+    pub(crate) fn set_fault(&self, id: &str, fault: Fault) {
         let mut faults = self.shared.faults.lock().expect("faults lock");
         faults
             .entry(id.to_string())
@@ -194,19 +194,19 @@ impl RancherProxy {
     }
 
     /// Every request so far, in arrival order.
-    pub fn requests(&self) -> Vec<RequestRecord> {
+    pub(crate) fn requests(&self) -> Vec<RequestRecord> {
         self.shared.log.lock().expect("log lock").clone()
     }
 
     /// The requests to cluster `id`.
-    pub fn requests_to(&self, id: &str) -> Vec<RequestRecord> {
+    pub(crate) fn requests_to(&self, id: &str) -> Vec<RequestRecord> {
         self.requests()
             .into_iter()
             .filter(|r| r.cluster == id)
             .collect()
     }
 
-    pub fn clear_requests(&self) {
+    pub(crate) fn clear_requests(&self) {
         self.shared.log.lock().expect("log lock").clear();
     }
 }

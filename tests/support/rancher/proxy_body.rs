@@ -22,7 +22,7 @@ use super::proxy::{Body, Upstream};
 /// of that cluster (responses already streaming included): its first half is sent, then
 ///
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// Bodies flow untouched.
     Pass,
     /// …once that half has been handed to the socket, the client connection is closed with a

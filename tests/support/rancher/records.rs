@@ -1,6 +1,6 @@
 //! `etcdsnapshots.rke.cattle.io` records as each Rancher line writes them, computed from the
 //! downstream cluster's ETCDSnapshotFiles and `<prog>-etcd-snapshots` ConfigMap: the tests'
-//! oracle, written from the issue 32 spec (shared/spec/rancher.md) and checked against
+//! oracle, checked against
 //! rancher/rancher's `plansecret` (≤2.10), `snapshotbackpopulate` (all lines) and wrangler's
 //! `SafeConcatName`.
 
@@ -13,25 +13,25 @@ use sha2::{Digest, Sha256};
 
 use crate::support::envtest::admin::AdminApi;
 
-pub const CLUSTER_NAME_LABEL: &str = "rke.cattle.io/cluster-name";
-pub const NODE_NAME_LABEL: &str = "rke.cattle.io/node-name";
-pub const MACHINE_ID_LABEL: &str = "rke.cattle.io/machine-id";
-pub const STORAGE: &str = "etcdsnapshot.rke.io/storage";
-pub const SNAPSHOT_NAME: &str = "etcdsnapshot.rke.io/snapshot-name";
-pub const SNAPSHOT_FILE_NAME: &str = "etcdsnapshot.rke.io/snapshot-file-name";
-pub const RECONCILED: &str = "etcdsnapshot.rke.io/snapshotbackpopulate-reconciled";
-pub const RESTORE_MODES: &str = "etcdsnapshot.rke.io/restore-mode-options";
+pub(crate) const CLUSTER_NAME_LABEL: &str = "rke.cattle.io/cluster-name";
+pub(crate) const NODE_NAME_LABEL: &str = "rke.cattle.io/node-name";
+pub(crate) const MACHINE_ID_LABEL: &str = "rke.cattle.io/machine-id";
+pub(crate) const STORAGE: &str = "etcdsnapshot.rke.io/storage";
+pub(crate) const SNAPSHOT_NAME: &str = "etcdsnapshot.rke.io/snapshot-name";
+pub(crate) const SNAPSHOT_FILE_NAME: &str = "etcdsnapshot.rke.io/snapshot-file-name";
+pub(crate) const RECONCILED: &str = "etcdsnapshot.rke.io/snapshotbackpopulate-reconciled";
+pub(crate) const RESTORE_MODES: &str = "etcdsnapshot.rke.io/restore-mode-options";
 
 /// A Rancher release, as far as the rules that differ between lines go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Rancher {
+pub(crate) struct Rancher {
     pub minor: u32,
     pub patch: u32,
 }
 
 impl Rancher {
     /// `v2.10.4`, `2.14.0`, `v2.11.2-rc1`; `None` for anything not 2.x.y.
-    pub fn parse(version: &str) -> Option<Rancher> {
+    pub(crate) fn parse(version: &str) -> Option<Rancher> {
         let core = version.trim_start_matches('v').split(['-', '+']).next()?;
         let mut parts = core.split('.').map(|p| p.parse::<u32>().ok());
         match (parts.next()??, parts.next()??, parts.next().flatten()) {
@@ -44,12 +44,12 @@ impl Rancher {
     }
 
     /// 2.11+ (rancher/rancher#49158) reads ETCDSnapshotFiles, not the ConfigMap.
-    pub fn reads_snapshot_files(self) -> bool {
+    pub(crate) fn reads_snapshot_files(self) -> bool {
         self.minor >= 11
     }
 
     /// ConfigMap node names lower-cased from v2.9.8 / v2.10.4 (rancher/rancher#49230).
-    pub fn lowercases_node_names(self) -> bool {
+    pub(crate) fn lowercases_node_names(self) -> bool {
         self.minor > 10
             || (self.minor == 10 && self.patch >= 4)
             || (self.minor == 9 && self.patch >= 8)
@@ -57,7 +57,7 @@ impl Rancher {
 }
 
 /// What Rancher reads downstream and on the management cluster for one provisioning cluster.
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     /// The provisioning Cluster's name (`prod`), also the records' cluster-name label.
     pub cluster: &'a str,
     /// Its namespace (`fleet-default`), where the records are written.
@@ -72,13 +72,13 @@ pub struct Source<'a> {
 
 /// One object to write: the object, and the status Rancher sets through the subresource.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Record {
+pub(crate) struct Record {
     pub object: Value,
     pub status: Option<Value>,
 }
 
 impl Record {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.object["metadata"]["name"].as_str().unwrap_or_default()
     }
 }
@@ -86,7 +86,7 @@ impl Record {
 /// wrangler `name.SafeConcatName`: the parts joined with `-`; from 64 characters on, cut to
 /// 57 (or 56 when the 57th would end the name in something other than `[a-z0-9]`) plus `-` and
 /// the first 5 (or 6) hex of the sha256 of the whole, 63 characters either way.
-pub fn safe_concat_name(parts: &[&str]) -> String {
+pub(crate) fn safe_concat_name(parts: &[&str]) -> String {
     let full = parts.join("-");
     if full.len() < 64 {
         return full;
@@ -101,7 +101,7 @@ pub fn safe_concat_name(parts: &[&str]) -> String {
 }
 
 /// 2.7–2.13's name body: lower-cased, every character outside `[-.a-zA-Z0-9]` as `-`.
-pub fn sanitized(name: &str) -> String {
+pub(crate) fn sanitized(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
@@ -115,7 +115,7 @@ pub fn sanitized(name: &str) -> String {
 
 /// 2.14+ (rancher/rancher#52463) `generateSafeSnapshotName`: `<storage>-<name>-<hex6>`, the name
 /// replaced by `etcd-snapshot-<short host>-<unix>` when it is no DNS-1123 subdomain or too long.
-pub fn safe_snapshot_name(
+pub(crate) fn safe_snapshot_name(
     snapshot_name: &str,
     node: &str,
     location: &str,
@@ -145,7 +145,7 @@ fn is_dns1123_subdomain(name: &str) -> bool {
 }
 
 /// The records `rancher` keeps for `source`.
-pub fn records(rancher: Rancher, source: &Source) -> Vec<Record> {
+pub(crate) fn records(rancher: Rancher, source: &Source) -> Vec<Record> {
     if rancher.reads_snapshot_files() {
         source
             .snapshot_files
@@ -249,7 +249,7 @@ pub(super) fn put_str(map: &mut Map<String, Value>, key: &str, value: &str) {
 
 /// base64 of Go's `json.Marshal(&spec.Metadata)`: keys sorted, `<>&` and U+2028/9 escaped, a
 /// nil map as `null` (`bnVsbA==`).
-pub fn metadata_base64(metadata: &Value) -> String {
+pub(crate) fn metadata_base64(metadata: &Value) -> String {
     let text = match metadata.as_object() {
         None => "null".to_string(),
         Some(map) => {
@@ -271,7 +271,7 @@ fn go_escape(json: &str) -> String {
 /// 2.14+ `getRestoreModesAnnotation`: `none`, plus `kubernetesVersion` when the gzipped,
 /// base64 `provisioning-cluster-spec` decodes to a ClusterSpec with one, plus `all` when it
 /// also has an rkeConfig.
-pub fn restore_modes(metadata: &Value) -> String {
+pub(crate) fn restore_modes(metadata: &Value) -> String {
     let spec = metadata["provisioning-cluster-spec"]
         .as_str()
         .filter(|s| !s.is_empty())
@@ -299,7 +299,7 @@ pub fn restore_modes(metadata: &Value) -> String {
 
 /// `resource.Quantity.AsInt64` for the integer quantities k3s writes (`6160230`, `6077k`,
 /// `5Mi`); `None` for what AsInt64 refuses.
-pub fn quantity_i64(q: &str) -> Option<i64> {
+pub(crate) fn quantity_i64(q: &str) -> Option<i64> {
     let split = q.find(|c: char| !c.is_ascii_digit()).unwrap_or(q.len());
     let (digits, suffix) = q.split_at(split);
     let number: i64 = digits.parse().ok()?;
@@ -324,7 +324,7 @@ pub(super) fn hex(bytes: &[u8]) -> String {
 
 /// Creates every record in its namespace, then sets the status Rancher sets through the
 /// status subresource (a create drops it).
-pub fn write(admin: &AdminApi, records: &[Record]) {
+pub(crate) fn write(admin: &AdminApi, records: &[Record]) {
     for record in records {
         let namespace = record.object["metadata"]["namespace"]
             .as_str()

@@ -2,7 +2,7 @@
 
 /// One request as the proxy saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestRecord {
+pub(crate) struct RequestRecord {
     /// The `<id>` of `/k8s/clusters/<id>/…` (empty when the path named none).
     pub cluster: String,
     pub method: String,
@@ -16,7 +16,7 @@ pub struct RequestRecord {
 impl RequestRecord {
     /// `get`, `list`, `watch`, or the lower-cased method of anything else (`post`, `patch`…),
     /// judged from the path as the apiserver's request info does for resource paths.
-    pub fn verb(&self) -> String {
+    pub(crate) fn verb(&self) -> String {
         let method = self.method.to_ascii_lowercase();
         if method != "get" {
             return method;

@@ -26,7 +26,7 @@ fn local(node: &str, secs_ago: i64, hash: &str) -> Value {
     cr
 }
 
-/// A failed save on `node`, `secs_ago`: no location, no size, no token hash (spec §3).
+/// A failed save on `node`, `secs_ago`: no location, no size, no token hash, as k3s records it.
 fn failed_local(node: &str, secs_ago: i64) -> Value {
     let mut cr = local(node, secs_ago, "");
     cr["spec"]["location"] = json!("");
