@@ -23,6 +23,7 @@ mod serve_args;
 mod snapshots_args;
 mod suppress_args;
 mod usage_error;
+mod value_enums;
 mod value_parsers;
 
 pub use check_args::CheckArgs;

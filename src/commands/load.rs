@@ -14,6 +14,7 @@ use crate::input::rancher::rancher_live::read_rancher_view;
 use crate::input::rancher::{RancherChoice, RancherView};
 use crate::input::{ClusterState, ReadError, dump, live};
 use crate::model::bundle_provenance as provenance;
+use crate::model::kinds::Kind;
 use crate::report::{Now, NowSource};
 use crate::settings::{Judging, Source};
 
@@ -136,15 +137,15 @@ fn dump_summary(paths: &[std::path::PathBuf], state: &ClusterState) -> String {
     format!(
         "read {}: {}, {}, {}, {}",
         files.join(", "),
-        count(state.leases.as_ref().map(Vec::len), "Lease"),
-        count(state.nodes.as_ref().map(Vec::len), "Node"),
+        count(state.leases.as_ref().map(Vec::len), Kind::Lease.name()),
+        count(state.nodes.as_ref().map(Vec::len), Kind::Node.name()),
         count(
             state.configmaps.as_ref().map(Vec::len),
             "lock or snapshot ConfigMap"
         ),
         count(
             state.snapshot_files.as_ref().map(Vec::len),
-            "ETCDSnapshotFile"
+            Kind::SnapshotFile.name()
         ),
     )
 }

@@ -150,4 +150,57 @@ mod tests {
             )
         );
     }
+
+    /// Every kind of the table is granted where the live reads need it, and docs/rbac.md
+    /// names it: a kind added to the table without its rule fails here.
+    #[test]
+    fn the_read_only_roles_grant_every_kind_of_the_table() {
+        use crate::model::kinds::{KINDS, Kind};
+        let granted = |manifests: &[&str], group: &str, plural: &str| {
+            let rules = manifests.iter().flat_map(|manifest| {
+                serde_yaml_ng::Deserializer::from_str(manifest)
+                    .map(|doc| serde::Deserialize::deserialize(doc).unwrap())
+                    .collect::<Vec<serde_json::Value>>()
+            });
+            rules.into_iter().any(|role| {
+                role["rules"].as_array().into_iter().flatten().any(|rule| {
+                    let has = |field: &str, want: &str| {
+                        rule[field]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|v| v == want)
+                    };
+                    has("apiGroups", group)
+                        && has("resources", plural)
+                        && (has("verbs", "list") || has("verbs", "get"))
+                })
+            })
+        };
+        let read_only = [
+            READ_ONLY_CLUSTER_ROLE,
+            READ_ONLY_ROLE,
+            READ_ONLY_ROLE_KUBE_SYSTEM,
+        ];
+        let docs = include_str!("../../docs/rbac.md");
+        for row in &KINDS {
+            // Secrets' metadata is an opt-in role of its own.
+            let roles: &[&str] = if row.kind == Kind::Secret {
+                &[SECRETS_METADATA_ROLE]
+            } else {
+                &read_only
+            };
+            assert!(
+                granted(roles, row.group(), row.plural),
+                "{} ({}) is read but no read-only rule grants it",
+                row.name,
+                row.resource()
+            );
+            assert!(
+                docs.contains(row.plural),
+                "docs/rbac.md does not name {}",
+                row.plural
+            );
+        }
+    }
 }

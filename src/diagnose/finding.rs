@@ -194,7 +194,7 @@ pub(crate) fn rank(findings: &mut [Finding]) {
 }
 
 /// The threshold of `--fail-on`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailOn {
     Error,
     Warning,

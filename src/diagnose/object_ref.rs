@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::kinds::Kind;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectRef {
@@ -22,18 +24,11 @@ pub struct ObjectRef {
 impl ObjectRef {
     /// An object of a kind k3sdoctor reads; `None` for any other kind.
     pub fn new(kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjectRef> {
-        let (api_version, kind) = match kind {
-            "Lease" => ("coordination.k8s.io/v1", "Lease"),
-            "ConfigMap" => ("v1", "ConfigMap"),
-            "Node" => ("v1", "Node"),
-            "ETCDSnapshotFile" => ("k3s.cattle.io/v1", "ETCDSnapshotFile"),
-            "Endpoints" => ("v1", "Endpoints"),
-            "EndpointSlice" => ("discovery.k8s.io/v1", "EndpointSlice"),
-            "Secret" => ("v1", "Secret"),
-            "HelmChart" => ("helm.cattle.io/v1", "HelmChart"),
+        let (api_version, kind) = match Kind::named(kind) {
+            Some(kind) => (kind.row().api_version, kind.name()),
             // Rancher's record, on the management cluster.
-            "ETCDSnapshot" => ("rke.cattle.io/v1", "ETCDSnapshot"),
-            _ => return None,
+            None if kind == "ETCDSnapshot" => ("rke.cattle.io/v1", "ETCDSnapshot"),
+            None => return None,
         };
         Some(ObjectRef {
             api_version: Cow::Borrowed(api_version),
@@ -63,8 +58,8 @@ impl ObjectRef {
         names
             .iter()
             .map(|name| ObjectRef {
-                api_version: Cow::Borrowed("k3s.cattle.io/v1"),
-                kind: Cow::Borrowed("ETCDSnapshotFile"),
+                api_version: Cow::Borrowed(Kind::SnapshotFile.row().api_version),
+                kind: Cow::Borrowed(Kind::SnapshotFile.name()),
                 namespace: None,
                 name: name.clone(),
             })

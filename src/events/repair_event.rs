@@ -8,6 +8,7 @@ use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 
 use crate::distro::LOCK_NAMESPACE;
+use crate::model::kinds::Kind;
 
 /// `reportingController` of every Event k3sdoctor records (a qualified name, as the API server
 /// requires for events.k8s.io/v1).
@@ -78,7 +79,7 @@ pub(crate) struct EventObject {
 impl EventObject {
     pub(crate) fn lease(name: &str, resource_version: Option<String>) -> EventObject {
         EventObject {
-            kind: "Lease",
+            kind: Kind::Lease.name(),
             name: name.to_string(),
             resource_version,
         }
@@ -86,7 +87,7 @@ impl EventObject {
 
     pub(crate) fn configmap(name: &str, resource_version: Option<String>) -> EventObject {
         EventObject {
-            kind: "ConfigMap",
+            kind: Kind::ConfigMap.name(),
             name: name.to_string(),
             resource_version,
         }
@@ -94,13 +95,7 @@ impl EventObject {
 
     fn reference(&self) -> ObjectReference {
         ObjectReference {
-            api_version: Some(
-                match self.kind {
-                    "Lease" => "coordination.k8s.io/v1",
-                    _ => "v1",
-                }
-                .to_string(),
-            ),
+            api_version: Kind::named(self.kind).map(|kind| kind.row().api_version.to_string()),
             kind: Some(self.kind.to_string()),
             name: Some(self.name.clone()),
             namespace: Some(LOCK_NAMESPACE.to_string()),

@@ -19,7 +19,7 @@ pub(crate) const MIN_EVALUATIONS: u32 = 3;
 pub(crate) const DAY: SignedDuration = SignedDuration::from_hours(24);
 
 /// `--heal off|dry-run|on`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HealMode {
     Off,
     DryRun,

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use serde::Serialize;
 
+use crate::model::kinds::Kind;
+
 /// The collector whose layout a bundle has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -75,15 +77,7 @@ pub(crate) struct BundleSource {
 
 /// The checks (as `check` names them) that objects of `kind` feed.
 pub(crate) fn feeds(kind: &str) -> Vec<&'static str> {
-    match kind {
-        "Lease" => vec!["leases"],
-        "ConfigMap" => vec!["leases", "snapshots"],
-        "Node" => vec!["leases", "membership", "etcd-config", "snapshot-schedule"],
-        "ETCDSnapshotFile" => vec!["snapshots", "snapshot-files", "snapshot-schedule"],
-        "Endpoints" | "EndpointSlice" => vec!["apiserver-endpoints"],
-        "HelmChart" | "Job" => vec!["packaged-charts"],
-        _ => Vec::new(),
-    }
+    Kind::named(kind).map_or_else(Vec::new, |kind| kind.row().feeds.to_vec())
 }
 
 /// One line: what was read. `note: read a troubleshoot (kubectl support-bundle) bundle

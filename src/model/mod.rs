@@ -17,6 +17,7 @@ mod etcd_keys;
 pub(crate) mod go_json;
 pub(crate) mod helm_chart;
 pub(crate) mod helm_job;
+pub(crate) mod kinds;
 pub(crate) mod lease;
 pub(crate) mod lock;
 pub(crate) mod node;

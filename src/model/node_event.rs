@@ -5,6 +5,8 @@
 use jiff::Timestamp;
 use k8s_openapi::api::core::v1::Event;
 
+use crate::model::kinds::Kind;
+
 /// The namespace k3s's recorders put Node events in.
 pub(crate) const NAMESPACE: &str = "default";
 
@@ -33,7 +35,7 @@ impl NodeEvent {
     /// `None` for an Event about anything but a Node.
     pub(crate) fn from_api(event: &Event) -> Option<NodeEvent> {
         let involved = &event.involved_object;
-        if involved.kind.as_deref() != Some("Node") {
+        if involved.kind.as_deref() != Some(Kind::Node.name()) {
             return None;
         }
         let event_time = event.event_time.as_ref().map(|t| t.0);

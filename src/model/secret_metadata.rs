@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::model::kinds::Kind;
+
 /// Where the Secrets the checks read live: the node passwords and the serving certificate.
 pub(crate) const NAMESPACE: &str = "kube-system";
 
@@ -57,7 +59,7 @@ impl SecretMeta {
     pub(crate) fn owner_nodes(&self) -> impl Iterator<Item = &SecretOwner> {
         self.owners
             .iter()
-            .filter(|o| o.kind == "Node" && o.api_version == "v1")
+            .filter(|o| Kind::of(&o.api_version, &o.kind) == Some(Kind::Node))
     }
 }
 

@@ -18,7 +18,7 @@ use super::review_budget::{self, ReviewBudget};
 use crate::input::live::token_access_review::{Reviewer, Verdict};
 
 /// `--metrics-auth kubernetes|none`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricsAuth {
     /// A bearer token the API server accepts, of a user allowed to `get` the path.
     Kubernetes,

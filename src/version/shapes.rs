@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::model::kinds::Kind;
+
 /// How the Go release that built the writer escapes backspace and form feed: Go 1.22 changed
 /// `encoding/json` to write them as `\b` and `\f` ("Marshal now escapes '\b' and '\f'", Go 1.22
 /// release notes).
@@ -37,8 +39,8 @@ pub(crate) enum EndpointsKind {
 impl EndpointsKind {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            EndpointsKind::Endpoints => "Endpoints",
-            EndpointsKind::EndpointSlice => "EndpointSlice",
+            EndpointsKind::Endpoints => Kind::Endpoints.name(),
+            EndpointsKind::EndpointSlice => Kind::EndpointSlice.name(),
         }
     }
 }

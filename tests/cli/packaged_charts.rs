@@ -361,7 +361,10 @@ fn a_dump_with_charts_is_judged_and_one_without_says_not_in_dump() {
     let report: CheckReport = out.json();
     assert_eq!(
         run_named(&report, "packaged-charts"),
-        (false, "not in dump")
+        (
+            false,
+            "not in dump (add `kubectl -n kube-system get helmcharts.helm.cattle.io,jobs -o yaml`)"
+        )
     );
 }
 
@@ -413,6 +416,9 @@ fn a_troubleshoot_bundle_with_jobs_and_helmcharts_is_judged() {
     let report: CheckReport = out.json();
     assert_eq!(
         run_named(&report, "packaged-charts"),
-        (false, "not in dump")
+        (
+            false,
+            "not in dump (add `kubectl -n kube-system get helmcharts.helm.cattle.io,jobs -o yaml`)"
+        )
     );
 }

@@ -10,6 +10,7 @@ use jiff::{SignedDuration, Timestamp};
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 use crate::distro::Distro;
+use crate::model::kinds::Kind;
 use crate::model::node::{Condition, NodeFacts, Readiness};
 
 pub(crate) const VOTER_CONDITION: &str = "EtcdIsVoter";
@@ -206,7 +207,7 @@ pub(super) fn duplicate_member_names(nodes: &[NodeFacts], distro: Distro) -> Vec
             let clone = names.last().cloned().unwrap_or_default();
             let refs: Vec<ObjectRef> = names
                 .iter()
-                .filter_map(|n| ObjectRef::new("Node", None, n))
+                .filter_map(|n| ObjectRef::new(Kind::Node.name(), None, n))
                 .collect();
             Finding::new(
                 Severity::Error,

@@ -6,6 +6,7 @@ use jiff::SignedDuration;
 
 use crate::distro::Distro;
 use crate::model::cron_schedule::DEFAULT_SCHEDULE;
+use crate::model::kinds::Kind;
 use crate::model::node::NodeFacts;
 use crate::model::node_args::NodeArgs;
 
@@ -106,6 +107,6 @@ pub(crate) fn node_refs<'a>(
 ) -> Vec<crate::diagnose::object_ref::ObjectRef> {
     names
         .into_iter()
-        .filter_map(|n| crate::diagnose::object_ref::ObjectRef::new("Node", None, n))
+        .filter_map(|n| crate::diagnose::object_ref::ObjectRef::new(Kind::Node.name(), None, n))
         .collect()
 }

@@ -15,6 +15,7 @@ use super::lock_findings::{
 };
 use super::lock_holder::holder_node;
 pub(crate) use super::lock_inputs::{CLOCK_SKEW_ALLOWANCE, HolderNode, LockInputs};
+use crate::model::kinds::Kind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -38,8 +39,8 @@ pub(crate) enum LockKind {
 impl LockKind {
     pub(crate) fn label(self) -> &'static str {
         match self {
-            LockKind::Lease => "Lease",
-            LockKind::ConfigMap => "ConfigMap",
+            LockKind::Lease => Kind::Lease.name(),
+            LockKind::ConfigMap => Kind::ConfigMap.name(),
             LockKind::Both => "Lease+ConfigMap",
             LockKind::None => "-",
         }

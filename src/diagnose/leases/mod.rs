@@ -16,6 +16,7 @@ use super::cluster_summary::ClusterSummary;
 use super::finding::{Finding, FindingCode, Severity, rank};
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
+use crate::model::kinds::{Kind, dump_command};
 use crate::model::node::node_for_identity;
 use crate::version::ProductVersion;
 
@@ -148,15 +149,15 @@ fn dump_gaps(state: &ClusterState, cluster: &ClusterSummary) -> Vec<Finding> {
     let mut gaps = Vec::new();
     // A support bundle's reader says which of its files would have held the kind and why it
     // does not; a plain dump gets the kubectl command that adds it.
-    let mut gap = |kind: &str, what: &str, effect: &str, command: &str| {
-        let (message, fix) = match state.gap(kind) {
+    let mut gap = |kind: Kind, what: &str, effect: &str| {
+        let (message, fix) = match state.gap(kind.name()) {
             Some(g) => (
                 format!("the bundle has no {}: {effect}", g.missing),
                 g.fix.clone(),
             ),
             None => (
                 format!("the dump has no {what}: {effect}"),
-                format!("add the output of `{command}` to the dump"),
+                format!("add the output of `{}` to the dump", dump_command(&[kind])),
             ),
         };
         gaps.push(
@@ -171,27 +172,24 @@ fn dump_gaps(state: &ClusterState, cluster: &ClusterSummary) -> Vec<Finding> {
     };
     if state.nodes.is_none() {
         gap(
-            "Node",
+            Kind::Node,
             "Node objects",
             "holders could not be mapped to servers and versions are unknown",
-            "kubectl get nodes -o yaml",
         );
     }
     let style = cluster.lock_style;
     if state.leases.is_none() && style.is_none_or(|s| s.uses_lease()) {
         gap(
-            "Lease",
+            Kind::Lease,
             "Leases from kube-system",
             "the lease locks were not checked",
-            "kubectl -n kube-system get leases -o yaml",
         );
     }
     if state.configmaps.is_none() && style.is_some_and(|s| s.uses_configmap()) {
         gap(
-            "ConfigMap",
+            Kind::ConfigMap,
             "ConfigMaps from kube-system",
             "the ConfigMap copies of the locks were not checked",
-            "kubectl -n kube-system get configmaps -o yaml",
         );
     }
     if let Some(file) = &state.holders_only {

@@ -5,6 +5,7 @@ use super::snapshot_finding_context::Context;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::model::configmap_listing::Listed;
 use crate::model::datastore::Datastore;
+use crate::model::kinds::Kind;
 
 pub(super) fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
     if !ctx.state.origin.is_dump() {
@@ -32,8 +33,8 @@ pub(super) fn dump_gap(ctx: &Context<'_>) -> Option<Finding> {
         ctx.state
             .snapshot_files
             .is_none()
-            .then(|| ctx.state.gap("ETCDSnapshotFile")),
-        configmap_unread.then(|| ctx.state.gap("ConfigMap")),
+            .then(|| ctx.state.gap(Kind::SnapshotFile.name())),
+        configmap_unread.then(|| ctx.state.gap(Kind::ConfigMap.name())),
     ]
     .into_iter()
     .flatten()

@@ -4,6 +4,8 @@
 
 use serde_json::{Value, json};
 
+use crate::model::kinds::Kind;
+
 /// One row: namespace, name, holder (`""` for none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct HolderRow {
@@ -161,7 +163,7 @@ fn looks_like_age(word: &str) -> bool {
 pub(super) fn lease(row: &HolderRow) -> Value {
     let mut lease = json!({
         "apiVersion": "coordination.k8s.io/v1",
-        "kind": "Lease",
+        "kind": Kind::Lease.name(),
         "metadata": {"name": row.name, "namespace": row.namespace},
         "spec": {},
     });

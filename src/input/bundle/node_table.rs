@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use crate::model::kinds::Kind;
+
 /// One row of the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NodeRow {
@@ -65,7 +67,7 @@ pub(super) fn node(row: &NodeRow) -> Value {
     };
     json!({
         "apiVersion": "v1",
-        "kind": "Node",
+        "kind": Kind::Node.name(),
         "metadata": {"name": row.name, "labels": labels},
         "status": {
             "conditions": [{"type": "Ready", "status": ready}],

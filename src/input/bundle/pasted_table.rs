@@ -15,6 +15,7 @@ use super::snapshot_ls_table::{self, LsRow};
 use super::snapshot_table::{self, SnapshotRow};
 use super::{Built, Source};
 use crate::distro::LOCK_NAMESPACE;
+use crate::model::kinds::Kind;
 
 /// A table recognised by its header.
 #[derive(Debug, PartialEq, Eq)]
@@ -233,7 +234,7 @@ pub(super) fn add(table: PastedTable, name: &str, path: &str, source: &mut Sourc
                     value: holder_table::lease(row),
                 });
             }
-            source.complete.push("Lease");
+            source.complete.push(Kind::Lease.name());
             source.holders_only = Some(name.to_string());
             source.notes.push(format!(
                 "read {name} as a pasted `kubectl get leases` table: {} lock(s) in {LOCK_NAMESPACE}, \
@@ -249,7 +250,7 @@ pub(super) fn add(table: PastedTable, name: &str, path: &str, source: &mut Sourc
                     value: node_table::node(row),
                 });
             }
-            source.complete.push("Node");
+            source.complete.push(Kind::Node.name());
             source.nodes_from_table = Some(name.to_string());
             source.notes.push(format!(
                 "read {name} as a pasted `kubectl get nodes` table: {} node(s), names, roles, readiness and \
@@ -265,7 +266,7 @@ pub(super) fn add(table: PastedTable, name: &str, path: &str, source: &mut Sourc
                     value: snapshot_table::snapshot_file(row),
                 });
             }
-            source.complete.push("ETCDSnapshotFile");
+            source.complete.push(Kind::SnapshotFile.name());
             source.snapshots_from_table = Some(name.to_string());
             source.notes.push(format!(
                 "read {name} as a pasted `kubectl get etcdsnapshotfiles` table: {} snapshot(s), names, nodes, \
@@ -282,7 +283,7 @@ pub(super) fn add(table: PastedTable, name: &str, path: &str, source: &mut Sourc
                     value: snapshot_ls_table::snapshot_file(row),
                 });
             }
-            source.complete.push("ETCDSnapshotFile");
+            source.complete.push(Kind::SnapshotFile.name());
             source.snapshots_from_table = Some(name.to_string());
             source.snapshots_partial = true;
             source.notes.push(format!(

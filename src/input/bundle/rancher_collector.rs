@@ -6,6 +6,7 @@
 
 use super::tree::Tree;
 use super::{Built, Document, Source, holder_table, memberlist};
+use crate::model::kinds::{Kind, dump_command};
 
 /// What `kubectl/rancher-prov/` holds on a Rancher server node that `--rancher-from-file`
 /// reads (each file one `kubectl get <resource> -A -o yaml`, or kubectl's error text).
@@ -47,14 +48,17 @@ pub(super) fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
         tree,
         &dir,
         &["kubectl/nodes.json".to_string()],
-        ("v1", "Node"),
+        (Kind::Node.row().api_version, Kind::Node.name()),
         false,
     ) {
         source.gap(
-            "Node",
+            Kind::Node.name(),
             &format!("{distro}/kubectl/nodes.json"),
             "not in the bundle: the collector writes it from 2026-03 on; older runs keep only a table",
-            "run a current rancher2_logs_collector.sh, or add `kubectl get nodes -o yaml`",
+            &format!(
+                "run a current rancher2_logs_collector.sh, or add `{}`",
+                dump_command(&[Kind::Node])
+            ),
         );
     }
     let leases_file = format!("{dir}kubectl/leases");
@@ -70,7 +74,7 @@ pub(super) fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
                     value: holder_table::lease(row),
                 });
             }
-            source.complete.push("Lease");
+            source.complete.push(Kind::Lease.name());
             source.holders_only = Some(format!("{distro}/kubectl/leases"));
         }
         found => {
@@ -80,26 +84,29 @@ pub(super) fn read(tree: &Tree, root: &str, distro: &str, source: &mut Source) {
                 "not in the bundle"
             };
             source.gap(
-                "Lease",
+                Kind::Lease.name(),
                 &format!("{distro}/kubectl/leases"),
                 why,
-                "add `kubectl -n kube-system get leases -o yaml` from a server",
+                &format!("add `{}` from a server", dump_command(&[Kind::Lease])),
             );
         }
     }
     let configmaps = format!("{distro}/kubectl/configmaps");
     source.gap_as(
-        "ConfigMap",
+        Kind::ConfigMap.name(),
         &configmaps,
         "a table of key counts: the collector does not save ConfigMap contents",
-        "add `kubectl -n kube-system get configmaps -o yaml` from a server",
+        &format!("add `{}` from a server", dump_command(&[Kind::ConfigMap])),
         format!("ConfigMap contents ({configmaps} is a table of key counts)"),
     );
     source.gap_as(
-        "ETCDSnapshotFile",
+        Kind::SnapshotFile.name(),
         &format!("{distro}/kubectl/"),
         "the Rancher logs collector does not collect ETCDSnapshotFiles",
-        "add `kubectl get etcdsnapshotfiles -o yaml` from a server",
+        &format!(
+            "add `{}` from a server",
+            dump_command(&[Kind::SnapshotFile])
+        ),
         "ETCDSnapshotFiles (the Rancher logs collector does not collect them)".to_string(),
     );
     etcd_members_note(tree, root, &dir, distro, source);

@@ -10,6 +10,8 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use crate::model::kinds::Kind;
+
 /// One row, cells as printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct LsRow {
@@ -59,8 +61,8 @@ pub(super) fn snapshot_file(row: &LsRow) -> Value {
     let s3 = is_s3(row);
     let prefix = if s3 { "s3" } else { "local" };
     let mut file = json!({
-        "apiVersion": "k3s.cattle.io/v1",
-        "kind": "ETCDSnapshotFile",
+        "apiVersion": Kind::SnapshotFile.row().api_version,
+        "kind": Kind::SnapshotFile.name(),
         "metadata": {"name": format!("{prefix}-{}", row.name)},
         "spec": {
             "snapshotName": row.name,

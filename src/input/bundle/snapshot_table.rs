@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use super::holder_table::{cells, cells_at};
+use crate::model::kinds::Kind;
 
 /// One row, cells as printed (`""` for an empty one).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +61,8 @@ pub(super) fn rows<'a>(header: &str, lines: impl Iterator<Item = &'a str>) -> Ve
 /// an age), no finalizers, no metadata, no S3 settings, no error.
 pub(super) fn snapshot_file(row: &SnapshotRow) -> Value {
     let mut file = json!({
-        "apiVersion": "k3s.cattle.io/v1",
-        "kind": "ETCDSnapshotFile",
+        "apiVersion": Kind::SnapshotFile.row().api_version,
+        "kind": Kind::SnapshotFile.name(),
         "metadata": {"name": row.name},
         "spec": {
             "snapshotName": row.snapshot_name,

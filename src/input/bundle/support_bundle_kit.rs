@@ -5,34 +5,31 @@
 
 use super::Source;
 use super::tree::Tree;
+use crate::model::kinds::{Kind, KindRow};
 
-/// (scope, namespace, resource) → (apiVersion, kind) of the objects k3sdoctor reads.
-const RESOURCES: [(&str, &str, &str, &str, &str); 6] = [
-    ("cluster", "", "nodes", "v1", "Node"),
-    (
-        "cluster",
-        "",
-        "etcdsnapshotfiles",
-        "k3s.cattle.io/v1",
-        "ETCDSnapshotFile",
-    ),
-    (
-        "namespaced",
-        "kube-system",
-        "leases",
-        "coordination.k8s.io/v1",
-        "Lease",
-    ),
-    ("namespaced", "kube-system", "configmaps", "v1", "ConfigMap"),
-    ("namespaced", "default", "endpoints", "v1", "Endpoints"),
-    (
-        "namespaced",
-        "default",
-        "endpointslices",
-        "discovery.k8s.io/v1",
-        "EndpointSlice",
-    ),
+/// The kinds k3sdoctor reads from it.
+const KINDS: [Kind; 6] = [
+    Kind::Node,
+    Kind::SnapshotFile,
+    Kind::Lease,
+    Kind::ConfigMap,
+    Kind::Endpoints,
+    Kind::EndpointSlice,
 ];
+
+/// (scope, namespace, resource) and the row of each kind read.
+fn resources() -> impl Iterator<Item = (&'static str, &'static str, &'static str, &'static KindRow)>
+{
+    KINDS.into_iter().map(|kind| {
+        let row = kind.row();
+        let scope = if row.namespaced {
+            "namespaced"
+        } else {
+            "cluster"
+        };
+        (scope, row.namespace(), row.plural, row)
+    })
+}
 
 pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
     let base = format!("{root}yamls/");
@@ -54,9 +51,8 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
             Some(&"cluster") => ("cluster", ""),
             _ => continue,
         };
-        let Some((_, _, _, api_version, kind)) = RESOURCES
-            .iter()
-            .find(|(s, ns, r, _, _)| *s == scope && *ns == namespace && *r == resource)
+        let Some((_, _, _, row)) =
+            resources().find(|(s, ns, r, _)| *s == scope && *ns == namespace && *r == resource)
         else {
             continue;
         };
@@ -65,14 +61,15 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
             tree,
             "",
             std::slice::from_ref(&path),
-            (api_version, kind),
+            (row.api_version, row.name),
             true,
         ) {
-            seen.push(*kind);
+            seen.push(row.kind);
         }
     }
-    for (scope, namespace, resource, api_version, kind) in RESOURCES {
-        if seen.contains(&kind) || matches!(kind, "Endpoints" | "EndpointSlice") {
+    for (scope, namespace, resource, row) in resources() {
+        let (api_version, kind) = (row.api_version, row.name);
+        if seen.contains(&row.kind) || matches!(row.kind, Kind::Endpoints | Kind::EndpointSlice) {
             continue;
         }
         let folder = if scope == "cluster" {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::limits::CapHit;
+use crate::model::kinds::KINDS;
 
 /// The largest single file kept: a `kubectl get` of every object of one kind in a large
 /// cluster stays far below; the same cap as a dump file.
@@ -125,35 +126,29 @@ fn resolve(base: &str, target: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// The kinds k3sdoctor reads, as troubleshoot and support-bundle-kit name their files.
-const READ_KINDS: [&str; 7] = [
-    "leases",
-    "configmaps",
-    "nodes",
-    "endpoints",
-    "endpointslices",
-    "etcdsnapshotfiles",
-    "jobs",
-];
-
 /// Whether an entry could feed a layout: kept in memory, everything else streamed past.
 /// Inside a troubleshoot or support-bundle-kit tree only the files of the kinds k3sdoctor
 /// reads are kept: a large cluster's Pods and Events would otherwise be held and parsed.
 pub(super) fn wanted(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
+    // The kinds k3sdoctor reads, as troubleshoot and support-bundle-kit name their files.
+    let in_bundles = || KINDS.iter().filter(|row| row.in_bundles);
     let kind_file = |rest: &str| {
         let stem = rest.split(['/', '.']).next().unwrap_or_default();
-        READ_KINDS.contains(&stem)
+        in_bundles().any(|row| !row.custom && row.plural == stem)
     };
     if let Some(rest) = after_folder(path, "cluster-resources/") {
         return kind_file(rest)
-            || rest.starts_with("custom-resources/etcdsnapshotfiles.")
-            || rest.starts_with("custom-resources/helmcharts.helm.cattle.io/")
+            || in_bundles().filter(|row| row.custom).any(|row| {
+                rest.starts_with(&format!("{}/", row.troubleshoot_folder()))
+                    || rest.starts_with(&format!("{}.", row.troubleshoot_folder()))
+            })
             || rest.ends_with("-errors.json")
             || rest == "custom-resource-definitions.json";
     }
     if after_folder(path, "yamls/").is_some() {
-        return kind_file(name);
+        let stem = name.split('.').next().unwrap_or_default();
+        return in_bundles().any(|row| row.plural == stem);
     }
     // The Rancher logs collector's provisioning objects are named by resource
     // (`kubectl/rancher-prov/etcdsnapshots.rke.cattle.io`), for `--rancher-from-file`.

@@ -10,32 +10,24 @@ use serde_json::Value;
 use super::Source;
 use super::tree::Tree;
 
-const SNAPSHOT_FILES: &str = "cluster-resources/custom-resources/etcdsnapshotfiles.k3s.cattle.io";
-const SNAPSHOT_CRD: &str = "etcdsnapshotfiles.k3s.cattle.io";
+use crate::model::kinds::{Kind, dump_command};
 
 pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
-    let kinds: [(&str, &str, &'static str, &'static str); 6] = [
-        ("leases", "kube-system", "coordination.k8s.io/v1", "Lease"),
-        ("configmaps", "kube-system", "v1", "ConfigMap"),
-        ("endpoints", "default", "v1", "Endpoints"),
-        (
-            "endpointslices",
-            "default",
-            "discovery.k8s.io/v1",
-            "EndpointSlice",
-        ),
-        // packaged-charts: helm-controller's Jobs, and the HelmCharts as a namespaced custom
-        // resource (a folder per CRD, a file per namespace: `crsV1`'s `<crd>/<ns>` in
-        // `pkg/collect/cluster_resources.go`); absent, the check says not in dump.
-        ("jobs", "kube-system", "batch/v1", "Job"),
-        (
-            "custom-resources/helmcharts.helm.cattle.io",
-            "kube-system",
-            "helm.cattle.io/v1",
-            "HelmChart",
-        ),
+    // packaged-charts reads helm-controller's Jobs and the HelmCharts, a namespaced custom
+    // resource (a folder per CRD, a file per namespace: `crsV1`'s `<crd>/<ns>` in
+    // `pkg/collect/cluster_resources.go`); absent, the check says not in dump.
+    let kinds = [
+        Kind::Lease,
+        Kind::ConfigMap,
+        Kind::Endpoints,
+        Kind::EndpointSlice,
+        Kind::Job,
+        Kind::HelmChart,
     ];
-    for (folder, namespace, api_version, kind) in kinds {
+    for kind in kinds {
+        let row = kind.row();
+        let (folder, namespace) = (row.troubleshoot_folder(), row.namespace());
+        let (api_version, kind) = (row.api_version, row.name);
         let file = format!("cluster-resources/{folder}/{namespace}");
         let found = source.take(
             tree,
@@ -45,8 +37,8 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
             false,
         );
         // The apiserver-endpoints check words its own "not read" for a dump.
-        if !found && matches!(kind, "Lease" | "ConfigMap") {
-            let why = errors(tree, root, folder, namespace).unwrap_or_else(|| {
+        if !found && matches!(Kind::named(kind), Some(Kind::Lease | Kind::ConfigMap)) {
+            let why = errors(tree, root, &folder, namespace).unwrap_or_else(|| {
                 "not in the bundle: troubleshoot collects Leases and ConfigMaps from v0.70.3 on, and a spec \
                  that narrows namespaces leaves kube-system out"
                     .to_string()
@@ -63,26 +55,28 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
         tree,
         root,
         &["cluster-resources/nodes.json".to_string()],
-        ("v1", "Node"),
+        (Kind::Node.row().api_version, Kind::Node.name()),
         false,
     ) {
         let why =
             errors(tree, root, "nodes", "").unwrap_or_else(|| "not in the bundle".to_string());
         source.gap(
-            "Node",
+            Kind::Node.name(),
             "cluster-resources/nodes.json",
             &why,
             "collect again with RBAC to list nodes",
         );
     }
+    let snapshot_files = snapshot_files_file();
+    let row = Kind::SnapshotFile.row();
     if !source.take(
         tree,
         root,
         &[
-            format!("{SNAPSHOT_FILES}.json"),
-            format!("{SNAPSHOT_FILES}.yaml"),
+            format!("{snapshot_files}.json"),
+            format!("{snapshot_files}.yaml"),
         ],
-        ("k3s.cattle.io/v1", "ETCDSnapshotFile"),
+        (row.api_version, row.name),
         false,
     ) {
         snapshot_files_absent(tree, root, source);
@@ -103,12 +97,15 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
 /// so the CRD list (`custom-resource-definitions.json`) and the errors tell "none", "no CRD"
 /// and "could not list" apart.
 fn snapshot_files_absent(tree: &Tree, root: &str, source: &mut Source) {
-    if let Some(why) = errors(tree, root, "custom-resources", SNAPSHOT_CRD) {
+    let crd = Kind::SnapshotFile.row().resource();
+    let file = format!("{}.json", snapshot_files_file());
+    let kind = Kind::SnapshotFile.name();
+    if let Some(why) = errors(tree, root, "custom-resources", &crd) {
         source.gap(
-            "ETCDSnapshotFile",
-            &format!("{SNAPSHOT_FILES}.json"),
+            kind,
+            &file,
             &why,
-            "collect again with RBAC to list etcdsnapshotfiles.k3s.cattle.io",
+            &format!("collect again with RBAC to list {crd}"),
         );
         return;
     }
@@ -129,17 +126,25 @@ fn snapshot_files_absent(tree: &Tree, root: &str, source: &mut Source) {
         });
     match names {
         // Listed and found none: the collector writes no file for an empty list.
-        Some(names) if names.iter().any(|n| n == SNAPSHOT_CRD) => {
-            source.complete.push("ETCDSnapshotFile");
+        Some(names) if names.contains(&crd) => {
+            source.complete.push(kind);
         }
         Some(_) => source.snapshot_crd_missing = true,
         None => source.gap(
-            "ETCDSnapshotFile",
-            &format!("{SNAPSHOT_FILES}.json"),
+            kind,
+            &file,
             "not in the bundle, and no custom-resource-definitions.json to tell whether there are none or no CRD",
-            "add `kubectl get etcdsnapshotfiles -o yaml` from the cluster",
+            &format!("add `{}` from the cluster", dump_command(&[Kind::SnapshotFile])),
         ),
     }
+}
+
+/// The ETCDSnapshotFiles' file, without its extension.
+fn snapshot_files_file() -> String {
+    format!(
+        "cluster-resources/{}",
+        Kind::SnapshotFile.row().troubleshoot_folder()
+    )
 }
 
 /// What `cluster-resources/<folder>-errors.json` says about `key` (a namespace, a CRD name;

@@ -3,6 +3,7 @@
 //! read as a healthy cluster. Pure.
 
 use crate::model::cluster_state::{ClusterState, Origin};
+use crate::model::kinds::Kind;
 
 /// What a command reads first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,14 +71,14 @@ pub(crate) fn lacking(state: &ClusterState, primary: Primary) -> Option<String> 
         ));
     }
     // A support bundle's reader knows why: the collector's own gaps, named by file.
-    let kinds: &[&str] = match primary {
-        Primary::Locks => &["Lease", "ConfigMap"],
-        Primary::Snapshots => &["ETCDSnapshotFile", "ConfigMap"],
-        Primary::Anything => &["Node", "Lease", "ConfigMap", "ETCDSnapshotFile"],
+    let kinds: &[Kind] = match primary {
+        Primary::Locks => &[Kind::Lease, Kind::ConfigMap],
+        Primary::Snapshots => &[Kind::SnapshotFile, Kind::ConfigMap],
+        Primary::Anything => &[Kind::Node, Kind::Lease, Kind::ConfigMap, Kind::SnapshotFile],
     };
     let why: Vec<&str> = kinds
         .iter()
-        .filter_map(|k| state.gap(k))
+        .filter_map(|k| state.gap(k.name()))
         .map(|g| g.missing.as_str())
         .collect();
     let why = if why.is_empty() {

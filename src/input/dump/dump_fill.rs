@@ -17,6 +17,7 @@ use crate::model::cluster_state::ClusterState;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::helm_chart::HelmChartFacts;
 use crate::model::helm_job::HelmJobFacts;
+use crate::model::kinds::{Kind, dump_command};
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -29,30 +30,33 @@ pub(super) fn add_object(
     kind: &str,
     found: &Found,
 ) -> Result<(), ReadError> {
+    let Some(kind) = Kind::named(kind) else {
+        return Ok(());
+    };
     match kind {
-        "Node" => push(
+        Kind::Node => push(
             &mut state.nodes,
             NodeFacts::from_api(&typed::<Node>(found)?),
         ),
-        "Lease" => push(
+        Kind::Lease => push(
             &mut state.leases,
             LeaseFacts::from_api(&typed::<Lease>(found)?),
         ),
-        "ConfigMap" => push(
+        Kind::ConfigMap => push(
             &mut state.configmaps,
             ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
         ),
-        "ETCDSnapshotFile" => push(
+        Kind::SnapshotFile => push(
             &mut state.snapshot_files,
             Arc::new(SnapshotFile::from_json(&found.value)),
         ),
-        "Endpoints" => {
+        Kind::Endpoints => {
             let found = ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?);
             state.apiserver_addresses.add(Default::default, |a| {
                 a.endpoints.get_or_insert_with(Vec::new).push(found)
             });
         }
-        "EndpointSlice" => {
+        Kind::EndpointSlice => {
             let slice = typed::<EndpointSlice>(found)?;
             // `kubectl -n default get endpointslices` has every Service's; only the
             // kubernetes Service's count, and their presence says the kind was dumped.
@@ -68,17 +72,17 @@ pub(super) fn add_object(
                 }
             });
         }
-        "Secret" => {
+        Kind::Secret => {
             let secret = secret_metadata(found)?;
             state.secret_metadata.add(Vec::new, |s| s.push(secret));
         }
-        "Event" => {
+        Kind::Event => {
             // Any Event says the kind was dumped; only those about Nodes are kept.
             let about_nodes = NodeEvent::from_api(&typed::<Event>(found)?);
             state.node_events.add(Vec::new, |e| e.extend(about_nodes));
         }
         // Parsed as live reads parse them: an odd object is skipped with a note.
-        "HelmChart" => match HelmChartFacts::from_json(&found.value) {
+        Kind::HelmChart => match HelmChartFacts::from_json(&found.value) {
             Ok(chart) => state.packaged_charts.add(Default::default, |p| {
                 p.charts.get_or_insert_with(Vec::new).push(chart)
             }),
@@ -86,7 +90,7 @@ pub(super) fn add_object(
                 .notes
                 .push(format!("skipped a HelmChart in {}: {why}", found.file)),
         },
-        "Job" => {
+        Kind::Job => {
             let job = HelmJobFacts::from_json(&found.value);
             state.packaged_charts.add(Default::default, |p| {
                 let jobs = p.jobs.get_or_insert_with(Vec::new);
@@ -100,7 +104,6 @@ pub(super) fn add_object(
                     .push(format!("skipped a Job in {}: {why}", found.file));
             }
         }
-        _ => {}
     }
     Ok(())
 }
@@ -108,51 +111,55 @@ pub(super) fn add_object(
 /// A collector that listed a kind and found none of it in kube-system did read it: empty,
 /// not unknown.
 pub(super) fn collected_empty(state: &mut ClusterState, kind: &str) {
+    let Some(kind) = Kind::named(kind) else {
+        return;
+    };
     match kind {
-        "Node" => _ = state.nodes.get_or_insert_with(Vec::new),
-        "Lease" => _ = state.leases.get_or_insert_with(Vec::new),
-        "ConfigMap" => _ = state.configmaps.get_or_insert_with(Vec::new),
-        "ETCDSnapshotFile" => _ = state.snapshot_files.get_or_insert_with(Vec::new),
-        "Endpoints" => state.apiserver_addresses.add(Default::default, |a| {
+        Kind::Node => _ = state.nodes.get_or_insert_with(Vec::new),
+        Kind::Lease => _ = state.leases.get_or_insert_with(Vec::new),
+        Kind::ConfigMap => _ = state.configmaps.get_or_insert_with(Vec::new),
+        Kind::SnapshotFile => _ = state.snapshot_files.get_or_insert_with(Vec::new),
+        Kind::Endpoints => state.apiserver_addresses.add(Default::default, |a| {
             _ = a.endpoints.get_or_insert_with(Vec::new)
         }),
-        "EndpointSlice" => state.apiserver_addresses.add(Default::default, |a| {
+        Kind::EndpointSlice => state.apiserver_addresses.add(Default::default, |a| {
             _ = a.slices.get_or_insert_with(Vec::new)
         }),
-        "Event" => state.node_events.add(Vec::new, |_| {}),
-        "Secret" => state.secret_metadata.add(Vec::new, |_| {}),
-        "HelmChart" => state.packaged_charts.add(Default::default, |p| {
+        Kind::Event => state.node_events.add(Vec::new, |_| {}),
+        Kind::Secret => state.secret_metadata.add(Vec::new, |_| {}),
+        Kind::HelmChart => state.packaged_charts.add(Default::default, |p| {
             _ = p.charts.get_or_insert_with(Vec::new)
         }),
-        "Job" => state.packaged_charts.add(Default::default, |p| {
+        Kind::Job => state.packaged_charts.add(Default::default, |p| {
             _ = p.jobs.get_or_insert_with(Vec::new)
         }),
-        _ => {}
     }
 }
 
 /// What a dump lacks of each optional read, and the kubectl command that adds it.
 pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
     use crate::model::collected::Collected as Read;
-    fn lacking<T>(read: &mut Read<T>, hint: &str) {
+    fn lacking<T>(read: &mut Read<T>, kinds: &[Kind], also: &str) {
         if matches!(read, Read::NotAsked) {
-            *read = Read::NotInDump(hint.to_string());
+            *read = Read::NotInDump(format!("not in dump (add `{}`{also})", dump_command(kinds)));
         }
     }
     lacking(
         &mut state.apiserver_addresses,
-        "not in dump (add `kubectl -n default get endpoints,endpointslices -o yaml`)",
+        &[Kind::Endpoints, Kind::EndpointSlice],
+        "",
     );
-    lacking(
-        &mut state.node_events,
-        "not in dump (add `kubectl get events -A -o yaml`)",
-    );
+    lacking(&mut state.node_events, &[Kind::Event], "");
     lacking(
         &mut state.secret_metadata,
-        "not in dump (add `kubectl -n kube-system get secrets -o yaml`; k3sdoctor drops their data \
-         when it reads them)",
+        &[Kind::Secret],
+        "; k3sdoctor drops their data when it reads them",
     );
-    lacking(&mut state.packaged_charts, "not in dump");
+    lacking(
+        &mut state.packaged_charts,
+        &[Kind::HelmChart, Kind::Job],
+        "",
+    );
 }
 
 fn push<T>(collection: &mut Option<Vec<T>>, item: T) {

@@ -6,9 +6,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::yaml_depth::{MAX_FLOW_NESTING, too_deep};
-use crate::distro::LOCK_NAMESPACE;
 use crate::input::ReadError;
-use crate::model::apiserver_endpoints::{SERVICE_NAME, SERVICE_NAMESPACE};
+use crate::model::kinds::Kind;
 
 pub(crate) const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
 
@@ -68,18 +67,7 @@ pub(crate) fn fields_key(object: &Map<String, Value>) -> Option<(String, String,
     ) {
         return Some(("Secret".into(), namespace.to_string(), name.to_string()));
     }
-    let known = matches!(
-        (api_version, kind),
-        ("v1", "Node")
-            | ("v1", "ConfigMap")
-            | ("coordination.k8s.io/v1", "Lease")
-            | ("k3s.cattle.io/v1", "ETCDSnapshotFile")
-            | ("v1", "Endpoints")
-            | ("discovery.k8s.io/v1", "EndpointSlice")
-            | ("v1", "Event")
-            | ("helm.cattle.io/v1", "HelmChart")
-            | ("batch/v1", "Job")
-    );
+    let known = Kind::of(api_version, kind).is_some();
     Some((
         if known {
             kind.to_string()
@@ -92,20 +80,7 @@ pub(crate) fn fields_key(object: &Map<String, Value>) -> Option<(String, String,
 }
 
 pub(crate) fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
-    match kind.as_str() {
-        "Node" | "ETCDSnapshotFile" => true,
-        "Lease" | "ConfigMap" => namespace == LOCK_NAMESPACE,
-        "Endpoints" => namespace == SERVICE_NAMESPACE && name == SERVICE_NAME,
-        "EndpointSlice" => namespace == SERVICE_NAMESPACE,
-        // `kubectl get events -A`: which are about Nodes shows only inside the object, so
-        // every core/v1 Event is kept here and the rest dropped when typed.
-        "Event" => true,
-        // The node passwords and the serving certificate, metadata only.
-        "Secret" => namespace == LOCK_NAMESPACE,
-        // packaged-charts: k3s's and RKE2's HelmCharts and their install Jobs live there.
-        "HelmChart" | "Job" => namespace == LOCK_NAMESPACE,
-        _ => false,
-    }
+    Kind::named(kind).is_some_and(|kind| kind.row().uses(namespace, name))
 }
 
 /// Drops a Secret's `data` and `stringData` the moment it is parsed, before anything keeps,

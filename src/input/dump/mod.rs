@@ -30,6 +30,7 @@ use super::bundle::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use super::bundle::{self, Source};
 use super::{ClusterState, Origin, ReadError};
 use crate::model::bundle_provenance::{FileRead, feeds};
+use crate::model::kinds::Kind;
 
 /// One API object found in a dump, with where it came from.
 struct Found {
@@ -80,7 +81,7 @@ impl Collected {
             }
             *kept += 1;
         }
-        if key.0 == "Node"
+        if key.0 == Kind::Node.name()
             && let Some(beat) = newest_heartbeat(&object)
             && self.heartbeat.as_ref().is_none_or(|(t, _)| beat > *t)
         {
@@ -132,7 +133,7 @@ pub(crate) fn read_dump(
         collected
             .objects
             .iter()
-            .filter(|((k, _, _), _)| k == "Lease")
+            .filter(|((k, _, _), _)| k == Kind::Lease.name())
     };
     if leases().next().is_some() && !leases().any(|(_, found)| found.from_table) {
         state.holders_only = None;
@@ -142,7 +143,7 @@ pub(crate) fn read_dump(
         collected
             .objects
             .iter()
-            .filter(|((k, _, _), _)| k == "Node")
+            .filter(|((k, _, _), _)| k == Kind::Node.name())
     };
     if nodes().next().is_some() && !nodes().any(|(_, found)| found.from_table) {
         state.nodes_from_table = None;
@@ -152,7 +153,7 @@ pub(crate) fn read_dump(
         collected
             .objects
             .iter()
-            .filter(|((k, _, _), _)| k == "ETCDSnapshotFile")
+            .filter(|((k, _, _), _)| k == Kind::SnapshotFile.name())
     };
     if !snapshots().any(|(_, found)| found.from_table) {
         state.snapshots_from_table = None;

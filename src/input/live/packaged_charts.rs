@@ -15,6 +15,7 @@ use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE};
 use crate::model::helm_job::HelmJobFacts;
+use crate::model::kinds::Kind;
 use crate::model::packaged_charts::PackagedCharts;
 
 /// The answer to the two reads: the charts and Jobs (with a note per object that could not
@@ -65,8 +66,8 @@ fn helm_chart_resource() -> ApiResource {
         group: "helm.cattle.io".into(),
         version: "v1".into(),
         api_version: "helm.cattle.io/v1".into(),
-        kind: "HelmChart".into(),
-        plural: "helmcharts".into(),
+        kind: Kind::HelmChart.name().into(),
+        plural: Kind::HelmChart.row().plural.into(),
     }
 }
 

@@ -16,6 +16,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::model::kinds::Kind;
 use crate::model::snapshot_file::SnapshotFile;
 
 /// One decoded ETCDSnapshotFile: its facts, and the name and resourceVersion a watch needs.
@@ -165,16 +166,16 @@ impl kube::Resource for SnapshotFileObject {
     type Scope = k8s_openapi::ClusterResourceScope;
 
     fn kind(_: &()) -> Cow<'_, str> {
-        "ETCDSnapshotFile".into()
+        Kind::SnapshotFile.name().into()
     }
     fn group(_: &()) -> Cow<'_, str> {
-        "k3s.cattle.io".into()
+        Kind::SnapshotFile.row().group().into()
     }
     fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
+        Kind::SnapshotFile.row().version().into()
     }
     fn plural(_: &()) -> Cow<'_, str> {
-        "etcdsnapshotfiles".into()
+        Kind::SnapshotFile.row().plural.into()
     }
     fn meta(&self) -> &ObjectMeta {
         &self.meta

@@ -18,6 +18,7 @@ use super::live::snapshot_file_object::SnapshotFileObject;
 use crate::distro::Distro;
 use crate::model::apiserver_endpoints::{ApiserverEndpoints, SERVICE_NAMESPACE};
 use crate::model::configmap::ConfigMapFacts;
+use crate::model::kinds::Kind;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::snapshot_file::SnapshotFile;
@@ -99,7 +100,7 @@ impl ClusterWatch {
         let health = [
             "leases",
             "nodes",
-            "etcdsnapshotfiles",
+            Kind::SnapshotFile.row().plural,
             "endpoints/kubernetes",
             "endpointslices",
         ]

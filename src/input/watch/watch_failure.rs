@@ -4,6 +4,7 @@
 use kube::runtime::watcher;
 
 use crate::input::ReadError;
+use crate::model::kinds::Kind;
 
 /// Why a watch failed, as a metric label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +41,9 @@ pub(super) fn action(resource: &str) -> String {
     match resource.split_once('/') {
         Some((_, name)) => format!("watch configmap kube-system/{name}"),
         None if resource == "leases" => "watch leases in kube-system".into(),
-        None if resource == "etcdsnapshotfiles" => "watch etcdsnapshotfiles.k3s.cattle.io".into(),
+        None if resource == Kind::SnapshotFile.row().plural => {
+            format!("watch {}", Kind::SnapshotFile.row().resource())
+        }
         None => format!("watch {resource}"),
     }
 }
