@@ -163,23 +163,27 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
     match &cli.command {
         Command::Leases(args) => match &args.action {
             Some(cli::LeasesAction::Follow(follow)) => {
-                commands::leases_follow::run(settings, follow, ui)
+                commands::leases_follow::run(settings, &follow.into(), ui)
             }
-            None if args.watch => commands::leases_watch::run(settings, args, ui),
-            None => commands::leases::run(settings, args, ui),
+            None if args.watch => commands::leases_watch::run(settings, &args.into(), ui),
+            None => commands::leases::run(settings, &args.into(), ui),
         },
-        Command::Check(args) => commands::check::run(settings, args, ui),
+        Command::Check(args) => commands::check::run(settings, &args.into(), ui),
         Command::Snapshots(args) => match &args.action() {
-            cli::SnapshotsAction::List(list) => commands::snapshots::run_list(settings, list, ui),
-            cli::SnapshotsAction::Diff(diff) => commands::snapshots::run_diff(settings, diff, ui),
+            cli::SnapshotsAction::List(list) => {
+                commands::snapshots::run_list(settings, &list.into(), ui)
+            }
+            cli::SnapshotsAction::Diff(diff) => {
+                commands::snapshots::run_diff(settings, &diff.into(), ui)
+            }
             cli::SnapshotsAction::Backfill(backfill) => {
-                commands::snapshots_backfill::run(settings, backfill, ui)
+                commands::snapshots_backfill::run(settings, &backfill.into(), ui)
             }
             cli::SnapshotsAction::Restore(restore) => {
-                commands::snapshots_restore::run(settings, restore, ui)
+                commands::snapshots_restore::run(settings, &restore.into(), ui)
             }
         },
-        Command::Serve(args) => commands::serve::run(settings, args, ui),
+        Command::Serve(args) => commands::serve::run(settings, &args.into(), ui),
         Command::Completions { shell } => {
             commands::completions::write(*shell, &cli::script_name(bin_name), &mut ui.out);
             Ok(Exit::Healthy)

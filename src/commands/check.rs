@@ -3,28 +3,28 @@
 use super::Ui;
 use super::fleet::FleetCommand;
 use super::load::{Loaded, load_check_state, require_primary};
-use crate::cli::CheckArgs;
 use crate::diagnose::check::analyse_check;
 use crate::exit::Exit;
 use crate::input::dump::dump_coverage::Primary;
 use crate::render;
 use crate::report::CheckReport;
+use crate::settings::CheckOptions;
 use crate::settings::Settings;
 
-pub(crate) fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
-    let suppressions = super::suppressions::suppressions(&args.suppress)?;
+pub(crate) fn run(settings: &Settings, opts: &CheckOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
+    let suppressions = super::suppressions::suppressions(&opts.suppress)?;
     if let Some(fleet) = &settings.fleet {
         let analyse = |loaded: Loaded| {
             let analysis = analyse_check(&loaded.state, loaded.distro, loaded.now.time);
             let analysis = suppressions.apply(analysis);
-            CheckReport::new(loaded.now, analysis).failing_on(args.fail_on)
+            CheckReport::new(loaded.now, analysis).failing_on(opts.fail_on)
         };
         let write_member = |out: &mut dyn std::io::Write, report: &CheckReport, style| {
             render::check::write_linked_findings(out, &report.analysis.findings, style)
         };
         let command = FleetCommand {
             snapshots: true,
-            fail_on: args.fail_on,
+            fail_on: opts.fail_on,
             analyse: &analyse,
             write_member: &write_member,
         };
@@ -34,7 +34,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow:
     require_primary(&loaded, Primary::Anything)?;
     let analysis = suppressions.apply(analyse_check(&loaded.state, loaded.distro, loaded.now.time));
     let report = CheckReport::new(loaded.now, analysis)
-        .failing_on(args.fail_on)
+        .failing_on(opts.fail_on)
         .reading(&loaded.state.bundles);
     let written = match settings.output.format {
         f if f.is_structured() => render::write_structured(&mut ui.out, f, &report),
@@ -43,6 +43,6 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs, ui: &mut Ui) -> anyhow:
     };
     render::tolerate_closed_pipe(written)?;
     Ok(Exit::verdict(
-        args.fail_on.is_failure(&report.analysis.all_findings()),
+        opts.fail_on.is_failure(&report.analysis.all_findings()),
     ))
 }

@@ -14,7 +14,6 @@ use super::lock_writes::{check_permissions, read_lock_objects, write_copy};
 use super::repair_events;
 use super::termination::Termination;
 use crate::apply::WriteError;
-use crate::cli::FollowArgs;
 use crate::diagnose::leases::analyse_leases;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
@@ -27,13 +26,14 @@ use crate::input::connect::{ConnectOptions, Connection};
 use crate::input::live::own_access_review::WriterRole;
 use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
+use crate::settings::FollowOptions;
 use crate::settings::{Settings, Source};
 
-pub(crate) fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, opts: &FollowOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
     let request = FollowRequest {
-        lease: args.lease.clone(),
-        to: args.to.clone(),
-        force: args.force,
+        lease: opts.lease.clone(),
+        to: opts.to.clone(),
+        force: opts.force,
     };
     // `Settings` refuses --fix with --from-file: a dump is only planned.
     let Source::Live(options) = &settings.source else {
@@ -44,7 +44,7 @@ pub(crate) fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow
         let (exit, status) = if moves {
             (Exit::Findings, RepairOutcome::Planned)
         } else {
-            (verdict(&loaded, args), RepairOutcome::Aligned)
+            (verdict(&loaded, opts), RepairOutcome::Aligned)
         };
         emit(settings, ui, &RepairResult::new(status, outcome))?;
         if moves {
@@ -56,7 +56,7 @@ pub(crate) fn run(settings: &Settings, args: &FollowArgs, ui: &mut Ui) -> anyhow
     runtime()?.block_on(follow_live(
         settings,
         options,
-        args,
+        opts,
         &request,
         ui,
         interactive,
@@ -71,7 +71,7 @@ fn plan(loaded: &Loaded, request: &FollowRequest) -> Result<FollowOutcome, Failu
 async fn follow_live(
     settings: &Settings,
     options: &ConnectOptions,
-    args: &FollowArgs,
+    opts: &FollowOptions,
     request: &FollowRequest,
     ui: &mut Ui,
     interactive: bool,
@@ -85,7 +85,7 @@ async fn follow_live(
             ui,
             &RepairResult::new(RepairOutcome::Aligned, outcome),
         )?;
-        return Ok(verdict(&loaded, args));
+        return Ok(verdict(&loaded, opts));
     };
     let mut result = RepairResult::new(RepairOutcome::Planned, outcome);
     if !settings.output.format.is_structured() && !ui.quiet {
@@ -93,12 +93,12 @@ async fn follow_live(
             render::follow::write_plan(&mut ui.out, &result.plan, ui.style).map_err(Into::into),
         )?;
     }
-    if !args.fix {
+    if !opts.fix {
         ui.note("dry run: nothing was written; re-run with --fix to apply this plan");
         ui.emit_structured(settings.output.format, &result)?;
         return Ok(Exit::Findings);
     }
-    if !cleared_to_write(&conn, &planned, args, interactive, ui).await? {
+    if !cleared_to_write(&conn, &planned, opts, interactive, ui).await? {
         ui.note("declined: nothing was written");
         result.outcome = RepairOutcome::Declined;
         ui.emit_structured(settings.output.format, &result)?;
@@ -128,7 +128,7 @@ async fn follow_live(
             result.outcome = RepairOutcome::Aligned;
             let after = read_live(&conn, settings.judging, ui).await?;
             ui.emit_structured(settings.output.format, &result)?;
-            return Ok(verdict(&after, args));
+            return Ok(verdict(&after, opts));
         }
     };
     result.written = written.iter().map(|(_, w)| w.clone()).collect();
@@ -139,8 +139,8 @@ async fn follow_live(
         planned: &planned,
         asked_by: &asked_by,
     };
-    let result = after_the_write(mv, &written, settings, args, result, &mut term, ui).await?;
-    judge_after_write(&conn, &planned, settings, args, result, ui).await
+    let result = after_the_write(mv, &written, settings, opts, result, &mut term, ui).await?;
+    judge_after_write(&conn, &planned, settings, opts, result, ui).await
 }
 
 /// The takeover awaited (unless `--no-wait`) and the move's Event recorded; an unverified
@@ -149,7 +149,7 @@ async fn after_the_write(
     mv: Move<'_>,
     written: &[(LockCopy, WrittenCopy)],
     settings: &Settings,
-    args: &FollowArgs,
+    opts: &FollowOptions,
     mut result: RepairResult,
     term: &mut Termination,
     ui: &mut Ui,
@@ -161,7 +161,7 @@ async fn after_the_write(
     } = mv;
     let event =
         |reason, outcome: &str| lock_move_event(reason, planned, written, outcome, asked_by);
-    if args.no_wait {
+    if opts.no_wait {
         // The write itself was read back (the PUT answered with the new holder); the takeover
         // is left to the user.
         ui.note("not waiting for the takeover (--no-wait); check with `k3sdoctor leases`");
@@ -178,7 +178,7 @@ async fn after_the_write(
                 asked_by,
             },
             written,
-            args,
+            opts,
             term,
             settings.output.format,
             &result,
@@ -231,7 +231,7 @@ async fn judge_after_write(
     conn: &Connection,
     planned: &FollowPlan,
     settings: &Settings,
-    args: &FollowArgs,
+    opts: &FollowOptions,
     mut result: RepairResult,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
@@ -244,7 +244,7 @@ async fn judge_after_write(
     })?;
     show_after(settings, ui, &mut result, &after)?;
     ui.emit_structured(settings.output.format, &result)?;
-    Ok(verdict(&after, args))
+    Ok(verdict(&after, opts))
 }
 
 /// Between the plan and the first write: --yes or a terminal to ask on, the heal's pause
@@ -253,11 +253,11 @@ async fn judge_after_write(
 async fn cleared_to_write(
     conn: &Connection,
     planned: &FollowPlan,
-    args: &FollowArgs,
+    opts: &FollowOptions,
     interactive: bool,
     ui: &Ui,
 ) -> anyhow::Result<bool> {
-    super::require_confirmation_means(args.yes, interactive)?;
+    super::require_confirmation_means(opts.yes, interactive)?;
     if let Some(reason) = heal_paused(conn).await {
         ui.note(&format!(
             "serve --heal is paused on this cluster ({PAUSE_ANNOTATION}: {reason:?}); a repair run by a person is \
@@ -267,7 +267,7 @@ async fn cleared_to_write(
     check_permissions(conn, &planned.lock, &planned.writes, WriterRole::Repair).await?;
     dry_run(conn, planned).await?;
     ui.note("server-side dry run: accepted");
-    Ok(args.yes || confirm(conn, planned))
+    Ok(opts.yes || confirm(conn, planned))
 }
 
 /// The pause annotation of `serve --heal`, when it is there (an unreadable Namespace: none).
@@ -279,9 +279,9 @@ async fn heal_paused(conn: &Connection) -> Option<String> {
 }
 
 /// The `leases` verdict on a state under `--fail-on`.
-fn verdict(loaded: &Loaded, args: &FollowArgs) -> Exit {
+fn verdict(loaded: &Loaded, opts: &FollowOptions) -> Exit {
     let analysis = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
-    Exit::verdict(args.fail_on.is_failure(&analysis.findings))
+    Exit::verdict(opts.fail_on.is_failure(&analysis.findings))
 }
 
 /// The `leases` table after the repair, and the analysis in the result.

@@ -9,7 +9,6 @@ use jiff::Timestamp;
 use super::Ui;
 use super::load::{connect_live, read_live, runtime};
 use super::termination::Termination;
-use crate::cli::LeasesArgs;
 use crate::diagnose::leases::lease_changes::lease_changes;
 use crate::diagnose::leases::{LeaseAnalysis, analyse_leases};
 use crate::exit::Exit;
@@ -18,21 +17,22 @@ use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::render::lease_changes::{LeaseChangeDocument, write_document, write_line};
 use crate::render::{self, OutputFormat};
 use crate::report::LeaseReport;
+use crate::settings::LeasesOptions;
 use crate::settings::Settings;
 
 /// Expiry happens without any event: the in-memory state is judged again this often (no
 /// request is made).
 const REJUDGE_EVERY: Duration = Duration::from_secs(1);
 
-pub(crate) fn run(settings: &Settings, args: &LeasesArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, opts: &LeasesOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
     let options = settings.live("--watch")?;
-    runtime()?.block_on(watch(settings, options, args, ui))
+    runtime()?.block_on(watch(settings, options, opts, ui))
 }
 
 async fn watch(
     settings: &Settings,
     options: &ConnectOptions,
-    args: &LeasesArgs,
+    opts: &LeasesOptions,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
@@ -45,7 +45,7 @@ async fn watch(
         local.checked_add(offset).unwrap_or(local)
     };
     let mut last = analyse_leases(&loaded.state, loaded.distro, loaded.now.time);
-    let report = LeaseReport::new(loaded.now, last.clone()).failing_on(args.fail_on);
+    let report = LeaseReport::new(loaded.now, last.clone()).failing_on(opts.fail_on);
     match settings.output.format {
         format if format.is_structured() => write_document(&mut ui.out, format, &report)?,
         _ if ui.quiet => {}
@@ -107,12 +107,12 @@ async fn watch(
             break;
         }
     }
-    Ok(exit_for(&last, args))
+    Ok(exit_for(&last, opts))
 }
 
 /// Interrupted or terminated, the exit code says what the locks looked like last.
-fn exit_for(last: &LeaseAnalysis, args: &LeasesArgs) -> Exit {
-    if args.fail_on.is_failure(&last.findings) {
+fn exit_for(last: &LeaseAnalysis, opts: &LeasesOptions) -> Exit {
+    if opts.fail_on.is_failure(&last.findings) {
         Exit::Findings
     } else {
         Exit::Healthy

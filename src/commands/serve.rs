@@ -22,7 +22,6 @@ use super::Ui;
 use super::load::runtime;
 use super::serve_heal::{HEAL_STOP_LIMIT, HealInput, start_healer};
 use super::termination::Termination;
-use crate::cli::ServeArgs;
 use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
 use crate::exit::{Exit, Failure};
@@ -36,6 +35,7 @@ use crate::input::watch::{ClusterWatch, WatchNews, WatchScope};
 use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::contact::{ContactChange, ProbeOutcome};
 use crate::monitor::{Exporter, endpoints, log};
+use crate::settings::ServeOptions;
 use crate::settings::Settings;
 
 /// Changes arrive in bursts (a takeover touches both locks and their ConfigMaps); one
@@ -58,31 +58,31 @@ const SHORTEST_READ_TIMEOUT: Duration = Duration::from_secs(320);
 const PROBE_EVERY: Duration = Duration::from_secs(5);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-pub(crate) fn run(settings: &Settings, args: &ServeArgs, _ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, opts: &ServeOptions, _ui: &mut Ui) -> anyhow::Result<Exit> {
     // A bad config file is refused before anything is served, not found at the first evaluation.
-    let suppressions = super::suppressions::suppressions(&args.suppress)?;
+    let suppressions = super::suppressions::suppressions(&opts.suppress)?;
     log::init(
-        args.log_format,
+        opts.log_format,
         super::verbosity::request_trace_level(settings.output.verbose),
     );
     if let Some(fleet) = &settings.fleet {
         return runtime()?.block_on(super::serve_fleet::serve_fleet(
             settings,
-            args,
+            opts,
             fleet,
             suppressions,
         ));
     }
-    runtime()?.block_on(serve(settings, args, suppressions))
+    runtime()?.block_on(serve(settings, opts, suppressions))
 }
 
 async fn serve(
     settings: &Settings,
-    args: &ServeArgs,
+    opts: &ServeOptions,
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
-    let serving = start_serving(settings, args).await?;
+    let serving = start_serving(settings, opts).await?;
     let Some(conn) = first_contact(
         serving.prepared,
         &serving.access,
@@ -107,7 +107,7 @@ async fn serve(
         snapshots: true,
     };
     let mut evaluator = Evaluator::new(&exporter, explicit, suppressions);
-    let (heal_inputs, heal_task) = start_healer(args, settings.judging, &conn, &exporter);
+    let (heal_inputs, heal_task) = start_healer(opts, settings.judging, &conn, &exporter);
     watch_until_stopped(
         &mut termination,
         &conn,
@@ -139,9 +139,9 @@ struct Serving {
 
 /// Binds `--listen`, reads the kubeconfig and starts answering: the liveness probe answers
 /// while the API server is still being asked, and while a credential plugin runs.
-async fn start_serving(settings: &Settings, args: &ServeArgs) -> anyhow::Result<Serving> {
-    let listener = endpoints::bind(args.listen)?;
-    let address = listener.local_addr().unwrap_or(args.listen);
+async fn start_serving(settings: &Settings, opts: &ServeOptions) -> anyhow::Result<Serving> {
+    let listener = endpoints::bind(opts.listen)?;
+    let address = listener.local_addr().unwrap_or(opts.listen);
     let options = settings.live("serve")?.clone();
     let request_timeout = options.request_timeout;
     let mut prepared = prepare(&ConnectOptions {
@@ -155,11 +155,11 @@ async fn start_serving(settings: &Settings, args: &ServeArgs) -> anyhow::Result<
         tracing::info!("{notice}");
     }
     let mut exporter = Exporter::new(env!("CARGO_PKG_VERSION"));
-    if args.heal != HealMode::Off {
+    if opts.heal != HealMode::Off {
         exporter.metrics.enable_heal();
     }
     let exporter = Arc::new(exporter);
-    let access = Arc::new(Access::new(args.metrics_auth));
+    let access = Arc::new(Access::new(opts.metrics_auth));
     let http = endpoints::spawn(listener, &exporter, &access);
     tracing::info!(
         address = %address,

@@ -13,7 +13,6 @@ use super::fleet::FleetCommand;
 use super::fleet_members::{self, Members};
 use super::load::Loaded;
 use super::termination::Termination;
-use crate::cli::ServeArgs;
 use crate::diagnose::check::analyse_check;
 use crate::diagnose::finding::FailOn;
 use crate::diagnose::fleet::FleetOutcome;
@@ -24,23 +23,24 @@ use crate::input::rancher::rancher_fleet::{Management, connect_management, membe
 use crate::monitor::access::{Access, MetricsAuth};
 use crate::monitor::{Exporter, endpoints};
 use crate::report::{CheckReport, FleetReport};
+use crate::settings::ServeOptions;
 use crate::settings::{FleetSelection, Settings};
 
 const DEFAULT_INTERVAL: Duration = Duration::from_secs(60);
 
 pub(super) async fn serve_fleet(
     settings: &Settings,
-    args: &ServeArgs,
+    opts: &ServeOptions,
     fleet: &FleetSelection,
     suppressions: Suppressions,
 ) -> anyhow::Result<Exit> {
     let mut termination = Termination::catch();
-    let listener = endpoints::bind(args.listen)?;
-    let address = listener.local_addr().unwrap_or(args.listen);
+    let listener = endpoints::bind(opts.listen)?;
+    let address = listener.local_addr().unwrap_or(opts.listen);
     let exporter = Arc::new(Exporter::for_fleet(env!("CARGO_PKG_VERSION")));
-    let access = Arc::new(Access::new(args.metrics_auth));
+    let access = Arc::new(Access::new(opts.metrics_auth));
     let http = endpoints::spawn(listener, &exporter, &access);
-    let interval = args.interval.unwrap_or(DEFAULT_INTERVAL);
+    let interval = opts.interval.unwrap_or(DEFAULT_INTERVAL);
     tracing::info!(
         address = %address,
         "serving /metrics, /healthz, /readyz and /report on http://{address} for every cluster \

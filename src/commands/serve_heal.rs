@@ -294,27 +294,27 @@ pub(super) type HealStart = (
 
 /// The heal task, when `--heal` is dry-run or on.
 pub(super) fn start_healer(
-    args: &crate::cli::ServeArgs,
+    opts: &crate::settings::ServeOptions,
     judging: Judging,
     conn: &Arc<crate::input::connect::Connection>,
     exporter: &Arc<Exporter>,
 ) -> HealStart {
-    if args.heal == HealMode::Off {
+    if opts.heal == HealMode::Off {
         return (None, None);
     }
     let settings = HealSettings {
-        mode: args.heal,
-        heal_after: jiff::SignedDuration::try_from(args.heal_after)
+        mode: opts.heal,
+        heal_after: jiff::SignedDuration::try_from(opts.heal_after)
             .unwrap_or(jiff::SignedDuration::MAX),
-        cooldown: jiff::SignedDuration::try_from(args.heal_cooldown)
+        cooldown: jiff::SignedDuration::try_from(opts.heal_cooldown)
             .unwrap_or(jiff::SignedDuration::MAX),
     };
     tracing::info!(
-        mode = args.heal.label(),
+        mode = opts.heal.label(),
         "heal {}: a split on an affected version lasting {} is {} when every gate holds; pause with: kubectl annotate namespace kube-system {}=REASON",
-        args.heal.label(),
+        opts.heal.label(),
         friendly(settings.heal_after),
-        if args.heal == HealMode::On {
+        if opts.heal == HealMode::On {
             "moved"
         } else {
             "reported as WouldMoveLock"

@@ -2,7 +2,6 @@
 
 use super::Ui;
 use super::load::{Loaded, load_snapshot_state_with_rancher, require_primary};
-use crate::cli::{SnapshotDiffArgs, SnapshotListArgs};
 use crate::diagnose::finding::FailOn;
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::snapshots::{SnapshotAnalysis, analyse_snapshots};
@@ -13,6 +12,7 @@ use crate::model::snapshot_file::FileState;
 use crate::render::{self, OutputFormat};
 use crate::report::SnapshotReport;
 use crate::settings::Settings;
+use crate::settings::{SnapshotDiffOptions, SnapshotListOptions};
 
 /// Says so when the cluster has no ETCDSnapshotFile CRD, so an empty comparison is not read
 /// as a healthy one.
@@ -52,17 +52,17 @@ fn analyse_with_snapshot_findings(loaded: &Loaded, ui: &Ui) -> SnapshotAnalysis 
 
 /// `--node`, `--storage` and `--failed` choose the rows; the findings stay whole, since they
 /// judge the cluster.
-fn filter_rows(analysis: &mut SnapshotAnalysis, args: &SnapshotListArgs) {
+fn filter_rows(analysis: &mut SnapshotAnalysis, opts: &SnapshotListOptions) {
     analysis.snapshots.retain(|r| {
-        args.node.as_ref().is_none_or(|n| r.node() == n)
-            && args.storage.is_none_or(|s| r.storage() == s.as_str())
-            && (!args.failed || r.file_state() == FileState::Failed)
+        opts.node.as_ref().is_none_or(|n| r.node() == n)
+            && opts.storage.is_none_or(|s| r.storage() == s.as_str())
+            && (!opts.failed || r.file_state() == FileState::Failed)
     });
 }
 
 pub(crate) fn run_list(
     settings: &Settings,
-    args: &SnapshotListArgs,
+    opts: &SnapshotListOptions,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state_with_rancher(
@@ -74,9 +74,9 @@ pub(crate) fn run_list(
     require_primary(&loaded, Primary::Snapshots)?;
     note_missing_crd(&loaded, ui);
     let mut analysis = analyse_with_snapshot_findings(&loaded, ui);
-    filter_rows(&mut analysis, args);
+    filter_rows(&mut analysis, opts);
     let report = SnapshotReport::new("SnapshotList", loaded.now, analysis)
-        .failing_on(args.fail_on)
+        .failing_on(opts.fail_on)
         .reading(&loaded.state.bundles);
     trace_key_notes(&report.analysis, ui);
     let written = match settings.output.format {
@@ -88,7 +88,7 @@ pub(crate) fn run_list(
     };
     render::tolerate_closed_pipe(written)?;
     Ok(Exit::verdict(
-        args.fail_on.is_failure(&report.analysis.findings),
+        opts.fail_on.is_failure(&report.analysis.findings),
     ))
 }
 
@@ -97,7 +97,7 @@ pub(crate) fn run_list(
 /// replaces that rule with the severity threshold the other commands use.
 pub(crate) fn run_diff(
     settings: &Settings,
-    args: &SnapshotDiffArgs,
+    opts: &SnapshotDiffOptions,
     ui: &mut Ui,
 ) -> anyhow::Result<Exit> {
     let loaded = load_snapshot_state_with_rancher(
@@ -113,10 +113,10 @@ pub(crate) fn run_diff(
         loaded.now,
         analyse_with_snapshot_findings(&loaded, ui),
     )
-    .failing_on(args.fail_on.unwrap_or(FailOn::Error))
+    .failing_on(opts.fail_on.unwrap_or(FailOn::Error))
     .reading(&loaded.state.bundles);
     trace_key_notes(&report.analysis, ui);
-    let failed = match args.fail_on {
+    let failed = match opts.fail_on {
         Some(fail_on) => fail_on.is_failure(&report.analysis.findings),
         None => {
             report.analysis.has_differences() || FailOn::Error.is_failure(&report.analysis.findings)

@@ -11,7 +11,6 @@ use super::load::{connect_live, load_snapshot_state, read_live_snapshots, runtim
 use super::snapshot_configmap_io::{check_permission, read_configmap, write_configmap};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
-use crate::cli::BackfillArgs;
 use crate::diagnose::finding::FailOn;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
@@ -20,13 +19,18 @@ use crate::input::connect::Connection;
 use crate::input::live::cluster_identity::read_cluster_identity;
 use crate::render;
 use crate::report::API_VERSION;
+use crate::settings::BackfillOptions;
 use crate::settings::{Settings, Source};
 use crate::snapshots::backfill_plan::{BackfillPlan, plan_backfill};
 use crate::snapshots::repair_results::BackfillResult;
 
 const MAX_ATTEMPTS: usize = 5;
 
-pub(crate) fn run(settings: &Settings, args: &BackfillArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(
+    settings: &Settings,
+    opts: &BackfillOptions,
+    ui: &mut Ui,
+) -> anyhow::Result<Exit> {
     // `Settings` refuses --fix with --from-file: a dump is only planned.
     let Source::Live(options) = &settings.source else {
         let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
@@ -49,16 +53,16 @@ pub(crate) fn run(settings: &Settings, args: &BackfillArgs, ui: &mut Ui) -> anyh
             .map(|c| c.data.clone())
             .unwrap_or_default();
         let plan =
-            plan_backfill(&analysis, &current, args.prune).map_err(|e| Failure::Refused(e.0))?;
+            plan_backfill(&analysis, &current, opts.prune).map_err(|e| Failure::Refused(e.0))?;
         return finish_plan_only(
             settings,
             ui,
             plan,
-            verdict(&analysis.findings, args.fail_on),
+            verdict(&analysis.findings, opts.fail_on),
         );
     };
     let interactive = ui.interactive();
-    runtime()?.block_on(backfill_live(settings, options, args, ui, interactive))
+    runtime()?.block_on(backfill_live(settings, options, opts, ui, interactive))
 }
 
 fn result(outcome: &'static str, plan: BackfillPlan) -> BackfillResult {
@@ -136,18 +140,18 @@ async fn plan_now(
 async fn backfill_live(
     settings: &Settings,
     options: &ConnectOptions,
-    args: &BackfillArgs,
+    opts: &BackfillOptions,
     ui: &mut Ui,
     interactive: bool,
 ) -> anyhow::Result<Exit> {
     let conn = connect_live(options, ui).await?;
     let (plan, original, nothing_to_do) =
-        plan_now(&conn, settings, ui, args.prune, args.fail_on).await?;
-    if !args.fix || plan.is_empty() {
+        plan_now(&conn, settings, ui, opts.prune, opts.fail_on).await?;
+    if !opts.fix || plan.is_empty() {
         return finish_plan_only(settings, ui, plan, nothing_to_do);
     }
     show_plan(settings, ui, &plan)?;
-    super::require_confirmation_means(args.yes, interactive)?;
+    super::require_confirmation_means(opts.yes, interactive)?;
     check_permission(&conn, &plan.configmap, original.is_none()).await?;
     match write_configmap(&conn, &plan.configmap, &plan.data, original.as_ref(), true).await {
         Ok(_) | Err(WriteError::Conflict) => ui.note("server-side dry run: accepted"),
@@ -157,7 +161,7 @@ async fn backfill_live(
             return Err(super::write_failed_nothing_written(e).into());
         }
     }
-    if !args.yes && !confirm(&conn, &plan) {
+    if !opts.yes && !confirm(&conn, &plan) {
         ui.note("declined: nothing was written");
         ui.emit_structured(settings.output.format, &result("declined", plan))?;
         return Ok(Exit::Findings);
@@ -169,7 +173,7 @@ async fn backfill_live(
         if attempt > 1 {
             // The last write met a 409: plan again against the ConfigMap as it is now.
             (plan, original, nothing_to_do) =
-                plan_now(&conn, settings, ui, args.prune, args.fail_on).await?;
+                plan_now(&conn, settings, ui, opts.prune, opts.fail_on).await?;
         }
         if plan.is_empty() {
             ui.note("the ConfigMap already holds what k3s would write now: nothing to do");
@@ -178,7 +182,7 @@ async fn backfill_live(
         if let (None, Some(cm)) = (&backup, &original) {
             let trace = |line: &str| ui.trace(line);
             let cluster = read_cluster_identity(&conn, &trace).await;
-            let path = super::save_backup(args.backup.as_deref(), &plan.configmap, cm, &cluster)?;
+            let path = super::save_backup(opts.backup.as_deref(), &plan.configmap, cm, &cluster)?;
             if let Some(note) = super::unidentified_backup_note(&cluster) {
                 ui.note(&note);
             }
@@ -210,7 +214,7 @@ async fn backfill_live(
         .await?;
         match sent {
             Sent::Written(rv) => {
-                return report_after(&conn, settings, ui, plan, backup, rv, args.fail_on).await;
+                return report_after(&conn, settings, ui, plan, backup, rv, opts.fail_on).await;
             }
             Sent::Conflict => ui.note(&format!(
                 "ConfigMap kube-system/{} changed while planning (409); re-reading",

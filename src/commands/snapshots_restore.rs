@@ -12,7 +12,6 @@ use super::load::{Loaded, connect_live, load_snapshot_state, read_live_snapshots
 use super::snapshot_configmap_io::{check_permission, read_configmap, write_configmap};
 use super::snapshots::analyse;
 use crate::apply::WriteError;
-use crate::cli::RestoreArgs;
 use crate::events::repair_event::EventReason;
 use crate::exit::{Exit, Failure};
 use crate::input::ReadError;
@@ -21,14 +20,15 @@ use crate::input::connect::Connection;
 use crate::input::live::cluster_identity::{ClusterIdentity, read_cluster_identity};
 use crate::render;
 use crate::report::API_VERSION;
+use crate::settings::RestoreOptions;
 use crate::settings::{Settings, Source};
 use crate::snapshots::repair_results::RestoreResult;
 use crate::snapshots::restore_foreign::ClusterInventory;
 use crate::snapshots::restore_plan::{RestorePlan, plan_restore};
 
-pub(crate) fn run(settings: &Settings, args: &RestoreArgs, ui: &mut Ui) -> anyhow::Result<Exit> {
+pub(crate) fn run(settings: &Settings, opts: &RestoreOptions, ui: &mut Ui) -> anyhow::Result<Exit> {
     // `Settings` refuses --fix with --from-file: a dump is only planned.
-    let backup = read_backup(&args.from_backup)?;
+    let backup = read_backup(&opts.from_backup)?;
     let Source::Live(options) = &settings.source else {
         let loaded = load_snapshot_state(&settings.source, settings.judging, ui)?;
         let name = loaded.distro.snapshots_configmap();
@@ -45,13 +45,13 @@ pub(crate) fn run(settings: &Settings, args: &RestoreArgs, ui: &mut Ui) -> anyho
         let unknown = ClusterIdentity::Unknown("a dump records no cluster identity".into());
         let plan = plan(&backup, current.as_ref(), &name, &unknown)?
             .against_cluster(&ClusterInventory::of(&loaded.state));
-        return finish_plan_only(settings, args, ui, plan, verdict(&loaded, args));
+        return finish_plan_only(settings, opts, ui, plan, verdict(&loaded, opts));
     };
     let interactive = ui.interactive();
     runtime()?.block_on(restore_live(
         settings,
         options,
-        args,
+        opts,
         ui,
         interactive,
         &backup,
@@ -86,16 +86,16 @@ fn plan(
         .map_err(|r| Failure::Refused(format!("{r}; nothing was written")))
 }
 
-fn verdict(loaded: &Loaded, args: &RestoreArgs) -> Exit {
-    Exit::verdict(args.fail_on.is_failure(&analyse(loaded).findings))
+fn verdict(loaded: &Loaded, opts: &RestoreOptions) -> Exit {
+    Exit::verdict(opts.fail_on.is_failure(&analyse(loaded).findings))
 }
 
-fn result(args: &RestoreArgs, outcome: &'static str, plan: RestorePlan) -> RestoreResult {
+fn result(opts: &RestoreOptions, outcome: &'static str, plan: RestorePlan) -> RestoreResult {
     RestoreResult {
         api_version: API_VERSION,
         kind: "RestoreResult",
         outcome,
-        from_backup: args.from_backup.display().to_string(),
+        from_backup: opts.from_backup.display().to_string(),
         plan,
         backup: None,
         resource_version: None,
@@ -105,7 +105,7 @@ fn result(args: &RestoreArgs, outcome: &'static str, plan: RestorePlan) -> Resto
 
 fn show_plan(
     settings: &Settings,
-    args: &RestoreArgs,
+    opts: &RestoreOptions,
     ui: &mut Ui,
     plan: &RestorePlan,
 ) -> anyhow::Result<()> {
@@ -114,7 +114,7 @@ fn show_plan(
             render::restore::write_plan(
                 &mut ui.out,
                 plan,
-                &args.from_backup.display().to_string(),
+                &opts.from_backup.display().to_string(),
                 ui.style,
             )
             .map_err(Into::into),
@@ -125,26 +125,26 @@ fn show_plan(
 
 fn finish_plan_only(
     settings: &Settings,
-    args: &RestoreArgs,
+    opts: &RestoreOptions,
     ui: &mut Ui,
     plan: RestorePlan,
     nothing_to_do: Exit,
 ) -> anyhow::Result<Exit> {
-    show_plan(settings, args, ui, &plan)?;
+    show_plan(settings, opts, ui, &plan)?;
     let (exit, outcome) = if plan.is_empty() {
         (nothing_to_do, "nothing-to-do")
     } else {
         ui.note("plan only: nothing was written; re-run with --fix against the cluster to apply");
         (Exit::Findings, "planned")
     };
-    ui.emit_structured(settings.output.format, &result(args, outcome, plan))?;
+    ui.emit_structured(settings.output.format, &result(opts, outcome, plan))?;
     Ok(exit)
 }
 
 async fn restore_live(
     settings: &Settings,
     options: &ConnectOptions,
-    args: &RestoreArgs,
+    opts: &RestoreOptions,
     ui: &mut Ui,
     interactive: bool,
     backup: &ConfigMap,
@@ -157,18 +157,18 @@ async fn restore_live(
     let cluster = read_cluster_identity(&conn, &trace).await;
     let plan = plan(backup, current.as_ref(), &name, &cluster)?
         .against_cluster(&ClusterInventory::of(&loaded.state));
-    if !args.fix || plan.is_empty() {
-        return finish_plan_only(settings, args, ui, plan, verdict(&loaded, args));
+    if !opts.fix || plan.is_empty() {
+        return finish_plan_only(settings, opts, ui, plan, verdict(&loaded, opts));
     }
-    show_plan(settings, args, ui, &plan)?;
-    if !plan.needs_force.is_empty() && !args.force {
+    show_plan(settings, opts, ui, &plan)?;
+    if !plan.needs_force.is_empty() && !opts.force {
         return Err(Failure::Refused(format!(
             "{}; re-run with --force if this backup is meant for this ConfigMap; nothing was written",
             plan.needs_force.join("; ")
         ))
         .into());
     }
-    super::require_confirmation_means(args.yes, interactive)?;
+    super::require_confirmation_means(opts.yes, interactive)?;
     check_permission(&conn, &name, current.is_none()).await?;
     match write_configmap(&conn, &name, &plan.data, current.as_ref(), true).await {
         Ok(_) => ui.note("server-side dry run: accepted"),
@@ -178,18 +178,18 @@ async fn restore_live(
             return Err(super::write_failed_nothing_written(e).into());
         }
     }
-    if !args.yes && !confirm(&conn, &plan, args) {
+    if !opts.yes && !confirm(&conn, &plan, opts) {
         ui.note("declined: nothing was written");
-        ui.emit_structured(settings.output.format, &result(args, "declined", plan))?;
+        ui.emit_structured(settings.output.format, &result(opts, "declined", plan))?;
         return Ok(Exit::Findings);
     }
     let saved = match &current {
-        Some(cm) => Some(save_current(args, &name, cm, &cluster, ui)?),
+        Some(cm) => Some(save_current(opts, &name, cm, &cluster, ui)?),
         None => None,
     };
     // The precondition is the resourceVersion just read: a change made since (k3s's own
     // controller, another operator) is a 409 and nothing is overwritten.
-    let what = format!("restored from backup {}", args.from_backup.display());
+    let what = format!("restored from backup {}", opts.from_backup.display());
     let write = ConfigMapWrite {
         name: &name,
         reason: EventReason::SnapshotEntriesRestored,
@@ -211,7 +211,7 @@ async fn restore_live(
         Sent::Written(rv) => rv,
         Sent::Conflict => return Err(changed_since_read(&name).into()),
     };
-    report_after(&conn, settings, args, ui, plan, saved, rv).await
+    report_after(&conn, settings, opts, ui, plan, saved, rv).await
 }
 
 fn changed_since_read(name: &str) -> Failure {
@@ -222,13 +222,13 @@ fn changed_since_read(name: &str) -> Failure {
 }
 
 fn save_current(
-    args: &RestoreArgs,
+    opts: &RestoreOptions,
     name: &str,
     cm: &ConfigMap,
     cluster: &ClusterIdentity,
     ui: &Ui,
 ) -> Result<String, Failure> {
-    let path = super::save_backup(args.backup.as_deref(), name, cm, cluster)?;
+    let path = super::save_backup(opts.backup.as_deref(), name, cm, cluster)?;
     ui.note(&format!(
         "saved ConfigMap kube-system/{name} to {}",
         path.display()
@@ -242,7 +242,7 @@ fn save_current(
 async fn report_after(
     conn: &Connection,
     settings: &Settings,
-    args: &RestoreArgs,
+    opts: &RestoreOptions,
     ui: &mut Ui,
     plan: RestorePlan,
     saved: Option<String>,
@@ -260,7 +260,7 @@ async fn report_after(
     .await?;
     let (after, analysis) = (back.after, back.analysis);
     let exact = back.data == plan.data;
-    let mut result = result(args, "written", plan);
+    let mut result = result(opts, "written", plan);
     result.backup = saved;
     result.resource_version = resource_version;
     result.after = Some(analysis);
@@ -270,16 +270,16 @@ async fn report_after(
             unverified("reading it back does not show exactly the backed-up data".into()).into(),
         );
     }
-    Ok(verdict(&after, args))
+    Ok(verdict(&after, opts))
 }
 
-fn confirm(conn: &Connection, plan: &RestorePlan, args: &RestoreArgs) -> bool {
+fn confirm(conn: &Connection, plan: &RestorePlan, opts: &RestoreOptions) -> bool {
     super::confirm_write(
         conn,
         &format!(
             "replace the data of ConfigMap kube-system/{} with {} ({} to add, {} to update, {} to remove)",
             plan.configmap,
-            args.from_backup.display(),
+            opts.from_backup.display(),
             plan.add.len(),
             plan.update.len(),
             plan.remove.len()

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::cli::SuppressArgs;
 use crate::diagnose::suppression::{Suppression, Suppressions};
 use crate::exit::Failure;
+use crate::settings::SuppressOptions;
 
 /// The config file's schema: unknown keys are refused, so a typo never silently ignores nothing.
 #[derive(Debug, Default, Deserialize)]
@@ -33,9 +33,9 @@ pub(super) fn default_config_path() -> Option<PathBuf> {
 }
 
 /// The flags' suppressions and the config file's together.
-pub(super) fn suppressions(args: &SuppressArgs) -> Result<Suppressions, Failure> {
-    let mut all = args.ignore.clone();
-    let file = match &args.config {
+pub(super) fn suppressions(opts: &SuppressOptions) -> Result<Suppressions, Failure> {
+    let mut all = opts.ignore.clone();
+    let file = match &opts.config {
         Some(path) => Some(path.clone()),
         None => default_config_path().filter(|p| p.is_file()),
     };

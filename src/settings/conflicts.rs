@@ -249,20 +249,18 @@ fn refuse_fleet_flags(global: &GlobalArgs, fleet: &FleetArgs) -> Result<(), Fail
     }
     // Each context brings its own server and user; one --server or --token for all of them
     // would read one cluster several times or act as one user everywhere.
-    let o = global.connection_overrides();
-    if o.server.is_some()
-        || o.cluster.is_some()
-        || o.user.is_some()
-        || o.token.is_some()
-        || o.certificate_authority.is_some()
-        || o.insecure_skip_tls_verify
-        || o.impersonate.is_some()
-    {
-        return Err(Failure::Refused(
-            "--server, --cluster, --user, --token, --certificate-authority, --insecure-skip-tls-verify and --as \
-             apply to one cluster; drop them to read several contexts, or read one context with them"
-                .into(),
-        ));
+    let flags: Vec<_> = super::connection_flags::given(&global.connection_overrides())
+        .into_iter()
+        .filter(|(flag, _)| *flag != "--as-group")
+        .collect();
+    if flags.iter().any(|(_, value)| value.is_some()) {
+        let names: Vec<&str> = flags.iter().map(|(flag, _)| *flag).collect();
+        let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+        return Err(Failure::Refused(format!(
+            "{} and {last} apply to one cluster; drop them to read several contexts, or read \
+             one context with them",
+            rest.join(", ")
+        )));
     }
     Ok(())
 }

@@ -47,32 +47,44 @@ impl ConnectionFlags {
         let mut flags = RerunFlags::new(self.kubeconfig.as_deref(), context, self.distro);
         // The other connection flags kubectl spells the same; never --token, a secret that
         // would end up in shell history and logs.
-        let o = &self.overrides;
         let mut extra = String::new();
-        for (flag, value) in [
-            ("--server", o.server.clone()),
-            ("--cluster", o.cluster.clone()),
-            ("--user", o.user.clone()),
-            (
-                "--certificate-authority",
-                o.certificate_authority
-                    .as_ref()
-                    .map(|p| p.display().to_string()),
-            ),
-            ("--as", o.impersonate.clone()),
-        ] {
-            if let Some(value) = value {
-                extra.push_str(&format!(" {flag} {}", shell_quote(&value)));
+        for (flag, value) in given(&self.overrides) {
+            match value {
+                _ if flag == "--token" => {}
+                Some(value) if value.is_empty() => extra.push_str(&format!(" {flag}")),
+                Some(value) => extra.push_str(&format!(" {flag} {}", shell_quote(&value))),
+                None => {}
             }
-        }
-        for group in &o.impersonate_groups {
-            extra.push_str(&format!(" --as-group {}", shell_quote(group)));
-        }
-        if o.insecure_skip_tls_verify {
-            extra.push_str(" --insecure-skip-tls-verify");
         }
         flags.kubectl.push_str(&extra);
         flags.k3sdoctor.push_str(&extra);
         flags
     }
+}
+
+/// kubectl's connection flags (besides `--kubeconfig` and `--context`), spelled once: each
+/// with its value as given, `Some("")` for a switch that is on, `None` when absent. In the
+/// order a rerun repeats them.
+pub(crate) fn given(o: &Overrides) -> Vec<(&'static str, Option<String>)> {
+    let mut flags = vec![
+        ("--server", o.server.clone()),
+        ("--cluster", o.cluster.clone()),
+        ("--user", o.user.clone()),
+        ("--token", o.token.clone()),
+        (
+            "--certificate-authority",
+            o.certificate_authority
+                .as_ref()
+                .map(|p| p.display().to_string()),
+        ),
+        ("--as", o.impersonate.clone()),
+    ];
+    for group in &o.impersonate_groups {
+        flags.push(("--as-group", Some(group.clone())));
+    }
+    flags.push((
+        "--insecure-skip-tls-verify",
+        o.insecure_skip_tls_verify.then(String::new),
+    ));
+    flags
 }

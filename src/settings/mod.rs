@@ -3,10 +3,15 @@
 //! conflict between flags is refused here, before anything is read. Below the command entry
 //! points nothing sees clap's types.
 
+mod command_options;
 mod conflicts;
 mod connection_flags;
 mod source;
 
+pub(crate) use command_options::{
+    BackfillOptions, CheckOptions, FollowOptions, LeasesOptions, RestoreOptions, ServeOptions,
+    SnapshotDiffOptions, SnapshotListOptions, SuppressOptions,
+};
 pub(crate) use connection_flags::ConnectionFlags;
 pub(crate) use source::{Judging, Source};
 

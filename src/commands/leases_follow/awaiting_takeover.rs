@@ -4,7 +4,6 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use crate::cli::FollowArgs;
 use crate::commands::Ui;
 use crate::commands::repair_events;
 use crate::commands::takeover_watch::{Progress, verify_takeover};
@@ -17,6 +16,7 @@ use crate::follow::lock_objects::{Verification, WrittenCopy};
 use crate::follow::repair_result::RepairResult;
 use crate::input::connect::Connection;
 use crate::render::OutputFormat;
+use crate::settings::FollowOptions;
 
 /// The move being made, and who asked for it (for its Event).
 pub(super) struct Move<'a> {
@@ -30,7 +30,7 @@ pub(super) struct Move<'a> {
 pub(super) async fn await_takeover(
     the_move: Move<'_>,
     written: &[(LockCopy, WrittenCopy)],
-    args: &FollowArgs,
+    opts: &FollowOptions,
     term: &mut Termination,
     format: OutputFormat,
     result: &RepairResult,
@@ -54,7 +54,7 @@ pub(super) async fn await_takeover(
         written,
         &planned.from_holder,
         &planned.to_identity,
-        args.timeout
+        opts.timeout
             .unwrap_or_else(|| planned.timing.verify_timeout()),
         &progress,
     );
