@@ -86,7 +86,7 @@ pub struct GlobalArgs {
     pub max_bundle_size: u64,
 
     /// Stop reading a support bundle past this many entries (in archives, and files and folders under a folder).
-    #[arg(long, global = true, value_name = "N", default_value_t = crate::input::bundle::limits::DEFAULT_MAX_ENTRIES, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::input::limits::DEFAULT_MAX_ENTRIES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_bundle_entries: u64,
 
     /// The time to judge freshness against, RFC 3339 (default: the local clock; for a bundle, when it was collected; for a dump, its newest timestamp).

@@ -5,9 +5,9 @@ use jiff::Timestamp;
 
 use crate::distro::Distro;
 use crate::exit::Failure;
-use crate::input::bundle::limits::BundleLimits;
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::dump::dump_coverage::{Primary, lacking};
+use crate::input::limits::BundleLimits;
 use crate::input::narrator::Narrator;
 use crate::input::rancher::rancher_dump::read_rancher_dump;
 use crate::input::rancher::rancher_live::read_rancher_view;
@@ -219,9 +219,8 @@ pub(super) async fn read_live_for_a_move(
 ) -> Result<Loaded, Failure> {
     let trace = |line: &str| tell.trace(line);
     let mut loaded = read_live(conn, judging, tell).await?;
-    live::read_node_heartbeats(conn, &trace)
-        .await?
-        .fill(&mut loaded.state);
+    let heartbeats = live::read_node_heartbeats(conn, &trace).await?;
+    live::fill_heartbeats(heartbeats, &mut loaded.state);
     Ok(loaded)
 }
 

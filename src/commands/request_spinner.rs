@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::input::live::activity::Activity;
+use crate::input::connect::activity::Activity;
 
 /// Requests answered within this show nothing.
 const SHOW_AFTER: Duration = Duration::from_secs(1);

@@ -6,6 +6,9 @@
 //! right before the write, then goes through `leases follow --fix`'s own write
 //! (`follow_write::apply`: preconditioned on the judged resourceVersions) and verification.
 
+mod guardrail_keeper;
+mod heal_leader;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,8 +33,8 @@ use crate::model::cluster_state::ClusterState;
 use crate::monitor::Exporter;
 use crate::settings::Judging;
 
-use crate::heal::guardrail_keeper::{GuardrailKeeper, GuardrailStore, StoreError};
-use crate::heal::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
+use self::guardrail_keeper::{GuardrailKeeper, GuardrailStore, StoreError};
+use self::heal_leader::{Election, elect, heal_identity, heal_lease_namespace};
 
 /// Who asks, in the Events' notes.
 pub(super) const ASKED_BY: &str = "serve --heal";

@@ -60,7 +60,7 @@ pub(crate) fn run(settings: &Settings, opts: &RestoreOptions, ui: &mut Ui) -> an
 
 /// The backup as `snapshots backfill --fix` wrote it: one ConfigMap in JSON.
 fn read_backup(path: &Path) -> Result<ConfigMap, Failure> {
-    let text = crate::input::dump::bounded_read::read_text(path, crate::input::dump::bounded_read::BACKUP_LIMIT).map_err(|e| {
+    let text = crate::input::files::bounded_read::read_text(path, crate::input::files::bounded_read::BACKUP_LIMIT).map_err(|e| {
         Failure::Read(ReadError::new(format!(
             "cannot read backup {}: {e}; pass the file snapshots backfill --fix saved (it prints `saved ConfigMap \
              ... to FILE`)",

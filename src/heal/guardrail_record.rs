@@ -2,7 +2,7 @@
 //! cooldown in force, and the moves that failed. They live as annotations on the coordination
 //! Lease `k3sdoctor-heal` (the object the replicas elect a healer with), so a restarted serve or
 //! the replica that takes over after a `kill -9` reads them back instead of starting with an
-//! empty memory. This file is the pure codec; `heal::guardrail_keeper`
+//! empty memory. This file is the pure codec; `commands::serve_heal::guardrail_keeper`
 //! reads and writes the Lease.
 
 use std::collections::{BTreeMap, BTreeSet};

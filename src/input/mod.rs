@@ -4,10 +4,13 @@
 pub(crate) mod bundle;
 pub(crate) mod connect;
 pub(crate) mod dump;
+pub(crate) mod files;
+pub(crate) mod limits;
 pub(crate) mod live;
 pub(crate) mod narrator;
 pub(crate) mod rancher;
+pub(crate) mod read_error;
 pub(crate) mod watch;
 
-pub(crate) use self::live::read_error::{ReadError, ReadFailureKind};
+pub(crate) use self::read_error::{ReadError, ReadFailureKind};
 pub(crate) use crate::model::cluster_state::{ClusterState, Origin};

@@ -7,9 +7,9 @@
 use k8s_openapi::api::core::v1::Endpoints;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 
-/// Where the addresses live: the Service's namespace and name.
-pub(crate) const SERVICE_NAMESPACE: &str = "default";
-pub(crate) const SERVICE_NAME: &str = "kubernetes";
+use crate::model::kinds::Kind;
+
+pub(crate) use crate::model::kinds::{SERVICE_NAME, SERVICE_NAMESPACE};
 /// The label that ties an EndpointSlice to its Service.
 pub(crate) const SERVICE_NAME_LABEL: &str = "kubernetes.io/service-name";
 
@@ -92,7 +92,11 @@ impl ApiserverEndpoints {
 
     /// `Endpoints default/kubernetes`, as findings name objects.
     pub(crate) fn shown(&self) -> String {
-        format!("{} {SERVICE_NAMESPACE}/{}", self.kind.as_str(), self.name)
+        format!(
+            "{} {SERVICE_NAMESPACE}/{}",
+            Kind::from(self.kind).name(),
+            self.name
+        )
     }
 
     /// The ready addresses: what the apiaddresses controller passes on to agents.

@@ -34,6 +34,17 @@ impl<T> Collected<T> {
         }
     }
 
+    /// The same outcome with the value read turned by `f`.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Collected<U> {
+        match self {
+            Collected::NotAsked => Collected::NotAsked,
+            Collected::Read(t) => Collected::Read(f(t)),
+            Collected::NotInDump(why) => Collected::NotInDump(why),
+            Collected::Refused(why) => Collected::Refused(why),
+            Collected::Failed(why) => Collected::Failed(why),
+        }
+    }
+
     /// Changes the value read with `change`, starting from `empty` the first time a reader
     /// finds one: a dump adds its objects one at a time.
     pub(crate) fn add(&mut self, empty: impl FnOnce() -> T, change: impl FnOnce(&mut T)) {
@@ -73,5 +84,10 @@ mod tests {
         c.add(Vec::new, |v| v.push(1));
         c.add(Vec::new, |v| v.push(2));
         assert_eq!(c, Collected::Read(vec![1, 2]));
+        assert_eq!(c.map(|v| v.len()), Collected::Read(2));
+        assert_eq!(
+            Collected::<u8>::Refused("r".into()).map(|_| ()),
+            Collected::Refused("r".into())
+        );
     }
 }

@@ -5,7 +5,11 @@
 //! row here and one arm where it fills the state (the compiler finds the arm).
 
 use crate::distro::LOCK_NAMESPACE;
-use crate::model::apiserver_endpoints::{SERVICE_NAME, SERVICE_NAMESPACE};
+use crate::version::shapes::EndpointsKind;
+
+/// Where the apiserver addresses live: the `kubernetes` Service's namespace and name.
+pub(crate) const SERVICE_NAMESPACE: &str = "default";
+pub(crate) const SERVICE_NAME: &str = "kubernetes";
 
 /// A kind k3sdoctor reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -191,6 +195,16 @@ impl Kind {
             .iter()
             .find(|row| row.name == kind && row.api_version == api_version)
             .map(|row| row.kind)
+    }
+}
+
+/// The object k3s's apiaddresses controller follows, as a kind.
+impl From<EndpointsKind> for Kind {
+    fn from(kind: EndpointsKind) -> Kind {
+        match kind {
+            EndpointsKind::Endpoints => Kind::Endpoints,
+            EndpointsKind::EndpointSlice => Kind::EndpointSlice,
+        }
     }
 }
 

@@ -17,8 +17,8 @@ pub(crate) use source::{Judging, Source};
 
 use crate::cli::{Cli, ColorChoice, Command, FleetArgs, GlobalArgs, SnapshotsAction};
 use crate::exit::Failure;
-use crate::input::bundle::limits::BundleLimits;
 use crate::input::connect::ConnectOptions;
+use crate::input::limits::BundleLimits;
 use crate::input::rancher::RancherChoice;
 use crate::render::OutputFormat;
 

@@ -6,8 +6,8 @@ use jiff::Timestamp;
 
 use crate::cli::DistroChoice;
 use crate::distro::Distro;
-use crate::input::bundle::limits::BundleLimits;
 use crate::input::connect::ConnectOptions;
+use crate::input::limits::BundleLimits;
 
 /// A live API server, or the dumps, bundles and pasted tables `--from-file` names.
 #[derive(Debug, Clone)]

@@ -4,8 +4,6 @@
 
 use serde::Serialize;
 
-use crate::model::kinds::Kind;
-
 /// How the Go release that built the writer escapes backspace and form feed: Go 1.22 changed
 /// `encoding/json` to write them as `\b` and `\f` ("Marshal now escapes '\b' and '\f'", Go 1.22
 /// release notes).
@@ -34,13 +32,4 @@ pub(crate) enum S3Shape {
 pub(crate) enum EndpointsKind {
     Endpoints,
     EndpointSlice,
-}
-
-impl EndpointsKind {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            EndpointsKind::Endpoints => Kind::Endpoints.name(),
-            EndpointsKind::EndpointSlice => Kind::EndpointSlice.name(),
-        }
-    }
 }

@@ -20,6 +20,7 @@ use crate::distro::Distro;
 use crate::model::apiserver_endpoints::{ApiserverEndpoints, EndpointsKind};
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
+use crate::model::kinds::{Kind, SERVICE_NAMESPACE};
 use crate::model::lease::LeaseFacts;
 use crate::model::node::{NodeFacts, node_for_identity};
 use crate::version::ProductVersion;
@@ -164,7 +165,7 @@ fn stale_finding(object: &ApiserverEndpoints, stale: &[&str], c: &Context<'_>) -
     );
     Finding::new(severity, FindingCode::ApiserverEndpointStale, &shown, message)
         .listing(&stale.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-        .about(ObjectRef::new(object.kind.as_str(), Some("default"), &object.name).into_iter().collect::<Vec<_>>())
+        .about(ObjectRef::new(Kind::from(object.kind).name(), Some(SERVICE_NAMESPACE), &object.name).into_iter().collect::<Vec<_>>())
         .fix(format!(
             "check that no {prog} server still advertises {} (--advertise-address, --node-ip, --node-external-ip); \
              then on a server run `{etcdctl}` for each stale address, and kube-apiserver rewrites {shown} within \
@@ -187,14 +188,14 @@ fn follows(kind: EndpointsKind, version: Option<&ProductVersion>, prog: &str) ->
         format!(
             "{version} copies this {} into the {prog}/apiaddresses etcd key{inferred}, so agents' load balancers \
              and etcd-only servers are sent to the stale address",
-            kind.as_str()
+            Kind::from(kind).name()
         )
     } else {
         format!(
             "{version} follows the {} instead{inferred}, not this {}; kube-apiserver writes both from the same \
              masterleases, so the other is stale too unless it was just fixed",
-            source.kind.as_str(),
-            kind.as_str()
+            Kind::from(source.kind).name(),
+            Kind::from(kind).name()
         )
     }
 }

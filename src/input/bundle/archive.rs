@@ -7,9 +7,9 @@ use std::io::{Cursor, Read};
 use std::path::Path;
 
 use super::container::{Container, peek, sniff};
-use super::limits::{Budget, CapHit, Counted, MAX_NESTING};
 use super::tree::{FILE_LIMIT, Tree, is_log, wanted};
 use crate::input::ReadError;
+use crate::input::limits::{Budget, CapHit, Counted, MAX_NESTING};
 
 mod tar_members;
 mod zip_entries;
@@ -135,7 +135,7 @@ impl<'b> Opener<'b> {
                 if bytes.len() as u64 > FILE_LIMIT {
                     return Err(super::unreadable(
                         name,
-                        &crate::input::dump::bounded_read::BoundedReadError::TooLarge {
+                        &crate::input::files::bounded_read::BoundedReadError::TooLarge {
                             size: bytes.len() as u64,
                             limit: FILE_LIMIT,
                         },
@@ -275,7 +275,7 @@ mod tests {
         gz.write_all(dump.as_bytes()).unwrap();
         let gz = gz.finish().unwrap();
         let cap = |max_bytes: u64| {
-            let budget = Budget::new(super::super::limits::BundleLimits {
+            let budget = Budget::new(crate::input::limits::BundleLimits {
                 max_bytes,
                 max_entries: 10,
             });

@@ -9,7 +9,6 @@ mod configmap_table;
 mod container;
 mod holder_table;
 mod layout;
-pub(crate) mod limits;
 mod memberlist;
 mod node_table;
 mod pasted_table;
@@ -27,11 +26,11 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use self::archive::Opener;
-use self::limits::{Budget, BundleLimits};
 use self::tree::{Tree, is_log, wanted};
 use super::ReadError;
-use super::dump::bounded_read::{self, BoundedReadError, DUMP_FILE_LIMIT};
-use super::dump::dump_files::{self, Input};
+use crate::input::files::bounded_read::{self, BoundedReadError, DUMP_FILE_LIMIT};
+use crate::input::files::dump_files::{self, Input};
+use crate::input::limits::{Budget, BundleLimits};
 use crate::model::bundle_provenance::{BundleSource, Collector, NotCollected, feeds};
 use crate::model::configmap_listing::ConfigMapListing;
 use crate::model::source_gap::SourceGap;
@@ -325,6 +324,6 @@ pub(crate) fn unreadable(file: &str, e: &BoundedReadError) -> ReadError {
     };
     ReadError::new(format!(
         "dump file {file} {problem}; {what_to_do} ({})",
-        super::dump::dump_parse::DUMP_HINT
+        crate::input::files::DUMP_HINT
     ))
 }

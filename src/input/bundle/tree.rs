@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::limits::CapHit;
+use crate::input::limits::CapHit;
 use crate::model::kinds::KINDS;
 
 /// The largest single file kept: a `kubectl get` of every object of one kind in a large
 /// cluster stays far below; the same cap as a dump file.
-pub(super) const FILE_LIMIT: u64 = crate::input::dump::bounded_read::DUMP_FILE_LIMIT;
+pub(super) const FILE_LIMIT: u64 = crate::input::files::bounded_read::DUMP_FILE_LIMIT;
 
 /// A symbolic or hard link inside an archive, resolved only when its target lies inside it.
 #[derive(Debug, Clone)]

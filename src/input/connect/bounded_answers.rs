@@ -15,18 +15,9 @@ use hyper::body::{Body as HttpBody, Bytes, Frame, SizeHint};
 use kube::client::Body;
 use tower::BoxError;
 
-use crate::input::live::paging::PageChains;
-
-/// The most one answer (or one watch event) may hold. The largest k3sdoctor asks for is a
-/// page of 500 Nodes, a few MiB; one object is at most etcd's 1.5 MiB request limit.
-pub(crate) const MOST_BODY_BYTES: u64 = 64 * 1024 * 1024;
-
-/// An answer past [`MOST_BODY_BYTES`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the answer is larger than {} MiB, more than any answer k3sdoctor reads", .limit / (1024 * 1024))]
-pub(crate) struct BodyTooLarge {
-    pub limit: u64,
-}
+use super::paging::PageChains;
+pub(crate) use crate::input::limits::MOST_BODY_BYTES;
+pub(crate) use crate::input::read_error::causes::BodyTooLarge;
 
 /// The client's service with every answer's body and every list's pages bounded.
 #[derive(Clone)]

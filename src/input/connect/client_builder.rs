@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::input::ReadError;
-use crate::input::live::read_error::cause_chain;
+use crate::input::read_error::cause_chain;
 
 use super::Connection;
 use super::bounded_answers::{BoundedAnswers, MOST_BODY_BYTES};

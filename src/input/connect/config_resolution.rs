@@ -8,7 +8,7 @@ use kube::config::Kubeconfig;
 
 use crate::distro::Distro;
 use crate::input::ReadError;
-use crate::input::live::read_error::cause_chain;
+use crate::input::read_error::cause_chain;
 
 use super::kubeconfig_files::{find_kubeconfig, server_kubeconfig};
 use super::{ConnectOptions, check_context, config_for, context_user, with_proxy};

@@ -25,7 +25,6 @@ use serde::Deserialize;
 use tokio::io::AsyncReadExt;
 
 use super::redact::Redactor;
-use crate::input::ReadError;
 
 /// What a plugin handed back (client-go's `ExecCredentialStatus`).
 #[derive(Default, Deserialize)]
@@ -50,71 +49,7 @@ struct ExecCredential {
     status: Option<CredentialStatus>,
 }
 
-/// Why a plugin gave no credential, in words that are safe to print.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PluginFailure {
-    /// It could not be started (not installed, not executable).
-    NotStarted { name: String, why: String },
-    /// It did not finish within the request timeout (it waits for a login, or hangs).
-    TimedOut { name: String, limit: Duration },
-    /// It exited unsuccessfully; `stderr` is its first non-empty stderr line, redacted.
-    Failed {
-        name: String,
-        status: String,
-        stderr: Option<String>,
-    },
-    /// It exited 0 but printed no ExecCredential with a token or a client certificate.
-    NoCredential { name: String, why: String },
-}
-
-impl PluginFailure {
-    pub fn message(&self) -> String {
-        match self {
-            PluginFailure::NotStarted { name, why } => format!(
-                "cannot run the credential plugin {name} ({why}); install it, or fix the command in the \
-                 kubeconfig's users[].user.exec"
-            ),
-            PluginFailure::TimedOut { name, limit } => format!(
-                "the credential plugin {name} did not answer within {}; run it by hand to see what it waits \
-                 for (e.g. a login), then retry, or raise --request-timeout",
-                crate::age::short(jiff::SignedDuration::try_from(*limit).unwrap_or_default())
-            ),
-            PluginFailure::Failed {
-                name,
-                status,
-                stderr,
-            } => {
-                let said = stderr
-                    .as_deref()
-                    .map(|line| format!(": {line}"))
-                    .unwrap_or_else(|| " and printed nothing on stderr".to_string());
-                format!(
-                    "the credential plugin {name} failed ({status}){said}; run it by hand to see why (a login \
-                     may have expired)"
-                )
-            }
-            PluginFailure::NoCredential { name, why } => format!(
-                "the credential plugin {name} {why}; run it by hand and check that it prints an ExecCredential \
-                 with status.token or a client certificate"
-            ),
-        }
-    }
-}
-
-impl std::fmt::Display for PluginFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-/// Refreshing a token happens inside a request: the failure travels as the request's error.
-impl std::error::Error for PluginFailure {}
-
-impl From<PluginFailure> for ReadError {
-    fn from(failure: PluginFailure) -> ReadError {
-        ReadError::new(failure.message())
-    }
-}
+pub(crate) use crate::input::read_error::causes::PluginFailure;
 
 /// The plugin's file name: its directory may name a user, its arguments may hold secrets.
 pub(crate) fn plugin_name(exec: &ExecConfig) -> String {

@@ -8,8 +8,8 @@ use kube::config::Kubeconfig;
 
 use crate::distro::Distro;
 use crate::input::ReadError;
-use crate::input::dump::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
-use crate::input::live::read_error::cause_chain;
+use crate::input::files::bounded_read::{BoundedReadError, KUBECONFIG_LIMIT, ensure_regular_file};
+use crate::input::read_error::cause_chain;
 
 /// The kubeconfig kubectl would use and where it came from (for messages): `--kubeconfig`,
 /// else every existing file in `KUBECONFIG` merged in order, else `~/.kube/config`.

@@ -4,6 +4,7 @@
 //! `credential_refresh`), and the client built (`client_builder`). A single cluster and each
 //! context of a fleet take the same path: a `Prepared`, then `authenticate`.
 
+pub(crate) mod activity;
 pub(crate) mod bounded_answers;
 mod client_builder;
 mod config_resolution;
@@ -13,8 +14,10 @@ pub(crate) mod credential_plugin;
 mod credential_refresh;
 mod kube_config;
 mod kubeconfig_files;
+pub(crate) mod paging;
 mod plugin_credential;
 mod proxy;
+pub(crate) mod rancher_proxy;
 pub(crate) mod redact;
 
 use std::path::PathBuf;
@@ -23,7 +26,7 @@ use std::time::Duration;
 use kube::config::Kubeconfig;
 
 use super::ReadError;
-use super::live::read_error::cause_chain;
+use crate::input::read_error::cause_chain;
 
 use self::client_builder::{client_for, server_url};
 pub(crate) use self::kubeconfig_files::find_kubeconfig;
@@ -44,7 +47,7 @@ pub(crate) struct ConnectOptions {
 pub(crate) struct Connection {
     pub client: kube::Client,
     pub server: String,
-    pub activity: super::live::activity::Activity,
+    pub activity: self::activity::Activity,
     /// The kubeconfig context in use (`None` in a Pod's service account), for prompts.
     pub context: Option<String>,
     /// How long a response may keep us waiting (`None`: no limit); watches must end before it.

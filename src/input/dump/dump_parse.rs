@@ -9,7 +9,7 @@ use super::yaml_depth::{MAX_FLOW_NESTING, too_deep};
 use crate::input::ReadError;
 use crate::model::kinds::Kind;
 
-pub(crate) const DUMP_HINT: &str = "a dump is what `kubectl get ... -o yaml` or `-o json` prints";
+pub(crate) use crate::input::files::DUMP_HINT;
 
 /// The documents of a YAML dump, a YAML sequence's items each one document.
 pub(crate) fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError> {

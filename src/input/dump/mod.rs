@@ -3,9 +3,7 @@
 //! here their objects are kept (newest copy of each), typed, and what the input lacked or
 //! showed only in part is recorded for the checks.
 
-pub(crate) mod bounded_read;
 pub(crate) mod dump_coverage;
-pub(crate) mod dump_files;
 mod dump_fill;
 pub(crate) mod dump_parse;
 mod dump_time;
@@ -26,9 +24,9 @@ use self::dump_fill::{add_object, collected_empty, mark_not_in_dump};
 use self::dump_parse::{drop_secret_data, fields_key, is_relevant, object_key};
 use self::dump_time::{heartbeat_ahead, newest_heartbeat, newest_timestamp};
 use self::object_stream::{ObjectSink, Shape, read_objects};
-use super::bundle::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use super::bundle::{self, Source};
 use super::{ClusterState, Origin, ReadError};
+use crate::input::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use crate::model::bundle_provenance::{FileRead, feeds};
 use crate::model::kinds::Kind;
 

@@ -6,6 +6,7 @@ use k8s_openapi::api::core::v1::Endpoints;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, ListParams};
 
+use super::refusal::{first_refusal, refusal};
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
 use crate::model::apiserver_endpoints::{
     ApiserverEndpoints, PublishedAddresses, SERVICE_NAME, SERVICE_NAME_LABEL, SERVICE_NAMESPACE,
@@ -84,23 +85,24 @@ pub(crate) async fn read_apiserver_endpoints(
         Ok::<_, ReadError>(page.items)
     };
     let (endpoints, slices) = tokio::join!(get_endpoints, list_slices);
-    let forbidden = [endpoints.as_ref().err(), slices.as_ref().err()]
-        .into_iter()
-        .flatten()
-        .find(|e| e.http_status == Some(403))
-        .map(|e| {
-            e.action
-                .clone()
-                .unwrap_or_else(|| "read the kubernetes Endpoints".into())
-        });
-    if let Some(action) = forbidden {
-        trace(&format!(
-            "{action}: forbidden; apiserver-endpoint-stale not checked"
-        ));
+    if let Some(e) = first_refusal([endpoints.as_ref().err(), slices.as_ref().err()]) {
+        let why = refusal(
+            e.clone(),
+            trace,
+            "apiserver-endpoint-stale not checked",
+            |action| {
+                let action = if action.is_empty() {
+                    "read the kubernetes Endpoints"
+                } else {
+                    action
+                };
+                format!(
+                    "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)"
+                )
+            },
+        )?;
         return Ok(EndpointsRead {
-            not_read: Some(format!(
-                "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)"
-            )),
+            not_read: Some(why),
             ..EndpointsRead::default()
         });
     }

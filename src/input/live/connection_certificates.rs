@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::server_certificates::NOT_YET_VERIFIED;
 use super::serving_cert::read_serving_certificate;
 use crate::input::connect::Connection;
-use crate::input::rancher::rancher_live::proxy_url;
+use crate::input::connect::rancher_proxy::proxy_url;
 use crate::model::certificate::CertificateFacts;
 use crate::model::certificate_chain::ChainTrust;
 

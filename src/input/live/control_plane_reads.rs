@@ -5,22 +5,24 @@
 
 use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
-use super::node_events::NodeEventsRead;
 use super::packaged_charts::{PackagedChartsRead, read_packaged_charts};
-use super::secret_metadata::{SecretMetadataRead, read_secret_metadata};
+use super::secret_metadata::read_secret_metadata;
 use super::server_certificates::{handshake_targets, read_server_certificates};
 use super::{
     Connection, EndpointsRead, ReadError, Trace, read_apiserver_endpoints, read_node_events,
 };
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::model::node::NodeFacts;
+use crate::model::node_event::NodeEvent;
+use crate::model::secret_metadata::SecretMeta;
 
 #[derive(Clone)]
 pub(crate) struct ControlPlaneReads {
     endpoints: EndpointsRead,
-    events: NodeEventsRead,
+    events: Collected<Vec<NodeEvent>>,
     certificates: ConnectionCertificates,
-    secrets: SecretMetadataRead,
+    secrets: Collected<Vec<SecretMeta>>,
     charts: PackagedChartsRead,
 }
 
@@ -75,9 +77,9 @@ impl ControlPlaneReads {
     /// Everything but the Endpoints, which `serve` watches: what its minute-by-minute reads
     /// add to the watched state of each evaluation.
     pub(crate) fn fill_polled(self, state: &mut ClusterState) {
-        self.events.fill(state);
+        state.node_events = self.events;
         state.certificates = Some(self.certificates);
-        self.secrets.fill(state);
+        state.secret_metadata = self.secrets;
         self.charts.fill(state);
     }
 }

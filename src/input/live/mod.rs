@@ -1,7 +1,6 @@
 //! Reading a live cluster. The only module (with the apply half of repairs) that talks to
 //! the network.
 
-pub(crate) mod activity;
 mod apiserver_endpoints;
 mod chain_trust;
 pub(crate) mod cluster_identity;
@@ -12,14 +11,12 @@ mod node_events;
 mod node_heartbeats;
 pub(crate) mod own_access_review;
 mod packaged_charts;
-pub(crate) mod paging;
-pub(crate) mod read_error;
+mod refusal;
 mod secret_metadata;
 pub(crate) mod server_certificates;
 mod serving_cert;
 pub(crate) mod snapshot_file_object;
 pub(crate) mod token_access_review;
-mod transport_cause;
 
 use std::fmt::Debug;
 use std::time::Instant;
@@ -32,18 +29,17 @@ use serde::de::DeserializeOwned;
 pub(crate) use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
 pub(crate) use self::control_plane_reads::ControlPlaneReads;
 pub(crate) use self::node_events::read_node_events;
-pub(crate) use self::node_heartbeats::read_node_heartbeats;
-use self::paging::{NextPage, Paging};
+pub(crate) use self::node_heartbeats::{fill_heartbeats, read_node_heartbeats};
 use self::snapshot_file_object::SnapshotFileObject;
 use super::connect::Connection;
 use super::{ClusterState, Origin, ReadError};
 use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::input::connect::paging::{NextPage, Paging};
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 
-/// Page size for lists, as kubectl uses.
-const PAGE_SIZE: u32 = 500;
+pub(crate) use crate::input::limits::PAGE_SIZE;
 
 /// Where request traces go (`-v`); the caller decides how to show them.
 pub(crate) type Trace<'a> = &'a (dyn Fn(&str) + Sync);

@@ -4,26 +4,10 @@
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{Api, ListParams};
 
+use super::refusal::read_or_refused;
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
-use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 use crate::model::node_event::{NAMESPACE, NODE_SELECTOR, NodeEvent};
-
-/// The answer to the Events read: the Node Events, or why the API server refused them.
-#[derive(Debug, Clone)]
-pub(crate) enum NodeEventsRead {
-    Read(Vec<NodeEvent>),
-    Forbidden(String),
-}
-
-impl NodeEventsRead {
-    pub(crate) fn fill(self, state: &mut ClusterState) {
-        match self {
-            NodeEventsRead::Read(events) => state.node_events = Collected::Read(events),
-            NodeEventsRead::Forbidden(why) => state.node_events = Collected::Refused(why),
-        }
-    }
-}
 
 /// `LIST /api/v1/namespaces/default/events?fieldSelector=involvedObject.kind=Node`, paged. A
 /// 403 is an answer, as for the `kubernetes` Endpoints: a role granted before these checks
@@ -31,13 +15,13 @@ impl NodeEventsRead {
 pub(crate) async fn read_node_events(
     conn: &Connection,
     trace: Trace<'_>,
-) -> Result<NodeEventsRead, ReadError> {
+) -> Result<Collected<Vec<NodeEvent>>, ReadError> {
     let api: Api<Event> = Api::namespaced(conn.client.clone(), NAMESPACE);
     let action = format!("list events in {NAMESPACE} with fieldSelector {NODE_SELECTOR}");
     let params = ListParams::default().fields(NODE_SELECTOR).limit(PAGE_SIZE);
     // Events of every object in `default` share the namespace; the selector keeps the pages
     // small, and `from_api` drops anything not about a Node should a server ignore it.
-    match list_with(
+    let events = list_with(
         &api,
         &action,
         conn,
@@ -46,16 +30,11 @@ pub(crate) async fn read_node_events(
         params,
     )
     .await
-    {
-        Ok(events) => Ok(NodeEventsRead::Read(events.into_iter().flatten().collect())),
-        Err(e) if e.http_status == Some(403) => {
-            trace(&format!(
-                "{action}: forbidden; the certificate and re-encryption Event checks are not checked"
-            ));
-            Ok(NodeEventsRead::Forbidden(format!(
-                "needs list events in {NAMESPACE}: `k3sdoctor rbac read-only` prints the role"
-            )))
-        }
-        Err(e) => Err(e),
-    }
+    .map(|events| events.into_iter().flatten().collect());
+    read_or_refused(
+        events,
+        trace,
+        "the certificate and re-encryption Event checks are not checked",
+        |_| format!("needs list events in {NAMESPACE}: `k3sdoctor rbac read-only` prints the role"),
+    )
 }

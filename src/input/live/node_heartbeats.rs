@@ -7,31 +7,23 @@ use jiff::Timestamp;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ListParams};
 
+use super::refusal::read_or_refused;
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 
 pub(super) const NAMESPACE: &str = "kube-node-lease";
 
-/// The answer to the heartbeat read: `renewTime` by Node name, or why it was refused.
-#[derive(Debug, Clone)]
-pub(crate) enum HeartbeatsRead {
-    Read(BTreeMap<String, Timestamp>),
-    Forbidden(String),
-}
-
-impl HeartbeatsRead {
-    pub(crate) fn fill(self, state: &mut ClusterState) {
-        match self {
-            HeartbeatsRead::Read(beats) => {
-                for node in state.nodes.iter_mut().flatten() {
-                    node.heartbeat = beats.get(&node.name).copied();
-                }
-                state.heartbeats = Collected::Read(());
-            }
-            HeartbeatsRead::Forbidden(why) => state.heartbeats = Collected::Refused(why),
+/// The heartbeats into `state`: each Node's `renewTime`, or why they were refused.
+pub(crate) fn fill_heartbeats(
+    read: Collected<BTreeMap<String, Timestamp>>,
+    state: &mut ClusterState,
+) {
+    state.heartbeats = read.map(|beats| {
+        for node in state.nodes.iter_mut().flatten() {
+            node.heartbeat = beats.get(&node.name).copied();
         }
-    }
+    });
 }
 
 /// `LIST /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases`, paged. A 403 is an
@@ -39,7 +31,7 @@ impl HeartbeatsRead {
 pub(crate) async fn read_node_heartbeats(
     conn: &Connection,
     trace: Trace<'_>,
-) -> Result<HeartbeatsRead, ReadError> {
+) -> Result<Collected<BTreeMap<String, Timestamp>>, ReadError> {
     let api: Api<Lease> = Api::namespaced(conn.client.clone(), NAMESPACE);
     let action = format!("list leases in {NAMESPACE}");
     let params = ListParams::default().limit(PAGE_SIZE);
@@ -48,16 +40,17 @@ pub(crate) async fn read_node_heartbeats(
         let renew = lease.spec?.renew_time?;
         Some((name, renew.0))
     };
-    match list_with(&api, &action, conn, trace, renewed, params).await {
-        Ok(beats) => Ok(HeartbeatsRead::Read(beats.into_iter().flatten().collect())),
-        Err(e) if e.http_status == Some(403) => {
-            trace(&format!(
-                "{action}: forbidden; the quorum and target gates judge by Ready alone"
-            ));
-            Ok(HeartbeatsRead::Forbidden(format!(
+    let beats = list_with(&api, &action, conn, trace, renewed, params)
+        .await
+        .map(|beats| beats.into_iter().flatten().collect());
+    read_or_refused(
+        beats,
+        trace,
+        "the quorum and target gates judge by Ready alone",
+        |_| {
+            format!(
                 "this user may not list leases in {NAMESPACE} (`k3sdoctor rbac read-only` prints the role)"
-            )))
-        }
-        Err(e) => Err(e),
-    }
+            )
+        },
+    )
 }

@@ -10,6 +10,7 @@ use k8s_openapi::api::batch::v1::Job;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use serde_json::Value;
 
+use super::refusal::{first_refusal, refusal};
 use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
@@ -107,14 +108,11 @@ pub(super) async fn read_packaged_charts(
             ListParams::default().labels(CHART_LABEL).limit(PAGE_SIZE),
         ),
     );
-    let refused = [charts.as_ref().err(), jobs.as_ref().err()]
-        .into_iter()
-        .flatten()
-        .find(|e| e.http_status == Some(403));
-    if let Some(e) = refused {
-        let action = e.action.clone().unwrap_or_default();
-        trace(&format!("{action}: forbidden; packaged-charts not checked"));
-        return Ok(PackagedChartsRead::Refused(FORBIDDEN.to_string()));
+    if let Some(e) = first_refusal([charts.as_ref().err(), jobs.as_ref().err()]) {
+        let why = refusal(e.clone(), trace, "packaged-charts not checked", |_| {
+            FORBIDDEN.to_string()
+        })?;
+        return Ok(PackagedChartsRead::Refused(why));
     }
     let charts = match charts {
         Ok(charts) => charts,

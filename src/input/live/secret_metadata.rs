@@ -9,9 +9,9 @@ use std::time::Instant;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::{Api, ListParams};
 
-use super::paging::{NextPage, Paging};
+use super::refusal::read_or_refused;
 use super::{Connection, PAGE_SIZE, ReadError, Trace};
-use crate::model::cluster_state::ClusterState;
+use crate::input::connect::paging::{NextPage, Paging};
 use crate::model::collected::Collected;
 use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 
@@ -19,28 +19,24 @@ use crate::model::secret_metadata::{NAMESPACE, SecretMeta};
 pub(super) const NEEDS_ROLE: &str =
     "needs list secrets in kube-system: `k3sdoctor rbac secrets-metadata` prints the role";
 
-/// The answer to the Secrets read: their metadata, or why the API server refused it.
-#[derive(Debug, Clone)]
-pub(super) enum SecretMetadataRead {
-    Read(Vec<SecretMeta>),
-    Forbidden(String),
-}
-
-impl SecretMetadataRead {
-    pub(super) fn fill(self, state: &mut ClusterState) {
-        match self {
-            SecretMetadataRead::Read(secrets) => state.secret_metadata = Collected::Read(secrets),
-            SecretMetadataRead::Forbidden(why) => state.secret_metadata = Collected::Refused(why),
-        }
-    }
-}
-
 /// `LIST /api/v1/namespaces/kube-system/secrets` as metadata, paged. A 403 is an answer: the
 /// role is opt-in, so only the checks that need it say "not checked".
 pub(super) async fn read_secret_metadata(
     conn: &Connection,
     trace: Trace<'_>,
-) -> Result<SecretMetadataRead, ReadError> {
+) -> Result<Collected<Vec<SecretMeta>>, ReadError> {
+    read_or_refused(
+        list_secret_metadata(conn, trace).await,
+        trace,
+        "node-passwords and serving-cert-static are not checked",
+        |_| NEEDS_ROLE.into(),
+    )
+}
+
+async fn list_secret_metadata(
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<Vec<SecretMeta>, ReadError> {
     let api: Api<Secret> = Api::namespaced(conn.client.clone(), NAMESPACE);
     let action = format!("list secrets in {NAMESPACE} (metadata only)");
     let mut params = ListParams::default().limit(PAGE_SIZE);
@@ -49,19 +45,10 @@ pub(super) async fn read_secret_metadata(
     loop {
         let started = Instant::now();
         let in_flight = conn.activity.begin(&action);
-        let page = match api.list_metadata(&params).await {
-            Ok(page) => page,
-            Err(e) => {
-                let error = ReadError::from_kube(&e, &action, &conn.server);
-                if error.http_status == Some(403) {
-                    trace(&format!(
-                        "{action}: forbidden; node-passwords and serving-cert-static are not checked"
-                    ));
-                    return Ok(SecretMetadataRead::Forbidden(NEEDS_ROLE.into()));
-                }
-                return Err(error);
-            }
-        };
+        let page = api
+            .list_metadata(&params)
+            .await
+            .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
         drop(in_flight);
         trace(&format!(
             "{action}: {} items in {} ms",
@@ -78,7 +65,7 @@ pub(super) async fn read_secret_metadata(
         );
         match next {
             NextPage::Continue(token) => params = params.continue_token(&token),
-            NextPage::Done => return Ok(SecretMetadataRead::Read(secrets)),
+            NextPage::Done => return Ok(secrets),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::serving_cert::{host_port, read_serving_certificate};
 use crate::input::connect::Connection;
-use crate::input::rancher::rancher_live::proxy_url;
+use crate::input::connect::rancher_proxy::proxy_url;
 use crate::model::certificate_chain::ChainTrust;
 use crate::model::node::NodeFacts;
 

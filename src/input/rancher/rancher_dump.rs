@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use super::rancher_selection::{ManagementObjects, RANCHER_KINDS};
 use crate::input::ReadError;
 use crate::input::bundle;
-use crate::input::bundle::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 use crate::input::dump::object_stream::{ObjectSink, Shape, read_objects};
+use crate::input::limits::{BundleLimits, MAX_OBJECTS_PER_KIND};
 
 /// How to make a management-cluster dump, for the messages that need one.
 pub(crate) const RANCHER_DUMP_HINT: &str = "dump it on the management cluster with `kubectl get \

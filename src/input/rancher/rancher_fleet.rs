@@ -7,12 +7,12 @@ use futures::{StreamExt, TryStreamExt};
 use regex::Regex;
 
 use super::RancherState;
-use super::rancher_live::{PROXY_PATH, proxy_url};
 use super::rancher_reads::{
     list, management_clusters, read_globals, read_provisioning, read_workspace,
 };
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
+use crate::input::connect::rancher_proxy::{PROXY_PATH, proxy_url};
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
 use crate::input::live::Trace;
 use crate::model::rancher::management::ManagementCluster;

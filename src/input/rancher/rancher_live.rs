@@ -8,20 +8,12 @@ use super::rancher_reads::{
 };
 use super::rancher_selection::ManagementObjects;
 use super::{RancherChoice, RancherView};
+use crate::input::connect::rancher_proxy::{PROXY_PATH, proxy_url};
 use crate::input::connect::{ConnectOptions, Connection, connect};
 use crate::input::live::Trace;
 use crate::input::{ClusterState, ReadError};
 use crate::model::rancher::DEFAULT_WORKSPACE;
 use crate::model::rancher::management::ManagementCluster;
-
-pub(super) const PROXY_PATH: &str = "/k8s/clusters/";
-
-/// `https://H[/prefix]/k8s/clusters/<id>` → (`https://H[/prefix]`, id).
-pub(crate) fn proxy_url(server: &str) -> Option<(String, String)> {
-    let at = server.rfind(PROXY_PATH)?;
-    let id = server[at + PROXY_PATH.len()..].trim_end_matches('/');
-    (!id.is_empty() && !id.contains('/')).then(|| (server[..at].to_string(), id.to_string()))
-}
 
 /// Where the management cluster is, and which downstream cluster it is asked about.
 struct Target {
@@ -156,23 +148,4 @@ async fn read_objects(
         objects.add(object);
     }
     Ok(objects)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tells_rancher_proxy_urls() {
-        assert_eq!(
-            proxy_url("https://rancher.example.com/k8s/clusters/c-m-abcd1234"),
-            Some(("https://rancher.example.com".into(), "c-m-abcd1234".into()))
-        );
-        assert_eq!(
-            proxy_url("https://h:8443/rancher/k8s/clusters/local/"),
-            Some(("https://h:8443/rancher".into(), "local".into()))
-        );
-        assert_eq!(proxy_url("https://10.0.0.1:6443"), None);
-        assert_eq!(proxy_url("https://h/k8s/clusters/"), None);
-    }
 }

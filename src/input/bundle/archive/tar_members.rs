@@ -74,7 +74,7 @@ fn oversized_header(name: &str, what: &str, size: u64) -> ReadError {
         "cannot read the support bundle {name}: a {what} in it declares {}, more than the {} k3sdoctor \
          reads for one member (real ones take a few hundred bytes); the archive is corrupt or built to exhaust \
          memory, so ask for the bundle again",
-        crate::input::bundle::limits::shown(size),
-        crate::input::bundle::limits::shown(EXTENSION_LIMIT)
+        crate::input::limits::shown(size),
+        crate::input::limits::shown(EXTENSION_LIMIT)
     ))
 }

@@ -5,9 +5,9 @@ use std::io::{Read, Seek};
 
 use super::{Opener, capped};
 use crate::input::ReadError;
-use crate::input::bundle::limits::Counted;
 use crate::input::bundle::tree::{Link, Tree, normalize};
 use crate::input::bundle::zip_directory;
+use crate::input::limits::Counted;
 
 impl Opener<'_> {
     pub(super) fn zip<R: Read + Seek>(

@@ -5,7 +5,6 @@ use std::ops::Range;
 use saphyr_parser::Marker;
 
 use super::line_of;
-use super::walk::Sequence;
 
 /// Byte offsets of the walked text's lines, found moving forward as the events do.
 pub(super) struct Lines<'t> {
@@ -74,19 +73,18 @@ impl<'t> Lines<'t> {
         }
     }
 
-    /// An item of `sequence` begins at `at`: it must follow its own `- `, at its line's start.
-    pub(super) fn item(&mut self, sequence: &mut Sequence, at: Marker) {
+    /// Where the line of a list item beginning at `at` starts, when the item follows its own
+    /// `- ` there and after the item before (`last`); else the item's line, for the refusal.
+    pub(super) fn item_start(&mut self, at: Marker, last: Option<usize>) -> Result<usize, usize> {
         let (before, byte) = self.before(at);
         let start = byte - before.len();
         let dash = before.trim_start_matches(' ');
         let block = dash.starts_with('-')
             && dash.len() > 1
             && dash[1..].trim_matches([' ', '\t']).is_empty();
-        if !block || sequence.starts.last().is_some_and(|&last| last >= start) {
-            let line = at.line() + self.first_line - 1;
-            sequence.not_block.get_or_insert(line);
-            return;
+        if !block || last.is_some_and(|last| last >= start) {
+            return Err(at.line() + self.first_line - 1);
         }
-        sequence.starts.push(start);
+        Ok(start)
     }
 }

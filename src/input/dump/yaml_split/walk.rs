@@ -38,6 +38,15 @@ pub(super) struct Sequence {
 
 /// Finds the documents of `text[range]` and the items of their lists. At `root_depth` 1 the
 /// text is one item of a sequence, its own `- ` included, and that item is the root.
+impl Sequence {
+    fn item(&mut self, start: Result<usize, usize>) {
+        match start {
+            Ok(start) => self.starts.push(start),
+            Err(line) => _ = self.not_block.get_or_insert(line),
+        }
+    }
+}
+
 pub(super) fn walk(
     text: &str,
     range: Range<usize>,
@@ -161,7 +170,7 @@ impl Walker<'_> {
         }
         match &mut current.root {
             Root::Sequence(sequence) if depth == root_depth + 1 => {
-                self.lines.item(sequence, at);
+                sequence.item(self.lines.item_start(at, sequence.starts.last().copied()));
             }
             Root::Mapping { items, items_keys } if depth == root_depth + 1 => {
                 let key = self.state.root_nodes.is_multiple_of(2);
@@ -180,7 +189,7 @@ impl Walker<'_> {
                 items: Some(sequence),
                 ..
             } if self.state.in_items && depth == root_depth + 2 => {
-                self.lines.item(sequence, at);
+                sequence.item(self.lines.item_start(at, sequence.starts.last().copied()));
             }
             _ => {}
         }

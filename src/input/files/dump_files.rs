@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::bounded_read::file_kind;
 use crate::input::ReadError;
-use crate::input::bundle::limits::{Budget, CapHit};
+use crate::input::limits::{Budget, CapHit};
 
 /// The files to read, in order, and what was skipped on the way.
 #[derive(Debug, Default)]
@@ -217,7 +217,7 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::bundle::limits::BundleLimits;
+    use crate::input::limits::BundleLimits;
     use std::os::unix::fs::symlink;
 
     fn walked(dir: &Path) -> DumpFiles {

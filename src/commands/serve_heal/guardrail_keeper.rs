@@ -22,8 +22,7 @@ use kube::api::{Api, PostParams};
 
 use jiff::Timestamp;
 
-use super::heal_leader::Election;
-use super::heal_leader::HEAL_LEASE;
+use super::heal_leader::{Election, HEAL_LEASE};
 use crate::apply::FIELD_MANAGER;
 use crate::heal::guardrail_record::{Guardrails, friendly};
 use crate::heal::heal_gates::{Blocked, Gate};

@@ -7,49 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-/// Items one list may hold. Far above anything k3sdoctor lists on a real cluster (5,000
-/// Nodes is Kubernetes' stated limit; snapshot records and Events are fewer), and far below
-/// what exhausts memory.
-pub(crate) const MOST_ITEMS: usize = 100_000;
-
-/// Pages one list may take: twice what [`MOST_ITEMS`] needs in full pages, since a server
-/// may answer short pages (a selector filtering what it read).
-pub(crate) const MOST_PAGES: usize = 2 * MOST_ITEMS / super::PAGE_SIZE as usize;
-
-/// Why a list was given up on.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", self.describe())]
-pub(crate) enum PagingLie {
-    TooManyItems,
-    TooManyPages,
-    RepeatedContinue,
-}
-
-impl PagingLie {
-    /// The one-line error for the list `action` at `server`.
-    pub(crate) fn refusal(&self, action: &str, server: &str) -> super::ReadError {
-        super::ReadError::new(format!(
-            "cannot {action} at {server}: {}; check what answers at that address (a proxy or a \
-             broken API server), and retry when it answers a real list",
-            self.describe()
-        ))
-    }
-
-    /// The reason, after "cannot <action> at <server>: ".
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            PagingLie::TooManyItems => format!(
-                "the list holds more than {MOST_ITEMS} items, more than k3sdoctor reads in one list"
-            ),
-            PagingLie::TooManyPages => format!(
-                "the list did not end after {MOST_PAGES} pages (the server keeps sending a continue token)"
-            ),
-            PagingLie::RepeatedContinue => {
-                "the server sent the same continue token twice, so its pages would never end".into()
-            }
-        }
-    }
-}
+pub(crate) use crate::input::limits::{MOST_ITEMS, MOST_PAGES};
+pub(crate) use crate::input::read_error::causes::PagingLie;
 
 /// One list's pages so far.
 #[derive(Debug, Default)]

@@ -5,6 +5,22 @@
 use std::cell::Cell;
 use std::io::Read;
 
+/// Page size for lists, as kubectl uses.
+pub(crate) const PAGE_SIZE: u32 = 500;
+
+/// Items one list may hold. Far above anything k3sdoctor lists on a real cluster (5,000
+/// Nodes is Kubernetes' stated limit; snapshot records and Events are fewer), and far below
+/// what exhausts memory.
+pub(crate) const MOST_ITEMS: usize = 100_000;
+
+/// Pages one list may take: twice what [`MOST_ITEMS`] needs in full pages, since a server
+/// may answer short pages (a selector filtering what it read).
+pub(crate) const MOST_PAGES: usize = 2 * MOST_ITEMS / PAGE_SIZE as usize;
+
+/// The most one answer (or one watch event) may hold. The largest k3sdoctor asks for is a
+/// page of 500 Nodes, a few MiB; one object is at most etcd's 1.5 MiB request limit.
+pub(crate) const MOST_BODY_BYTES: u64 = 64 * 1024 * 1024;
+
 /// Decompressed bytes read from all `--from-file` inputs together. A troubleshoot bundle of a
 /// large cluster with a week of logs inflates to a few hundred MiB; 2 GiB leaves room and
 /// still stops a bomb long before memory or time run out.

@@ -3,7 +3,10 @@
 
 use std::error::Error as StdError;
 
-use super::transport_cause::TransportCause;
+pub(crate) mod causes;
+mod transport_cause;
+
+use self::transport_cause::TransportCause;
 pub(crate) use crate::model::read_failure_kind::ReadFailureKind;
 
 /// A failure to read the cluster or the input; exit code 3.

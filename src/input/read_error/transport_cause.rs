@@ -16,10 +16,8 @@
 use std::error::Error as StdError;
 use std::io::ErrorKind;
 
-use crate::input::connect::bounded_answers::BodyTooLarge;
-use crate::input::connect::credential_plugin::PluginFailure;
+use super::causes::{BodyTooLarge, PagingLie, PluginFailure};
 
-use super::paging::PagingLie;
 use crate::model::read_failure_kind::ReadFailureKind;
 
 /// Why a request got no answer, in the order the message prefers them: the plugin's own
