@@ -261,8 +261,7 @@ impl KindRow {
 /// The kubectl command that dumps `kinds`, which share one scope: `kubectl -n default get
 /// endpoints,endpointslices -o yaml`, `kubectl get events -A -o yaml`.
 pub(crate) fn dump_command(kinds: &[Kind]) -> String {
-    // A custom resource by its full name, as kubectl advises when two groups could share it.
-    let plurals: Vec<String> = kinds.iter().map(|k| k.row().resource()).collect();
+    let plurals: Vec<&str> = kinds.iter().map(|k| k.row().plural).collect();
     let scope = match kinds.first().map(|k| k.row()) {
         Some(KindRow {
             used: Used::InNamespace(ns) | Used::Named(ns, _),
@@ -315,12 +314,12 @@ mod tests {
         );
         assert_eq!(
             dump_command(&[Kind::HelmChart, Kind::Job]),
-            "kubectl -n kube-system get helmcharts.helm.cattle.io,jobs -o yaml"
+            "kubectl -n kube-system get helmcharts,jobs -o yaml"
         );
         assert_eq!(dump_command(&[Kind::Node]), "kubectl get nodes -o yaml");
         assert_eq!(
             dump_command(&[Kind::SnapshotFile]),
-            "kubectl get etcdsnapshotfiles.k3s.cattle.io -o yaml"
+            "kubectl get etcdsnapshotfiles -o yaml"
         );
     }
 }

@@ -63,8 +63,8 @@ impl ConnectionFlags {
 }
 
 /// kubectl's connection flags (besides `--kubeconfig` and `--context`), spelled once: each
-/// with its value as given, `Some("")` for a switch that is on, `None` when absent. In the
-/// order a rerun repeats them.
+/// with its value as given, `Some("")` for a switch that is on, `None` when absent, in the
+/// order a rerun repeats them and a refusal names them.
 pub(crate) fn given(o: &Overrides) -> Vec<(&'static str, Option<String>)> {
     let mut flags = vec![
         ("--server", o.server.clone()),
@@ -77,14 +77,14 @@ pub(crate) fn given(o: &Overrides) -> Vec<(&'static str, Option<String>)> {
                 .as_ref()
                 .map(|p| p.display().to_string()),
         ),
+        (
+            "--insecure-skip-tls-verify",
+            o.insecure_skip_tls_verify.then(String::new),
+        ),
         ("--as", o.impersonate.clone()),
     ];
     for group in &o.impersonate_groups {
         flags.push(("--as-group", Some(group.clone())));
     }
-    flags.push((
-        "--insecure-skip-tls-verify",
-        o.insecure_skip_tls_verify.then(String::new),
-    ));
     flags
 }

@@ -155,11 +155,10 @@ pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
         &[Kind::Secret],
         "; k3sdoctor drops their data when it reads them",
     );
-    lacking(
-        &mut state.packaged_charts,
-        &[Kind::HelmChart, Kind::Job],
-        "",
-    );
+    // packaged-charts words its own "not in dump" (analysers.rs), naming neither kind.
+    if matches!(state.packaged_charts, Read::NotAsked) {
+        state.packaged_charts = Read::NotInDump("not in dump".into());
+    }
 }
 
 fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
