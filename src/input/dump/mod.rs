@@ -106,7 +106,7 @@ impl Collected {
 fn about_a_node(event: &Value) -> bool {
     ["/involvedObject/kind", "/regarding/kind"]
         .iter()
-        .any(|at| event.pointer(at).and_then(Value::as_str) == Some("Node"))
+        .any(|at| event.pointer(at).and_then(Value::as_str) == Some(Kind::Node.name()))
 }
 
 pub(crate) fn read_dump(
