@@ -133,8 +133,8 @@ finding_codes! {
         remediation: "remove them once nothing reads them",
     }
     MemberRemovalStuck = "member-removal-stuck" {
-        severity: "error",
-        meaning: "remove=true set but the member was not removed",
+        severity: "error; warning when the request's age is unknown",
+        meaning: "remove=true set over 15 minutes ago (by managedFields) but the member was not removed; a younger request is in progress",
         remediation: "check the k3s-etcd holder's log",
     }
     MemberTerminatingStuck = "member-terminating-stuck" {

@@ -87,7 +87,12 @@ impl TestCluster {
             }
         }
         let mut metadata = json!({"name": name, "labels": labels, "annotations": annotations});
-        for key in ["finalizers", "deletionTimestamp", "creationTimestamp"] {
+        for key in [
+            "finalizers",
+            "deletionTimestamp",
+            "creationTimestamp",
+            "managedFields",
+        ] {
             if let Some(v) = extra.get(key) {
                 metadata[key] = v.clone();
             }
@@ -133,7 +138,7 @@ impl TestCluster {
     }
 
     /// A Ready server with extra metadata: `finalizers`, `annotations`, `deletionTimestamp`,
-    /// `creationTimestamp`.
+    /// `creationTimestamp`, `managedFields`.
     pub(crate) fn server_with(mut self, name: &str, version: &str, extra: Value) -> Self {
         self.node_with(
             name,

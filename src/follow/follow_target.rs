@@ -137,6 +137,7 @@ fn agentless_server(
         created: None,
         addresses: Vec::new(),
         heartbeat: None,
+        removal_asked: None,
     })
 }
 

@@ -39,6 +39,10 @@ pub(crate) struct NodeFacts {
     /// heartbeat every 10 s, in the kubelet's own clock. The Ready condition's
     /// `lastHeartbeatTime` is no heartbeat: kubelets refresh it every 5 minutes at most.
     pub heartbeat: Option<Timestamp>,
+    /// When `etcd.<prog>.cattle.io/remove` was last set: the `time` of the `metadata.managedFields`
+    /// entry that owns it. `None` when the input has no managedFields (`kubectl get -o yaml`
+    /// drops them unless `--show-managed-fields`) or none owns it.
+    pub removal_asked: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -136,6 +140,7 @@ impl NodeFacts {
             created: node.metadata.creation_timestamp.as_ref().map(|t| t.0),
             addresses,
             heartbeat: None,
+            removal_asked: removal_asked(node),
         }
     }
 
@@ -277,6 +282,30 @@ fn localhost_holder<'a>(
     }
 }
 
+/// The newest `managedFields` entry that sets an `etcd.<prog>.cattle.io/remove` annotation
+/// (the member controller's request, k3s `pkg/etcd/member_controller.go`): when removal was
+/// asked. k3s records no Event for it, so this is the only age the API shows.
+fn removal_asked(node: &Node) -> Option<Timestamp> {
+    let sets_remove = |fields: &serde_json::Value| {
+        fields
+            .pointer("/f:metadata/f:annotations")
+            .and_then(serde_json::Value::as_object)
+            .is_some_and(|annotations| {
+                annotations.keys().any(|key| {
+                    key.strip_prefix("f:etcd.")
+                        .is_some_and(|rest| rest.ends_with(".cattle.io/remove"))
+                })
+            })
+    };
+    node.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| entry.fields_v1.as_ref().is_some_and(|f| sets_remove(&f.0)))
+        .filter_map(|entry| entry.time.as_ref().map(|t| t.0))
+        .max()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,5 +398,26 @@ mod tests {
         assert_eq!(n.readiness, Readiness::Ready);
         assert_eq!(n.version.as_ref().unwrap().as_str(), "v1.29.4+k3s1");
         assert_eq!(n.lock_identity(Distro::K3s), "a");
+    }
+
+    #[test]
+    fn removal_is_dated_by_the_newest_entry_that_sets_the_annotation() {
+        let node: Node = serde_json::from_value(serde_json::json!({"metadata": {"name": "s3",
+        "managedFields": [
+            {"manager": "a", "time": "2024-05-31T10:00:00Z", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:metadata": {"f:annotations": {"f:etcd.rke2.cattle.io/remove": {}}}}},
+            {"manager": "b", "time": "2024-05-31T11:00:00Z", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:metadata": {"f:annotations": {"f:etcd.rke2.cattle.io/remove": {}}}}},
+            {"manager": "kubelet", "time": "2024-05-31T12:00:00Z", "fieldsType": "FieldsV1",
+             "fieldsV1": {"f:metadata": {"f:annotations": {"f:etcd.rke2.cattle.io/node-name": {}}}}}
+        ]}}))
+        .unwrap();
+        assert_eq!(
+            NodeFacts::from_api(&node).removal_asked,
+            Some("2024-05-31T11:00:00Z".parse().unwrap())
+        );
+        let bare: Node =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": "s3"}})).unwrap();
+        assert_eq!(NodeFacts::from_api(&bare).removal_asked, None);
     }
 }

@@ -99,6 +99,12 @@ fn a_split_with_missing_snapshots_is_one_primary_finding() {
 fn membership_findings() {
     let mut removing = server("s3", AFFECTED);
     removing["metadata"]["annotations"]["etcd.k3s.cattle.io/remove"] = json!("true");
+    // When removal was asked: long ago, so it is stuck rather than in progress.
+    removing["metadata"]["managedFields"] = json!([{
+        "manager": "kubectl-annotate", "operation": "Update", "apiVersion": "v1",
+        "time": "2024-05-31T11:00:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:metadata": {"f:annotations": {"f:etcd.k3s.cattle.io/remove": {}}}}
+    }]);
     let mut unsynced = server("s4", AFFECTED);
     unsynced["metadata"]["finalizers"] = json!(["wrangler.cattle.io/node"]);
     let mut terminating = server("s5", AFFECTED);

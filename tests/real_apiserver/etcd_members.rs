@@ -2,11 +2,14 @@
 //! the member-name annotation the way k3s writes them. The condition goes in through a
 //! strategic-merge PATCH of the status subresource, as `setEtcdStatusCondition` does
 //! (component-helpers `SetNodeCondition`), so the real server merges it by type beside Ready.
+//! A member removal is asked the way `kubectl annotate` asks it, and dated by the real
+//! server's managedFields.
 
 use serde_json::{Value, json};
 
 use crate::common::run_as;
 use crate::support::envtest::{EnvTest, User};
+use crate::support::harness::k3sdoctor;
 use crate::support::objects::{etcd_voter_condition, server};
 
 const NODES: &str = "/api/v1/nodes";
@@ -153,5 +156,61 @@ fn real_etcd_members_learners_heartbeats_and_cloned_names() {
             .iter()
             .all(|(c, _)| c != "etcd-learner-stuck" && c != "member-not-voter"),
         "{found:?}"
+    );
+
+    // A removal asked just now, as `kubectl annotate` asks it: the real server dates it in
+    // managedFields, so it is in progress, not stuck.
+    env.admin()
+        .request(
+            "PATCH",
+            &format!("{NODES}/s5?fieldManager=kubectl-annotate"),
+            "application/merge-patch+json",
+            Some(&json!({"metadata": {"annotations": {"etcd.k3s.cattle.io/remove": "true"}}})),
+        )
+        .unwrap_or_else(|e| panic!("PATCH s5: {e:?}"));
+    let s5 = env.admin().get(&format!("{NODES}/s5")).unwrap();
+    assert!(
+        s5["metadata"]["managedFields"]
+            .to_string()
+            .contains("f:etcd.k3s.cattle.io/remove"),
+        "{}",
+        s5["metadata"]["managedFields"]
+    );
+    let (found, _) = check(&env);
+    assert!(
+        found.iter().all(|(c, _)| c != "member-removal-stuck"),
+        "{found:?}"
+    );
+    // The same Nodes as `kubectl get nodes -o yaml` dumps them, without managedFields: the
+    // request's age is unknown, which is said, as a warning.
+    let mut nodes = env.admin().get(NODES).unwrap();
+    for node in nodes["items"].as_array_mut().unwrap() {
+        node["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("managedFields");
+    }
+    let dump = env.scratch().join("nodes.json");
+    std::fs::write(&dump, nodes.to_string()).unwrap();
+    let out = k3sdoctor(["check", "-o", "json", "--fail-on", "never", "--from-file"])
+        .args(&[dump.display().to_string()])
+        .run();
+    let report: Value = out.json();
+    let removal: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "member-removal-stuck")
+        .collect();
+    assert_eq!(removal.len(), 1, "{}", report["findings"]);
+    assert_eq!(removal[0]["severity"], "warning");
+    assert_eq!(removal[0]["object"], "Node s5");
+    assert!(
+        removal[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("asked at an unknown time"),
+        "{}",
+        removal[0]["message"]
     );
 }

@@ -73,27 +73,7 @@ fn member_bookkeeping(
         && annotation(node, "node-name").is_some()
         && annotation(node, "removed-node-name").is_none()
     {
-        findings.push(
-            Finding::new(
-                Severity::Error,
-                FindingCode::MemberRemovalStuck,
-                &object,
-                format!(
-                    "{} asks for member removal ({}=true) but still carries {} {:?} and no {}: the member \
-                     removal controller on the {} holder has not acted",
-                    node.name,
-                    distro.etcd_annotation("remove"),
-                    distro.etcd_annotation("node-name"),
-                    annotation(node, "node-name").unwrap_or_default(),
-                    distro.etcd_annotation("removed-node-name"),
-                    distro.etcd_lock()
-                ),
-            )
-            .fix(format!(
-                "check the {} holder's log for \"Removing etcd member\" (k3sdoctor leases shows the holder)",
-                distro.etcd_lock()
-            )),
-        );
+        findings.extend(removal_not_done(node, distro, now, &object));
     }
     let has_finalizer = node.finalizers.iter().any(|f| f == MEMBER_FINALIZER);
     let stuck = node
@@ -177,6 +157,63 @@ fn quorum_finding(state: &ClusterState, now: Timestamp) -> Option<Finding> {
     )
 }
 
+/// How long the member controller may take to act on a removal before it counts as stuck: it
+/// acts within seconds on the `<prog>-etcd` holder, and retries for minutes while the member is
+/// still syncing.
+const REMOVAL_GRACE: SignedDuration = SignedDuration::from_mins(15);
+
+/// A removal asked for and not done: stuck once older than [`REMOVAL_GRACE`], in progress
+/// before. Without managedFields its age is unknown, which is said rather than judged.
+fn removal_not_done(
+    node: &NodeFacts,
+    distro: Distro,
+    now: Timestamp,
+    object: &str,
+) -> Option<Finding> {
+    let age = node.removal_asked.map(|asked| now.duration_since(asked));
+    if age.is_some_and(|age| age < REMOVAL_GRACE) {
+        return None;
+    }
+    let member = node
+        .annotations
+        .get(&distro.etcd_annotation("node-name"))
+        .cloned()
+        .unwrap_or_default();
+    let asked = match age {
+        Some(age) => format!("asked {} ago", crate::age::short(age)),
+        None => {
+            "asked at an unknown time (the input has no managedFields; `kubectl get nodes -o yaml \
+                 --show-managed-fields` keeps them), so it may still be in progress"
+                .to_string()
+        }
+    };
+    let severity = if age.is_some() {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    Some(
+        Finding::new(
+            severity,
+            FindingCode::MemberRemovalStuck,
+            object,
+            format!(
+                "{} asks for member removal ({}=true, {asked}) but still carries {} {member:?} and no {}: the \
+                 member removal controller on the {} holder has not acted",
+                node.name,
+                distro.etcd_annotation("remove"),
+                distro.etcd_annotation("node-name"),
+                distro.etcd_annotation("removed-node-name"),
+                distro.etcd_lock()
+            ),
+        )
+        .fix(format!(
+            "check the {} holder's log for \"Removing etcd member\" (k3sdoctor leases shows the holder)",
+            distro.etcd_lock()
+        )),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,17 +243,60 @@ mod tests {
         assert!(analyse(c).is_empty());
     }
 
-    #[test]
-    fn removal_that_did_not_happen() {
+    /// Node `c` asked for removal, by a managedFields entry stamped `asked` when given.
+    fn removal_asked(asked: Option<&str>) -> TestCluster {
         let mut meta = synced("c");
         meta["annotations"]["etcd.k3s.cattle.io/remove"] = json!("true");
-        let c = TestCluster::k3s()
+        if let Some(time) = asked {
+            meta["managedFields"] = json!([
+                {"manager": "kubelet", "operation": "Update", "apiVersion": "v1",
+                 "time": "2024-05-01T00:00:00Z", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:status": {"f:conditions": {}}}},
+                {"manager": "kubectl-annotate", "operation": "Update", "apiVersion": "v1",
+                 "time": time, "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:annotations": {"f:etcd.k3s.cattle.io/remove": {}}}}}
+            ]);
+        }
+        TestCluster::k3s()
             .server_with("a", V, synced("a"))
             .server_with("b", V, synced("b"))
-            .server_with("c", V, meta);
+            .server_with("c", V, meta)
+    }
+
+    #[test]
+    fn a_removal_asked_long_ago_and_not_done_is_stuck() {
+        // NOW is 12:10:40; asked 20 minutes before.
+        let findings = analyse(removal_asked(Some("2024-05-31T11:50:40Z")));
         assert_eq!(
-            codes(&analyse(c)),
+            codes(&findings),
             [(Severity::Error, FindingCode::MemberRemovalStuck)]
+        );
+        assert!(
+            findings[0].message.contains("asked 20m ago"),
+            "{}",
+            findings[0].message
+        );
+    }
+
+    #[test]
+    fn a_removal_asked_minutes_ago_is_in_progress_not_a_fault() {
+        assert!(analyse(removal_asked(Some("2024-05-31T12:00:40Z"))).is_empty());
+        // A clock ahead of ours: asked "in the future" is as fresh as it gets.
+        assert!(analyse(removal_asked(Some("2024-05-31T12:12:00Z"))).is_empty());
+    }
+
+    #[test]
+    fn a_removal_of_unknown_age_is_said_to_be_unknown_not_an_error() {
+        let findings = analyse(removal_asked(None));
+        assert_eq!(
+            codes(&findings),
+            [(Severity::Warning, FindingCode::MemberRemovalStuck)]
+        );
+        assert!(
+            findings[0].message.contains("asked at an unknown time")
+                && findings[0].message.contains("--show-managed-fields"),
+            "{}",
+            findings[0].message
         );
     }
 
