@@ -26,7 +26,6 @@ mod settings;
 mod snapshots;
 mod version;
 
-#[cfg(test)]
 mod proptests;
 
 use std::io::{IsTerminal, Write as _};

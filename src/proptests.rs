@@ -1,6 +1,9 @@
 //! Property tests: no parser panics on any input, and every encoder round-trips through its
 //! decoder. Case counts are bounded so `cargo test` stays fast.
 
+// Test-only: its panics are assertions, never reached on bad input.
+#![cfg(test)]
+
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;

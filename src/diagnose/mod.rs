@@ -17,5 +17,4 @@ pub(crate) mod snapshots_in_full;
 pub(crate) mod suppression;
 pub(crate) mod version_advice;
 
-#[cfg(test)]
 pub(crate) mod test_cluster;

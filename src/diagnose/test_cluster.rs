@@ -1,5 +1,8 @@
 //! Builds `ClusterState`s for unit tests, the way a real k3s/RKE2 cluster shapes its objects.
 
+// Test-only: its panics are assertions, never reached on bad input.
+#![cfg(test)]
+
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node};

@@ -131,8 +131,11 @@ fn table_notes<R>(
             None => by_server.push((&e.server, vec![&e.context])),
         }
     }
-    for (server, contexts) in by_server.iter().filter(|(_, c)| c.len() > 1) {
-        let (last, first) = contexts.split_last().expect("two or more");
+    for (server, contexts) in &by_server {
+        let Some((last, first)) = contexts.split_last().filter(|(_, first)| !first.is_empty())
+        else {
+            continue;
+        };
         notes.push(
             super::control_chars::escape_controls(&format!(
                 "same cluster: {} and {last} reach one API server, {server}",
