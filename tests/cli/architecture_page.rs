@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::harness::repo_path;
+use crate::support::harness::{repo_path, rust_files};
 
 fn folders(dir: &Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -82,8 +82,7 @@ fn find(dir: &Path, name: &str) -> bool {
 #[test]
 fn no_function_in_src_runs_over_100_lines() {
     let mut long = Vec::new();
-    let mut files = Vec::new();
-    rust_files(&repo_path("src"), &mut files);
+    let files = rust_files(&repo_path("src"));
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -115,15 +114,4 @@ fn no_function_in_src_runs_over_100_lines() {
         }
     }
     assert!(long.is_empty(), "functions over 100 lines: {long:#?}");
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }

@@ -4,20 +4,7 @@
 //! scans every literal outside the test modules for a run of three or more spaces between
 //! words.
 
-use std::path::{Path, PathBuf};
-
-use crate::support::harness::repo_path;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::support::harness::{repo_path, rust_files};
 
 /// The contents of the ordinary (not raw) string literals of `code`, each with its line. A
 /// newline in the source inside a literal is kept as a newline.
@@ -139,8 +126,7 @@ fn gap_between_words(text: &str) -> Option<&str> {
 
 #[test]
 fn no_sentence_a_user_sees_has_a_run_of_spaces_between_words() {
-    let mut files = Vec::new();
-    rust_files(&repo_path("src"), &mut files);
+    let files = rust_files(&repo_path("src"));
     let mut found = Vec::new();
     for path in files {
         let name = path.to_string_lossy().into_owned();

@@ -47,6 +47,20 @@ pub(crate) fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// Every `.rs` file under `dir`, for the tests that read the source itself.
+pub(crate) fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
 impl Run {
     /// Point the run at a fake API server with the given role's token.
     pub(crate) fn cluster(mut self, fake: &FakeApi, role: Role) -> Self {
