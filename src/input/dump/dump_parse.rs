@@ -16,16 +16,24 @@ pub(crate) fn parse_yaml(text: &str, file: &str) -> Result<Vec<Value>, ReadError
     let bad = |e: &dyn std::fmt::Display| {
         ReadError::new(format!("cannot parse dump file {file}: {e}; {DUMP_HINT}"))
     };
-    if let Some(line) = too_deep(text) {
-        return Err(bad(&format!(
-            "[ and {{ nest more than {MAX_FLOW_NESTING} deep at line {line}, deeper than any Kubernetes object"
-        )));
-    }
+    not_too_deep(text, file)?;
     let docs = yaml_values(text).map_err(|e| bad(&e))?;
     if docs.is_empty() && !text.trim().is_empty() {
         return Err(bad(&"no documents found"));
     }
     Ok(docs)
+}
+
+/// Refuses YAML whose `[` and `{` nest deeper than any Kubernetes object, before a parser
+/// spends time quadratic in the depth on it.
+pub(super) fn not_too_deep(text: &str, file: &str) -> Result<(), ReadError> {
+    match too_deep(text) {
+        Some(line) => Err(ReadError::new(format!(
+            "cannot parse dump file {file}: [ and {{ nest more than {MAX_FLOW_NESTING} deep at line \
+             {line}, deeper than any Kubernetes object; {DUMP_HINT}"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The documents of YAML text, built whole; a YAML sequence's items each one document.

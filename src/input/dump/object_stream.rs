@@ -11,9 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use super::dump_parse::{DUMP_HINT, drop_null_strings, parse_yaml, yaml_values};
+use super::dump_parse::{DUMP_HINT, drop_null_strings, not_too_deep, parse_yaml, yaml_values};
 use super::json_spans::{Checked, elements, members};
-use super::yaml_depth::{MAX_FLOW_NESTING, too_deep};
 use super::yaml_split::{self, Item, Layout, Limits};
 use crate::input::ReadError;
 
@@ -100,11 +99,7 @@ pub(super) fn read_large_yaml(
     let bad = |e: &dyn std::fmt::Display| {
         ReadError::new(format!("cannot parse dump file {file}: {e}; {DUMP_HINT}"))
     };
-    if let Some(line) = too_deep(text) {
-        return Err(bad(&format!(
-            "[ and {{ nest more than {MAX_FLOW_NESTING} deep at line {line}, deeper than any Kubernetes object"
-        )));
-    }
+    not_too_deep(text, file)?;
     let mut any = false;
     for layout in yaml_split::documents(text, limits).map_err(|e| bad(&e))? {
         let mut one = |doc: Result<Doc<'_>, serde_json::Error>| {

@@ -68,10 +68,7 @@ impl<'a> Items<'a> {
                 match piece {
                     Piece::Run(range) => match run_values(&text[range.clone()]) {
                         Ok(values) => values.into_iter().map(|v| Ok(Item::Value(v))).collect(),
-                        Err(e) => vec![Err(format!(
-                            "in the list items from line {}: {e}",
-                            line_of(text, range.start)
-                        ))],
+                        Err(e) => vec![Err(e.at_line(line_of(text, range.start)))],
                     },
                     Piece::Large(range) => vec![item_layout(text, range, limits).map(Item::Layout)],
                 }
@@ -151,11 +148,45 @@ fn item_layout(text: &str, range: Range<usize>, limits: Limits) -> Result<Layout
 }
 
 /// Values of a run of whole items, the lines of a block sequence.
-fn run_values(run: &str) -> Result<Vec<Value>, String> {
-    match serde_yaml_ng::from_str(run).map_err(|e| e.to_string())? {
+fn run_values(run: &str) -> Result<Vec<Value>, RunError> {
+    match serde_yaml_ng::from_str(run).map_err(RunError::Parse)? {
         Value::Array(values) => Ok(values),
-        _ => Err("a list's items did not read as a list".into()),
+        _ => Err(RunError::NotAList),
     }
+}
+
+/// Why a run of items did not build.
+enum RunError {
+    Parse(serde_yaml_ng::Error),
+    NotAList,
+}
+
+impl RunError {
+    /// The error for a run that starts on line `first` of the file: serde_yaml_ng counts lines
+    /// from the run's start, so its position is moved to the file's.
+    fn at_line(&self, first: usize) -> String {
+        match self {
+            RunError::Parse(e) => match e.location() {
+                Some(at) => format!(
+                    "{} at line {} column {}",
+                    without_position(&e.to_string()),
+                    first + at.line() - 1,
+                    at.column()
+                ),
+                None => format!("in the list items from line {first}: {e}"),
+            },
+            RunError::NotAList => {
+                format!("the list items from line {first} did not read as a list")
+            }
+        }
+    }
+}
+
+/// serde_yaml_ng's message without the ` at line L column C` it ends with.
+fn without_position(message: &str) -> &str {
+    message
+        .rfind(" at line ")
+        .map_or(message, |at| &message[..at])
 }
 
 /// saphyr-parser ends a line at a lone `\r` too; the byte offsets here count `\n` only.

@@ -85,22 +85,14 @@ pub(crate) async fn read_apiserver_endpoints(
         Ok::<_, ReadError>(page.items)
     };
     let (endpoints, slices) = tokio::join!(get_endpoints, list_slices);
-    if let Some(e) = first_refusal([endpoints.as_ref().err(), slices.as_ref().err()]) {
-        let why = refusal(
-            e.clone(),
-            trace,
-            "apiserver-endpoint-stale not checked",
-            |action| {
-                let action = if action.is_empty() {
-                    "read the kubernetes Endpoints"
-                } else {
-                    action
-                };
-                format!(
-                    "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)"
-                )
-            },
-        )?;
+    let refused = first_refusal([endpoints.as_ref().err(), slices.as_ref().err()]).and_then(|e| {
+        refusal(e, trace, "apiserver-endpoint-stale not checked", |action| {
+            format!(
+                "this user may not {action} (grant the Role k3sdoctor-read-only in {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)"
+            )
+        })
+    });
+    if let Some(why) = refused {
         return Ok(EndpointsRead {
             not_read: Some(why),
             ..EndpointsRead::default()

@@ -108,10 +108,12 @@ pub(super) async fn read_packaged_charts(
             ListParams::default().labels(CHART_LABEL).limit(PAGE_SIZE),
         ),
     );
-    if let Some(e) = first_refusal([charts.as_ref().err(), jobs.as_ref().err()]) {
-        let why = refusal(e.clone(), trace, "packaged-charts not checked", |_| {
-            FORBIDDEN.to_string()
-        })?;
+    let refused = first_refusal([charts.as_ref().err(), jobs.as_ref().err()]).and_then(|e| {
+        refusal(e, trace, "packaged-charts not checked", |_| {
+            FORBIDDEN.into()
+        })
+    });
+    if let Some(why) = refused {
         return Ok(PackagedChartsRead::Refused(why));
     }
     let charts = match charts {

@@ -6,21 +6,21 @@
 use super::{ReadError, Trace};
 use crate::model::collected::Collected;
 
-/// `error` as the answer it is when the API server refused the read: after a trace line of
+/// The answer `error` is when the API server refused the read (403): after a trace line of
 /// what it costs (`not_checked`), the reason the checks give, built by `needs` from the refused
-/// action. Any other error is handed back.
+/// action. `None` for any other error, which stays the read's failure.
 pub(crate) fn refusal(
-    error: ReadError,
+    error: &ReadError,
     trace: Trace<'_>,
     not_checked: &str,
     needs: impl FnOnce(&str) -> String,
-) -> Result<String, ReadError> {
+) -> Option<String> {
     if error.http_status != Some(403) {
-        return Err(error);
+        return None;
     }
-    let action = error.action.clone().unwrap_or_default();
+    let action = error.action.as_deref().unwrap_or_default();
     trace(&format!("{action}: forbidden; {not_checked}"));
-    Ok(needs(&action))
+    Some(needs(action))
 }
 
 /// One optional read's outcome as the state keeps it: read, or refused with its reason.
@@ -32,7 +32,10 @@ pub(crate) fn read_or_refused<T>(
 ) -> Result<Collected<T>, ReadError> {
     match read {
         Ok(value) => Ok(Collected::Read(value)),
-        Err(error) => refusal(error, trace, not_checked, needs).map(Collected::Refused),
+        Err(error) => match refusal(&error, trace, not_checked, needs) {
+            Some(why) => Ok(Collected::Refused(why)),
+            None => Err(error),
+        },
     }
 }
 

@@ -141,6 +141,13 @@ fn what_cannot_be_split_is_refused_with_a_way_out_before_any_object_is_kept() {
         "- {kind: Node}\n".repeat(20)
     );
     refused(&broken, "at line 23 column");
+    // Past the syntax check, an error while building a run names its line in the file.
+    let list_key = format!(
+        "kind: List\nitems:\n{}- {{[1, 2]: x}}\n",
+        "- {kind: Node}\n".repeat(20)
+    );
+    let err = split(&list_key).unwrap_err();
+    assert!(err.message.contains("at line 23 column"), "{}", err.message);
     refused(
         &format!("{}\n", "# nothing\n".repeat(30)),
         "no documents found",
