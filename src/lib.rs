@@ -7,6 +7,7 @@
 mod age;
 mod apply;
 mod build_info;
+mod byte_size;
 pub mod cli;
 mod commands;
 mod diagnose;

@@ -16,18 +16,7 @@ use crate::snapshots::backfill_plan::BackfillPlan;
 
 /// 8417312 → `8.0 MiB`, as binary units are what snapshot files are sized in.
 pub(crate) fn human_size(bytes: i64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
+    crate::byte_size::human(bytes as f64)
 }
 
 fn header(sink: &mut TableOut<'_>, report: &SnapshotReport, style: Style) -> std::io::Result<()> {
