@@ -21,6 +21,7 @@ use super::control_plane::node_passwords::{
 use super::control_plane::packaged_charts::analyse_packaged_charts;
 use super::control_plane::secrets_encryption::analyse_secrets_encryption;
 use super::control_plane::secrets_reencrypt::analyse_secrets_reencrypt;
+use super::datastore::analyse_datastore;
 use super::finding::Finding;
 use super::leases::LeaseAnalysis;
 use super::leases::lock_status::{self, LockState};
@@ -72,7 +73,7 @@ pub(super) struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub(super) const ANALYSERS: [Analyser; 16] = [
+pub(super) const ANALYSERS: [Analyser; 17] = [
     leases,
     lock_presence,
     snapshots,
@@ -89,6 +90,7 @@ pub(super) const ANALYSERS: [Analyser; 16] = [
     node_passwords,
     serving_cert_static,
     packaged_charts,
+    datastore,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -370,5 +372,24 @@ fn packaged_charts(i: &Inputs) -> Analysed {
                 String::new()
             },
         }),
+    }
+}
+
+/// The datastore from each server's metrics: quota, fragmentation, kine's compaction, latency.
+fn datastore(i: &Inputs) -> Analysed {
+    let datastore = &i.leases.cluster.datastore;
+    match analyse_datastore(i.state, datastore, i.distro, i.now, &i.leases.locks) {
+        Ok((findings, notes)) => Analysed {
+            findings,
+            run: Some(CheckRun {
+                name: "datastore",
+                ran: true,
+                note: notes.join("; "),
+            }),
+        },
+        Err(why) => Analysed {
+            findings: Vec::new(),
+            run: Some(CheckRun::of("datastore", Some(why))),
+        },
     }
 }

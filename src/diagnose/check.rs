@@ -7,6 +7,7 @@ use serde::Serialize;
 pub(crate) use super::analysers::CheckRun;
 use super::analysers::{ANALYSERS, Inputs, snapshots_ran};
 use super::cluster_summary::ClusterSummary;
+use super::datastore::{DatastoreSize, datastore_sizes};
 use super::finding::{Finding, FindingCode};
 use super::leases::analyse_leases;
 use super::leases::lock_status::LockStatus;
@@ -67,6 +68,9 @@ pub(crate) struct CheckAnalysis {
     /// Rancher's side, when Rancher manages the cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rancher: Option<RancherSummary>,
+    /// Each server's datastore size, from its metrics.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub datastore: Vec<DatastoreSize>,
 }
 
 impl CheckAnalysis {
@@ -114,8 +118,10 @@ pub(crate) fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp
     if !findings.iter().any(|f| f.code == FindingCode::LeaseSplit) {
         findings.extend(version_affected(&version_advice));
     }
+    let datastore = datastore_sizes(state, &leases.cluster.datastore, distro);
     CheckAnalysis {
         version_advice,
+        datastore,
         cluster: leases.cluster,
         locks: leases.locks,
         snapshots,

@@ -157,6 +157,36 @@ finding_codes! {
         meaning: "one more lost etcd member would lose quorum (or it is lost)",
         remediation: "bring the NotReady members back first",
     }
+    EtcdDbNearQuota = "etcd-db-near-quota" {
+        severity: "warning at 80 % of the member's quota, error at 95 %",
+        meaning: "an etcd member's database file nears its quota (from etcd's quota metric, else --etcd-arg quota-backend-bytes, else 2 GiB)",
+        remediation: "compact and defragment that member with etcdctl; raise quota-backend-bytes on every server",
+    }
+    EtcdDbOverQuota = "etcd-db-over-quota" {
+        severity: "error",
+        meaning: "a member is at its quota (NOSPACE), or every lock froze beside a member near it: writes are refused cluster-wide",
+        remediation: "compact, defragment every member, then etcdctl alarm disarm",
+    }
+    EtcdDbFragmented = "etcd-db-fragmented" {
+        severity: "warning",
+        meaning: "under half of a member's file is in use and over 100 MiB is (etcd's own rule; needs :2381)",
+        remediation: "defragment that member with etcdctl, one member at a time",
+    }
+    EtcdQuotaDiffers = "etcd-quota-differs" {
+        severity: "warning",
+        meaning: "etcd members run different quotas: the smallest bounds the cluster",
+        remediation: "set the same --etcd-arg=quota-backend-bytes on every server",
+    }
+    KineCompactionStalled = "kine-compaction-stalled" {
+        severity: "warning",
+        meaning: "kine's compactions fail and none succeeded in 15 minutes of uptime: the database only grows",
+        remediation: "read the server's log for kine's Compact errors",
+    }
+    DatastoreSlow = "datastore-slow" {
+        severity: "warning",
+        meaning: "single-object storage p99 over 1 s, WAL fsync p99 over 0.5 s or backend commit p99 over 0.25 s (lifetime p99 from one scrape)",
+        remediation: "check the server's disk and CPU",
+    }
     // Etcd members beyond quorum.
     EtcdMemberNameDuplicate = "etcd-member-name-duplicate" {
         severity: "error",

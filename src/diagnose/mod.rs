@@ -5,6 +5,7 @@ mod analysers;
 pub(crate) mod check;
 pub(crate) mod cluster_summary;
 pub(crate) mod control_plane;
+pub(crate) mod datastore;
 pub(crate) mod finding;
 mod finding_code;
 pub(crate) mod fleet;

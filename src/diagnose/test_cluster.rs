@@ -18,6 +18,7 @@ use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
 use crate::model::packaged_charts::PackagedCharts;
 use crate::model::secret_metadata::{SecretMeta, SecretOwner};
+use crate::model::server_metrics::{DatastoreScrape, ServerMetrics, StorageSize};
 
 pub(crate) const NOW: &str = "2024-05-31T12:10:40Z";
 
@@ -410,7 +411,30 @@ impl TestCluster {
         self
     }
 
-    pub(crate) fn build(self) -> ClusterState {
+    /// The state; unless a test set them, every server's metrics read, small and quick.
+    pub(crate) fn build(mut self) -> ClusterState {
+        if matches!(self.state.server_metrics, Collected::NotAsked) {
+            let reads = self
+                .state
+                .nodes()
+                .iter()
+                .filter(|n| n.is_server())
+                .map(|n| ServerMetrics {
+                    node: Some(n.name.clone()),
+                    from: format!("{}:6443", n.name),
+                    apiserver: Ok(DatastoreScrape {
+                        storage_size: Some(StorageSize {
+                            bytes: 50.0 * 1024.0 * 1024.0,
+                            metric: "apiserver_storage_size_bytes",
+                            endpoint: None,
+                        }),
+                        ..DatastoreScrape::default()
+                    }),
+                    etcd: None,
+                })
+                .collect();
+            self.state.server_metrics = Collected::Read(reads);
+        }
         self.state
     }
 }

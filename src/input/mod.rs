@@ -7,6 +7,7 @@ pub(crate) mod dump;
 pub(crate) mod files;
 pub(crate) mod limits;
 pub(crate) mod live;
+pub(crate) mod metrics;
 pub(crate) mod narrator;
 pub(crate) mod rancher;
 pub(crate) mod read_error;

@@ -1,6 +1,7 @@
 //! Everything k3sdoctor read about one cluster, from whichever source: what the readers in
 //! `input/` fill and the analysers judge.
 
+use crate::model::server_metrics::ServerMetrics;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -51,6 +52,8 @@ pub(crate) struct ClusterState {
     /// `helm.cattle.io/v1` HelmCharts in kube-system (k3s's and RKE2's packaged components)
     /// and helm-controller's Jobs there.
     pub packaged_charts: Collected<PackagedCharts>,
+    /// Each server's datastore metrics (its apiserver's `/metrics`, etcd's `:2381/metrics`).
+    pub server_metrics: Collected<Vec<ServerMetrics>>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

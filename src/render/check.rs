@@ -6,7 +6,9 @@ use super::findings::{same_list_as, short_object, summary_line, write_body};
 use super::plural;
 use super::style::Style;
 use super::wrap::{columns, write_wrapped};
+use crate::byte_size::human;
 use crate::diagnose::check::CheckFinding;
+use crate::diagnose::datastore::DatastoreSize;
 use crate::diagnose::finding::Finding;
 use crate::diagnose::leases::lock_status::{LockState, LockStatus};
 use crate::report::CheckReport;
@@ -68,6 +70,9 @@ pub(crate) fn write_check(
             ));
         }
     }
+    if !a.datastore.is_empty() {
+        header.push(datastore_line(&a.datastore));
+    }
     if let Some(r) = a.rancher.as_ref().filter(|r| r.checked) {
         header.push(rancher_line(r));
     }
@@ -94,6 +99,24 @@ pub(crate) fn write_check(
     writeln!(out)?;
     write_linked_findings(out, &a.findings, style)?;
     writeln!(out, "{}", summary_line(&a.all_findings(), report.fail_on))
+}
+
+/// Each server's datastore size, against its quota where it has one.
+fn datastore_line(sizes: &[DatastoreSize]) -> String {
+    let each: Vec<String> = sizes
+        .iter()
+        .map(|s| match s.quota_bytes {
+            Some(quota) => format!(
+                "{} {} of {} ({:.0} %)",
+                s.server,
+                human(s.bytes),
+                human(quota),
+                s.bytes / quota * 100.0
+            ),
+            None => format!("{} {}", s.server, human(s.bytes)),
+        })
+        .collect();
+    format!("datastore size: {}", each.join(", "))
 }
 
 /// Each lock's state, in one line: `k3s held by server-1, k3s-etcd missing`.

@@ -24,6 +24,7 @@ mod concurrent_writers;
 mod connection_flags;
 mod credential_plugins;
 mod datastore;
+mod datastore_metrics;
 mod deploy;
 mod deploy_kustomize;
 mod deploy_serve;

@@ -47,7 +47,8 @@ fn copy_objects(env: &EnvTest) -> Vec<Value> {
 
 /// The report with what legitimately differs between two servers removed: their URLs, the
 /// kubeconfig files pasteable commands name, resourceVersions (the fake numbers the copied
-/// objects afresh), and what each presents in the TLS handshake (the fake speaks plain HTTP).
+/// objects afresh), and what each presents in the TLS handshake (the fake speaks plain HTTP)
+/// and so why each server's own address could not be read.
 fn comparable(out: &Output, server: &str) -> String {
     // Wrapped at 80 columns, a different path length moves line breaks: compare words.
     let words = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -57,6 +58,11 @@ fn comparable(out: &Output, server: &str) -> String {
             drop_resource_versions(&mut report);
             if let Some(checks) = report["checks"].as_array_mut() {
                 checks.retain(|c| c["name"] != "connection-certificates");
+                // Each server's own address is dialled with the kubeconfig's trust, which
+                // differs: why the servers' metrics could not be read differs with it.
+                for check in checks.iter_mut().filter(|c| c["name"] == "datastore") {
+                    check.as_object_mut().map(|c| c.remove("note"));
+                }
             }
             serde_json::to_string_pretty(&report).expect("JSON")
         }

@@ -21,6 +21,7 @@ mod concurrent_follow;
 mod connecting;
 mod control_plane_benchmark;
 mod credential_plugins;
+mod datastore_metrics;
 mod deploy;
 mod etcd_members;
 mod fake_vs_real;

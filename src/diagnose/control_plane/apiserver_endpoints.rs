@@ -159,9 +159,8 @@ fn stale_finding(object: &ApiserverEndpoints, stale: &[&str], c: &Context<'_>) -
     }
     let first = stale[0];
     let etcdctl = format!(
-        "ETCDCTL_API=3 etcdctl --cacert /var/lib/rancher/{prog}/server/tls/etcd/server-ca.crt --cert \
-         /var/lib/rancher/{prog}/server/tls/etcd/client.crt --key /var/lib/rancher/{prog}/server/tls/etcd/client.key \
-         del /registry/masterleases/{first}"
+        "{} del /registry/masterleases/{first}",
+        crate::diagnose::datastore::etcdctl(c.distro, None)
     );
     Finding::new(severity, FindingCode::ApiserverEndpointStale, &shown, message)
         .listing(&stale.iter().map(|s| s.to_string()).collect::<Vec<_>>())

@@ -10,6 +10,7 @@ mod container;
 mod holder_table;
 mod layout;
 mod memberlist;
+pub(crate) mod metrics_files;
 mod node_table;
 mod pasted_table;
 mod rancher_collector;
@@ -26,11 +27,13 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use self::archive::Opener;
+use self::metrics_files::{MetricsFile, metrics_file};
 use self::tree::{Tree, is_log, wanted};
 use super::ReadError;
 use crate::input::files::bounded_read::{self, BoundedReadError, DUMP_FILE_LIMIT};
 use crate::input::files::dump_files::{self, Input};
 use crate::input::limits::{Budget, BundleLimits};
+use crate::input::metrics::scrape_reader::MOST_METRICS_BYTES;
 use crate::model::bundle_provenance::{BundleSource, Collector, NotCollected, feeds};
 use crate::model::configmap_listing::ConfigMapListing;
 use crate::model::source_gap::SourceGap;
@@ -85,6 +88,8 @@ pub(crate) struct Source {
     pub notes: Vec<String>,
     /// `None` for a plain dump.
     pub provenance: Option<BundleSource>,
+    /// The servers' `/metrics` answers the dump holds.
+    pub metrics: Vec<MetricsFile>,
 }
 
 impl Source {
@@ -215,7 +220,12 @@ pub(crate) fn read(paths: &[PathBuf], limits: BundleLimits) -> Result<Vec<Source
                         .unwrap_or(&file)
                         .to_string_lossy()
                         .into_owned();
-                    if wanted(&rel) {
+                    if metrics_file(&rel).is_some() {
+                        // Past the cap the reader refuses it, for that server alone.
+                        let bytes = bounded_read::read_head(&file, MOST_METRICS_BYTES as u64 + 1)
+                            .map_err(|e| unreadable(&file.display().to_string(), &e))?;
+                        tree.insert(&rel, bytes);
+                    } else if wanted(&rel) {
                         let bytes = bounded_read::read_bytes(&file, DUMP_FILE_LIMIT)
                             .map_err(|e| unreadable(&file.display().to_string(), &e))?;
                         tree.insert(&rel, bytes);
@@ -267,9 +277,6 @@ fn plain(tree: &Tree) -> Result<Source, ReadError> {
     let mut source = Source::default();
     let in_archive = !matches!(tree.container.as_str(), "folder" | "file");
     for (path, bytes) in &tree.files {
-        if !tree.single && !has_dump_extension(path) {
-            continue;
-        }
         let name = if tree.container == "folder" {
             format!("{}/{path}", tree.name.trim_end_matches('/'))
         } else if tree.single {
@@ -277,6 +284,18 @@ fn plain(tree: &Tree) -> Result<Source, ReadError> {
         } else {
             format!("{}:{path}", tree.name)
         };
+        if let (false, Some((role, node))) = (tree.single, metrics_file(path)) {
+            source.metrics.push(MetricsFile {
+                role,
+                node,
+                name,
+                bytes: bytes.to_vec(),
+            });
+            continue;
+        }
+        if !tree.single && !has_dump_extension(path) {
+            continue;
+        }
         let text = match String::from_utf8(bytes.to_vec()) {
             Ok(text) => text,
             Err(_) if in_archive => {

@@ -131,6 +131,9 @@ fn resolve(base: &str, target: &str) -> Option<String> {
 /// reads are kept: a large cluster's Pods and Events would otherwise be held and parsed.
 pub(super) fn wanted(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
+    if super::metrics_files::metrics_file(path).is_some() {
+        return true;
+    }
     // The kinds k3sdoctor reads, as troubleshoot and support-bundle-kit name their files.
     let in_bundles = || KINDS.iter().filter(|row| row.in_bundles);
     let kind_file = |rest: &str| {

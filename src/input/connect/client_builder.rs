@@ -56,19 +56,11 @@ pub(super) fn client_for(
             .map_or(authority, |(_, host)| host);
         format!("{}://{host}", uri.scheme_str().unwrap_or("http"))
     });
-    let client = kube::Client::try_from(config).map(|client| {
-        let namespace = client.default_namespace().to_string();
-        let client = match refresh {
-            None => client,
-            Some(token) => kube::Client::new(WithToken { client, token }, namespace.clone()),
-        };
-        let bounded = BoundedAnswers {
-            client,
-            limit: MOST_BODY_BYTES,
-            chains: Default::default(),
-        };
-        kube::Client::new(bounded, namespace)
-    });
+    let peers = PeerClients {
+        config: config.clone(),
+        refresh: refresh.clone(),
+    };
+    let client = build_client(config, refresh);
     let client = client.map_err(|e| match &e {
         // kube still runs a GCP auth-provider's `cmd-path` itself; its failure carries the
         // command's output (a token) in `Debug` form: only its exit status is told.
@@ -102,7 +94,55 @@ pub(super) fn client_for(
         user: None,
         client_certificate,
         cluster_ca,
+        peers,
     })
+}
+
+/// The client for a resolved config: the refreshing token, then the bound on every answer.
+fn build_client(
+    config: kube::Config,
+    refresh: Option<RefreshingToken>,
+) -> Result<kube::Client, kube::Error> {
+    kube::Client::try_from(config).map(|client| {
+        let namespace = client.default_namespace().to_string();
+        let client = match refresh {
+            None => client,
+            Some(token) => kube::Client::new(WithToken { client, token }, namespace.clone()),
+        };
+        let bounded = BoundedAnswers {
+            client,
+            limit: MOST_BODY_BYTES,
+            chains: Default::default(),
+        };
+        kube::Client::new(bounded, namespace)
+    })
+}
+
+/// What it takes to reach another server of the same cluster with the same credentials and
+/// trust, as `kubectl --server https://<ip>:6443` does: each server's own `/metrics`.
+#[derive(Clone)]
+pub(crate) struct PeerClients {
+    config: kube::Config,
+    refresh: Option<RefreshingToken>,
+}
+
+impl PeerClients {
+    /// A client for `https://<address>`: connected within `connect`, each read within `read`.
+    pub(crate) fn at(
+        &self,
+        address: &str,
+        connect: Duration,
+        read: Duration,
+    ) -> Result<kube::Client, String> {
+        let mut config = self.config.clone();
+        config.cluster_url = format!("https://{address}")
+            .parse()
+            .map_err(|_| format!("{address} is not an address"))?;
+        config.connect_timeout = Some(connect);
+        config.read_timeout = Some(read);
+        config.write_timeout = Some(read);
+        build_client(config, self.refresh.clone()).map_err(|e| e.to_string())
+    }
 }
 
 /// The user's client certificate as kubectl finds it: inline data, else the file it names.

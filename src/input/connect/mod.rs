@@ -67,6 +67,8 @@ pub(crate) struct Connection {
     /// none or skips verification: the servers' chains are then verified against
     /// `kube-root-ca.crt`.
     pub cluster_ca: Option<Vec<Vec<u8>>>,
+    /// Clients for the cluster's other servers, with these credentials.
+    pub peers: self::client_builder::PeerClients,
 }
 
 /// One cluster, from the command line's connection options.

@@ -5,6 +5,7 @@
 
 pub(crate) mod dump_coverage;
 mod dump_fill;
+mod dump_metrics;
 pub(crate) mod dump_parse;
 mod dump_time;
 mod json_spans;
@@ -122,9 +123,12 @@ pub(crate) fn read_dump(
         ..ClusterState::default()
     };
     let mut complete = Vec::new();
-    for source in sources {
+    let mut metrics = Vec::new();
+    for mut source in sources {
+        metrics.append(&mut source.metrics);
         read_source(source, &mut collected, &mut state, &mut complete)?;
     }
+    state.server_metrics = dump_metrics::server_metrics(metrics);
     // A table's holders beside a real dump of the same Leases: the objects won, so the
     // freshness of every lock kept was judged after all.
     let leases = || {
@@ -208,6 +212,7 @@ fn read_source(
         snapshot_crd_missing,
         notes,
         mut provenance,
+        metrics: _,
     } = source;
     state.snapshot_crd_missing |= snapshot_crd_missing;
     state.notes.extend(notes);
@@ -272,22 +277,27 @@ fn read_source(
             .merge(listing);
     }
     if let Some(p) = &mut provenance {
-        p.files = files
-            .into_iter()
-            .map(|(path, objects)| {
-                let mut checks: Vec<&'static str> = objects.keys().flat_map(|k| feeds(k)).collect();
-                checks.sort_unstable();
-                checks.dedup();
-                FileRead {
-                    path,
-                    objects,
-                    feeds: checks,
-                }
-            })
-            .collect();
+        p.files = file_reads(files);
     }
     state.bundles.extend(provenance);
     Ok(())
+}
+
+/// What each file of a bundle gave, by kind, and the checks those kinds feed.
+fn file_reads(files: BTreeMap<String, BTreeMap<String, usize>>) -> Vec<FileRead> {
+    files
+        .into_iter()
+        .map(|(path, objects)| {
+            let mut checks: Vec<&'static str> = objects.keys().flat_map(|k| feeds(k)).collect();
+            checks.sort_unstable();
+            checks.dedup();
+            FileRead {
+                path,
+                objects,
+                feeds: checks,
+            }
+        })
+        .collect()
 }
 
 /// The objects of one file on their way into [`Collected`], counted by kind for its provenance.

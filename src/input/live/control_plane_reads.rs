@@ -1,13 +1,17 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
-//! connection and every server present, the metadata of the Secrets in kube-system, and the
-//! HelmCharts and their Jobs there, read after the snapshot lists and filled in at once.
+//! connection and every server present, the metadata of the Secrets in kube-system, the
+//! HelmCharts and their Jobs there, and each server's datastore metrics, read after the snapshot
+//! lists and filled in at once.
 
 use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::packaged_charts::{PackagedChartsRead, read_packaged_charts};
 use super::secret_metadata::read_secret_metadata;
-use super::server_certificates::{handshake_targets, read_server_certificates};
+use super::server_certificates::{
+    MOST_HANDSHAKES_AT_ONCE, handshake_targets, read_server_certificates,
+};
+use super::server_metrics::read_server_metrics;
 use super::{
     Connection, EndpointsRead, ReadError, Trace, read_apiserver_endpoints, read_node_events,
 };
@@ -16,6 +20,7 @@ use crate::model::collected::Collected;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
 use crate::model::secret_metadata::SecretMeta;
+use crate::model::server_metrics::ServerMetrics;
 
 #[derive(Clone)]
 pub(crate) struct ControlPlaneReads {
@@ -24,6 +29,7 @@ pub(crate) struct ControlPlaneReads {
     certificates: ConnectionCertificates,
     secrets: Collected<Vec<SecretMeta>>,
     charts: PackagedChartsRead,
+    metrics: Vec<ServerMetrics>,
 }
 
 impl ControlPlaneReads {
@@ -39,21 +45,30 @@ impl ControlPlaneReads {
         // handshake of its own, which on the real API server cost more than the overlap saves
         // (docs/performance.md); three reuse the connections the snapshot lists left open. The
         // handshakes with the servers (no API request) run beside the charts.
+        // The handshakes and the metrics reads dial the same servers: one bound for both, so
+        // thousands of published addresses cannot exhaust the open-file limit.
+        let dials = tokio::sync::Semaphore::new(MOST_HANDSHAKES_AT_ONCE);
         let endpoints_then_charts = async {
             let endpoints = read_apiserver_endpoints(conn, trace).await;
             let published = endpoints.iter().flat_map(EndpointsRead::addresses);
+            let owned: Vec<(String, Option<i32>)> = endpoints
+                .iter()
+                .flat_map(EndpointsRead::addresses)
+                .map(|(a, p)| (a.to_string(), p))
+                .collect();
             let targets = handshake_targets(nodes, published, &conn.server);
-            let (charts, servers) = tokio::join!(
+            let (charts, servers, metrics) = tokio::join!(
                 read_packaged_charts(conn, trace),
-                read_server_certificates(conn, targets),
+                read_server_certificates(conn, targets, &dials),
+                read_server_metrics(conn, nodes, owned, &dials),
             );
-            (endpoints, charts, servers)
+            (endpoints, charts, servers, metrics)
         };
         let events_then_secrets = async {
             let events = read_node_events(conn, trace).await;
             (events, read_secret_metadata(conn, trace).await)
         };
-        let ((endpoints, charts, servers), (events, secrets), mut certificates) = tokio::join!(
+        let ((endpoints, charts, servers, metrics), (events, secrets), mut certificates) = tokio::join!(
             endpoints_then_charts,
             events_then_secrets,
             read_connection_certificates(conn),
@@ -66,6 +81,7 @@ impl ControlPlaneReads {
             certificates,
             secrets: secrets?,
             charts: charts?,
+            metrics,
         })
     }
 
@@ -81,5 +97,6 @@ impl ControlPlaneReads {
         state.certificates = Some(self.certificates);
         state.secret_metadata = self.secrets;
         self.charts.fill(state);
+        state.server_metrics = Collected::Read(self.metrics);
     }
 }

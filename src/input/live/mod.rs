@@ -14,6 +14,7 @@ mod packaged_charts;
 mod refusal;
 mod secret_metadata;
 pub(crate) mod server_certificates;
+mod server_metrics;
 mod serving_cert;
 pub(crate) mod snapshot_file_object;
 pub(crate) mod token_access_review;

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::serving_cert::{host_port, read_serving_certificate};
+use super::serving_cert::read_serving_certificate;
 use crate::input::connect::Connection;
 use crate::input::connect::rancher_proxy::proxy_url;
 use crate::model::certificate_chain::ChainTrust;
@@ -19,19 +19,46 @@ use crate::model::node::NodeFacts;
 const SERVER_HANDSHAKE_LIMIT: Duration = Duration::from_secs(2);
 /// kube-apiserver's port on k3s and RKE2 when nothing publishes one.
 const DEFAULT_PORT: i32 = 6443;
-/// Handshakes under way at once: `--parallel`'s default, which a fleet uses for its clusters
-/// (one cluster's `check` takes no `--parallel`).
+/// Connections to the servers under way at once (handshakes and metrics reads together):
+/// `--parallel`'s default, which a fleet uses for its clusters (one cluster's `check` takes no
+/// `--parallel`).
 pub(crate) const MOST_HANDSHAKES_AT_ONCE: usize = 16;
 
 pub(crate) use crate::model::served_certificates::{NOT_YET_VERIFIED, ServerCertificate};
 
-/// The addresses to read, with the Node each belongs to: every published address, then each
-/// control-plane Node none of whose addresses is published (at the published port). The
-/// address the requests go to is left out: the connection reads it already.
+/// The addresses to read, with the Node each belongs to: every server address (see
+/// [`server_addresses`]) but the one the requests go to: the connection reads it already.
 pub(crate) fn handshake_targets<'a>(
     nodes: &[NodeFacts],
     published: impl Iterator<Item = (&'a str, Option<i32>)>,
     connected: &str,
+) -> Vec<(String, Option<String>)> {
+    let mut targets = server_addresses(nodes, published);
+    let connected = connected_address(connected);
+    targets.retain(|(address, _)| Some(address) != connected.as_ref());
+    targets
+}
+
+/// The address the connection dials, spelled as [`server_addresses`] spells them.
+pub(crate) fn connected_address(server: &str) -> Option<String> {
+    let uri: http::Uri = server.parse().ok()?;
+    let default_port = if uri.scheme_str() == Some("http") {
+        80
+    } else {
+        443
+    };
+    let host = uri.host()?.trim_start_matches('[').trim_end_matches(']');
+    Some(dial_address(
+        host,
+        i32::from(uri.port_u16().unwrap_or(default_port)),
+    ))
+}
+
+/// Every server's address, with the Node it belongs to: every published address, then each
+/// control-plane Node none of whose addresses is published (at the published port).
+pub(crate) fn server_addresses<'a>(
+    nodes: &[NodeFacts],
+    published: impl Iterator<Item = (&'a str, Option<i32>)>,
 ) -> Vec<(String, Option<String>)> {
     let published: Vec<(&str, Option<i32>)> = published.collect();
     let port = published
@@ -63,10 +90,6 @@ pub(crate) fn handshake_targets<'a>(
             add(ip, port);
         }
     }
-    let connected = host_port(connected)
-        .ok()
-        .map(|(host, port)| dial_address(&host, i32::from(port)));
-    targets.retain(|(address, _)| Some(address) != connected.as_ref());
     targets
 }
 
@@ -84,6 +107,7 @@ fn dial_address(ip: &str, port: i32) -> String {
 pub(crate) async fn read_server_certificates(
     conn: &Connection,
     targets: Vec<(String, Option<String>)>,
+    dials: &tokio::sync::Semaphore,
 ) -> Result<Vec<ServerCertificate>, String> {
     if let Some(proxy) = &conn.proxy {
         return Err(format!("the requests go through the proxy {proxy}"));
@@ -95,7 +119,11 @@ pub(crate) async fn read_server_certificates(
         .read_timeout
         .map_or(SERVER_HANDSHAKE_LIMIT, |t| t.min(SERVER_HANDSHAKE_LIMIT));
     let reads = targets.into_iter().map(|(address, node)| async move {
-        let read = read_serving_certificate(&format!("https://{address}"), limit).await;
+        let read = async {
+            let _dial = dials.acquire().await;
+            read_serving_certificate(&format!("https://{address}"), limit).await
+        };
+        let read = read.await;
         let (serving, chain) = match read {
             Ok(presented) => (Ok(presented.facts), presented.chain),
             Err(why) => (Err(why), Vec::new()),

@@ -159,7 +159,20 @@ pub(crate) fn authorize(identity: &Identity, info: &RequestInfo) -> Decision {
         if is_discovery_path(&info.path) {
             return allowed_by("system:discovery", "system:discovery", AUTHENTICATED);
         }
-        return denied;
+        return match identity {
+            // The read-only role's nonResourceURLs rule (deploy/base/serve-clusterrole.yaml).
+            Identity::User(Role::ReadOnly) if info.path == "/metrics" => {
+                allowed_by("viewer-read-only", "read-only", "User \"viewer\"")
+            }
+            Identity::Rbac(user) => match user.allows(info) {
+                Some(source) => Decision {
+                    allowed: true,
+                    reason: Some(format!("RBAC: allowed by {source}")),
+                },
+                None => denied,
+            },
+            _ => denied,
+        };
     }
     if info.api_group == "authorization.k8s.io"
         && matches!(

@@ -137,6 +137,11 @@ fn non_resource(state: &State, req: &Request, info: &RequestInfo) -> Reply {
             "application/json",
             resources::version_body(&state.git_version).into_bytes(),
         ),
+        ["metrics"] => Reply::raw(
+            200,
+            "text/plain; version=0.0.4; charset=utf-8",
+            state.metrics.to_vec(),
+        ),
         ["healthz" | "livez" | "readyz"] => {
             Reply::raw(200, "text/plain; charset=utf-8", b"ok".to_vec())
         }

@@ -431,6 +431,11 @@ impl FakeApi {
     }
 
     /// The `gitVersion` reported by `/version` (default `v1.29.4+k3s1`); major/minor follow it.
+    /// What `GET /metrics` answers from now on.
+    pub(crate) fn set_metrics(&self, text: impl Into<Vec<u8>>) {
+        self.state().metrics = std::sync::Arc::from(text.into());
+    }
+
     pub(crate) fn set_server_version(&self, git_version: &str) {
         self.state().git_version = git_version.to_string();
     }

@@ -26,9 +26,20 @@ pub(crate) struct PolicyRule {
 }
 
 impl PolicyRule {
-    /// `RuleAllows` for a resource request (non-resource rules never match here).
+    /// `RuleAllows`: a resource request by the resource rules, a non-resource one by
+    /// `nonResourceURLs` (exact, or a `*`-suffixed prefix).
     fn allows(&self, info: &RequestInfo) -> bool {
-        if !info.is_resource_request || !self.non_resource_urls.is_empty() {
+        let any_or = |list: &[String], wanted: &str| list.iter().any(|v| v == "*" || v == wanted);
+        if !info.is_resource_request {
+            return any_or(&self.verbs, &info.verb)
+                && self.non_resource_urls.iter().any(|url| {
+                    *url == info.path
+                        || url
+                            .strip_suffix('*')
+                            .is_some_and(|prefix| info.path.starts_with(prefix))
+                });
+        }
+        if !self.non_resource_urls.is_empty() {
             return false;
         }
         let combined = if info.subresource.is_empty() {
@@ -36,7 +47,6 @@ impl PolicyRule {
         } else {
             format!("{}/{}", info.resource, info.subresource)
         };
-        let any_or = |list: &[String], wanted: &str| list.iter().any(|v| v == "*" || v == wanted);
         let resource_matches = self.resources.iter().any(|r| {
             r == "*"
                 || *r == combined

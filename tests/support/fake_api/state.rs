@@ -26,6 +26,8 @@ pub(crate) struct State {
     pub rbac_users: HashMap<String, Arc<RbacUser>>,
     /// Bumped by `end_watches`: every open watch ends, as at its `timeoutSeconds`.
     pub watch_ends: tokio::sync::watch::Sender<u64>,
+    /// What `GET /metrics` answers: a 1.33 apiserver's recorded answer unless a test sets it.
+    pub metrics: Arc<[u8]>,
 }
 
 impl State {
@@ -40,6 +42,7 @@ impl State {
             address,
             rbac_users: HashMap::new(),
             watch_ends: tokio::sync::watch::Sender::new(0),
+            metrics: Arc::from(&include_bytes!("../../fixtures/metrics/apiserver-v1.33.txt")[..]),
         }
     }
 }

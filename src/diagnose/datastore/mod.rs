@@ -1,0 +1,162 @@
+//! The datastore under the control plane, judged from each server's metrics: etcd members
+//! against their quotas (`quota`), fragmentation, kine's compaction, and latency. Pure: the
+//! metrics were read live or from a dump's `metrics/` files before this runs. A server whose
+//! metrics could not be read is "not checked" with the reason, never healthy.
+
+mod etcdctl;
+mod fragmentation;
+mod kine_compaction;
+mod members;
+mod quota;
+mod slowness;
+
+use jiff::Timestamp;
+
+pub(crate) use self::etcdctl::etcdctl;
+use self::fragmentation::fragmentation_findings;
+use self::kine_compaction::kine_findings;
+use self::members::{Member, members};
+use self::quota::{FrozenLocks, quota_findings};
+use self::slowness::slowness_findings;
+use super::finding::Finding;
+use super::leases::lock_status::{LockState, LockStatus};
+use crate::distro::Distro;
+use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
+use crate::model::datastore::Datastore;
+
+/// The findings, and the note of what was not checked; `Err` with the reason when no
+/// server's metrics were read at all.
+pub(crate) fn analyse_datastore(
+    state: &ClusterState,
+    datastore: &Datastore,
+    distro: Distro,
+    now: Timestamp,
+    locks: &[LockStatus],
+) -> Result<(Vec<Finding>, Vec<String>), String> {
+    let reads = match &state.server_metrics {
+        Collected::Read(reads) => reads,
+        Collected::NotAsked => return Err("servers' metrics not read".into()),
+        lacking => return Err(lacking.why_not().unwrap_or_default().to_string()),
+    };
+    let mut notes: Vec<String> = reads
+        .iter()
+        .filter_map(|r| Some(format!("{}: {}", r.name(), r.apiserver.as_ref().err()?)))
+        .collect();
+    if reads
+        .iter()
+        .all(|r| r.apiserver.is_err() && r.etcd().is_none())
+    {
+        return Err(if notes.is_empty() {
+            "no server's metrics were read".into()
+        } else {
+            format!("no server's metrics were read: {}", notes.join("; "))
+        });
+    }
+    let etcd_read = reads.iter().any(|r| r.etcd().is_some());
+    let mut findings = Vec::new();
+    if *datastore == Datastore::EmbeddedEtcd || etcd_read {
+        let members = members(state, distro);
+        let read = |m: &&Member| {
+            reads
+                .iter()
+                .any(|r| r.name() == m.name && r.apiserver.is_ok())
+        };
+        notes.extend(
+            members
+                .iter()
+                .filter(|m| m.size.is_none())
+                .filter(read)
+                .map(|m| format!("{}: no datastore size in its metrics", m.name)),
+        );
+        findings.extend(quota_findings(&members, distro, frozen(locks).as_ref()));
+        findings.extend(fragmentation_findings(&members, distro));
+        if !etcd_read {
+            notes.push(
+                "etcd's own metrics (:2381, --etcd-expose-metrics) were not read: fragmentation and disk \
+                 latency not judged"
+                    .into(),
+            );
+        }
+    }
+    findings.extend(kine_findings(reads, distro, now));
+    findings.extend(slowness_findings(reads));
+    Ok((findings, notes))
+}
+
+/// One server's datastore size as `check` shows it, healthy or not.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DatastoreSize {
+    /// `Node s1`, or the server behind the connection.
+    pub server: String,
+    /// The physical size: the etcd member's file, or kine's database.
+    pub bytes: f64,
+    /// The metric it was read from.
+    pub metric: &'static str,
+    /// An etcd member's quota; none on kine, or when turned off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota_bytes: Option<f64>,
+    /// Where the quota came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota_from: Option<&'static str>,
+    /// etcd's in-use bytes (`:2381` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_use_bytes: Option<f64>,
+}
+
+/// Every size read: each etcd member's against its quota, or each kine server's.
+pub(crate) fn datastore_sizes(
+    state: &ClusterState,
+    datastore: &Datastore,
+    distro: Distro,
+) -> Vec<DatastoreSize> {
+    let Some(reads) = state.server_metrics.as_read() else {
+        return Vec::new();
+    };
+    if *datastore == Datastore::EmbeddedEtcd || reads.iter().any(|r| r.etcd().is_some()) {
+        return members(state, distro)
+            .into_iter()
+            .filter_map(|m| {
+                let (bytes, metric) = m.size?;
+                Some(DatastoreSize {
+                    server: m.name,
+                    bytes,
+                    metric,
+                    quota_bytes: m.quota.map(|(q, _)| q),
+                    quota_from: m.quota.map(|(_, from)| from.says()),
+                    in_use_bytes: m.in_use,
+                })
+            })
+            .collect();
+    }
+    reads
+        .iter()
+        .filter_map(|r| {
+            let size = r.apiserver()?.storage_size.as_ref()?;
+            Some(DatastoreSize {
+                server: r.name(),
+                bytes: size.bytes,
+                metric: size.metric,
+                quota_bytes: None,
+                quota_from: None,
+                in_use_bytes: None,
+            })
+        })
+        .collect()
+}
+
+/// Every held lock expired at once: the renewals all fail, as writes do under NOSPACE.
+fn frozen(locks: &[LockStatus]) -> Option<FrozenLocks> {
+    let held: Vec<&LockStatus> = locks
+        .iter()
+        .filter(|l| matches!(l.state, LockState::Held | LockState::Expired))
+        .collect();
+    let every = !held.is_empty() && held.iter().all(|l| l.state == LockState::Expired);
+    every.then(|| FrozenLocks {
+        locks: held.iter().map(|l| l.name.clone()).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
