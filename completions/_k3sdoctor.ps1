@@ -54,6 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause')
             [CompletionResult]::new('snapshots', 'snapshots', [CompletionResultType]::ParameterValue, 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules')
+            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Write everything check reads into a folder or a .tar.gz, for --from-file later or elsewhere')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('rbac', 'rbac', [CompletionResultType]::ParameterValue, 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -')
@@ -461,6 +462,32 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
         'k3sdoctor;snapshots;help;help' {
             break
         }
+        'k3sdoctor;dump' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the API server, in place of the kubeconfig''s')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use, in place of the context''s')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use, in place of the context''s')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for the API server, in place of the user''s credentials')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'A CA certificate file (PEM) to verify the API server with')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'The user to impersonate (needs the `impersonate` verb)')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'A group to impersonate; repeatable; needs --as')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl''s -n, for muscle memory)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl''s -n, for muscle memory)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)')
+            [CompletionResult]::new('--distro', '--distro', [CompletionResultType]::ParameterName, 'Which product runs the cluster (auto: from the lock names, then the node versions)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the API server''s certificate (insecure)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing for table output; rely on the exit code')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'k3sdoctor;serve' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)')
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'How to write the log on stderr: text, or one JSON object per line')
@@ -565,6 +592,7 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             [CompletionResult]::new('leases', 'leases', [CompletionResultType]::ParameterValue, 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause')
             [CompletionResult]::new('snapshots', 'snapshots', [CompletionResultType]::ParameterValue, 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules')
+            [CompletionResult]::new('dump', 'dump', [CompletionResultType]::ParameterValue, 'Write everything check reads into a folder or a .tar.gz, for --from-file later or elsewhere')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('rbac', 'rbac', [CompletionResultType]::ParameterValue, 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -')
@@ -601,6 +629,9 @@ Register-ArgumentCompleter -Native -CommandName 'k3sdoctor' -ScriptBlock {
             break
         }
         'k3sdoctor;help;snapshots;restore' {
+            break
+        }
+        'k3sdoctor;help;dump' {
             break
         }
         'k3sdoctor;help;serve' {

@@ -51,6 +51,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
             cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
+            cand dump 'Write everything check reads into a folder or a .tar.gz, for --from-file later or elsewhere'
             cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
             cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
@@ -439,6 +440,31 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         }
         &'k3sdoctor;snapshots;help;help'= {
         }
+        &'k3sdoctor;dump'= {
+            cand --kubeconfig 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)'
+            cand --context 'The kubeconfig context to use; repeat it to read several clusters at once (check, leases)'
+            cand --server 'The address and port of the API server, in place of the kubeconfig''s'
+            cand --cluster 'The kubeconfig cluster to use, in place of the context''s'
+            cand --user 'The kubeconfig user to use, in place of the context''s'
+            cand --token 'Bearer token for the API server, in place of the user''s credentials'
+            cand --certificate-authority 'A CA certificate file (PEM) to verify the API server with'
+            cand --as 'The user to impersonate (needs the `impersonate` verb)'
+            cand --as-group 'A group to impersonate; repeatable; needs --as'
+            cand -n 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl''s -n, for muscle memory)'
+            cand --namespace 'The namespace: k3s and RKE2 keep their locks and snapshot ConfigMap in kube-system, so only kube-system is accepted (kubectl''s -n, for muscle memory)'
+            cand --request-timeout 'How long to wait for one API request (e.g. 10s, 1m; 0 = no limit)'
+            cand --distro 'Which product runs the cluster (auto: from the lock names, then the node versions)'
+            cand --color 'When to use colours (auto: on a terminal, unless NO_COLOR, CLICOLOR=0 or TERM=dumb; CLICOLOR_FORCE forces it)'
+            cand --insecure-skip-tls-verify 'Do not verify the API server''s certificate (insecure)'
+            cand -v 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand --verbose 'More detail on stderr: -v what was read (one line per read or dump) and error causes; -vv also every HTTP request (method, URL, status); -vvv also timings'
+            cand -q 'Print nothing for table output; rely on the exit code'
+            cand --quiet 'Print nothing for table output; rely on the exit code'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'k3sdoctor;serve'= {
             cand --listen 'The address and port to serve the endpoints on (`:9810`: every interface, as in Go)'
             cand --log-format 'How to write the log on stderr: text, or one JSON object per line'
@@ -537,6 +563,7 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
             cand leases 'Who holds each k3s/RKE2 leader lock, is it fresh, is there a split, does it matter here'
             cand check 'Every check at once: leases, snapshots, etcd membership; findings linked to their cause'
             cand snapshots 'ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s''s own rules'
+            cand dump 'Write everything check reads into a folder or a .tar.gz, for --from-file later or elsewhere'
             cand serve 'Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report'
             cand completions 'Print a shell completion script'
             cand rbac 'Print the RBAC roles a use needs, as YAML for kubectl apply -f -'
@@ -565,6 +592,8 @@ set edit:completion:arg-completer[k3sdoctor] = {|@words|
         &'k3sdoctor;help;snapshots;backfill'= {
         }
         &'k3sdoctor;help;snapshots;restore'= {
+        }
+        &'k3sdoctor;help;dump'= {
         }
         &'k3sdoctor;help;serve'= {
         }

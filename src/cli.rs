@@ -10,6 +10,7 @@ mod bundle_size;
 mod check_args;
 mod command_tree;
 pub mod complete;
+mod dump_args;
 mod flag_layout;
 mod fleet_args;
 mod global_args;
@@ -28,6 +29,7 @@ mod value_parsers;
 
 pub use check_args::CheckArgs;
 pub use command_tree::{command, command_as, command_for_scripts};
+pub use dump_args::DumpArgs;
 pub use fleet_args::FleetArgs;
 pub use global_args::{ColorChoice, DistroChoice, GlobalArgs, RequestTimeout};
 use help::*;
@@ -91,6 +93,9 @@ pub enum Command {
     /// ETCDSnapshotFiles against the <prog>-etcd-snapshots ConfigMap, by k3s's own rules.
     #[command(after_long_help = SNAPSHOTS_EXAMPLES)]
     Snapshots(SnapshotsArgs),
+    /// Write everything check reads into a folder or a .tar.gz, for --from-file later or elsewhere.
+    #[command(long_about = DUMP_ABOUT, after_long_help = DUMP_EXAMPLES)]
+    Dump(DumpArgs),
     /// Keep watching and export the verdicts for Prometheus: /metrics, /healthz, /readyz, /report.
     #[command(long_about = SERVE_ABOUT, after_long_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),

@@ -169,6 +169,7 @@ fn dispatch(cli: &Cli, bin_name: &str, ui: &mut Ui) -> anyhow::Result<Exit> {
             None => commands::leases::run(settings, &args.into(), ui),
         },
         Command::Check(args) => commands::check::run(settings, &args.into(), ui),
+        Command::Dump(args) => commands::dump::run(settings, &args.into(), ui),
         Command::Snapshots(args) => match &args.action() {
             cli::SnapshotsAction::List(list) => {
                 commands::snapshots::run_list(settings, &list.into(), ui)

@@ -84,6 +84,12 @@ pub(super) fn layout(path: &[&str]) -> Option<Layout> {
             dump: false,
             outputs: &[],
         },
+        // It reads a live cluster into files (a dump is already one) and prints no report.
+        ["dump"] => Layout {
+            connection: true,
+            dump: false,
+            outputs: &[],
+        },
         // It reads nothing and prints a document about the binary: no table to widen.
         ["version"] => Layout {
             connection: false,
@@ -270,6 +276,8 @@ fn why_not(path: &[&str], id: &str) -> &'static str {
         (["serve"], false) => {
             "serve prints no report: GET /report has the CheckReport, --log-format json gives JSON logs"
         }
+        (["dump"], true) => "dump reads a live cluster, and a dump is already one: run check on it",
+        (["dump"], false) => "dump writes files and prints no report: check -o json prints one",
         _ => "it reads no cluster and prints no report",
     }
 }

@@ -117,6 +117,22 @@ Examples:
   # Every cluster of the kubeconfig at once, worst first (docs/fleets.md)
   k3sdoctor check --all-contexts";
 
+pub(super) const DUMP_ABOUT: &str = "\
+Write everything check reads into a folder or a .tar.gz: the objects (Secrets as metadata only,
+never their data), each server's /metrics answer as metrics/apiserver/<node>.txt and etcd's as
+metrics/etcd/<node>.txt, and manifest.json: what was read and what was refused, and why.
+`k3sdoctor --from-file PATH check` reads it back. Nothing is written to the cluster; the output
+appears only once complete (an interrupted dump leaves nothing behind).";
+
+pub(super) const DUMP_EXAMPLES: &str = "\
+Examples:
+  # The current context, into k3sdoctor-dump-<time>.tar.gz
+  k3sdoctor dump
+
+  # Into a folder, then judge it (here or on another machine)
+  k3sdoctor dump ./cluster-dump
+  k3sdoctor --from-file ./cluster-dump check";
+
 pub(super) const SNAPSHOTS_EXAMPLES: &str = "\
 Examples:
   k3sdoctor snapshots list

@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub(crate) mod completions;
 mod configmap_write;
 mod confirm_write;
+pub(crate) mod dump;
 pub(crate) mod fleet;
 mod fleet_members;
 mod follow_write;

@@ -47,19 +47,23 @@ pub(crate) struct DatastoreScrape {
 }
 
 /// One server's two reads; `Err` says why a read was not made or failed.
+pub(crate) type ServerMetrics = ServerRead<DatastoreScrape>;
+
+/// One server's apiserver and etcd answers, as `T`: their datastore series, or (for a dump)
+/// their text.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ServerMetrics {
+pub(crate) struct ServerRead<T> {
     /// The server's Node; `None` for the server behind the connection when no server could
     /// be reached at its own address (a load balancer or proxy in between picks one).
     pub node: Option<String>,
     /// Where it was read: an address, or a dump's file.
     pub from: String,
-    pub apiserver: Result<DatastoreScrape, String>,
+    pub apiserver: Result<T, String>,
     /// `None`: not asked (not an etcd member, or not reachable from here at all).
-    pub etcd: Option<Result<DatastoreScrape, String>>,
+    pub etcd: Option<Result<T, String>>,
 }
 
-impl ServerMetrics {
+impl<T> ServerRead<T> {
     /// How the report names the server.
     pub(crate) fn name(&self) -> String {
         match &self.node {
@@ -68,11 +72,11 @@ impl ServerMetrics {
         }
     }
 
-    pub(crate) fn apiserver(&self) -> Option<&DatastoreScrape> {
+    pub(crate) fn apiserver(&self) -> Option<&T> {
         self.apiserver.as_ref().ok()
     }
 
-    pub(crate) fn etcd(&self) -> Option<&DatastoreScrape> {
+    pub(crate) fn etcd(&self) -> Option<&T> {
         self.etcd.as_ref().and_then(|r| r.as_ref().ok())
     }
 }

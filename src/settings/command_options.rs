@@ -36,6 +36,20 @@ pub(crate) struct CheckOptions {
     pub(crate) suppress: SuppressOptions,
 }
 
+/// `dump`.
+#[derive(Debug, Clone)]
+pub(crate) struct DumpOptions {
+    pub(crate) path: Option<std::path::PathBuf>,
+}
+
+impl From<&crate::cli::DumpArgs> for DumpOptions {
+    fn from(args: &crate::cli::DumpArgs) -> Self {
+        DumpOptions {
+            path: args.path.clone(),
+        }
+    }
+}
+
 /// `leases follow`.
 #[derive(Debug, Clone)]
 pub(crate) struct FollowOptions {

@@ -187,6 +187,7 @@ fn refuse_fleet_where_unsupported(cli: &Cli, bin_name: &str) -> Result<(), Failu
             ),
         },
         Command::Serve(_) => ("serve", None),
+        Command::Dump(_) => ("dump", None),
         // They read no cluster: --context means nothing to them, once or many times. The
         // parser gives `-o jsonl` to check and leases only (`cli::flag_layout`).
         Command::Completions { .. }

@@ -9,8 +9,8 @@ mod connection_flags;
 mod source;
 
 pub(crate) use command_options::{
-    BackfillOptions, CheckOptions, FollowOptions, LeasesOptions, RestoreOptions, ServeOptions,
-    SnapshotDiffOptions, SnapshotListOptions, SuppressOptions,
+    BackfillOptions, CheckOptions, DumpOptions, FollowOptions, LeasesOptions, RestoreOptions,
+    ServeOptions, SnapshotDiffOptions, SnapshotListOptions, SuppressOptions,
 };
 pub(crate) use connection_flags::ConnectionFlags;
 pub(crate) use source::{Judging, Source};

@@ -30,11 +30,18 @@ fn with_size(text: &str, bytes: u64) -> String {
         .join("\n")
 }
 
+/// The member's etcd at a documentation address (RFC 5737) rather than loopback, where
+/// another process may serve :2381.
+pub(crate) fn etcd_elsewhere(mut node: Value) -> Value {
+    node["metadata"]["annotations"]["etcd.k3s.cattle.io/node-address"] = json!("198.51.100.7");
+    node
+}
+
 /// One etcd server whose published address is the fake itself, so its metrics are read as
 /// Node s1's, on the connection's own client.
 fn one_server(fake: &FakeApi) {
     let ip = fake.addr().ip().to_string();
-    fake.put(server_at("s1", V, &ip));
+    fake.put(etcd_elsewhere(server_at("s1", V, &ip)));
     fake.put(json!({
         "apiVersion": "v1", "kind": "Endpoints",
         "metadata": {"name": "kubernetes", "namespace": "default"},

@@ -29,6 +29,7 @@ mod deploy;
 mod deploy_kustomize;
 mod deploy_serve;
 mod docs_links;
+mod dump_command;
 mod dump_memory;
 mod dump_now;
 mod dump_one_liner;

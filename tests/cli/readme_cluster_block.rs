@@ -105,10 +105,11 @@ fn readme_cluster_block_shows_commands_that_work() {
         [
             "rbac read-only",
             "check",
+            "dump",
             "rbac repair",
             "leases follow --fix"
         ],
-        "read-only role, check, repair role, repair"
+        "read-only role, check, dump, repair role, repair"
     );
     assert_eq!(
         bindings_shown, bindings_printed,

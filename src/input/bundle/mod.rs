@@ -7,6 +7,7 @@
 mod archive;
 mod configmap_table;
 mod container;
+mod dump_manifest;
 mod holder_table;
 mod layout;
 mod memberlist;
@@ -294,6 +295,10 @@ fn plain(tree: &Tree) -> Result<Source, ReadError> {
             continue;
         }
         if !tree.single && !has_dump_extension(path) {
+            continue;
+        }
+        if let Some(manifest) = dump_manifest::read(path, bytes) {
+            dump_manifest::add(manifest, &name, &mut source);
             continue;
         }
         let text = match String::from_utf8(bytes.to_vec()) {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use crate::input::bundle::metrics_files::{MetricsFile, MetricsRole};
 use crate::input::metrics::scrape_reader::read_scrape;
 use crate::model::collected::Collected;
+use crate::model::dump_manifest::CONNECTION_STEM;
 use crate::model::server_metrics::{DatastoreScrape, ServerMetrics};
 
 /// How a hand-made dump adds a server's metrics.
@@ -41,9 +42,15 @@ pub(super) fn server_metrics(files: Vec<MetricsFile>) -> Collected<Vec<ServerMet
                         Err(format!("no metrics/apiserver/{node}.txt in the dump")),
                     ),
                 };
+                let behind_connection = node == CONNECTION_STEM;
                 ServerMetrics {
-                    node: Some(node),
-                    from,
+                    // The server behind the dump's connection, whichever it was.
+                    from: if behind_connection {
+                        "the connection the dump was taken through".into()
+                    } else {
+                        from
+                    },
+                    node: (!behind_connection).then_some(node),
                     apiserver,
                     etcd,
                 }

@@ -14,9 +14,9 @@ use http_body_util::BodyExt;
 use super::Connection;
 use super::server_certificates::{MOST_HANDSHAKES_AT_ONCE, connected_address, server_addresses};
 use crate::input::connect::rancher_proxy::proxy_url;
-use crate::input::metrics::scrape_reader::ScrapeReader;
+use crate::input::metrics::scrape_reader::{AnswerSink, ScrapeReader};
 use crate::model::node::NodeFacts;
-use crate::model::server_metrics::{DatastoreScrape, ServerMetrics};
+use crate::model::server_metrics::{ServerMetrics, ServerRead};
 
 /// How long one server's answer may take: an apiserver renders its metrics in well under a
 /// second.
@@ -35,12 +35,23 @@ pub(crate) async fn read_server_metrics(
     published: Vec<(String, Option<i32>)>,
     dials: &tokio::sync::Semaphore,
 ) -> Vec<ServerMetrics> {
+    read_servers::<ScrapeReader>(conn, nodes, published, dials).await
+}
+
+/// Every server's answers as the sink `S` takes them: their series for `check`, their text
+/// for a dump.
+pub(crate) async fn read_servers<S: AnswerSink>(
+    conn: &Connection,
+    nodes: &[NodeFacts],
+    published: Vec<(String, Option<i32>)>,
+    dials: &tokio::sync::Semaphore,
+) -> Vec<ServerRead<S::Out>> {
     let behind_proxy = conn.proxy.is_some() || proxy_url(&conn.server).is_some();
     let through_connection = async {
-        ServerMetrics {
+        ServerRead {
             node: None,
             from: conn.server.clone(),
-            apiserver: apiserver_metrics(&conn.client, &conn.server).await,
+            apiserver: apiserver_metrics::<S>(&conn.client, &conn.server).await,
             etcd: None,
         }
     };
@@ -60,19 +71,19 @@ pub(crate) async fn read_server_metrics(
             let url = format!("https://{address}");
             let apiserver = async {
                 if is_connected {
-                    return apiserver_metrics(&conn.client, &url).await;
+                    return apiserver_metrics::<S>(&conn.client, &url).await;
                 }
                 match conn.peers.at(&address, CONNECT_LIMIT, METRICS_LIMIT) {
-                    Ok(client) => apiserver_metrics(&client, &url).await,
+                    Ok(client) => apiserver_metrics::<S>(&client, &url).await,
                     Err(why) => Err(why),
                 }
             };
             let etcd = async {
-                let ip = member?.addresses.first()?;
-                Some(etcd_metrics(ip).await)
+                let ip = member.and_then(etcd_address)?;
+                Some(etcd_metrics::<S>(ip).await)
             };
             let (apiserver, etcd) = tokio::join!(apiserver, etcd);
-            ServerMetrics {
+            ServerRead {
                 node,
                 from: address,
                 apiserver,
@@ -103,6 +114,16 @@ pub(crate) async fn read_server_metrics(
     reads
 }
 
+/// Where the member's etcd listens: the address k3s records for it
+/// (`etcd.<prog>.cattle.io/node-address`), else the Node's first.
+fn etcd_address(node: &NodeFacts) -> Option<&str> {
+    node.annotations
+        .iter()
+        .find(|(key, _)| key.starts_with("etcd.") && key.ends_with(".cattle.io/node-address"))
+        .map(|(_, address)| address.as_str())
+        .or_else(|| node.addresses.first().map(String::as_str))
+}
+
 /// Whether the connection's address is one of the servers' own (then it is read as that
 /// server, on the connection's client).
 fn addresses_cover(
@@ -114,7 +135,10 @@ fn addresses_cover(
     addresses.iter().any(|(a, _)| Some(a) == connected.as_ref())
 }
 
-async fn apiserver_metrics(client: &kube::Client, url: &str) -> Result<DatastoreScrape, String> {
+async fn apiserver_metrics<S: AnswerSink>(
+    client: &kube::Client,
+    url: &str,
+) -> Result<S::Out, String> {
     let request = http::Request::get("/metrics")
         .body(kube::client::Body::empty())
         .map_err(|e| e.to_string())?;
@@ -123,7 +147,7 @@ async fn apiserver_metrics(client: &kube::Client, url: &str) -> Result<Datastore
             .send(request)
             .await
             .map_err(|e| format!("{url}/metrics could not be read: {}", innermost(&e)))?;
-        answer(response, url).await
+        answer::<S, _>(response, url).await
     };
     tokio::time::timeout(METRICS_LIMIT, read)
         .await
@@ -135,7 +159,7 @@ async fn apiserver_metrics(client: &kube::Client, url: &str) -> Result<Datastore
         })
 }
 
-async fn etcd_metrics(ip: &str) -> Result<DatastoreScrape, String> {
+async fn etcd_metrics<S: AnswerSink>(ip: &str) -> Result<S::Out, String> {
     let address = if ip.contains(':') {
         format!("[{ip}]:{ETCD_METRICS_PORT}")
     } else {
@@ -166,7 +190,7 @@ async fn etcd_metrics(ip: &str) -> Result<DatastoreScrape, String> {
             .send_request(request)
             .await
             .map_err(|e| format!("{url}/metrics: {e}"))?;
-        let scrape = answer(response, &url).await;
+        let scrape = answer::<S, _>(response, &url).await;
         driver.abort();
         scrape
     };
@@ -181,7 +205,7 @@ async fn etcd_metrics(ip: &str) -> Result<DatastoreScrape, String> {
 }
 
 /// The answer's datastore series, read frame by frame; a refusal names the role to add.
-async fn answer<B>(response: http::Response<B>, url: &str) -> Result<DatastoreScrape, String>
+async fn answer<S: AnswerSink, B>(response: http::Response<B>, url: &str) -> Result<S::Out, String>
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: std::fmt::Display,
@@ -198,7 +222,7 @@ where
         code => return Err(format!("{url}/metrics answered HTTP {code}")),
     }
     let mut body = std::pin::pin!(response.into_body());
-    let mut reader = ScrapeReader::default();
+    let mut reader = S::default();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| format!("{url}/metrics broke off: {e}"))?;
         if let Some(data) = frame.data_ref() {

@@ -178,6 +178,45 @@ fn parse_bound(le: &str) -> Option<f64> {
     }
 }
 
+/// Where an answer's bytes go as they arrive: its datastore series ([`ScrapeReader`]), or
+/// its text as it came (`k3sdoctor dump`).
+pub(crate) trait AnswerSink: Default {
+    type Out;
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), String>;
+    fn finish(self) -> Result<Self::Out, String>;
+}
+
+impl AnswerSink for ScrapeReader {
+    type Out = DatastoreScrape;
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
+        ScrapeReader::feed(self, bytes)
+    }
+    fn finish(self) -> Result<DatastoreScrape, String> {
+        ScrapeReader::finish(self)
+    }
+}
+
+/// The answer's text, up to the same cap.
+#[derive(Default)]
+pub(crate) struct AnswerText(Vec<u8>);
+
+impl AnswerSink for AnswerText {
+    type Out = Vec<u8>;
+    fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if self.0.len() + bytes.len() > MOST_METRICS_BYTES {
+            return Err(format!(
+                "its metrics answer is over {} MiB, more than k3sdoctor reads",
+                MOST_METRICS_BYTES >> 20
+            ));
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn finish(self) -> Result<Vec<u8>, String> {
+        Ok(self.0)
+    }
+}
+
 /// A whole answer at once (a dump's file).
 pub(crate) fn read_scrape(text: &[u8]) -> Result<DatastoreScrape, String> {
     let mut reader = ScrapeReader::default();

@@ -1,0 +1,203 @@
+//! Every kind of the kinds table as the API server answers it, for `k3sdoctor dump`: the
+//! same requests `check` makes (so the read-only role is enough), each object handed on as
+//! JSON the moment its page arrives, so a dump of 50,000 snapshots never holds them all.
+//! Secrets come as metadata only: their data is never asked for.
+
+use std::cell::RefCell;
+
+use kube::api::{Api, ApiResource, DynamicObject, ListParams};
+use serde_json::Value;
+
+use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
+use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::model::kinds::{Kind, KindRow, SERVICE_NAME, SERVICE_NAMESPACE, Used};
+use crate::model::node_event::NODE_SELECTOR;
+
+/// What reading one kind came to.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawRead {
+    /// Every object asked for was handed on: how many.
+    Read(usize),
+    /// The API server refused it (403): the action refused.
+    Refused(String),
+    /// The API server does not serve the kind (its CRD is not installed).
+    NotServed,
+}
+
+fn resource(row: &KindRow) -> ApiResource {
+    let (group, version) = row
+        .api_version
+        .rsplit_once('/')
+        .unwrap_or(("", row.api_version));
+    ApiResource {
+        group: group.to_string(),
+        version: version.to_string(),
+        api_version: row.api_version.to_string(),
+        kind: row.name.to_string(),
+        plural: row.plural.to_string(),
+    }
+}
+
+/// The object as a dump holds it: with its apiVersion and kind, which list items lack.
+fn typed(row: &KindRow, object: impl serde::Serialize) -> Value {
+    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.insert("apiVersion".into(), Value::String(row.api_version.into()));
+        map.insert("kind".into(), Value::String(row.name.into()));
+    }
+    value
+}
+
+/// Reads `kind`'s objects as `check` asks for them, handing each to `each`; `each` failing
+/// (the disk) stops the read with that error.
+pub(crate) async fn read_raw(
+    conn: &Connection,
+    kind: Kind,
+    each: &mut dyn FnMut(Value) -> std::io::Result<()>,
+    trace: Trace<'_>,
+) -> Result<Result<RawRead, std::io::Error>, ReadError> {
+    let row = kind.row();
+    let ar = resource(row);
+    let api = |namespace: Option<&str>| -> Api<DynamicObject> {
+        match namespace {
+            Some(ns) => Api::namespaced_with(conn.client.clone(), ns, &ar),
+            None => Api::all_with(conn.client.clone(), &ar),
+        }
+    };
+    let failed: RefCell<Option<std::io::Error>> = RefCell::new(None);
+    let each = RefCell::new(each);
+    let hand_on = |value: Value| {
+        if failed.borrow().is_none()
+            && let Err(e) = (each.borrow_mut())(value)
+        {
+            *failed.borrow_mut() = Some(e);
+        }
+    };
+    let outcome = match kind {
+        Kind::ConfigMap => {
+            let api = api(Some(LOCK_NAMESPACE));
+            let names: Vec<String> = Distro::ALL
+                .iter()
+                .flat_map(|d| {
+                    [
+                        d.core_lock(),
+                        d.etcd_lock(),
+                        d.snapshots_configmap(),
+                        d.extra_metadata_configmap(),
+                    ]
+                })
+                .collect();
+            async {
+                let mut found = 0;
+                for name in &names {
+                    if let Some(object) = get(conn, &api, LOCK_NAMESPACE, name, trace).await? {
+                        hand_on(typed(row, object));
+                        found += 1;
+                    }
+                }
+                Ok(found)
+            }
+            .await
+        }
+        Kind::Endpoints => {
+            let api = api(Some(SERVICE_NAMESPACE));
+            get(conn, &api, SERVICE_NAMESPACE, SERVICE_NAME, trace)
+                .await
+                .map(|object| {
+                    let found = object.is_some() as usize;
+                    object.into_iter().for_each(|o| hand_on(typed(row, o)));
+                    found
+                })
+        }
+        Kind::Secret => read_metadata(conn, &api(Some(LOCK_NAMESPACE)), row, &hand_on, trace).await,
+        _ => {
+            let namespace = match row.used {
+                Used::All => None,
+                Used::InNamespace(ns) | Used::Named(ns, _) => Some(ns),
+            };
+            let mut params = ListParams::default().limit(PAGE_SIZE);
+            if kind == Kind::EndpointSlice {
+                params = params.labels(&format!("kubernetes.io/service-name={SERVICE_NAME}"));
+            }
+            if kind == Kind::Event {
+                params = params.fields(NODE_SELECTOR);
+            }
+            let action = match namespace {
+                Some(ns) => format!("list {} in {ns}", row.plural),
+                None => format!("list {}", row.plural),
+            };
+            let keep = |object: DynamicObject| hand_on(typed(row, object));
+            list_with(&api(namespace), &action, conn, trace, keep, params)
+                .await
+                .map(|items| items.len())
+        }
+    };
+    if let Some(e) = failed.into_inner() {
+        return Ok(Err(e));
+    }
+    Ok(Ok(match outcome {
+        Ok(n) => RawRead::Read(n),
+        Err(e) if e.http_status == Some(403) => {
+            RawRead::Refused(e.action.clone().unwrap_or(e.message))
+        }
+        Err(e) if e.http_status == Some(404) && row.custom => RawRead::NotServed,
+        Err(e) => return Err(e),
+    }))
+}
+
+async fn get(
+    conn: &Connection,
+    api: &Api<DynamicObject>,
+    namespace: &str,
+    name: &str,
+    trace: Trace<'_>,
+) -> Result<Option<DynamicObject>, ReadError> {
+    let action = format!("get {} {namespace}/{name}", api.resource_url());
+    let in_flight = conn.activity.begin(&action);
+    let found = api
+        .get_opt(name)
+        .await
+        .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
+    drop(in_flight);
+    trace(&format!(
+        "{action}: {}",
+        if found.is_some() {
+            "found"
+        } else {
+            "not found"
+        }
+    ));
+    Ok(found)
+}
+
+/// The Secrets of kube-system as `PartialObjectMetadata`, page by page: names, labels,
+/// annotations, owners and times, never a value.
+async fn read_metadata(
+    conn: &Connection,
+    api: &Api<DynamicObject>,
+    row: &KindRow,
+    hand_on: &dyn Fn(Value),
+    trace: Trace<'_>,
+) -> Result<usize, ReadError> {
+    let action = format!("list {} metadata in {LOCK_NAMESPACE}", row.plural);
+    let mut params = ListParams::default().limit(PAGE_SIZE);
+    let mut count = 0;
+    for _ in 0..crate::input::limits::MOST_PAGES {
+        let in_flight = conn.activity.begin(&action);
+        let page = api
+            .list_metadata(&params)
+            .await
+            .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
+        drop(in_flight);
+        trace(&format!("{action}: {} items", page.items.len()));
+        for item in page.items {
+            hand_on(typed(row, serde_json::json!({ "metadata": item.metadata })));
+            count += 1;
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(count),
+        }
+    }
+    Ok(count)
+}
