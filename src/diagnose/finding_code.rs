@@ -164,7 +164,7 @@ finding_codes! {
     }
     EtcdDbOverQuota = "etcd-db-over-quota" {
         severity: "error",
-        meaning: "a member is at its quota (NOSPACE), or every lock froze beside a member near it: writes are refused cluster-wide",
+        meaning: "a member is at its quota, or within etcd's largest write (1.5 MiB) of it (NOSPACE), or every lock froze beside a member near it: writes are refused cluster-wide",
         remediation: "compact, defragment every member, then etcdctl alarm disarm",
     }
     EtcdDbFragmented = "etcd-db-fragmented" {

@@ -22,6 +22,7 @@ mod connecting;
 mod control_plane_benchmark;
 mod credential_plugins;
 mod datastore_metrics;
+mod datastore_nospace;
 mod deploy;
 mod etcd_members;
 mod fake_vs_real;

@@ -2,7 +2,9 @@
 //! size against its quota. etcd checks the bbolt file's size, not what is in use, and refuses
 //! every Put, Txn and LeaseGrant once size + cost reaches the quota; the member raises NOSPACE
 //! through raft and every member then refuses writes, so the smallest quota bounds the
-//! cluster. The alarm stays until disarmed, even after a defrag shrinks the file.
+//! cluster. The alarm stays until disarmed, even after a defrag shrinks the file. Because the
+//! write counts, a member stops short of its quota by up to the write it refused: within
+//! etcd's largest write of the quota it is at the quota.
 
 use super::etcdctl::{compact_and_defrag, etcdctl};
 use super::members::{Member, QuotaFrom};
@@ -13,6 +15,11 @@ use crate::distro::Distro;
 /// etcd's own QuotaLowSpace rule pages at 95 %; 80 % leaves time to act.
 const WARN_AT: f64 = 0.80;
 const ERROR_AT: f64 = 0.95;
+/// etcd's largest write, its default `--max-request-bytes` (k3s and RKE2 keep it): a member
+/// this close to its quota refuses a write that size, and the first refusal raises NOSPACE.
+/// Growth comes in whole pages, so such a member can sit a few pages under its quota, taking
+/// small writes and refusing every large one.
+const LARGEST_WRITE: f64 = 1.5 * 1024.0 * 1024.0;
 
 /// What the lock analysis adds: every held lock frozen at once (names and since when).
 pub(super) struct FrozenLocks {
@@ -54,12 +61,17 @@ fn over_or_near(member: &Member, distro: Distro, frozen: Option<&FrozenLocks>) -
         compact_and_defrag(distro, node),
         etcdctl(distro, node)
     );
+    let read_only = "every member refuses writes: the whole cluster is read-only (reads, deletes, compaction \
+                     and `alarm disarm` still work)";
     let why = if share >= 1.0 {
-        Some(
-            "etcd raises the NOSPACE alarm and every member refuses writes: the whole cluster is read-only \
-             (reads, deletes, compaction and `alarm disarm` still work)"
-                .to_string(),
-        )
+        Some(format!("etcd raises the NOSPACE alarm and {read_only}"))
+    } else if size + LARGEST_WRITE >= quota {
+        Some(format!(
+            "that is within etcd's largest write ({}, its default --max-request-bytes) of the quota, and etcd \
+             refuses any write that would reach the quota: the first it refuses raises the NOSPACE alarm, and then \
+             {read_only}",
+            human(LARGEST_WRITE)
+        ))
     } else {
         frozen.map(|f| {
             format!(

@@ -198,6 +198,44 @@ fn members_with_different_quotas_are_one_warning_naming_the_smallest() {
 }
 
 #[test]
+fn a_member_within_etcd_s_largest_write_of_its_quota_is_at_it() {
+    // etcd refuses a write once size + the write reaches the quota: a real etcd 3.4 filled
+    // with 900 KiB writes stopped 12 KiB under a 32 MiB quota, refusing each of them.
+    let at = |size: f64| {
+        let c = held_locks(TestCluster::k3s().server("a", V), 1);
+        let etcd = DatastoreScrape {
+            etcd_total_bytes: Some(size),
+            etcd_quota_bytes: Some(32.0 * MIB),
+            ..DatastoreScrape::default()
+        };
+        datastore_findings(&with_metrics(
+            c,
+            vec![read("a", apiserver_size(1.0), Some(etcd))],
+        ))
+    };
+    let under = at(32.0 * MIB - 12.0 * 1024.0);
+    assert_eq!(
+        codes(&under),
+        [(Severity::Error, FindingCode::EtcdDbOverQuota)]
+    );
+    let message = &under[0].message;
+    assert!(
+        message.contains("within etcd's largest write (1.5 MiB, its default --max-request-bytes)"),
+        "{message}"
+    );
+    assert!(message.contains("raises the NOSPACE alarm"), "{message}");
+    assert_eq!(
+        codes(&at(32.0 * MIB - 1.5 * MIB)),
+        [(Severity::Error, FindingCode::EtcdDbOverQuota)]
+    );
+    // One page further, a write of etcd's largest size still fits: near, not at.
+    assert_eq!(
+        codes(&at(32.0 * MIB - 1.5 * MIB - 4096.0)),
+        [(Severity::Error, FindingCode::EtcdDbNearQuota)]
+    );
+}
+
+#[test]
 fn every_lock_frozen_beside_a_member_near_its_quota_is_nospace() {
     // 85 %: near, but the locks have not been renewed for ten minutes.
     let c = held_locks(TestCluster::k3s().server("a", V), 600);

@@ -5,6 +5,8 @@
 //! drops, on panic too.
 
 pub(crate) mod admin;
+pub(crate) mod etcd_gateway;
+mod etcd_quota;
 pub(crate) mod servers;
 
 use std::io::Write;
