@@ -13,7 +13,7 @@ use crate::model::server_metrics::{DatastoreScrape, ServerMetrics};
 
 /// Polls that failed in between stretch the interval; past this its p99 is no longer "now",
 /// and a slow minute would be averaged away.
-pub(crate) const LONGEST_INTERVAL: SignedDuration = SignedDuration::from_mins(10);
+const LONGEST_INTERVAL: SignedDuration = SignedDuration::from_mins(10);
 
 /// The three latencies with a published bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

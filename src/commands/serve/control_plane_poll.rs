@@ -1,8 +1,9 @@
 //! What `serve` reads every minute instead of watching: the Node Events, the certificates of
-//! the connection and of each server, the Secrets' metadata and the packaged charts. They
-//! change slowly and are judged against the clock (an Event's age, a certificate's end), and a
-//! watch of Secrets would bring their data; a minute is well inside every window they are
-//! judged by (an hour, 15 minutes, 14 days).
+//! the connection and of each server, the Secrets' metadata, the packaged charts and each
+//! server's metrics. They change slowly and are judged against the clock (an Event's age, a
+//! certificate's end), and a watch of Secrets would bring their data; a minute is well inside
+//! every window they are judged by (an hour, 15 minutes, 14 days). Each poll is numbered, so the
+//! latencies between two polls are taken once per poll however often serve evaluates.
 
 use std::sync::Arc;
 use std::time::Duration;
