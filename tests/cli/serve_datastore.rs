@@ -120,7 +120,8 @@ fn series_of<'a>(scrape: &'a str, server: &str) -> Vec<&'a str> {
 
 #[test]
 fn serve_publishes_each_servers_size_quota_and_interval_p99_and_drops_a_gone_server() {
-    let fake = FakeApi::start();
+    // Its own loopback address: a real etcd (the test bed's) may hold 127.0.0.1:2381.
+    let fake = FakeApi::start_on("127.0.0.42");
     one_server(&fake);
     let ip = fake.addr().ip().to_string();
     let apiserver = |slow| with_slow_gets(&with_size(RECORDED, 1_500_000_000), slow);
