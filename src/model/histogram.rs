@@ -29,6 +29,25 @@ impl Histogram {
         self.buckets.last().map_or(0.0, |(_, c)| *c)
     }
 
+    /// What was observed between `earlier` and this scrape of the same process: the bucket-wise
+    /// difference, as `rate()` takes it before `histogram_quantile`. `None` when a bucket
+    /// shrank or the buckets differ: the process restarted in between (its counts started
+    /// again from zero) or another process answered, so the difference means nothing.
+    pub(crate) fn since(&self, earlier: &Histogram) -> Option<Histogram> {
+        if self.buckets.len() != earlier.buckets.len() {
+            return None;
+        }
+        let buckets = self
+            .buckets
+            .iter()
+            .zip(&earlier.buckets)
+            .map(|(&(le, now), &(le_then, then))| {
+                (le == le_then && now >= then).then_some((le, now - then))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Histogram { buckets })
+    }
+
     /// The `q` quantile (0 < q < 1) as `histogram_quantile` computes it: linear within the
     /// bucket that holds the rank; the highest finite bound when the rank falls in `+Inf`.
     /// `None` without observations or without a finite bucket.
@@ -103,6 +122,46 @@ mod tests {
         assert_eq!(b.count(), 8.0);
         assert_eq!(b.quantile(0.25), Some(0.1));
         assert_eq!(a.quantile(0.25), Some(0.1));
+    }
+
+    #[test]
+    fn the_difference_of_two_scrapes_holds_only_what_was_observed_in_between() {
+        // 1,000 fast observations before; 10 more, all between 1 and 2 s, since.
+        let earlier = histogram(&[
+            (0.1, 1000.0),
+            (1.0, 1000.0),
+            (2.0, 1000.0),
+            (f64::INFINITY, 1000.0),
+        ]);
+        let later = histogram(&[
+            (0.1, 1000.0),
+            (1.0, 1000.0),
+            (2.0, 1010.0),
+            (f64::INFINITY, 1010.0),
+        ]);
+        assert!(
+            later.quantile(0.99).unwrap() < 0.1,
+            "the lifetime p99 hides them"
+        );
+        let between = later.since(&earlier).unwrap();
+        assert_eq!(between.count(), 10.0);
+        assert!((between.quantile(0.99).unwrap() - 1.99).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_shrunk_bucket_or_other_buckets_give_no_difference() {
+        let earlier = histogram(&[(1.0, 50.0), (f64::INFINITY, 60.0)]);
+        // Restarted: counting from zero again.
+        let restarted = histogram(&[(1.0, 5.0), (f64::INFINITY, 6.0)]);
+        assert_eq!(restarted.since(&earlier), None);
+        let other_buckets = histogram(&[(0.5, 50.0), (f64::INFINITY, 60.0)]);
+        assert_eq!(other_buckets.since(&earlier), None);
+        let more_buckets = histogram(&[(0.5, 50.0), (1.0, 50.0), (f64::INFINITY, 60.0)]);
+        assert_eq!(more_buckets.since(&earlier), None);
+        // Nothing observed in between: a difference of zeros, and no quantile.
+        let same = earlier.since(&earlier).unwrap();
+        assert_eq!(same.count(), 0.0);
+        assert_eq!(same.quantile(0.99), None);
     }
 
     #[test]

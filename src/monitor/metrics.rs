@@ -86,6 +86,8 @@ pub(crate) struct Metrics {
     /// The last renewal of each lock: the age is worked out when scraped, so it grows between
     /// evaluations as it does on the server.
     renewals: Mutex<Vec<(String, Timestamp)>>,
+    /// Each server's datastore: sizes, quota, latencies over the last interval.
+    pub datastore: super::datastore_metrics::DatastoreMetrics,
     /// `serve --heal`'s metrics, when it is on or dry-run.
     pub heal: Option<crate::heal::heal_metrics::HealMetrics>,
 }
@@ -110,10 +112,12 @@ impl Metrics {
             watch_synced: Family::default(),
             watch_errors: Family::default(),
             renewals: Mutex::new(Vec::new()),
+            datastore: Default::default(),
             heal: None,
             registry: Registry::default(),
         };
         metrics.register_verdict(&mut registry);
+        metrics.datastore.register(&mut registry);
         metrics.register_evaluation(&mut registry, version);
         Metrics {
             registry,

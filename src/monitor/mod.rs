@@ -4,6 +4,8 @@
 
 pub(crate) mod access;
 pub(crate) mod contact;
+pub(crate) mod datastore_latency;
+mod datastore_metrics;
 pub(crate) mod endpoints;
 mod fleet_metrics;
 pub(crate) mod listener;

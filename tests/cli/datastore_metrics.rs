@@ -11,13 +11,13 @@ use crate::support::objects::{NOW, lease, server_at, write_dump};
 use crate::support::readme::readme_read_only_roles;
 use crate::support::report_checks::every_finding;
 
-const V: &str = "v1.33.5+k3s1";
-const RECORDED: &str = include_str!("../fixtures/metrics/apiserver-v1.33.txt");
-const ETCD: &str = include_str!("../fixtures/metrics/etcd-v3.5.txt");
+pub(crate) const V: &str = "v1.33.5+k3s1";
+pub(crate) const RECORDED: &str = include_str!("../fixtures/metrics/apiserver-v1.33.txt");
+pub(crate) const ETCD: &str = include_str!("../fixtures/metrics/etcd-v3.5.txt");
 const KINE: &str = include_str!("../fixtures/metrics/apiserver-v1.33-kine.txt");
 
 /// The recorded answer with the datastore's size set to `bytes`.
-fn with_size(text: &str, bytes: u64) -> String {
+pub(crate) fn with_size(text: &str, bytes: u64) -> String {
     text.lines()
         .map(|l| {
             if l.starts_with("apiserver_storage_size_bytes{") {
@@ -39,7 +39,7 @@ pub(crate) fn etcd_elsewhere(mut node: Value) -> Value {
 
 /// One etcd server whose published address is the fake itself, so its metrics are read as
 /// Node s1's, on the connection's own client.
-fn one_server(fake: &FakeApi) {
+pub(crate) fn one_server(fake: &FakeApi) {
     let ip = fake.addr().ip().to_string();
     fake.put(etcd_elsewhere(server_at("s1", V, &ip)));
     fake.put(json!({

@@ -104,7 +104,7 @@ const IN_BASE: usize = 13;
 
 /// The metrics `k3sdoctor serve` exports and their labels (besides the target's own, such as
 /// `job` and `instance`); `up` is Prometheus's own.
-const METRICS: [(&str, &[&str]); 21] = [
+const METRICS: [(&str, &[&str]); 25] = [
     ("up", &[]),
     ("k3sdoctor_up", &[]),
     ("k3sdoctor_ready", &[]),
@@ -116,6 +116,13 @@ const METRICS: [(&str, &[&str]); 21] = [
     ("k3sdoctor_lease_renew_age_seconds", &["lock"]),
     ("k3sdoctor_snapshot_entries", &["state", "cluster"]),
     ("k3sdoctor_etcd_members", &["state", "cluster"]),
+    ("k3sdoctor_datastore_size_bytes", &["server"]),
+    ("k3sdoctor_datastore_in_use_bytes", &["server"]),
+    ("k3sdoctor_datastore_quota_bytes", &["server"]),
+    (
+        "k3sdoctor_datastore_latency_p99_seconds",
+        &["server", "measure"],
+    ),
     ("k3sdoctor_last_evaluation_timestamp_seconds", &[]),
     ("k3sdoctor_evaluation_duration_seconds_bucket", &["le"]),
     ("k3sdoctor_evaluation_duration_seconds_sum", &[]),
@@ -543,6 +550,9 @@ fn label_values(metric: &str, label: &str) -> Option<Vec<String>> {
             fixed(&["missing", "orphaned", "stale", "pruned_for_size", "pending"])
         }
         ("k3sdoctor_etcd_members", "state") => fixed(&["ready", "not_ready"]),
+        ("k3sdoctor_datastore_latency_p99_seconds", "measure") => {
+            fixed(&["object_request", "wal_fsync", "backend_commit"])
+        }
         ("k3sdoctor_watch_errors_total", "reason") => {
             fixed(&["forbidden", "unauthorized", "not_found", "other"])
         }
@@ -697,6 +707,83 @@ fn the_rules_alert_on_split_snapshots_quorum_expiry_and_k3sdoctor_itself() {
         "10m",
         "warning",
     );
+}
+
+/// The datastore's alerts: growth toward the quota, 95 % of it, NOSPACE, fragmentation, slow
+/// p99s over serve's intervals, kine's compaction; and the catch-all leaves their codes alone.
+#[test]
+fn the_datastore_group_alerts_on_growth_quota_fragmentation_slowness_and_compaction() {
+    let groups = rule_groups();
+    let group = groups
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "k3sdoctor-datastore")
+        .expect("a k3sdoctor-datastore group");
+    let rules: BTreeMap<&str, &Value> = group["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["alert"].as_str().unwrap(), r))
+        .collect();
+    for (name, expr, severity) in [
+        (
+            "K3sdoctorDatastoreQuotaIn4h",
+            "predict_linear(k3sdoctor_datastore_size_bytes[4h], 4 * 3600) > on(job, instance, server) k3sdoctor_datastore_quota_bytes",
+            "warning",
+        ),
+        (
+            "K3sdoctorDatastoreNearQuota",
+            "k3sdoctor_datastore_size_bytes / on(job, instance, server) k3sdoctor_datastore_quota_bytes >= 0.95",
+            "critical",
+        ),
+        (
+            "K3sdoctorDatastoreOverQuota",
+            r#"code="etcd-db-over-quota""#,
+            "critical",
+        ),
+        (
+            "K3sdoctorDatastoreFragmented",
+            "k3sdoctor_datastore_in_use_bytes > 104857600",
+            "warning",
+        ),
+        (
+            "K3sdoctorDatastoreSlow",
+            r#"k3sdoctor_datastore_latency_p99_seconds{measure="wal_fsync"} > 0.5"#,
+            "warning",
+        ),
+        (
+            "K3sdoctorKineCompactionStalled",
+            r#"code="kine-compaction-stalled""#,
+            "warning",
+        ),
+    ] {
+        let rule = rules
+            .get(name)
+            .unwrap_or_else(|| panic!("no {name} in {rules:#?}"));
+        assert!(
+            rule["expr"].as_str().unwrap().contains(expr),
+            "{name}: {rule:#}"
+        );
+        assert_eq!(rule["labels"]["severity"], severity, "{name}");
+    }
+    let catch_all = alerts()
+        .into_iter()
+        .find(|a| a["alert"] == "K3sdoctorErrorFinding")
+        .unwrap();
+    let expr = catch_all["expr"].as_str().unwrap();
+    for code in [
+        "etcd-db-near-quota",
+        "etcd-db-over-quota",
+        "etcd-db-fragmented",
+        "kine-compaction-stalled",
+        "datastore-slow",
+    ] {
+        assert!(
+            expr.contains(&format!("|{code}")),
+            "{code} left to the catch-all: {expr}"
+        );
+    }
 }
 
 #[test]

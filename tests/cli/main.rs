@@ -87,6 +87,7 @@ mod secrets_encryption;
 mod serve;
 mod serve_access;
 mod serve_connections;
+mod serve_datastore;
 mod serve_polled;
 mod server_kubeconfig;
 mod slow_requests;

@@ -1,8 +1,9 @@
 //! What `serve` reads every minute instead of watching: the Node Events, the certificates of
-//! the connection and of each server, the Secrets' metadata and the packaged charts. They
-//! change slowly and are judged against the clock (an Event's age, a certificate's end), and a
-//! watch of Secrets would bring their data; a minute is well inside every window they are
-//! judged by (an hour, 15 minutes, 14 days).
+//! the connection and of each server, the Secrets' metadata, the packaged charts and each
+//! server's metrics. They change slowly and are judged against the clock (an Event's age, a
+//! certificate's end), and a watch of Secrets would bring their data; a minute is well inside
+//! every window they are judged by (an hour, 15 minutes, 14 days). Each poll is numbered, so the
+//! latencies between two polls are taken once per poll however often serve evaluates.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,9 +19,27 @@ use crate::model::node::NodeFacts;
 pub(super) const POLL_EVERY: Duration = Duration::from_secs(60);
 const FIRST_NODES_WAIT: Duration = Duration::from_secs(10);
 
-/// The latest read, or why it failed.
+/// Test-only: the milliseconds between two reads instead of a minute, so a test sees the
+/// latencies of an interval without waiting minutes. Not documented for users.
+const POLL_EVERY_ENV: &str = "K3SDOCTOR_TEST_POLL_EVERY_MS";
+
+fn poll_every() -> Duration {
+    std::env::var(POLL_EVERY_ENV)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .filter(|ms| *ms > 0)
+        .map_or(POLL_EVERY, Duration::from_millis)
+}
+
+/// The latest read, or why it failed, with the number of the poll that made it.
 #[derive(Clone)]
-pub(super) enum Polled {
+pub(super) struct Polled {
+    pub(super) poll: u64,
+    pub(super) outcome: PollOutcome,
+}
+
+#[derive(Clone)]
+pub(super) enum PollOutcome {
     Read(Box<ControlPlaneReads>),
     Failed(String),
 }
@@ -29,9 +48,9 @@ impl Polled {
     /// Adds what was read to an evaluation's state; a failed read makes its checks say so
     /// instead of judging what is gone as healthy.
     pub(super) fn fill(&self, state: &mut ClusterState) {
-        match self {
-            Polled::Read(reads) => reads.as_ref().clone().fill_polled(state),
-            Polled::Failed(why) => {
+        match &self.outcome {
+            PollOutcome::Read(reads) => reads.as_ref().clone().fill_polled(state),
+            PollOutcome::Failed(why) => {
                 let why = format!("the last read failed: {why}");
                 state.node_events = Collected::Failed(why.clone());
                 state.secret_metadata = Collected::Failed(why.clone());
@@ -54,7 +73,8 @@ impl ControlPlanePoll {
         let (nodes, nodes_seen) = watch::channel(Vec::new());
         let conn = Arc::clone(conn);
         let task = tokio::spawn(async move {
-            let mut every = tokio::time::interval(POLL_EVERY);
+            let mut every = tokio::time::interval(poll_every());
+            let mut poll = 0;
             every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             // Whether the last read worked: a failure is a warning when it starts an episode,
             // while one at start-up is left to the watches, which fail the same way and say so.
@@ -68,10 +88,11 @@ impl ControlPlanePoll {
                 every.tick().await;
                 let nodes = nodes_seen.borrow().clone();
                 let trace = |line: &str| tracing::debug!("{line}");
-                let polled = match ControlPlaneReads::read(&conn, &nodes, &trace).await {
+                poll += 1;
+                let outcome = match ControlPlaneReads::read(&conn, &nodes, &trace).await {
                     Ok(reads) => {
                         worked = true;
-                        Polled::Read(Box::new(reads))
+                        PollOutcome::Read(Box::new(reads))
                     }
                     Err(e) => {
                         let what = "reading the control plane's Events, certificates, Secrets' \
@@ -81,10 +102,10 @@ impl ControlPlanePoll {
                         } else {
                             tracing::info!("{what}: {e}");
                         }
-                        Polled::Failed(e.to_string())
+                        PollOutcome::Failed(e.to_string())
                     }
                 };
-                if sender.send(Some(polled)).is_err() {
+                if sender.send(Some(Polled { poll, outcome })).is_err() {
                     return;
                 }
             }

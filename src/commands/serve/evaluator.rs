@@ -13,6 +13,7 @@ use crate::distro::Distro;
 use crate::input::watch::ClusterWatch;
 use crate::model::cluster_state::ClusterState;
 use crate::monitor::Exporter;
+use crate::monitor::datastore_latency::{IntervalLatencies, IntervalP99};
 use crate::report::{CheckReport, Now, NowSource};
 
 /// The snapshot rules have a clock too (a CR older than a minute without the controller's
@@ -29,6 +30,10 @@ pub(super) struct Evaluator<'a> {
     evaluated: Option<std::time::Instant>,
     /// `--ignore` and the config file: applied to every evaluation.
     suppressions: Suppressions,
+    /// Each server's latency histograms at the last poll, and the p99s since the one before.
+    latencies: IntervalLatencies,
+    latency_poll: Option<u64>,
+    p99s: Vec<IntervalP99>,
 }
 
 impl<'a> Evaluator<'a> {
@@ -44,6 +49,9 @@ impl<'a> Evaluator<'a> {
             lease_verdict: Vec::new(),
             evaluated: None,
             suppressions,
+            latencies: IntervalLatencies::default(),
+            latency_poll: None,
+            p99s: Vec::new(),
         }
     }
 
@@ -98,6 +106,18 @@ impl<'a> Evaluator<'a> {
         }
         let distro = self.distro(&state);
         let now = self.exporter.judged_now();
+        let reads = state
+            .server_metrics
+            .as_read()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        // Evaluations come oftener than polls: an interval ends only at a new poll.
+        if let Some(polled) = polled
+            && self.latency_poll != Some(polled.poll)
+        {
+            self.latency_poll = Some(polled.poll);
+            self.p99s = self.latencies.observe(reads, now);
+        }
         self.evaluated = Some(started);
         self.lease_verdict = self.judge_leases(watch);
         let analysis = self.suppressions.apply(analyse_check(&state, distro, now));
@@ -114,6 +134,9 @@ impl<'a> Evaluator<'a> {
         );
         let complete = watch.health().all(|h| h.failing.is_none());
         metrics.record_evaluation(&report, complete, started.elapsed(), now);
+        metrics
+            .datastore
+            .record(&report.analysis.datastore, reads, &self.p99s);
         // Kept as it is and serialized when `/report` asks.
         let report = std::sync::Arc::new(report);
         self.exporter.publish_report(std::sync::Arc::clone(&report));

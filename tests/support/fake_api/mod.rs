@@ -85,7 +85,13 @@ impl FakeApi {
     /// Start a plain-HTTP server on `127.0.0.1:<free port>`, on a background thread with its own
     /// tokio runtime. The port accepts connections as soon as this returns.
     pub(crate) fn start() -> FakeApi {
-        FakeApi::launch(None)
+        FakeApi::launch(None, "127.0.0.1")
+    }
+
+    /// Like [`FakeApi::start`], on another loopback address: a test that also listens on a
+    /// server's fixed ports (etcd's metrics on 2381) keeps clear of a real etcd on 127.0.0.1.
+    pub(crate) fn start_on(ip: &str) -> FakeApi {
+        FakeApi::launch(None, ip)
     }
 
     /// Like [`FakeApi::start`], but HTTPS with a freshly generated CA and a certificate it signs
@@ -93,21 +99,22 @@ impl FakeApi {
     /// then writes a kubeconfig that does not trust it (TLS failure tests);
     /// [`FakeApi::write_kubeconfig_trusting`] one that does.
     pub(crate) fn start_tls() -> FakeApi {
-        FakeApi::launch(Some(tls::ca_signed()))
+        FakeApi::launch(Some(tls::ca_signed()), "127.0.0.1")
     }
 
     /// Like [`FakeApi::start_tls`], with a certificate that expires at the start of `(year,
     /// month, day)` UTC.
     pub(crate) fn start_tls_until(year: i32, month: u8, day: u8) -> FakeApi {
-        FakeApi::launch(Some(tls::ca_signed_until(year, month, day)))
+        FakeApi::launch(Some(tls::ca_signed_until(year, month, day)), "127.0.0.1")
     }
 
-    fn launch(tls: Option<tls::TlsMaterial>) -> FakeApi {
+    fn launch(tls: Option<tls::TlsMaterial>, ip: &str) -> FakeApi {
         let (acceptor, ca) = match tls {
             Some(tls) => (Some(tls.acceptor), Some(tls.ca)),
             None => (None, None),
         };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let listener =
+            std::net::TcpListener::bind((ip, 0)).unwrap_or_else(|e| panic!("bind {ip}:0: {e}"));
         listener
             .set_nonblocking(true)
             .expect("non-blocking listener");
