@@ -124,6 +124,10 @@ fn serve_publishes_each_servers_size_quota_and_interval_p99_and_drops_a_gone_ser
     let fake = FakeApi::start_on("127.0.0.42");
     one_server(&fake);
     let ip = fake.addr().ip().to_string();
+    // Here etcd listens beside the fake, on the Node's own address.
+    let mut node = fake.get("Node", None, "s1").expect("Node s1");
+    node["metadata"]["annotations"]["etcd.k3s.cattle.io/node-address"] = serde_json::json!(ip);
+    fake.put(node);
     let apiserver = |slow| with_slow_gets(&with_size(RECORDED, 1_500_000_000), slow);
     fake.set_metrics(apiserver(0));
     let etcd = Arc::new(Mutex::new(etcd_with_slow_fsyncs(0)));
