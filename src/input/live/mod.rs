@@ -310,7 +310,22 @@ async fn get_opt<K>(
 where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
-    let action = format!("get {kind} kube-system/{name}");
+    get_opt_in(api, LOCK_NAMESPACE, name, kind, conn, trace).await
+}
+
+/// One object of `api`'s namespace by name; `None` when there is none.
+async fn get_opt_in<K>(
+    api: &Api<K>,
+    namespace: &str,
+    name: &str,
+    kind: &str,
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<Option<K>, ReadError>
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
+    let action = format!("get {kind} {namespace}/{name}");
     let started = Instant::now();
     let in_flight = conn.activity.begin(&action);
     let result = api

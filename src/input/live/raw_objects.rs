@@ -5,10 +5,12 @@
 
 use std::cell::RefCell;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ApiResource, DynamicObject, ListParams};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::{Connection, PAGE_SIZE, ReadError, Trace, list_with};
+use super::secret_metadata::each_secret_metadata;
+use super::{Connection, PAGE_SIZE, ReadError, Trace, get_opt_in, list_with};
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::kinds::{Kind, KindRow, SERVICE_NAME, SERVICE_NAMESPACE, Used};
 use crate::model::node_event::NODE_SELECTOR;
@@ -38,14 +40,15 @@ fn resource(row: &KindRow) -> ApiResource {
     }
 }
 
-/// The object as a dump holds it: with its apiVersion and kind, which list items lack.
-fn typed(row: &KindRow, object: impl serde::Serialize) -> Value {
-    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
+/// The object as a dump holds it: with its apiVersion and kind, which list items lack. An
+/// object that will not serialise stops the dump rather than becoming `null` in it.
+fn typed(row: &KindRow, object: impl serde::Serialize) -> std::io::Result<Value> {
+    let mut value = serde_json::to_value(object).map_err(std::io::Error::other)?;
     if let Some(map) = value.as_object_mut() {
         map.insert("apiVersion".into(), Value::String(row.api_version.into()));
         map.insert("kind".into(), Value::String(row.name.into()));
     }
-    value
+    Ok(value)
 }
 
 /// Reads `kind`'s objects as `check` asks for them, handing each to `each`; `each` failing
@@ -66,9 +69,9 @@ pub(crate) async fn read_raw(
     };
     let failed: RefCell<Option<std::io::Error>> = RefCell::new(None);
     let each = RefCell::new(each);
-    let hand_on = |value: Value| {
+    let hand_on = |value: std::io::Result<Value>| {
         if failed.borrow().is_none()
-            && let Err(e) = (each.borrow_mut())(value)
+            && let Err(e) = value.and_then(|v| (each.borrow_mut())(v))
         {
             *failed.borrow_mut() = Some(e);
         }
@@ -90,7 +93,9 @@ pub(crate) async fn read_raw(
             async {
                 let mut found = 0;
                 for name in &names {
-                    if let Some(object) = get(conn, &api, LOCK_NAMESPACE, name, trace).await? {
+                    if let Some(object) =
+                        get_opt_in(&api, LOCK_NAMESPACE, name, row.name, conn, trace).await?
+                    {
                         hand_on(typed(row, object));
                         found += 1;
                     }
@@ -101,7 +106,7 @@ pub(crate) async fn read_raw(
         }
         Kind::Endpoints => {
             let api = api(Some(SERVICE_NAMESPACE));
-            get(conn, &api, SERVICE_NAMESPACE, SERVICE_NAME, trace)
+            get_opt_in(&api, SERVICE_NAMESPACE, SERVICE_NAME, row.name, conn, trace)
                 .await
                 .map(|object| {
                     let found = object.is_some() as usize;
@@ -109,7 +114,10 @@ pub(crate) async fn read_raw(
                     found
                 })
         }
-        Kind::Secret => read_metadata(conn, &api(Some(LOCK_NAMESPACE)), row, &hand_on, trace).await,
+        Kind::Secret => {
+            let each = |meta: &ObjectMeta| hand_on(typed(row, json!({ "metadata": meta })));
+            each_secret_metadata(conn, trace, each).await
+        }
         _ => {
             let namespace = match row.used {
                 Used::All => None,
@@ -143,61 +151,4 @@ pub(crate) async fn read_raw(
         Err(e) if e.http_status == Some(404) && row.custom => RawRead::NotServed,
         Err(e) => return Err(e),
     }))
-}
-
-async fn get(
-    conn: &Connection,
-    api: &Api<DynamicObject>,
-    namespace: &str,
-    name: &str,
-    trace: Trace<'_>,
-) -> Result<Option<DynamicObject>, ReadError> {
-    let action = format!("get {} {namespace}/{name}", api.resource_url());
-    let in_flight = conn.activity.begin(&action);
-    let found = api
-        .get_opt(name)
-        .await
-        .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
-    drop(in_flight);
-    trace(&format!(
-        "{action}: {}",
-        if found.is_some() {
-            "found"
-        } else {
-            "not found"
-        }
-    ));
-    Ok(found)
-}
-
-/// The Secrets of kube-system as `PartialObjectMetadata`, page by page: names, labels,
-/// annotations, owners and times, never a value.
-async fn read_metadata(
-    conn: &Connection,
-    api: &Api<DynamicObject>,
-    row: &KindRow,
-    hand_on: &dyn Fn(Value),
-    trace: Trace<'_>,
-) -> Result<usize, ReadError> {
-    let action = format!("list {} metadata in {LOCK_NAMESPACE}", row.plural);
-    let mut params = ListParams::default().limit(PAGE_SIZE);
-    let mut count = 0;
-    for _ in 0..crate::input::limits::MOST_PAGES {
-        let in_flight = conn.activity.begin(&action);
-        let page = api
-            .list_metadata(&params)
-            .await
-            .map_err(|e| ReadError::from_kube(&e, &action, &conn.server))?;
-        drop(in_flight);
-        trace(&format!("{action}: {} items", page.items.len()));
-        for item in page.items {
-            hand_on(typed(row, serde_json::json!({ "metadata": item.metadata })));
-            count += 1;
-        }
-        match page.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(token) => params = params.continue_token(&token),
-            None => return Ok(count),
-        }
-    }
-    Ok(count)
 }

@@ -7,6 +7,7 @@
 use std::time::Instant;
 
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams};
 
 use super::refusal::read_or_refused;
@@ -37,10 +38,24 @@ async fn list_secret_metadata(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<Vec<SecretMeta>, ReadError> {
+    let mut secrets = Vec::new();
+    each_secret_metadata(conn, trace, |meta| {
+        secrets.push(SecretMeta::from_meta(meta))
+    })
+    .await?;
+    Ok(secrets)
+}
+
+/// Every Secret of kube-system as metadata, page by page, each handed to `each`; how many.
+pub(super) async fn each_secret_metadata(
+    conn: &Connection,
+    trace: Trace<'_>,
+    mut each: impl FnMut(&ObjectMeta),
+) -> Result<usize, ReadError> {
     let api: Api<Secret> = Api::namespaced(conn.client.clone(), NAMESPACE);
     let action = format!("list secrets in {NAMESPACE} (metadata only)");
     let mut params = ListParams::default().limit(PAGE_SIZE);
-    let mut secrets = Vec::new();
+    let mut count = 0;
     let mut paging = Paging::default();
     loop {
         let started = Instant::now();
@@ -58,14 +73,13 @@ async fn list_secret_metadata(
         let next = paging
             .after_page(page.items.len(), page.metadata.continue_)
             .map_err(|lie| lie.refusal(&action, &conn.server))?;
-        secrets.extend(
-            page.items
-                .iter()
-                .map(|item| SecretMeta::from_meta(&item.metadata)),
-        );
+        for item in &page.items {
+            each(&item.metadata);
+            count += 1;
+        }
         match next {
             NextPage::Continue(token) => params = params.continue_token(&token),
-            NextPage::Done => return Ok(secrets),
+            NextPage::Done => return Ok(count),
         }
     }
 }
