@@ -6,11 +6,13 @@ use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::input::ReadError;
 use crate::input::connect::Connection;
 use crate::input::live::raw_objects::{RawRead, read_raw};
+use crate::input::live::server_certificates::MOST_HANDSHAKES_AT_ONCE;
 use crate::input::live::server_metrics::read_servers;
 use crate::input::live::{Trace, read_apiserver_endpoints};
 use crate::input::metrics::scrape_reader::AnswerText;
@@ -60,7 +62,7 @@ pub(super) async fn write_dump(
         let mut out = ListWriter::create(&path, row.api_version, row.name)?;
         let mut each = |object: Value| {
             if row.kind == Kind::Node
-                && let Ok(node) = serde_json::from_value(object.clone())
+                && let Ok(node) = k8s_openapi::api::core::v1::Node::deserialize(&object)
             {
                 nodes.push(NodeFacts::from_api(&node));
             }
@@ -104,17 +106,12 @@ async fn write_metrics(
     nodes: &[NodeFacts],
     trace: Trace<'_>,
 ) -> Result<Vec<MetricsEntry>, DumpError> {
-    let published: Vec<(String, Option<i32>)> = match read_apiserver_endpoints(conn, trace).await {
-        Ok(endpoints) => endpoints
-            .addresses()
-            .map(|(a, p)| (a.to_string(), p))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    let dials = tokio::sync::Semaphore::new(
-        crate::input::live::server_certificates::MOST_HANDSHAKES_AT_ONCE,
-    );
-    let reads = read_servers::<AnswerText>(conn, nodes, published, &dials).await;
+    // Without the addresses (refused, say) the Nodes' own still are read.
+    let endpoints = read_apiserver_endpoints(conn, trace).await.ok();
+    let published: Vec<(&str, Option<i32>)> =
+        endpoints.iter().flat_map(|e| e.addresses()).collect();
+    let dials = tokio::sync::Semaphore::new(MOST_HANDSHAKES_AT_ONCE);
+    let reads = read_servers::<AnswerText>(conn, nodes, &published, &dials).await;
     let mut entries = Vec::new();
     for read in reads {
         let stem = read.node.clone().unwrap_or_else(|| CONNECTION_STEM.into());

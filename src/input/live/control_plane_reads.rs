@@ -50,17 +50,15 @@ impl ControlPlaneReads {
         let dials = tokio::sync::Semaphore::new(MOST_HANDSHAKES_AT_ONCE);
         let endpoints_then_charts = async {
             let endpoints = read_apiserver_endpoints(conn, trace).await;
-            let published = endpoints.iter().flat_map(EndpointsRead::addresses);
-            let owned: Vec<(String, Option<i32>)> = endpoints
+            let published: Vec<(&str, Option<i32>)> = endpoints
                 .iter()
                 .flat_map(EndpointsRead::addresses)
-                .map(|(a, p)| (a.to_string(), p))
                 .collect();
-            let targets = handshake_targets(nodes, published, &conn.server);
+            let targets = handshake_targets(nodes, published.iter().copied(), &conn.server);
             let (charts, servers, metrics) = tokio::join!(
                 read_packaged_charts(conn, trace),
                 read_server_certificates(conn, targets, &dials),
-                read_server_metrics(conn, nodes, owned, &dials),
+                read_server_metrics(conn, nodes, &published, &dials),
             );
             (endpoints, charts, servers, metrics)
         };

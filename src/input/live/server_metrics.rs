@@ -11,8 +11,8 @@ use bytes::Bytes;
 use futures::StreamExt;
 use http_body_util::BodyExt;
 
-use super::Connection;
 use super::server_certificates::{MOST_HANDSHAKES_AT_ONCE, connected_address, server_addresses};
+use super::{Connection, ReadError};
 use crate::input::connect::rancher_proxy::proxy_url;
 use crate::input::metrics::scrape_reader::{AnswerSink, ScrapeReader};
 use crate::model::node::NodeFacts;
@@ -32,7 +32,7 @@ const ETCD_METRICS_PORT: u16 = 2381;
 pub(crate) async fn read_server_metrics(
     conn: &Connection,
     nodes: &[NodeFacts],
-    published: Vec<(String, Option<i32>)>,
+    published: &[(&str, Option<i32>)],
     dials: &tokio::sync::Semaphore,
 ) -> Vec<ServerMetrics> {
     read_servers::<ScrapeReader>(conn, nodes, published, dials).await
@@ -43,7 +43,7 @@ pub(crate) async fn read_server_metrics(
 pub(crate) async fn read_servers<S: AnswerSink>(
     conn: &Connection,
     nodes: &[NodeFacts],
-    published: Vec<(String, Option<i32>)>,
+    published: &[(&str, Option<i32>)],
     dials: &tokio::sync::Semaphore,
 ) -> Vec<ServerRead<S::Out>> {
     let behind_proxy = conn.proxy.is_some() || proxy_url(&conn.server).is_some();
@@ -59,7 +59,10 @@ pub(crate) async fn read_servers<S: AnswerSink>(
         return vec![through_connection.await];
     }
     let connected = connected_address(&conn.server);
-    let addresses = server_addresses(nodes, published.iter().map(|(a, p)| (a.as_str(), *p)));
+    let addresses = server_addresses(nodes, published.iter().copied());
+    // The connection's address is one of the servers' own: it is read as that server, on
+    // the connection's client, and nothing is read behind it.
+    let covers_connection = addresses.iter().any(|(a, _)| Some(a) == connected.as_ref());
     let direct = addresses.into_iter().map(|(address, node)| {
         let is_connected = Some(&address) == connected.as_ref();
         let member = node
@@ -91,7 +94,6 @@ pub(crate) async fn read_servers<S: AnswerSink>(
             }
         }
     });
-    let covers_connection = addresses_cover(&connected, nodes, &published);
     let (mut reads, fallback) = tokio::join!(
         futures::stream::iter(direct)
             .buffered(MOST_HANDSHAKES_AT_ONCE)
@@ -124,17 +126,6 @@ fn etcd_address(node: &NodeFacts) -> Option<&str> {
         .or_else(|| node.addresses.first().map(String::as_str))
 }
 
-/// Whether the connection's address is one of the servers' own (then it is read as that
-/// server, on the connection's client).
-fn addresses_cover(
-    connected: &Option<String>,
-    nodes: &[NodeFacts],
-    published: &[(String, Option<i32>)],
-) -> bool {
-    let addresses = server_addresses(nodes, published.iter().map(|(a, p)| (a.as_str(), *p)));
-    addresses.iter().any(|(a, _)| Some(a) == connected.as_ref())
-}
-
 async fn apiserver_metrics<S: AnswerSink>(
     client: &kube::Client,
     url: &str,
@@ -143,10 +134,12 @@ async fn apiserver_metrics<S: AnswerSink>(
         .body(kube::client::Body::empty())
         .map_err(|e| e.to_string())?;
     let read = async {
-        let response = client
-            .send(request)
-            .await
-            .map_err(|e| format!("{url}/metrics could not be read: {}", innermost(&e)))?;
+        // kube's error said as every read says it (refused, TLS, timeout), capped: a foreign
+        // server's certificate can list any number of names.
+        let response = client.send(request).await.map_err(|e| {
+            let said = ReadError::from_kube(&e, "get /metrics", url).message;
+            crate::line_cap::cap_at(&said, 300).into_owned()
+        })?;
         answer::<S, _>(response, url).await
     };
     tokio::time::timeout(METRICS_LIMIT, read)
@@ -232,18 +225,4 @@ where
         }
     }
     reader.finish().map_err(|e| format!("{url}/metrics: {e}"))
-}
-
-/// The cause at the bottom of the chain (`Connection refused`, `invalid peer certificate`):
-/// the layers above it only say that a request failed.
-fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = e;
-    while let Some(next) = cause.source() {
-        cause = next;
-    }
-    cause
-        .to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }

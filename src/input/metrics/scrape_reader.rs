@@ -23,6 +23,13 @@ const SIZE_METRICS: [&str; 3] = [
 /// lists take seconds on big clusters by design and have their own SLO.
 const OBJECT_OPERATIONS: [&str; 4] = ["get", "create", "update", "delete"];
 
+fn over_cap(limit: usize) -> String {
+    format!(
+        "its metrics answer is over {} MiB, more than k3sdoctor reads",
+        limit >> 20
+    )
+}
+
 pub(crate) struct ScrapeReader {
     scrape: DatastoreScrape,
     /// The rank in `SIZE_METRICS` of the size kept (lower is newer).
@@ -55,10 +62,7 @@ impl ScrapeReader {
     pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> Result<(), String> {
         self.read += bytes.len();
         if self.read > self.limit {
-            return Err(format!(
-                "its metrics answer is over {} MiB, more than k3sdoctor reads",
-                self.limit >> 20
-            ));
+            return Err(over_cap(self.limit));
         }
         while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
             self.line.extend_from_slice(&bytes[..end]);
@@ -140,7 +144,6 @@ impl ScrapeReader {
             }
             "etcd_mvcc_db_total_size_in_use_in_bytes" => scrape.etcd_in_use_bytes = Some(s.value),
             "etcd_server_quota_backend_bytes" => scrape.etcd_quota_bytes = Some(s.value),
-            "etcd_server_has_leader" => scrape.etcd_has_leader = Some(s.value),
             name => {
                 if let Some(rank) = SIZE_METRICS.iter().position(|m| *m == name) {
                     self.size(rank, s);
@@ -166,7 +169,6 @@ impl ScrapeReader {
         self.scrape.storage_size = Some(StorageSize {
             bytes: s.value,
             metric: SIZE_METRICS[rank],
-            endpoint: s.label("endpoint"),
         });
     }
 }
@@ -204,10 +206,7 @@ impl AnswerSink for AnswerText {
     type Out = Vec<u8>;
     fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
         if self.0.len() + bytes.len() > MOST_METRICS_BYTES {
-            return Err(format!(
-                "its metrics answer is over {} MiB, more than k3sdoctor reads",
-                MOST_METRICS_BYTES >> 20
-            ));
+            return Err(over_cap(MOST_METRICS_BYTES));
         }
         self.0.extend_from_slice(bytes);
         Ok(())
