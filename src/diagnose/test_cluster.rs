@@ -426,7 +426,6 @@ impl TestCluster {
                         storage_size: Some(StorageSize {
                             bytes: 50.0 * 1024.0 * 1024.0,
                             metric: "apiserver_storage_size_bytes",
-                            endpoint: None,
                         }),
                         ..DatastoreScrape::default()
                     }),

@@ -12,8 +12,6 @@ pub(crate) struct StorageSize {
     pub bytes: f64,
     /// The metric it came from, which says the Kubernetes era.
     pub metric: &'static str,
-    /// The endpoint (≤ 1.28's label): `unix://kine.sock` on kine.
-    pub endpoint: Option<String>,
 }
 
 /// kine's compaction passes since it started.
@@ -41,7 +39,6 @@ pub(crate) struct DatastoreScrape {
     pub etcd_in_use_bytes: Option<f64>,
     /// etcd's effective quota, also when it is the default.
     pub etcd_quota_bytes: Option<f64>,
-    pub etcd_has_leader: Option<f64>,
     pub wal_fsync: Histogram,
     pub backend_commit: Histogram,
 }

@@ -15,7 +15,7 @@ use jiff::Timestamp;
 pub(crate) use self::etcdctl::etcdctl;
 use self::fragmentation::fragmentation_findings;
 use self::kine_compaction::kine_findings;
-use self::members::{Member, members};
+use self::members::members;
 use self::quota::{FrozenLocks, quota_findings};
 use self::slowness::slowness_findings;
 use super::finding::Finding;
@@ -24,6 +24,7 @@ use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 use crate::model::datastore::Datastore;
+use crate::model::server_metrics::ServerMetrics;
 
 /// The findings, and the note of what was not checked; `Err` with the reason when no
 /// server's metrics were read at all.
@@ -57,18 +58,7 @@ pub(crate) fn analyse_datastore(
     let mut findings = Vec::new();
     if *datastore == Datastore::EmbeddedEtcd || etcd_read {
         let members = members(state, distro);
-        let read = |m: &&Member| {
-            reads
-                .iter()
-                .any(|r| r.name() == m.name && r.apiserver.is_ok())
-        };
-        notes.extend(
-            members
-                .iter()
-                .filter(|m| m.size.is_none())
-                .filter(read)
-                .map(|m| format!("{}: no datastore size in its metrics", m.name)),
-        );
+        notes.extend(reads.iter().filter_map(without_size));
         findings.extend(quota_findings(&members, distro, frozen(locks).as_ref()));
         findings.extend(fragmentation_findings(&members, distro));
         if !etcd_read {
@@ -144,6 +134,23 @@ pub(crate) fn datastore_sizes(
             })
         })
         .collect()
+}
+
+/// Why a server whose metrics were read gives no size; `None` when it gives one.
+fn without_size(read: &ServerMetrics) -> Option<String> {
+    let scrape = read.apiserver()?;
+    let etcd_size = read.etcd().and_then(|e| e.etcd_total_bytes);
+    if scrape.storage_size.is_some() || etcd_size.is_some() {
+        return None;
+    }
+    Some(if scrape.storage_size_failed {
+        format!(
+            "{}: its apiserver could not ask the datastore for its size (the size metric reads -1)",
+            read.name()
+        )
+    } else {
+        format!("{}: no datastore size in its metrics", read.name())
+    })
 }
 
 /// Every held lock expired at once: the renewals all fail, as writes do under NOSPACE.

@@ -18,7 +18,6 @@ fn apiserver_size(bytes: f64) -> DatastoreScrape {
         storage_size: Some(StorageSize {
             bytes,
             metric: "apiserver_storage_size_bytes",
-            endpoint: None,
         }),
         ..DatastoreScrape::default()
     }
@@ -391,6 +390,36 @@ fn servers_not_read_are_named_in_the_check_and_none_read_is_not_checked() {
     assert!(!run.ran, "{run:?}");
     assert!(
         run.note.contains("no server's metrics were read"),
+        "{}",
+        run.note
+    );
+}
+
+#[test]
+fn a_size_the_apiserver_could_not_ask_for_is_named_as_such_not_as_missing() {
+    let c = held_locks(TestCluster::k3s().server("a", V).server("b", V), 1);
+    let failed = DatastoreScrape {
+        storage_size_failed: true,
+        ..DatastoreScrape::default()
+    };
+    let state = with_metrics(
+        c,
+        vec![
+            read("a", failed, None),
+            read("b", DatastoreScrape::default(), None),
+        ],
+    );
+    let check = analyse_check(&state, Distro::K3s, now());
+    let run = check.checks.iter().find(|c| c.name == "datastore").unwrap();
+    assert!(
+        run.note
+            .contains("Node a: its apiserver could not ask the datastore for its size"),
+        "{}",
+        run.note
+    );
+    assert!(
+        run.note
+            .contains("Node b: no datastore size in its metrics"),
         "{}",
         run.note
     );

@@ -19,7 +19,6 @@ fn each_era_s_size_metric_is_read_and_the_newest_wins() {
     let size = old.storage_size.as_ref().unwrap();
     assert_eq!(size.bytes, 4.2e7);
     assert_eq!(size.metric, "etcd_db_total_size_in_bytes");
-    assert_eq!(size.endpoint.as_deref(), Some("https://127.0.0.1:2379"));
     assert_eq!(old.process_start, Some(1.7e9));
 
     // 1.28: the deprecated name and the new one side by side.
@@ -68,7 +67,6 @@ fn etcd_s_own_series_and_kine_s_compactions_are_read() {
                 etcd_mvcc_db_total_size_in_bytes 10\n\
                 etcd_mvcc_db_total_size_in_use_in_bytes 4\n\
                 etcd_server_quota_backend_bytes 2.147483648e+09\n\
-                etcd_server_has_leader 1\n\
                 etcd_disk_wal_fsync_duration_seconds_bucket{le=\"0.001\"} 10\n\
                 etcd_disk_wal_fsync_duration_seconds_bucket{le=\"+Inf\"} 10\n\
                 etcd_disk_backend_commit_duration_seconds_bucket{le=\"0.5\"} 3\n\
@@ -77,7 +75,6 @@ fn etcd_s_own_series_and_kine_s_compactions_are_read() {
     assert_eq!(read.etcd_total_bytes, Some(10.0));
     assert_eq!(read.etcd_in_use_bytes, Some(4.0));
     assert_eq!(read.etcd_quota_bytes, Some(2147483648.0));
-    assert_eq!(read.etcd_has_leader, Some(1.0));
     assert_eq!(read.wal_fsync.count(), 10.0);
     let p99 = read.backend_commit.quantile(0.99).unwrap();
     assert!((p99 - 0.495).abs() < 1e-9, "{p99}");

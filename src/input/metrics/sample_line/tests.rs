@@ -1,0 +1,53 @@
+use super::*;
+
+#[test]
+fn samples_comments_and_labels_read_as_the_text_format_says() {
+    assert_eq!(parse_sample("# HELP x y"), None);
+    assert_eq!(parse_sample("   "), None);
+    let plain = parse_sample("process_start_time_seconds 1.7e+09")
+        .unwrap()
+        .unwrap();
+    assert_eq!(plain.name, "process_start_time_seconds");
+    assert_eq!(plain.value, 1.7e9);
+    let line = r#"etcd_request_duration_seconds_bucket{operation="get",type="a,b\"}c\\",le="+Inf"} 42 1700000000000"#;
+    let s = parse_sample(line).unwrap().unwrap();
+    assert_eq!(s.name, "etcd_request_duration_seconds_bucket");
+    assert_eq!(s.value, 42.0);
+    assert_eq!(s.label("operation").as_deref(), Some("get"));
+    assert_eq!(s.label("type").as_deref(), Some("a,b\"}c\\"));
+    assert_eq!(s.label("le").as_deref(), Some("+Inf"));
+    assert_eq!(s.label("resource"), None);
+    let inf = parse_sample(r#"x{le="1"} +Inf"#).unwrap().unwrap();
+    assert!(inf.value.is_infinite());
+}
+
+#[test]
+fn lines_that_are_not_samples_are_errors_that_quote_them() {
+    for bad in [
+        "x{a=\"1\" 3",
+        "x",
+        "x{a=\"1\"}",
+        "x notanumber",
+        "{a=\"1\"} 3",
+    ] {
+        let e = parse_sample(bad).unwrap().unwrap_err();
+        assert!(e.contains("not a metrics line"), "{bad}: {e}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_line_is_read_or_refused_never_a_panic(line in "\\PC{0,120}") {
+        if let Some(Ok(sample)) = parse_sample(&line) {
+            let _ = sample.label("le");
+        }
+    }
+
+    #[test]
+    fn any_label_value_reads_back_as_written(value in "[^\\n]{0,40}") {
+        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+        let line = format!("m{{a=\"x\",b=\"{escaped}\"}} 1");
+        let sample = parse_sample(&line).unwrap().unwrap();
+        proptest::prop_assert_eq!(sample.label("b"), Some(value));
+    }
+}
