@@ -159,22 +159,7 @@ pub(crate) fn authorize(identity: &Identity, info: &RequestInfo) -> Decision {
         if is_discovery_path(&info.path) {
             return allowed_by("system:discovery", "system:discovery", AUTHENTICATED);
         }
-        return match identity {
-            // The read-only role's nonResourceURLs rule (deploy/base/serve-clusterrole.yaml).
-            Identity::User(Role::ReadOnly) if info.path == "/metrics" => {
-                allowed_by("viewer-read-only", "read-only", "User \"viewer\"")
-            }
-            Identity::Rbac(user) => match user.allows(info) {
-                Some(source) => Decision {
-                    allowed: true,
-                    reason: Some(format!("RBAC: allowed by {source}")),
-                },
-                None => denied,
-            },
-            _ => denied,
-        };
-    }
-    if info.api_group == "authorization.k8s.io"
+    } else if info.api_group == "authorization.k8s.io"
         && matches!(
             info.resource.as_str(),
             "selfsubjectaccessreviews" | "selfsubjectrulesreviews"
@@ -183,10 +168,15 @@ pub(crate) fn authorize(identity: &Identity, info: &RequestInfo) -> Decision {
     {
         return allowed_by("system:basic-user", "system:basic-user", AUTHENTICATED);
     }
+    // The read-only role: reads of every resource, and its one nonResourceURLs rule
+    // (deploy/base/serve-clusterrole.yaml).
+    let read_only_allows = if info.is_resource_request {
+        matches!(info.verb.as_str(), "get" | "list" | "watch")
+    } else {
+        info.path == "/metrics"
+    };
     match identity {
-        Identity::User(Role::ReadOnly)
-            if matches!(info.verb.as_str(), "get" | "list" | "watch") =>
-        {
+        Identity::User(Role::ReadOnly) if read_only_allows => {
             allowed_by("viewer-read-only", "read-only", "User \"viewer\"")
         }
         Identity::Rbac(user) => match user.allows(info) {
