@@ -30,13 +30,15 @@ fn bed_routes_each_cluster_through_rancher_paths_and_records_every_request() {
     let node = cluster.servers[0].node.clone();
     let machines = bed.add_machines_for_nodes();
     assert_eq!(machines.len(), 1, "one Machine for {node}: {machines:?}");
+    // Rancher 2.10's records are filled from the ConfigMap, which the sim's controller writes a
+    // moment after the ETCDSnapshotFile: wait for both, or the oracle sees the entry missing.
+    let down = bed.downstream().admin();
     assert!(
-        wait_for(FIRST_SNAPSHOT, || !bed
-            .downstream()
-            .admin()
-            .snapshot_files()
-            .is_empty()),
-        "no ETCDSnapshotFile appeared downstream"
+        wait_for(FIRST_SNAPSHOT, || {
+            let files = down.snapshot_files().len();
+            files > 0 && down.configmap_data("k3s-etcd-snapshots").len() >= files
+        }),
+        "no ETCDSnapshotFile reached the ConfigMap downstream"
     );
     let written = bed.write_snapshot_records("k3s");
     assert!(!written.is_empty());
