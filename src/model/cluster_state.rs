@@ -13,6 +13,7 @@ use crate::model::bundle_provenance::BundleSource;
 use crate::model::collected::Collected;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::configmap_listing::ConfigMapListing;
+use crate::model::kine_probe::KineProbe;
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -54,6 +55,9 @@ pub(crate) struct ClusterState {
     pub packaged_charts: Collected<PackagedCharts>,
     /// Each server's datastore metrics (its apiserver's `/metrics`, etcd's `:2381/metrics`).
     pub server_metrics: Collected<Vec<ServerMetrics>>,
+    /// Whether kine still serves a revision written long ago (live, on a cluster without
+    /// etcd, when an old enough revision was found); `None`: not probed.
+    pub kine_probe: Option<KineProbe>,
     /// The newest time found in the objects: the default `now` for a dump.
     pub newest_timestamp: Option<Timestamp>,
     /// Which object and field [`newest_timestamp`](Self::newest_timestamp) came from, e.g.

@@ -20,6 +20,7 @@ pub(crate) mod helm_chart;
 pub(crate) mod helm_job;
 pub(crate) mod histogram;
 pub(crate) mod kinds;
+pub(crate) mod kine_probe;
 pub(crate) mod lease;
 pub(crate) mod lock;
 pub(crate) mod node;

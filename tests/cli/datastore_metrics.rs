@@ -231,9 +231,9 @@ fn a_hand_made_dump_s_metrics_files_are_judged_per_node() {
     );
 }
 
-#[test]
-fn on_sqlite_kine_s_stalled_compaction_is_found_and_no_etcd_code_fires() {
-    let mut node = server_at("k3s-1", V, "10.0.0.1");
+/// A server on sqlite at `ip`: no etcd role or annotation, node-args without a datastore.
+fn sqlite_server(ip: &str) -> Value {
+    let mut node = server_at("k3s-1", V, ip);
     node["metadata"]["labels"]
         .as_object_mut()
         .unwrap()
@@ -241,6 +241,12 @@ fn on_sqlite_kine_s_stalled_compaction_is_found_and_no_etcd_code_fires() {
     let annotations = node["metadata"]["annotations"].as_object_mut().unwrap();
     annotations.retain(|k, _| !k.starts_with("etcd."));
     annotations.insert("k3s.io/node-args".into(), json!("[\"server\"]"));
+    node
+}
+
+#[test]
+fn on_sqlite_kine_s_stalled_compaction_is_found_and_no_etcd_code_fires() {
+    let node = sqlite_server("10.0.0.1");
     let stalled = KINE
         .lines()
         .map(|l| {
@@ -271,4 +277,51 @@ fn on_sqlite_kine_s_stalled_compaction_is_found_and_no_etcd_code_fires() {
     );
     assert!(coded(&report, "etcd-db-near-quota").is_empty());
     assert!(coded(&report, "etcd-db-over-quota").is_empty());
+}
+
+/// The live probe: a helm-install Job written an hour before `--now`, then thousands of
+/// writes. While the fake keeps its history, a LIST at the Job's revision answers and the
+/// compaction is named stalled (the metrics carry no kine series); once compacted,
+/// that LIST answers 410 Expired and nothing is said.
+#[test]
+fn kine_serving_a_revision_written_long_ago_is_a_stalled_compaction_live() {
+    let fake = FakeApi::start();
+    fake.put(sqlite_server("198.51.100.7"));
+    let hour_ago = "2024-05-31T11:10:40Z";
+    fake.put(json!({
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "helm-install-traefik", "namespace": "kube-system",
+                     "labels": {"helmcharts.helm.cattle.io/chart": "traefik"},
+                     "creationTimestamp": hour_ago,
+                     "managedFields": [{"manager": "k3s", "operation": "Update", "time": hour_ago}]},
+        "spec": {"template": {"spec": {"containers": []}}},
+        "status": {"succeeded": 1}
+    }));
+    for i in 0..2_100 {
+        fake.put(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": format!("churn-{}", i % 7), "namespace": "default"},
+                        "data": {"i": i.to_string()}}));
+    }
+
+    let stalled = check(&fake, Role::ReadOnly);
+    let found = coded(&stalled, "kine-compaction-stalled");
+    assert_eq!(found.len(), 1, "{stalled:#}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("written 60m ago by Job kube-system/helm-install-traefik"),
+        "{message}"
+    );
+    let exact: Vec<_> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.query.contains("resourceVersionMatch=Exact"))
+        .collect();
+    assert_eq!(exact.len(), 1, "one probe: {exact:?}");
+
+    fake.compact();
+    let compacted = check(&fake, Role::ReadOnly);
+    assert!(
+        coded(&compacted, "kine-compaction-stalled").is_empty(),
+        "{compacted:#}"
+    );
 }

@@ -14,11 +14,11 @@ use jiff::Timestamp;
 
 pub(crate) use self::etcdctl::etcdctl;
 use self::fragmentation::fragmentation_findings;
-use self::kine_compaction::kine_findings;
+use self::kine_compaction::{kine_findings, probe_finding};
 use self::members::members;
 use self::quota::{FrozenLocks, quota_findings};
 use self::slowness::slowness_findings;
-use super::finding::Finding;
+use super::finding::{Finding, FindingCode};
 use super::leases::lock_status::{LockState, LockStatus};
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
@@ -27,8 +27,35 @@ use crate::model::datastore::Datastore;
 use crate::model::server_metrics::ServerMetrics;
 
 /// The findings, and the note of what was not checked; `Err` with the reason when no
-/// server's metrics were read at all.
+/// server's metrics were read at all and the kine probe found nothing.
 pub(crate) fn analyse_datastore(
+    state: &ClusterState,
+    datastore: &Datastore,
+    distro: Distro,
+    now: Timestamp,
+    locks: &[LockStatus],
+) -> Result<(Vec<Finding>, Vec<String>), String> {
+    let judged = judge_metrics(state, datastore, distro, now, locks);
+    let found = judged
+        .as_ref()
+        .map(|(f, _)| f.as_slice())
+        .unwrap_or_default();
+    let probed = probed_kine(state, datastore, distro, now, found);
+    match (judged, probed) {
+        (Ok((mut findings, mut notes)), probed) => {
+            match probed {
+                Ok(found) => findings.extend(found),
+                Err(note) => notes.push(note),
+            }
+            Ok((findings, notes))
+        }
+        (Err(why), Ok(Some(found))) => Ok((vec![found], vec![why])),
+        (Err(why), _) => Err(why),
+    }
+}
+
+/// What the servers' metrics say.
+fn judge_metrics(
     state: &ClusterState,
     datastore: &Datastore,
     distro: Distro,
@@ -72,6 +99,28 @@ pub(crate) fn analyse_datastore(
     findings.extend(kine_findings(reads, distro, now));
     findings.extend(slowness_findings(reads));
     Ok((findings, notes))
+}
+
+/// The kine probe's finding, unless kine's own metrics already raised one; `Err` with a note
+/// when the probe failed. Nothing on etcd, whose compaction the apiserver runs.
+fn probed_kine(
+    state: &ClusterState,
+    datastore: &Datastore,
+    distro: Distro,
+    now: Timestamp,
+    found: &[Finding],
+) -> Result<Option<Finding>, String> {
+    let Some(probe) = &state.kine_probe else {
+        return Ok(None);
+    };
+    if *datastore == Datastore::EmbeddedEtcd
+        || found
+            .iter()
+            .any(|f| f.code == FindingCode::KineCompactionStalled)
+    {
+        return Ok(None);
+    }
+    probe_finding(probe, distro, now)
 }
 
 /// One server's datastore size as `check` shows it, healthy or not.

@@ -7,6 +7,7 @@ use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 use crate::model::histogram::Histogram;
+use crate::model::kine_probe::{KineProbe, ProbeAnswer, WrittenRevision};
 use crate::model::server_metrics::{DatastoreScrape, KineCompactions, ServerMetrics, StorageSize};
 
 const V: &str = "v1.33.5+k3s1";
@@ -283,24 +284,26 @@ fn a_fragmented_member_needs_etcd_s_in_use_and_over_100_mib_of_it() {
     assert!(frag(500.0 * MIB, 900.0 * MIB).is_empty());
 }
 
+/// One server on sqlite and an agent.
+fn sqlite() -> ClusterState {
+    let mut c = TestCluster::k3s().without_nodes();
+    c = c.agent("w1", V);
+    let mut state = c.build();
+    let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
+        "metadata": {"name": "s1", "labels": {"node-role.kubernetes.io/control-plane": "true"},
+                     "annotations": {"k3s.io/node-args": "[\"server\"]"}},
+        "status": {"nodeInfo": {"kubeletVersion": V}}
+    }))
+    .unwrap();
+    state
+        .nodes
+        .get_or_insert_with(Vec::new)
+        .push(crate::model::node::NodeFacts::from_api(&node));
+    state
+}
+
 #[test]
 fn on_sqlite_no_etcd_code_fires_and_kine_s_compaction_is_judged_after_15_minutes() {
-    let sqlite = || {
-        let mut c = TestCluster::k3s().without_nodes();
-        c = c.agent("w1", V);
-        let mut state = c.build();
-        let node: k8s_openapi::api::core::v1::Node = serde_json::from_value(json!({
-            "metadata": {"name": "s1", "labels": {"node-role.kubernetes.io/control-plane": "true"},
-                         "annotations": {"k3s.io/node-args": "[\"server\"]"}},
-            "status": {"nodeInfo": {"kubeletVersion": V}}
-        }))
-        .unwrap();
-        state
-            .nodes
-            .get_or_insert_with(Vec::new)
-            .push(crate::model::node::NodeFacts::from_api(&node));
-        state
-    };
     let kine = |error: f64, success: f64, uptime: i64| DatastoreScrape {
         kine_compactions: Some(KineCompactions { success, error }),
         process_start: Some((now().as_second() - uptime) as f64),
@@ -422,5 +425,92 @@ fn a_size_the_apiserver_could_not_ask_for_is_named_as_such_not_as_missing() {
             .contains("Node b: no datastore size in its metrics"),
         "{}",
         run.note
+    );
+}
+
+fn probe(minutes_ago: i64, behind: u64, answer: ProbeAnswer) -> KineProbe {
+    KineProbe {
+        written: WrittenRevision {
+            revision: 500,
+            at: now() - jiff::SignedDuration::from_mins(minutes_ago),
+            object: "Job kube-system/helm-install-traefik".into(),
+        },
+        current: 500 + behind,
+        answer,
+    }
+}
+
+#[test]
+fn a_revision_kine_still_serves_long_after_it_was_written_is_a_stalled_compaction() {
+    let judged = |probe: KineProbe, metrics: Option<DatastoreScrape>| {
+        let mut state = sqlite();
+        state.kine_probe = Some(probe);
+        state.server_metrics = match metrics {
+            Some(m) => Collected::Read(vec![read("s1", m, None)]),
+            None => Collected::Refused("needs get on /metrics".into()),
+        };
+        datastore_findings(&state)
+    };
+    let stalled = judged(probe(60, 50_000, ProbeAnswer::Retained), None);
+    assert_eq!(
+        codes(&stalled),
+        [(Severity::Warning, FindingCode::KineCompactionStalled)],
+        "found without metrics"
+    );
+    assert!(
+        stalled[0]
+            .message
+            .contains("revision 500 (50000 revisions behind")
+    );
+    assert!(stalled[0].message.contains("helm-install-traefik"));
+    let quiet = Some(apiserver_size(GIB));
+    assert!(judged(probe(60, 50_000, ProbeAnswer::Compacted), quiet.clone()).is_empty());
+    assert!(
+        judged(probe(10, 50_000, ProbeAnswer::Retained), quiet.clone()).is_empty(),
+        "written too recently for a pass to have reached it"
+    );
+    assert!(
+        judged(probe(60, 1_500, ProbeAnswer::Retained), quiet.clone()).is_empty(),
+        "inside the revisions kine keeps"
+    );
+    let failing = DatastoreScrape {
+        kine_compactions: Some(KineCompactions {
+            success: 0.0,
+            error: 3.0,
+        }),
+        process_start: Some((now().as_second() - 3600) as f64),
+        ..apiserver_size(GIB)
+    };
+    assert_eq!(
+        judged(probe(60, 50_000, ProbeAnswer::Retained), Some(failing)).len(),
+        1,
+        "said once, from the metrics"
+    );
+}
+
+#[test]
+fn the_probe_is_not_judged_on_etcd_and_a_failed_probe_is_a_note() {
+    let mut etcd = TestCluster::k3s().server("s1", V).build();
+    etcd.kine_probe = Some(probe(60, 50_000, ProbeAnswer::Retained));
+    assert!(datastore_findings(&etcd).is_empty());
+
+    let mut state = sqlite();
+    state.server_metrics = Collected::Read(vec![read("s1", apiserver_size(GIB), None)]);
+    state.kine_probe = Some(probe(
+        60,
+        50_000,
+        ProbeAnswer::Failed("list nodes at revision 500 (exact): 500 Internal Server Error".into()),
+    ));
+    let analysis = analyse_check(&state, Distro::K3s, now());
+    assert!(datastore_findings(&state).is_empty());
+    let run = analysis
+        .checks
+        .iter()
+        .find(|c| c.name == "datastore")
+        .expect("the datastore check");
+    assert!(
+        run.note
+            .contains("kine compaction probe: list nodes at revision 500"),
+        "{run:?}"
     );
 }

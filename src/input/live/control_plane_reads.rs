@@ -6,6 +6,7 @@
 
 use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
+use super::kine_probe::probe_kine;
 use super::packaged_charts::{PackagedChartsRead, read_packaged_charts};
 use super::secret_metadata::read_secret_metadata;
 use super::server_certificates::{
@@ -17,6 +18,7 @@ use super::{
 };
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
+use crate::model::kine_probe::KineProbe;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
 use crate::model::secret_metadata::SecretMeta;
@@ -30,6 +32,7 @@ pub(crate) struct ControlPlaneReads {
     secrets: Collected<Vec<SecretMeta>>,
     charts: PackagedChartsRead,
     metrics: Vec<ServerMetrics>,
+    kine: Option<KineProbe>,
 }
 
 impl ControlPlaneReads {
@@ -60,13 +63,18 @@ impl ControlPlaneReads {
                 read_server_certificates(conn, targets, &dials),
                 read_server_metrics(conn, nodes, &published, &dials),
             );
-            (endpoints, charts, servers, metrics)
+            let oldest = charts
+                .as_ref()
+                .ok()
+                .and_then(PackagedChartsRead::oldest_write);
+            let kine = probe_kine(conn, nodes, oldest, trace).await;
+            (endpoints, charts, servers, metrics, kine)
         };
         let events_then_secrets = async {
             let events = read_node_events(conn, trace).await;
             (events, read_secret_metadata(conn, trace).await)
         };
-        let ((endpoints, charts, servers, metrics), (events, secrets), mut certificates) = tokio::join!(
+        let ((endpoints, charts, servers, metrics, kine), (events, secrets), mut certificates) = tokio::join!(
             endpoints_then_charts,
             events_then_secrets,
             read_connection_certificates(conn),
@@ -80,6 +88,7 @@ impl ControlPlaneReads {
             secrets: secrets?,
             charts: charts?,
             metrics,
+            kine,
         })
     }
 
@@ -96,5 +105,6 @@ impl ControlPlaneReads {
         state.secret_metadata = self.secrets;
         self.charts.fill(state);
         state.server_metrics = Collected::Read(self.metrics);
+        state.kine_probe = self.kine;
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod cluster_identity;
 pub(crate) mod connection_certificates;
 pub(crate) mod contact_probe;
 mod control_plane_reads;
+mod kine_probe;
 mod node_events;
 mod node_heartbeats;
 pub(crate) mod own_access_review;

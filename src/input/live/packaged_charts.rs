@@ -17,6 +17,7 @@ use crate::model::collected::Collected;
 use crate::model::helm_chart::{CHART_LABEL, HelmChartFacts, NAMESPACE};
 use crate::model::helm_job::HelmJobFacts;
 use crate::model::kinds::Kind;
+use crate::model::kine_probe::WrittenRevision;
 use crate::model::packaged_charts::PackagedCharts;
 
 /// The answer to the two reads: the charts and Jobs (with a note per object that could not
@@ -27,6 +28,8 @@ pub(super) enum PackagedChartsRead {
         charts: Vec<HelmChartFacts>,
         jobs: Vec<HelmJobFacts>,
         notes: Vec<String>,
+        /// The oldest revision these objects date, for the kine probe.
+        oldest_write: Option<WrittenRevision>,
     },
     /// The API server refused a list (403).
     Refused(String),
@@ -35,12 +38,20 @@ pub(super) enum PackagedChartsRead {
 }
 
 impl PackagedChartsRead {
+    pub(super) fn oldest_write(&self) -> Option<WrittenRevision> {
+        match self {
+            PackagedChartsRead::Read { oldest_write, .. } => oldest_write.clone(),
+            _ => None,
+        }
+    }
+
     pub(super) fn fill(self, state: &mut ClusterState) {
         match self {
             PackagedChartsRead::Read {
                 charts,
                 jobs,
                 notes,
+                oldest_write: _,
             } => {
                 state.packaged_charts = Collected::Read(PackagedCharts {
                     charts: Some(charts),
@@ -124,13 +135,18 @@ pub(super) async fn read_packaged_charts(
         }
         Err(e) => return Err(e),
     };
+    let jobs = jobs?;
+    let oldest_write = WrittenRevision::oldest(
+        (charts.iter().map(|o| (Kind::HelmChart.name(), o))).chain(jobs.iter().map(|o| ("Job", o))),
+    );
     let (charts, mut notes) = parse_charts(&charts);
-    let (jobs, job_notes) = parse_jobs(&jobs?);
+    let (jobs, job_notes) = parse_jobs(&jobs);
     notes.extend(job_notes);
     Ok(PackagedChartsRead::Read {
         charts,
         jobs,
         notes,
+        oldest_write,
     })
 }
 
