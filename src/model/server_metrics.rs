@@ -41,6 +41,25 @@ pub(crate) struct DatastoreScrape {
     pub etcd_quota_bytes: Option<f64>,
     pub wal_fsync: Histogram,
     pub backend_commit: Histogram,
+    /// How this answer's size (etcd's file size, else the apiserver's size metric) changed
+    /// since an earlier read of the same server: `serve` keeps its polls; one read has none.
+    pub growth: Option<SizeGrowth>,
+}
+
+/// The change of a size between two reads of one server.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SizeGrowth {
+    /// Later minus earlier (a defrag or compaction makes it negative).
+    pub bytes: f64,
+    pub over: jiff::SignedDuration,
+}
+
+impl DatastoreScrape {
+    /// The size the growth is about: etcd's file where read, else the apiserver's metric.
+    pub(crate) fn size_bytes(&self) -> Option<f64> {
+        self.etcd_total_bytes
+            .or_else(|| self.storage_size.as_ref().map(|s| s.bytes))
+    }
 }
 
 /// One server's two reads; `Err` says why a read was not made or failed.

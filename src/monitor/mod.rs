@@ -4,6 +4,7 @@
 
 pub(crate) mod access;
 pub(crate) mod contact;
+pub(crate) mod datastore_growth;
 pub(crate) mod datastore_latency;
 mod datastore_metrics;
 pub(crate) mod endpoints;

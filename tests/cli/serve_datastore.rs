@@ -12,6 +12,7 @@ use std::time::Duration;
 use crate::datastore_metrics::{ETCD, RECORDED, one_server, with_size};
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::harness::k3sdoctor;
+use crate::support::objects::renewed_now;
 use crate::support::scrape::{metrics, sample, start_serve};
 use crate::support::wait::wait_for;
 
@@ -192,5 +193,72 @@ fn serve_publishes_each_servers_size_quota_and_interval_p99_and_drops_a_gone_ser
     wait_until(address, "no series of s1", |m| {
         series_of(m, "s1").is_empty() && m.contains("k3sdoctor_up 1")
     });
+    serve.signal_and_wait(libc::SIGTERM).code(0);
+}
+
+/// The near-quota finding of serve's `/report`, once one says what `pace` holds.
+fn near_quota_message(address: std::net::SocketAddr, pace: &str) -> String {
+    let mut last = String::new();
+    let seen = wait_for(Duration::from_secs(60), || {
+        let Some((200, body)) = crate::support::scrape::get(address, "/report") else {
+            return false;
+        };
+        let report: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        last = crate::support::report_checks::every_finding(&report)
+            .into_iter()
+            .find(|f| f["code"] == "etcd-db-near-quota")
+            .and_then(|f| f["message"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        last.contains(pace)
+    });
+    assert!(
+        seen,
+        "no near-quota finding saying {pace:?}; last: {last:?}"
+    );
+    last
+}
+
+/// One read says nothing of a pace; once the server's clock has moved on ten minutes and the
+/// size grew, serve's near-quota finding says how fast and when the quota is reached.
+#[test]
+fn serve_says_how_fast_a_member_near_its_quota_grows_between_polls() {
+    let fake = FakeApi::start_on("127.0.0.43");
+    one_server(&fake);
+    // Locks renewed on the server's clock: every lock frozen beside a member near its quota
+    // would be NOSPACE, not "near".
+    let renew = |ahead: jiff::SignedDuration| {
+        for name in ["k3s", "k3s-etcd"] {
+            let mut lease = renewed_now(name, "s1");
+            lease["spec"]["renewTime"] = serde_json::json!(
+                (jiff::Timestamp::now() + ahead)
+                    .strftime("%Y-%m-%dT%H:%M:%S.%6fZ")
+                    .to_string()
+            );
+            fake.put(lease);
+        }
+    };
+    renew(jiff::SignedDuration::ZERO);
+    const MIB: u64 = 1024 * 1024;
+    fake.set_metrics(with_size(RECORDED, 1700 * MIB));
+    let (serve, address) = start_serve(
+        k3sdoctor(["serve"])
+            .cluster(&fake, Role::Admin)
+            .env("K3SDOCTOR_TEST_POLL_EVERY_MS", "300"),
+    );
+    let first = near_quota_message(address, "uses 1.7 GiB of its 2.0 GiB quota");
+    assert!(!first.contains("grew"), "{first}");
+
+    let ten_minutes = jiff::SignedDuration::from_mins(10);
+    fake.set_clock_ahead(ten_minutes);
+    renew(ten_minutes);
+    fake.set_metrics(with_size(RECORDED, 1800 * MIB));
+    let growing = near_quota_message(address, "reaches the quota in about");
+    assert!(
+        // 248 MiB of room at about 600 MiB an hour (the polls are ten minutes and a few
+        // seconds apart).
+        growing.contains("it grew 100.0 MiB in the last 10m (")
+            && growing.contains("reaches the quota in about 2"),
+        "{growing}"
+    );
     serve.signal_and_wait(libc::SIGTERM).code(0);
 }

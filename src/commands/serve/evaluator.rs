@@ -12,7 +12,9 @@ use crate::diagnose::suppression::Suppressions;
 use crate::distro::Distro;
 use crate::input::watch::ClusterWatch;
 use crate::model::cluster_state::ClusterState;
+use crate::model::collected::Collected;
 use crate::monitor::Exporter;
+use crate::monitor::datastore_growth::SizeHistory;
 use crate::monitor::datastore_latency::{IntervalLatencies, IntervalP99};
 use crate::report::{CheckReport, Now, NowSource};
 
@@ -34,6 +36,8 @@ pub(super) struct Evaluator<'a> {
     latencies: IntervalLatencies,
     latency_poll: Option<u64>,
     p99s: Vec<IntervalP99>,
+    /// Each server's sizes over the last hour's polls, for the pace towards its quota.
+    sizes: SizeHistory,
 }
 
 impl<'a> Evaluator<'a> {
@@ -52,6 +56,7 @@ impl<'a> Evaluator<'a> {
             latencies: IntervalLatencies::default(),
             latency_poll: None,
             p99s: Vec::new(),
+            sizes: SizeHistory::default(),
         }
     }
 
@@ -106,18 +111,22 @@ impl<'a> Evaluator<'a> {
         }
         let distro = self.distro(&state);
         let now = self.exporter.judged_now();
+        if let Collected::Read(reads) = &mut state.server_metrics {
+            // Evaluations come oftener than polls: an interval ends only at a new poll.
+            if let Some(polled) = polled
+                && self.latency_poll != Some(polled.poll)
+            {
+                self.latency_poll = Some(polled.poll);
+                self.p99s = self.latencies.observe(reads, now);
+                self.sizes.record(reads, now);
+            }
+            self.sizes.annotate(reads);
+        }
         let reads = state
             .server_metrics
             .as_read()
             .map(Vec::as_slice)
             .unwrap_or_default();
-        // Evaluations come oftener than polls: an interval ends only at a new poll.
-        if let Some(polled) = polled
-            && self.latency_poll != Some(polled.poll)
-        {
-            self.latency_poll = Some(polled.poll);
-            self.p99s = self.latencies.observe(reads, now);
-        }
         self.evaluated = Some(started);
         self.lease_verdict = self.judge_leases(watch);
         let analysis = self.suppressions.apply(analyse_check(&state, distro, now));

@@ -6,7 +6,7 @@
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::node::NodeFacts;
-use crate::model::server_metrics::ServerMetrics;
+use crate::model::server_metrics::{ServerMetrics, SizeGrowth};
 
 /// etcd's `DefaultQuotaBytes`: what a member runs with when nothing sets a quota (upstream
 /// k3s and RKE2 set none).
@@ -43,6 +43,8 @@ pub(super) struct Member {
     pub in_use: Option<f64>,
     /// `None`: a negative quota turns it off.
     pub quota: Option<(f64, QuotaFrom)>,
+    /// The size's change between two reads (serve), of the scrape the size came from.
+    pub growth: Option<SizeGrowth>,
 }
 
 impl Member {
@@ -119,21 +121,24 @@ pub(super) fn members(state: &ClusterState, distro: Distro) -> Vec<Member> {
                 return None;
             }
             let etcd = read.etcd();
-            let size = etcd
+            let (size, growth) = etcd
                 .and_then(|e| {
-                    e.etcd_total_bytes
-                        .map(|b| (b, "etcd_mvcc_db_total_size_in_bytes"))
+                    let bytes = e.etcd_total_bytes?;
+                    Some(((bytes, "etcd_mvcc_db_total_size_in_bytes"), e.growth))
                 })
                 .or_else(|| {
-                    let size = read.apiserver()?.storage_size.as_ref()?;
-                    Some((size.bytes, size.metric))
-                });
+                    let apiserver = read.apiserver()?;
+                    let size = apiserver.storage_size.as_ref()?;
+                    Some(((size.bytes, size.metric), apiserver.growth))
+                })
+                .unzip();
             Some(Member {
                 name: read.name(),
                 node: read.node.clone(),
                 size,
                 in_use: etcd.and_then(|e| e.etcd_in_use_bytes),
                 quota: quota_of(read, node, distro),
+                growth: growth.flatten(),
             })
         })
         .collect()

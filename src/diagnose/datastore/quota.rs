@@ -11,6 +11,7 @@ use super::members::{Member, QuotaFrom};
 use crate::byte_size::human;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
+use crate::model::server_metrics::SizeGrowth;
 
 /// etcd's own QuotaLowSpace rule pages at 95 %; 80 % leaves time to act.
 const WARN_AT: f64 = 0.80;
@@ -103,9 +104,33 @@ fn over_or_near(member: &Member, distro: Distro, frozen: Option<&FrozenLocks>) -
             severity,
             FindingCode::EtcdDbNearQuota,
             member.name.clone(),
-            format!("{measured}. At the quota etcd refuses every write in the cluster (NOSPACE)"),
+            format!(
+                "{measured}{}. At the quota etcd refuses every write in the cluster (NOSPACE)",
+                member
+                    .growth
+                    .map(|g| pace(g, quota - size))
+                    .unwrap_or_default()
+            ),
         )
         .fix(recover),
+    )
+}
+
+/// The growth between serve's reads, and when the quota is reached at that pace.
+fn pace(growth: SizeGrowth, room: f64) -> String {
+    let over = crate::age::short(growth.over);
+    if growth.bytes <= 0.0 {
+        return format!("; it has not grown in the last {over}");
+    }
+    let per_hour = growth.bytes * 3600.0 / growth.over.as_secs_f64().max(1.0);
+    let hours = room.max(0.0) / per_hour;
+    let reached = crate::age::short(jiff::SignedDuration::from_secs_f64(
+        (hours * 3600.0).min(1.0e9),
+    ));
+    format!(
+        "; it grew {} in the last {over} ({} an hour): at that pace it reaches the quota in about {reached}",
+        human(growth.bytes),
+        human(per_hour)
     )
 }
 

@@ -8,7 +8,9 @@ use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 use crate::model::histogram::Histogram;
 use crate::model::kine_probe::{KineProbe, ProbeAnswer, WrittenRevision};
-use crate::model::server_metrics::{DatastoreScrape, KineCompactions, ServerMetrics, StorageSize};
+use crate::model::server_metrics::{
+    DatastoreScrape, KineCompactions, ServerMetrics, SizeGrowth, StorageSize,
+};
 
 const V: &str = "v1.33.5+k3s1";
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -512,5 +514,38 @@ fn the_probe_is_not_judged_on_etcd_and_a_failed_probe_is_a_note() {
         run.note
             .contains("kine compaction probe: list nodes at revision 500"),
         "{run:?}"
+    );
+}
+
+#[test]
+fn near_its_quota_a_member_s_pace_between_serve_s_polls_says_when_it_is_reached() {
+    let near = |growth: Option<SizeGrowth>| {
+        let c = held_locks(TestCluster::k3s().server("a", V), 1);
+        let mut scrape = apiserver_size(1.8 * GIB);
+        scrape.growth = growth;
+        let found = datastore_findings(&with_metrics(c, vec![read("a", scrape, None)]));
+        assert_eq!(
+            codes(&found),
+            [(Severity::Warning, FindingCode::EtcdDbNearQuota)]
+        );
+        found[0].message.clone()
+    };
+    let growing = near(Some(SizeGrowth {
+        bytes: 51.2 * MIB,
+        over: jiff::SignedDuration::from_mins(30),
+    }));
+    assert!(
+        growing.contains("it grew 51.2 MiB in the last 30m (102.4 MiB an hour)")
+            && growing.contains("reaches the quota in about 120m"),
+        "{growing}"
+    );
+    let flat = near(Some(SizeGrowth {
+        bytes: 0.0,
+        over: jiff::SignedDuration::from_mins(40),
+    }));
+    assert!(flat.contains("it has not grown in the last 40m"), "{flat}");
+    assert!(
+        !near(None).contains("grew"),
+        "one read says nothing of a pace"
     );
 }

@@ -443,6 +443,12 @@ impl FakeApi {
         self.state().metrics = std::sync::Arc::from(text.into());
     }
 
+    /// Moves the clock every later answer's `Date` header says forward by `ahead` (from real
+    /// time): a client that keeps the server's time sees it jump.
+    pub(crate) fn set_clock_ahead(&self, ahead: jiff::SignedDuration) {
+        self.state().clock_ahead = ahead;
+    }
+
     pub(crate) fn set_server_version(&self, git_version: &str) {
         self.state().git_version = git_version.to_string();
     }

@@ -347,8 +347,12 @@ async fn respond(
         }
         None => handle(&state, &request),
     };
-    state.lock().expect("fake api state").requests[index].status = reply.status;
-    into_response(reply, feed, authorization.is_none())
+    let ahead = {
+        let mut st = state.lock().expect("fake api state");
+        st.requests[index].status = reply.status;
+        st.clock_ahead
+    };
+    into_response(reply, feed, authorization.is_none(), ahead)
 }
 
 /// Answers under the state lock; a watch subscribes to later writes under the same lock, so
@@ -374,6 +378,7 @@ fn into_response(
     mut reply: Reply,
     feed: Option<WatchFeed>,
     anonymous: bool,
+    clock_ahead: jiff::SignedDuration,
 ) -> hyper::Response<FakeBody> {
     let mut builder = hyper::Response::builder()
         .status(reply.status)
@@ -383,7 +388,7 @@ fn into_response(
         .header(
             "Date",
             jiff::fmt::rfc2822::DateTimePrinter::new()
-                .timestamp_to_rfc9110_string(&jiff::Timestamp::now())
+                .timestamp_to_rfc9110_string(&(jiff::Timestamp::now() + clock_ahead))
                 .unwrap_or_default(),
         )
         .header("Content-Type", reply.content_type.as_str());

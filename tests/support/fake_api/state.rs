@@ -28,6 +28,8 @@ pub(crate) struct State {
     pub watch_ends: tokio::sync::watch::Sender<u64>,
     /// What `GET /metrics` answers: a 1.33 apiserver's recorded answer unless a test sets it.
     pub metrics: Arc<[u8]>,
+    /// Added to the time every answer's `Date` header says (a server clock that moves on).
+    pub clock_ahead: jiff::SignedDuration,
 }
 
 impl State {
@@ -42,6 +44,7 @@ impl State {
             address,
             rbac_users: HashMap::new(),
             watch_ends: tokio::sync::watch::Sender::new(0),
+            clock_ahead: jiff::SignedDuration::ZERO,
             metrics: Arc::from(&include_bytes!("../../fixtures/metrics/apiserver-v1.33.txt")[..]),
         }
     }
