@@ -6,7 +6,9 @@
 //! release binary runs `check -o json` 5 times on each (after a warm-up) and one markdown table
 //! gives the median wall time and the child's peak RSS. The cap is 16 MiB and the answer is
 //! read line by line, so (b) must cost about what (a) does, not 100 MB; (a) against (c) is what
-//! the read adds to `check`. It measures and reports; it never fails on a number.
+//! the read adds to `check`. Then five servers at five loopback addresses, against an older
+//! binary when `K3SDOCTOR_BENCH_BEFORE` names one (the "1.2× today's wall time" of issue 42).
+//! It measures and reports; it never fails on a number.
 
 #[path = "../support/mod.rs"]
 // Cargo compiles benches with `--cfg test` but, without the harness, drops their `#[test]`
@@ -105,4 +107,79 @@ fn main() {
             floor.max_rss_kib / 1024
         );
     }
+    five_servers(&mut launcher, &work, bin);
+}
+
+/// Five servers, each at its own loopback address (one fake answers them all), each
+/// publishing the recorded 1.33 answer; their etcd's `:2381` refuses, as k3s's default
+/// loopback-only metrics do from elsewhere. With `K3SDOCTOR_BENCH_BEFORE` naming an older
+/// binary (built from a commit before the metrics reads), the two run in turn and the table
+/// gives the ratio of their medians: the goal is at most 1.2.
+fn five_servers(launcher: &mut Launcher, work: &measure::Workspace, bin: &Path) {
+    let ips = [
+        "127.0.0.11",
+        "127.0.0.12",
+        "127.0.0.13",
+        "127.0.0.14",
+        "127.0.0.15",
+    ];
+    let fake = FakeApi::start_tls_on_each(&ips);
+    fake.set_metrics(RECORDED);
+    let port = fake.addr().port();
+    for (i, ip) in ips.iter().enumerate() {
+        fake.put(server_at(&format!("s{}", i + 1), V, ip));
+    }
+    fake.put(lease("k3s", "s1", 1));
+    fake.put(lease("k3s-etcd", "s1", 1));
+    fake.put(json!({"apiVersion": "v1", "kind": "Endpoints",
+                    "metadata": {"name": "kubernetes", "namespace": "default"},
+                    "subsets": [{"addresses": ips.iter().map(|ip| json!({"ip": ip})).collect::<Vec<_>>(),
+                                 "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}]}));
+    let env = Env {
+        kubeconfig: fake.write_kubeconfig_trusting(work.path(), Role::ReadOnly),
+        home: work.home.clone(),
+        scratch: work.scratch.clone(),
+    };
+    let args = ["check", "-o", "json", "--fail-on", "never", "--now", NOW];
+    let before = std::env::var_os("K3SDOCTOR_BENCH_BEFORE").map(std::path::PathBuf::from);
+    let mut binaries = vec![("this build", bin.to_path_buf())];
+    binaries.extend(before.map(|b| ("K3SDOCTOR_BENCH_BEFORE", b)));
+    let invocations: Vec<Invocation> = binaries
+        .iter()
+        .map(|(_, b)| Invocation::new(b, &args))
+        .collect();
+    for inv in &invocations {
+        launcher.run(inv, &env, Stdout::Discard);
+    }
+    // In turn, so a drift of the machine's speed falls on both alike.
+    let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); invocations.len()];
+    for _ in 0..REPEATS {
+        for (i, inv) in invocations.iter().enumerate() {
+            samples[i].push(launcher.run(inv, &env, Stdout::Discard));
+        }
+    }
+    let medians: Vec<Sample> = samples.into_iter().map(median).collect();
+    println!();
+    println!("Five servers, each read at its own address (`check -o json`, median of {REPEATS}):");
+    println!();
+    println!("| binary | median wall | median peak RSS | wall ÷ this build's |");
+    println!("|---|---|---|---|");
+    for ((name, _), m) in binaries.iter().zip(&medians) {
+        println!(
+            "| {name} | {} ms | {} MiB | {:.2} |",
+            m.wall.as_millis(),
+            m.max_rss_kib / 1024,
+            m.wall.as_secs_f64() / medians[0].wall.as_secs_f64()
+        );
+    }
+    let metrics_reads = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/metrics")
+        .count();
+    println!();
+    println!(
+        "The fake answered {metrics_reads} GET /metrics in all ({} runs of this build).",
+        REPEATS + 1
+    );
 }

@@ -108,17 +108,39 @@ impl FakeApi {
         FakeApi::launch(Some(tls::ca_signed_until(year, month, day)), "127.0.0.1")
     }
 
+    /// Like [`FakeApi::start_tls`] on the first address, and on the same port of each other
+    /// one: several servers' addresses answered by one API server (its `addr` is the first),
+    /// with one certificate for every address, as each server presents one its CA signed.
+    #[allow(dead_code)] // Used by the datastore benchmark, not by every test binary.
+    pub(crate) fn start_tls_on_each(ips: &[&str]) -> FakeApi {
+        FakeApi::launch_on(Some(tls::ca_signed_for(ips)), ips)
+    }
+
     fn launch(tls: Option<tls::TlsMaterial>, ip: &str) -> FakeApi {
+        FakeApi::launch_on(tls, &[ip])
+    }
+
+    fn launch_on(tls: Option<tls::TlsMaterial>, ips: &[&str]) -> FakeApi {
         let (acceptor, ca) = match tls {
             Some(tls) => (Some(tls.acceptor), Some(tls.ca)),
             None => (None, None),
         };
+        let ip = ips[0];
         let listener =
             std::net::TcpListener::bind((ip, 0)).unwrap_or_else(|e| panic!("bind {ip}:0: {e}"));
         listener
             .set_nonblocking(true)
             .expect("non-blocking listener");
         let addr = listener.local_addr().expect("local address");
+        let others: Vec<std::net::TcpListener> = ips[1..]
+            .iter()
+            .map(|other| {
+                let l = std::net::TcpListener::bind((*other, addr.port()))
+                    .unwrap_or_else(|e| panic!("bind {other}:{}: {e}", addr.port()));
+                l.set_nonblocking(true).expect("non-blocking listener");
+                l
+            })
+            .collect();
         let state = Arc::new(Mutex::new(State::new(addr.to_string())));
         let shutdown = Arc::new(Notify::new());
         let (thread_state, thread_shutdown) = (state.clone(), shutdown.clone());
@@ -131,6 +153,18 @@ impl FakeApi {
                     .build()
                     .expect("tokio runtime");
                 runtime.block_on(async move {
+                    // The others end with the runtime, once the first stops.
+                    for other in others {
+                        let other =
+                            tokio::net::TcpListener::from_std(other).expect("tokio listener");
+                        let never = Arc::new(Notify::new());
+                        tokio::spawn(server::serve(
+                            other,
+                            thread_state.clone(),
+                            never,
+                            acceptor.clone(),
+                        ));
+                    }
                     let listener =
                         tokio::net::TcpListener::from_std(listener).expect("tokio listener");
                     server::serve(listener, thread_state, thread_shutdown, acceptor).await;

@@ -21,11 +21,13 @@ pub(crate) struct TlsMaterial {
 /// A fresh CA, a certificate it signs for `127.0.0.1` and `localhost` (valid until 2100), and a
 /// rustls server configuration (TLS 1.2 and 1.3, ALPN `http/1.1`) serving it.
 pub(crate) fn ca_signed() -> TlsMaterial {
+    ca_signed_for(&["127.0.0.1", "localhost"])
+}
+
+/// Like [`ca_signed`], for `names`.
+pub(crate) fn ca_signed_for(names: &[&str]) -> TlsMaterial {
     let ca = TestCa::generate();
-    let (cert, key) = ca.sign(
-        &["127.0.0.1", "localhost"],
-        "2100-01-01T00:00:00Z".parse().unwrap(),
-    );
+    let (cert, key) = ca.sign(names, "2100-01-01T00:00:00Z".parse().unwrap());
     serve(cert, &key, ca)
 }
 
