@@ -19,6 +19,8 @@ const SERVE_AUTH_CLUSTER_ROLE: &str = include_str!("../../deploy/base/serve-auth
 const REPAIR_ROLE: &str = include_str!("../../deploy/repair-role.yaml");
 const HEAL_ROLE: &str = include_str!("../../deploy/heal/heal-role.yaml");
 const RANCHER_ROLES: &str = include_str!("../../deploy/rancher/rancher-read-only.yaml");
+const RANCHER_MACHINE_PLANS_ROLE: &str =
+    include_str!("../../deploy/rancher/rancher-machine-plans.yaml");
 const SECRETS_METADATA_ROLE: &str = include_str!("../../deploy/secrets-metadata-role.yaml");
 
 /// A manifest without the comment that opens it (it speaks of the file and its tests).
@@ -87,8 +89,14 @@ pub(crate) fn roles(role: RbacUse, bin_name: &str) -> String {
              # The Role is for the workspace of the clusters (fleet-default unless you use others).\n\
              # Bind: kubectl create clusterrolebinding k3sdoctor-rancher-read-only --clusterrole k3sdoctor-rancher-read-only --user NAME\n\
              #       kubectl -n fleet-default create rolebinding k3sdoctor-rancher-read-only --role k3sdoctor-rancher-read-only --user NAME\n\
+             {}---\n\
+             # Opt-in, for rancher-machine-plan-stuck from the plan Secrets: RBAC cannot narrow list to\n\
+             # one Secret type, so this Role may read every Secret of the workspace; {bin_name} asks only\n\
+             # for type rke.cattle.io/machine-plan and keeps only each plan's sha256 (it holds the join token).\n\
+             # Bind: kubectl -n fleet-default create rolebinding k3sdoctor-rancher-machine-plans --role k3sdoctor-rancher-machine-plans --user NAME\n\
              {}",
-            object(RANCHER_ROLES)
+            object(RANCHER_ROLES),
+            object(RANCHER_MACHINE_PLANS_ROLE)
         ),
         RbacUse::SecretsMetadata => format!(
             "# {bin_name} rbac secrets-metadata: opt-in, for node-password-orphaned and\n\

@@ -361,6 +361,11 @@ finding_codes! {
         meaning: "Rancher's Feature v2prov-etcd-snapshot-backpopulate is disabled (2.11+): Rancher makes no snapshot records at all",
         remediation: "enable the Feature in Rancher (Global Settings > Feature Flags)",
     }
+    RancherMachinePlanStuck = "rancher-machine-plan-stuck" {
+        severity: "warning",
+        meaning: "a v2prov machine's plan is never applied: its Machine's PlanApplied is False (the agent failed max-failures times), or (with the opt-in read of the plan Secrets) the agent's applied checksum is not the sha256 of the plan Rancher wrote 15 minutes or more ago; Rancher has no timeout, so the cluster waits forever. Nothing of the plan (it holds the join token) is read beyond its hash",
+        remediation: "journalctl -u rancher-system-agent on the node",
+    }
     // From the metadata of Secrets in kube-system (opt-in role).
     NodePasswordOrphaned = "node-password-orphaned" {
         severity: "warning (info when every server runs a release that deletes it itself)",

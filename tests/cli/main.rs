@@ -71,6 +71,7 @@ mod pipes;
 mod proxies;
 mod quorum_heartbeats;
 mod rancher_dumps;
+mod rancher_machine_plans;
 mod rbac;
 mod rbac_command;
 mod readme_cluster_block;

@@ -61,11 +61,20 @@ fn rancher_prints_the_docs_management_cluster_roles() {
         documents(&readme_namespaced_role("k3sdoctor-rancher-read-only")),
     ]
     .concat();
-    assert_eq!(printed(&["rancher"]), docs);
+    let opt_in = documents(&readme_namespaced_role("k3sdoctor-rancher-machine-plans"));
+    assert_eq!(
+        printed(&["rancher"]),
+        [docs.clone(), opt_in.clone()].concat()
+    );
     assert_eq!(
         yaml_documents("deploy/rancher/rancher-read-only.yaml"),
         docs
     );
+    assert_eq!(
+        yaml_documents("deploy/rancher/rancher-machine-plans.yaml"),
+        opt_in
+    );
+    let docs = [docs, opt_in].concat();
     // Read-only, as the promise says: no verb but get, list or watch.
     for rule in docs
         .iter()

@@ -74,7 +74,7 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     };
     let cluster = SimCluster::start(bed.downstream(), "k3s", "v1.29.4+k3s1", 2, &[]);
     let nodes: Vec<String> = cluster.servers.iter().map(|s| s.node.clone()).collect();
-    bed.add_machines_for_nodes();
+    let machines = bed.add_machines_for_nodes();
     let down = bed.downstream().admin();
     assert!(
         wait_for(FIRST_SNAPSHOTS, || {
@@ -190,6 +190,8 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
             .collect::<Vec<_>>(),
         rancher_codes
     );
+
+    machine_plans_are_judged_with_the_opt_in_role_and_never_shown(&bed, &machines[0].name);
 
     // The management cluster resets or stalls mid-list: not checked, never an error, and the
     // downstream verdict is the one it was.
@@ -334,4 +336,66 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
             && !codes(&report).contains(&"rancher-snapshot-size-unknown".to_string()),
         "{report:#}"
     );
+}
+
+/// A plan Secret the agent never applied, written an hour ago: without the opt-in Role the
+/// summary says the plans were not read; with it, `rancher-machine-plan-stuck` names the
+/// machine, and nothing of the plan (the join token) is in any output. The Secret is deleted
+/// after, so the rest of the test sees what it saw before.
+fn machine_plans_are_judged_with_the_opt_in_role_and_never_shown(bed: &RancherBed, machine: &str) {
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    const TOKEN: &str = "K10-REAL-S3CRET-TOKEN::server:c0ffee";
+    let plan = json!({"files": [{"content": b64(&format!("token: {TOKEN}\n"))}]}).to_string();
+    let hour_ago = (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1)).to_string();
+    let secrets = format!("/api/v1/namespaces/{WORKSPACE}/secrets");
+    let mgmt = bed.management().admin();
+    mgmt.create(
+        &secrets,
+        &json!({"apiVersion": "v1", "kind": "Secret", "type": "rke.cattle.io/machine-plan",
+                "metadata": {"name": format!("{machine}-machine-plan"),
+                             "labels": {"rke.cattle.io/machine-name": machine,
+                                        "rke.cattle.io/cluster-name": "prod"},
+                             "annotations": {"rke.cattle.io/plan-last-updated": hour_ago}},
+                "data": {"plan": b64(&plan), "applied-checksum": b64("an older plan's sha256")}}),
+    );
+    let stuck = |report: &Value| -> Vec<String> {
+        every_finding(report)
+            .into_iter()
+            .filter(|f| f["code"] == "rancher-machine-plan-stuck")
+            .map(|f| f["object"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let without: Value = check(bed, User::Viewer, &[]).json();
+    assert!(stuck(&without).is_empty(), "{without:#}");
+    assert!(
+        without["rancher"]["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("machine plans not read"),
+        "{:#}",
+        without["rancher"]
+    );
+    mgmt.apply_yaml(&readme_namespaced_role("k3sdoctor-rancher-machine-plans"));
+    mgmt.bind_in(WORKSPACE, "k3sdoctor-rancher-machine-plans", "viewer");
+    let with = check(bed, User::Viewer, &["-v", "-v"]);
+    let report: Value = with.json();
+    assert_eq!(
+        stuck(&report),
+        [format!("Machine {WORKSPACE}/{machine}")],
+        "{report:#}"
+    );
+    for shown in [TOKEN, "S3CRET", &b64(&plan)] {
+        assert!(
+            !with.stdout.contains(shown) && !with.stderr.contains(shown),
+            "the plan shows: {shown}"
+        );
+    }
+    mgmt.request(
+        "DELETE",
+        &format!("{secrets}/{machine}-machine-plan"),
+        "application/json",
+        None,
+    )
+    .expect("delete the plan Secret");
 }

@@ -3,6 +3,7 @@
 
 mod current_records;
 mod legacy_records;
+mod machine_plans;
 mod missing_cause;
 mod record_drift;
 mod restore_options;
@@ -87,6 +88,32 @@ pub(crate) struct Tally {
 
 /// `None` when Rancher is not involved (no proxy URL, no `--rancher-*` flag).
 pub(crate) fn analyse_rancher(
+    down: &ClusterState,
+    distro: Distro,
+    now: Timestamp,
+    downstream: &[Finding],
+) -> Option<RancherAnalysis> {
+    let mut analysis = analyse_records(down, distro, now, downstream)?;
+    if let Some(RancherView::Read(rancher)) = &down.rancher {
+        // The machines' plans stand apart from the records: judged whatever those allow.
+        analysis
+            .findings
+            .extend(machine_plans::analyse(rancher, now));
+        if rancher.machine_plans.is_none()
+            && rancher.machines.as_ref().is_some_and(|m| !m.is_empty())
+        {
+            let note = &mut analysis.summary.note;
+            *note = Some(match note.take() {
+                Some(said) => format!("{said}; {}", machine_plans::PLANS_NOT_READ),
+                None => machine_plans::PLANS_NOT_READ.to_string(),
+            });
+        }
+    }
+    Some(analysis)
+}
+
+/// Rancher's snapshot records against the downstream snapshots.
+fn analyse_records(
     down: &ClusterState,
     distro: Distro,
     now: Timestamp,

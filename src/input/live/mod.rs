@@ -258,7 +258,7 @@ where
 }
 
 /// Every page of the list `params` asks for (selectors, page size).
-async fn list_with<K, T>(
+pub(crate) async fn list_with<K, T>(
     api: &Api<K>,
     action: &str,
     conn: &Connection,

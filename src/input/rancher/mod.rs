@@ -2,6 +2,7 @@
 //! through Rancher's proxy (`/k8s/clusters/local`) or `--rancher-context`, or from
 //! `--rancher-from-file`. Only GET, LIST and WATCH: k3sdoctor writes nothing there.
 
+pub(crate) mod machine_plans;
 pub(crate) mod rancher_dump;
 pub(crate) mod rancher_fleet;
 pub(crate) mod rancher_live;

@@ -7,6 +7,7 @@ use std::time::Instant;
 use kube::api::{Api, ApiResource, DynamicObject};
 use serde_json::Value;
 
+use super::machine_plans::{NEEDS_ROLE, read_machine_plans};
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
@@ -168,7 +169,7 @@ pub(super) async fn read_workspace(
     let machines = resource("cluster.x-k8s.io", "v1beta1", "Machine", "machines");
     let planes = resource("rke.cattle.io", "v1", "RKEControlPlane", "rkecontrolplanes");
     let ws = Some(workspace);
-    let (records, machines, planes) = tokio::join!(
+    let (records, machines, planes, plans) = tokio::join!(
         list(
             conn,
             &records,
@@ -193,6 +194,7 @@ pub(super) async fn read_workspace(
             "rkecontrolplanes.rke.cattle.io",
             trace
         ),
+        read_machine_plans(conn, workspace, cluster, trace),
     );
     for record in records? {
         objects.add(&record);
@@ -211,6 +213,20 @@ pub(super) async fn read_workspace(
             }
             Err(e) => trace(&format!("{}: not read, its checks are skipped", e.message)),
         }
+    }
+    match plans {
+        Ok(plans) => {
+            objects.mark_read("secrets");
+            objects
+                .machine_plans
+                .get_or_insert_with(Vec::new)
+                .extend(plans);
+        }
+        // Opt-in: without the Role the plan check says so; the rest stands.
+        Err(e) => trace(&format!(
+            "{}: machine plans not read ({NEEDS_ROLE})",
+            e.message
+        )),
     }
     Ok(objects)
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::RancherState;
 use crate::model::cluster_state::ClusterState;
+use crate::model::rancher::machine_plan::MachinePlan;
 use crate::model::rancher::management::{
     CapiMachine, ControlPlane, ManagementCluster, ProvisioningCluster, feature_enabled,
     setting_value,
@@ -29,10 +30,12 @@ pub(crate) struct ManagementObjects {
     pub records: Option<Vec<SnapshotRecord>>,
     pub machines: Option<Vec<CapiMachine>>,
     pub control_planes: Option<Vec<ControlPlane>>,
+    /// The machines' plan Secrets (opt-in), hashed and their data dropped as read.
+    pub machine_plans: Option<Vec<MachinePlan>>,
 }
 
 /// The kinds k3sdoctor reads there, by `apiVersion` group and `kind`.
-pub(crate) const RANCHER_KINDS: [(&str, &str, &str); 7] = [
+pub(crate) const RANCHER_KINDS: [(&str, &str, &str); 8] = [
     (
         "rke.cattle.io",
         "ETCDSnapshot",
@@ -64,6 +67,8 @@ pub(crate) const RANCHER_KINDS: [(&str, &str, &str); 7] = [
         "Setting",
         "settings.management.cattle.io",
     ),
+    // Only those of type rke.cattle.io/machine-plan are kept, and only their plan's hash.
+    ("", "Secret", "secrets"),
 ];
 
 impl ManagementObjects {
@@ -77,6 +82,7 @@ impl ManagementObjects {
             "rkecontrolplanes.rke.cattle.io" => {
                 _ = self.control_planes.get_or_insert_with(Vec::new)
             }
+            "secrets" => _ = self.machine_plans.get_or_insert_with(Vec::new),
             _ => {}
         }
     }
@@ -93,6 +99,7 @@ impl ManagementObjects {
         join(&mut self.management, other.management);
         join(&mut self.machines, other.machines);
         join(&mut self.control_planes, other.control_planes);
+        join(&mut self.machine_plans, other.machine_plans);
         self.version = self.version.take().or(other.version);
         self.backpopulate = self.backpopulate.or(other.backpopulate);
     }
@@ -135,6 +142,10 @@ impl ManagementObjects {
                 self.version = setting_value(object);
             }
             ("management.cattle.io", "Feature" | "Setting") => {}
+            ("", "Secret") => match MachinePlan::from_secret_json(object) {
+                Some(plan) => push(&mut self.machine_plans, plan),
+                None => return false,
+            },
             _ => return false,
         }
         true
@@ -316,6 +327,13 @@ impl ManagementObjects {
                 .flatten()
                 .find(|cp| mine(&cp.namespace, Some(&cp.name)))
                 .cloned(),
+            machine_plans: self.machine_plans.as_ref().map(|plans| {
+                plans
+                    .iter()
+                    .filter(|p| mine(&p.namespace, p.cluster.as_deref()))
+                    .cloned()
+                    .collect()
+            }),
             gaps,
         }
     }

@@ -108,6 +108,34 @@ pub(crate) struct CapiMachine {
     pub machine_id: Option<String>,
     /// `status.nodeRef.name`: the downstream Node.
     pub node: Option<String>,
+    /// Its `PlanApplied` condition, which Rancher sets False once the agent has failed the
+    /// plan `max-failures` times.
+    pub plan_applied: Option<MachineCondition>,
+}
+
+/// One condition of a CAPI Machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MachineCondition {
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub since: Option<jiff::Timestamp>,
+}
+
+impl MachineCondition {
+    fn of(machine: &Value, kind: &str) -> Option<MachineCondition> {
+        let condition = machine
+            .pointer("/status/conditions")?
+            .as_array()?
+            .iter()
+            .find(|c| c["type"] == kind)?;
+        Some(MachineCondition {
+            status: text(condition, "/status").unwrap_or_default(),
+            reason: text(condition, "/reason").filter(|r| !r.is_empty()),
+            message: text(condition, "/message").filter(|m| !m.is_empty()),
+            since: text(condition, "/lastTransitionTime").and_then(|t| t.parse().ok()),
+        })
+    }
 }
 
 impl CapiMachine {
@@ -122,6 +150,7 @@ impl CapiMachine {
                 .or_else(|| text(v, "/spec/clusterName")),
             machine_id: labels.get("rke.cattle.io/machine-id").cloned(),
             node: text(v, "/status/nodeRef/name"),
+            plan_applied: MachineCondition::of(v, "PlanApplied"),
         }
     }
 }

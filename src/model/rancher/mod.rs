@@ -3,6 +3,7 @@
 //! control plane's restore state, the backpopulate Feature and Rancher's version. Parsed from
 //! JSON tolerantly, as the downstream objects are.
 
+pub(crate) mod machine_plan;
 pub(crate) mod management;
 pub(crate) mod rancher_version;
 pub(crate) mod record_name;

@@ -1,5 +1,6 @@
 //! Rancher's side of one downstream cluster, as read from the management cluster or its dump.
 
+use super::machine_plan::MachinePlan;
 use super::management::{CapiMachine, ControlPlane, ManagementCluster, ProvisioningCluster};
 use super::rancher_version::RancherVersion;
 use super::snapshot_record::SnapshotRecord;
@@ -33,6 +34,9 @@ pub(crate) struct RancherState {
     /// The CAPI Machines of this cluster.
     pub machines: Option<Vec<CapiMachine>>,
     pub control_plane: Option<ControlPlane>,
+    /// The machines' plans as their Secrets show them (hashes, never data); `None` when not
+    /// read (an opt-in role).
+    pub machine_plans: Option<Vec<MachinePlan>>,
     /// Kinds the source lacks, with the command that adds them.
     pub gaps: Vec<String>,
 }
