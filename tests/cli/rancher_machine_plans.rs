@@ -172,7 +172,7 @@ fn without_plan_secrets_the_summary_says_the_opt_in_read_is_missing() {
         report["rancher"]["note"]
             .as_str()
             .unwrap_or_default()
-            .contains("machine plans not read"),
+            .contains("machine plans not checked"),
         "{:#}",
         report["rancher"]
     );

@@ -372,7 +372,7 @@ fn machine_plans_are_judged_with_the_opt_in_role_and_never_shown(bed: &RancherBe
         without["rancher"]["note"]
             .as_str()
             .unwrap_or_default()
-            .contains("machine plans not read"),
+            .contains("machine plans not checked"),
         "{:#}",
         without["rancher"]
     );

@@ -16,7 +16,7 @@ use crate::model::rancher::view::RancherState;
 const STUCK_AFTER: SignedDuration = SignedDuration::from_mins(15);
 
 /// What the summary says when the plan Secrets were not read.
-pub(super) const PLANS_NOT_READ: &str = "machine plans not read (an opt-in read of the plan \
+pub(super) const PLANS_NOT_READ: &str = "machine plans not checked (an opt-in read of the plan \
      Secrets in the workspace: `k3sdoctor rbac rancher` prints the Role \
      k3sdoctor-rancher-machine-plans); only the Machines' PlanApplied condition was judged";
 

@@ -224,7 +224,7 @@ pub(super) async fn read_workspace(
         }
         // Opt-in: without the Role the plan check says so; the rest stands.
         Err(e) => trace(&format!(
-            "{}: machine plans not read ({NEEDS_ROLE})",
+            "{}: machine plans not checked ({NEEDS_ROLE})",
             e.message
         )),
     }
