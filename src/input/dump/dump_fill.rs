@@ -23,6 +23,9 @@ use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
 use crate::model::secret_metadata::SecretMeta;
 use crate::model::snapshot_file::SnapshotFile;
+use crate::model::upgrade_job::UpgradeJobFacts;
+use crate::model::upgrade_plan::PlanFacts;
+use crate::model::upgrade_plans::ControllerEnv;
 
 /// One object of `kind` into `state`.
 pub(super) fn add_object(
@@ -42,10 +45,20 @@ pub(super) fn add_object(
             &mut state.leases,
             LeaseFacts::from_api(&typed::<Lease>(found)?),
         ),
-        Kind::ConfigMap => push(
-            &mut state.configmaps,
-            ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
-        ),
+        Kind::ConfigMap => {
+            if let Some(env) = ControllerEnv::from_json(&found.value) {
+                state.upgrade_plans.add(Default::default, |u| {
+                    u.controller_env.get_or_insert_with(Vec::new).push(env)
+                });
+            }
+            // SUC's ConfigMap elsewhere is not one of kube-system's.
+            if Kind::ConfigMap.row().namespace() == namespace_of(found) {
+                push(
+                    &mut state.configmaps,
+                    ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
+                );
+            }
+        }
         Kind::SnapshotFile => push(
             &mut state.snapshot_files,
             Arc::new(SnapshotFile::from_json(&found.value)),
@@ -90,6 +103,24 @@ pub(super) fn add_object(
                 .notes
                 .push(format!("skipped a HelmChart in {}: {why}", found.file)),
         },
+        Kind::Job if found.value.pointer(UPGRADE_JOB_LABEL).is_some() => {
+            match UpgradeJobFacts::from_json(&found.value) {
+                Ok(job) => state.upgrade_plans.add(Default::default, |u| {
+                    u.jobs.get_or_insert_with(Vec::new).extend(job)
+                }),
+                Err(why) => state
+                    .notes
+                    .push(format!("skipped a Job in {}: {why}", found.file)),
+            }
+        }
+        Kind::Plan => match PlanFacts::from_json(&found.value) {
+            Ok(plan) => state.upgrade_plans.add(Default::default, |u| {
+                u.plans.get_or_insert_with(Vec::new).push(plan)
+            }),
+            Err(why) => state
+                .notes
+                .push(format!("skipped a Plan in {}: {why}", found.file)),
+        },
         Kind::Job => {
             let job = HelmJobFacts::from_json(&found.value);
             state.packaged_charts.add(Default::default, |p| {
@@ -133,6 +164,9 @@ pub(super) fn collected_empty(state: &mut ClusterState, kind: &str) {
         Kind::Job => state.packaged_charts.add(Default::default, |p| {
             _ = p.jobs.get_or_insert_with(Vec::new)
         }),
+        Kind::Plan => state.upgrade_plans.add(Default::default, |u| {
+            _ = u.plans.get_or_insert_with(Vec::new)
+        }),
     }
 }
 
@@ -155,10 +189,31 @@ pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
         &[Kind::Secret],
         "; k3sdoctor drops their data when it reads them",
     );
+    lacking(&mut state.upgrade_plans, &[Kind::Plan], "");
+    // SUC's Jobs without its Plans: the check says the Plans are not in the dump.
+    if let Read::Read(upgrades) = &state.upgrade_plans
+        && upgrades.plans.is_none()
+    {
+        state.upgrade_plans = Read::NotInDump(format!(
+            "Plans not in dump (add `{}`)",
+            dump_command(&[Kind::Plan])
+        ));
+    }
     // packaged-charts words its own "not in dump" (analysers.rs), naming neither kind.
     if matches!(state.packaged_charts, Read::NotAsked) {
         state.packaged_charts = Read::NotInDump("not in dump".into());
     }
+}
+
+/// The label path that makes a Job system-upgrade-controller's.
+const UPGRADE_JOB_LABEL: &str = "/metadata/labels/upgrade.cattle.io~1plan";
+
+fn namespace_of(found: &Found) -> &str {
+    found
+        .value
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
 }
 
 fn push<T>(collection: &mut Option<Vec<T>>, item: T) {
