@@ -64,6 +64,7 @@ mod node_events;
 mod node_passwords;
 mod object_refs;
 mod packaged_charts;
+mod upgrade_plans;
 mod pasted_configmap_tables;
 mod pasted_tables;
 mod pending_snapshots;
