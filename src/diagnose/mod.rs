@@ -15,8 +15,8 @@ mod object_ref;
 pub(crate) mod rancher;
 pub(crate) mod snapshots;
 pub(crate) mod snapshots_in_full;
-pub(crate) mod upgrades;
 pub(crate) mod suppression;
+pub(crate) mod upgrades;
 pub(crate) mod version_advice;
 
 pub(crate) mod test_cluster;

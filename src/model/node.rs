@@ -431,10 +431,14 @@ mod tests {
         .unwrap();
         let since = NodeFacts::from_api(&cordoned).cordon.unwrap().since;
         assert_eq!(since, Some("2025-09-01T10:00:10Z".parse().unwrap()));
-        let undated: Node =
-            serde_json::from_value(json!({"metadata": {"name": "s1"}, "spec": {"unschedulable": true}}))
-                .unwrap();
-        assert_eq!(NodeFacts::from_api(&undated).cordon, Some(Cordon { since: None }));
+        let undated: Node = serde_json::from_value(
+            json!({"metadata": {"name": "s1"}, "spec": {"unschedulable": true}}),
+        )
+        .unwrap();
+        assert_eq!(
+            NodeFacts::from_api(&undated).cordon,
+            Some(Cordon { since: None })
+        );
     }
 
     #[test]

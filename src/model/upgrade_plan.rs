@@ -87,7 +87,9 @@ impl PlanFacts {
                 .and_then(|s| s.get("cordon"))
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
-                || spec.and_then(|s| s.get("drain")).is_some_and(Value::is_object),
+                || spec
+                    .and_then(|s| s.get("drain"))
+                    .is_some_and(Value::is_object),
             selects_control_plane: selects_control_plane(spec.and_then(|s| s.get("nodeSelector"))),
             prepare_waits_on: prepare_waits_on(spec),
             latest_version: text(status, "latestVersion"),
@@ -137,12 +139,14 @@ fn selects_control_plane(selector: Option<&Value>) -> bool {
         .flatten()
         .any(|e| {
             let key = e.get("key").and_then(Value::as_str).unwrap_or_default();
-            let operator = e.get("operator").and_then(Value::as_str).unwrap_or_default();
+            let operator = e
+                .get("operator")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let values = e.get("values").and_then(Value::as_array);
             CONTROL_PLANE_LABELS.contains(&key)
                 && (operator == "Exists"
-                    || (operator == "In"
-                        && values.is_some_and(|v| v.iter().any(|v| v == "true"))))
+                    || (operator == "In" && values.is_some_and(|v| v.iter().any(|v| v == "true"))))
         });
     by_label || by_expression
 }

@@ -35,7 +35,8 @@ fn plan(name: &str, server: bool, applying: &str, complete: Value) -> Value {
             .as_object_mut()
             .unwrap()
             .remove("values");
-        spec["prepare"] = json!({"image": "rancher/k3s-upgrade", "args": ["prepare", "server-plan"]});
+        spec["prepare"] =
+            json!({"image": "rancher/k3s-upgrade", "args": ["prepare", "server-plan"]});
     }
     json!({
         "apiVersion": "upgrade.cattle.io/v1", "kind": "Plan",
@@ -116,7 +117,9 @@ fn assert_the_two_stuck_plans(report: &CheckReport) {
         assert!(server.message.contains(part), "{part}\n{}", server.message);
     }
     assert!(
-        server.remediation.contains("kubectl -n system-upgrade edit plan server-plan")
+        server
+            .remediation
+            .contains("kubectl -n system-upgrade edit plan server-plan")
             && server.remediation.contains("kubectl uncordon s1"),
         "{}",
         server.remediation
@@ -124,14 +127,19 @@ fn assert_the_two_stuck_plans(report: &CheckReport) {
     assert_eq!(agent.object, "Plan system-upgrade/agent-plan");
     assert_eq!(agent.severity, "warning");
     assert!(
-        agent.message.contains("Job system-upgrade/apply-agent-plan-on-a1-with-6f1c0a failed: DeadlineExceeded")
-            && agent.message.contains("server Plan system-upgrade/server-plan is still applying on s1"),
+        agent.message.contains(
+            "Job system-upgrade/apply-agent-plan-on-a1-with-6f1c0a failed: DeadlineExceeded"
+        ) && agent
+            .message
+            .contains("server Plan system-upgrade/server-plan is still applying on s1"),
         "{}",
         agent.message
     );
     assert_eq!(agent.caused_by.as_deref(), Some("upgrade-plan-stuck"));
     assert!(
-        agent.remediation.starts_with("kubectl -n system-upgrade logs job/apply-agent-plan-on-a1-with-6f1c0a;"),
+        agent
+            .remediation
+            .starts_with("kubectl -n system-upgrade logs job/apply-agent-plan-on-a1-with-6f1c0a;"),
         "{}",
         agent.remediation
     );
@@ -146,9 +154,14 @@ fn a_failed_server_upgrade_and_the_agent_behind_it_are_read_live_with_three_requ
         .cluster(&fake, Role::ReadOnly)
         .run();
     assert_eq!(out.code, 1, "{}", out.stderr);
-    assert!(out.stderr.contains("list plans.upgrade.cattle.io: 2 items"), "{}", out.stderr);
     assert!(
-        out.stderr.contains("list jobs.batch in system-upgrade labelled upgrade.cattle.io/plan: 1 items"),
+        out.stderr.contains("list plans.upgrade.cattle.io: 2 items"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("list jobs.batch in system-upgrade labelled upgrade.cattle.io/plan: 1 items"),
         "{}",
         out.stderr
     );
@@ -173,7 +186,11 @@ fn a_failed_server_upgrade_and_the_agent_behind_it_are_read_live_with_three_requ
 
 #[test]
 fn without_the_plan_crd_suc_is_not_installed_which_is_no_fault() {
-    let fake = FakeApi::with_objects(vec![server_at("s1", V, "10.0.0.1"), lease("k3s", "s1", 1), lease("k3s-etcd", "s1", 1)]);
+    let fake = FakeApi::with_objects(vec![
+        server_at("s1", V, "10.0.0.1"),
+        lease("k3s", "s1", 1),
+        lease("k3s-etcd", "s1", 1),
+    ]);
     let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
         .cluster(&fake, Role::ReadOnly)
         .run();
@@ -181,7 +198,10 @@ fn without_the_plan_crd_suc_is_not_installed_which_is_no_fault() {
     assert!(stuck(&report).is_empty());
     let (ran, note) = run_of(&report, "upgrade-plans");
     assert!(ran);
-    assert!(note.contains("system-upgrade-controller is not installed"), "{note}");
+    assert!(
+        note.contains("system-upgrade-controller is not installed"),
+        "{note}"
+    );
     assert_eq!(run_of(&report, "version-skew"), (true, ""));
 }
 
@@ -190,7 +210,16 @@ fn a_dump_gives_the_same_findings_and_says_what_it_lacks() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dump.yaml");
     write_dump(&path, &cluster());
-    let out = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file", path.to_str().unwrap()]).run();
+    let out = k3sdoctor([
+        "check",
+        "-o",
+        "json",
+        "--now",
+        NOW,
+        "--from-file",
+        path.to_str().unwrap(),
+    ])
+    .run();
     let report: CheckReport = out.json();
     assert_the_two_stuck_plans(&report);
     // Without SUC's Jobs and ConfigMap: the Plans and Nodes alone, with a note.
@@ -199,15 +228,40 @@ fn a_dump_gives_the_same_findings_and_says_what_it_lacks() {
         .filter(|o| o["kind"] != "Job" && o["kind"] != "ConfigMap")
         .collect();
     write_dump(&path, &plans_only);
-    let out = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file", path.to_str().unwrap()]).run();
+    let out = k3sdoctor([
+        "check",
+        "-o",
+        "json",
+        "--now",
+        NOW,
+        "--from-file",
+        path.to_str().unwrap(),
+    ])
+    .run();
     let report: CheckReport = out.json();
     let (ran, note) = run_of(&report, "upgrade-plans");
     assert!(ran && note.contains("SUC's Jobs not in dump"), "{note}");
-    let server = stuck(&report).into_iter().find(|f| f.object.ends_with("server-plan")).unwrap();
-    assert!(server.message.contains("default-controller-env not read"), "{}", server.message);
+    let server = stuck(&report)
+        .into_iter()
+        .find(|f| f.object.ends_with("server-plan"))
+        .unwrap();
+    assert!(
+        server.message.contains("default-controller-env not read"),
+        "{}",
+        server.message
+    );
     // Without Plans: not checked, with the command that adds them.
     write_dump(&path, &[cordoned_server()]);
-    let out = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file", path.to_str().unwrap()]).run();
+    let out = k3sdoctor([
+        "check",
+        "-o",
+        "json",
+        "--now",
+        NOW,
+        "--from-file",
+        path.to_str().unwrap(),
+    ])
+    .run();
     let report: CheckReport = out.json();
     assert_eq!(
         run_of(&report, "upgrade-plans"),
@@ -225,7 +279,16 @@ fn k3sdoctor_dump_holds_the_plans_their_jobs_and_the_configmap() {
         .cluster(&fake, Role::ReadOnly)
         .run()
         .code(0);
-    let out = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file", path.to_str().unwrap()]).run();
+    let out = k3sdoctor([
+        "check",
+        "-o",
+        "json",
+        "--now",
+        NOW,
+        "--from-file",
+        path.to_str().unwrap(),
+    ])
+    .run();
     let report: CheckReport = out.json();
     assert_the_two_stuck_plans(&report);
 }
@@ -256,4 +319,83 @@ fn servers_two_minors_apart_are_a_version_skew_error_not_mixed_versions() {
         "{:?}",
         report.codes()
     );
+}
+
+/// A server plan's failed Job as the two collectors that hold namespaced custom resources file
+/// it: troubleshoot (a bare array per namespace under the CRD's folder, Lists of Jobs and
+/// ConfigMaps per namespace) and support-bundle-kit (a List per namespace and group/version).
+#[test]
+fn troubleshoot_and_support_bundle_kit_bundles_hold_the_plans_jobs_and_configmap() {
+    use crate::support::bundles::{self, SBK_TOP, TROUBLESHOOT_TOP, split_cluster};
+    let failed = json!({"type": "Complete", "status": "False", "reason": "JobFailed",
+        "message": "Job system-upgrade/apply-server-plan-on-prod-k3s-1-with-6f1c0a failed on Node prod-k3s-1: DeadlineExceeded: Job was active longer than specified deadline",
+        "lastTransitionTime": "2024-05-31T11:45:40Z"});
+    let plan = plan("server-plan", true, "prod-k3s-1", failed);
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "apply-server-plan-on-prod-k3s-1-with-6f1c0a", "namespace": NS,
+                     "labels": {"upgrade.cattle.io/plan": "server-plan", "upgrade.cattle.io/node": "prod-k3s-1"}},
+        "status": {"startTime": "2024-05-31T11:30:40Z", "conditions": [
+            {"type": "Failed", "status": "True", "reason": "DeadlineExceeded",
+             "message": "Job was active longer than specified deadline"}]}});
+    let env = cluster().pop().unwrap();
+    let list = |items: Vec<Value>| json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let objects = split_cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let troubleshoot = bundles::troubleshoot(&objects)
+        .json(
+            &format!("{TROUBLESHOOT_TOP}/cluster-resources/custom-resources/plans.upgrade.cattle.io/{NS}.json"),
+            &json!([plan.clone()]),
+        )
+        .json(&format!("{TROUBLESHOOT_TOP}/cluster-resources/jobs/{NS}.json"), &list(vec![job.clone()]))
+        .json(&format!("{TROUBLESHOOT_TOP}/cluster-resources/configmaps/{NS}.json"), &list(vec![env.clone()]));
+    let sbk = bundles::support_bundle_kit(&objects)
+        .json(
+            &format!("{SBK_TOP}/yamls/namespaced/{NS}/upgrade.cattle.io/v1/plans.yaml"),
+            &list(vec![plan]),
+        )
+        .json(
+            &format!("{SBK_TOP}/yamls/namespaced/{NS}/batch/v1/jobs.yaml"),
+            &list(vec![job]),
+        )
+        .json(
+            &format!("{SBK_TOP}/yamls/namespaced/{NS}/v1/configmaps.yaml"),
+            &list(vec![env]),
+        );
+    for (name, bytes) in [
+        ("troubleshoot.tar.gz", bundles::gzip(&troubleshoot.tar())),
+        ("sbk.zip", sbk.zip()),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = k3sdoctor([
+            "check",
+            "-o",
+            "json",
+            "--fail-on",
+            "never",
+            "--now",
+            NOW,
+            "--from-file",
+            path.to_str().unwrap(),
+        ])
+        .run();
+        let report: CheckReport = out.json();
+        let found = stuck(&report);
+        assert_eq!(found.len(), 1, "{name}: {:?}", report.codes());
+        assert_eq!(
+            (found[0].severity.as_str(), found[0].object.as_str()),
+            ("error", "Plan system-upgrade/server-plan")
+        );
+        for part in [
+            "Job system-upgrade/apply-server-plan-on-prod-k3s-1-with-6f1c0a failed: DeadlineExceeded",
+            "900 s (SYSTEM_UPGRADE_JOB_ACTIVE_DEADLINE_SECONDS in system-upgrade/default-controller-env)",
+        ] {
+            assert!(
+                found[0].message.contains(part),
+                "{name}: {part}\n{}",
+                found[0].message
+            );
+        }
+        assert_eq!(run_of(&report, "upgrade-plans"), (true, ""), "{name}");
+    }
 }

@@ -21,7 +21,9 @@ pub(crate) enum DeadlineFrom {
     /// `default-controller-env` in this namespace.
     ControllerEnv(String),
     /// The built-in 600 s; whether the ConfigMap was read (absent) or not (unknown).
-    BuiltIn { env_read: bool },
+    BuiltIn {
+        env_read: bool,
+    },
 }
 
 /// A Job's deadline: `None` seconds when the Plan turned it off.
@@ -32,7 +34,11 @@ pub(crate) struct Deadline {
 }
 
 impl Deadline {
-    pub(crate) fn of(job: Option<&UpgradeJobFacts>, plan: &PlanFacts, read: &UpgradePlans) -> Deadline {
+    pub(crate) fn of(
+        job: Option<&UpgradeJobFacts>,
+        plan: &PlanFacts,
+        read: &UpgradePlans,
+    ) -> Deadline {
         if let Some(secs) = job.and_then(|j| j.active_deadline_secs) {
             return Deadline {
                 secs: Some(secs),
@@ -135,9 +141,15 @@ mod tests {
         .unwrap()
         .unwrap();
         let from_job = Deadline::of(Some(&job), &plan(Some(1200)), &read(Some("900")));
-        assert_eq!(from_job.describe(), "300 s (the Job's activeDeadlineSeconds)");
+        assert_eq!(
+            from_job.describe(),
+            "300 s (the Job's activeDeadlineSeconds)"
+        );
         let from_plan = Deadline::of(None, &plan(Some(1200)), &read(Some("900")));
-        assert_eq!(from_plan.describe(), "1200 s (the Plan's jobActiveDeadlineSecs)");
+        assert_eq!(
+            from_plan.describe(),
+            "1200 s (the Plan's jobActiveDeadlineSecs)"
+        );
         for unset in [None, Some(-1)] {
             let from_env = Deadline::of(None, &plan(unset), &read(Some("900")));
             assert_eq!(
@@ -151,13 +163,20 @@ mod tests {
         let garbage = Deadline::of(None, &plan(None), &read(Some("soon")));
         assert_eq!(garbage.secs, Some(600));
         let unknown = Deadline::of(None, &plan(None), &UpgradePlans::default());
-        assert!(unknown.describe().contains("not read, and the shipped one sets 900 s"));
+        assert!(
+            unknown
+                .describe()
+                .contains("not read, and the shipped one sets 900 s")
+        );
     }
 
     #[test]
     fn zero_on_the_plan_means_no_deadline() {
         let none = Deadline::of(None, &plan(Some(0)), &read(Some("900")));
         assert_eq!(none.duration(), None);
-        assert_eq!(none.describe(), "none (the Plan's jobActiveDeadlineSecs is 0)");
+        assert_eq!(
+            none.describe(),
+            "none (the Plan's jobActiveDeadlineSecs is 0)"
+        );
     }
 }

@@ -39,7 +39,10 @@ pub(crate) fn next_step(
 ) -> String {
     let ns = &plan.namespace;
     let look = match job {
-        Some(job) => format!("kubectl -n {ns} logs job/{}; fix what it names, then ", job.name),
+        Some(job) => format!(
+            "kubectl -n {ns} logs job/{}; fix what it names, then ",
+            job.name
+        ),
         None => format!(
             "the Job is gone: read the k3s or rke2 service log on {node}, fix the cause, then "
         ),

@@ -30,7 +30,10 @@ enum Stall {
     PastDeadline { running_since: Timestamp },
     /// No Job, the node still in `applying` and not labelled done, for longer than a Job may
     /// run: it failed and was deleted after its TTL, or was never made.
-    NoJob { since: Timestamp, dated_by: &'static str },
+    NoJob {
+        since: Timestamp,
+        dated_by: &'static str,
+    },
 }
 
 /// One node a Plan is upgrading.
@@ -44,8 +47,10 @@ struct Upgrade<'a> {
 
 impl Upgrade<'_> {
     fn is_server(&self) -> bool {
-        self.node
-            .map_or(self.plan.selects_control_plane, NodeFacts::runs_control_plane)
+        self.node.map_or(
+            self.plan.selects_control_plane,
+            NodeFacts::runs_control_plane,
+        )
     }
 
     fn cordoned_since(&self) -> Option<Option<Timestamp>> {
@@ -207,7 +212,11 @@ fn finding(
     now: Timestamp,
 ) -> Finding {
     let plan = upgrade.plan;
-    let role = if upgrade.is_server() { "server" } else { "node" };
+    let role = if upgrade.is_server() {
+        "server"
+    } else {
+        "node"
+    };
     let target = plan
         .latest_version
         .as_deref()
@@ -241,7 +250,11 @@ fn finding(
         ),
     };
     let cordon = match upgrade.cordoned_since() {
-        Some(Some(since)) => format!("; {} is left cordoned since {since} ({} ago)", upgrade.node_name, ago(since)),
+        Some(Some(since)) => format!(
+            "; {} is left cordoned since {since} ({} ago)",
+            upgrade.node_name,
+            ago(since)
+        ),
         Some(None) => format!("; {} is left cordoned", upgrade.node_name),
         None => String::new(),
     };
@@ -255,7 +268,10 @@ fn finding(
             )
         })
         .unwrap_or_default();
-    let failed = matches!(stall, Stall::JobFailed { .. } | Stall::PlanSaysFailed { .. });
+    let failed = matches!(
+        stall,
+        Stall::JobFailed { .. } | Stall::PlanSaysFailed { .. }
+    );
     let severity = if upgrade.is_server() && (failed || upgrade.cordoned_since().is_some()) {
         Severity::Error
     } else {
@@ -269,7 +285,9 @@ fn finding(
     let step = next_step(
         plan,
         &upgrade.node_name,
-        upgrade.job.filter(|_| !matches!(stall, Stall::NoJob { .. })),
+        upgrade
+            .job
+            .filter(|_| !matches!(stall, Stall::NoJob { .. })),
         upgrade.cordoned_since().is_some(),
         SucGeneration::of(plan),
     );

@@ -45,20 +45,7 @@ pub(super) fn add_object(
             &mut state.leases,
             LeaseFacts::from_api(&typed::<Lease>(found)?),
         ),
-        Kind::ConfigMap => {
-            if let Some(env) = ControllerEnv::from_json(&found.value) {
-                state.upgrade_plans.add(Default::default, |u| {
-                    u.controller_env.get_or_insert_with(Vec::new).push(env)
-                });
-            }
-            // SUC's ConfigMap elsewhere is not one of kube-system's.
-            if Kind::ConfigMap.row().namespace() == namespace_of(found) {
-                push(
-                    &mut state.configmaps,
-                    ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
-                );
-            }
-        }
+        Kind::ConfigMap => add_configmap(state, found)?,
         Kind::SnapshotFile => push(
             &mut state.snapshot_files,
             Arc::new(SnapshotFile::from_json(&found.value)),
@@ -104,23 +91,9 @@ pub(super) fn add_object(
                 .push(format!("skipped a HelmChart in {}: {why}", found.file)),
         },
         Kind::Job if found.value.pointer(UPGRADE_JOB_LABEL).is_some() => {
-            match UpgradeJobFacts::from_json(&found.value) {
-                Ok(job) => state.upgrade_plans.add(Default::default, |u| {
-                    u.jobs.get_or_insert_with(Vec::new).extend(job)
-                }),
-                Err(why) => state
-                    .notes
-                    .push(format!("skipped a Job in {}: {why}", found.file)),
-            }
+            add_upgrade_object(state, kind, found)
         }
-        Kind::Plan => match PlanFacts::from_json(&found.value) {
-            Ok(plan) => state.upgrade_plans.add(Default::default, |u| {
-                u.plans.get_or_insert_with(Vec::new).push(plan)
-            }),
-            Err(why) => state
-                .notes
-                .push(format!("skipped a Plan in {}: {why}", found.file)),
-        },
+        Kind::Plan => add_upgrade_object(state, kind, found),
         Kind::Job => {
             let job = HelmJobFacts::from_json(&found.value);
             state.packaged_charts.add(Default::default, |p| {
@@ -202,6 +175,48 @@ pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
     // packaged-charts words its own "not in dump" (analysers.rs), naming neither kind.
     if matches!(state.packaged_charts, Read::NotAsked) {
         state.packaged_charts = Read::NotInDump("not in dump".into());
+    }
+}
+
+/// A kube-system ConfigMap into the state's, and SUC's `default-controller-env` (in any
+/// namespace) into the upgrade plans'.
+fn add_configmap(state: &mut ClusterState, found: &Found) -> Result<(), ReadError> {
+    if let Some(env) = ControllerEnv::from_json(&found.value) {
+        state.upgrade_plans.add(Default::default, |u| {
+            u.controller_env.get_or_insert_with(Vec::new).push(env)
+        });
+    }
+    // SUC's ConfigMap elsewhere is not one of kube-system's.
+    if Kind::ConfigMap.row().namespace() == namespace_of(found) {
+        push(
+            &mut state.configmaps,
+            ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
+        );
+    }
+    Ok(())
+}
+
+/// A Plan or a Job of system-upgrade-controller, parsed as the live read parses them: an odd
+/// object is skipped with a note.
+fn add_upgrade_object(state: &mut ClusterState, kind: Kind, found: &Found) {
+    let skipped = if kind == Kind::Plan {
+        PlanFacts::from_json(&found.value).map(|plan| {
+            state.upgrade_plans.add(Default::default, |u| {
+                u.plans.get_or_insert_with(Vec::new).push(plan)
+            })
+        })
+    } else {
+        UpgradeJobFacts::from_json(&found.value).map(|job| {
+            state.upgrade_plans.add(Default::default, |u| {
+                u.jobs.get_or_insert_with(Vec::new).extend(job)
+            })
+        })
+    };
+    if let Err(why) = skipped {
+        let name = kind.name();
+        state
+            .notes
+            .push(format!("skipped a {name} in {}: {why}", found.file));
     }
 }
 

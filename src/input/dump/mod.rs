@@ -76,7 +76,9 @@ impl Collected {
         // system-upgrade-controller's are used.
         if key.0 == Kind::Job.name()
             && key.1 != Kind::Job.row().namespace()
-            && object.pointer("/metadata/labels/upgrade.cattle.io~1plan").is_none()
+            && object
+                .pointer("/metadata/labels/upgrade.cattle.io~1plan")
+                .is_none()
         {
             self.ignored += 1;
             return None;

@@ -89,6 +89,22 @@ async fn upgrade_extras(
     Ok(found)
 }
 
+/// The kube-system ConfigMaps `check` reads, for every product: the lock copies and the
+/// snapshot records.
+fn lock_configmap_names() -> Vec<String> {
+    Distro::ALL
+        .iter()
+        .flat_map(|d| {
+            [
+                d.core_lock(),
+                d.etcd_lock(),
+                d.snapshots_configmap(),
+                d.extra_metadata_configmap(),
+            ]
+        })
+        .collect()
+}
+
 /// Reads `kind`'s objects as `check` asks for them, handing each to `each`; `each` failing
 /// (the disk) stops the read with that error.
 pub(crate) async fn read_raw(
@@ -117,17 +133,7 @@ pub(crate) async fn read_raw(
     let outcome = match kind {
         Kind::ConfigMap => {
             let api = api(Some(LOCK_NAMESPACE));
-            let names: Vec<String> = Distro::ALL
-                .iter()
-                .flat_map(|d| {
-                    [
-                        d.core_lock(),
-                        d.etcd_lock(),
-                        d.snapshots_configmap(),
-                        d.extra_metadata_configmap(),
-                    ]
-                })
-                .collect();
+            let names = lock_configmap_names();
             async {
                 let mut found = 0;
                 for name in &names {

@@ -64,10 +64,21 @@ pub(super) async fn list_plans(
     let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &plan_resource());
     let params = ListParams::default().limit(PAGE_SIZE);
     let to_json = |o: DynamicObject| serde_json::to_value(o).unwrap_or_default();
-    match list_with(&api, "list plans.upgrade.cattle.io", conn, trace, to_json, params).await {
+    match list_with(
+        &api,
+        "list plans.upgrade.cattle.io",
+        conn,
+        trace,
+        to_json,
+        params,
+    )
+    .await
+    {
         Ok(plans) => Ok(Some(plans)),
         Err(e) if e.http_status == Some(404) => {
-            trace("plans.upgrade.cattle.io is not served: system-upgrade-controller is not installed");
+            trace(
+                "plans.upgrade.cattle.io is not served: system-upgrade-controller is not installed",
+            );
             Ok(None)
         }
         Err(e) => Err(e),
@@ -105,9 +116,8 @@ pub(super) async fn read_upgrade_plans(
     conn: &Connection,
     trace: Trace<'_>,
 ) -> Result<UpgradePlansRead, ReadError> {
-    let refused = |e: &ReadError| {
-        refusal(e, trace, "upgrade-plans not checked", |_| FORBIDDEN.into())
-    };
+    let refused =
+        |e: &ReadError| refusal(e, trace, "upgrade-plans not checked", |_| FORBIDDEN.into());
     let plans = match list_plans(conn, trace).await {
         Ok(Some(plans)) => plans,
         Ok(None) => {

@@ -20,9 +20,15 @@ fn a_deadline_exceeded_job_has_failed() {
          "message": "Job was active longer than specified deadline",
          "lastTransitionTime": "2025-09-01T10:15:05Z"}]}));
     assert!(failed.failed());
-    assert_eq!((failed.plan.as_str(), failed.node.as_str()), ("server-plan", "s1"));
+    assert_eq!(
+        (failed.plan.as_str(), failed.node.as_str()),
+        ("server-plan", "s1")
+    );
     assert_eq!(failed.active_deadline_secs, Some(900));
-    assert_eq!(failed.started, Some("2025-09-01T10:00:05Z".parse().unwrap()));
+    assert_eq!(
+        failed.started,
+        Some("2025-09-01T10:00:05Z".parse().unwrap())
+    );
 }
 
 #[test]
@@ -35,7 +41,10 @@ fn failure_target_counts_as_failed_from_kubernetes_1_31() {
     );
     let running = job(json!({"active": 1}));
     assert_eq!(running.state, JobState::Running);
-    assert_eq!(running.started, Some("2025-09-01T10:00:00Z".parse().unwrap()));
+    assert_eq!(
+        running.started,
+        Some("2025-09-01T10:00:00Z".parse().unwrap())
+    );
     let done = job(json!({"succeeded": 1}));
     assert_eq!(done.state, JobState::Complete);
 }

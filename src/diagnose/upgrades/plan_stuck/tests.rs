@@ -24,8 +24,10 @@ fn node(name: &str, server: bool, cordoned_mins_ago: Option<i64>, labels: Value)
         all[k] = v.clone();
     }
     let spec = match cordoned_mins_ago {
-        Some(mins) => json!({"unschedulable": true, "taints": [{"key": "node.kubernetes.io/unschedulable",
-                             "effect": "NoSchedule", "timeAdded": ago(mins)}]}),
+        Some(mins) => {
+            json!({"unschedulable": true, "taints": [{"key": "node.kubernetes.io/unschedulable",
+                             "effect": "NoSchedule", "timeAdded": ago(mins)}]})
+        }
         None => json!({}),
     };
     let node: Node =
@@ -42,7 +44,8 @@ fn plan(name: &str, server: bool, applying: &[&str], complete: Option<Value>) ->
     };
     let mut spec = json!({"cordon": server, "nodeSelector": selector});
     if !server {
-        spec["prepare"] = json!({"image": "rancher/k3s-upgrade", "args": ["prepare", "server-plan"]});
+        spec["prepare"] =
+            json!({"image": "rancher/k3s-upgrade", "args": ["prepare", "server-plan"]});
     }
     PlanFacts::from_json(&json!({
         "metadata": {"name": name, "namespace": NS},
@@ -55,7 +58,9 @@ fn plan(name: &str, server: bool, applying: &[&str], complete: Option<Value>) ->
 }
 
 fn syncing(mins_ago: i64) -> Option<Value> {
-    Some(json!({"type": "Complete", "status": "False", "reason": "SyncJob", "lastTransitionTime": ago(mins_ago)}))
+    Some(
+        json!({"type": "Complete", "status": "False", "reason": "SyncJob", "lastTransitionTime": ago(mins_ago)}),
+    )
 }
 
 fn job(plan: &str, node: &str, started_mins_ago: i64, conditions: Value) -> UpgradeJobFacts {
@@ -109,12 +114,30 @@ fn a_servers_failed_job_is_an_error_with_its_job_deadline_and_cordon() {
     }
     assert_eq!(
         f.remediation_command,
-        ["kubectl", "-n", NS, "logs", "job/apply-server-plan-on-s1-with-abc"]
+        [
+            "kubectl",
+            "-n",
+            NS,
+            "logs",
+            "job/apply-server-plan-on-s1-with-abc"
+        ]
     );
     // A Complete condition without JobFailed: the SUC version is unknown, both steps.
-    assert!(f.remediation.contains("edit the Plan to retry"), "{}", f.remediation);
-    assert!(f.remediation.contains("up to v0.13.4 re-creates it"), "{}", f.remediation);
-    assert!(f.remediation.contains("kubectl uncordon s1"), "{}", f.remediation);
+    assert!(
+        f.remediation.contains("edit the Plan to retry"),
+        "{}",
+        f.remediation
+    );
+    assert!(
+        f.remediation.contains("up to v0.13.4 re-creates it"),
+        "{}",
+        f.remediation
+    );
+    assert!(
+        f.remediation.contains("kubectl uncordon s1"),
+        "{}",
+        f.remediation
+    );
 }
 
 #[test]
@@ -123,16 +146,30 @@ fn job_failed_on_the_plan_outlives_the_job() {
         "message": "Job system-upgrade/apply-server-plan-on-s1-with-abc failed on Node s1: DeadlineExceeded: Job was active longer than specified deadline",
         "lastTransitionTime": ago(40)});
     let nodes = [node("s1", true, Some(60), json!({}))];
-    let read = read(vec![plan("server-plan", true, &["s1"], Some(failed))], Some(Vec::new()));
+    let read = read(
+        vec![plan("server-plan", true, &["s1"], Some(failed))],
+        Some(Vec::new()),
+    );
     let found = analyse_upgrade_plans(&read, &nodes, now());
     assert_eq!(found.len(), 1, "{found:#?}");
     let f = &found[0];
     assert_eq!(f.severity, Severity::Error);
-    assert!(f.message.contains("Complete condition says JobFailed"), "{}", f.message);
+    assert!(
+        f.message.contains("Complete condition says JobFailed"),
+        "{}",
+        f.message
+    );
     assert!(f.message.contains("900 s (SYSTEM_UPGRADE_JOB_ACTIVE_DEADLINE_SECONDS in system-upgrade/default-controller-env)"), "{}", f.message);
     // JobFailed: SUC v0.15.3 or later, which must be edited to retry.
-    assert!(f.remediation.starts_with("the Job is gone"), "{}", f.remediation);
-    assert!(f.remediation.contains("kubectl -n system-upgrade edit plan server-plan"));
+    assert!(
+        f.remediation.starts_with("the Job is gone"),
+        "{}",
+        f.remediation
+    );
+    assert!(
+        f.remediation
+            .contains("kubectl -n system-upgrade edit plan server-plan")
+    );
     assert!(!f.remediation.contains("v0.13.4"), "{}", f.remediation);
 }
 
@@ -143,13 +180,30 @@ fn a_node_left_in_applying_without_a_job_is_stuck_once_its_cordon_outlives_the_d
     let found = analyse_upgrade_plans(&read(plans.clone(), Some(Vec::new())), &stuck, now());
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].severity, Severity::Error, "a cordoned server");
-    assert!(found[0].message.contains("no Job for it (cordoned 16m ago)"), "{}", found[0].message);
-    assert!(found[0].message.contains("not labelled plan.upgrade.cattle.io/server-plan=abc"));
+    assert!(
+        found[0]
+            .message
+            .contains("no Job for it (cordoned 16m ago)"),
+        "{}",
+        found[0].message
+    );
+    assert!(
+        found[0]
+            .message
+            .contains("not labelled plan.upgrade.cattle.io/server-plan=abc")
+    );
     // Within the 900 s deadline the Job may still come.
     let young = [node("s1", true, Some(14), json!({}))];
-    assert!(analyse_upgrade_plans(&read(plans.clone(), Some(Vec::new())), &young, now()).is_empty());
+    assert!(
+        analyse_upgrade_plans(&read(plans.clone(), Some(Vec::new())), &young, now()).is_empty()
+    );
     // Labelled with the latest hash: done, SUC will drop it from applying.
-    let done = [node("s1", true, Some(60), json!({"plan.upgrade.cattle.io/server-plan": "abc"}))];
+    let done = [node(
+        "s1",
+        true,
+        Some(60),
+        json!({"plan.upgrade.cattle.io/server-plan": "abc"}),
+    )];
     assert!(analyse_upgrade_plans(&read(plans, Some(Vec::new())), &done, now()).is_empty());
 }
 
@@ -158,24 +212,43 @@ fn an_uncordoned_agent_is_dated_by_the_plans_condition_and_only_warned_about() {
     let mut agent_plan = plan("agent-plan", false, &["a1"], syncing(30));
     agent_plan.prepare_waits_on = None;
     let nodes = [node("a1", false, None, json!({}))];
-    let found = analyse_upgrade_plans(&read(vec![agent_plan.clone()], Some(Vec::new())), &nodes, now());
+    let found = analyse_upgrade_plans(
+        &read(vec![agent_plan.clone()], Some(Vec::new())),
+        &nodes,
+        now(),
+    );
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].severity, Severity::Warning);
-    assert!(found[0].message.contains("the Plan not Complete 30m ago"), "{}", found[0].message);
+    assert!(
+        found[0].message.contains("the Plan not Complete 30m ago"),
+        "{}",
+        found[0].message
+    );
     assert!(!found[0].remediation.contains("uncordon"));
     // Jobs turned off: no deadline, so never stuck by time alone.
     agent_plan.job_deadline_secs = Some(0);
-    assert!(analyse_upgrade_plans(&read(vec![agent_plan], Some(Vec::new())), &nodes, now()).is_empty());
+    assert!(
+        analyse_upgrade_plans(&read(vec![agent_plan], Some(Vec::new())), &nodes, now()).is_empty()
+    );
 }
 
 #[test]
 fn a_job_past_its_deadline_is_stuck_and_one_within_it_is_not() {
     let nodes = [node("a1", false, None, json!({}))];
     let plans = vec![plan("agent-plan", false, &["a1"], syncing(30))];
-    let late = read(plans.clone(), Some(vec![job("agent-plan", "a1", 20, json!([]))]));
+    let late = read(
+        plans.clone(),
+        Some(vec![job("agent-plan", "a1", 20, json!([]))]),
+    );
     let found = analyse_upgrade_plans(&late, &nodes, now());
     assert_eq!(found.len(), 1, "{found:#?}");
-    assert!(found[0].message.contains("has run for 20m, past its deadline"), "{}", found[0].message);
+    assert!(
+        found[0]
+            .message
+            .contains("has run for 20m, past its deadline"),
+        "{}",
+        found[0].message
+    );
     let on_time = read(plans, Some(vec![job("agent-plan", "a1", 10, json!([]))]));
     assert!(analyse_upgrade_plans(&on_time, &nodes, now()).is_empty());
 }
@@ -200,16 +273,28 @@ fn an_agent_failing_while_the_server_plan_applies_points_at_the_server_plan() {
     );
     let found = analyse_upgrade_plans(&read, &nodes, now());
     assert_eq!(found.len(), 2, "{found:#?}");
-    let agent = found.iter().find(|f| f.object.ends_with("agent-plan")).unwrap();
+    let agent = found
+        .iter()
+        .find(|f| f.object.ends_with("agent-plan"))
+        .unwrap();
     assert_eq!(agent.severity, Severity::Warning);
-    assert!(agent.message.contains("BackoffLimitExceeded"), "{}", agent.message);
     assert!(
-        agent.message.contains("server Plan system-upgrade/server-plan is still applying on s1.example"),
+        agent.message.contains("BackoffLimitExceeded"),
+        "{}",
+        agent.message
+    );
+    assert!(
+        agent
+            .message
+            .contains("server Plan system-upgrade/server-plan is still applying on s1.example"),
         "{}",
         agent.message
     );
     assert_eq!(agent.caused_by, Some(FindingCode::UpgradePlanStuck));
-    let server = found.iter().find(|f| f.object.ends_with("server-plan")).unwrap();
+    let server = found
+        .iter()
+        .find(|f| f.object.ends_with("server-plan"))
+        .unwrap();
     assert_eq!((server.severity, server.caused_by), (Severity::Error, None));
 }
 
@@ -218,11 +303,16 @@ fn a_plan_from_before_the_complete_condition_gets_its_job_re_created() {
     let nodes = [node("a1", false, None, json!({}))];
     let mut old = plan("agent-plan", false, &["a1"], None);
     old.prepare_waits_on = None;
-    let read = read(vec![old], Some(vec![job("agent-plan", "a1", 30, deadline_exceeded())]));
+    let read = read(
+        vec![old],
+        Some(vec![job("agent-plan", "a1", 30, deadline_exceeded())]),
+    );
     let found = analyse_upgrade_plans(&read, &nodes, now());
     assert_eq!(found.len(), 1);
     assert!(
-        found[0].remediation.contains("SUC before v0.13.3 re-creates the failed Job by itself"),
+        found[0]
+            .remediation
+            .contains("SUC before v0.13.3 re-creates the failed Job by itself"),
         "{}",
         found[0].remediation
     );
