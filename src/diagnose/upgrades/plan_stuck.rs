@@ -143,6 +143,10 @@ fn newest_job<'a>(
 }
 
 fn judge(upgrade: &Upgrade, now: Timestamp) -> Option<Stall> {
+    // Labelled with the latest hash: done, whatever an older Job left behind.
+    if upgrade.labelled_done() {
+        return None;
+    }
     let deadline = upgrade.deadline.duration();
     match upgrade.job.map(|j| &j.state) {
         Some(JobState::Failed {
@@ -170,9 +174,6 @@ fn judge(upgrade: &Upgrade, now: Timestamp) -> Option<Stall> {
         return Some(Stall::PlanSaysFailed {
             message: condition.message.clone(),
         });
-    }
-    if upgrade.labelled_done() {
-        return None;
     }
     // Dated by the cordon SUC put on it, else by when the Plan began to sync the Job.
     let (since, dated_by) = match upgrade.cordoned_since() {

@@ -319,6 +319,21 @@ fn a_plan_from_before_the_complete_condition_gets_its_job_re_created() {
 }
 
 #[test]
+fn a_node_labelled_with_the_latest_hash_is_done_whatever_an_older_job_left() {
+    let nodes = [node(
+        "s1",
+        true,
+        None,
+        json!({"plan.upgrade.cattle.io/server-plan": "abc"}),
+    )];
+    let read = read(
+        vec![plan("server-plan", true, &["s1"], syncing(20))],
+        Some(vec![job("server-plan", "s1", 20, deadline_exceeded())]),
+    );
+    assert!(analyse_upgrade_plans(&read, &nodes, now()).is_empty());
+}
+
+#[test]
 fn failed_node_reads_sucs_message() {
     assert_eq!(
         failed_node("Job ns/j failed on Node s1: DeadlineExceeded: x").as_deref(),
