@@ -29,6 +29,8 @@ use super::snapshots::SnapshotAnalysis;
 use super::snapshots::snapshot_files::{analyse_snapshot_files, missing_input};
 use super::snapshots::snapshot_reconcile_stalled::analyse_reconcile_stalled;
 use super::snapshots::snapshot_s3::analyse_s3_snapshots;
+use super::upgrades::plan_stuck::analyse_upgrade_plans;
+use super::upgrades::version_skew::analyse_version_skew;
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::configmap_listing::Listed;
@@ -73,7 +75,7 @@ pub(super) struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub(super) const ANALYSERS: [Analyser; 17] = [
+pub(super) const ANALYSERS: [Analyser; 19] = [
     leases,
     lock_presence,
     snapshots,
@@ -91,6 +93,8 @@ pub(super) const ANALYSERS: [Analyser; 17] = [
     serving_cert_static,
     packaged_charts,
     datastore,
+    upgrade_plans,
+    version_skew,
 ];
 
 /// The analysers of ETCDSnapshotFiles beyond the ConfigMap comparison, for `snapshots
@@ -391,5 +395,58 @@ fn datastore(i: &Inputs) -> Analysed {
             findings: Vec::new(),
             run: Some(CheckRun::of("datastore", Some(why))),
         },
+    }
+}
+
+/// system-upgrade-controller's Plans. Not installed (no Plan CRD) is no fault: judged, with a
+/// note. Without the Jobs or the ConfigMap (a dump that lacks them) the Plans' status and their
+/// Nodes' cordons are judged, with a note.
+fn upgrade_plans(i: &Inputs) -> Analysed {
+    let state = i.state;
+    let Some(read) = state.upgrade_plans.as_read() else {
+        let why = match &state.upgrade_plans {
+            Collected::NotAsked => "Plans not read yet (serve reads them every minute)".into(),
+            lacking => lacking.why_not().unwrap_or_default().to_string(),
+        };
+        return Analysed {
+            findings: Vec::new(),
+            run: Some(CheckRun::of("upgrade-plans", Some(why))),
+        };
+    };
+    let mut notes = Vec::new();
+    if read.crd_missing {
+        notes.push(
+            "system-upgrade-controller is not installed (no plans.upgrade.cattle.io CRD): nothing to judge"
+                .to_string(),
+        );
+    }
+    let has_plans = read.plans.as_ref().is_some_and(|p| !p.is_empty());
+    if has_plans && read.jobs.is_none() {
+        notes.push(format!(
+            "SUC's Jobs not in dump (add `kubectl get jobs -A -l {}`): judged from the Plans and Nodes",
+            crate::model::upgrade_job::PLAN_LABEL
+        ));
+    }
+    if has_plans && state.nodes.is_none() {
+        notes.push("Nodes not read: cordons and roles unknown".to_string());
+    }
+    Analysed {
+        findings: analyse_upgrade_plans(read, state.nodes(), i.now),
+        run: Some(CheckRun {
+            name: "upgrade-plans",
+            ran: true,
+            note: notes.join("; "),
+        }),
+    }
+}
+
+/// The version-skew policy, from the Nodes' kubelet versions.
+fn version_skew(i: &Inputs) -> Analysed {
+    Analysed {
+        findings: analyse_version_skew(i.state.nodes()),
+        run: Some(CheckRun::of(
+            "version-skew",
+            i.state.nodes.is_none().then_some("Nodes not read"),
+        )),
     }
 }

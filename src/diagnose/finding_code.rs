@@ -388,6 +388,17 @@ finding_codes! {
         meaning: "a HelmChart's helm-install Job in kube-system neither complete nor failed more than 15 minutes after it started (often a release left pending-* by an interrupted upgrade, rancher/rke2#1124)",
         remediation: "kubectl -n kube-system logs job/helm-install-NAME; look for Helm release Secrets labelled owner=helm,status=pending-*, then delete the Job so helm-controller runs it again",
     }
+    // Upgrades: system-upgrade-controller's Plans and the version-skew policy.
+    UpgradePlanStuck = "upgrade-plan-stuck" {
+        severity: "error when a server is left cordoned or a server's Job failed, warning otherwise",
+        meaning: "a system-upgrade-controller Plan's upgrade of a node has not finished: its Job failed (DeadlineExceeded, BackoffLimitExceeded), the Plan says Complete=False/JobFailed, the Job runs past its deadline, or the node stays in status.applying with no Job longer than a Job may run (SUC deletes a failed Job after its TTL and from v0.15.3 does not re-create it); an agent's upgrade waiting on a server Plan that still applies says so",
+        remediation: "kubectl -n NAMESPACE logs job/JOB; fix what it names, then edit the Plan to retry (SUC v0.15.3 and later) or let SUC up to v0.13.4 re-create the Job; kubectl uncordon NODE if you give the upgrade up (deleting the Plan leaves it cordoned)",
+    }
+    VersionSkew = "version-skew" {
+        severity: "error",
+        meaning: "the Nodes' versions breach Kubernetes' version-skew policy: a kubelet newer than the oldest apiserver, a kubelet more minors behind the newest apiserver than allowed (3 from 1.28 control planes, 2 before and for kubelets before 1.25), or apiservers more than one minor apart (one minor apart is mixed-versions)",
+        remediation: "upgrade servers first, one minor and one server at a time, then agents",
+    }
 }
 
 #[cfg(test)]

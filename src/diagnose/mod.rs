@@ -16,6 +16,7 @@ pub(crate) mod rancher;
 pub(crate) mod snapshots;
 pub(crate) mod snapshots_in_full;
 pub(crate) mod suppression;
+pub(crate) mod upgrades;
 pub(crate) mod version_advice;
 
 pub(crate) mod test_cluster;

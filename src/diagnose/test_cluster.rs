@@ -57,6 +57,12 @@ impl TestCluster {
                     charts: Some(Vec::new()),
                     jobs: Some(Vec::new()),
                 }),
+                upgrade_plans: Collected::Read(crate::model::upgrade_plans::UpgradePlans {
+                    plans: Some(Vec::new()),
+                    jobs: Some(Vec::new()),
+                    controller_env: Some(Vec::new()),
+                    crd_missing: false,
+                }),
                 ..ClusterState::default()
             },
         }

@@ -138,6 +138,7 @@ fn agentless_server(
         addresses: Vec::new(),
         heartbeat: None,
         removal_asked: None,
+        cordon: None,
     })
 }
 

@@ -23,6 +23,7 @@ use crate::model::secret_metadata::SecretMeta;
 use crate::model::served_certificates::ConnectionCertificates;
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::source_gap::SourceGap;
+use crate::model::upgrade_plans::UpgradePlans;
 
 /// Everything k3sdoctor read. A collection is `None` when it was not read (a dump that lacks
 /// it), which is different from read and empty: checks that need it must say so rather than
@@ -53,6 +54,9 @@ pub(crate) struct ClusterState {
     /// `helm.cattle.io/v1` HelmCharts in kube-system (k3s's and RKE2's packaged components)
     /// and helm-controller's Jobs there.
     pub packaged_charts: Collected<PackagedCharts>,
+    /// system-upgrade-controller's Plans, their Jobs and its ConfigMap, in the Plans'
+    /// namespaces.
+    pub upgrade_plans: Collected<UpgradePlans>,
     /// Each server's datastore metrics (its apiserver's `/metrics`, etcd's `:2381/metrics`).
     pub server_metrics: Collected<Vec<ServerMetrics>>,
     /// Whether kine still serves a revision written long ago (live, on a cluster without

@@ -24,6 +24,7 @@ pub(crate) enum Kind {
     Secret,
     HelmChart,
     Job,
+    Plan,
 }
 
 /// Which objects of a kind are used; the rest are dropped as they are read.
@@ -32,6 +33,10 @@ pub(crate) enum Used {
     All,
     InNamespace(&'static str),
     Named(&'static str, &'static str),
+    /// Every object in one namespace, and system-upgrade-controller's in its Plans'
+    /// namespaces: its `default-controller-env` ConfigMap (by name) and its Jobs (by their
+    /// `upgrade.cattle.io/plan` label, which the dump reader judges where it parses them).
+    AlsoUpgrades(&'static str),
 }
 
 /// One row of the table.
@@ -54,7 +59,7 @@ pub(crate) struct KindRow {
 }
 
 /// The table, in the order dumps and reports list kinds.
-pub(crate) const KINDS: [KindRow; 10] = [
+pub(crate) const KINDS: [KindRow; 11] = [
     KindRow {
         kind: Kind::Node,
         name: "Node",
@@ -83,10 +88,10 @@ pub(crate) const KINDS: [KindRow; 10] = [
         api_version: "v1",
         plural: "configmaps",
         namespaced: true,
-        used: Used::InNamespace(LOCK_NAMESPACE),
+        used: Used::AlsoUpgrades(LOCK_NAMESPACE),
         custom: false,
         in_bundles: true,
-        feeds: &["leases", "snapshots"],
+        feeds: &["leases", "snapshots", "upgrade-plans"],
     },
     KindRow {
         kind: Kind::SnapshotFile,
@@ -164,10 +169,23 @@ pub(crate) const KINDS: [KindRow; 10] = [
         api_version: "batch/v1",
         plural: "jobs",
         namespaced: true,
-        used: Used::InNamespace(LOCK_NAMESPACE),
+        used: Used::AlsoUpgrades(LOCK_NAMESPACE),
         custom: false,
         in_bundles: true,
-        feeds: &["packaged-charts"],
+        feeds: &["packaged-charts", "upgrade-plans"],
+    },
+    // system-upgrade-controller's Plans, in whichever namespace it runs (`system-upgrade`
+    // in the k3s and RKE2 docs, `cattle-system` under Rancher).
+    KindRow {
+        kind: Kind::Plan,
+        name: "Plan",
+        api_version: "upgrade.cattle.io/v1",
+        plural: "plans",
+        namespaced: true,
+        used: Used::All,
+        custom: true,
+        in_bundles: true,
+        feeds: &["upgrade-plans"],
     },
 ];
 
@@ -243,7 +261,7 @@ impl KindRow {
     /// The namespace its objects are used from, for a namespaced kind read from one.
     pub(crate) fn namespace(&self) -> &'static str {
         match self.used {
-            Used::InNamespace(ns) | Used::Named(ns, _) => ns,
+            Used::InNamespace(ns) | Used::Named(ns, _) | Used::AlsoUpgrades(ns) => ns,
             Used::All => "",
         }
     }
@@ -254,6 +272,11 @@ impl KindRow {
             Used::All => true,
             Used::InNamespace(ns) => namespace == ns,
             Used::Named(ns, n) => namespace == ns && name == n,
+            Used::AlsoUpgrades(ns) => {
+                namespace == ns
+                    || self.kind == Kind::Job
+                    || name == crate::model::upgrade_plans::CONTROLLER_ENV
+            }
         }
     }
 }
@@ -264,7 +287,7 @@ pub(crate) fn dump_command(kinds: &[Kind]) -> String {
     let plurals: Vec<&str> = kinds.iter().map(|k| k.row().plural).collect();
     let scope = match kinds.first().map(|k| k.row()) {
         Some(KindRow {
-            used: Used::InNamespace(ns) | Used::Named(ns, _),
+            used: Used::InNamespace(ns) | Used::Named(ns, _) | Used::AlsoUpgrades(ns),
             ..
         }) => format!("-n {ns} "),
         _ => String::new(),
@@ -296,6 +319,13 @@ mod tests {
             "etcdsnapshotfiles.k3s.cattle.io"
         );
         assert_eq!(Kind::Job.row().resource(), "jobs");
+        assert_eq!(Kind::Plan.row().resource(), "plans.upgrade.cattle.io");
+        let (jobs, configmaps) = (Kind::Job.row(), Kind::ConfigMap.row());
+        assert!(jobs.uses("system-upgrade", "apply-server-plan-on-s1-with-abc"));
+        assert!(configmaps.uses("system-upgrade", "default-controller-env"));
+        assert!(!configmaps.uses("system-upgrade", "other"));
+        assert!(configmaps.uses("kube-system", "k3s"));
+        assert_eq!(configmaps.namespace(), "kube-system");
         assert_eq!(
             Kind::HelmChart.row().troubleshoot_folder(),
             "custom-resources/helmcharts.helm.cattle.io"
@@ -317,6 +347,7 @@ mod tests {
             "kubectl -n kube-system get helmcharts,jobs -o yaml"
         );
         assert_eq!(dump_command(&[Kind::Node]), "kubectl get nodes -o yaml");
+        assert_eq!(dump_command(&[Kind::Plan]), "kubectl get plans -A -o yaml");
         assert_eq!(
             dump_command(&[Kind::SnapshotFile]),
             "kubectl get etcdsnapshotfiles -o yaml"

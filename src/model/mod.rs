@@ -38,3 +38,6 @@ pub(crate) mod snapshot_entry;
 pub(crate) mod snapshot_file;
 pub(crate) mod snapshot_key;
 pub(crate) mod source_gap;
+pub(crate) mod upgrade_job;
+pub(crate) mod upgrade_plan;
+pub(crate) mod upgrade_plans;

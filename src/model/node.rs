@@ -43,6 +43,15 @@ pub(crate) struct NodeFacts {
     /// entry that owns it. `None` when the input has no managedFields (`kubectl get -o yaml`
     /// drops them unless `--show-managed-fields`) or none owns it.
     pub removal_asked: Option<Timestamp>,
+    /// `spec.unschedulable` (cordoned); `None` when schedulable.
+    pub cordon: Option<Cordon>,
+}
+
+/// A cordoned Node, dated by the `node.kubernetes.io/unschedulable` taint's `timeAdded`,
+/// which the node lifecycle controller adds with the cordon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cordon {
+    pub since: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -141,6 +150,7 @@ impl NodeFacts {
             addresses,
             heartbeat: None,
             removal_asked: removal_asked(node),
+            cordon: cordon(node),
         }
     }
 
@@ -285,6 +295,18 @@ fn localhost_holder<'a>(
 /// The newest `managedFields` entry that sets an `etcd.<prog>.cattle.io/remove` annotation
 /// (the member controller's request, k3s `pkg/etcd/member_controller.go`): when removal was
 /// asked. k3s records no Event for it, so this is the only age the API shows.
+fn cordon(node: &Node) -> Option<Cordon> {
+    let spec = node.spec.as_ref()?;
+    let taint = spec
+        .taints
+        .iter()
+        .flatten()
+        .find(|t| t.key == "node.kubernetes.io/unschedulable");
+    (spec.unschedulable == Some(true) || taint.is_some()).then(|| Cordon {
+        since: taint.and_then(|t| t.time_added.as_ref()).map(|t| t.0),
+    })
+}
+
 fn removal_asked(node: &Node) -> Option<Timestamp> {
     let sets_remove = |fields: &serde_json::Value| {
         fields
@@ -398,6 +420,25 @@ mod tests {
         assert_eq!(n.readiness, Readiness::Ready);
         assert_eq!(n.version.as_ref().unwrap().as_str(), "v1.29.4+k3s1");
         assert_eq!(n.lock_identity(Distro::K3s), "a");
+        assert_eq!(n.cordon, None);
+    }
+
+    #[test]
+    fn a_cordon_is_dated_by_its_taint() {
+        let cordoned: Node = serde_json::from_value(json!({"metadata": {"name": "s1"},
+            "spec": {"unschedulable": true, "taints": [{"key": "node.kubernetes.io/unschedulable",
+                     "effect": "NoSchedule", "timeAdded": "2025-09-01T10:00:10Z"}]}}))
+        .unwrap();
+        let since = NodeFacts::from_api(&cordoned).cordon.unwrap().since;
+        assert_eq!(since, Some("2025-09-01T10:00:10Z".parse().unwrap()));
+        let undated: Node = serde_json::from_value(
+            json!({"metadata": {"name": "s1"}, "spec": {"unschedulable": true}}),
+        )
+        .unwrap();
+        assert_eq!(
+            NodeFacts::from_api(&undated).cordon,
+            Some(Cordon { since: None })
+        );
     }
 
     #[test]

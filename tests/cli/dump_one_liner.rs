@@ -5,7 +5,8 @@ use serde_json::Value;
 
 use crate::support::harness::{k3sdoctor, repo_path};
 
-/// The `kubectl get` kinds of the one-liner, each as `namespace/kind` (`/kind` unnamespaced).
+/// The `kubectl get` kinds of the one-liner, each as `namespace/kind` (`/kind` unnamespaced,
+/// `*/kind` from every namespace).
 fn one_liner_kinds() -> Vec<String> {
     let docs = std::fs::read_to_string(repo_path("docs/dumps.md")).unwrap();
     let line = docs
@@ -15,10 +16,14 @@ fn one_liner_kinds() -> Vec<String> {
     let mut kinds = Vec::new();
     for command in line.split(';').filter(|c| c.contains("kubectl")) {
         let words: Vec<&str> = command.split_whitespace().collect();
-        let ns = words
-            .iter()
-            .position(|w| *w == "-n")
-            .map_or("", |i| words[i + 1]);
+        let ns = if words.contains(&"-A") {
+            "*"
+        } else {
+            words
+                .iter()
+                .position(|w| *w == "-n")
+                .map_or("", |i| words[i + 1])
+        };
         let at = words.iter().position(|w| *w == "get").unwrap();
         for kind in words[at + 1].split(',') {
             kinds.push(format!("{ns}/{kind}"));
@@ -70,8 +75,9 @@ fn the_one_liner_gets_every_kind_checks_ask_a_dump_for() {
     asked.retain(|k| k != "kube-system/secrets");
     assert!(asked.len() >= 4, "{asked:?}");
     for kind in asked {
+        let everywhere = format!("*/{}", kind.split_once('/').map_or("", |(_, k)| k));
         assert!(
-            kinds.contains(&kind),
+            kinds.contains(&kind) || kinds.contains(&everywhere),
             "docs/dumps.md's one-liner does not get {kind}: {kinds:?}"
         );
     }

@@ -96,5 +96,6 @@ mod snapshot_files;
 mod snapshots;
 mod suppressions;
 mod terminal_injection;
+mod upgrade_plans;
 mod verbosity;
 mod watch;

@@ -14,6 +14,7 @@ use self::lease_split::{split_finding, verdict_version};
 use self::lock_status::{HolderNode, LockInputs, LockPurpose, LockStatus, examine_lock};
 use super::cluster_summary::ClusterSummary;
 use super::finding::{Finding, FindingCode, Severity, rank};
+use super::upgrades::version_skew::apiserver_span;
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::kinds::{Kind, dump_command};
@@ -90,10 +91,13 @@ pub(crate) fn analyse_leases(
         &etcd,
         verdict.as_ref(),
     ));
-    findings.extend(mixed_versions(
-        &cluster,
-        verdict.as_ref().map(|v| v.version.as_str()),
-    ));
+    // Apiservers more than a minor apart are version-skew's error, not this warning.
+    if !apiserver_span(state.nodes()).is_some_and(|span| span.breached()) {
+        findings.extend(mixed_versions(
+            &cluster,
+            verdict.as_ref().map(|v| v.version.as_str()),
+        ));
+    }
     findings.extend(dump_gaps(state, &cluster));
     rank(&mut findings);
 

@@ -145,6 +145,30 @@ impl Source {
         false
     }
 
+    /// The file at `path` (under no root) as a document of `assume`, without saying the kind
+    /// was listed completely: system-upgrade-controller's Jobs and ConfigMap in its Plans'
+    /// namespaces, beside a kind's own files. Whether it was there.
+    fn add_beside(
+        &mut self,
+        tree: &Tree,
+        path: &str,
+        assume: (&'static str, &'static str),
+        null_strings: bool,
+    ) -> bool {
+        let Some(text) = self.text(tree, path) else {
+            return false;
+        };
+        self.documents.push(Document {
+            name: format!("{}:{path}", tree.name),
+            path: path.to_string(),
+            text,
+            assume: Some(assume),
+            null_strings,
+            lenient: false,
+        });
+        true
+    }
+
     /// The file at `path` as text; a file that is not UTF-8 is noted and skipped.
     fn text(&mut self, tree: &Tree, path: &str) -> Option<String> {
         let bytes = tree.files.get(path)?;

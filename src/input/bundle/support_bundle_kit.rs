@@ -67,6 +67,7 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
             seen.push(row.kind);
         }
     }
+    upgrade_plans(tree, &base, source);
     for (scope, namespace, resource, row) in resources() {
         let (api_version, kind) = (row.api_version, row.name);
         if seen.contains(&row.kind) || matches!(row.kind, Kind::Endpoints | Kind::EndpointSlice) {
@@ -83,5 +84,39 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
             "not in the bundle: support-bundle-kit writes no file for a kind it found no objects of or could not list",
             &format!("add `kubectl get {resource} -o yaml{}` from the cluster", if namespace.is_empty() { String::new() } else { format!(" -n {namespace}") }),
         );
+    }
+}
+
+/// system-upgrade-controller's Plans (Harvester upgrades through it, in cattle-system), in
+/// whichever namespace they are, and the Jobs and ConfigMaps of those namespaces beyond
+/// kube-system, of which the dump reader keeps SUC's. No Plans file: none, or not listed; the
+/// check says not in dump.
+fn upgrade_plans(tree: &Tree, base: &str, source: &mut Source) {
+    let plans = Kind::Plan.row();
+    let suffix = format!("/{}/{}.yaml", plans.api_version, plans.plural);
+    let found: Vec<(String, String)> = tree
+        .files
+        .keys()
+        .filter_map(|path| {
+            let namespace = path
+                .strip_prefix(base)?
+                .strip_prefix("namespaced/")?
+                .strip_suffix(&suffix)?;
+            (!namespace.contains('/')).then(|| (namespace.to_string(), path.clone()))
+        })
+        .collect();
+    for (namespace, path) in found {
+        source.take(tree, "", &[path], (plans.api_version, plans.name), true);
+        if namespace == Kind::Job.row().namespace() {
+            continue;
+        }
+        for kind in [Kind::Job, Kind::ConfigMap] {
+            let row = kind.row();
+            let path = format!(
+                "{base}namespaced/{namespace}/{}/{}.yaml",
+                row.api_version, row.plural
+            );
+            source.add_beside(tree, &path, (row.api_version, row.name), true);
+        }
     }
 }

@@ -13,6 +13,7 @@ use super::tree::Tree;
 use crate::model::kinds::{Kind, dump_command};
 
 pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
+    upgrade_plans(tree, root, source);
     // packaged-charts reads helm-controller's Jobs and the HelmCharts, a namespaced custom
     // resource (a folder per CRD, a file per namespace: `crsV1`'s `<crd>/<ns>` in
     // `pkg/collect/cluster_resources.go`); absent, the check says not in dump.
@@ -96,6 +97,45 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
 /// No ETCDSnapshotFile file: troubleshoot writes none for a custom resource without objects,
 /// so the CRD list (`custom-resource-definitions.json`) and the errors tell "none", "no CRD"
 /// and "could not list" apart.
+/// system-upgrade-controller's Plans (a file per namespace in the CRD's folder), and in each
+/// of their namespaces beyond kube-system (read above) the Jobs and ConfigMaps there, of which
+/// the dump reader keeps SUC's. No Plans folder: troubleshoot found none, or could not list
+/// them; the check says not in dump.
+fn upgrade_plans(tree: &Tree, root: &str, source: &mut Source) {
+    let plans = Kind::Plan.row();
+    let folder = format!("{root}cluster-resources/{}/", plans.troubleshoot_folder());
+    let mut files: Vec<(String, String)> = tree
+        .files
+        .keys()
+        .filter_map(|path| {
+            let file = path.strip_prefix(&folder)?;
+            let namespace = file
+                .strip_suffix(".json")
+                .or_else(|| file.strip_suffix(".yaml"))?;
+            (!namespace.contains('/')).then(|| (namespace.to_string(), file.to_string()))
+        })
+        .collect();
+    files.sort();
+    // A `.yaml` twin of a `.json` file (troubleshoot v0.133.0 and later) is the same List.
+    files.dedup_by(|a, b| a.0 == b.0);
+    for (namespace, file) in files {
+        let rel = format!("cluster-resources/{}/{file}", plans.troubleshoot_folder());
+        source.take(tree, root, &[rel], (plans.api_version, plans.name), false);
+        if namespace == Kind::Job.row().namespace() {
+            continue;
+        }
+        for kind in [Kind::Job, Kind::ConfigMap] {
+            let row = kind.row();
+            for ext in ["json", "yaml"] {
+                let path = format!("{root}cluster-resources/{}/{namespace}.{ext}", row.plural);
+                if source.add_beside(tree, &path, (row.api_version, row.name), false) {
+                    break;
+                }
+            }
+        }
+    }
+}
+
 fn snapshot_files_absent(tree: &Tree, root: &str, source: &mut Source) {
     let crd = Kind::SnapshotFile.row().resource();
     let file = format!("{}.json", snapshot_files_file());

@@ -23,6 +23,9 @@ use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
 use crate::model::secret_metadata::SecretMeta;
 use crate::model::snapshot_file::SnapshotFile;
+use crate::model::upgrade_job::UpgradeJobFacts;
+use crate::model::upgrade_plan::PlanFacts;
+use crate::model::upgrade_plans::ControllerEnv;
 
 /// One object of `kind` into `state`.
 pub(super) fn add_object(
@@ -42,10 +45,7 @@ pub(super) fn add_object(
             &mut state.leases,
             LeaseFacts::from_api(&typed::<Lease>(found)?),
         ),
-        Kind::ConfigMap => push(
-            &mut state.configmaps,
-            ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
-        ),
+        Kind::ConfigMap => add_configmap(state, found)?,
         Kind::SnapshotFile => push(
             &mut state.snapshot_files,
             Arc::new(SnapshotFile::from_json(&found.value)),
@@ -90,6 +90,10 @@ pub(super) fn add_object(
                 .notes
                 .push(format!("skipped a HelmChart in {}: {why}", found.file)),
         },
+        Kind::Job if found.value.pointer(UPGRADE_JOB_LABEL).is_some() => {
+            add_upgrade_object(state, kind, found)
+        }
+        Kind::Plan => add_upgrade_object(state, kind, found),
         Kind::Job => {
             let job = HelmJobFacts::from_json(&found.value);
             state.packaged_charts.add(Default::default, |p| {
@@ -133,6 +137,9 @@ pub(super) fn collected_empty(state: &mut ClusterState, kind: &str) {
         Kind::Job => state.packaged_charts.add(Default::default, |p| {
             _ = p.jobs.get_or_insert_with(Vec::new)
         }),
+        Kind::Plan => state.upgrade_plans.add(Default::default, |u| {
+            _ = u.plans.get_or_insert_with(Vec::new)
+        }),
     }
 }
 
@@ -155,10 +162,73 @@ pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
         &[Kind::Secret],
         "; k3sdoctor drops their data when it reads them",
     );
+    lacking(&mut state.upgrade_plans, &[Kind::Plan], "");
+    // SUC's Jobs without its Plans: the check says the Plans are not in the dump.
+    if let Read::Read(upgrades) = &state.upgrade_plans
+        && upgrades.plans.is_none()
+    {
+        state.upgrade_plans = Read::NotInDump(format!(
+            "Plans not in dump (add `{}`)",
+            dump_command(&[Kind::Plan])
+        ));
+    }
     // packaged-charts words its own "not in dump" (analysers.rs), naming neither kind.
     if matches!(state.packaged_charts, Read::NotAsked) {
         state.packaged_charts = Read::NotInDump("not in dump".into());
     }
+}
+
+/// A kube-system ConfigMap into the state's, and SUC's `default-controller-env` (in any
+/// namespace) into the upgrade plans'.
+fn add_configmap(state: &mut ClusterState, found: &Found) -> Result<(), ReadError> {
+    if let Some(env) = ControllerEnv::from_json(&found.value) {
+        state.upgrade_plans.add(Default::default, |u| {
+            u.controller_env.get_or_insert_with(Vec::new).push(env)
+        });
+    }
+    // SUC's ConfigMap elsewhere is not one of kube-system's.
+    if Kind::ConfigMap.row().namespace() == namespace_of(found) {
+        push(
+            &mut state.configmaps,
+            ConfigMapFacts::from_api(&typed::<ConfigMap>(found)?),
+        );
+    }
+    Ok(())
+}
+
+/// A Plan or a Job of system-upgrade-controller, parsed as the live read parses them: an odd
+/// object is skipped with a note.
+fn add_upgrade_object(state: &mut ClusterState, kind: Kind, found: &Found) {
+    let skipped = if kind == Kind::Plan {
+        PlanFacts::from_json(&found.value).map(|plan| {
+            state.upgrade_plans.add(Default::default, |u| {
+                u.plans.get_or_insert_with(Vec::new).push(plan)
+            })
+        })
+    } else {
+        UpgradeJobFacts::from_json(&found.value).map(|job| {
+            state.upgrade_plans.add(Default::default, |u| {
+                u.jobs.get_or_insert_with(Vec::new).extend(job)
+            })
+        })
+    };
+    if let Err(why) = skipped {
+        let name = kind.name();
+        state
+            .notes
+            .push(format!("skipped a {name} in {}: {why}", found.file));
+    }
+}
+
+/// The label path that makes a Job system-upgrade-controller's.
+const UPGRADE_JOB_LABEL: &str = "/metadata/labels/upgrade.cattle.io~1plan";
+
+fn namespace_of(found: &Found) -> &str {
+    found
+        .value
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
 }
 
 fn push<T>(collection: &mut Option<Vec<T>>, item: T) {

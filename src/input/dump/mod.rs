@@ -72,6 +72,17 @@ impl Collected {
             }
             return None;
         }
+        // `kubectl get jobs -A` holds every Job; beyond kube-system only
+        // system-upgrade-controller's are used.
+        if key.0 == Kind::Job.name()
+            && key.1 != Kind::Job.row().namespace()
+            && object
+                .pointer("/metadata/labels/upgrade.cattle.io~1plan")
+                .is_none()
+        {
+            self.ignored += 1;
+            return None;
+        }
         if !self.objects.contains_key(&key) {
             let kept = self.kept.entry(key.0.clone()).or_default();
             if *kept >= MAX_OBJECTS_PER_KIND {

@@ -1,8 +1,8 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
 //! connection and every server present, the metadata of the Secrets in kube-system, the
-//! HelmCharts and their Jobs there, and each server's datastore metrics, read after the snapshot
-//! lists and filled in at once.
+//! HelmCharts and their Jobs there, system-upgrade-controller's Plans and their Jobs, and each
+//! server's datastore metrics, read after the snapshot lists and filled in at once.
 
 use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
@@ -13,6 +13,7 @@ use super::server_certificates::{
     MOST_HANDSHAKES_AT_ONCE, handshake_targets, read_server_certificates,
 };
 use super::server_metrics::read_server_metrics;
+use super::upgrade_plans::{UpgradePlansRead, read_upgrade_plans};
 use super::{
     Connection, EndpointsRead, ReadError, Trace, read_apiserver_endpoints, read_node_events,
 };
@@ -31,6 +32,7 @@ pub(crate) struct ControlPlaneReads {
     certificates: ConnectionCertificates,
     secrets: Collected<Vec<SecretMeta>>,
     charts: PackagedChartsRead,
+    upgrades: UpgradePlansRead,
     metrics: Vec<ServerMetrics>,
     kine: Option<KineProbe>,
 }
@@ -70,11 +72,17 @@ impl ControlPlaneReads {
             let kine = probe_kine(conn, nodes, oldest, trace).await;
             (endpoints, charts, servers, metrics, kine)
         };
+        // The Plans' reads follow the Secrets' on the same connection: still three at a time.
         let events_then_secrets = async {
             let events = read_node_events(conn, trace).await;
-            (events, read_secret_metadata(conn, trace).await)
+            let secrets = read_secret_metadata(conn, trace).await;
+            (events, secrets, read_upgrade_plans(conn, trace).await)
         };
-        let ((endpoints, charts, servers, metrics, kine), (events, secrets), mut certificates) = tokio::join!(
+        let (
+            (endpoints, charts, servers, metrics, kine),
+            (events, secrets, upgrades),
+            mut certificates,
+        ) = tokio::join!(
             endpoints_then_charts,
             events_then_secrets,
             read_connection_certificates(conn),
@@ -87,6 +95,7 @@ impl ControlPlaneReads {
             certificates,
             secrets: secrets?,
             charts: charts?,
+            upgrades: upgrades?,
             metrics,
             kine,
         })
@@ -104,6 +113,7 @@ impl ControlPlaneReads {
         state.certificates = Some(self.certificates);
         state.secret_metadata = self.secrets;
         self.charts.fill(state);
+        self.upgrades.fill(state);
         state.server_metrics = Collected::Read(self.metrics);
         state.kine_probe = self.kine;
     }

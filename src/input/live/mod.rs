@@ -20,6 +20,7 @@ pub(crate) mod server_metrics;
 mod serving_cert;
 pub(crate) mod snapshot_file_object;
 pub(crate) mod token_access_review;
+mod upgrade_plans;
 
 use std::fmt::Debug;
 use std::time::Instant;

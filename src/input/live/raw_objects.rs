@@ -10,10 +10,13 @@ use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use serde_json::{Value, json};
 
 use super::secret_metadata::each_secret_metadata;
+use super::upgrade_plans::{get_controller_env, list_plans, list_upgrade_jobs};
 use super::{Connection, PAGE_SIZE, ReadError, Trace, get_opt_in, list_with};
 use crate::distro::{Distro, LOCK_NAMESPACE};
 use crate::model::kinds::{Kind, KindRow, SERVICE_NAME, SERVICE_NAMESPACE, Used};
 use crate::model::node_event::NODE_SELECTOR;
+use crate::model::upgrade_plan::PlanFacts;
+use crate::model::upgrade_plans::UpgradePlans;
 
 /// What reading one kind came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +54,57 @@ fn typed(row: &KindRow, object: impl serde::Serialize) -> std::io::Result<Value>
     Ok(value)
 }
 
+/// The SUC objects of `kind` in the Plans' namespaces beyond `home` (whose objects the kind's
+/// own read took): its labelled Jobs, its `default-controller-env`. No Plans (not served,
+/// refused) means none: the Plans' own read says why.
+async fn upgrade_extras(
+    conn: &Connection,
+    kind: Kind,
+    home: &str,
+    each: &mut dyn FnMut(Value),
+    trace: Trace<'_>,
+) -> Result<usize, ReadError> {
+    let plans = match list_plans(conn, trace).await {
+        Ok(plans) => plans.unwrap_or_default(),
+        Err(e) if e.http_status == Some(403) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let plans: Vec<PlanFacts> = plans
+        .iter()
+        .filter_map(|p| PlanFacts::from_json(p).ok())
+        .collect();
+    let mut found = 0;
+    for namespace in UpgradePlans::namespaces(&plans) {
+        let objects = match kind {
+            Kind::Job if namespace != home => list_upgrade_jobs(conn, &namespace, trace).await?,
+            Kind::ConfigMap => get_controller_env(conn, &namespace, trace)
+                .await?
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
+        found += objects.len();
+        objects.into_iter().for_each(&mut *each);
+    }
+    Ok(found)
+}
+
+/// The kube-system ConfigMaps `check` reads, for every product: the lock copies and the
+/// snapshot records.
+fn lock_configmap_names() -> Vec<String> {
+    Distro::ALL
+        .iter()
+        .flat_map(|d| {
+            [
+                d.core_lock(),
+                d.etcd_lock(),
+                d.snapshots_configmap(),
+                d.extra_metadata_configmap(),
+            ]
+        })
+        .collect()
+}
+
 /// Reads `kind`'s objects as `check` asks for them, handing each to `each`; `each` failing
 /// (the disk) stops the read with that error.
 pub(crate) async fn read_raw(
@@ -79,17 +133,7 @@ pub(crate) async fn read_raw(
     let outcome = match kind {
         Kind::ConfigMap => {
             let api = api(Some(LOCK_NAMESPACE));
-            let names: Vec<String> = Distro::ALL
-                .iter()
-                .flat_map(|d| {
-                    [
-                        d.core_lock(),
-                        d.etcd_lock(),
-                        d.snapshots_configmap(),
-                        d.extra_metadata_configmap(),
-                    ]
-                })
-                .collect();
+            let names = lock_configmap_names();
             async {
                 let mut found = 0;
                 for name in &names {
@@ -121,7 +165,7 @@ pub(crate) async fn read_raw(
         _ => {
             let namespace = match row.used {
                 Used::All => None,
-                Used::InNamespace(ns) | Used::Named(ns, _) => Some(ns),
+                Used::InNamespace(ns) | Used::Named(ns, _) | Used::AlsoUpgrades(ns) => Some(ns),
             };
             let mut params = ListParams::default().limit(PAGE_SIZE);
             if kind == Kind::EndpointSlice {
@@ -139,6 +183,16 @@ pub(crate) async fn read_raw(
                 .await
                 .map(|items| items.len())
         }
+    };
+    // system-upgrade-controller's Jobs and ConfigMap, in its Plans' namespaces.
+    let outcome = match (outcome, row.used) {
+        (Ok(n), Used::AlsoUpgrades(home)) => {
+            let mut extra = |value: Value| hand_on(typed(row, value));
+            upgrade_extras(conn, kind, home, &mut extra, trace)
+                .await
+                .map(|more| n + more)
+        }
+        (outcome, _) => outcome,
     };
     if let Some(e) = failed.into_inner() {
         return Ok(Err(e));

@@ -162,11 +162,12 @@ fn group_served(state: &State, info: &RequestInfo) -> bool {
     match info.api_prefix.as_str() {
         "api" => info.api_version == "v1",
         _ => {
-            // batch and helm.cattle.io serve LIST and GET only for packaged-charts; discovery
-            // does not list them.
+            // batch, helm.cattle.io and upgrade.cattle.io serve LIST and GET only for
+            // packaged-charts and upgrade-plans; discovery does not list them.
             let packaged = match info.api_group.as_str() {
                 "batch" => true,
                 "helm.cattle.io" => state.helm_crd_installed,
+                "upgrade.cattle.io" => state.suc_crd_installed,
                 _ => false,
             };
             info.api_version == "v1"

@@ -471,6 +471,11 @@ impl FakeApi {
         self.state().helm_crd_installed = installed;
     }
 
+    /// Whether `upgrade.cattle.io/v1` Plans are served (default `false`: SUC not installed).
+    pub(crate) fn set_suc_crd_installed(&self, installed: bool) {
+        self.state().suc_crd_installed = installed;
+    }
+
     /// The `gitVersion` reported by `/version` (default `v1.29.4+k3s1`); major/minor follow it.
     /// What `GET /metrics` answers from now on.
     pub(crate) fn set_metrics(&self, text: impl Into<Vec<u8>>) {

@@ -173,8 +173,22 @@ pub(crate) const JOBS: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// system-upgrade-controller's `upgrade.cattle.io/v1` Plans (upgrade-plan-stuck), served while
+/// `State::suc_crd_installed`.
+pub(crate) const PLANS: ResourceDef = ResourceDef {
+    kind: "Plan",
+    list_kind: "PlanList",
+    plural: "plans",
+    group: "upgrade.cattle.io",
+    version: "v1",
+    namespaced: true,
+    custom: true,
+    create_on_update: false,
+    unconditional_update: false,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 12] = [
+pub(crate) const STORED: [&ResourceDef; 13] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -187,6 +201,7 @@ pub(crate) const STORED: [&ResourceDef; 12] = [
     &SECRETS,
     &HELM_CHARTS,
     &JOBS,
+    &PLANS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).

@@ -18,6 +18,9 @@ pub(crate) struct State {
     pub crd_installed: bool,
     /// Whether helm-controller's HelmChart CRD is established (otherwise `helm.cattle.io` 404s).
     pub helm_crd_installed: bool,
+    /// Whether system-upgrade-controller's Plan CRD is established (otherwise
+    /// `upgrade.cattle.io` 404s, as on the real test bed, which has none).
+    pub suc_crd_installed: bool,
     /// `/version` gitVersion.
     pub git_version: String,
     /// `host:port` the server listens on.
@@ -40,6 +43,7 @@ impl State {
             faults: Vec::new(),
             crd_installed: true,
             helm_crd_installed: true,
+            suc_crd_installed: false,
             git_version: "v1.29.4+k3s1".to_string(),
             address,
             rbac_users: HashMap::new(),
