@@ -42,7 +42,7 @@ pub(crate) const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 /// (`request_head.rs`). The bound is what keeps a new connection out of the kernel's accept
 /// queue: clients that reconnect as soon as they are closed fill that queue with every client
 /// serve does not hold, and a scraper's connection waits behind all of them (256 places
-/// under 2,000 such clients: seconds on a busy node, past Prometheus' 10 s timeout at times).
+/// under 2,000 such clients: up to a second on an idle 2-core node, more on a busy one).
 /// The file descriptors stay bounded by the open-files limit (`connection_limit`).
 pub(crate) const MAX_CONNECTIONS: usize = 4096;
 
@@ -61,8 +61,8 @@ pub(crate) fn connection_limit(open_files: Option<u64>) -> usize {
 }
 
 /// Raises the soft limit on open files to the hard one, as Go's runtime does for every Go
-/// program since 1.19 (`os/rlimit.go`), so that a soft limit of 1,024 (systemd's default,
-/// and containerd 2's) does not leave the listener a few hundred places when the hard limit
+/// program since 1.19 (`os/rlimit.go`), so that a soft limit of 1,024 (systemd's default
+/// for services) does not leave the listener a few hundred places when the hard limit
 /// allows thousands. A failure leaves the limit as it was.
 pub(crate) fn raise_open_files_limit() {
     let mut limit = libc::rlimit {
