@@ -14,7 +14,7 @@ use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioTimer;
 use tokio::net::{TcpListener, TcpStream};
 
 use super::Exporter;
@@ -23,6 +23,7 @@ use super::listener::{
     Admission, CONNECTION_LIFETIME, Connection, HEADER_READ_TIMEOUT, OpenConnections,
 };
 use super::metrics::CONTENT_TYPE;
+use super::request_head::{Prefixed, Waited, wait_for_head};
 
 const TEXT: &str = "text/plain; charset=utf-8";
 
@@ -42,6 +43,7 @@ pub(crate) fn spawn(
     exporter: &Arc<Exporter>,
     access: &Arc<Access>,
 ) -> tokio::task::JoinHandle<()> {
+    super::listener::raise_open_files_limit();
     let open_files = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|l| super::listener::open_files_limit(&l));
@@ -107,12 +109,21 @@ async fn serve_connection(
             }
         })
     };
+    let accepted = tokio::time::Instant::now();
+    let head = match wait_for_head(&stream, &connection, accepted + HEADER_READ_TIMEOUT).await {
+        Waited::Head(head) => head,
+        Waited::Gone => {
+            connection.end();
+            return;
+        }
+    };
+    connection.head_arrived();
     let served = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(Prefixed::new(head, stream), service);
     tokio::pin!(served);
-    let lifetime = tokio::time::sleep(CONNECTION_LIFETIME);
+    let lifetime = tokio::time::sleep_until(accepted + CONNECTION_LIFETIME);
     tokio::pin!(lifetime);
     // A client that goes away mid-answer is its own business.
     loop {

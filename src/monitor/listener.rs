@@ -37,12 +37,14 @@ pub(crate) const CONNECTION_LIFETIME: Duration = Duration::from_secs(60);
 
 /// At most this many connections wait for a request at once: past it, the one that has waited
 /// longest is closed. An answer is built from memory at once, so connections that have sent a
-/// complete request are few and brief; those that wait are slow or idle clients. The bound
-/// keeps the file descriptors they take from the watches, and their buffers (hyper's 8 KiB
-/// each: 2 MiB at the bound) from the memory limit. Under a flood of connections it is also
-/// how long a new connection has to send its request: 256 places at 2,500 connections a
-/// second are 100 ms (64 were 25 ms, which a scraper on a busy node could miss).
-pub(crate) const MAX_CONNECTIONS: usize = 256;
+/// complete request are few and brief; those that wait are slow or idle clients, and until
+/// their head is complete they hold a socket and the bytes they sent, not hyper's buffers
+/// (`request_head.rs`). The bound is what keeps a new connection out of the kernel's accept
+/// queue: clients that reconnect as soon as they are closed fill that queue with every client
+/// serve does not hold, and a scraper's connection waits behind all of them (256 places
+/// under 2,000 such clients: up to a second on an idle 2-core node, more on a busy one).
+/// The file descriptors stay bounded by the open-files limit (`connection_limit`).
+pub(crate) const MAX_CONNECTIONS: usize = 4096;
 
 /// How many connections to serve at once with `open_files` file descriptors allowed (the
 /// soft RLIMIT_NOFILE, when known): half of what the watches, the probe and the runtime leave,
@@ -55,6 +57,25 @@ pub(crate) fn connection_limit(open_files: Option<u64>) -> usize {
         Some(n) => usize::try_from(n.saturating_sub(RESERVED) / 2)
             .unwrap_or(MAX_CONNECTIONS)
             .clamp(4, MAX_CONNECTIONS),
+    }
+}
+
+/// Raises the soft limit on open files to the hard one, as Go's runtime does for every Go
+/// program since 1.19 (`os/rlimit.go`), so that a soft limit of 1,024 (systemd's default
+/// for services) does not leave the listener a few hundred places when the hard limit
+/// allows thousands. A failure leaves the limit as it was.
+pub(crate) fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit(2) and setrlimit(2) only read and write the struct passed to them.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
     }
 }
 
@@ -101,6 +122,12 @@ impl Connection {
             close: Notify::new(),
             ended: AtomicBool::new(false),
         }
+    }
+
+    /// Its first request head is complete and goes to hyper: from now on it is ranked with the
+    /// connections that have sent a request, behind those that never did.
+    pub(crate) fn head_arrived(&self) {
+        self.received.fetch_add(1, Ordering::SeqCst);
     }
 
     /// A complete request head has arrived: the connection is not to be closed until it has

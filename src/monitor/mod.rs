@@ -12,6 +12,7 @@ mod fleet_metrics;
 pub(crate) mod listener;
 pub(crate) mod log;
 mod metrics;
+mod request_head;
 pub(crate) mod review_budget;
 
 use std::sync::atomic::{AtomicBool, Ordering};

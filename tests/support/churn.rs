@@ -105,6 +105,16 @@ pub(crate) struct Churn {
 
 impl Churn {
     pub(crate) fn start(address: SocketAddr, clients: usize) -> Churn {
+        Churn::start_as(address, clients, false)
+    }
+
+    /// Clients that stall instead of going: after their half head each waits, silent, until
+    /// serve closes the connection, then reconnects at once.
+    pub(crate) fn stalling(address: SocketAddr, clients: usize) -> Churn {
+        Churn::start_as(address, clients, true)
+    }
+
+    fn start_as(address: SocketAddr, clients: usize, stall: bool) -> Churn {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -118,7 +128,7 @@ impl Churn {
                 // Spread the first connects over a second.
                 tokio::time::sleep(Duration::from_micros((client as u64 * 500) % 1_000_000)).await;
                 while !stop.load(Ordering::Relaxed) {
-                    slow_client(address, client, &connects).await;
+                    slow_client(address, client, &connects, stall).await;
                 }
             });
         }
@@ -144,8 +154,8 @@ impl Drop for Churn {
     }
 }
 
-async fn slow_client(address: SocketAddr, client: usize, connects: &AtomicU64) {
-    use tokio::io::AsyncWriteExt;
+async fn slow_client(address: SocketAddr, client: usize, connects: &AtomicU64, stall: bool) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let Ok(mut stream) = tokio::net::TcpStream::connect(address).await else {
         tokio::time::sleep(Duration::from_millis(10)).await;
         return;
@@ -160,4 +170,223 @@ async fn slow_client(address: SocketAddr, client: usize, connects: &AtomicU64) {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    if stall {
+        // Until serve closes it (a minute at most, serve's longest).
+        let mut byte = [0u8; 1];
+        let _ = tokio::time::timeout(Duration::from_secs(65), stream.read(&mut byte)).await;
+    }
+}
+
+/// Prometheus' default scrape timeout (`scrape_timeout: 10s`): a scrape not answered in full
+/// within it is `up == 0`.
+pub(crate) const SCRAPE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What became of one scrape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ScrapeOutcome {
+    /// Answered in full with this status.
+    Answered(u16),
+    /// No connection within the timeout (or refused).
+    NotConnected,
+    /// The connection was closed or reset after the request was sent, before a whole answer.
+    Closed,
+    /// Not answered in full within [`SCRAPE_TIMEOUT`].
+    TimedOut,
+}
+
+/// One scrape: how it ended and how long it took, from its start to the answer's last byte.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scrape {
+    pub(crate) outcome: ScrapeOutcome,
+    pub(crate) took: Duration,
+}
+
+impl Scrape {
+    /// Prometheus records `up == 1` only for a 200 answered in full within the timeout.
+    pub(crate) fn succeeded(&self) -> bool {
+        self.outcome == ScrapeOutcome::Answered(200)
+    }
+}
+
+/// A scraper that behaves like Prometheus' HTTP client (Go's `net/http` Transport): it keeps
+/// its connection between scrapes, drops it when the server closed it while idle, and retries
+/// a request once on a new connection when a reused one was closed before any byte of the
+/// answer arrived (the Transport's rule for idempotent requests); the whole scrape, retry
+/// included, has [`SCRAPE_TIMEOUT`].
+pub(crate) struct PromScraper {
+    address: SocketAddr,
+    token: Option<String>,
+    kept: Option<TcpStream>,
+}
+
+impl PromScraper {
+    pub(crate) fn new(address: SocketAddr, token: Option<&str>) -> PromScraper {
+        PromScraper {
+            address,
+            token: token.map(str::to_string),
+            kept: None,
+        }
+    }
+
+    /// One GET of `/metrics`.
+    pub(crate) fn scrape(&mut self) -> Scrape {
+        let started = std::time::Instant::now();
+        let deadline = started + SCRAPE_TIMEOUT;
+        let outcome = self.scrape_by(deadline);
+        Scrape {
+            outcome,
+            took: started.elapsed(),
+        }
+    }
+
+    fn scrape_by(&mut self, deadline: std::time::Instant) -> ScrapeOutcome {
+        if self.kept.as_ref().is_some_and(closed_while_idle) {
+            self.kept = None;
+        }
+        if let Some(mut stream) = self.kept.take() {
+            match self.request_on(&mut stream, deadline) {
+                Attempt::Answered(status, keep) => {
+                    self.kept = keep.then_some(stream);
+                    return ScrapeOutcome::Answered(status);
+                }
+                // Closed before the answer's first byte: Go retries on a new connection.
+                Attempt::NothingReceived => {}
+                Attempt::Failed(outcome) => return outcome,
+            }
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return ScrapeOutcome::TimedOut;
+        }
+        let Ok(mut stream) = TcpStream::connect_timeout(&self.address, left) else {
+            return if std::time::Instant::now() >= deadline {
+                ScrapeOutcome::TimedOut
+            } else {
+                ScrapeOutcome::NotConnected
+            };
+        };
+        match self.request_on(&mut stream, deadline) {
+            Attempt::Answered(status, keep) => {
+                self.kept = keep.then_some(stream);
+                ScrapeOutcome::Answered(status)
+            }
+            Attempt::NothingReceived => ScrapeOutcome::Closed,
+            Attempt::Failed(outcome) => outcome,
+        }
+    }
+
+    fn request_on(&self, stream: &mut TcpStream, deadline: std::time::Instant) -> Attempt {
+        let auth = self
+            .token
+            .as_deref()
+            .map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        // The headers Prometheus sends (scrape/scrape.go), in one write.
+        let request = format!(
+            "GET /metrics HTTP/1.1\r\nHost: {}\r\nUser-Agent: Prometheus/2.53.0\r\n\
+             Accept: text/plain;version=0.0.4;q=0.9,*/*;q=0.1\r\nAccept-Encoding: identity\r\n\
+             X-Prometheus-Scrape-Timeout-Seconds: {}\r\n{auth}\r\n",
+            self.address,
+            SCRAPE_TIMEOUT.as_secs()
+        );
+        if stream.write_all(request.as_bytes()).is_err() {
+            return Attempt::NothingReceived;
+        }
+        read_by(stream, deadline)
+    }
+}
+
+enum Attempt {
+    /// The status, and whether the connection may be kept.
+    Answered(u16, bool),
+    NothingReceived,
+    Failed(ScrapeOutcome),
+}
+
+/// Reads one answer (head and a `Content-Length` body) until `deadline`.
+fn read_by(stream: &mut TcpStream, deadline: std::time::Instant) -> Attempt {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 64 * 1024];
+    let mut read = |stream: &mut TcpStream, seen: &mut Vec<u8>| -> Result<(), Attempt> {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return Err(Attempt::Failed(ScrapeOutcome::TimedOut));
+        }
+        match stream.read(&mut buf) {
+            Ok(0) if seen.is_empty() => Err(Attempt::NothingReceived),
+            Ok(0) => Err(Attempt::Failed(ScrapeOutcome::Closed)),
+            Ok(n) => {
+                seen.extend_from_slice(&buf[..n]);
+                Ok(())
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                Err(Attempt::Failed(ScrapeOutcome::TimedOut))
+            }
+            Err(_) if seen.is_empty() => Err(Attempt::NothingReceived),
+            Err(_) => Err(Attempt::Failed(ScrapeOutcome::Closed)),
+        }
+    };
+    let head_end = loop {
+        if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end + 4;
+        }
+        if let Err(attempt) = read(stream, &mut seen) {
+            return attempt;
+        }
+    };
+    let head = String::from_utf8_lossy(&seen[..head_end]).to_ascii_lowercase();
+    let Some(status) = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()) else {
+        return Attempt::Failed(ScrapeOutcome::Closed);
+    };
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while seen.len() - head_end < length {
+        if let Err(attempt) = read(stream, &mut seen) {
+            return match attempt {
+                Attempt::NothingReceived => Attempt::Failed(ScrapeOutcome::Closed),
+                other => other,
+            };
+        }
+    }
+    Attempt::Answered(status, !head.contains("connection: close"))
+}
+
+/// One Prometheus-like scraper per token (`None`: no token), each on its own thread, scraping
+/// `/metrics` every `interval` for `rounds` rounds, their first scrapes spread over one
+/// interval as Prometheus spreads its targets; every scrape, per scraper in order.
+pub(crate) fn scrape_rounds(
+    address: SocketAddr,
+    tokens: &[Option<String>],
+    interval: Duration,
+    rounds: usize,
+) -> Vec<Vec<Scrape>> {
+    let start = std::time::Instant::now();
+    let spread = interval / u32::try_from(tokens.len().max(1)).unwrap_or(u32::MAX);
+    std::thread::scope(|s| {
+        let scrapers: Vec<_> = tokens
+            .iter()
+            .enumerate()
+            .map(|(n, token)| {
+                s.spawn(move || {
+                    let mut scraper = PromScraper::new(address, token.as_deref());
+                    let first = start + spread * u32::try_from(n).unwrap_or(0);
+                    (0..rounds)
+                        .map(|round| {
+                            let at = first + interval * u32::try_from(round).unwrap_or(0);
+                            std::thread::sleep(
+                                at.saturating_duration_since(std::time::Instant::now()),
+                            );
+                            scraper.scrape()
+                        })
+                        .collect::<Vec<Scrape>>()
+                })
+            })
+            .collect();
+        scrapers
+            .into_iter()
+            .map(|h| h.join().expect("a scraper thread"))
+            .collect()
+    })
 }

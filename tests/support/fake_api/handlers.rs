@@ -2,8 +2,9 @@
 //! object and the request options shared by the verbs. LIST is in `list.rs`, PATCH in `patch.rs`,
 //! create/update/delete in `writes.rs`.
 
-use super::auth::{self, Identity};
+use super::auth::{self, Identity, Role};
 use super::json::{Layout, go_string_slice};
+use super::rbac::RbacUser;
 use super::resources::{self, RequestInfo, ResourceDef};
 use super::state::State;
 use super::status::{self, Cause, Reply, Result};
@@ -190,6 +191,9 @@ fn resource(
     if !group_served(state, info) {
         return Err(status::text_not_found());
     }
+    if info.api_group == "authorization.k8s.io" && info.resource == "subjectaccessreviews" {
+        return subject_access_review(state, req, info);
+    }
     if info.api_group == "authorization.k8s.io" {
         if info.resource != "selfsubjectaccessreviews"
             || info.namespaced_path
@@ -293,6 +297,44 @@ pub(crate) fn check_body_size(req: &Request) -> Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// A SubjectAccessReview (POST, cluster-scoped): what RBAC decides for `spec.user` (one of
+/// the built-in users or one added with `add_rbac_user`; anyone else has no roles), answered
+/// like a SelfSubjectAccessReview for that user (always 201).
+fn subject_access_review(state: &State, req: &Request, info: &RequestInfo) -> Result<Reply> {
+    if info.namespaced_path || !info.name.is_empty() {
+        return Err(status::resource_not_found());
+    }
+    if req.method != "POST" {
+        return Err(status::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        ));
+    }
+    let body: Value =
+        serde_json::from_slice(&req.body).map_err(|e| status::bad_request(&e.to_string()))?;
+    let user = body["spec"]["user"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let identity = [Role::Admin, Role::ReadOnly, Role::Nobody]
+        .into_iter()
+        .find(|role| role.user_name() == user)
+        .map(Identity::User)
+        .or_else(|| {
+            let known = state.rbac_users.values().find(|u| u.name == user).cloned();
+            known.map(Identity::Rbac)
+        })
+        .unwrap_or_else(|| {
+            Identity::Rbac(std::sync::Arc::new(RbacUser {
+                name: user.clone(),
+                roles: Vec::new(),
+            }))
+        });
+    let mut review = auth::self_subject_access_review(&identity, &body, &req.manager())?;
+    review["kind"] = Value::from("SubjectAccessReview");
+    review["spec"]["user"] = Value::from(user);
+    Ok(Reply::json(201, &review, Layout::Sorted, req.pretty()))
 }
 
 /// A TokenReview (POST, cluster-scoped): whether the token is one this server accepts, and
