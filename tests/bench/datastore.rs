@@ -25,12 +25,14 @@ use std::path::Path;
 use measure::{Env, Invocation, Launcher, Sample, Stdout};
 use serde_json::json;
 use support::fake_api::{FakeApi, Fault, Role};
-use support::objects::{NOW, lease, server_at};
+use support::objects::{NOW, lease, numbered_snapshot_cr, server_at};
 
 const V: &str = "v1.33.5+k3s1";
 const RECORDED: &str = include_str!("../fixtures/metrics/apiserver-v1.33.txt");
 const REPEATS: usize = 5;
 const HUGE_BYTES: usize = 100_000_000;
+/// The history of the second five-server cluster: what `snapshots diff` and `check` list.
+const SNAPSHOT_FILES: usize = 2_000;
 
 fn median(mut samples: Vec<Sample>) -> Sample {
     samples.sort_by_key(|s| s.wall);
@@ -148,19 +150,54 @@ fn five_servers(launcher: &mut Launcher, work: &measure::Workspace, bin: &Path) 
         .iter()
         .map(|(_, b)| Invocation::new(b, &args))
         .collect();
-    for inv in &invocations {
-        launcher.run(inv, &env, Stdout::Discard);
+    compare(launcher, &env, &binaries, &invocations, "no snapshots");
+    // A cluster with history: the lists `check` makes anyway now take time of their own.
+    let servers: Vec<String> = (1..=ips.len()).map(|i| format!("s{i}")).collect();
+    let servers: Vec<&str> = servers.iter().map(String::as_str).collect();
+    for i in 0..SNAPSHOT_FILES {
+        fake.put(numbered_snapshot_cr(i, &servers, 1_717_153_200));
     }
-    // In turn, so a drift of the machine's speed falls on both alike.
+    compare(
+        launcher,
+        &env,
+        &binaries,
+        &invocations,
+        &format!("{SNAPSHOT_FILES} ETCDSnapshotFiles"),
+    );
+    let metrics_reads = fake
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/metrics")
+        .count();
+    println!();
+    println!(
+        "The fake answered {metrics_reads} GET /metrics in all ({} runs of this build).",
+        2 * (REPEATS + 1)
+    );
+}
+
+/// Each binary in turn, so a drift of the machine's speed falls on both alike; one table.
+fn compare(
+    launcher: &mut Launcher,
+    env: &Env,
+    binaries: &[(&str, std::path::PathBuf)],
+    invocations: &[Invocation],
+    cluster: &str,
+) {
+    for inv in invocations {
+        launcher.run(inv, env, Stdout::Discard);
+    }
     let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); invocations.len()];
     for _ in 0..REPEATS {
         for (i, inv) in invocations.iter().enumerate() {
-            samples[i].push(launcher.run(inv, &env, Stdout::Discard));
+            samples[i].push(launcher.run(inv, env, Stdout::Discard));
         }
     }
     let medians: Vec<Sample> = samples.into_iter().map(median).collect();
     println!();
-    println!("Five servers, each read at its own address (`check -o json`, median of {REPEATS}):");
+    println!(
+        "Five servers, each read at its own address, {cluster} (`check -o json`, median of {REPEATS}):"
+    );
     println!();
     println!("| binary | median wall | median peak RSS | wall ÷ this build's |");
     println!("|---|---|---|---|");
@@ -172,14 +209,4 @@ fn five_servers(launcher: &mut Launcher, work: &measure::Workspace, bin: &Path) 
             m.wall.as_secs_f64() / medians[0].wall.as_secs_f64()
         );
     }
-    let metrics_reads = fake
-        .requests()
-        .iter()
-        .filter(|r| r.path == "/metrics")
-        .count();
-    println!();
-    println!(
-        "The fake answered {metrics_reads} GET /metrics in all ({} runs of this build).",
-        REPEATS + 1
-    );
 }
