@@ -383,6 +383,17 @@ finding_codes! {
         meaning: "a HelmChart's helm-install Job in kube-system neither complete nor failed more than 15 minutes after it started (often a release left pending-* by an interrupted upgrade, rancher/rke2#1124)",
         remediation: "kubectl -n kube-system logs job/helm-install-NAME; look for Helm release Secrets labelled owner=helm,status=pending-*, then delete the Job so helm-controller runs it again",
     }
+    // Admission webhooks in the path of the control plane's own writes.
+    WebhookFailClosedDown = "webhook-fail-closed-down" {
+        severity: "error (warning when it only may match)",
+        meaning: "a Validating- or MutatingWebhookConfiguration's webhook with failurePolicy Fail (v1's default) matches writes the control plane must make (its locks, heartbeats, Nodes, Events, snapshot records, kube-system Secrets) and its Service has no ready endpoint or is missing: the apiserver rejects those writes",
+        remediation: "kubectl get validatingwebhookconfiguration NAME -o yaml; restore its Service's backend, or set failurePolicy: Ignore or a namespaceSelector excluding kube-system; in an emergency, kubectl delete validatingwebhookconfiguration NAME",
+    }
+    WebhookBlocksControlPlane = "webhook-blocks-control-plane" {
+        severity: "warning",
+        meaning: "a fail-closed webhook (failurePolicy Fail) whose backend is up, or cannot be judged (a url: webhook), still matches writes the control plane must make: when its backend fails, those writes fail",
+        remediation: "kubectl get validatingwebhookconfiguration NAME -o yaml; set failurePolicy: Ignore, or a namespaceSelector excluding kube-system (kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease]) and rules that leave out the control plane's kinds",
+    }
 }
 
 #[cfg(test)]

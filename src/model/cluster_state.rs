@@ -22,6 +22,8 @@ use crate::model::secret_metadata::SecretMeta;
 use crate::model::served_certificates::ConnectionCertificates;
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::source_gap::SourceGap;
+use crate::model::webhook_backends::WebhookBackends;
+use crate::model::admission_webhook::WebhookFacts;
 
 /// Everything k3sdoctor read. A collection is `None` when it was not read (a dump that lacks
 /// it), which is different from read and empty: checks that need it must say so rather than
@@ -52,6 +54,10 @@ pub(crate) struct ClusterState {
     /// `helm.cattle.io/v1` HelmCharts in kube-system (k3s's and RKE2's packaged components)
     /// and helm-controller's Jobs there.
     pub packaged_charts: Collected<PackagedCharts>,
+    /// Every webhook of the Validating- and MutatingWebhookConfigurations.
+    pub webhooks: Collected<Vec<WebhookFacts>>,
+    /// The Services those webhooks name, and their Endpoints and EndpointSlices.
+    pub webhook_backends: WebhookBackends,
     /// Each server's datastore metrics (its apiserver's `/metrics`, etcd's `:2381/metrics`).
     pub server_metrics: Collected<Vec<ServerMetrics>>,
     /// The newest time found in the objects: the default `now` for a dump.

@@ -1,5 +1,6 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
+pub(crate) mod admission_webhook;
 pub(crate) mod apiserver_endpoints;
 pub(crate) mod bundle_provenance;
 pub(crate) mod cert_warning;
@@ -37,3 +38,4 @@ pub(crate) mod snapshot_entry;
 pub(crate) mod snapshot_file;
 pub(crate) mod snapshot_key;
 pub(crate) mod source_gap;
+pub(crate) mod webhook_backends;
