@@ -24,6 +24,9 @@ pub(crate) enum Kind {
     Secret,
     HelmChart,
     Job,
+    ValidatingWebhookConfiguration,
+    MutatingWebhookConfiguration,
+    Service,
 }
 
 /// Which objects of a kind are used; the rest are dropped as they are read.
@@ -31,7 +34,9 @@ pub(crate) enum Kind {
 pub(crate) enum Used {
     All,
     InNamespace(&'static str),
-    Named(&'static str, &'static str),
+    /// Kept in every namespace (an admission webhook may name a Service in any); the
+    /// namespace given is where `check`'s own read of the kind looks besides.
+    Everywhere(&'static str),
 }
 
 /// One row of the table.
@@ -54,7 +59,7 @@ pub(crate) struct KindRow {
 }
 
 /// The table, in the order dumps and reports list kinds.
-pub(crate) const KINDS: [KindRow; 10] = [
+pub(crate) const KINDS: [KindRow; 13] = [
     KindRow {
         kind: Kind::Node,
         name: "Node",
@@ -105,10 +110,11 @@ pub(crate) const KINDS: [KindRow; 10] = [
         api_version: "v1",
         plural: "endpoints",
         namespaced: true,
-        used: Used::Named(SERVICE_NAMESPACE, SERVICE_NAME),
+        // The kubernetes Service's, and those of the Services the admission webhooks name.
+        used: Used::Everywhere(SERVICE_NAMESPACE),
         custom: false,
         in_bundles: true,
-        feeds: &["apiserver-endpoints"],
+        feeds: &["apiserver-endpoints", "admission-webhooks"],
     },
     KindRow {
         kind: Kind::EndpointSlice,
@@ -116,10 +122,10 @@ pub(crate) const KINDS: [KindRow; 10] = [
         api_version: "discovery.k8s.io/v1",
         plural: "endpointslices",
         namespaced: true,
-        used: Used::InNamespace(SERVICE_NAMESPACE),
+        used: Used::Everywhere(SERVICE_NAMESPACE),
         custom: false,
         in_bundles: true,
-        feeds: &["apiserver-endpoints"],
+        feeds: &["apiserver-endpoints", "admission-webhooks"],
     },
     // `kubectl get events -A`: which are about Nodes shows only inside the object, so every
     // core/v1 Event is kept by the reader and the rest dropped when typed.
@@ -168,6 +174,40 @@ pub(crate) const KINDS: [KindRow; 10] = [
         custom: false,
         in_bundles: true,
         feeds: &["packaged-charts"],
+    },
+    // Admission webhooks in the path of the control plane's writes, and the Services they name.
+    KindRow {
+        kind: Kind::ValidatingWebhookConfiguration,
+        name: "ValidatingWebhookConfiguration",
+        api_version: "admissionregistration.k8s.io/v1",
+        plural: "validatingwebhookconfigurations",
+        namespaced: false,
+        used: Used::All,
+        custom: false,
+        in_bundles: true,
+        feeds: &["admission-webhooks"],
+    },
+    KindRow {
+        kind: Kind::MutatingWebhookConfiguration,
+        name: "MutatingWebhookConfiguration",
+        api_version: "admissionregistration.k8s.io/v1",
+        plural: "mutatingwebhookconfigurations",
+        namespaced: false,
+        used: Used::All,
+        custom: false,
+        in_bundles: true,
+        feeds: &["admission-webhooks"],
+    },
+    KindRow {
+        kind: Kind::Service,
+        name: "Service",
+        api_version: "v1",
+        plural: "services",
+        namespaced: true,
+        used: Used::All,
+        custom: false,
+        in_bundles: true,
+        feeds: &["admission-webhooks"],
     },
 ];
 
@@ -243,17 +283,16 @@ impl KindRow {
     /// The namespace its objects are used from, for a namespaced kind read from one.
     pub(crate) fn namespace(&self) -> &'static str {
         match self.used {
-            Used::InNamespace(ns) | Used::Named(ns, _) => ns,
+            Used::InNamespace(ns) | Used::Everywhere(ns) => ns,
             Used::All => "",
         }
     }
 
-    /// Whether k3sdoctor uses the object `namespace/name` of this kind.
-    pub(crate) fn uses(&self, namespace: &str, name: &str) -> bool {
+    /// Whether k3sdoctor uses the objects of this kind in `namespace`.
+    pub(crate) fn uses(&self, namespace: &str) -> bool {
         match self.used {
-            Used::All => true,
+            Used::All | Used::Everywhere(_) => true,
             Used::InNamespace(ns) => namespace == ns,
-            Used::Named(ns, n) => namespace == ns && name == n,
         }
     }
 }
@@ -264,7 +303,7 @@ pub(crate) fn dump_command(kinds: &[Kind]) -> String {
     let plurals: Vec<&str> = kinds.iter().map(|k| k.row().plural).collect();
     let scope = match kinds.first().map(|k| k.row()) {
         Some(KindRow {
-            used: Used::InNamespace(ns) | Used::Named(ns, _),
+            used: Used::InNamespace(ns) | Used::Everywhere(ns),
             ..
         }) => format!("-n {ns} "),
         _ => String::new(),

@@ -10,6 +10,28 @@ use serde_json::Value;
 
 use crate::model::apiserver_endpoints::SERVICE_NAME_LABEL;
 use crate::model::collected::Collected;
+use crate::model::node::NodeFacts;
+
+/// The first minor whose apiserver resolves a webhook's Service through EndpointSlices
+/// (kubernetes#129837); earlier ones read Endpoints.
+pub(crate) const SLICES_FROM_MINOR: u64 = 33;
+
+/// Which of Endpoints and EndpointSlices the apiservers resolve Services through, by the
+/// versions of the control-plane Nodes (each runs its own apiserver): `(endpoints, slices)`,
+/// both when no version is known, and whether one is.
+pub(crate) fn sources_read(nodes: &[NodeFacts]) -> (bool, bool, bool) {
+    let minors: BTreeSet<u64> = nodes
+        .iter()
+        .filter(|n| n.runs_control_plane())
+        .filter_map(|n| n.version.as_ref().map(|v| v.minor))
+        .collect();
+    let known = !minors.is_empty();
+    (
+        !known || minors.iter().any(|m| *m < SLICES_FROM_MINOR),
+        !known || minors.iter().any(|m| *m >= SLICES_FROM_MINOR),
+        known,
+    )
+}
 
 /// `namespace/name` of a Service.
 pub(crate) type ServiceKey = (String, String);

@@ -11,11 +11,7 @@ use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::distro::Distro;
 use crate::model::admission_webhook::{Backend, WebhookFacts};
 use crate::model::cluster_state::ClusterState;
-use crate::model::webhook_backends::Seen;
-
-/// The first minor whose apiserver resolves a webhook's Service through EndpointSlices
-/// (kubernetes#129837); earlier ones read Endpoints.
-const SLICES_FROM_MINOR: u64 = 33;
+use crate::model::webhook_backends::{Seen, sources_read};
 
 /// What `check` learns about the webhooks.
 #[derive(Debug, Default)]
@@ -100,12 +96,7 @@ fn backend_state(state: &ClusterState, webhook: &WebhookFacts) -> BackendState {
         Seen::NotRead(why) => return BackendState::Unjudged(format!("{service} not read: {why}")),
         Seen::Present(_) => {}
     }
-    let minors: BTreeSet<u64> = state
-        .nodes()
-        .iter()
-        .filter(|n| n.runs_control_plane())
-        .filter_map(|n| n.version.as_ref().map(|v| v.minor))
-        .collect();
+    let (reads_endpoints, reads_slices, known) = sources_read(state.nodes());
     let endpoints = (
         "Endpoints",
         "apiservers before 1.33 read",
@@ -116,12 +107,11 @@ fn backend_state(state: &ClusterState, webhook: &WebhookFacts) -> BackendState {
         "apiservers from 1.33 read",
         ready(backends.slices(namespace, name)),
     );
-    let known = !minors.is_empty();
     let mut sources = Vec::new();
-    if !known || minors.iter().any(|m| *m < SLICES_FROM_MINOR) {
+    if reads_endpoints {
         sources.push(endpoints);
     }
-    if !known || minors.iter().any(|m| *m >= SLICES_FROM_MINOR) {
+    if reads_slices {
         sources.push(slices);
     }
     let down: Vec<String> = sources

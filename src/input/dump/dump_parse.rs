@@ -87,8 +87,8 @@ pub(crate) fn fields_key(object: &Map<String, Value>) -> Option<(String, String,
     ))
 }
 
-pub(crate) fn is_relevant((kind, namespace, name): &(String, String, String)) -> bool {
-    Kind::named(kind).is_some_and(|kind| kind.row().uses(namespace, name))
+pub(crate) fn is_relevant((kind, namespace, _): &(String, String, String)) -> bool {
+    Kind::named(kind).is_some_and(|kind| kind.row().uses(namespace))
 }
 
 /// Drops a Secret's `data` and `stringData` the moment it is parsed, before anything keeps,

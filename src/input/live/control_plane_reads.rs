@@ -1,9 +1,10 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
 //! connection and every server present, the metadata of the Secrets in kube-system, the
-//! HelmCharts and their Jobs there, and each server's datastore metrics, read after the snapshot
-//! lists and filled in at once.
+//! HelmCharts and their Jobs there, the admission webhooks and the Services they name, and each
+//! server's datastore metrics, read after the snapshot lists and filled in at once.
 
+use super::admission_webhooks::{WebhooksRead, read_admission_webhooks};
 use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::packaged_charts::{PackagedChartsRead, read_packaged_charts};
@@ -29,6 +30,7 @@ pub(crate) struct ControlPlaneReads {
     certificates: ConnectionCertificates,
     secrets: Collected<Vec<SecretMeta>>,
     charts: PackagedChartsRead,
+    webhooks: WebhooksRead,
     metrics: Vec<ServerMetrics>,
 }
 
@@ -66,9 +68,16 @@ impl ControlPlaneReads {
             let events = read_node_events(conn, trace).await;
             (events, read_secret_metadata(conn, trace).await)
         };
-        let ((endpoints, charts, servers, metrics), (events, secrets), mut certificates) = tokio::join!(
+        // The webhooks and the Services they name: one request at a time, beside the others.
+        let (
+            (endpoints, charts, servers, metrics),
+            (events, secrets),
+            webhooks,
+            mut certificates,
+        ) = tokio::join!(
             endpoints_then_charts,
             events_then_secrets,
+            read_admission_webhooks(conn, nodes, trace),
             read_connection_certificates(conn),
         );
         certificates.servers = servers;
@@ -79,6 +88,7 @@ impl ControlPlaneReads {
             certificates,
             secrets: secrets?,
             charts: charts?,
+            webhooks: webhooks?,
             metrics,
         })
     }
@@ -95,6 +105,7 @@ impl ControlPlaneReads {
         state.certificates = Some(self.certificates);
         state.secret_metadata = self.secrets;
         self.charts.fill(state);
+        self.webhooks.fill(state);
         state.server_metrics = Collected::Read(self.metrics);
     }
 }
