@@ -203,7 +203,7 @@ fn from_1_33_the_endpoint_slices_decide_and_a_ready_one_leaves_a_warning() {
         backend_reads(&fake),
         [
             "/api/v1/namespaces/policy/services/gate",
-            "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dgate&limit=500"
+            "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices?&labelSelector=kubernetes.io%2Fservice-name%3Dgate&limit=500"
         ]
     );
     // The Service gone: down again.
