@@ -381,9 +381,9 @@ fn packaged_charts(i: &Inputs) -> Analysed {
 fn admission_webhooks(i: &Inputs) -> Analysed {
     let judged = analyse_webhooks(i.state, i.distro);
     let note = match (judged.not_checked, &i.state.webhooks) {
-        (Some(_), Collected::NotAsked) => Some(
-            "webhook configurations not read yet (serve reads them every minute)".to_string(),
-        ),
+        (Some(_), Collected::NotAsked) => {
+            Some("webhook configurations not read yet (serve reads them every minute)".to_string())
+        }
         (Some(why), _) => Some(why),
         (None, _) => None,
     };

@@ -4,8 +4,8 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-pub(crate) use super::analysers::CheckRun;
 use super::admission::webhooks::{analyse_webhooks, link_blocked_writes};
+pub(crate) use super::analysers::CheckRun;
 use super::analysers::{ANALYSERS, Inputs, snapshots_ran};
 use super::cluster_summary::ClusterSummary;
 use super::datastore::{DatastoreSize, datastore_sizes};

@@ -128,7 +128,10 @@ impl WebhookFacts {
         webhook: &Value,
     ) -> WebhookFacts {
         let text = |pointer: &str| webhook.pointer(pointer).and_then(Value::as_str);
-        let backend = match (text("/clientConfig/service/name"), text("/clientConfig/url")) {
+        let backend = match (
+            text("/clientConfig/service/name"),
+            text("/clientConfig/url"),
+        ) {
             (Some(name), _) => Backend::Service {
                 namespace: text("/clientConfig/service/namespace")
                     .unwrap_or_default()

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use crate::distro::Distro;
+use crate::model::admission_webhook::WebhookFacts;
 use crate::model::apiserver_endpoints::PublishedAddresses;
 use crate::model::bundle_provenance::BundleSource;
 use crate::model::collected::Collected;
@@ -23,7 +24,6 @@ use crate::model::served_certificates::ConnectionCertificates;
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::source_gap::SourceGap;
 use crate::model::webhook_backends::WebhookBackends;
-use crate::model::admission_webhook::WebhookFacts;
 
 /// Everything k3sdoctor read. A collection is `None` when it was not read (a dump that lacks
 /// it), which is different from read and empty: checks that need it must say so rather than

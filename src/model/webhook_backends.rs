@@ -108,7 +108,10 @@ fn seen(read: &Collected<BackendObjects>, kind: &str, namespace: &str, name: &st
     if !objects.namespaces.contains(namespace) {
         return Seen::NotRead(format!("no {kind} of {namespace} read"));
     }
-    match objects.ready.get(&(namespace.to_string(), name.to_string())) {
+    match objects
+        .ready
+        .get(&(namespace.to_string(), name.to_string()))
+    {
         Some(ready) => Seen::Present(*ready),
         None => Seen::Absent,
     }

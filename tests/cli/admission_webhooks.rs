@@ -138,7 +138,11 @@ fn a_fail_closed_webhook_without_endpoints_is_the_cause_of_the_expired_locks() {
         "{}",
         down.finding.message
     );
-    assert!(down.finding.message.contains("Lease kube-system/k3s, k3s-etcd"));
+    assert!(
+        down.finding
+            .message
+            .contains("Lease kube-system/k3s, k3s-etcd")
+    );
     assert!(
         down.finding
             .remediation
@@ -178,11 +182,13 @@ fn a_fail_closed_webhook_without_endpoints_is_the_cause_of_the_expired_locks() {
 #[test]
 fn from_1_33_the_endpoint_slices_decide_and_a_ready_one_leaves_a_warning() {
     let mut objects = cluster("v1.33.2+k3s1");
-    objects.push(json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+    objects.push(
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
         "metadata": {"name": "gate-abcde", "namespace": "policy",
                      "labels": {"kubernetes.io/service-name": "gate"}},
         "addressType": "IPv4",
-        "endpoints": [{"addresses": ["10.42.0.9"]}]}));
+        "endpoints": [{"addresses": ["10.42.0.9"]}]}),
+    );
     let fake = FakeApi::with_objects(objects);
     let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
         .cluster(&fake, Role::ReadOnly)
@@ -217,7 +223,11 @@ fn from_1_33_the_endpoint_slices_decide_and_a_ready_one_leaves_a_warning() {
         .iter()
         .find(|f| f.finding.code == "webhook-fail-closed-down")
         .expect("down without its Service");
-    assert!(down.finding.message.contains("Service policy/gate does not exist"));
+    assert!(
+        down.finding
+            .message
+            .contains("Service policy/gate does not exist")
+    );
 }
 
 #[test]
@@ -225,7 +235,10 @@ fn a_role_without_the_webhook_rules_is_not_checked() {
     let fake = FakeApi::with_objects(cluster("v1.31.5+k3s1"));
     // The read-only roles as they were before this check: everything but the new rules.
     let roles = crate::support::readme::readme_read_only_roles()
-        .replace("validatingwebhookconfigurations, mutatingwebhookconfigurations", "none")
+        .replace(
+            "validatingwebhookconfigurations, mutatingwebhookconfigurations",
+            "none",
+        )
         .replace("resources: [services, endpoints]", "resources: [none]");
     fake.add_rbac_user("webhooks-token", "old-role", &roles);
     let out = k3sdoctor(["check", "-o", "json", "--now", NOW])
@@ -236,7 +249,8 @@ fn a_role_without_the_webhook_rules_is_not_checked() {
     let (ran, note) = run_named(&report, "admission-webhooks");
     assert!(!ran);
     assert!(
-        note.contains("needs list validatingwebhookconfigurations") && note.contains("rbac read-only"),
+        note.contains("needs list validatingwebhookconfigurations")
+            && note.contains("rbac read-only"),
         "{note}"
     );
 }
@@ -272,7 +286,9 @@ fn a_dump_carries_the_webhooks_and_the_services_they_name() {
     let (ran, note) = run_named(&report, "admission-webhooks");
     assert!(!ran);
     assert!(
-        note.contains("kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o yaml"),
+        note.contains(
+            "kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations -o yaml"
+        ),
         "{note}"
     );
     // With the webhooks but none of the Services' namespace: the backend is not judged.

@@ -55,42 +55,47 @@ pub(crate) const EVENTS_GROUP: &str = "events.k8s.io";
 
 /// Every write the control plane of `distro` makes that a webhook can block.
 pub(crate) fn control_plane_writes(state: &ClusterState, distro: Distro) -> Vec<ControlPlaneWrite> {
+    let mut writes = lock_writes(state, distro);
+    writes.extend(object_writes(state, distro));
+    writes
+}
+
+fn write(
+    target: WriteTarget,
+    what: String,
+    (group, resource, subresource): (&'static str, &'static str, &'static str),
+    namespace: Option<&'static str>,
+    labels: KnownLabels,
+) -> ControlPlaneWrite {
+    ControlPlaneWrite {
+        target,
+        what,
+        group,
+        version: "v1",
+        resource,
+        subresource,
+        namespace,
+        labels,
+    }
+}
+
+const LEASES: (&str, &str, &str) = ("coordination.k8s.io", "leases", "");
+const CONFIGMAPS: (&str, &str, &str) = ("", "configmaps", "");
+const SYSTEM: Option<&str> = Some(LOCK_NAMESPACE);
+
+/// The elections' Leases and ConfigMaps, the heartbeats and the snapshot ConfigMap.
+fn lock_writes(state: &ClusterState, distro: Distro) -> Vec<ControlPlaneWrite> {
     let prog = distro.prog();
-    let lock_names = [distro.core_lock(), distro.etcd_lock()];
-    let lock_labels: KnownLabels = lock_names
+    let lock_labels: KnownLabels = [distro.core_lock(), distro.etcd_lock()]
         .iter()
         .map(|name| state.lease(name).map(|l| l.labels.clone()))
         .collect();
-    let node_labels: KnownLabels = state
-        .nodes
-        .as_ref()
-        .map(|nodes| nodes.iter().map(|n| n.labels.clone()).collect());
-    let secret_labels: KnownLabels = state
-        .secret_metadata
-        .as_read()
-        .map(|secrets| secrets.iter().map(|s| s.labels.clone()).collect());
-    let write = |target, what: String, group, resource, subresource, namespace, labels| {
-        ControlPlaneWrite {
-            target,
-            what,
-            group,
-            version: "v1",
-            resource,
-            subresource,
-            namespace,
-            labels,
-        }
-    };
-    let coordination = "coordination.k8s.io";
-    let system = Some(LOCK_NAMESPACE);
     vec![
         write(
             WriteTarget::LockLeases,
             format!("Lease kube-system/{prog}, {prog}-etcd (the {prog} locks)"),
-            coordination,
-            "leases",
-            "",
-            system,
+            LEASES,
+            SYSTEM,
             lock_labels,
         ),
         write(
@@ -99,82 +104,81 @@ pub(crate) fn control_plane_writes(state: &ClusterState, distro: Distro) -> Vec<
                 "Lease kube-system/kube-controller-manager, kube-scheduler, \
                  {prog}-cloud-controller-manager"
             ),
-            coordination,
-            "leases",
-            "",
-            system,
+            LEASES,
+            SYSTEM,
             None,
         ),
         write(
             WriteTarget::NodeHeartbeats,
             "Lease kube-node-lease/<node> (the kubelets' heartbeats)".into(),
-            coordination,
-            "leases",
-            "",
+            LEASES,
             Some("kube-node-lease"),
             None,
         ),
         write(
             WriteTarget::LockConfigMaps,
             format!("ConfigMap kube-system/{prog}, {prog}-etcd (the locks' copies)"),
-            "",
-            "configmaps",
-            "",
-            system,
+            CONFIGMAPS,
+            SYSTEM,
             None,
         ),
         write(
             WriteTarget::SnapshotConfigMap,
             format!("ConfigMap kube-system/{}", distro.snapshots_configmap()),
-            "",
-            "configmaps",
-            "",
-            system,
+            CONFIGMAPS,
+            SYSTEM,
             None,
         ),
+    ]
+}
+
+/// Nodes and their status, Events, snapshot records and kube-system's Secrets.
+fn object_writes(state: &ClusterState, distro: Distro) -> Vec<ControlPlaneWrite> {
+    let node_labels: KnownLabels = state
+        .nodes
+        .as_ref()
+        .map(|nodes| nodes.iter().map(|n| n.labels.clone()).collect());
+    let secret_labels: KnownLabels = state
+        .secret_metadata
+        .as_read()
+        .map(|secrets| secrets.iter().map(|s| s.labels.clone()).collect());
+    vec![
         write(
             WriteTarget::Nodes,
-            "Node (k3s's annotations and labels)".replace("k3s", prog),
-            "",
-            "nodes",
-            "",
+            format!("Node ({}'s annotations and labels)", distro.prog()),
+            ("", "nodes", ""),
             None,
             node_labels.clone(),
         ),
         write(
             WriteTarget::NodeStatus,
             "nodes/status (the kubelets' status)".into(),
-            "",
-            "nodes",
-            "status",
+            ("", "nodes", "status"),
             None,
             node_labels,
         ),
         write(
             WriteTarget::Events,
             "Event default/<node>.* (Node events)".into(),
-            "",
-            "events",
-            "",
+            ("", "events", ""),
             Some("default"),
             None,
         ),
         write(
             WriteTarget::SnapshotFiles,
             "ETCDSnapshotFile (k3s.cattle.io)".into(),
-            "k3s.cattle.io",
-            "etcdsnapshotfiles",
-            "",
+            ("k3s.cattle.io", "etcdsnapshotfiles", ""),
             None,
             None,
         ),
         write(
             WriteTarget::Secrets,
-            format!("Secret kube-system/* (node passwords, {})", distro.serving_secret()),
-            "",
-            "secrets",
-            "",
-            system,
+            format!(
+                "Secret kube-system/* (node passwords, {})",
+                distro.serving_secret()
+            ),
+            ("", "secrets", ""),
+            SYSTEM,
             secret_labels,
         ),
     ]

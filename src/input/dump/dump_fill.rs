@@ -52,43 +52,8 @@ pub(super) fn add_object(
             &mut state.snapshot_files,
             Arc::new(SnapshotFile::from_json(&found.value)),
         ),
-        Kind::Endpoints => {
-            let endpoints = typed::<Endpoints>(found)?;
-            let (namespace, name) = namespace_and_name(found);
-            state.webhook_backends.endpoints.add(Default::default, |b| {
-                b.add(namespace, name, endpoints_ready(&found.value))
-            });
-            // Those of other Services feed the webhooks' check only; any in default says the
-            // kind was dumped there.
-            if namespace == SERVICE_NAMESPACE {
-                let ours = (name == SERVICE_NAME)
-                    .then(|| ApiserverEndpoints::from_endpoints(&endpoints));
-                state.apiserver_addresses.add(Default::default, |a| {
-                    a.endpoints.get_or_insert_with(Vec::new).extend(ours)
-                });
-            }
-        }
-        Kind::EndpointSlice => {
-            let slice = typed::<EndpointSlice>(found)?;
-            let (namespace, _) = namespace_and_name(found);
-            state.webhook_backends.slices.add(Default::default, |b| {
-                match slice_service(&found.value) {
-                    Some(service) => b.add(namespace, service, slice_ready(&found.value)),
-                    None => b.read_namespace(namespace),
-                }
-            });
-            // `kubectl -n default get endpointslices` has every Service's; only the
-            // kubernetes Service's count, and their presence says the kind was dumped.
-            if namespace == SERVICE_NAMESPACE {
-                let ours = slice_service(&found.value) == Some(SERVICE_NAME);
-                state.apiserver_addresses.add(Default::default, |a| {
-                    let slices = a.slices.get_or_insert_with(Vec::new);
-                    if ours {
-                        slices.push(ApiserverEndpoints::from_slice(&slice));
-                    }
-                });
-            }
-        }
+        Kind::Endpoints => add_endpoints(state, found)?,
+        Kind::EndpointSlice => add_slice(state, found)?,
         Kind::Service => {
             let (namespace, name) = namespace_and_name(found);
             state
@@ -97,17 +62,7 @@ pub(super) fn add_object(
                 .add(Default::default, |b| b.add(namespace, name, 0));
         }
         Kind::ValidatingWebhookConfiguration | Kind::MutatingWebhookConfiguration => {
-            let configuration = if kind == Kind::ValidatingWebhookConfiguration {
-                ConfigurationKind::Validating
-            } else {
-                ConfigurationKind::Mutating
-            };
-            match WebhookFacts::from_configuration(configuration, &found.value) {
-                Ok(webhooks) => state.webhooks.add(Vec::new, |w| w.extend(webhooks)),
-                Err(why) => state
-                    .notes
-                    .push(format!("skipped a {} in {}: {why}", kind.name(), found.file)),
-            }
+            add_webhooks(state, kind, found)
         }
         Kind::Secret => {
             let secret = secret_metadata(found)?;
@@ -174,7 +129,10 @@ pub(super) fn collected_empty(state: &mut ClusterState, kind: &str) {
             state.webhooks.add(Vec::new, |_| {})
         }
         // No namespace is known read: every Service stays "not read".
-        Kind::Service => state.webhook_backends.services.add(Default::default, |_| {}),
+        Kind::Service => state
+            .webhook_backends
+            .services
+            .add(Default::default, |_| {}),
     }
 }
 
@@ -225,6 +183,66 @@ pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
     // packaged-charts words its own "not in dump" (analysers.rs), naming neither kind.
     if matches!(state.packaged_charts, Read::NotAsked) {
         state.packaged_charts = Read::NotInDump("not in dump".into());
+    }
+}
+
+/// Endpoints: every Service's feeds the webhooks' check; any in default says the kind was
+/// dumped there, and the kubernetes Service's are the apiserver addresses.
+fn add_endpoints(state: &mut ClusterState, found: &Found) -> Result<(), ReadError> {
+    let endpoints = typed::<Endpoints>(found)?;
+    let (namespace, name) = namespace_and_name(found);
+    state.webhook_backends.endpoints.add(Default::default, |b| {
+        b.add(namespace, name, endpoints_ready(&found.value))
+    });
+    if namespace == SERVICE_NAMESPACE {
+        let ours = (name == SERVICE_NAME).then(|| ApiserverEndpoints::from_endpoints(&endpoints));
+        state.apiserver_addresses.add(Default::default, |a| {
+            a.endpoints.get_or_insert_with(Vec::new).extend(ours)
+        });
+    }
+    Ok(())
+}
+
+/// EndpointSlices, by the Service their label names, likewise.
+fn add_slice(state: &mut ClusterState, found: &Found) -> Result<(), ReadError> {
+    let slice = typed::<EndpointSlice>(found)?;
+    let (namespace, _) = namespace_and_name(found);
+    let service = slice_service(&found.value);
+    state
+        .webhook_backends
+        .slices
+        .add(Default::default, |b| match service {
+            Some(service) => b.add(namespace, service, slice_ready(&found.value)),
+            None => b.read_namespace(namespace),
+        });
+    // `kubectl -n default get endpointslices` has every Service's; only the kubernetes
+    // Service's count, and their presence says the kind was dumped.
+    if namespace == SERVICE_NAMESPACE {
+        let ours = service == Some(SERVICE_NAME);
+        state.apiserver_addresses.add(Default::default, |a| {
+            let slices = a.slices.get_or_insert_with(Vec::new);
+            if ours {
+                slices.push(ApiserverEndpoints::from_slice(&slice));
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Every webhook of a configuration; an odd one is skipped with a note, as live.
+fn add_webhooks(state: &mut ClusterState, kind: Kind, found: &Found) {
+    let configuration = if kind == Kind::ValidatingWebhookConfiguration {
+        ConfigurationKind::Validating
+    } else {
+        ConfigurationKind::Mutating
+    };
+    match WebhookFacts::from_configuration(configuration, &found.value) {
+        Ok(webhooks) => state.webhooks.add(Vec::new, |w| w.extend(webhooks)),
+        Err(why) => state.notes.push(format!(
+            "skipped a {} in {}: {why}",
+            kind.name(),
+            found.file
+        )),
     }
 }
 

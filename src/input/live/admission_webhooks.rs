@@ -14,11 +14,11 @@ use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use super::refusal::refusal;
 use super::{Connection, PAGE_SIZE, ReadError, Trace, get_opt_in, list_with};
 use crate::model::admission_webhook::{Backend, ConfigurationKind, WebhookFacts};
+use crate::model::apiserver_endpoints::SERVICE_NAME_LABEL;
 use crate::model::cluster_state::ClusterState;
 use crate::model::collected::Collected;
 use crate::model::kinds::Kind;
 use crate::model::node::NodeFacts;
-use crate::model::apiserver_endpoints::SERVICE_NAME_LABEL;
 use crate::model::webhook_backends::{
     BackendObjects, WebhookBackends, endpoints_ready, slice_ready, sources_read,
 };
@@ -88,7 +88,10 @@ pub(crate) async fn read_admission_webhooks(
             Err(e) if e.http_status == Some(404) => {
                 trace(&format!("{action}: not served"));
                 return Ok(WebhooksRead {
-                    webhooks: Collected::Failed(format!("{} is not served", kind.row().api_version)),
+                    webhooks: Collected::Failed(format!(
+                        "{} is not served",
+                        kind.row().api_version
+                    )),
                     ..WebhooksRead::default()
                 });
             }
@@ -162,7 +165,14 @@ async fn read_backends(
         )
         .await
         .map(|found| found.map(|_| 0));
-        record(&mut backends.services, namespace, name, service, "get services", trace)?;
+        record(
+            &mut backends.services,
+            namespace,
+            name,
+            service,
+            "get services",
+            trace,
+        )?;
         if endpoints_read {
             let endpoints = get_opt_in(
                 &Api::<Endpoints>::namespaced(client.clone(), namespace),
@@ -173,8 +183,17 @@ async fn read_backends(
                 trace,
             )
             .await
-            .map(|found| found.map(|e| endpoints_ready(&serde_json::to_value(e).unwrap_or_default())));
-            record(&mut backends.endpoints, namespace, name, endpoints, "get endpoints", trace)?;
+            .map(|found| {
+                found.map(|e| endpoints_ready(&serde_json::to_value(e).unwrap_or_default()))
+            });
+            record(
+                &mut backends.endpoints,
+                namespace,
+                name,
+                endpoints,
+                "get endpoints",
+                trace,
+            )?;
         }
         if slices_read {
             let selector = format!("{SERVICE_NAME_LABEL}={name}");
@@ -189,7 +208,14 @@ async fn read_backends(
             )
             .await
             .map(|ready| (!ready.is_empty()).then(|| ready.iter().sum()));
-            record(&mut backends.slices, namespace, name, slices, "list endpointslices", trace)?;
+            record(
+                &mut backends.slices,
+                namespace,
+                name,
+                slices,
+                "list endpointslices",
+                trace,
+            )?;
         }
     }
     Ok(backends)

@@ -69,12 +69,7 @@ impl ControlPlaneReads {
             (events, read_secret_metadata(conn, trace).await)
         };
         // The webhooks and the Services they name: one request at a time, beside the others.
-        let (
-            (endpoints, charts, servers, metrics),
-            (events, secrets),
-            webhooks,
-            mut certificates,
-        ) = tokio::join!(
+        let ((endpoints, charts, servers, metrics), (events, secrets), webhooks, mut certificates) = tokio::join!(
             endpoints_then_charts,
             events_then_secrets,
             read_admission_webhooks(conn, nodes, trace),

@@ -49,10 +49,14 @@ pub(crate) async fn webhook_services(
             .iter()
             .filter_map(|o| WebhookFacts::from_configuration(configuration, o).ok())
             .flatten();
-        services.extend(webhooks.filter(|w| w.fail_closed).filter_map(|w| match w.backend {
-            Backend::Service { namespace, name } => Some((namespace, name)),
-            _ => None,
-        }));
+        services.extend(
+            webhooks
+                .filter(|w| w.fail_closed)
+                .filter_map(|w| match w.backend {
+                    Backend::Service { namespace, name } => Some((namespace, name)),
+                    _ => None,
+                }),
+        );
     }
     Ok(services.into_iter().collect())
 }
@@ -93,6 +97,31 @@ fn typed(row: &KindRow, object: impl serde::Serialize) -> std::io::Result<Value>
     Ok(value)
 }
 
+/// What is read by name: the locks' and snapshot ConfigMaps of both products; the `kubernetes`
+/// Service's Endpoints and the webhooks' Services' (also whose EndpointSlices are listed); the
+/// webhooks' Services.
+fn by_name(kind: Kind, services: &[(String, String)]) -> Vec<(String, String)> {
+    let kubernetes = (SERVICE_NAMESPACE.to_string(), SERVICE_NAME.to_string());
+    match kind {
+        Kind::ConfigMap => Distro::ALL
+            .iter()
+            .flat_map(|d| {
+                [
+                    d.core_lock(),
+                    d.etcd_lock(),
+                    d.snapshots_configmap(),
+                    d.extra_metadata_configmap(),
+                ]
+            })
+            .map(|name| (LOCK_NAMESPACE.to_string(), name))
+            .collect(),
+        Kind::Endpoints => std::iter::once(kubernetes.clone())
+            .chain(services.iter().filter(|s| **s != kubernetes).cloned())
+            .collect(),
+        _ => services.to_vec(),
+    }
+}
+
 /// Reads `kind`'s objects as `check` asks for them, handing each to `each`; `each` failing
 /// (the disk) stops the read with that error. `services`: the Services the fail-closed
 /// admission webhooks name ([`webhook_services`]), whose Services, Endpoints and
@@ -122,47 +151,13 @@ pub(crate) async fn read_raw(
         }
     };
     let outcome = match kind {
-        Kind::ConfigMap => {
-            let api = api(Some(LOCK_NAMESPACE));
-            let names: Vec<String> = Distro::ALL
-                .iter()
-                .flat_map(|d| {
-                    [
-                        d.core_lock(),
-                        d.etcd_lock(),
-                        d.snapshots_configmap(),
-                        d.extra_metadata_configmap(),
-                    ]
-                })
-                .collect();
+        Kind::ConfigMap | Kind::Endpoints | Kind::Service => {
             async {
                 let mut found = 0;
-                for name in &names {
+                for (namespace, name) in by_name(kind, services) {
+                    let api = api(Some(&namespace));
                     if let Some(object) =
-                        get_opt_in(&api, LOCK_NAMESPACE, name, row.name, conn, trace).await?
-                    {
-                        hand_on(typed(row, object));
-                        found += 1;
-                    }
-                }
-                Ok(found)
-            }
-            .await
-        }
-        // The kubernetes Service's Endpoints, then the webhooks' Services and their Endpoints,
-        // each by name.
-        Kind::Endpoints | Kind::Service => {
-            let kubernetes = (SERVICE_NAMESPACE.to_string(), SERVICE_NAME.to_string());
-            let names = (kind == Kind::Endpoints)
-                .then_some(&kubernetes)
-                .into_iter()
-                .chain(services.iter().filter(|s| **s != kubernetes || kind == Kind::Service));
-            async {
-                let mut found = 0;
-                for (namespace, name) in names {
-                    let api = api(Some(namespace));
-                    if let Some(object) =
-                        get_opt_in(&api, namespace, name, row.name, conn, trace).await?
+                        get_opt_in(&api, &namespace, &name, row.name, conn, trace).await?
                     {
                         hand_on(typed(row, object));
                         found += 1;
@@ -174,17 +169,14 @@ pub(crate) async fn read_raw(
         }
         // The kubernetes Service's in default, then each webhook Service's, by label.
         Kind::EndpointSlice => {
-            let kubernetes = (SERVICE_NAMESPACE.to_string(), SERVICE_NAME.to_string());
-            let names = std::iter::once(&kubernetes)
-                .chain(services.iter().filter(|s| **s != kubernetes));
             async {
                 let mut found = 0;
-                for (namespace, name) in names {
+                for (namespace, name) in by_name(Kind::Endpoints, services) {
                     let selector = format!("{SERVICE_NAME_LABEL}={name}");
                     let params = ListParams::default().limit(PAGE_SIZE).labels(&selector);
                     let action = format!("list endpointslices in {namespace} labelled {selector}");
                     let keep = |object: DynamicObject| hand_on(typed(row, object));
-                    found += list_with(&api(Some(namespace)), &action, conn, trace, keep, params)
+                    found += list_with(&api(Some(&namespace)), &action, conn, trace, keep, params)
                         .await?
                         .len();
                 }

@@ -19,7 +19,9 @@ fn an_unset_failure_policy_is_fail_and_ignore_is_not() {
     let webhooks =
         WebhookFacts::from_configuration(ConfigurationKind::Validating, &object).unwrap();
     assert_eq!(webhooks.len(), 3);
-    let [a, b, c] = &webhooks[..] else { unreachable!() };
+    let [a, b, c] = &webhooks[..] else {
+        unreachable!()
+    };
     assert!(a.fail_closed && !a.exact);
     assert_eq!(
         a.backend,

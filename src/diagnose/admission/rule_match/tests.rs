@@ -72,7 +72,10 @@ fn nodes_does_not_match_nodes_status_and_star_matches_no_subresource() {
     let status = webhook(json!({"rules": [rule(&[""], &["nodes/status"])]}));
     assert_eq!(matched(&status), [WriteTarget::NodeStatus]);
     let any_sub = webhook(json!({"rules": [rule(&[""], &["nodes/*"])]}));
-    assert_eq!(matched(&any_sub), [WriteTarget::Nodes, WriteTarget::NodeStatus]);
+    assert_eq!(
+        matched(&any_sub),
+        [WriteTarget::Nodes, WriteTarget::NodeStatus]
+    );
     let star = webhook(json!({"rules": [rule(&["*"], &["*"])]}));
     assert!(!matched(&star).contains(&WriteTarget::NodeStatus));
     assert!(matched(&star).contains(&WriteTarget::Nodes));
@@ -84,11 +87,15 @@ fn nodes_does_not_match_nodes_status_and_star_matches_no_subresource() {
 
 #[test]
 fn operations_groups_and_versions_must_all_match() {
-    let deletes = webhook(json!({"rules": [{"operations": ["DELETE"], "apiGroups": ["*"],
-        "apiVersions": ["*"], "resources": ["*/*"]}]}));
+    let deletes = webhook(
+        json!({"rules": [{"operations": ["DELETE"], "apiGroups": ["*"],
+        "apiVersions": ["*"], "resources": ["*/*"]}]}),
+    );
     assert!(matched(&deletes).is_empty());
-    let any_op = webhook(json!({"rules": [{"operations": ["*"], "apiGroups": ["k3s.cattle.io"],
-        "apiVersions": ["*"], "resources": ["etcdsnapshotfiles"]}]}));
+    let any_op = webhook(
+        json!({"rules": [{"operations": ["*"], "apiGroups": ["k3s.cattle.io"],
+        "apiVersions": ["*"], "resources": ["etcdsnapshotfiles"]}]}),
+    );
     assert_eq!(matched(&any_op), [WriteTarget::SnapshotFiles]);
     let other_group = webhook(json!({"rules": [rule(&["apps"], &["*"])]}));
     assert!(matched(&other_group).is_empty());
@@ -122,7 +129,9 @@ fn scope_separates_cluster_from_namespaced_writes() {
         "apiVersions": ["*"], "resources": ["*"], "scope": "Namespaced"}]}));
     let targets = matched(&namespaced);
     assert!(targets.contains(&WriteTarget::LockLeases) && targets.contains(&WriteTarget::Secrets));
-    assert!(!targets.contains(&WriteTarget::Nodes) && !targets.contains(&WriteTarget::SnapshotFiles));
+    assert!(
+        !targets.contains(&WriteTarget::Nodes) && !targets.contains(&WriteTarget::SnapshotFiles)
+    );
 }
 
 #[test]
@@ -144,32 +153,40 @@ fn a_namespace_selector_never_skips_cluster_scoped_writes_and_is_judged_by_the_n
         "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "default"}}}));
     assert_eq!(matched(&only_default), [WriteTarget::Events]);
     // Another label of the Namespace was not read: it may match.
-    let labelled = webhook(json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
-        "namespaceSelector": {"matchLabels": {"policy": "enforced"}}}));
+    let labelled = webhook(
+        json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
+        "namespaceSelector": {"matchLabels": {"policy": "enforced"}}}),
+    );
     let Verdict::MayMatch(why) = verdict(&labelled, WriteTarget::LockLeases) else {
         panic!("a selector on an unread label may match");
     };
     assert!(why[0].contains("Namespace kube-system"), "{why:?}");
     // ... unless a known requirement already excludes the namespace.
-    let excluded = webhook(json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
+    let excluded = webhook(
+        json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
         "namespaceSelector": {"matchLabels": {"policy": "enforced"},
             "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In",
-                "values": ["apps"]}]}}));
+                "values": ["apps"]}]}}),
+    );
     assert_eq!(verdict(&excluded, WriteTarget::LockLeases), Verdict::No);
 }
 
 #[test]
 fn an_object_selector_is_judged_on_the_labels_read_else_may_match() {
     // The locks were read without labels: a selector that needs one does not select them.
-    let labelled = webhook(json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
-        "objectSelector": {"matchLabels": {"app": "x"}}}));
+    let labelled = webhook(
+        json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
+        "objectSelector": {"matchLabels": {"app": "x"}}}),
+    );
     assert_eq!(verdict(&labelled, WriteTarget::LockLeases), Verdict::No);
     assert!(matches!(
         verdict(&labelled, WriteTarget::ElectionLeases),
         Verdict::MayMatch(_)
     ));
-    let absent = webhook(json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
-        "objectSelector": {"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}}));
+    let absent = webhook(
+        json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
+        "objectSelector": {"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}}),
+    );
     assert_eq!(verdict(&absent, WriteTarget::LockLeases), Verdict::Matches);
     // The Nodes' labels are read: the server role selects them.
     let servers = webhook(json!({"rules": [rule(&[""], &["nodes"])],
@@ -180,8 +197,10 @@ fn an_object_selector_is_judged_on_the_labels_read_else_may_match() {
 
 #[test]
 fn match_conditions_cannot_be_judged_offline() {
-    let hook = webhook(json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
-        "matchConditions": [{"name": "not-system", "expression": "true"}]}));
+    let hook = webhook(
+        json!({"rules": [rule(&["coordination.k8s.io"], &["leases"])],
+        "matchConditions": [{"name": "not-system", "expression": "true"}]}),
+    );
     let Verdict::MayMatch(why) = verdict(&hook, WriteTarget::LockLeases) else {
         panic!("CEL may match");
     };
@@ -201,10 +220,19 @@ fn selectors_with_partial_labels_decide_only_what_they_can() {
         }],
     };
     assert_eq!(selects(&req("a", "In", &["1"]), &known, false), Some(true));
-    assert_eq!(selects(&req("a", "NotIn", &["1"]), &known, false), Some(false));
+    assert_eq!(
+        selects(&req("a", "NotIn", &["1"]), &known, false),
+        Some(false)
+    );
     assert_eq!(selects(&req("b", "NotIn", &["1"]), &known, false), None);
-    assert_eq!(selects(&req("b", "NotIn", &["1"]), &known, true), Some(true));
+    assert_eq!(
+        selects(&req("b", "NotIn", &["1"]), &known, true),
+        Some(true)
+    );
     assert_eq!(selects(&req("b", "Exists", &[]), &known, true), Some(false));
     assert_eq!(selects(&req("a", "Bogus", &[]), &known, true), None);
-    assert_eq!(selects(&LabelSelector::default(), &known, false), Some(true));
+    assert_eq!(
+        selects(&LabelSelector::default(), &known, false),
+        Some(true)
+    );
 }

@@ -69,12 +69,37 @@ fn a_fail_closed_webhook_without_ready_endpoints_is_down_by_the_apiservers_sourc
         [(FindingCode::WebhookFailClosedDown, Severity::Error)]
     );
     let finding = &judged.findings[0];
-    assert_eq!(finding.object, "ValidatingWebhookConfiguration block-leases");
-    assert!(finding.message.contains("Service gk/svc has no ready endpoint (in its Endpoints"), "{}", finding.message);
-    assert!(finding.message.contains("Lease kube-system/k3s, k3s-etcd"), "{}", finding.message);
-    assert!(finding.message.contains("kube-node-lease"), "{}", finding.message);
-    assert!(finding.remediation.starts_with("kubectl get validatingwebhookconfiguration block-leases -o yaml"));
-    assert!(finding.remediation.contains("kubectl delete validatingwebhookconfiguration block-leases"));
+    assert_eq!(
+        finding.object,
+        "ValidatingWebhookConfiguration block-leases"
+    );
+    assert!(
+        finding
+            .message
+            .contains("Service gk/svc has no ready endpoint (in its Endpoints"),
+        "{}",
+        finding.message
+    );
+    assert!(
+        finding.message.contains("Lease kube-system/k3s, k3s-etcd"),
+        "{}",
+        finding.message
+    );
+    assert!(
+        finding.message.contains("kube-node-lease"),
+        "{}",
+        finding.message
+    );
+    assert!(
+        finding
+            .remediation
+            .starts_with("kubectl get validatingwebhookconfiguration block-leases -o yaml")
+    );
+    assert!(
+        finding
+            .remediation
+            .contains("kubectl delete validatingwebhookconfiguration block-leases")
+    );
     assert!(judged.blocked.contains(&WriteTarget::LockLeases));
     // From 1.33 it reads EndpointSlices: ready there is up.
     let state = cluster(
@@ -89,7 +114,11 @@ fn a_fail_closed_webhook_without_ready_endpoints_is_down_by_the_apiservers_sourc
     );
     assert!(judged.blocked.is_empty());
     // No slice at all on 1.33: down.
-    let state = cluster("v1.33.1+k3s1", lease_webhook(json!({})), backends(true, Some(1), None));
+    let state = cluster(
+        "v1.33.1+k3s1",
+        lease_webhook(json!({})),
+        backends(true, Some(1), None),
+    );
     assert_eq!(
         codes(&analyse_webhooks(&state, Distro::K3s)),
         [(FindingCode::WebhookFailClosedDown, Severity::Error)]
@@ -98,17 +127,35 @@ fn a_fail_closed_webhook_without_ready_endpoints_is_down_by_the_apiservers_sourc
 
 #[test]
 fn a_missing_service_is_down_only_where_services_were_read() {
-    let state = cluster("v1.30.1+k3s1", lease_webhook(json!({})), backends(false, None, None));
+    let state = cluster(
+        "v1.30.1+k3s1",
+        lease_webhook(json!({})),
+        backends(false, None, None),
+    );
     let judged = analyse_webhooks(&state, Distro::K3s);
-    assert_eq!(codes(&judged), [(FindingCode::WebhookFailClosedDown, Severity::Error)]);
-    assert!(judged.findings[0].message.contains("Service gk/svc does not exist"));
+    assert_eq!(
+        codes(&judged),
+        [(FindingCode::WebhookFailClosedDown, Severity::Error)]
+    );
+    assert!(
+        judged.findings[0]
+            .message
+            .contains("Service gk/svc does not exist")
+    );
     let mut refused = backends(false, None, None);
     refused.services = Collected::Refused("needs get services: `k3sdoctor rbac read-only`".into());
     let state = cluster("v1.30.1+k3s1", lease_webhook(json!({})), refused);
     let judged = analyse_webhooks(&state, Distro::K3s);
-    assert_eq!(codes(&judged), [(FindingCode::WebhookBlocksControlPlane, Severity::Warning)]);
+    assert_eq!(
+        codes(&judged),
+        [(FindingCode::WebhookBlocksControlPlane, Severity::Warning)]
+    );
     assert_eq!(judged.unjudged.len(), 1);
-    assert!(judged.unjudged[0].contains("needs get services"), "{:?}", judged.unjudged);
+    assert!(
+        judged.unjudged[0].contains("needs get services"),
+        "{:?}",
+        judged.unjudged
+    );
 }
 
 #[test]
@@ -126,15 +173,26 @@ fn ignore_and_unmatched_webhooks_say_nothing_and_url_webhooks_cannot_be_judged()
             "values": ["kube-system", "kube-node-lease"]}]}})),
         backends(false, None, None),
     );
-    assert!(analyse_webhooks(&elsewhere, Distro::K3s).findings.is_empty());
+    assert!(
+        analyse_webhooks(&elsewhere, Distro::K3s)
+            .findings
+            .is_empty()
+    );
     let url = cluster(
         "v1.30.1+k3s1",
         lease_webhook(json!({"clientConfig": {"url": "https://policy.example.com/validate"}})),
         backends(false, None, None),
     );
     let judged = analyse_webhooks(&url, Distro::K3s);
-    assert_eq!(codes(&judged), [(FindingCode::WebhookBlocksControlPlane, Severity::Warning)]);
-    assert!(judged.findings[0].message.contains("is a URL (https://policy.example.com/validate)"));
+    assert_eq!(
+        codes(&judged),
+        [(FindingCode::WebhookBlocksControlPlane, Severity::Warning)]
+    );
+    assert!(
+        judged.findings[0]
+            .message
+            .contains("is a URL (https://policy.example.com/validate)")
+    );
 }
 
 #[test]
@@ -145,15 +203,24 @@ fn only_a_may_match_lowers_a_down_webhook_to_a_warning_and_links_nothing() {
         backends(true, Some(0), None),
     );
     let judged = analyse_webhooks(&state, Distro::K3s);
-    assert_eq!(codes(&judged), [(FindingCode::WebhookFailClosedDown, Severity::Warning)]);
-    assert!(judged.findings[0].message.contains("may match: its 1 matchCondition (CEL)"));
+    assert_eq!(
+        codes(&judged),
+        [(FindingCode::WebhookFailClosedDown, Severity::Warning)]
+    );
+    assert!(
+        judged.findings[0]
+            .message
+            .contains("may match: its 1 matchCondition (CEL)")
+    );
     assert!(judged.blocked.is_empty());
 }
 
 #[test]
 fn webhooks_not_read_are_not_checked() {
     let mut state = cluster("v1.30.1+k3s1", Vec::new(), backends(true, None, None));
-    state.webhooks = Collected::NotInDump("not in dump (add `kubectl get validatingwebhookconfigurations`)".into());
+    state.webhooks = Collected::NotInDump(
+        "not in dump (add `kubectl get validatingwebhookconfigurations`)".into(),
+    );
     let judged = analyse_webhooks(&state, Distro::K3s);
     assert!(judged.findings.is_empty());
     assert!(judged.not_checked.unwrap().starts_with("not in dump"));
@@ -161,15 +228,40 @@ fn webhooks_not_read_are_not_checked() {
 
 #[test]
 fn lease_and_snapshot_findings_without_a_cause_hang_under_the_down_webhook() {
-    let expired = Finding::new(Severity::Error, FindingCode::LeaseExpired, "Lease kube-system/k3s", "x");
-    let split_cause = Finding::new(Severity::Error, FindingCode::SnapshotMissingFromConfigmap, "ETCDSnapshotFiles", "y")
-        .caused_by(Some(FindingCode::LeaseSplit));
-    let idle = Finding::new(Severity::Error, FindingCode::SnapshotControllerIdle, "ETCDSnapshotFiles", "z");
+    let expired = Finding::new(
+        Severity::Error,
+        FindingCode::LeaseExpired,
+        "Lease kube-system/k3s",
+        "x",
+    );
+    let split_cause = Finding::new(
+        Severity::Error,
+        FindingCode::SnapshotMissingFromConfigmap,
+        "ETCDSnapshotFiles",
+        "y",
+    )
+    .caused_by(Some(FindingCode::LeaseSplit));
+    let idle = Finding::new(
+        Severity::Error,
+        FindingCode::SnapshotControllerIdle,
+        "ETCDSnapshotFiles",
+        "z",
+    );
     let mut findings = vec![expired, split_cause, idle];
     link_blocked_writes(&mut findings, &BTreeSet::from([WriteTarget::LockLeases]));
-    assert_eq!(findings[0].caused_by, Some(FindingCode::WebhookFailClosedDown));
-    assert_eq!(findings[1].caused_by, Some(FindingCode::LeaseSplit), "its own cause stays");
-    assert_eq!(findings[2].caused_by, None, "ETCDSnapshotFile writes are not blocked");
+    assert_eq!(
+        findings[0].caused_by,
+        Some(FindingCode::WebhookFailClosedDown)
+    );
+    assert_eq!(
+        findings[1].caused_by,
+        Some(FindingCode::LeaseSplit),
+        "its own cause stays"
+    );
+    assert_eq!(
+        findings[2].caused_by, None,
+        "ETCDSnapshotFile writes are not blocked"
+    );
 }
 
 #[test]
@@ -181,16 +273,28 @@ fn check_lists_the_expired_lock_under_the_down_webhook() {
         .build();
     state.webhooks = Collected::Read(lease_webhook(json!({})));
     state.webhook_backends = backends(true, Some(0), None);
-    let analysis = crate::diagnose::check::analyse_check(&state, Distro::K3s, crate::diagnose::test_cluster::now());
+    let analysis = crate::diagnose::check::analyse_check(
+        &state,
+        Distro::K3s,
+        crate::diagnose::test_cluster::now(),
+    );
     let webhook = analysis
         .findings
         .iter()
         .find(|f| f.finding.code == FindingCode::WebhookFailClosedDown)
         .expect("the webhook finding");
     assert!(
-        webhook.children.iter().any(|c| c.code == FindingCode::LeaseExpired),
+        webhook
+            .children
+            .iter()
+            .any(|c| c.code == FindingCode::LeaseExpired),
         "{:#?}",
         analysis.findings
     );
-    assert!(analysis.checks.iter().any(|c| c.name == "admission-webhooks" && c.ran));
+    assert!(
+        analysis
+            .checks
+            .iter()
+            .any(|c| c.name == "admission-webhooks" && c.ran)
+    );
 }
