@@ -307,3 +307,49 @@ fn a_dump_carries_the_webhooks_and_the_services_they_name() {
             .all(|(_, c, _)| c == "webhook-blocks-control-plane")
     );
 }
+
+#[test]
+fn a_support_bundle_kit_bundle_holds_the_webhooks_and_the_services_of_its_namespaces() {
+    use crate::support::bundles::{SBK_TOP, sbk_list, split_cluster, support_bundle_kit};
+    let objects = cluster("v1.31.5+k3s1");
+    let of_kind = |kind: &str| -> Vec<Value> {
+        objects
+            .iter()
+            .filter(|o| o["kind"] == kind)
+            .cloned()
+            .collect()
+    };
+    let at = |path: &str| format!("{SBK_TOP}/yamls/{path}");
+    let bundle = support_bundle_kit(&split_cluster())
+        .file(
+            &at("cluster/admissionregistration.k8s.io/v1/validatingwebhookconfigurations.yaml"),
+            sbk_list(
+                &of_kind("ValidatingWebhookConfiguration"),
+                "admissionregistration.k8s.io/v1",
+                "ValidatingWebhookConfiguration",
+            ),
+        )
+        .file(
+            &at("namespaced/policy/v1/services.yaml"),
+            sbk_list(&of_kind("Service"), "v1", "Service"),
+        )
+        .file(
+            &at("namespaced/policy/v1/endpoints.yaml"),
+            sbk_list(&of_kind("Endpoints"), "v1", "Endpoints"),
+        );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sb.zip");
+    std::fs::write(&path, bundle.zip()).unwrap();
+    let report: CheckReport = k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file"])
+        .arg(path.display().to_string())
+        .run()
+        .json();
+    let down = report
+        .findings
+        .iter()
+        .find(|f| f.finding.code == "webhook-fail-closed-down")
+        .unwrap_or_else(|| panic!("{:?}", report.codes()));
+    assert_eq!(down.finding.object, "ValidatingWebhookConfiguration gate");
+    // No MutatingWebhookConfiguration file: none, or none collected; the check ran on what was.
+    assert!(run_named(&report, "admission-webhooks").0);
+}
