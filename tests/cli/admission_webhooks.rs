@@ -353,3 +353,17 @@ fn a_support_bundle_kit_bundle_holds_the_webhooks_and_the_services_of_its_namesp
     // No MutatingWebhookConfiguration file: none, or none collected; the check ran on what was.
     assert!(run_named(&report, "admission-webhooks").0);
 }
+
+#[test]
+fn serve_exports_the_webhook_findings_per_code() {
+    use crate::support::scrape::{start_serve, wait_for_sample};
+    use std::time::Duration;
+    let fake = FakeApi::with_objects(cluster("v1.31.5+k3s1"));
+    let (_serve, address) = start_serve(k3sdoctor(["serve"]).cluster(&fake, Role::ReadOnly));
+    for series in [
+        r#"k3sdoctor_findings{code="webhook-fail-closed-down",severity="error"}"#,
+        r#"k3sdoctor_findings{code="webhook-blocks-control-plane",severity="warning"}"#,
+    ] {
+        wait_for_sample(address, series, 1.0, Duration::from_secs(30));
+    }
+}
