@@ -166,7 +166,7 @@ impl WebhookFacts {
         }
     }
 
-    /// `validatingwebhookconfiguration/<name>`, webhook `<webhook>`: how messages name it.
+    /// `ValidatingWebhookConfiguration <name> (webhook <webhook>)`: how notes name it.
     pub(crate) fn describe(&self) -> String {
         format!(
             "{} {} (webhook {})",
