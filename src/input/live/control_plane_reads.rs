@@ -64,15 +64,20 @@ impl ControlPlaneReads {
             );
             (endpoints, charts, servers, metrics)
         };
-        let events_then_secrets = async {
+        // The webhooks and the Services they name follow the Secrets, one request at a time:
+        // the charts' two lists and the servers' metrics beside them take longer.
+        let events_secrets_webhooks = async {
             let events = read_node_events(conn, trace).await;
-            (events, read_secret_metadata(conn, trace).await)
+            let secrets = read_secret_metadata(conn, trace).await;
+            (
+                events,
+                secrets,
+                read_admission_webhooks(conn, nodes, trace).await,
+            )
         };
-        // The webhooks and the Services they name: one request at a time, beside the others.
-        let ((endpoints, charts, servers, metrics), (events, secrets), webhooks, mut certificates) = tokio::join!(
+        let ((endpoints, charts, servers, metrics), (events, secrets, webhooks), mut certificates) = tokio::join!(
             endpoints_then_charts,
-            events_then_secrets,
-            read_admission_webhooks(conn, nodes, trace),
+            events_secrets_webhooks,
             read_connection_certificates(conn),
         );
         certificates.servers = servers;
