@@ -3,7 +3,7 @@
 //! Endpoints and a list of its EndpointSlices by `kubernetes.io/service-name` (only what the
 //! apiservers of the Nodes' versions read: Endpoints before 1.33, EndpointSlices from 1.33).
 //! Never a list of every Service. It takes no `ClusterState`, so callers run it concurrently
-//! with reads that fill one; its requests go one at a time.
+//! with reads that fill one.
 
 use std::collections::BTreeSet;
 
@@ -66,42 +66,30 @@ pub(crate) async fn read_admission_webhooks(
     nodes: &[NodeFacts],
     trace: Trace<'_>,
 ) -> Result<WebhooksRead, ReadError> {
+    // Both lists at once, then the Services: the whole read is three round trips or so.
+    let (validating, mutating) = tokio::join!(
+        list_configurations(conn, Kind::ValidatingWebhookConfiguration, trace),
+        list_configurations(conn, Kind::MutatingWebhookConfiguration, trace),
+    );
     let mut webhooks = Vec::new();
     let mut notes = Vec::new();
-    for (kind, configuration) in [
+    for (kind, configuration, listed) in [
         (
             Kind::ValidatingWebhookConfiguration,
             ConfigurationKind::Validating,
+            validating,
         ),
         (
             Kind::MutatingWebhookConfiguration,
             ConfigurationKind::Mutating,
+            mutating,
         ),
     ] {
-        let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &resource(kind));
-        let action = format!("list {}", kind.row().plural);
-        let params = ListParams::default().limit(PAGE_SIZE);
-        let objects = match list_with(&api, &action, conn, trace, to_json, params).await {
+        let objects = match listed? {
             Ok(objects) => objects,
-            // Every apiserver since 1.16 serves admissionregistration.k8s.io/v1; one that
-            // does not has no webhooks of that version to call.
-            Err(e) if e.http_status == Some(404) => {
-                trace(&format!("{action}: not served"));
+            Err(unread) => {
                 return Ok(WebhooksRead {
-                    webhooks: Collected::Failed(format!(
-                        "{} is not served",
-                        kind.row().api_version
-                    )),
-                    ..WebhooksRead::default()
-                });
-            }
-            Err(e) => {
-                let why = refusal(&e, trace, "admission-webhooks not checked", |_| {
-                    FORBIDDEN.to_string()
-                })
-                .ok_or(e)?;
-                return Ok(WebhooksRead {
-                    webhooks: Collected::Refused(why),
+                    webhooks: unread,
                     ..WebhooksRead::default()
                 });
             }
@@ -129,6 +117,36 @@ pub(crate) async fn read_admission_webhooks(
     })
 }
 
+/// One configuration kind's objects; `Ok(Err(..))`: not read, and why (refused, not served).
+async fn list_configurations(
+    conn: &Connection,
+    kind: Kind,
+    trace: Trace<'_>,
+) -> Result<Result<Vec<serde_json::Value>, Collected<Vec<WebhookFacts>>>, ReadError> {
+    let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &resource(kind));
+    let action = format!("list {}", kind.row().plural);
+    let params = ListParams::default().limit(PAGE_SIZE);
+    match list_with(&api, &action, conn, trace, to_json, params).await {
+        Ok(objects) => Ok(Ok(objects)),
+        // Every apiserver since 1.16 serves admissionregistration.k8s.io/v1; one that does
+        // not has no webhooks of that version to call.
+        Err(e) if e.http_status == Some(404) => {
+            trace(&format!("{action}: not served"));
+            Ok(Err(Collected::Failed(format!(
+                "{} is not served",
+                kind.row().api_version
+            ))))
+        }
+        Err(e) => {
+            let why = refusal(&e, trace, "admission-webhooks not checked", |_| {
+                FORBIDDEN.to_string()
+            })
+            .ok_or(e)?;
+            Ok(Err(Collected::Refused(why)))
+        }
+    }
+}
+
 fn to_json(object: DynamicObject) -> serde_json::Value {
     serde_json::to_value(object).unwrap_or_default()
 }
@@ -153,39 +171,33 @@ async fn read_backends(
         endpoints: asked(endpoints_read),
         slices: asked(slices_read),
     };
-    for (namespace, name) in services {
-        let client = conn.client.clone();
-        let service = get_opt_in(
-            &Api::<Service>::namespaced(client.clone(), namespace),
-            namespace,
-            name,
-            "Service",
-            conn,
-            trace,
-        )
-        .await
-        .map(|found| found.map(|_| 0));
+    // A Service's reads at once, two Services at a time: a few round trips, a few connections.
+    let services: Vec<&(String, String)> = services.iter().collect();
+    let mut reads = Vec::new();
+    for pair in services.chunks(2) {
+        let mut batch = Vec::new();
+        for (namespace, name) in pair.iter().copied() {
+            batch.push(read_service(
+                conn,
+                namespace,
+                name,
+                (endpoints_read, slices_read),
+                trace,
+            ));
+        }
+        reads.extend(futures::future::join_all(batch).await);
+    }
+    for read in reads {
+        let (namespace, name) = (read.namespace, read.name);
         record(
             &mut backends.services,
             namespace,
             name,
-            service,
+            read.service,
             "get services",
             trace,
         )?;
-        if endpoints_read {
-            let endpoints = get_opt_in(
-                &Api::<Endpoints>::namespaced(client.clone(), namespace),
-                namespace,
-                name,
-                "Endpoints",
-                conn,
-                trace,
-            )
-            .await
-            .map(|found| {
-                found.map(|e| endpoints_ready(&serde_json::to_value(e).unwrap_or_default()))
-            });
+        if let Some(endpoints) = read.endpoints {
             record(
                 &mut backends.endpoints,
                 namespace,
@@ -195,19 +207,7 @@ async fn read_backends(
                 trace,
             )?;
         }
-        if slices_read {
-            let selector = format!("{SERVICE_NAME_LABEL}={name}");
-            let action = format!("list endpointslices in {namespace} labelled {selector}");
-            let slices = list_with(
-                &Api::<EndpointSlice>::namespaced(client, namespace),
-                &action,
-                conn,
-                trace,
-                |s| slice_ready(&serde_json::to_value(s).unwrap_or_default()),
-                ListParams::default().labels(&selector).limit(PAGE_SIZE),
-            )
-            .await
-            .map(|ready| (!ready.is_empty()).then(|| ready.iter().sum()));
+        if let Some(slices) = read.slices {
             record(
                 &mut backends.slices,
                 namespace,
@@ -219,6 +219,81 @@ async fn read_backends(
         }
     }
     Ok(backends)
+}
+
+/// What was read of one Service: present with its ready endpoints (`Some`), absent (`None`).
+struct ServiceReads<'s> {
+    namespace: &'s str,
+    name: &'s str,
+    service: Result<Option<usize>, ReadError>,
+    endpoints: Option<Result<Option<usize>, ReadError>>,
+    slices: Option<Result<Option<usize>, ReadError>>,
+}
+
+/// The Service by name, and its Endpoints and EndpointSlices where `(endpoints, slices)` asks,
+/// all at once.
+async fn read_service<'s>(
+    conn: &Connection,
+    namespace: &'s str,
+    name: &'s str,
+    (endpoints_read, slices_read): (bool, bool),
+    trace: Trace<'_>,
+) -> ServiceReads<'s> {
+    let client = conn.client.clone();
+    let service = async {
+        get_opt_in(
+            &Api::<Service>::namespaced(client.clone(), namespace),
+            namespace,
+            name,
+            "Service",
+            conn,
+            trace,
+        )
+        .await
+        .map(|found| found.map(|_| 0))
+    };
+    let endpoints = async {
+        if !endpoints_read {
+            return None;
+        }
+        let found = get_opt_in(
+            &Api::<Endpoints>::namespaced(client.clone(), namespace),
+            namespace,
+            name,
+            "Endpoints",
+            conn,
+            trace,
+        )
+        .await;
+        Some(found.map(|found| {
+            found.map(|e| endpoints_ready(&serde_json::to_value(e).unwrap_or_default()))
+        }))
+    };
+    let slices = async {
+        if !slices_read {
+            return None;
+        }
+        let selector = format!("{SERVICE_NAME_LABEL}={name}");
+        let action = format!("list endpointslices in {namespace} labelled {selector}");
+        let listed = list_with(
+            &Api::<EndpointSlice>::namespaced(client.clone(), namespace),
+            &action,
+            conn,
+            trace,
+            |s| slice_ready(&serde_json::to_value(s).unwrap_or_default()),
+            ListParams::default().labels(&selector).limit(PAGE_SIZE),
+        )
+        .await;
+        Some(listed.map(|ready| (!ready.is_empty()).then(|| ready.iter().sum())))
+    };
+    let (service, endpoints, slices) = tokio::join!(service, endpoints, slices);
+    ServiceReads {
+        namespace,
+        name,
+        service,
+        endpoints,
+        slices,
+    }
 }
 
 /// One read's answer kept: present with its ready count, absent, or refused for the namespace.
