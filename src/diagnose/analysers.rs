@@ -6,6 +6,7 @@ use crate::model::datastore::Datastore;
 use jiff::Timestamp;
 use serde::Serialize;
 
+use super::admission::webhooks::analyse_webhooks;
 use super::control_plane::apiserver_endpoints::{self, analyse_apiserver_endpoints};
 use super::control_plane::cert_expiry::{
     analyse_cert_expiry, events_not_checked, unmonitored_servers,
@@ -75,7 +76,7 @@ pub(super) struct Analysed {
 type Analyser = fn(&Inputs) -> Analysed;
 
 /// Every analyser, in the order `check` lists them and their findings.
-pub(super) const ANALYSERS: [Analyser; 19] = [
+pub(super) const ANALYSERS: [Analyser; 20] = [
     leases,
     lock_presence,
     snapshots,
@@ -92,6 +93,7 @@ pub(super) const ANALYSERS: [Analyser; 19] = [
     node_passwords,
     serving_cert_static,
     packaged_charts,
+    admission_webhooks,
     datastore,
     upgrade_plans,
     version_skew,
@@ -376,6 +378,26 @@ fn packaged_charts(i: &Inputs) -> Analysed {
                 String::new()
             },
         }),
+    }
+}
+
+/// Fail-closed admission webhooks that match the control plane's writes, and their backends.
+fn admission_webhooks(i: &Inputs) -> Analysed {
+    let judged = analyse_webhooks(i.state, i.distro);
+    let note = match (judged.not_checked, &i.state.webhooks) {
+        (Some(_), Collected::NotAsked) => {
+            Some("webhook configurations not read yet (serve reads them every minute)".to_string())
+        }
+        (Some(why), _) => Some(why),
+        (None, _) => None,
+    };
+    let mut run = CheckRun::of("admission-webhooks", note);
+    if run.ran && !judged.unjudged.is_empty() {
+        run.note = format!("backend not checked: {}", judged.unjudged.join("; "));
+    }
+    Analysed {
+        findings: judged.findings,
+        run: Some(run),
     }
 }
 

@@ -4,6 +4,7 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
+use super::admission::webhooks::{analyse_webhooks, link_blocked_writes};
 pub(crate) use super::analysers::CheckRun;
 use super::analysers::{ANALYSERS, Inputs, snapshots_ran};
 use super::cluster_summary::ClusterSummary;
@@ -101,6 +102,9 @@ pub(crate) fn analyse_check(state: &ClusterState, distro: Distro, now: Timestamp
         findings.extend(analysed.findings);
         checks.extend(analysed.run);
     }
+    // Locks not renewed and snapshot records not written under a fail-closed webhook that is
+    // down: the webhook is their cause.
+    link_blocked_writes(&mut findings, &analyse_webhooks(state, distro).blocked);
     // Rancher's findings hang under the downstream ones that explain them, so they come last.
     let rancher = analyse_rancher(state, distro, now, &findings).map(|r| {
         findings.extend(r.findings);

@@ -399,6 +399,17 @@ finding_codes! {
         meaning: "the Nodes' versions breach Kubernetes' version-skew policy: a kubelet newer than the oldest apiserver, a kubelet more minors behind the newest apiserver than allowed (3 from 1.28 control planes, 2 before and for kubelets before 1.25), or apiservers more than one minor apart (one minor apart is mixed-versions)",
         remediation: "upgrade servers first, one minor and one server at a time, then agents",
     }
+    // Admission webhooks in the path of the control plane's own writes.
+    WebhookFailClosedDown = "webhook-fail-closed-down" {
+        severity: "error (warning when it only may match)",
+        meaning: "a Validating- or MutatingWebhookConfiguration's webhook with failurePolicy Fail (v1's default) matches writes the control plane must make (its locks, heartbeats, Nodes, Events, snapshot records, kube-system Secrets) and its Service has no ready endpoint or is missing: the apiserver rejects those writes",
+        remediation: "kubectl get validatingwebhookconfiguration NAME -o yaml; restore its Service's backend, or set failurePolicy: Ignore or a namespaceSelector excluding kube-system; in an emergency, kubectl delete validatingwebhookconfiguration NAME",
+    }
+    WebhookBlocksControlPlane = "webhook-blocks-control-plane" {
+        severity: "warning",
+        meaning: "a fail-closed webhook (failurePolicy Fail) whose backend is up, or cannot be judged (a url: webhook), still matches writes the control plane must make: when its backend fails, those writes fail",
+        remediation: "kubectl get validatingwebhookconfiguration NAME -o yaml; set failurePolicy: Ignore, or a namespaceSelector excluding kube-system (kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease]) and rules that leave out the control plane's kinds",
+    }
 }
 
 #[cfg(test)]

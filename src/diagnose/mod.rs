@@ -1,6 +1,7 @@
 //! Pure diagnosis: `ClusterState` + `now` → findings. Nothing here touches the network, the
 //! clock or the terminal, so every verdict is a unit test.
 
+pub(crate) mod admission;
 mod analysers;
 pub(crate) mod check;
 pub(crate) mod cluster_summary;

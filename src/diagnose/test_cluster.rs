@@ -440,6 +440,10 @@ impl TestCluster {
                 .collect();
             self.state.server_metrics = Collected::Read(reads);
         }
+        // A cluster without admission webhooks, as most are.
+        if matches!(self.state.webhooks, Collected::NotAsked) {
+            self.state.webhooks = Collected::Read(Vec::new());
+        }
         self.state
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use crate::distro::Distro;
+use crate::model::admission_webhook::WebhookFacts;
 use crate::model::apiserver_endpoints::PublishedAddresses;
 use crate::model::bundle_provenance::BundleSource;
 use crate::model::collected::Collected;
@@ -24,6 +25,7 @@ use crate::model::served_certificates::ConnectionCertificates;
 use crate::model::snapshot_file::SnapshotFile;
 use crate::model::source_gap::SourceGap;
 use crate::model::upgrade_plans::UpgradePlans;
+use crate::model::webhook_backends::WebhookBackends;
 
 /// Everything k3sdoctor read. A collection is `None` when it was not read (a dump that lacks
 /// it), which is different from read and empty: checks that need it must say so rather than
@@ -57,6 +59,10 @@ pub(crate) struct ClusterState {
     /// system-upgrade-controller's Plans, their Jobs and its ConfigMap, in the Plans'
     /// namespaces.
     pub upgrade_plans: Collected<UpgradePlans>,
+    /// Every webhook of the Validating- and MutatingWebhookConfigurations.
+    pub webhooks: Collected<Vec<WebhookFacts>>,
+    /// The Services those webhooks name, and their Endpoints and EndpointSlices.
+    pub webhook_backends: WebhookBackends,
     /// Each server's datastore metrics (its apiserver's `/metrics`, etcd's `:2381/metrics`).
     pub server_metrics: Collected<Vec<ServerMetrics>>,
     /// Whether kine still serves a revision written long ago (live, on a cluster without

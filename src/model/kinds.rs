@@ -25,6 +25,9 @@ pub(crate) enum Kind {
     HelmChart,
     Job,
     Plan,
+    ValidatingWebhookConfiguration,
+    MutatingWebhookConfiguration,
+    Service,
 }
 
 /// Which objects of a kind are used; the rest are dropped as they are read.
@@ -32,11 +35,13 @@ pub(crate) enum Kind {
 pub(crate) enum Used {
     All,
     InNamespace(&'static str),
-    Named(&'static str, &'static str),
     /// Every object in one namespace, and system-upgrade-controller's in its Plans'
     /// namespaces: its `default-controller-env` ConfigMap (by name) and its Jobs (by their
     /// `upgrade.cattle.io/plan` label, which the dump reader judges where it parses them).
     AlsoUpgrades(&'static str),
+    /// Kept in every namespace (an admission webhook may name a Service in any); the
+    /// namespace given is where `check`'s own read of the kind looks besides.
+    Everywhere(&'static str),
 }
 
 /// One row of the table.
@@ -59,7 +64,7 @@ pub(crate) struct KindRow {
 }
 
 /// The table, in the order dumps and reports list kinds.
-pub(crate) const KINDS: [KindRow; 11] = [
+pub(crate) const KINDS: [KindRow; 14] = [
     KindRow {
         kind: Kind::Node,
         name: "Node",
@@ -110,10 +115,11 @@ pub(crate) const KINDS: [KindRow; 11] = [
         api_version: "v1",
         plural: "endpoints",
         namespaced: true,
-        used: Used::Named(SERVICE_NAMESPACE, SERVICE_NAME),
+        // The kubernetes Service's, and those of the Services the admission webhooks name.
+        used: Used::Everywhere(SERVICE_NAMESPACE),
         custom: false,
         in_bundles: true,
-        feeds: &["apiserver-endpoints"],
+        feeds: &["apiserver-endpoints", "admission-webhooks"],
     },
     KindRow {
         kind: Kind::EndpointSlice,
@@ -121,10 +127,10 @@ pub(crate) const KINDS: [KindRow; 11] = [
         api_version: "discovery.k8s.io/v1",
         plural: "endpointslices",
         namespaced: true,
-        used: Used::InNamespace(SERVICE_NAMESPACE),
+        used: Used::Everywhere(SERVICE_NAMESPACE),
         custom: false,
         in_bundles: true,
-        feeds: &["apiserver-endpoints"],
+        feeds: &["apiserver-endpoints", "admission-webhooks"],
     },
     // `kubectl get events -A`: which are about Nodes shows only inside the object, so every
     // core/v1 Event is kept by the reader and the rest dropped when typed.
@@ -186,6 +192,40 @@ pub(crate) const KINDS: [KindRow; 11] = [
         custom: true,
         in_bundles: true,
         feeds: &["upgrade-plans"],
+    },
+    // Admission webhooks in the path of the control plane's writes, and the Services they name.
+    KindRow {
+        kind: Kind::ValidatingWebhookConfiguration,
+        name: "ValidatingWebhookConfiguration",
+        api_version: "admissionregistration.k8s.io/v1",
+        plural: "validatingwebhookconfigurations",
+        namespaced: false,
+        used: Used::All,
+        custom: false,
+        in_bundles: true,
+        feeds: &["admission-webhooks"],
+    },
+    KindRow {
+        kind: Kind::MutatingWebhookConfiguration,
+        name: "MutatingWebhookConfiguration",
+        api_version: "admissionregistration.k8s.io/v1",
+        plural: "mutatingwebhookconfigurations",
+        namespaced: false,
+        used: Used::All,
+        custom: false,
+        in_bundles: true,
+        feeds: &["admission-webhooks"],
+    },
+    KindRow {
+        kind: Kind::Service,
+        name: "Service",
+        api_version: "v1",
+        plural: "services",
+        namespaced: true,
+        used: Used::All,
+        custom: false,
+        in_bundles: true,
+        feeds: &["admission-webhooks"],
     },
 ];
 
@@ -261,7 +301,7 @@ impl KindRow {
     /// The namespace its objects are used from, for a namespaced kind read from one.
     pub(crate) fn namespace(&self) -> &'static str {
         match self.used {
-            Used::InNamespace(ns) | Used::Named(ns, _) | Used::AlsoUpgrades(ns) => ns,
+            Used::InNamespace(ns) | Used::Everywhere(ns) | Used::AlsoUpgrades(ns) => ns,
             Used::All => "",
         }
     }
@@ -269,9 +309,8 @@ impl KindRow {
     /// Whether k3sdoctor uses the object `namespace/name` of this kind.
     pub(crate) fn uses(&self, namespace: &str, name: &str) -> bool {
         match self.used {
-            Used::All => true,
+            Used::All | Used::Everywhere(_) => true,
             Used::InNamespace(ns) => namespace == ns,
-            Used::Named(ns, n) => namespace == ns && name == n,
             Used::AlsoUpgrades(ns) => {
                 namespace == ns
                     || self.kind == Kind::Job
@@ -287,7 +326,7 @@ pub(crate) fn dump_command(kinds: &[Kind]) -> String {
     let plurals: Vec<&str> = kinds.iter().map(|k| k.row().plural).collect();
     let scope = match kinds.first().map(|k| k.row()) {
         Some(KindRow {
-            used: Used::InNamespace(ns) | Used::Named(ns, _) | Used::AlsoUpgrades(ns),
+            used: Used::InNamespace(ns) | Used::Everywhere(ns) | Used::AlsoUpgrades(ns),
             ..
         }) => format!("-n {ns} "),
         _ => String::new(),

@@ -1,5 +1,6 @@
 //! Plain data parsed from API objects. Nothing here talks to the network or the terminal.
 
+pub(crate) mod admission_webhook;
 pub(crate) mod apiserver_endpoints;
 pub(crate) mod bundle_provenance;
 pub(crate) mod cert_warning;
@@ -41,3 +42,4 @@ pub(crate) mod source_gap;
 pub(crate) mod upgrade_job;
 pub(crate) mod upgrade_plan;
 pub(crate) mod upgrade_plans;
+pub(crate) mod webhook_backends;

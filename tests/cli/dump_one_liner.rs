@@ -16,13 +16,11 @@ fn one_liner_kinds() -> Vec<String> {
     let mut kinds = Vec::new();
     for command in line.split(';').filter(|c| c.contains("kubectl")) {
         let words: Vec<&str> = command.split_whitespace().collect();
-        let ns = if words.contains(&"-A") {
-            "*"
-        } else {
-            words
-                .iter()
-                .position(|w| *w == "-n")
-                .map_or("", |i| words[i + 1])
+        // `-A`: every namespace, `*`.
+        let ns = match words.iter().position(|w| *w == "-n") {
+            Some(i) => words[i + 1],
+            None if words.contains(&"-A") => "*",
+            None => "",
         };
         let at = words.iter().position(|w| *w == "get").unwrap();
         for kind in words[at + 1].split(',') {
@@ -62,10 +60,12 @@ fn the_one_liner_gets_every_kind_checks_ask_a_dump_for() {
             continue;
         };
         let words: Vec<&str> = add.split_whitespace().collect();
-        let ns = words
-            .iter()
-            .position(|w| *w == "-n")
-            .map_or("default", |i| words[i + 1]);
+        // Neither `-n` nor `-A`: cluster-scoped kinds (the webhook configurations).
+        let ns = match words.iter().position(|w| *w == "-n") {
+            Some(i) => words[i + 1],
+            None if words.contains(&"-A") => "default",
+            None => "",
+        };
         let at = words.iter().position(|w| *w == "get").unwrap();
         for kind in words[at + 1].split(',') {
             // Events: k3s records those of Nodes in default, all the checks read.

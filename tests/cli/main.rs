@@ -8,6 +8,7 @@ crate::default_test_threads!(4);
 #[path = "../support/mod.rs"]
 mod support;
 
+mod admission_webhooks;
 mod all_missing_snapshots;
 mod apiserver_endpoints;
 mod architecture_page;

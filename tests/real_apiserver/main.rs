@@ -12,6 +12,7 @@ mod support;
 #[path = "../cli/report.rs"]
 mod report;
 
+mod admission_webhooks;
 mod apiserver_endpoints;
 mod backfill;
 mod bundles;

@@ -80,25 +80,19 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
     crate::common::grant_read_only(&env, "repair");
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-repair"));
     admin.bind_in("kube-system", "k3sdoctor-repair", "repair");
-    // Without the Role in default, apiserver-endpoint-stale and the Node Event checks alone are
-    // not checked.
+    // Without the Role in default, the Node Event checks alone are not checked: the
+    // ClusterRole's get of endpoints and list of endpointslices, for the admission webhooks'
+    // Services in whatever namespace, reach the kubernetes Service's too.
     let report: CheckReport = run_as(&env, User::Viewer, &["check", "-o", "json"]).json();
-    let endpoints = report
-        .checks
-        .iter()
-        .find(|c| c.name == "apiserver-endpoints")
-        .unwrap();
-    assert!(!endpoints.ran, "{endpoints:?}");
-    assert!(
-        endpoints.note.starts_with("this user may not "),
-        "{endpoints:?}"
-    );
+    for name in ["apiserver-endpoints", "admission-webhooks"] {
+        let run = report.checks.iter().find(|c| c.name == name).unwrap();
+        assert!(run.ran, "{run:?}");
+    }
     assert!(
         report
             .checks
             .iter()
             .filter(|c| ![
-                "apiserver-endpoints",
                 "certificates",
                 "secrets-reencrypt",
                 "node-passwords",
@@ -108,6 +102,44 @@ fn real_readme_roles_allow_exactly_what_they_promise() {
             .contains(&c.name.as_str()))
             .all(|c| c.ran)
     );
+    // Exactly the webhook reads: Services and Endpoints by name, never listed; the
+    // configurations listed, never changed.
+    for (request, granted) in [
+        (("get", "", "services", "policy", Some("gate")), true),
+        (("list", "", "services", "policy", None), false),
+        (("get", "", "endpoints", "policy", Some("gate")), true),
+        (("list", "", "endpoints", "policy", None), false),
+        (
+            ("list", "discovery.k8s.io", "endpointslices", "policy", None),
+            true,
+        ),
+        (
+            (
+                "list",
+                "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations",
+                "",
+                None,
+            ),
+            true,
+        ),
+        (
+            (
+                "delete",
+                "admissionregistration.k8s.io",
+                "validatingwebhookconfigurations",
+                "",
+                Some("gate"),
+            ),
+            false,
+        ),
+    ] {
+        assert_eq!(
+            allowed(admin, User::Viewer, request),
+            granted,
+            "the read-only role and {request:?}"
+        );
+    }
     admin.apply_yaml(&readme_namespaced_role("k3sdoctor-read-only"));
     admin.bind_in("default", "k3sdoctor-read-only", "viewer");
     admin.bind_in("default", "k3sdoctor-read-only", "repair");

@@ -39,6 +39,20 @@ pub(crate) fn readme_read_only_roles() -> String {
     )
 }
 
+/// [`readme_read_only_roles`] as they were before admission-webhooks: without its rules, whose
+/// cluster-wide `get endpoints` and `list endpointslices` also reach the `kubernetes` Service's.
+pub(crate) fn read_only_roles_before_webhooks() -> String {
+    let roles = readme_read_only_roles();
+    let start = roles
+        .find("  # webhook-fail-closed-down and webhook-blocks-control-plane")
+        .expect("the webhook rules");
+    let end = roles[start..]
+        .find("  # Each server's datastore size")
+        .expect("the rule after them")
+        + start;
+    format!("{}{}", &roles[..start], &roles[end..])
+}
+
 /// [`readme_read_only_roles`] as they were before they allowed watches: every `watch` verb
 /// gone.
 pub(crate) fn read_only_role_without_watch() -> String {

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::input::ReadError;
 use crate::input::connect::Connection;
-use crate::input::live::raw_objects::{RawRead, read_raw};
+use crate::input::live::raw_objects::{RawRead, read_raw, webhook_services};
 use crate::input::live::server_certificates::MOST_HANDSHAKES_AT_ONCE;
 use crate::input::live::server_metrics::read_servers;
 use crate::input::live::{Trace, read_apiserver_endpoints};
@@ -56,6 +56,8 @@ pub(super) async fn write_dump(
         ..Manifest::default()
     };
     let mut nodes = Vec::new();
+    // The Services the webhooks name go in with their Endpoints, which come first in the table.
+    let services = webhook_services(conn, trace).await?;
     for row in &KINDS {
         let file = format!("{}.json", row.plural);
         let path = folder.join(&file);
@@ -68,7 +70,7 @@ pub(super) async fn write_dump(
             }
             out.item(&object)
         };
-        let read = read_raw(conn, row.kind, &mut each, trace).await??;
+        let read = read_raw(conn, row.kind, &services, &mut each, trace).await??;
         match read {
             RawRead::Read(objects) => {
                 out.finish()?;

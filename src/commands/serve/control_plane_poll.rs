@@ -1,6 +1,6 @@
 //! What `serve` reads every minute instead of watching: the Node Events, the certificates of
-//! the connection and of each server, the Secrets' metadata, the packaged charts and each
-//! server's metrics. They change slowly and are judged against the clock (an Event's age, a
+//! the connection and of each server, the Secrets' metadata, the packaged charts, the admission
+//! webhooks and their Services, and each server's metrics. They change slowly and are judged against the clock (an Event's age, a
 //! certificate's end), and a watch of Secrets would bring their data; a minute is well inside
 //! every window they are judged by (an hour, 15 minutes, 14 days). Each poll is numbered, so the
 //! latencies between two polls are taken once per poll however often serve evaluates.
@@ -54,6 +54,7 @@ impl Polled {
                 let why = format!("the last read failed: {why}");
                 state.node_events = Collected::Failed(why.clone());
                 state.secret_metadata = Collected::Failed(why.clone());
+                state.webhooks = Collected::Failed(why.clone());
                 state.packaged_charts = Collected::Failed(why);
             }
         }

@@ -5,16 +5,21 @@
 
 use super::Source;
 use super::tree::Tree;
-use crate::model::kinds::{Kind, KindRow};
+use crate::model::kinds::{Kind, KindRow, Used};
 
-/// The kinds k3sdoctor reads from it.
-const KINDS: [Kind; 6] = [
+/// The kinds k3sdoctor reads from it. It writes every cluster-scoped kind discovery lists
+/// (`ResourcesForCluster`, pkg/manager/collectors/cluster.go), the webhook configurations
+/// among them, and every kind of the namespaces it collects, Services and their endpoints too.
+const KINDS: [Kind; 9] = [
     Kind::Node,
     Kind::SnapshotFile,
     Kind::Lease,
     Kind::ConfigMap,
     Kind::Endpoints,
     Kind::EndpointSlice,
+    Kind::Service,
+    Kind::ValidatingWebhookConfiguration,
+    Kind::MutatingWebhookConfiguration,
 ];
 
 /// (scope, namespace, resource) and the row of each kind read.
@@ -51,8 +56,12 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
             Some(&"cluster") => ("cluster", ""),
             _ => continue,
         };
-        let Some((_, _, _, row)) =
-            resources().find(|(s, ns, r, _)| *s == scope && *ns == namespace && *r == resource)
+        // The webhooks' Services may be in any namespace collected.
+        let in_namespace = |ns: &str, row: &KindRow| {
+            ns == namespace || matches!(row.used, Used::Everywhere(_) | Used::All)
+        };
+        let Some((_, _, _, row)) = resources()
+            .find(|(s, ns, r, row)| *s == scope && in_namespace(ns, row) && *r == resource)
         else {
             continue;
         };
@@ -70,7 +79,17 @@ pub(super) fn read(tree: &Tree, root: &str, source: &mut Source) {
     upgrade_plans(tree, &base, source);
     for (scope, namespace, resource, row) in resources() {
         let (api_version, kind) = (row.api_version, row.name);
-        if seen.contains(&row.kind) || matches!(row.kind, Kind::Endpoints | Kind::EndpointSlice) {
+        // No file is also what a cluster without webhooks gives: those checks word their own
+        // "not in dump".
+        let own_note = matches!(
+            row.kind,
+            Kind::Endpoints
+                | Kind::EndpointSlice
+                | Kind::Service
+                | Kind::ValidatingWebhookConfiguration
+                | Kind::MutatingWebhookConfiguration
+        );
+        if seen.contains(&row.kind) || own_note {
             continue;
         }
         let folder = if scope == "cluster" {

@@ -12,12 +12,13 @@ use serde_json::Value;
 
 use super::Found;
 use crate::input::ReadError;
-use crate::model::apiserver_endpoints::{ApiserverEndpoints, SERVICE_NAME, SERVICE_NAME_LABEL};
+use crate::model::admission_webhook::{ConfigurationKind, WebhookFacts};
+use crate::model::apiserver_endpoints::ApiserverEndpoints;
 use crate::model::cluster_state::ClusterState;
 use crate::model::configmap::ConfigMapFacts;
 use crate::model::helm_chart::HelmChartFacts;
 use crate::model::helm_job::HelmJobFacts;
-use crate::model::kinds::{Kind, dump_command};
+use crate::model::kinds::{Kind, SERVICE_NAME, SERVICE_NAMESPACE, dump_command};
 use crate::model::lease::LeaseFacts;
 use crate::model::node::NodeFacts;
 use crate::model::node_event::NodeEvent;
@@ -26,6 +27,7 @@ use crate::model::snapshot_file::SnapshotFile;
 use crate::model::upgrade_job::UpgradeJobFacts;
 use crate::model::upgrade_plan::PlanFacts;
 use crate::model::upgrade_plans::ControllerEnv;
+use crate::model::webhook_backends::{endpoints_ready, slice_ready, slice_service};
 
 /// One object of `kind` into `state`.
 pub(super) fn add_object(
@@ -50,27 +52,17 @@ pub(super) fn add_object(
             &mut state.snapshot_files,
             Arc::new(SnapshotFile::from_json(&found.value)),
         ),
-        Kind::Endpoints => {
-            let found = ApiserverEndpoints::from_endpoints(&typed::<Endpoints>(found)?);
-            state.apiserver_addresses.add(Default::default, |a| {
-                a.endpoints.get_or_insert_with(Vec::new).push(found)
-            });
+        Kind::Endpoints => add_endpoints(state, found)?,
+        Kind::EndpointSlice => add_slice(state, found)?,
+        Kind::Service => {
+            let (namespace, name) = namespace_and_name(found);
+            state
+                .webhook_backends
+                .services
+                .add(Default::default, |b| b.add(namespace, name, 0));
         }
-        Kind::EndpointSlice => {
-            let slice = typed::<EndpointSlice>(found)?;
-            // `kubectl -n default get endpointslices` has every Service's; only the
-            // kubernetes Service's count, and their presence says the kind was dumped.
-            let labels = slice.metadata.labels.as_ref();
-            let ours = labels
-                .and_then(|l| l.get(SERVICE_NAME_LABEL))
-                .map(String::as_str)
-                == Some(SERVICE_NAME);
-            state.apiserver_addresses.add(Default::default, |a| {
-                let slices = a.slices.get_or_insert_with(Vec::new);
-                if ours {
-                    slices.push(ApiserverEndpoints::from_slice(&slice));
-                }
-            });
+        Kind::ValidatingWebhookConfiguration | Kind::MutatingWebhookConfiguration => {
+            add_webhooks(state, kind, found)
         }
         Kind::Secret => {
             let secret = secret_metadata(found)?;
@@ -140,6 +132,14 @@ pub(super) fn collected_empty(state: &mut ClusterState, kind: &str) {
         Kind::Plan => state.upgrade_plans.add(Default::default, |u| {
             _ = u.plans.get_or_insert_with(Vec::new)
         }),
+        Kind::ValidatingWebhookConfiguration | Kind::MutatingWebhookConfiguration => {
+            state.webhooks.add(Vec::new, |_| {})
+        }
+        // No namespace is known read: every Service stays "not read".
+        Kind::Service => state
+            .webhook_backends
+            .services
+            .add(Default::default, |_| {}),
     }
 }
 
@@ -171,6 +171,31 @@ pub(super) fn mark_not_in_dump(state: &mut ClusterState) {
             "Plans not in dump (add `{}`)",
             dump_command(&[Kind::Plan])
         ));
+    }
+    lacking(
+        &mut state.webhooks,
+        &[
+            Kind::ValidatingWebhookConfiguration,
+            Kind::MutatingWebhookConfiguration,
+        ],
+        "",
+    );
+    // The webhooks may name a Service in any namespace.
+    let backends = format!(
+        "not in dump (add `kubectl get {} -A -o yaml`)",
+        [Kind::Service, Kind::Endpoints, Kind::EndpointSlice]
+            .map(|k| k.row().plural)
+            .join(",")
+    );
+    let backends_read = &mut state.webhook_backends;
+    for read in [
+        &mut backends_read.services,
+        &mut backends_read.endpoints,
+        &mut backends_read.slices,
+    ] {
+        if matches!(read, Read::NotAsked) {
+            *read = Read::NotInDump(backends.clone());
+        }
     }
     // packaged-charts words its own "not in dump" (analysers.rs), naming neither kind.
     if matches!(state.packaged_charts, Read::NotAsked) {
@@ -229,6 +254,78 @@ fn namespace_of(found: &Found) -> &str {
         .pointer("/metadata/namespace")
         .and_then(Value::as_str)
         .unwrap_or_default()
+}
+
+/// Endpoints: every Service's feeds the webhooks' check; any in default says the kind was
+/// dumped there, and the kubernetes Service's are the apiserver addresses.
+fn add_endpoints(state: &mut ClusterState, found: &Found) -> Result<(), ReadError> {
+    let endpoints = typed::<Endpoints>(found)?;
+    let (namespace, name) = namespace_and_name(found);
+    state.webhook_backends.endpoints.add(Default::default, |b| {
+        b.add(namespace, name, endpoints_ready(&found.value))
+    });
+    if namespace == SERVICE_NAMESPACE {
+        let ours = (name == SERVICE_NAME).then(|| ApiserverEndpoints::from_endpoints(&endpoints));
+        state.apiserver_addresses.add(Default::default, |a| {
+            a.endpoints.get_or_insert_with(Vec::new).extend(ours)
+        });
+    }
+    Ok(())
+}
+
+/// EndpointSlices, by the Service their label names, likewise.
+fn add_slice(state: &mut ClusterState, found: &Found) -> Result<(), ReadError> {
+    let slice = typed::<EndpointSlice>(found)?;
+    let (namespace, _) = namespace_and_name(found);
+    let service = slice_service(&found.value);
+    state
+        .webhook_backends
+        .slices
+        .add(Default::default, |b| match service {
+            Some(service) => b.add(namespace, service, slice_ready(&found.value)),
+            None => b.read_namespace(namespace),
+        });
+    // `kubectl -n default get endpointslices` has every Service's; only the kubernetes
+    // Service's count, and their presence says the kind was dumped.
+    if namespace == SERVICE_NAMESPACE {
+        let ours = service == Some(SERVICE_NAME);
+        state.apiserver_addresses.add(Default::default, |a| {
+            let slices = a.slices.get_or_insert_with(Vec::new);
+            if ours {
+                slices.push(ApiserverEndpoints::from_slice(&slice));
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Every webhook of a configuration; an odd one is skipped with a note, as live.
+fn add_webhooks(state: &mut ClusterState, kind: Kind, found: &Found) {
+    let configuration = if kind == Kind::ValidatingWebhookConfiguration {
+        ConfigurationKind::Validating
+    } else {
+        ConfigurationKind::Mutating
+    };
+    match WebhookFacts::from_configuration(configuration, &found.value) {
+        Ok(webhooks) => state.webhooks.add(Vec::new, |w| w.extend(webhooks)),
+        Err(why) => state.notes.push(format!(
+            "skipped a {} in {}: {why}",
+            kind.name(),
+            found.file
+        )),
+    }
+}
+
+/// An object's namespace and name (empty when absent).
+fn namespace_and_name(found: &Found) -> (&str, &str) {
+    let text = |pointer: &str| {
+        found
+            .value
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    (text("/metadata/namespace"), text("/metadata/name"))
 }
 
 fn push<T>(collection: &mut Option<Vec<T>>, item: T) {

@@ -1,9 +1,11 @@
 //! What `check` reads beyond the locks and the snapshots, for one cluster or each member of a
 //! fleet alike: the `kubernetes` Service's addresses, the Node Events, and the certificates the
 //! connection and every server present, the metadata of the Secrets in kube-system, the
-//! HelmCharts and their Jobs there, system-upgrade-controller's Plans and their Jobs, and each
+//! HelmCharts and their Jobs there, system-upgrade-controller's Plans and their Jobs, the
+//! admission webhooks and the Services they name, and each
 //! server's datastore metrics, read after the snapshot lists and filled in at once.
 
+use super::admission_webhooks::{WebhooksRead, read_admission_webhooks};
 use super::chain_trust::verify_chains;
 use super::connection_certificates::{ConnectionCertificates, read_connection_certificates};
 use super::kine_probe::probe_kine;
@@ -33,6 +35,7 @@ pub(crate) struct ControlPlaneReads {
     secrets: Collected<Vec<SecretMeta>>,
     charts: PackagedChartsRead,
     upgrades: UpgradePlansRead,
+    webhooks: WebhooksRead,
     metrics: Vec<ServerMetrics>,
     kine: Option<KineProbe>,
 }
@@ -45,11 +48,13 @@ impl ControlPlaneReads {
         nodes: &[NodeFacts],
         trace: Trace<'_>,
     ) -> Result<ControlPlaneReads, ReadError> {
-        // At most three requests at a time, after the snapshot lists: HTTP/1.1 sends one
-        // request per connection at a time, so a fourth would open a connection and a TLS
-        // handshake of its own, which on the real API server cost more than the overlap saves
-        // (docs/performance.md); three reuse the connections the snapshot lists left open. The
-        // handshakes with the servers (no API request) run beside the charts.
+        // Three chains of requests after the snapshot lists: HTTP/1.1 sends one request per
+        // connection at a time, so each more in flight opens a connection and a TLS handshake
+        // of its own, which on the real API server cost more than the overlap saves
+        // (docs/performance.md). The webhooks' reads (two lists, then two Services at a
+        // time) are the exception, measured to pay for it: in a row they added a round trip
+        // per request to check. The handshakes with the servers (no API request) run beside
+        // the charts.
         // The handshakes and the metrics reads dial the same servers: one bound for both, so
         // thousands of published addresses cannot exhaust the open-file limit.
         let dials = tokio::sync::Semaphore::new(MOST_HANDSHAKES_AT_ONCE);
@@ -78,13 +83,17 @@ impl ControlPlaneReads {
             let secrets = read_secret_metadata(conn, trace).await;
             (events, secrets, read_upgrade_plans(conn, trace).await)
         };
+        // The webhooks and the Services they name beside the rest, from the start: following
+        // the Secrets they made that chain the slowest (tests/bench/webhooks.rs measures it).
         let (
             (endpoints, charts, servers, metrics, kine),
             (events, secrets, upgrades),
+            webhooks,
             mut certificates,
         ) = tokio::join!(
             endpoints_then_charts,
             events_then_secrets,
+            read_admission_webhooks(conn, nodes, trace),
             read_connection_certificates(conn),
         );
         certificates.servers = servers;
@@ -96,6 +105,7 @@ impl ControlPlaneReads {
             secrets: secrets?,
             charts: charts?,
             upgrades: upgrades?,
+            webhooks: webhooks?,
             metrics,
             kine,
         })
@@ -114,6 +124,7 @@ impl ControlPlaneReads {
         state.secret_metadata = self.secrets;
         self.charts.fill(state);
         self.upgrades.fill(state);
+        self.webhooks.fill(state);
         state.server_metrics = Collected::Read(self.metrics);
         state.kine_probe = self.kine;
     }

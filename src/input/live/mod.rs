@@ -1,6 +1,7 @@
 //! Reading a live cluster. The only module (with the apply half of repairs) that talks to
 //! the network.
 
+mod admission_webhooks;
 mod apiserver_endpoints;
 mod chain_trust;
 pub(crate) mod cluster_identity;

@@ -13,10 +13,56 @@ use super::secret_metadata::each_secret_metadata;
 use super::upgrade_plans::{get_controller_env, list_plans, list_upgrade_jobs};
 use super::{Connection, PAGE_SIZE, ReadError, Trace, get_opt_in, list_with};
 use crate::distro::{Distro, LOCK_NAMESPACE};
+use crate::model::admission_webhook::{Backend, ConfigurationKind, WebhookFacts};
+use crate::model::apiserver_endpoints::SERVICE_NAME_LABEL;
 use crate::model::kinds::{Kind, KindRow, SERVICE_NAME, SERVICE_NAMESPACE, Used};
 use crate::model::node_event::NODE_SELECTOR;
 use crate::model::upgrade_plan::PlanFacts;
 use crate::model::upgrade_plans::UpgradePlans;
+
+/// The Services the fail-closed admission webhooks name, for [`read_raw`]: both
+/// configuration lists, as `check` reads them. A refused or unserved list names none (the
+/// configurations' own read says why).
+pub(crate) async fn webhook_services(
+    conn: &Connection,
+    trace: Trace<'_>,
+) -> Result<Vec<(String, String)>, ReadError> {
+    let mut services = std::collections::BTreeSet::new();
+    for (kind, configuration) in [
+        (
+            Kind::ValidatingWebhookConfiguration,
+            ConfigurationKind::Validating,
+        ),
+        (
+            Kind::MutatingWebhookConfiguration,
+            ConfigurationKind::Mutating,
+        ),
+    ] {
+        let row = kind.row();
+        let api: Api<DynamicObject> = Api::all_with(conn.client.clone(), &resource(row));
+        let action = format!("list {}", row.plural);
+        let params = ListParams::default().limit(PAGE_SIZE);
+        let to_json = |o: DynamicObject| serde_json::to_value(o).unwrap_or_default();
+        let objects = match list_with(&api, &action, conn, trace, to_json, params).await {
+            Ok(objects) => objects,
+            Err(e) if matches!(e.http_status, Some(403 | 404)) => continue,
+            Err(e) => return Err(e),
+        };
+        let webhooks = objects
+            .iter()
+            .filter_map(|o| WebhookFacts::from_configuration(configuration, o).ok())
+            .flatten();
+        services.extend(
+            webhooks
+                .filter(|w| w.fail_closed)
+                .filter_map(|w| match w.backend {
+                    Backend::Service { namespace, name } => Some((namespace, name)),
+                    _ => None,
+                }),
+        );
+    }
+    Ok(services.into_iter().collect())
+}
 
 /// What reading one kind came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,27 +135,62 @@ async fn upgrade_extras(
     Ok(found)
 }
 
-/// The kube-system ConfigMaps `check` reads, for every product: the lock copies and the
-/// snapshot records.
-fn lock_configmap_names() -> Vec<String> {
-    Distro::ALL
-        .iter()
-        .flat_map(|d| {
-            [
-                d.core_lock(),
-                d.etcd_lock(),
-                d.snapshots_configmap(),
-                d.extra_metadata_configmap(),
-            ]
-        })
-        .collect()
+/// What is read by name: the locks' and snapshot ConfigMaps of both products; the `kubernetes`
+/// Service's Endpoints and the webhooks' Services' (also whose EndpointSlices are listed); the
+/// webhooks' Services.
+fn by_name(kind: Kind, services: &[(String, String)]) -> Vec<(String, String)> {
+    let kubernetes = (SERVICE_NAMESPACE.to_string(), SERVICE_NAME.to_string());
+    match kind {
+        Kind::ConfigMap => Distro::ALL
+            .iter()
+            .flat_map(|d| {
+                [
+                    d.core_lock(),
+                    d.etcd_lock(),
+                    d.snapshots_configmap(),
+                    d.extra_metadata_configmap(),
+                ]
+            })
+            .map(|name| (LOCK_NAMESPACE.to_string(), name))
+            .collect(),
+        Kind::Endpoints => std::iter::once(kubernetes.clone())
+            .chain(services.iter().filter(|s| **s != kubernetes).cloned())
+            .collect(),
+        _ => services.to_vec(),
+    }
+}
+
+/// The kubernetes Service's EndpointSlices in default, then each webhook Service's, by label.
+async fn slices_by_service(
+    conn: &Connection,
+    ar: &ApiResource,
+    services: &[(String, String)],
+    hand_on: &dyn Fn(std::io::Result<Value>),
+    trace: Trace<'_>,
+) -> Result<usize, ReadError> {
+    let row = Kind::EndpointSlice.row();
+    let mut found = 0;
+    for (namespace, name) in by_name(Kind::Endpoints, services) {
+        let api: Api<DynamicObject> = Api::namespaced_with(conn.client.clone(), &namespace, ar);
+        let selector = format!("{SERVICE_NAME_LABEL}={name}");
+        let params = ListParams::default().limit(PAGE_SIZE).labels(&selector);
+        let action = format!("list endpointslices in {namespace} labelled {selector}");
+        let keep = |object: DynamicObject| hand_on(typed(row, object));
+        found += list_with(&api, &action, conn, trace, keep, params)
+            .await?
+            .len();
+    }
+    Ok(found)
 }
 
 /// Reads `kind`'s objects as `check` asks for them, handing each to `each`; `each` failing
-/// (the disk) stops the read with that error.
+/// (the disk) stops the read with that error. `services`: the Services the fail-closed
+/// admission webhooks name ([`webhook_services`]), whose Services, Endpoints and
+/// EndpointSlices are read by name.
 pub(crate) async fn read_raw(
     conn: &Connection,
     kind: Kind,
+    services: &[(String, String)],
     each: &mut dyn FnMut(Value) -> std::io::Result<()>,
     trace: Trace<'_>,
 ) -> Result<Result<RawRead, std::io::Error>, ReadError> {
@@ -131,14 +212,13 @@ pub(crate) async fn read_raw(
         }
     };
     let outcome = match kind {
-        Kind::ConfigMap => {
-            let api = api(Some(LOCK_NAMESPACE));
-            let names = lock_configmap_names();
+        Kind::ConfigMap | Kind::Endpoints | Kind::Service => {
             async {
                 let mut found = 0;
-                for name in &names {
+                for (namespace, name) in by_name(kind, services) {
+                    let api = api(Some(&namespace));
                     if let Some(object) =
-                        get_opt_in(&api, LOCK_NAMESPACE, name, row.name, conn, trace).await?
+                        get_opt_in(&api, &namespace, &name, row.name, conn, trace).await?
                     {
                         hand_on(typed(row, object));
                         found += 1;
@@ -148,16 +228,7 @@ pub(crate) async fn read_raw(
             }
             .await
         }
-        Kind::Endpoints => {
-            let api = api(Some(SERVICE_NAMESPACE));
-            get_opt_in(&api, SERVICE_NAMESPACE, SERVICE_NAME, row.name, conn, trace)
-                .await
-                .map(|object| {
-                    let found = object.is_some() as usize;
-                    object.into_iter().for_each(|o| hand_on(typed(row, o)));
-                    found
-                })
-        }
+        Kind::EndpointSlice => slices_by_service(conn, &ar, services, &hand_on, trace).await,
         Kind::Secret => {
             let each = |meta: &ObjectMeta| hand_on(typed(row, json!({ "metadata": meta })));
             each_secret_metadata(conn, trace, each).await
@@ -165,12 +236,9 @@ pub(crate) async fn read_raw(
         _ => {
             let namespace = match row.used {
                 Used::All => None,
-                Used::InNamespace(ns) | Used::Named(ns, _) | Used::AlsoUpgrades(ns) => Some(ns),
+                Used::InNamespace(ns) | Used::Everywhere(ns) | Used::AlsoUpgrades(ns) => Some(ns),
             };
             let mut params = ListParams::default().limit(PAGE_SIZE);
-            if kind == Kind::EndpointSlice {
-                params = params.labels(&format!("kubernetes.io/service-name={SERVICE_NAME}"));
-            }
             if kind == Kind::Event {
                 params = params.fields(NODE_SELECTOR);
             }

@@ -13,15 +13,18 @@ impl ClusterWatch {
     /// `apiserver-endpoint-stale` goes unchecked. A 404 on the EndpointSlices (servers before
     /// Kubernetes 1.21) means there are none. The watcher keeps asking, so rights granted later
     /// are picked up.
+    /// The ClusterRole's `list` of EndpointSlices (for the admission webhooks' Services) lets
+    /// the list through without the Role's `watch`: a refused watch is the same answer.
     pub(super) fn endpoints_refused(&mut self, slot: usize, error: &watcher::Error) -> bool {
-        let status = match error {
-            watcher::Error::InitialListFailed(kube::Error::Api(status)) => status.code,
+        let (status, verb) = match error {
+            watcher::Error::InitialListFailed(kube::Error::Api(status)) => (status.code, "list"),
+            watcher::Error::WatchStartFailed(kube::Error::Api(status)) => (status.code, "watch"),
             _ => return false,
         };
         match status {
             403 => {
                 self.endpoints_not_read = Some(format!(
-                    "this user may not list {} in {SERVICE_NAMESPACE} (grant the Role k3sdoctor-read-only in \
+                    "this user may not {verb} {} in {SERVICE_NAMESPACE} (grant the Role k3sdoctor-read-only in \
                      {SERVICE_NAMESPACE}: `k3sdoctor rbac read-only` prints it)",
                     self.health[slot].resource
                 ));

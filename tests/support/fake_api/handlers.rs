@@ -166,7 +166,8 @@ fn group_served(state: &State, info: &RequestInfo) -> bool {
             // batch, helm.cattle.io and upgrade.cattle.io serve LIST and GET only for
             // packaged-charts and upgrade-plans; discovery does not list them.
             let packaged = match info.api_group.as_str() {
-                "batch" => true,
+                // Likewise the webhook configurations, for admission-webhooks.
+                "batch" | "admissionregistration.k8s.io" => true,
                 "helm.cattle.io" => state.helm_crd_installed,
                 "upgrade.cattle.io" => state.suc_crd_installed,
                 _ => false,

@@ -187,8 +187,45 @@ pub(crate) const PLANS: ResourceDef = ResourceDef {
     unconditional_update: false,
 };
 
+/// core/v1 Services: those an admission webhook names (get by name).
+pub(crate) const SERVICES: ResourceDef = ResourceDef {
+    kind: "Service",
+    list_kind: "ServiceList",
+    plural: "services",
+    group: "",
+    version: "v1",
+    namespaced: true,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: false,
+};
+
+/// `admissionregistration.k8s.io/v1` webhook configurations (cluster-scoped; list only).
+pub(crate) const VALIDATING_WEBHOOKS: ResourceDef = ResourceDef {
+    kind: "ValidatingWebhookConfiguration",
+    list_kind: "ValidatingWebhookConfigurationList",
+    plural: "validatingwebhookconfigurations",
+    group: "admissionregistration.k8s.io",
+    version: "v1",
+    namespaced: false,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+pub(crate) const MUTATING_WEBHOOKS: ResourceDef = ResourceDef {
+    kind: "MutatingWebhookConfiguration",
+    list_kind: "MutatingWebhookConfigurationList",
+    plural: "mutatingwebhookconfigurations",
+    group: "admissionregistration.k8s.io",
+    version: "v1",
+    namespaced: false,
+    custom: false,
+    create_on_update: false,
+    unconditional_update: true,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 13] = [
+pub(crate) const STORED: [&ResourceDef; 16] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -202,6 +239,9 @@ pub(crate) const STORED: [&ResourceDef; 13] = [
     &HELM_CHARTS,
     &JOBS,
     &PLANS,
+    &SERVICES,
+    &VALIDATING_WEBHOOKS,
+    &MUTATING_WEBHOOKS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).
