@@ -1,3 +1,5 @@
+// Test-only: its panics are assertions, never reached on bad input.
+#![cfg(test)]
 use serde_json::json;
 
 use super::*;
