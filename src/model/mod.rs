@@ -13,6 +13,7 @@ pub(crate) mod configmap;
 pub(crate) mod configmap_listing;
 pub(crate) mod cron_schedule;
 pub(crate) mod datastore;
+pub(crate) mod digest;
 pub(crate) mod dump_manifest;
 pub(crate) mod encryption_hash;
 mod etcd_keys;

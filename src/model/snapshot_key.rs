@@ -1,8 +1,6 @@
 //! Names k3s derives for a snapshot: the ConfigMap data key (`GenerateConfigMapKey`) and the
 //! 6-hex digest at the end of the CR name (`GenerateName`) — `pkg/etcd/snapshot/types.go`.
 
-use sha2::{Digest, Sha256};
-
 use super::snapshot_file::SnapshotFile;
 
 /// `local-`/`s3-` + the file name with every character outside `[-._a-zA-Z0-9]` replaced by
@@ -60,8 +58,9 @@ pub(crate) fn key_timestamp(key: &str) -> i64 {
 
 /// First 6 hex characters of sha256(node + location), as the CR name ends.
 pub(crate) fn name_digest(node: &str, location: &str) -> String {
-    let digest = Sha256::digest(format!("{node}{location}").as_bytes());
-    digest.iter().take(3).map(|b| format!("{b:02x}")).collect()
+    let mut hex = super::digest::sha256_hex(format!("{node}{location}").as_bytes());
+    hex.truncate(6);
+    hex
 }
 
 /// Why a CR's name does not end with the digest of its node and location, if it does not.

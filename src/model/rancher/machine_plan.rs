@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 
 use jiff::Timestamp;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::{string_map, text};
 
@@ -90,10 +89,7 @@ fn judge(plan: Option<&[u8]>, applied: Option<&str>, failed: Option<&str>) -> Pl
     let Some(plan) = plan else {
         return PlanOutcome::NoPlan;
     };
-    let hash: String = Sha256::digest(plan)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hash = crate::model::digest::sha256_hex(plan);
     let is = |checksum: Option<&str>| checksum.is_some_and(|c| c.trim() == hash);
     if is(applied) {
         PlanOutcome::Applied

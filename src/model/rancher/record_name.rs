@@ -2,8 +2,6 @@
 //! rancher/rancher#52463), and whether Kubernetes accepts them:
 //! a name it refuses is a snapshot that never appears in Rancher (rancher/rancher#37904, #52529).
 
-use sha2::{Digest, Sha256};
-
 /// wrangler's `name.SafeConcatName`: the parts joined by `-`; from 64 bytes on, cut at 57 (56
 /// when byte 56 is not `[a-z0-9]`) and ended with `-` and 5 (6) hex of sha256 of the whole.
 pub(crate) fn safe_concat_name(parts: &[&str]) -> String {
@@ -11,10 +9,7 @@ pub(crate) fn safe_concat_name(parts: &[&str]) -> String {
     if full.len() < 64 {
         return full;
     }
-    let digest: String = Sha256::digest(full.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = crate::model::digest::sha256_hex(full.as_bytes());
     let bytes = full.as_bytes();
     let (cut, hex) = if bytes[56].is_ascii_lowercase() || bytes[56].is_ascii_digit() {
         (57, 5)
