@@ -8,18 +8,18 @@ use k8s_openapi::api::core::v1::Node;
 use kube::api::{Api, ListParams, VersionMatch};
 
 use super::{Connection, Trace};
+use crate::distro::Distro;
+use crate::model::datastore::Datastore;
 use crate::model::kine_probe::{BEHIND_ENOUGH, KineProbe, ProbeAnswer, WrittenRevision};
 use crate::model::node::NodeFacts;
 
-/// Whether any server shows etcd (its role label or an `etcd.<prog>.cattle.io/` annotation):
-/// then the apiserver compacts etcd and there is no kine to probe.
+/// Whether the servers show embedded etcd, as the datastore check tells it (for either
+/// product: the probe runs before the product is known); then the apiserver compacts etcd
+/// and there is no kine to probe.
 fn shows_etcd(nodes: &[NodeFacts]) -> bool {
-    nodes.iter().any(|n| {
-        n.has_etcd_role()
-            || n.annotations
-                .keys()
-                .any(|k| k.starts_with("etcd.") && k.contains(".cattle.io/"))
-    })
+    Distro::ALL
+        .iter()
+        .any(|d| Datastore::of(Some(nodes), *d) == Datastore::EmbeddedEtcd)
 }
 
 /// The probe, or `None` when there is nothing to probe: a cluster on etcd, no dated
