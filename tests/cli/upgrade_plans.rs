@@ -210,17 +210,7 @@ fn a_dump_gives_the_same_findings_and_says_what_it_lacks() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dump.yaml");
     write_dump(&path, &cluster());
-    let out = k3sdoctor([
-        "check",
-        "-o",
-        "json",
-        "--now",
-        NOW,
-        "--from-file",
-        path.to_str().unwrap(),
-    ])
-    .run();
-    let report: CheckReport = out.json();
+    let report = check_file(&path);
     assert_the_two_stuck_plans(&report);
     // Without SUC's Jobs and ConfigMap: the Plans and Nodes alone, with a note.
     let plans_only: Vec<Value> = cluster()
@@ -228,17 +218,7 @@ fn a_dump_gives_the_same_findings_and_says_what_it_lacks() {
         .filter(|o| o["kind"] != "Job" && o["kind"] != "ConfigMap")
         .collect();
     write_dump(&path, &plans_only);
-    let out = k3sdoctor([
-        "check",
-        "-o",
-        "json",
-        "--now",
-        NOW,
-        "--from-file",
-        path.to_str().unwrap(),
-    ])
-    .run();
-    let report: CheckReport = out.json();
+    let report = check_file(&path);
     let (ran, note) = run_of(&report, "upgrade-plans");
     assert!(ran && note.contains("SUC's Jobs not in dump"), "{note}");
     let server = stuck(&report)
@@ -252,17 +232,7 @@ fn a_dump_gives_the_same_findings_and_says_what_it_lacks() {
     );
     // Without Plans: not checked, with the command that adds them.
     write_dump(&path, &[cordoned_server()]);
-    let out = k3sdoctor([
-        "check",
-        "-o",
-        "json",
-        "--now",
-        NOW,
-        "--from-file",
-        path.to_str().unwrap(),
-    ])
-    .run();
-    let report: CheckReport = out.json();
+    let report = check_file(&path);
     assert_eq!(
         run_of(&report, "upgrade-plans"),
         (false, "not in dump (add `kubectl get plans -A -o yaml`)")
@@ -279,17 +249,7 @@ fn k3sdoctor_dump_holds_the_plans_their_jobs_and_the_configmap() {
         .cluster(&fake, Role::ReadOnly)
         .run()
         .code(0);
-    let out = k3sdoctor([
-        "check",
-        "-o",
-        "json",
-        "--now",
-        NOW,
-        "--from-file",
-        path.to_str().unwrap(),
-    ])
-    .run();
-    let report: CheckReport = out.json();
+    let report = check_file(&path);
     assert_the_two_stuck_plans(&report);
 }
 
@@ -398,4 +358,12 @@ fn troubleshoot_and_support_bundle_kit_bundles_hold_the_plans_jobs_and_configmap
         }
         assert_eq!(run_of(&report, "upgrade-plans"), (true, ""), "{name}");
     }
+}
+
+/// `check -o json` of a dump or bundle at `path`, judged at `NOW`.
+fn check_file(path: &std::path::Path) -> CheckReport {
+    k3sdoctor(["check", "-o", "json", "--now", NOW, "--from-file"])
+        .arg(path.to_str().unwrap())
+        .run()
+        .json()
 }
