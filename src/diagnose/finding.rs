@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use super::finding_code::FindingCode;
+pub(crate) use super::finding_message::{Message, Spelled, SpelledItems};
 use super::object_ref::ObjectRef;
 
 #[derive(
@@ -53,7 +54,7 @@ pub struct Finding {
     pub code: FindingCode,
     /// The object the finding is about, e.g. `Lease kube-system/k3s` or `Node server-1`.
     pub object: String,
-    pub message: String,
+    pub message: Message,
     /// The next command or action; empty when there is nothing to do.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub remediation: String,
@@ -68,30 +69,16 @@ pub struct Finding {
     /// `object` as an API reference, when it names one object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_ref: Option<ObjectRef>,
-    // Shared between a finding's copies, as is `listed`: a finding about 50,000 snapshots is
-    // copied into `check`'s list and the command's.
+    // Shared between a finding's copies, as is the message's list: a finding about 50,000
+    // snapshots is copied into `check`'s list and the command's.
     /// Every object the finding names, when it names several (complete, where the message
     /// shows a few).
     #[serde(default, skip_serializing_if = "names_none")]
     pub object_refs: Arc<[ObjectRef]>,
-    /// The list the message spells out in full, `, `-separated: the table view shows five
-    /// of it and says where the rest are; JSON and YAML keep the whole message.
-    #[serde(skip)]
-    listed: Listed,
     /// Matched by `--ignore` or the config file's `ignore:`: still reported, never counted
     /// toward the exit code, the summary counts or the alerting metric.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignored: bool,
-}
-
-/// Where a finding's spelled-out list is kept.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-enum Listed {
-    #[default]
-    Nothing,
-    Names(Arc<[String]>),
-    /// The names of `object_refs`: a list of 50,000 snapshots is not kept twice.
-    ObjectNames,
 }
 
 fn names_none(objects: &Arc<[ObjectRef]>) -> bool {
@@ -121,7 +108,7 @@ impl Finding {
         severity: Severity,
         code: FindingCode,
         object: impl Into<String>,
-        message: impl Into<String>,
+        message: impl Into<Message>,
     ) -> Finding {
         let object = object.into();
         Finding {
@@ -134,40 +121,53 @@ impl Finding {
             remediation_command: Vec::new(),
             caused_by: None,
             object_refs: Arc::default(),
-            listed: Listed::Nothing,
             ignored: false,
         }
     }
 
-    /// The list the message spells out, for the table view to shorten.
+    /// The list the message spells out (its text already holds it joined with `, `), for
+    /// the table view to shorten; the message keeps it instead of its joined text.
     pub fn listing(mut self, items: &[String]) -> Finding {
-        self.listed = Listed::Names(items.into());
+        self.message = self.message.keeping(Spelled::Texts(items.into()));
         self
     }
 
-    /// The objects the finding names, which are also the list its message spells out.
+    /// The objects the finding names, which are also the list its message (already) spells out.
     pub fn about_listing(mut self, objects: Arc<[ObjectRef]>) -> Finding {
+        self.message = self
+            .message
+            .keeping(Spelled::ObjectNames(Arc::clone(&objects)));
         self.object_refs = objects;
-        self.listed = Listed::ObjectNames;
         self
     }
 
-    /// How long [`Finding::listed`] is, without building it.
+    /// The message so far, then every one of `objects` by name, then `tail`; the finding is
+    /// about those objects. The names are not joined until the message is written.
+    pub fn spelling_objects(mut self, objects: Arc<[ObjectRef]>, tail: &str) -> Finding {
+        let head = std::mem::take(&mut self.message).to_text().into_owned();
+        self.message = Message::spelling(head, Spelled::ObjectNames(Arc::clone(&objects)), tail);
+        self.object_refs = objects;
+        self
+    }
+
+    /// The message so far, then every one of `list`, then `tail`.
+    pub fn spelling(mut self, list: Spelled, tail: &str) -> Finding {
+        let head = std::mem::take(&mut self.message).to_text().into_owned();
+        self.message = Message::spelling(head, list, tail);
+        self
+    }
+
+    /// How long the list the message spells out is.
     pub fn listed_len(&self) -> usize {
-        match &self.listed {
-            Listed::Nothing => 0,
-            Listed::Names(names) => names.len(),
-            Listed::ObjectNames => self.object_refs.len(),
-        }
+        self.message.spelled().map_or(0, Spelled::len)
     }
 
     /// The list the message spells out in full (see [`Finding::listing`]).
-    pub fn listed(&self) -> Vec<&str> {
-        match &self.listed {
-            Listed::Nothing => Vec::new(),
-            Listed::Names(names) => names.iter().map(String::as_str).collect(),
-            Listed::ObjectNames => self.object_refs.iter().map(|r| r.name.as_str()).collect(),
-        }
+    pub fn listed(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        self.message
+            .spelled()
+            .map(|list| (0..list.len()).map(|i| list.item(i)).collect())
+            .unwrap_or_default()
     }
 
     /// The objects the finding names, all of them.

@@ -17,11 +17,16 @@ pub(crate) struct CheckFinding {
 
 /// Two analysers may both notice a gap in a dump; say it once.
 pub(super) fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
-    // Decided on borrowed messages: one can list 50,000 snapshots.
-    let mut seen = std::collections::BTreeSet::new();
+    // Compared in place (a message can list 50,000 snapshots, joined only when written);
+    // a check has tens of findings.
     let first: Vec<bool> = findings
         .iter()
-        .map(|f| seen.insert((f.code.as_str(), f.message.as_str())))
+        .enumerate()
+        .map(|(i, f)| {
+            !findings[..i]
+                .iter()
+                .any(|e| e.code == f.code && e.message == f.message)
+        })
         .collect();
     findings
         .into_iter()

@@ -9,6 +9,7 @@ pub(crate) mod control_plane;
 pub(crate) mod datastore;
 pub(crate) mod finding;
 mod finding_code;
+mod finding_message;
 pub(crate) mod fleet;
 pub(crate) mod leases;
 mod linking;

@@ -54,14 +54,14 @@ impl ObjectRef {
     /// ETCDSnapshotFiles by name (cluster-scoped), in one allocation of the exact size: a
     /// list of 50,000 grown by doubling, then copied into place, was three times its size at
     /// its peak.
-    pub fn snapshot_files(names: &[String]) -> Arc<[ObjectRef]> {
+    pub fn snapshot_files<S: AsRef<str>>(names: &[S]) -> Arc<[ObjectRef]> {
         names
             .iter()
             .map(|name| ObjectRef {
                 api_version: Cow::Borrowed(Kind::SnapshotFile.row().api_version),
                 kind: Cow::Borrowed(Kind::SnapshotFile.name()),
                 namespace: None,
-                name: name.clone(),
+                name: name.as_ref().to_string(),
             })
             .collect()
     }

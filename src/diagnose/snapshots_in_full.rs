@@ -2,12 +2,10 @@
 //! other snapshot analysers find in the ETCDSnapshotFiles (failed saves, stuck deletions, S3
 //! retention, …), so the two commands show what `check` says about snapshots.
 
-use std::collections::HashSet;
-
 use jiff::Timestamp;
 
 use super::analysers::{Inputs, SNAPSHOT_FILE_ANALYSERS};
-use super::finding::{Finding, FindingCode, rank};
+use super::finding::{Finding, rank};
 use super::leases::analyse_leases;
 use super::linking::{dedupe, link};
 use super::rancher::{RancherSummary, analyse_rancher};
@@ -59,23 +57,18 @@ pub(crate) fn analyse_snapshots_in_full(
 /// each one a lease split caused right after that split (once per split finding), so both
 /// commands keep `check`'s order.
 fn as_check_lists_them(leases: &[Finding], shown: &[Finding], found: Vec<Finding>) -> Vec<Finding> {
-    // Keyed on borrowed messages, as `dedupe` is: one can list 50,000 snapshots.
-    fn keys(findings: &[Finding]) -> HashSet<(FindingCode, &str)> {
+    // Compared in place, as `dedupe` does: a message can list 50,000 snapshots.
+    fn among(findings: &[Finding], f: &Finding) -> bool {
         findings
             .iter()
-            .map(|f| (f.code, f.message.as_str()))
-            .collect()
+            .any(|e| e.code == f.code && e.message == f.message)
     }
-    let shown = keys(shown);
-    let from_leases = keys(leases);
-    let found = found
-        .into_iter()
-        .filter(|f| !shown.contains(&(f.code, f.message.as_str())));
+    let found = found.into_iter().filter(|f| !among(shown, f));
     let listed = link(dedupe(leases.iter().cloned().chain(found).collect()));
     listed
         .into_iter()
         .flat_map(|f| std::iter::once(f.finding).chain(f.children))
-        .filter(|f| !from_leases.contains(&(f.code, f.message.as_str())))
+        .filter(|f| !among(leases, f))
         .collect()
 }
 

@@ -63,10 +63,8 @@ pub(crate) fn name_digest(node: &str, location: &str) -> String {
     hex
 }
 
-/// Why a CR's name does not end with the digest of its node and location, if it does not.
-/// The name's node is `spec.nodeName` (k3s's `NodeSource`); S3 records without node
-/// information use `s3`.
-pub(crate) fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
+/// The prefix and digest `file`'s name should have, when it has not both.
+fn expected_name_parts(file: &SnapshotFile) -> Option<(&'static str, String)> {
     let expected = name_digest(&file.node_name, &file.location);
     let actual = file
         .name
@@ -74,13 +72,37 @@ pub(crate) fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
         .map(|(_, d)| d)
         .unwrap_or_default();
     let prefix = name_prefix(file);
-    if actual == expected && file.name.starts_with(prefix) {
-        return None;
+    (actual != expected || !file.name.starts_with(prefix)).then_some((prefix, expected))
+}
+
+pub(crate) fn name_digest_matches(file: &SnapshotFile) -> bool {
+    expected_name_parts(file).is_none()
+}
+
+/// Why a CR's name does not end with the digest of its node and location, if it does not.
+/// The name's node is `spec.nodeName` (k3s's `NodeSource`); S3 records without node
+/// information use `s3`.
+#[cfg(test)]
+pub(crate) fn name_digest_mismatch(file: &SnapshotFile) -> Option<String> {
+    let mut why = String::new();
+    // Writing into a String does not fail.
+    let _ = write_digest_mismatch(file, &mut why);
+    (!why.is_empty()).then_some(why)
+}
+
+/// Writes why `file`'s name does not match its digest; writes nothing when it does.
+pub(crate) fn write_digest_mismatch(
+    file: &SnapshotFile,
+    out: &mut dyn std::fmt::Write,
+) -> std::fmt::Result {
+    match expected_name_parts(file) {
+        None => Ok(()),
+        Some((prefix, expected)) => write!(
+            out,
+            "name {} should start with {prefix} and end with -{expected} (sha256 of node {:?} + location {:?})",
+            file.name, file.node_name, file.location
+        ),
     }
-    Some(format!(
-        "name {} should start with {prefix} and end with -{expected} (sha256 of node {:?} + location {:?})",
-        file.name, file.node_name, file.location
-    ))
 }
 
 #[cfg(test)]

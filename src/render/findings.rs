@@ -85,24 +85,20 @@ pub(crate) fn write_body(
 /// whole list.
 fn short_message(f: &Finding, same_as: Option<&Finding>) -> String {
     const SHOWN: usize = 5;
-    let listed = f.listed();
+    let listed = f.listed_len();
     if let Some(earlier) = same_as {
-        let pointer = format!(
-            "the same {} as {} above",
-            listed.len(),
-            earlier.code.as_str()
-        );
-        return f.message.replacen(&listed.join(", "), &pointer, 1);
+        let pointer = format!("the same {listed} as {} above", earlier.code.as_str());
+        return f.message.with_list_as(&pointer);
     }
-    if listed.len() <= SHOWN {
-        return f.message.clone();
+    if listed <= SHOWN {
+        return f.message.to_string();
     }
     let short = format!(
         "{} (and {} more; -o json lists all)",
-        listed[..SHOWN].join(", "),
-        listed.len() - SHOWN
+        f.message.first_items(SHOWN),
+        listed - SHOWN
     );
-    f.message.replacen(&listed.join(", "), &short, 1)
+    f.message.with_list_as(&short)
 }
 
 /// `2 errors, 1 warning`; under `--fail-on never` it says that they leave the exit code at 0,

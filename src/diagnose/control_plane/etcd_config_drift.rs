@@ -125,7 +125,7 @@ mod tests {
             .server_with("s3", V, args(r#"["server","--etcd-s3-access-key","********"]"#))
             .build();
         let f = analyse_etcd_config_drift(&state, Distro::K3s);
-        let messages: Vec<&str> = f.iter().map(|f| f.message.as_str()).collect();
+        let messages: Vec<String> = f.iter().map(|f| f.message.to_string()).collect();
         assert_eq!(f.len(), 2, "{messages:#?}");
         assert!(
             messages[0].contains("--etcd-s3 (s1=true, s2=true, s3=(default))"),

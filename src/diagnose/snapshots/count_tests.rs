@@ -43,14 +43,14 @@ fn analyse(entries: Option<usize>, with_object: bool) -> SnapshotAnalysis {
     analyse_snapshots(&state, Distro::K3s, now(), &leases)
 }
 
-fn missing(a: &SnapshotAnalysis) -> Vec<&str> {
+fn missing(a: &SnapshotAnalysis) -> Vec<String> {
     a.findings
         .iter()
         // The info finding of the CR without metadata shares the code.
         .filter(|f| {
             f.code == FindingCode::SnapshotMissingFromConfigmap && f.severity != Severity::Info
         })
-        .map(|f| f.message.as_str())
+        .map(|f| f.message.to_string())
         .collect()
 }
 
@@ -75,7 +75,7 @@ fn a_count_is_judged_against_the_crs_k3s_gives_an_entry() {
     );
     assert_eq!(a.configmap_entries, 1);
     assert!(a.configmap_present);
-    let [message] = missing(&a)[..] else {
+    let [message] = &missing(&a)[..] else {
         panic!("{:?}", a.findings)
     };
     assert!(message.contains("so at least 1 has none"), "{message}");
@@ -95,7 +95,7 @@ fn data_0_or_absent_from_a_listing_is_known_empty_and_named() {
             "{states:?}"
         );
         assert_eq!(a.configmap_present, entries.is_some());
-        let [message] = missing(&a)[..] else {
+        let [message] = &missing(&a)[..] else {
             panic!("{:?}", a.findings)
         };
         assert!(
@@ -111,7 +111,7 @@ fn the_object_wins_over_the_table() {
     let a = analyse(Some(7), true);
     assert_eq!(a.entry_count, None);
     assert_eq!(a.configmap_entries, 0);
-    let [message] = missing(&a)[..] else {
+    let [message] = &missing(&a)[..] else {
         panic!("{:?}", a.findings)
     };
     assert!(!message.contains("cm.txt"), "{message}");

@@ -2,6 +2,7 @@
 //! controller, every row is missing, and a value kept per row was ~25 MiB no report shows.
 
 use super::*;
+use crate::diagnose::finding::{FindingCode, Severity, Spelled};
 use crate::diagnose::leases::analyse_leases;
 use crate::diagnose::test_cluster::{TestCluster, now, snapshot_json};
 use crate::model::snapshot_entry::encode;
@@ -53,4 +54,31 @@ fn missing_rows_hold_no_value_until_a_backfill_asks() {
     for row in missing {
         assert_eq!(Some(&a.expected_value(row)), written.get(&row.key()));
     }
+}
+
+/// Every CR missing: the finding's message keeps the list of its objects (the same
+/// allocation as its `objectRefs`) instead of its joined text (50,000 names were megabytes
+/// per finding), and reads exactly as the joined text did.
+#[test]
+fn a_finding_spells_its_objects_from_their_list_only_when_written() {
+    let a = all_missing(40);
+    let missing = a
+        .findings
+        .iter()
+        .find(|f| {
+            f.code == FindingCode::SnapshotMissingFromConfigmap && f.severity == Severity::Error
+        })
+        .expect("the missing finding");
+    assert_eq!(missing.object_refs.len(), 40);
+    let Some(Spelled::ObjectNames(list)) = missing.message.spelled() else {
+        panic!("the message keeps its list: {:?}", missing.message);
+    };
+    assert!(Arc::ptr_eq(list, &missing.object_refs));
+    let names: Vec<&str> = list.iter().map(|r| r.name.as_str()).collect();
+    let text = missing.message.to_string();
+    assert!(text.contains(&names.join(", ")), "{text}");
+    assert_eq!(
+        serde_json::to_value(missing).unwrap()["message"],
+        text.as_str()
+    );
 }

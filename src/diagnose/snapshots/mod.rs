@@ -37,7 +37,7 @@ use crate::model::configmap_listing::Listed;
 use crate::model::go_json::GoEscaping;
 use crate::model::snapshot_entry::{S3Shape, decode, encode_for};
 use crate::model::snapshot_file::SnapshotFile;
-use crate::model::snapshot_key::{is_current_format, name_digest_mismatch};
+use crate::model::snapshot_key::{is_current_format, name_digest_matches};
 use crate::version::ProductVersion;
 pub(crate) use entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
 use snapshot_row::RowDetail;
@@ -215,10 +215,11 @@ fn writer_of(version: Option<&ProductVersion>) -> Writer {
 }
 
 /// The snapshot files whose name's digest does not match what k3s derives for them.
-fn digest_mismatches(files: &[Arc<SnapshotFile>]) -> Vec<(String, String)> {
+fn digest_mismatches(files: &[Arc<SnapshotFile>]) -> Vec<Arc<SnapshotFile>> {
     files
         .iter()
-        .filter_map(|f| name_digest_mismatch(f).map(|why| (f.name.to_string(), why)))
+        .filter(|f| !name_digest_matches(f))
+        .map(Arc::clone)
         .collect()
 }
 

@@ -2,21 +2,21 @@
 //! size, withheld for lack of metadata, and in the legacy format.
 
 use super::entry_state::{CONFIGMAP_LIMIT, EntryState, OrphanedEntry};
-use super::snapshot_finding_context::{Said, Tally, all, names, plural};
+use super::snapshot_finding_context::{Said, Tally, all, in_state, plural};
 use super::snapshot_row::SnapshotRow;
 use crate::diagnose::finding::{Finding, FindingCode, Severity};
 use crate::diagnose::object_ref::ObjectRef;
 
 /// `snapshot-missing-from-configmap`: the entries k3s should have written and has not.
 pub(super) fn missing(said: &Said<'_>, rows: &[SnapshotRow], out: &mut Vec<Finding>) {
-    let missing = names(rows, EntryState::Missing);
+    let missing = in_state(said, rows, EntryState::Missing);
     if !missing.is_empty() {
         let mut f = Finding::new(
             Severity::Error,
             FindingCode::SnapshotMissingFromConfigmap,
             &said.object,
             format!(
-                "{} that k3s lists should be in {}{} but {}: {}{}",
+                "{} that k3s lists should be in {}{} but {}: ",
                 plural(missing.len(), "snapshot", "snapshots"),
                 said.ctx.cm_name,
                 said.listed_empty,
@@ -25,11 +25,9 @@ pub(super) fn missing(said: &Said<'_>, rows: &[SnapshotRow], out: &mut Vec<Findi
                 } else {
                     "are not"
                 },
-                all(&missing),
-                said.because
             ),
         )
-        .about_listing(ObjectRef::snapshot_files(&missing));
+        .spelling_objects(missing, &said.because);
         f.remediation = match &said.cause {
             Some((_, fix)) => format!(
                 "{fix} (the controller's first sync restores them); or k3sdoctor snapshots backfill --fix"
@@ -147,7 +145,7 @@ pub(super) fn orphaned(said: &Said<'_>, orphaned: &[OrphanedEntry], out: &mut Ve
 
 /// `snapshot-pruned-for-size`: missing, explained by k3s's pruning at the 1 MiB limit.
 pub(super) fn pruned(said: &Said<'_>, rows: &[SnapshotRow], out: &mut Vec<Finding>) {
-    let pruned = names(rows, EntryState::PrunedForSize);
+    let pruned = in_state(said, rows, EntryState::PrunedForSize);
     if !pruned.is_empty() {
         out.push(Finding::new(
             Severity::Info,
@@ -157,15 +155,14 @@ pub(super) fn pruned(said: &Said<'_>, rows: &[SnapshotRow], out: &mut Vec<Findin
                 "{} missing, explained by k3s dropping the oldest entries at the 1 MiB limit: each is no newer \
                  than the oldest entry left, and {} ({} of {} bytes) is near the limit (putting the entry, or \
                  every such missing entry, back would pass it, or it is within four of its largest entries of \
-                 it): {}",
+                 it): ",
                 plural(pruned.len(), "snapshot is", "snapshots are"),
                 said.ctx.cm_name,
                 said.ctx.bytes,
                 CONFIGMAP_LIMIT,
-                all(&pruned)
             ),
         )
-        .about_listing(ObjectRef::snapshot_files(&pruned)));
+        .spelling_objects(pruned, ""));
     }
 }
 
@@ -176,21 +173,20 @@ pub(super) fn without_metadata(
     tally: &Tally,
     out: &mut Vec<Finding>,
 ) {
-    let no_metadata = names(rows, EntryState::NotExpected);
+    let no_metadata = in_state(said, rows, EntryState::NotExpected);
     if !no_metadata.is_empty() && (said.ctx.extra_metadata_present || tally.with_metadata > 0) {
         out.push(Finding::new(
             Severity::Info,
             FindingCode::SnapshotMissingFromConfigmap,
             &said.object,
             format!(
-                "{} no metadata (taken while {} was absent or empty), so k3s gives {} no entry: {}",
+                "{} no metadata (taken while {} was absent or empty), so k3s gives {} no entry: ",
                 plural(no_metadata.len(), "snapshot has", "snapshots have"),
                 said.ctx.distro.extra_metadata_configmap(),
                 if no_metadata.len() == 1 { "it" } else { "them" },
-                all(&no_metadata)
             ),
         )
-        .about_listing(ObjectRef::snapshot_files(&no_metadata)));
+        .spelling_objects(no_metadata, ""));
     }
 }
 

@@ -2,6 +2,9 @@
 //! `snapshot_cr_findings`, `snapshot_dump_gap`): the context they judge in, the per-CR tally,
 //! what the findings about the ConfigMap say alike, and the split that explains them.
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
 use jiff::{SignedDuration, Timestamp};
 
 use super::entry_state::EntryState;
@@ -9,6 +12,7 @@ use super::snapshot_entry_count::{self, EntryCount};
 use super::snapshot_row::SnapshotRow;
 use crate::diagnose::finding::{FindingCode, Severity};
 use crate::diagnose::leases::LeaseAnalysis;
+use crate::diagnose::object_ref::ObjectRef;
 use crate::distro::Distro;
 use crate::model::cluster_state::ClusterState;
 use crate::model::configmap_listing::Listed;
@@ -18,16 +22,16 @@ use crate::model::snapshot_file::SnapshotFile;
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     /// CRs past the grace period without the controller's finalizer.
-    pub without_finalizer: Vec<String>,
-    /// (CR name, why) for names whose digest does not match.
-    pub digest_mismatches: Vec<(String, String)>,
+    pub without_finalizer: Vec<Arc<SnapshotFile>>,
+    /// CRs whose name's digest does not match their node and location.
+    pub digest_mismatches: Vec<Arc<SnapshotFile>>,
     pub with_metadata: usize,
 }
 
 impl Tally {
     pub(super) fn count(
         &mut self,
-        file: &SnapshotFile,
+        file: &Arc<SnapshotFile>,
         state: EntryState,
         now: Timestamp,
         grace: SignedDuration,
@@ -37,7 +41,7 @@ impl Tally {
         }
         let old_enough = file.created.is_some_and(|c| now.duration_since(c) > grace);
         if state != EntryState::Deleting && old_enough && !file.has_controller_finalizer() {
-            self.without_finalizer.push(file.name.to_string());
+            self.without_finalizer.push(Arc::clone(file));
         }
     }
 }
@@ -78,6 +82,9 @@ pub(super) struct Said<'a> {
     pub because: String,
     /// What a pasted table shows of an empty or absent ConfigMap, or nothing.
     pub listed_empty: String,
+    /// The lists of CRs the findings name so far: where every CR is missing, the same 50,000
+    /// are missing, unprocessed and (when copied by hand) misnamed, and are kept once.
+    named: RefCell<Vec<Arc<[ObjectRef]>>>,
 }
 
 impl<'a> Said<'a> {
@@ -95,7 +102,23 @@ impl<'a> Said<'a> {
             cause,
             because,
             ctx,
+            named: RefCell::default(),
         }
+    }
+
+    /// The CRs `names`, as a finding refers to them: the list an earlier finding named, when
+    /// it named the same ones in the same order.
+    pub(super) fn snapshot_files(&self, names: &[&str]) -> Arc<[ObjectRef]> {
+        let mut named = self.named.borrow_mut();
+        let same = |list: &&Arc<[ObjectRef]>| {
+            list.len() == names.len() && list.iter().zip(names).all(|(r, n)| r.name == *n)
+        };
+        if let Some(list) = named.iter().find(same) {
+            return Arc::clone(list);
+        }
+        let list = ObjectRef::snapshot_files(names);
+        named.push(Arc::clone(&list));
+        list
     }
 
     pub(super) fn split_code(&self) -> Option<FindingCode> {
@@ -104,11 +127,14 @@ impl<'a> Said<'a> {
 }
 
 /// The names of the rows in `state`.
-pub(super) fn names(rows: &[SnapshotRow], state: EntryState) -> Vec<String> {
-    rows.iter()
+/// The CRs whose entry is in `state`, as the finding that names them refers to them.
+pub(super) fn in_state(said: &Said, rows: &[SnapshotRow], state: EntryState) -> Arc<[ObjectRef]> {
+    let names: Vec<&str> = rows
+        .iter()
         .filter(|r| r.state == state)
-        .map(|r| r.name().to_string())
-        .collect()
+        .map(|r| r.name())
+        .collect();
+    said.snapshot_files(&names)
 }
 
 /// The split on an affected version, when the leases show it: (why, repair command).

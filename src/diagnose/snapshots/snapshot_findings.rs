@@ -31,7 +31,7 @@ pub(super) fn findings(
     entries::pruned(&said, rows, &mut out);
     entries::without_metadata(&said, rows, tally, &mut out);
     crs::controller_idle(&said, tally, &mut out);
-    crs::digest_mismatch(tally, &mut out);
+    crs::digest_mismatch(&said, tally, &mut out);
     entries::legacy(&said, legacy_keys, &mut out);
     out
 }

@@ -24,7 +24,7 @@ fn s3_file(node: &str, mins_ago: i64) -> Value {
 fn codes(state: &ClusterState) -> Vec<(FindingCode, String)> {
     analyse_s3_snapshots(state, Distro::K3s, now())
         .into_iter()
-        .map(|f| (f.code, f.message))
+        .map(|f| (f.code, f.message.to_string()))
         .collect()
 }
 
