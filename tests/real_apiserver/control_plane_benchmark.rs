@@ -10,13 +10,14 @@
 //! ConfigMap, cert-monitor Events, 20 Secrets in kube-system (node passwords among them), and
 //! 5 HelmCharts with their install Jobs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+use crate::snapshot_bench::binaries;
 use crate::support::envtest::{EnvTest, User};
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::objects::{numbered_snapshot_cr, renewed_now, server_at, snapshot_configmap};
@@ -107,22 +108,6 @@ fn objects() -> Vec<(&'static str, Value)> {
         ));
     }
     objects
-}
-
-fn binaries() -> Vec<(String, PathBuf)> {
-    match std::env::var("K3SDOCTOR_BENCH_BIN") {
-        Ok(list) => list
-            .split(',')
-            .map(|item| match item.split_once('=') {
-                Some((label, path)) => (label.to_string(), PathBuf::from(path)),
-                None => ("k3sdoctor".to_string(), PathBuf::from(item)),
-            })
-            .collect(),
-        Err(_) => vec![(
-            "k3sdoctor (test build)".to_string(),
-            PathBuf::from(env!("CARGO_BIN_EXE_k3sdoctor")),
-        )],
-    }
 }
 
 fn check(bin: &Path, kubeconfig: &Path) -> Duration {
