@@ -104,8 +104,12 @@ pub(crate) async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<j
         .send(request.map(kube::client::Body::from))
         .await
         .ok()?;
-    let date = response
-        .headers()
+    let (head, body) = response.into_parts();
+    // Read to its end, so the connection goes back to the pool instead of being closed (the
+    // clusters of a Rancher share theirs).
+    let _ = http_body_util::BodyExt::collect(body).await;
+    let date = head
+        .headers
         .get(http::header::DATE)?
         .to_str()
         .ok()?
