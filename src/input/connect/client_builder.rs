@@ -97,6 +97,7 @@ pub(super) fn connection_for(
         client_certificate,
         cluster_ca,
         peers,
+        serving_certificate: None,
     }
 }
 

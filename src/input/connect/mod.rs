@@ -72,6 +72,10 @@ pub(crate) struct Connection {
     pub cluster_ca: Option<Vec<Vec<u8>>>,
     /// Clients for the cluster's other servers, with these credentials.
     pub peers: self::client_builder::PeerClients,
+    /// The serving certificate of `server`'s host when connections share it (the clusters of
+    /// one Rancher); `None`: read for this connection alone.
+    pub serving_certificate:
+        Option<std::sync::Arc<crate::input::live::connection_certificates::SharedServing>>,
 }
 
 /// One cluster, from the command line's connection options.

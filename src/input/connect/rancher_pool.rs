@@ -30,6 +30,7 @@ use super::plugin_credential::use_plugin_credential;
 use super::rancher_proxy::proxy_url;
 use super::{Connection, Prepared};
 use crate::input::ReadError;
+use crate::input::live::connection_certificates::SharedServing;
 use crate::input::read_error::causes::ClusterSilent;
 
 /// The client of one Rancher, at its origin (`https://H`), and the bound on the requests
@@ -40,6 +41,8 @@ pub(crate) struct RancherPool {
     in_flight: Arc<Semaphore>,
     /// The plugin's token, when it expires: each cluster's connection keeps it for its peers.
     refresh: Option<RefreshingToken>,
+    /// Rancher's serving certificate, which every cluster's connection is served.
+    serving: Arc<SharedServing>,
 }
 
 impl RancherPool {
@@ -79,6 +82,7 @@ impl RancherPool {
             client,
             in_flight: Arc::new(Semaphore::new(parallel.max(1))),
             refresh,
+            serving: Arc::default(),
         })
     }
 
@@ -118,6 +122,7 @@ impl RancherPool {
         );
         conn.notice = prepared.notice.clone();
         conn.user = prepared.user.clone();
+        conn.serving_certificate = Some(self.serving.clone());
         Ok(conn)
     }
 }

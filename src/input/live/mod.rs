@@ -18,7 +18,7 @@ mod refusal;
 mod secret_metadata;
 pub(crate) mod server_certificates;
 pub(crate) mod server_metrics;
-mod serving_cert;
+pub(crate) mod serving_cert;
 pub(crate) mod snapshot_file_object;
 pub(crate) mod token_access_review;
 mod upgrade_plans;
