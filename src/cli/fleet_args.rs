@@ -2,8 +2,10 @@
 
 use clap::Args;
 
-use super::GlobalArgs;
-use super::value_parsers::parse_regex;
+use std::time::Duration;
+
+use super::value_parsers::{parse_regex, parse_request_timeout};
+use super::{GlobalArgs, RequestTimeout};
 
 /// Selecting several clusters (`check` and `leases`): every context, a pattern, or
 /// `--context` repeated; each is read with its own client, concurrently.
@@ -25,6 +27,10 @@ pub struct FleetArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub parallel: Option<u16>,
 
+    /// With --rancher-clusters: how long a cluster may take to give its first answer through Rancher before it is reported unreachable (Rancher takes 20-40 s to say that a cluster's agent is disconnected; 0 = no limit) [default: 10s].
+    #[arg(long, value_name = "DURATION", value_parser = parse_request_timeout)]
+    pub cluster_timeout: Option<RequestTimeout>,
+
     /// A cluster that cannot be read is a warning row instead of exit 3.
     #[arg(long)]
     pub ignore_unreachable: bool,
@@ -32,6 +38,17 @@ pub struct FleetArgs {
 
 impl FleetArgs {
     pub const DEFAULT_PARALLEL: u16 = 16;
+    /// A connected cluster's first answer through Rancher takes well under a second; one whose
+    /// agent is gone takes Rancher 20-40 s to report.
+    pub const DEFAULT_CLUSTER_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// `--cluster-timeout`, else the default; `None`: no limit.
+    pub fn cluster_timeout(&self) -> Option<Duration> {
+        match &self.cluster_timeout {
+            Some(given) => given.0,
+            None => Some(Self::DEFAULT_CLUSTER_TIMEOUT),
+        }
+    }
 
     /// Whether this run reads a fleet rather than one cluster.
     pub fn selects_fleet(&self, global: &GlobalArgs) -> bool {

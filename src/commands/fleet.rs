@@ -1,6 +1,8 @@
-//! `check` and `leases` over several contexts of a kubeconfig: each cluster read with its
-//! own client, at most `--parallel` at once, each request under `--request-timeout`, so an
-//! unreachable cluster costs only its own timeout. The verdicts are the single-cluster ones.
+//! `check` and `leases` over several contexts of a kubeconfig (each cluster read with its own
+//! client) or the clusters of one Rancher (all on the Rancher's one client): at most
+//! `--parallel` at once, each request under `--request-timeout` and a Rancher cluster's first
+//! answer under `--cluster-timeout`, so an unreachable cluster costs only its own timeout. The
+//! verdicts are the single-cluster ones.
 
 use std::io::IsTerminal;
 

@@ -1,6 +1,7 @@
 //! The clusters a fleet reads, and reading one: a kubeconfig context with its own client, or a
-//! cluster Rancher manages, reached through Rancher's proxy with the Rancher context's
-//! credentials and compared with Rancher's records read once for all of them.
+//! cluster Rancher manages, reached through Rancher's proxy on the Rancher's one client
+//! (its credentials resolved once) and compared with Rancher's records read once for all of
+//! them.
 
 use kube::config::Kubeconfig;
 
@@ -169,7 +170,7 @@ pub(super) async fn read_one<R: FleetMember>(
                 Err(reason) => RancherView::NotChecked { reason },
             });
             let conn = match &member.prepared {
-                Ok(prepared) => prepared.clone().authenticate().await,
+                Ok(prepared) => member.pool.connect(prepared, fleet.cluster_timeout),
                 Err(e) => Err(e.clone()),
             };
             judge(

@@ -107,7 +107,9 @@ async fn one_round(
     let connected = match management {
         Some(connected) => &*connected,
         None => {
-            let connected = connect_management(base).await.map_err(|e| e.message)?;
+            let connected = connect_management(base, fleet.parallel)
+                .await
+                .map_err(|e| e.message)?;
             // Tokens sent to /metrics and /report are reviewed by the management cluster.
             access.connected(Reviewer::new(
                 connected.conn.client.clone(),

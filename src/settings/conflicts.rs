@@ -231,6 +231,13 @@ fn refuse_several_contexts(
 /// with its own server and user.
 fn refuse_fleet_flags(global: &GlobalArgs, fleet: &FleetArgs) -> Result<(), Failure> {
     refuse_fleet_flags_alone(global, fleet)?;
+    if fleet.cluster_timeout.is_some() && fleet.rancher_clusters.is_none() {
+        return Err(Failure::Refused(
+            "--cluster-timeout bounds the clusters read through Rancher; add --rancher-clusters, \
+             or drop it (each context's requests are bounded by --request-timeout)"
+                .into(),
+        ));
+    }
     if !fleet.selects_fleet(global) {
         return Ok(());
     }

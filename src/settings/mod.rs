@@ -53,6 +53,8 @@ pub(crate) struct FleetSelection {
     /// `--rancher-clusters [REGEX]`: the clusters Rancher manages instead of contexts.
     pub rancher_clusters: Option<regex::Regex>,
     pub parallel: usize,
+    /// `--cluster-timeout`: how long a cluster behind Rancher may take to answer first.
+    pub cluster_timeout: Option<std::time::Duration>,
     pub ignore_unreachable: bool,
 }
 
@@ -152,6 +154,7 @@ fn fleet_of(cli: &Cli) -> Option<FleetSelection> {
         names: cli.global.context.clone(),
         rancher_clusters: fleet.rancher_clusters.clone(),
         parallel: usize::from(fleet.parallel.unwrap_or(FleetArgs::DEFAULT_PARALLEL)),
+        cluster_timeout: fleet.cluster_timeout(),
         ignore_unreachable: fleet.ignore_unreachable,
     })
 }

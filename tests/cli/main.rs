@@ -72,6 +72,7 @@ mod pipes;
 mod proxies;
 mod quorum_heartbeats;
 mod rancher_dumps;
+mod rancher_fleet_pool;
 mod rancher_machine_plans;
 mod rbac;
 mod rbac_command;

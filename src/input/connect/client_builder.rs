@@ -30,6 +30,23 @@ pub(super) fn client_for(
     request_timeout: Option<Duration>,
     refresh: Option<RefreshingToken>,
 ) -> Result<Connection, ReadError> {
+    settle_config(&mut config, request_timeout)?;
+    let client = base_client(config.clone(), refresh.clone())?;
+    Ok(connection_for(
+        config,
+        context,
+        request_timeout,
+        refresh,
+        client,
+    ))
+}
+
+/// kubectl's one request timeout, no retries behind our back, our user agent and the
+/// impersonation headers, put in `config`.
+pub(super) fn settle_config(
+    config: &mut kube::Config,
+    request_timeout: Option<Duration>,
+) -> Result<(), ReadError> {
     // One limit for every phase of a request, as kubectl's --request-timeout; `0` lifts
     // kube's own connect (30 s) and write (295 s) limits too.
     config.connect_timeout = request_timeout;
@@ -41,7 +58,18 @@ pub(super) fn client_for(
     if let Ok(value) = http::HeaderValue::from_str(&user_agent()) {
         config.headers.push((http::header::USER_AGENT, value));
     }
-    impersonate(&mut config)?;
+    impersonate(config)
+}
+
+/// The connection of `client`, a kube client built from `config` (see `base_client`), with
+/// every answer bounded.
+pub(super) fn connection_for(
+    config: kube::Config,
+    context: Option<String>,
+    request_timeout: Option<Duration>,
+    refresh: Option<RefreshingToken>,
+    client: kube::Client,
+) -> Connection {
     let server = server_url(&config);
     let client_certificate = client_certificate(&config);
     // What a kubeconfig that skips verification names as its CA vouches for nothing.
@@ -56,12 +84,35 @@ pub(super) fn client_for(
             .map_or(authority, |(_, host)| host);
         format!("{}://{host}", uri.scheme_str().unwrap_or("http"))
     });
-    let peers = PeerClients {
-        config: config.clone(),
-        refresh: refresh.clone(),
-    };
-    let client = build_client(config, refresh);
-    let client = client.map_err(|e| match &e {
+    let peers = PeerClients { config, refresh };
+    Connection {
+        client: bounded(client),
+        server,
+        activity: Default::default(),
+        context,
+        read_timeout: request_timeout,
+        notice: None,
+        proxy,
+        user: None,
+        client_certificate,
+        cluster_ca,
+        peers,
+        serving_certificate: None,
+    }
+}
+
+/// The kube client of a settled config with the refreshing token, its errors in one line.
+pub(super) fn base_client(
+    config: kube::Config,
+    refresh: Option<RefreshingToken>,
+) -> Result<kube::Client, ReadError> {
+    let server = server_url(&config);
+    with_token(config, refresh).map_err(|e| client_error(&server, &e))
+}
+
+/// Why no client could be set up for `server`, in one line without a credential.
+pub(super) fn client_error(server: &str, e: &kube::Error) -> ReadError {
+    match e {
         // kube still runs a GCP auth-provider's `cmd-path` itself; its failure carries the
         // command's output (a token) in `Debug` form: only its exit status is told.
         kube::Error::Auth(kube::client::AuthError::AuthExecRun { cmd, out }) => {
@@ -81,41 +132,38 @@ pub(super) fn client_for(
             ReadError::new(format!("cannot set up a client for {server}: {text}"))
         }
         _ => ReadError::new(format!("cannot set up a client for {server}: {e}"))
-            .with_detail(cause_chain(&e)),
-    })?;
-    Ok(Connection {
-        client,
-        server,
-        activity: Default::default(),
-        context,
-        read_timeout: request_timeout,
-        notice: None,
-        proxy,
-        user: None,
-        client_certificate,
-        cluster_ca,
-        peers,
-    })
+            .with_detail(cause_chain(e)),
+    }
 }
 
-/// The client for a resolved config: the refreshing token, then the bound on every answer.
-fn build_client(
+/// kube's client for a resolved config, with the refreshing token.
+fn with_token(
     config: kube::Config,
     refresh: Option<RefreshingToken>,
 ) -> Result<kube::Client, kube::Error> {
-    kube::Client::try_from(config).map(|client| {
-        let namespace = client.default_namespace().to_string();
-        let client = match refresh {
-            None => client,
-            Some(token) => kube::Client::new(WithToken { client, token }, namespace.clone()),
-        };
-        let bounded = BoundedAnswers {
-            client,
-            limit: MOST_BODY_BYTES,
-            chains: Default::default(),
-        };
-        kube::Client::new(bounded, namespace)
-    })
+    kube::Client::try_from(config).map(|client| token_on(client, refresh))
+}
+
+/// `client` with the refreshing token on every request, when there is one.
+pub(super) fn token_on(client: kube::Client, refresh: Option<RefreshingToken>) -> kube::Client {
+    match refresh {
+        None => client,
+        Some(token) => {
+            let namespace = client.default_namespace().to_string();
+            kube::Client::new(WithToken { client, token }, namespace)
+        }
+    }
+}
+
+/// The bound on every answer (see `bounded_answers`).
+fn bounded(client: kube::Client) -> kube::Client {
+    let namespace = client.default_namespace().to_string();
+    let bounded = BoundedAnswers {
+        client,
+        limit: MOST_BODY_BYTES,
+        chains: Default::default(),
+    };
+    kube::Client::new(bounded, namespace)
 }
 
 /// What it takes to reach another server of the same cluster with the same credentials and
@@ -141,7 +189,9 @@ impl PeerClients {
         config.connect_timeout = Some(connect);
         config.read_timeout = Some(read);
         config.write_timeout = Some(read);
-        build_client(config, self.refresh.clone()).map_err(|e| e.to_string())
+        with_token(config, self.refresh.clone())
+            .map(bounded)
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -2,7 +2,8 @@
 //! `config_resolution`, kubectl's connection flags in `connection_overrides`), its exec
 //! credential plugin run by us (`plugin_credential`, `credential_plugin`,
 //! `credential_refresh`), and the client built (`client_builder`). A single cluster and each
-//! context of a fleet take the same path: a `Prepared`, then `authenticate`.
+//! context of a fleet take the same path: a `Prepared`, then `authenticate`; the clusters
+//! behind one Rancher share one client instead (`rancher_pool`).
 
 pub(crate) mod activity;
 pub(crate) mod bounded_answers;
@@ -12,11 +13,13 @@ pub(crate) mod connection_overrides;
 pub(crate) mod context_selection;
 pub(crate) mod credential_plugin;
 mod credential_refresh;
+mod gated_connector;
 mod kube_config;
 mod kubeconfig_files;
 pub(crate) mod paging;
 mod plugin_credential;
 mod proxy;
+pub(crate) mod rancher_pool;
 pub(crate) mod rancher_proxy;
 pub(crate) mod redact;
 
@@ -69,6 +72,10 @@ pub(crate) struct Connection {
     pub cluster_ca: Option<Vec<Vec<u8>>>,
     /// Clients for the cluster's other servers, with these credentials.
     pub peers: self::client_builder::PeerClients,
+    /// The serving certificate of `server`'s host when connections share it (the clusters of
+    /// one Rancher); `None`: read for this connection alone.
+    pub serving_certificate:
+        Option<std::sync::Arc<crate::input::live::connection_certificates::SharedServing>>,
 }
 
 /// One cluster, from the command line's connection options.

@@ -18,7 +18,7 @@ mod refusal;
 mod secret_metadata;
 pub(crate) mod server_certificates;
 pub(crate) mod server_metrics;
-mod serving_cert;
+pub(crate) mod serving_cert;
 pub(crate) mod snapshot_file_object;
 pub(crate) mod token_access_review;
 mod upgrade_plans;
@@ -104,8 +104,12 @@ pub(crate) async fn server_time(conn: &Connection, trace: Trace<'_>) -> Option<j
         .send(request.map(kube::client::Body::from))
         .await
         .ok()?;
-    let date = response
-        .headers()
+    let (head, body) = response.into_parts();
+    // Read to its end, so the connection goes back to the pool instead of being closed (the
+    // clusters of a Rancher share theirs).
+    let _ = http_body_util::BodyExt::collect(body).await;
+    let date = head
+        .headers
         .get(http::header::DATE)?
         .to_str()
         .ok()?

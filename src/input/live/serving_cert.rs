@@ -94,7 +94,7 @@ pub(super) fn host_port(server: &str) -> Result<(String, u16), String> {
 /// What one handshake showed: the end entity's facts and the chain as sent (DER, end entity
 /// first), for the verdict against the cluster's CA.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Presented {
+pub(crate) struct Presented {
     pub facts: CertificateFacts,
     pub chain: Vec<Vec<u8>>,
 }

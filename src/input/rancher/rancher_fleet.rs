@@ -1,7 +1,8 @@
 //! `--rancher-clusters`: every cluster Rancher manages, reached through Rancher's proxy with
 //! one Rancher context's credentials. The management cluster is read once for all of them:
 //! its clusters, and (for `check`) every workspace's records, so 200 clusters cost a handful of
-//! lists there, not 200.
+//! lists there, not 200. All of them share one client (`RancherPool`): one connection pool
+//! and one run of the Rancher context's credential plugin.
 
 use futures::{StreamExt, TryStreamExt};
 use regex::Regex;
@@ -12,6 +13,7 @@ use super::rancher_reads::{
 };
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
+use crate::input::connect::rancher_pool::RancherPool;
 use crate::input::connect::rancher_proxy::{PROXY_PATH, proxy_url};
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
 use crate::input::live::Trace;
@@ -29,6 +31,8 @@ pub(crate) struct RancherMember {
     /// The Rancher context's credentials with this server, the kubeconfig read once for all;
     /// `Err` when the id makes no URL (the cluster is listed as unreadable, never dropped).
     pub prepared: Result<Prepared, ReadError>,
+    /// The Rancher's client, which every cluster's connection shares.
+    pub pool: RancherPool,
     /// Why Rancher says it cannot be reached, when it says so.
     pub disconnected: Option<String>,
     /// Rancher's side of it, when the records were read; `Err` says why not.
@@ -44,7 +48,7 @@ pub(crate) async fn rancher_members(
     parallel: usize,
     trace: Trace<'_>,
 ) -> Result<(String, Vec<RancherMember>), ReadError> {
-    let management = connect_management(base).await?;
+    let management = connect_management(base, parallel).await?;
     let members = members_of(&management, pattern, with_records, parallel, trace).await?;
     Ok((management.conn.server.clone(), members))
 }
@@ -56,11 +60,16 @@ pub(crate) struct Management {
     rancher: String,
     /// The Rancher context, resolved once: each cluster is this at another URL.
     prepared: Prepared,
+    /// The one client of this Rancher, `local` included.
+    pool: RancherPool,
 }
 
 /// Connects to `…/k8s/clusters/local` with the credentials of `base`, whose server must be a
-/// Rancher proxy URL.
-pub(crate) async fn connect_management(base: &ConnectOptions) -> Result<Management, ReadError> {
+/// Rancher proxy URL, on the client all its clusters share (`parallel` requests at once).
+pub(crate) async fn connect_management(
+    base: &ConnectOptions,
+    parallel: usize,
+) -> Result<Management, ReadError> {
     let prepared = prepare(base).await?;
     let Some((rancher, _)) = proxy_url(&prepared.server) else {
         return Err(ReadError::new(format!(
@@ -70,14 +79,16 @@ pub(crate) async fn connect_management(base: &ConnectOptions) -> Result<Manageme
             prepared.server
         )));
     };
-    let conn = prepared
-        .at_server(&format!("{rancher}{PROXY_PATH}local"))?
-        .authenticate()
-        .await?;
+    let pool = RancherPool::new(&prepared, parallel).await?;
+    let conn = pool.connect(
+        &prepared.at_server(&format!("{rancher}{PROXY_PATH}local"))?,
+        None,
+    )?;
     Ok(Management {
         conn,
         rancher,
         prepared,
+        pool,
     })
 }
 
@@ -218,6 +229,7 @@ fn member(
         id: m.id.clone(),
         server,
         prepared,
+        pool: management.pool.clone(),
         disconnected: m.disconnected().then(|| {
             m.not_ready_message
                 .clone()

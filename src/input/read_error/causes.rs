@@ -14,6 +14,14 @@ pub(crate) struct BodyTooLarge {
     pub limit: u64,
 }
 
+/// A cluster behind Rancher that gave no answer within `--cluster-timeout` (Rancher takes
+/// 20–40 s to say that its agent is disconnected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no answer within {}", crate::age::short(jiff::SignedDuration::try_from(*.limit).unwrap_or_default()))]
+pub(crate) struct ClusterSilent {
+    pub limit: Duration,
+}
+
 /// Why a list was given up on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.describe())]

@@ -170,6 +170,12 @@ fn transport_message(
             "cannot {action}: no answer from {server} within the request timeout; check the network \
              path to the API server, or raise --request-timeout"
         ),
+        TransportCause::ClusterSilent(limit) => format!(
+            "cannot {action}: no answer from {server} within {} (--cluster-timeout); Rancher takes \
+             20-40 s to say that a cluster's agent is disconnected: check the cluster's agent in \
+             Rancher, or raise --cluster-timeout",
+            crate::age::short(jiff::SignedDuration::try_from(*limit).unwrap_or_default())
+        ),
         TransportCause::Reset => format!(
             "cannot {action}: {server} reset the connection before answering; retry, and check \
              the network path and any load balancer or proxy in front of the API server"

@@ -16,7 +16,7 @@
 use std::error::Error as StdError;
 use std::io::ErrorKind;
 
-use super::causes::{BodyTooLarge, PagingLie, PluginFailure};
+use super::causes::{BodyTooLarge, ClusterSilent, PagingLie, PluginFailure};
 
 use crate::model::read_failure_kind::ReadFailureKind;
 
@@ -34,6 +34,8 @@ pub(super) enum TransportCause {
     },
     Refused,
     TimedOut,
+    /// A cluster behind Rancher that gave no first answer within `--cluster-timeout`.
+    ClusterSilent(std::time::Duration),
     /// A reset is a reset even during the TLS handshake: a wrong certificate fails with a TLS
     /// alert, never with a reset.
     Reset,
@@ -68,6 +70,9 @@ impl TransportCause {
     }
 
     fn beneath_proxy(err: &kube::Error) -> TransportCause {
+        if let Some(silent) = links(err).find_map(|e| e.downcast_ref::<ClusterSilent>()) {
+            return TransportCause::ClusterSilent(silent.limit);
+        }
         if let Some(cap) = links(err).find_map(|e| e.downcast_ref::<BodyTooLarge>()) {
             return TransportCause::TooLarge(cap.limit);
         }
@@ -126,6 +131,7 @@ impl TransportCause {
             } => ReadFailureKind::Tls,
             TransportCause::Refused
             | TransportCause::TimedOut
+            | TransportCause::ClusterSilent(_)
             | TransportCause::Reset
             | TransportCause::EndOfFile {
                 in_tls_handshake: false,

@@ -162,6 +162,14 @@ fn non_resource(state: &State, req: &Request, info: &RequestInfo) -> Reply {
 fn group_served(state: &State, info: &RequestInfo) -> bool {
     match info.api_prefix.as_str() {
         "api" => info.api_version == "v1",
+        _ if state.rancher_management
+            && matches!(
+                (info.api_group.as_str(), info.api_version.as_str()),
+                ("management.cattle.io", "v3") | ("provisioning.cattle.io", "v1")
+            ) =>
+        {
+            true
+        }
         _ => {
             // batch, helm.cattle.io and upgrade.cattle.io serve LIST and GET only for
             // packaged-charts and upgrade-plans; discovery does not list them.

@@ -471,6 +471,12 @@ impl FakeApi {
         self.state().helm_crd_installed = installed;
     }
 
+    /// Whether Rancher's management and provisioning Clusters are served (default `false`):
+    /// the fake then stands in for Rancher's `local` cluster.
+    pub(crate) fn set_rancher_management(&self, served: bool) {
+        self.state().rancher_management = served;
+    }
+
     /// Whether `upgrade.cattle.io/v1` Plans are served (default `false`: SUC not installed).
     pub(crate) fn set_suc_crd_installed(&self, installed: bool) {
         self.state().suc_crd_installed = installed;

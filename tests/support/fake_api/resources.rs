@@ -224,8 +224,34 @@ pub(crate) const MUTATING_WEBHOOKS: ResourceDef = ResourceDef {
     unconditional_update: true,
 };
 
+/// Rancher's `management.cattle.io/v3` Clusters, served while `State::rancher_management`
+/// (a fake standing in for Rancher's `local` cluster, for `--rancher-clusters`).
+pub(crate) const MANAGEMENT_CLUSTERS: ResourceDef = ResourceDef {
+    kind: "Cluster",
+    list_kind: "ClusterList",
+    plural: "clusters",
+    group: "management.cattle.io",
+    version: "v3",
+    namespaced: false,
+    custom: true,
+    create_on_update: false,
+    unconditional_update: false,
+};
+/// Rancher's `provisioning.cattle.io/v1` Clusters, as `MANAGEMENT_CLUSTERS`.
+pub(crate) const PROVISIONING_CLUSTERS: ResourceDef = ResourceDef {
+    kind: "Cluster",
+    list_kind: "ClusterList",
+    plural: "clusters",
+    group: "provisioning.cattle.io",
+    version: "v1",
+    namespaced: true,
+    custom: true,
+    create_on_update: false,
+    unconditional_update: false,
+};
+
 /// Every stored resource type.
-pub(crate) const STORED: [&ResourceDef; 16] = [
+pub(crate) const STORED: [&ResourceDef; 18] = [
     &LEASES,
     &CONFIGMAPS,
     &NODES,
@@ -242,6 +268,8 @@ pub(crate) const STORED: [&ResourceDef; 16] = [
     &SERVICES,
     &VALIDATING_WEBHOOKS,
     &MUTATING_WEBHOOKS,
+    &MANAGEMENT_CLUSTERS,
+    &PROVISIONING_CLUSTERS,
 ];
 
 /// Namespaces that exist (creating into any other answers 404 like sample 047).

@@ -21,6 +21,8 @@ pub(crate) struct State {
     /// Whether system-upgrade-controller's Plan CRD is established (otherwise
     /// `upgrade.cattle.io` 404s, as on the real test bed, which has none).
     pub suc_crd_installed: bool,
+    /// Whether Rancher's management and provisioning Clusters are served (default `false`).
+    pub rancher_management: bool,
     /// `/version` gitVersion.
     pub git_version: String,
     /// `host:port` the server listens on.
@@ -43,6 +45,7 @@ impl State {
             faults: Vec::new(),
             crd_installed: true,
             helm_crd_installed: true,
+            rancher_management: false,
             suc_crd_installed: false,
             git_version: "v1.29.4+k3s1".to_string(),
             address,

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -30,13 +31,10 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
 use tokio::sync::{oneshot, watch};
-use tokio_rustls::rustls::pki_types::CertificateDer;
-use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::{ClientConfig, RootCertStore, crypto::ring};
 use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 use super::proxy_body::{self, Fault};
-use super::proxy_tls;
+use super::proxy_tls::{self, upstream};
 pub(crate) use super::request_log::RequestRecord;
 use super::request_log::{is_watch, split_cluster};
 
@@ -49,8 +47,8 @@ pub(crate) type Body = BoxBody<Bytes, std::io::Error>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Disconnected {
     /// A fresh transport: `pkg/dialer/factory.go` `ClusterDialer` finds no tunnel session,
-    /// waits four jittered 5 s rounds (not emulated: this answers at once) and returns
-    /// `ErrAgentDisconnected`, "cluster agent disconnected".
+    /// waits four jittered 5 s rounds (20–40 s: [`RancherProxy::register_disconnected_after`])
+    /// and returns `ErrAgentDisconnected`, "cluster agent disconnected".
     AgentDisconnected,
     /// A transport cached while the agent was connected dials through rancher/remotedialer,
     /// whose `getDialer` fails with "failed to find Session for client <id>".
@@ -75,7 +73,8 @@ pub(super) struct Upstream {
 
 enum Target {
     Backend(Arc<Upstream>),
-    Disconnected(Disconnected),
+    /// How, and after how long (Rancher's four jittered 5 s rounds take 20–40 s).
+    Disconnected(Disconnected, std::time::Duration),
 }
 
 #[derive(Default)]
@@ -85,6 +84,8 @@ pub(super) struct Shared {
     /// Rancher token → user name.
     users: Mutex<HashMap<String, String>>,
     log: Mutex<Vec<RequestRecord>>,
+    /// TLS handshakes completed with clients (each a new client connection).
+    handshakes: AtomicUsize,
 }
 
 impl Shared {
@@ -172,7 +173,23 @@ impl RancherProxy {
 
     /// Makes `id` a cluster Rancher knows whose agent is not connected.
     pub(crate) fn register_disconnected(&self, id: &str, how: Disconnected) {
-        self.set_target(id, Target::Disconnected(how));
+        self.register_disconnected_after(id, how, std::time::Duration::ZERO);
+    }
+
+    /// Like [`Self::register_disconnected`], each answer sent only after `delay`, as Rancher
+    /// answers once its dialer has given up.
+    pub(crate) fn register_disconnected_after(
+        &self,
+        id: &str,
+        how: Disconnected,
+        delay: std::time::Duration,
+    ) {
+        self.set_target(id, Target::Disconnected(how, delay));
+    }
+
+    /// The TLS handshakes clients completed with the proxy so far.
+    pub(crate) fn handshakes(&self) -> usize {
+        self.shared.handshakes.load(Ordering::Relaxed)
     }
 
     fn set_target(&self, id: &str, target: Target) {
@@ -222,31 +239,6 @@ impl Drop for RancherProxy {
     }
 }
 
-fn upstream(backend: &Backend) -> Upstream {
-    let authority = backend
-        .server
-        .trim_start_matches("https://")
-        .trim_end_matches('/')
-        .to_string();
-    let mut roots = RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(backend.ca_pem.as_bytes()) {
-        roots
-            .add(cert.expect("a PEM certificate"))
-            .expect("a CA rustls accepts");
-    }
-    let config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default TLS versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Upstream {
-        address: authority.parse().expect("a 127.0.0.1:PORT backend"),
-        authority,
-        connector: TlsConnector::from(Arc::new(config)),
-        tokens: backend.tokens.clone(),
-    }
-}
-
 fn serve(
     listener: std::net::TcpListener,
     acceptor: TlsAcceptor,
@@ -283,6 +275,7 @@ async fn connection(tcp: tokio::net::TcpStream, acceptor: TlsAcceptor, shared: A
     let Ok(tls) = acceptor.accept(tcp).await else {
         return;
     };
+    shared.handshakes.fetch_add(1, Ordering::Relaxed);
     let service = hyper::service::service_fn(move |req| {
         let shared = shared.clone();
         async move { Ok::<_, Infallible>(handle(&shared, fd, req).await) }
@@ -339,12 +332,13 @@ async fn route(
     };
     let target = match shared.targets.lock().expect("targets lock").get(cluster) {
         Some(Target::Backend(upstream)) => Ok(upstream.clone()),
-        Some(Target::Disconnected(how)) => Err(Some(*how)),
+        Some(Target::Disconnected(how, delay)) => Err(Some((*how, *delay))),
         None => Err(None),
     };
     let upstream = match target {
         Ok(upstream) => upstream,
-        Err(Some(how)) => {
+        Err(Some((how, delay))) => {
+            tokio::time::sleep(delay).await;
             let text = match how {
                 Disconnected::AgentDisconnected => "cluster agent disconnected".to_string(),
                 Disconnected::NoSession => format!("failed to find Session for client {cluster}"),

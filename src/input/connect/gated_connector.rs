@@ -1,0 +1,134 @@
+//! A bound on the connections one client opens: each holds one of a fixed number of permits
+//! for as long as it is open, and a new one waits for a permit. hyper's pool has no such
+//! bound (it opens a connection whenever a request finds none idle, including in the instant
+//! between one request's end and its connection's return to the pool), so without it a
+//! Rancher's shared client would open more connections, and TLS handshakes, than `--parallel`.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::future::BoxFuture;
+use http::Uri;
+use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_util::client::legacy::connect::{Connected, Connection};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower::{BoxError, ServiceExt};
+
+/// `inner`'s connections, at most as many open at once as `permits` holds.
+#[derive(Clone)]
+pub(super) struct GatedConnector<C> {
+    pub inner: C,
+    pub permits: Arc<Semaphore>,
+}
+
+impl<C> tower::Service<Uri> for GatedConnector<C>
+where
+    C: tower::Service<Uri> + Clone + Send + 'static,
+    C::Future: Send,
+    C::Response: Send,
+    C::Error: Into<BoxError>,
+{
+    type Response = Gated<C::Response>;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<Gated<C::Response>, BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        // Readiness is the permit's, awaited in `call`: hyper's pool cannot wait on it here.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let (permits, inner) = (self.permits.clone(), self.inner.clone());
+        Box::pin(async move {
+            let permit = permits.acquire_owned().await?;
+            let io = inner.oneshot(uri).await.map_err(Into::into)?;
+            Ok(Gated {
+                io,
+                _permit: permit,
+            })
+        })
+    }
+}
+
+/// A connection and the permit it holds until it is closed.
+pub(super) struct Gated<T> {
+    io: T,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl<T: Connection> Connection for Gated<T> {
+    fn connected(&self) -> Connected {
+        self.io.connected()
+    }
+}
+
+impl<T: Read + Unpin> Read for Gated<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl<T: Write + Unpin> Write for Gated<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+}
+
+/// The client of one Rancher: kube's stack (its base URL, credentials and extra headers, its
+/// TLS from the kubeconfig, kubectl's timeouts) over a pool of at most `permits` connections.
+pub(super) fn gated_client(
+    config: &kube::Config,
+    permits: Arc<Semaphore>,
+) -> Result<kube::Client, kube::Error> {
+    use kube::client::ConfigExt;
+    let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
+    tcp.enforce_http(false);
+    let gated = GatedConnector {
+        inner: tcp,
+        permits,
+    };
+    let mut connector =
+        hyper_timeout::TimeoutConnector::new(config.rustls_https_connector_with_connector(gated)?);
+    connector.set_connect_timeout(config.connect_timeout);
+    connector.set_read_timeout(config.read_timeout);
+    connector.set_write_timeout(config.write_timeout);
+    connector.set_reset_reader_on_write(config.reset_reader_on_write);
+    let pool = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build(connector);
+    let service = tower::ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(config.auth_layer()?)
+        .layer(config.extra_headers_layer()?)
+        .map_err(BoxError::from)
+        .service(pool);
+    Ok(kube::Client::new(service, config.default_namespace.clone()))
+}

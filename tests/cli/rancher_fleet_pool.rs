@@ -1,0 +1,167 @@
+//! `--rancher-clusters` on one client per Rancher: every cluster's requests share one
+//! connection pool (the proxy counts its TLS handshakes: at most 8 per `--parallel`, and fewer
+//! than the requests, each connection carrying several), the Rancher
+//! context's exec plugin runs once for all of them, and a cluster Rancher holds for its
+//! 20–40 s "cluster agent disconnected" is cut off at `--cluster-timeout` while the others
+//! get their verdicts. Management and downstream clusters are fake API servers behind the
+//! test Rancher proxy.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::fake_api::{FakeApi, Role};
+use crate::support::faults::exec_plugin::{ExecPlugin, Mode, PluginContext, write_kubeconfig};
+use crate::support::harness::k3sdoctor;
+use crate::support::objects::{renewed_now, server};
+use crate::support::rancher::proxy::{Backend, Disconnected, RancherProxy};
+
+const USER: &str = "admin";
+const RANCHER_TOKEN: &str = "kubeconfig-u-admin:pool0123456789abcdef";
+/// Far beyond the runs here: a run that hangs fails instead of blocking the suite.
+const ENDS: Duration = Duration::from_secs(120);
+
+fn backend(fake: &FakeApi) -> Backend {
+    Backend {
+        server: fake.url(),
+        ca_pem: fake.ca_pem().unwrap_or_default().to_string(),
+        tokens: HashMap::from([(USER.to_string(), Role::Admin.token().to_string())]),
+    }
+}
+
+fn management_cluster(id: &str) -> Value {
+    json!({
+        "apiVersion": "management.cattle.io/v3", "kind": "Cluster",
+        "metadata": {"name": id},
+        "spec": {"displayName": id, "fleetWorkspaceName": "fleet-default"},
+        "status": {"conditions": [{"type": "Connected", "status": "True"},
+                                  {"type": "Ready", "status": "True"}]},
+    })
+}
+
+/// A Rancher whose `local` knows `ids` (all connected, as Rancher still says for a while
+/// after an agent goes), each a one-server k3s cluster behind the proxy.
+struct Bed {
+    proxy: RancherProxy,
+    _management: FakeApi,
+    _clusters: Vec<FakeApi>,
+}
+
+fn bed(ids: &[&str]) -> Bed {
+    let proxy = RancherProxy::start();
+    proxy.add_user(USER, RANCHER_TOKEN);
+    let management = FakeApi::start_tls();
+    management.set_rancher_management(true);
+    management.put(management_cluster("local"));
+    let clusters: Vec<FakeApi> = ids
+        .iter()
+        .map(|id| {
+            management.put(management_cluster(id));
+            let fake = FakeApi::start_tls();
+            fake.put(server("s1", "v1.29.6+k3s1"));
+            fake.put(renewed_now("k3s", "s1"));
+            fake.put(renewed_now("k3s-etcd", "s1"));
+            proxy.register(id, &backend(&fake));
+            fake
+        })
+        .collect();
+    proxy.register("local", &backend(&management));
+    Bed {
+        proxy,
+        _management: management,
+        _clusters: clusters,
+    }
+}
+
+#[test]
+fn clusters_of_one_rancher_share_its_connections_and_its_plugin_run() {
+    let ids = ["c-m-1", "c-m-2", "c-m-3", "c-m-4", "c-m-5", "c-m-6"];
+    let bed = bed(&ids);
+    // Rancher still lists c-m-6 as connected, but its agent is gone: the proxy holds each
+    // request for the 20–40 s Rancher's dialer takes to give up.
+    bed.proxy.register_disconnected_after(
+        "c-m-6",
+        Disconnected::AgentDisconnected,
+        Duration::from_secs(90),
+    );
+    let plugin = ExecPlugin::new(Mode::Token(RANCHER_TOKEN.into()));
+    let dir = tempfile::tempdir().unwrap();
+    use base64::Engine as _;
+    let ca = base64::engine::general_purpose::STANDARD.encode(bed.proxy.ca_pem());
+    let server = bed.proxy.cluster_url("local");
+    let config = write_kubeconfig(
+        dir.path(),
+        "rancher.json",
+        &[PluginContext {
+            name: "local",
+            server: &server,
+            ca_data: Some(&ca),
+            plugin: &plugin,
+        }],
+    );
+    let out = k3sdoctor([
+        "leases",
+        "--rancher-clusters",
+        "--parallel",
+        "2",
+        "--cluster-timeout",
+        "2s",
+        "-o",
+        "json",
+    ])
+    .kubeconfig(&config)
+    .spawn()
+    .exit_within(ENDS)
+    .expect("the fleet ends at the cluster timeout");
+
+    out.code(3)
+        .stderr_has("k3sdoctor: error: context c-m-6: cannot ")
+        .stderr_has("within 2s (--cluster-timeout)");
+    let report: Value = out.json();
+    let entries = report["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), ids.len(), "{report}");
+    for entry in entries {
+        if entry["context"] == "c-m-6" {
+            assert_eq!(entry["outcome"], "unreachable", "{report}");
+            let error = entry["error"].as_str().unwrap();
+            assert!(
+                error.contains("within 2s (--cluster-timeout)") && error.contains("Rancher"),
+                "{error}"
+            );
+        } else {
+            assert_eq!(entry["outcome"], "checked", "{report}");
+        }
+    }
+    assert_eq!(
+        plugin.runs(),
+        1,
+        "one plugin run for the Rancher and its clusters"
+    );
+    // At most 8 connections per --parallel at once (k3sdoctor's REQUESTS_PER_CLUSTER), each
+    // reused for several requests. A request cut off at the cluster timeout takes its
+    // connection with it, so one more may be opened after each.
+    let handshakes = bed.proxy.handshakes();
+    let requests = bed.proxy.requests().len();
+    let cut = bed.proxy.requests_to("c-m-6").len();
+    assert!(
+        (1..=8 * 2 + cut).contains(&handshakes) && handshakes < requests,
+        "{handshakes} TLS handshakes with the proxy for {requests} requests to {} clusters at \
+         --parallel 2, {cut} requests cut off",
+        ids.len()
+    );
+}
+
+#[test]
+fn cluster_timeout_needs_rancher_clusters() {
+    for args in [
+        &["check", "--all-contexts", "--cluster-timeout", "5s"][..],
+        &["leases", "--cluster-timeout", "5s"][..],
+    ] {
+        k3sdoctor(args)
+            .run()
+            .code(2)
+            .one_line_error()
+            .stderr_has("--cluster-timeout bounds the clusters read through Rancher");
+    }
+}
