@@ -48,3 +48,11 @@ pub(crate) struct ConnectionCertificates {
     /// What each server's own address presented, or why they were not read.
     pub servers: Result<Vec<ServerCertificate>, String>,
 }
+
+/// What one handshake showed: the end entity's facts and the chain as sent (DER, end entity
+/// first), for the verdict against the cluster's CA.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Presented {
+    pub facts: super::certificate::CertificateFacts,
+    pub chain: Vec<Vec<u8>>,
+}

@@ -22,6 +22,7 @@ mod proxy;
 pub(crate) mod rancher_pool;
 pub(crate) mod rancher_proxy;
 pub(crate) mod redact;
+mod shared_serving;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -74,8 +75,7 @@ pub(crate) struct Connection {
     pub peers: self::client_builder::PeerClients,
     /// The serving certificate of `server`'s host when connections share it (the clusters of
     /// one Rancher); `None`: read for this connection alone.
-    pub serving_certificate:
-        Option<std::sync::Arc<crate::input::live::connection_certificates::SharedServing>>,
+    pub serving_certificate: Option<std::sync::Arc<shared_serving::SharedServing>>,
 }
 
 /// One cluster, from the command line's connection options.

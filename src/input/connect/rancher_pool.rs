@@ -28,9 +28,9 @@ use super::credential_refresh::RefreshingToken;
 use super::gated_connector::gated_client;
 use super::plugin_credential::use_plugin_credential;
 use super::rancher_proxy::proxy_url;
+use super::shared_serving::SharedServing;
 use super::{Connection, Prepared};
 use crate::input::ReadError;
-use crate::input::live::connection_certificates::SharedServing;
 use crate::input::read_error::causes::ClusterSilent;
 
 /// The requests one cluster's check sends at once (its reads of locks, snapshots, Nodes and

@@ -2,10 +2,10 @@
 //! authenticates with, and the serving certificate of the address the requests go to (read
 //! from a handshake of our own). Both expire, and nothing else in the cluster says when.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::server_certificates::NOT_YET_VERIFIED;
-use super::serving_cert::{Presented, read_serving_certificate};
+use super::serving_cert::read_serving_certificate;
 use crate::input::connect::Connection;
 use crate::input::connect::rancher_proxy::proxy_url;
 use crate::model::certificate::CertificateFacts;
@@ -13,31 +13,6 @@ use crate::model::certificate_chain::ChainTrust;
 
 /// The handshake is one round trip; a server that takes longer is judged elsewhere.
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
-/// How long a shared reading stands for all who share it: a round of `serve`'s fleet reads
-/// it again, a renewed certificate is seen.
-const SHARED_FOR: Duration = Duration::from_secs(60);
-
-/// One reading of a serving certificate for every connection to the same host: the clusters
-/// behind one Rancher are all served Rancher's certificate, read once instead of once each.
-#[derive(Default)]
-pub(crate) struct SharedServing {
-    last: tokio::sync::Mutex<Option<(Instant, Result<Presented, String>)>>,
-}
-
-impl SharedServing {
-    async fn read(&self, server: &str, limit: Duration) -> Result<Presented, String> {
-        // Held while reading: the others wait for this one reading.
-        let mut last = self.last.lock().await;
-        if let Some((at, presented)) = last.as_ref()
-            && at.elapsed() < SHARED_FOR
-        {
-            return presented.clone();
-        }
-        let presented = read_serving_certificate(server, limit).await;
-        *last = Some((Instant::now(), presented.clone()));
-        presented
-    }
-}
 
 pub(crate) use crate::model::served_certificates::ConnectionCertificates;
 
@@ -54,7 +29,11 @@ pub(crate) async fn read_connection_certificates(conn: &Connection) -> Connectio
                 .read_timeout
                 .map_or(HANDSHAKE_LIMIT, |t| t.min(HANDSHAKE_LIMIT));
             match &conn.serving_certificate {
-                Some(shared) => shared.read(&conn.server, limit).await,
+                Some(shared) => {
+                    shared
+                        .read_with(read_serving_certificate(&conn.server, limit))
+                        .await
+                }
                 None => read_serving_certificate(&conn.server, limit).await,
             }
         }

@@ -91,13 +91,7 @@ pub(super) fn host_port(server: &str) -> Result<(String, u16), String> {
     Ok((host.to_string(), uri.port_u16().unwrap_or(443)))
 }
 
-/// What one handshake showed: the end entity's facts and the chain as sent (DER, end entity
-/// first), for the verdict against the cluster's CA.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Presented {
-    pub facts: CertificateFacts,
-    pub chain: Vec<Vec<u8>>,
-}
+pub(crate) use crate::model::served_certificates::Presented;
 
 /// The certificate `server` presents, within `limit`; why not, in one line.
 pub(super) async fn read_serving_certificate(
