@@ -1,10 +1,10 @@
 //! `--rancher-clusters` on one client per Rancher: every cluster's requests share one
-//! connection pool (the proxy counts its TLS handshakes: at most 8 per `--parallel`, and fewer
-//! than the requests, each connection carrying several), the Rancher
-//! context's exec plugin runs once for all of them, and a cluster Rancher holds for its
-//! 20–40 s "cluster agent disconnected" is cut off at `--cluster-timeout` while the others
-//! get their verdicts. Management and downstream clusters are fake API servers behind the
-//! test Rancher proxy.
+//! connection pool (the proxy counts its TLS handshakes: over HTTP/2, as Rancher speaks it, no
+//! more than `--parallel`; over HTTP/1.1 at most 8 per `--parallel`, and fewer than the
+//! requests, each connection carrying several), the Rancher context's exec plugin runs once
+//! for all of them, and a cluster Rancher holds for its 20–40 s "cluster agent disconnected"
+//! is cut off at `--cluster-timeout` while the others get their verdicts. Management and
+//! downstream clusters are fake API servers behind the test Rancher proxy.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 
 use crate::support::fake_api::{FakeApi, Role};
 use crate::support::faults::exec_plugin::{ExecPlugin, Mode, PluginContext, write_kubeconfig};
-use crate::support::harness::k3sdoctor;
+use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{renewed_now, server};
+use crate::support::rancher::Fault;
 use crate::support::rancher::proxy::{Backend, Disconnected, RancherProxy};
 
 const USER: &str = "admin";
@@ -48,8 +49,7 @@ struct Bed {
     _clusters: Vec<FakeApi>,
 }
 
-fn bed(ids: &[&str]) -> Bed {
-    let proxy = RancherProxy::start();
+fn bed(proxy: RancherProxy, ids: &[&str]) -> Bed {
     proxy.add_user(USER, RANCHER_TOKEN);
     let management = FakeApi::start_tls();
     management.set_rancher_management(true);
@@ -74,10 +74,44 @@ fn bed(ids: &[&str]) -> Bed {
     }
 }
 
+const IDS: [&str; 6] = ["c-m-1", "c-m-2", "c-m-3", "c-m-4", "c-m-5", "c-m-6"];
+
 #[test]
-fn clusters_of_one_rancher_share_its_connections_and_its_plugin_run() {
-    let ids = ["c-m-1", "c-m-2", "c-m-3", "c-m-4", "c-m-5", "c-m-6"];
-    let bed = bed(&ids);
+fn over_http2_the_clusters_of_one_rancher_share_one_connection() {
+    let bed = bed(RancherProxy::start(), &IDS);
+    fleet_at_parallel_2(&bed);
+    // One connection carries every request, the cut-off ones too (each its own stream).
+    let handshakes = bed.proxy.handshakes();
+    assert!(
+        (1..=2).contains(&handshakes),
+        "{handshakes} TLS handshakes with the proxy for {} requests at --parallel 2",
+        bed.proxy.requests().len()
+    );
+}
+
+#[test]
+fn over_http1_each_connection_carries_several_requests() {
+    let bed = bed(RancherProxy::start_http1_only(), &IDS);
+    fleet_at_parallel_2(&bed);
+    // At most 8 connections per --parallel at once (k3sdoctor's REQUESTS_PER_CLUSTER), each
+    // reused for several requests. A request cut off at the cluster timeout takes its
+    // connection with it, so one more may be opened after each.
+    let handshakes = bed.proxy.handshakes();
+    let requests = bed.proxy.requests().len();
+    let cut = bed.proxy.requests_to("c-m-6").len();
+    assert!(
+        (1..=8 * 2 + cut).contains(&handshakes) && handshakes < requests,
+        "{handshakes} TLS handshakes with the proxy for {requests} requests to {} clusters at \
+         --parallel 2, {cut} requests cut off",
+        IDS.len()
+    );
+}
+
+/// `leases --rancher-clusters --parallel 2` through `bed`'s Rancher, whose c-m-6 lost its
+/// agent: every other cluster checked, c-m-6 cut off at `--cluster-timeout 2s`, and the
+/// Rancher context's plugin run once.
+fn fleet_at_parallel_2(bed: &Bed) {
+    let ids = IDS;
     // Rancher still lists c-m-6 as connected, but its agent is gone: the proxy holds each
     // request for the 20–40 s Rancher's dialer takes to give up.
     bed.proxy.register_disconnected_after(
@@ -86,34 +120,7 @@ fn clusters_of_one_rancher_share_its_connections_and_its_plugin_run() {
         Duration::from_secs(90),
     );
     let plugin = ExecPlugin::new(Mode::Token(RANCHER_TOKEN.into()));
-    let dir = tempfile::tempdir().unwrap();
-    use base64::Engine as _;
-    let ca = base64::engine::general_purpose::STANDARD.encode(bed.proxy.ca_pem());
-    let server = bed.proxy.cluster_url("local");
-    let config = write_kubeconfig(
-        dir.path(),
-        "rancher.json",
-        &[PluginContext {
-            name: "local",
-            server: &server,
-            ca_data: Some(&ca),
-            plugin: &plugin,
-        }],
-    );
-    let out = k3sdoctor([
-        "leases",
-        "--rancher-clusters",
-        "--parallel",
-        "2",
-        "--cluster-timeout",
-        "2s",
-        "-o",
-        "json",
-    ])
-    .kubeconfig(&config)
-    .spawn()
-    .exit_within(ENDS)
-    .expect("the fleet ends at the cluster timeout");
+    let out = leases_through_rancher(bed, &plugin, &[]);
 
     out.code(3)
         .stderr_has("k3sdoctor: error: context c-m-6: cannot ")
@@ -138,18 +145,89 @@ fn clusters_of_one_rancher_share_its_connections_and_its_plugin_run() {
         1,
         "one plugin run for the Rancher and its clusters"
     );
-    // At most 8 connections per --parallel at once (k3sdoctor's REQUESTS_PER_CLUSTER), each
-    // reused for several requests. A request cut off at the cluster timeout takes its
-    // connection with it, so one more may be opened after each.
-    let handshakes = bed.proxy.handshakes();
-    let requests = bed.proxy.requests().len();
-    let cut = bed.proxy.requests_to("c-m-6").len();
-    assert!(
-        (1..=8 * 2 + cut).contains(&handshakes) && handshakes < requests,
-        "{handshakes} TLS handshakes with the proxy for {requests} requests to {} clusters at \
-         --parallel 2, {cut} requests cut off",
-        ids.len()
+}
+
+/// Over HTTP/2 Rancher resets one stream when a cluster's answer breaks off (Go's reverse
+/// proxy aborts the handler): that cluster is unreachable in those words, and the others,
+/// whose requests share the connection, are checked.
+#[test]
+fn a_stream_reset_fails_one_cluster_not_the_shared_connection() {
+    let bed = bed(RancherProxy::start(), &IDS);
+    bed.proxy.set_fault("c-m-2", Fault::ResetMidBody);
+    let plugin = ExecPlugin::new(Mode::Token(RANCHER_TOKEN.into()));
+    let out = leases_through_rancher(&bed, &plugin, &[]);
+    out.code(3);
+    let report: Value = out.json();
+    for entry in report["entries"].as_array().unwrap() {
+        if entry["context"] == "c-m-2" {
+            assert_eq!(entry["outcome"], "unreachable", "{report}");
+            let error = entry["error"].as_str().unwrap();
+            assert!(
+                error.contains("broke off its answer (HTTP/2 RST_STREAM INTERNAL_ERROR)"),
+                "{error}"
+            );
+        } else {
+            assert_eq!(entry["outcome"], "checked", "{report}");
+        }
+    }
+    assert!(bed.proxy.handshakes() <= 2, "{}", bed.proxy.handshakes());
+}
+
+/// An answer that stalls mid-body on the shared HTTP/2 connection, which the pings and the
+/// other clusters' answers keep busy, still fails at `--request-timeout`: each request keeps
+/// its own.
+#[test]
+fn a_stalled_answer_fails_at_the_request_timeout_on_a_shared_connection() {
+    let bed = bed(RancherProxy::start(), &IDS);
+    bed.proxy.set_fault("c-m-3", Fault::StallMidBody);
+    let plugin = ExecPlugin::new(Mode::Token(RANCHER_TOKEN.into()));
+    let out = leases_through_rancher(&bed, &plugin, &["--request-timeout", "3s"]);
+    out.code(3);
+    let report: Value = out.json();
+    for entry in report["entries"].as_array().unwrap() {
+        if entry["context"] == "c-m-3" {
+            assert_eq!(entry["outcome"], "unreachable", "{report}");
+            let error = entry["error"].as_str().unwrap();
+            assert!(error.contains("within the request timeout"), "{error}");
+        } else {
+            assert_eq!(entry["outcome"], "checked", "{report}");
+        }
+    }
+    assert!(bed.proxy.handshakes() <= 2, "{}", bed.proxy.handshakes());
+}
+
+/// `leases --rancher-clusters --parallel 2 --cluster-timeout 2s -o json ARGS` as the Rancher
+/// context whose exec plugin is `plugin`.
+fn leases_through_rancher(bed: &Bed, plugin: &ExecPlugin, args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    use base64::Engine as _;
+    let ca = base64::engine::general_purpose::STANDARD.encode(bed.proxy.ca_pem());
+    let server = bed.proxy.cluster_url("local");
+    let config = write_kubeconfig(
+        dir.path(),
+        "rancher.json",
+        &[PluginContext {
+            name: "local",
+            server: &server,
+            ca_data: Some(&ca),
+            plugin,
+        }],
     );
+    let fleet = [
+        "leases",
+        "--rancher-clusters",
+        "--parallel",
+        "2",
+        "--cluster-timeout",
+        "2s",
+        "-o",
+        "json",
+    ];
+    k3sdoctor(fleet.iter().chain(args))
+        .kubeconfig(&config)
+        .spawn()
+        .exit_within(ENDS)
+        .expect("the fleet ends at the cluster timeout")
 }
 
 #[test]

@@ -3,10 +3,12 @@
 //! bound (it opens a connection whenever a request finds none idle, including in the instant
 //! between one request's end and its connection's return to the pool), so without it a
 //! Rancher's shared client would open more connections, and TLS handshakes, than `--parallel`.
+//! Over HTTP/2 it opens one, which carries every request.
 
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use http::Uri;
@@ -105,6 +107,9 @@ impl<T: Write + Unpin> Write for Gated<T> {
 
 /// The client of one Rancher: kube's stack (its base URL, credentials and extra headers, its
 /// TLS from the kubeconfig, kubectl's timeouts) over a pool of at most `permits` connections.
+/// Where Rancher speaks HTTP/2 (its dynamiclistener offers h2 by ALPN) every cluster's
+/// requests share one connection; kube's own connector offers http/1.1 only, one request per
+/// connection at a time.
 pub(super) fn gated_client(
     config: &kube::Config,
     permits: Arc<Semaphore>,
@@ -116,13 +121,15 @@ pub(super) fn gated_client(
         inner: tcp,
         permits,
     };
-    let mut connector =
-        hyper_timeout::TimeoutConnector::new(config.rustls_https_connector_with_connector(gated)?);
+    let mut connector = hyper_timeout::TimeoutConnector::new(offering_h2(config, gated)?);
     connector.set_connect_timeout(config.connect_timeout);
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
     let pool = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .timer(hyper_util::rt::TokioTimer::new())
+        .http2_keep_alive_interval(keep_alive_interval(config.read_timeout))
+        .http2_keep_alive_while_idle(true)
         .build(connector);
     let service = tower::ServiceBuilder::new()
         .layer(config.base_uri_layer())
@@ -132,3 +139,38 @@ pub(super) fn gated_client(
         .service(pool);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
 }
+
+/// kube's TLS for `config` (its CA, client certificate and tls-server-name, as
+/// `rustls_https_connector_with_connector` builds it) offering h2 before http/1.1.
+fn offering_h2<H>(
+    config: &kube::Config,
+    tcp: H,
+) -> Result<hyper_rustls::HttpsConnector<H>, kube::Error> {
+    use kube::client::ConfigExt;
+    let tls = config.rustls_client_config()?;
+    let mut builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http();
+    if let Some(name) = &config.tls_server_name {
+        let name = rustls::pki_types::ServerName::try_from(name.clone()).map_err(|e| {
+            kube::Error::RustlsTls(kube::client::RustlsTlsError::InvalidServerName(e))
+        })?;
+        builder =
+            builder.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name));
+    }
+    Ok(builder.enable_http1().enable_http2().wrap_connector(tcp))
+}
+
+/// How often an HTTP/2 connection is pinged, idle or not: often enough that the connection's
+/// read timeout (the request timeout) never ends a healthy connection that is only quiet, which
+/// would fail every cluster's requests on it at once. Each request keeps its own timeout
+/// (`rancher_pool`'s route), and a peer that stops answering pings is dropped.
+pub(super) fn keep_alive_interval(read_timeout: Option<Duration>) -> Duration {
+    const LONGEST: Duration = Duration::from_secs(30);
+    read_timeout.map_or(LONGEST, |limit| {
+        (limit / 3).clamp(Duration::from_secs(1), LONGEST)
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -3,12 +3,16 @@
 //! context's credential resolved once (its exec plugin run once, its token refreshed once for
 //! all). Each cluster's requests keep their own path, `/k8s/clusters/<id>/…`, on that pool.
 //!
-//! kube's client speaks HTTP/1.1 only (kube-client 5 builds its connector with
-//! `enable_http1`), so a connection carries one request at a time: at most
-//! [`REQUESTS_PER_CLUSTER`] × `--parallel` requests are sent at once, each holding its place
-//! until its answer's body has been read (the connection is busy until then), and as many
-//! connections are open at most (`gated_connector`), so a Rancher sees no more TLS handshakes
-//! than that while none is closed under a request that was cut off.
+//! Rancher speaks HTTP/2, and then one connection carries every cluster's requests: one TLS
+//! handshake per Rancher. Over HTTP/1.1 (a proxy in front of Rancher that offers no h2) a
+//! connection carries one request at a time. Either way at most [`REQUESTS_PER_CLUSTER`] ×
+//! `--parallel` requests are sent at once, each holding its place until its answer's body has
+//! been read, and as many connections are open at most (`gated_connector`), so a Rancher sees
+//! no more TLS handshakes than that while none is closed under a request that was cut off.
+//!
+//! Each request keeps its own request timeout here: for its answer's head, and between the
+//! parts of its body. On a shared HTTP/2 connection the connection's read timeout no longer
+//! tells one request's silence, as the other clusters' answers keep the connection busy.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -34,7 +38,7 @@ use crate::input::ReadError;
 use crate::input::read_error::causes::ClusterSilent;
 
 /// The requests one cluster's check sends at once (its reads of locks, snapshots, Nodes and
-/// the control plane go out together). With one request per connection, a bound of
+/// the control plane go out together). With one request per HTTP/1.1 connection, a bound of
 /// `--parallel` alone let a fleet of 500 at the default `--parallel 16` send 16 requests at
 /// a time where it had sent a few per cluster: 2.2× slower than a client per cluster.
 pub(crate) const REQUESTS_PER_CLUSTER: usize = 8;
@@ -112,6 +116,7 @@ impl RancherPool {
         let route = ClusterRoute {
             pool: self.clone(),
             path: Arc::from(path),
+            request_timeout: prepared.request_timeout,
             first_answer: first_answer.map(|limit| {
                 Arc::new(FirstAnswer {
                     limit,
@@ -150,6 +155,8 @@ struct FirstAnswer {
 struct ClusterRoute {
     pool: RancherPool,
     path: Arc<str>,
+    /// For the answer's head, and between the parts of its body (`None`: no limit).
+    request_timeout: Option<Duration>,
     first_answer: Option<Arc<FirstAnswer>>,
 }
 
@@ -169,7 +176,11 @@ impl tower::Service<Request<Body>> for ClusterRoute {
             *request.uri_mut() = routed(&this.path, request.uri())?;
             let waiting = async {
                 let permit = this.pool.in_flight.clone().acquire_owned().await?;
-                let response = this.pool.client.send(request).await?;
+                let sent = this.pool.client.send(request);
+                let response = match this.request_timeout {
+                    Some(limit) => tokio::time::timeout(limit, sent).await??,
+                    None => sent.await?,
+                };
                 Ok::<_, BoxError>((permit, response))
             };
             let (permit, response) = match &this.first_answer {
@@ -186,6 +197,10 @@ impl tower::Service<Request<Body>> for ClusterRoute {
             Ok(response.map(|body| InFlight {
                 body,
                 permit: Some(permit),
+                silence: this.request_timeout.map(|limit| SilenceLimit {
+                    limit,
+                    timer: Box::pin(tokio::time::sleep(limit)),
+                }),
             }))
         })
     }
@@ -210,10 +225,43 @@ fn routed(path: &str, uri: &Uri) -> Result<Uri, BoxError> {
     Ok(format!("{path}{rest}").parse::<Uri>()?)
 }
 
-/// An answer's body that holds its request's place among those in flight until it ends.
+/// An answer's body that holds its request's place among those in flight until it ends, and
+/// fails when no part of it comes within the request timeout.
 pub(crate) struct InFlight {
     body: Body,
     permit: Option<OwnedSemaphorePermit>,
+    silence: Option<SilenceLimit>,
+}
+
+/// The longest wait for the next part of a body, and its timer, restarted by each part.
+struct SilenceLimit {
+    limit: Duration,
+    timer: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl SilenceLimit {
+    fn restart(&mut self) {
+        let next = tokio::time::Instant::now() + self.limit;
+        self.timer.as_mut().reset(next);
+    }
+
+    /// The limit, once the body has been silent for that long.
+    fn ran_out(&mut self, cx: &mut Context<'_>) -> Option<Duration> {
+        self.timer
+            .as_mut()
+            .poll(cx)
+            .is_ready()
+            .then_some(self.limit)
+    }
+}
+
+/// What a body that went silent fails with: a timed-out read, as the connection's own read
+/// timeout says it over HTTP/1.1.
+fn silent_body(limit: Duration) -> BoxError {
+    Box::new(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("no part of the answer within {limit:?} (the request timeout)"),
+    ))
 }
 
 impl HttpBody for InFlight {
@@ -226,8 +274,16 @@ impl HttpBody for InFlight {
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         let this = &mut *self;
         let polled = Pin::new(&mut this.body).poll_frame(cx);
-        if let Poll::Ready(None | Some(Err(_))) = &polled {
-            this.permit = None;
+        let silence = this.silence.as_mut();
+        match &polled {
+            Poll::Ready(None | Some(Err(_))) => this.permit = None,
+            Poll::Ready(Some(Ok(_))) => silence.into_iter().for_each(SilenceLimit::restart),
+            Poll::Pending => {
+                if let Some(limit) = silence.and_then(|s| s.ran_out(cx)) {
+                    this.permit = None;
+                    return Poll::Ready(Some(Err(silent_body(limit))));
+                }
+            }
         }
         polled.map_err(|e| Box::new(e) as BoxError)
     }

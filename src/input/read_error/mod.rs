@@ -195,6 +195,13 @@ fn transport_message(
             "cannot {action}: {server} closed the connection before answering; retry, and check any load \
              balancer or proxy in front of the API server"
         ),
+        TransportCause::StreamReset { code, go_away } => {
+            let frame = if *go_away { "GOAWAY" } else { "RST_STREAM" };
+            format!(
+                "cannot {action}: {server} broke off its answer (HTTP/2 {frame} {code}); retry, and \
+                 check any load balancer or proxy in front of the API server"
+            )
+        }
         TransportCause::Tls => format!(
             "cannot {action}: TLS handshake with {server} failed ({}); check the kubeconfig's server address \
              (https to the right port) and certificate-authority-data",

@@ -44,6 +44,12 @@ pub(super) enum TransportCause {
     },
     /// hyper's "connection closed before message completed".
     ClosedMidAnswer,
+    /// The server ended an HTTP/2 request (RST_STREAM) or the whole connection (GOAWAY) with
+    /// an error code, such as INTERNAL_ERROR from a proxy whose backend broke off.
+    StreamReset {
+        code: String,
+        go_away: bool,
+    },
     Tls,
     /// A body that is not the JSON the request expects.
     NotJson,
@@ -96,6 +102,14 @@ impl TransportCause {
                 _ => {}
             }
         }
+        if let Some(h2) = links(err).find_map(|e| e.downcast_ref::<h2::Error>())
+            && let Some(reason) = h2.reason().filter(|_| h2.is_remote())
+        {
+            return TransportCause::StreamReset {
+                code: format!("{reason:?}"),
+                go_away: h2.is_go_away(),
+            };
+        }
         let hyper = links(err).find_map(|e| e.downcast_ref::<hyper::Error>());
         if hyper.is_some_and(hyper::Error::is_incomplete_message) {
             return TransportCause::ClosedMidAnswer;
@@ -137,6 +151,7 @@ impl TransportCause {
                 in_tls_handshake: false,
             }
             | TransportCause::ClosedMidAnswer
+            | TransportCause::StreamReset { .. }
             | TransportCause::HostNotResolved => ReadFailureKind::Unreachable,
         }
     }

@@ -1,4 +1,7 @@
 //! A stand-in for Rancher's Kubernetes proxy: HTTPS on 127.0.0.1 (a fresh rcgen certificate),
+//! HTTP/2 to a client that offers h2 by ALPN and HTTP/1.1 otherwise, as Rancher's
+//! dynamiclistener (`server/server.go` sets NextProtos to h2 and http/1.1), or HTTP/1.1 only
+//! ([`RancherProxy::start_http1_only`]), as a load balancer in front of Rancher may;
 //! routing `/k8s/clusters/<id>/<rest>` to the test apiserver registered for `<id>` with the
 //! caller's Rancher token swapped for that apiserver's token of the same user, bodies streamed
 //! both ways (WATCH and big LISTs). Per cluster id a fault switch, flipped at runtime, cuts
@@ -69,6 +72,9 @@ pub(super) struct Upstream {
     pub authority: String,
     pub connector: TlsConnector,
     pub tokens: HashMap<String, String>,
+    /// Connections to the backend that finished their last answer, reused as Rancher reuses
+    /// its tunnel to a cluster's agent rather than dialling it per request.
+    pub idle: Mutex<Vec<hyper::client::conn::http1::SendRequest<Incoming>>>,
 }
 
 enum Target {
@@ -120,8 +126,18 @@ pub(crate) struct RancherProxy {
 }
 
 impl RancherProxy {
+    /// A proxy that speaks HTTP/2 to clients that offer it, as Rancher does.
     pub(crate) fn start() -> RancherProxy {
-        let (acceptor, ca_pem) = proxy_tls::self_signed();
+        RancherProxy::offering(&[b"h2", b"http/1.1"])
+    }
+
+    /// A proxy that speaks HTTP/1.1 only, as a load balancer in front of Rancher may.
+    pub(crate) fn start_http1_only() -> RancherProxy {
+        RancherProxy::offering(&[b"http/1.1"])
+    }
+
+    fn offering(protocols: &[&[u8]]) -> RancherProxy {
+        let (acceptor, ca_pem) = proxy_tls::self_signed(protocols);
         let listener =
             std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port for the proxy");
         listener.set_nonblocking(true).expect("non-blocking");
@@ -276,16 +292,28 @@ async fn connection(tcp: tokio::net::TcpStream, acceptor: TlsAcceptor, shared: A
         return;
     };
     shared.handshakes.fetch_add(1, Ordering::Relaxed);
+    let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+    // Over HTTP/2 a reset mid-body resets the one stream (hyper sends RST_STREAM when a body
+    // fails), as Go's reverse proxy does; over HTTP/1.1 it resets the connection.
+    let reset_fd = (!h2).then_some(fd);
     let service = hyper::service::service_fn(move |req| {
         let shared = shared.clone();
-        async move { Ok::<_, Infallible>(handle(&shared, fd, req).await) }
+        async move { Ok::<_, Infallible>(handle(&shared, reset_fd, req).await) }
     });
-    let _ = hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(tls), service)
-        .await;
+    if h2 {
+        // Go's HTTP/2 server allows 250 streams at once on a connection.
+        let _ = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+            .max_concurrent_streams(250)
+            .serve_connection(TokioIo::new(tls), service)
+            .await;
+    } else {
+        let _ = hyper::server::conn::http1::Builder::new()
+            .serve_connection(TokioIo::new(tls), service)
+            .await;
+    }
 }
 
-async fn handle(shared: &Arc<Shared>, fd: RawFd, req: Request<Incoming>) -> Response<Body> {
+async fn handle(shared: &Arc<Shared>, fd: Option<RawFd>, req: Request<Incoming>) -> Response<Body> {
     let (cluster, rest) = split_cluster(req.uri().path());
     let query = req
         .uri()
@@ -307,7 +335,7 @@ async fn handle(shared: &Arc<Shared>, fd: RawFd, req: Request<Incoming>) -> Resp
 
 async fn route(
     shared: &Arc<Shared>,
-    fd: RawFd,
+    fd: Option<RawFd>,
     cluster: &str,
     path: &str,
     req: Request<Incoming>,

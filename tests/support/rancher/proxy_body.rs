@@ -1,16 +1,19 @@
-//! One proxied request: a fresh TLS connection to the backend apiserver, the request streamed
-//! up, the response streamed down through a pump that obeys the cluster's fault switch.
+//! One proxied request: on a connection to the backend apiserver that is idle (or a fresh TLS
+//! one), the request streamed up, the response streamed down through a pump that obeys the
+//! cluster's fault switch; the connection goes back to the idle ones once its answer ended.
 
 use std::error::Error;
 use std::io;
 use std::os::fd::RawFd;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::header::{AUTHORIZATION, HOST, HeaderName};
 use http_body_util::BodyExt;
 use hyper::body::{Frame, Incoming};
+use hyper::client::conn::http1::SendRequest;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, watch};
@@ -26,7 +29,9 @@ pub(crate) enum Fault {
     /// Bodies flow untouched.
     Pass,
     /// …once that half has been handed to the socket, the client connection is closed with a
-    /// RST (SO_LINGER 0), as a load balancer or a crashing Rancher pod does.
+    /// RST (SO_LINGER 0), as a load balancer or a crashing Rancher pod does. Over HTTP/2 the
+    /// stream alone is reset (RST_STREAM INTERNAL_ERROR), as Go's reverse proxy resets it when
+    /// the backend breaks off.
     ResetMidBody,
     /// …nothing more until the switch goes back to `Pass` (the rest then flows) or the client
     /// closes the connection; `ResetMidBody` meanwhile resets it.
@@ -54,20 +59,13 @@ type BoxError = Box<dyn Error + Send + Sync>;
 /// Sends `req` (its path already stripped of the cluster prefix: `path`) to the backend as
 /// the user whose backend token is `token`.
 pub(super) async fn forward(
-    upstream: &Upstream,
+    upstream: &Arc<Upstream>,
     token: &str,
     path: &str,
     req: Request<Incoming>,
     fault: watch::Receiver<Fault>,
-    client_fd: RawFd,
+    client_fd: Option<RawFd>,
 ) -> Result<Response<Body>, BoxError> {
-    let tcp = tokio::net::TcpStream::connect(upstream.address).await?;
-    let name = ServerName::try_from(upstream.address.ip().to_string())?;
-    let tls = upstream.connector.connect(name, tcp).await?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake::<_, Incoming>(TokioIo::new(tls)).await?;
-    tokio::spawn(connection);
-
     let (parts, body) = req.into_parts();
     let mut request = Request::builder().method(parts.method).uri(path);
     for (name, value) in &parts.headers {
@@ -79,7 +77,7 @@ pub(super) async fn forward(
         .header(HOST, &upstream.authority)
         .header(AUTHORIZATION, format!("Bearer {token}"))
         .body(body)?;
-    let response = sender.send_request(request).await?;
+    let (response, sender) = send(upstream, request).await?;
 
     let (mut parts, body) = response.into_parts();
     let names: Vec<HeaderName> = parts.headers.keys().cloned().collect();
@@ -88,9 +86,61 @@ pub(super) async fn forward(
     }
     let (frames, rx) = mpsc::channel(1);
     let (progress, progress_rx) = watch::channel(Progress::default());
-    tokio::spawn(pump(body, frames, progress_rx, fault, client_fd));
+    let upstream = upstream.clone();
+    tokio::spawn(async move {
+        if pump(body, frames, progress_rx, fault, client_fd).await == Pumped::Whole {
+            give_back(&upstream, sender).await;
+        }
+    });
     let body = ChannelBody { rx, progress }.boxed();
     Ok(Response::from_parts(parts, body))
+}
+
+/// `request` on an idle connection to the backend, or on a new one when none is left that
+/// takes it; and the connection, to give back once its answer has been read.
+async fn send(
+    upstream: &Upstream,
+    mut request: Request<Incoming>,
+) -> Result<(Response<Incoming>, SendRequest<Incoming>), BoxError> {
+    loop {
+        let idle = upstream.idle.lock().expect("idle lock").pop();
+        let Some(mut sender) = idle else { break };
+        if sender.ready().await.is_err() {
+            continue;
+        }
+        match sender.try_send_request(request).await {
+            Ok(response) => return Ok((response, sender)),
+            Err(mut failed) => match failed.take_message() {
+                // The backend had closed it before the request went out.
+                Some(unsent) => request = unsent,
+                None => return Err(failed.into_error().into()),
+            },
+        }
+    }
+    let tcp = tokio::net::TcpStream::connect(upstream.address).await?;
+    let name = ServerName::try_from(upstream.address.ip().to_string())?;
+    let tls = upstream.connector.connect(name, tcp).await?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake::<_, Incoming>(TokioIo::new(tls)).await?;
+    tokio::spawn(connection);
+    let response = sender.send_request(request).await?;
+    Ok((response, sender))
+}
+
+/// Keeps `sender` for the next request once it can take one (its last answer read whole).
+async fn give_back(upstream: &Upstream, mut sender: SendRequest<Incoming>) {
+    let ready = tokio::time::timeout(std::time::Duration::from_secs(5), sender.ready()).await;
+    if matches!(ready, Ok(Ok(()))) {
+        upstream.idle.lock().expect("idle lock").push(sender);
+    }
+}
+
+/// How a response body's pump ended: with the whole body passed on, or not (a fault, a client
+/// that went away, an error), when the backend connection is not reused.
+#[derive(Debug, PartialEq, Eq)]
+enum Pumped {
+    Whole,
+    Cut,
 }
 
 /// How far hyper has taken the response body: frames taken, and whether it has asked for
@@ -135,20 +185,20 @@ async fn pump(
     frames: mpsc::Sender<Item>,
     mut progress: watch::Receiver<Progress>,
     mut fault: watch::Receiver<Fault>,
-    client_fd: RawFd,
-) {
+    client_fd: Option<RawFd>,
+) -> Pumped {
     let mut sent = 0u64;
     loop {
         let next = tokio::select! {
             next = body.frame() => next,
-            _ = frames.closed() => return,
+            _ = frames.closed() => return Pumped::Cut,
         };
         let frame = match next {
-            None => return,
+            None => return Pumped::Whole,
             Some(Ok(frame)) => frame,
             Some(Err(e)) => {
                 let _ = frames.send(Err(io::Error::other(e))).await;
-                return;
+                return Pumped::Cut;
             }
         };
         let mode = *fault.borrow_and_update();
@@ -156,7 +206,7 @@ async fn pump(
             Ok(data) => data,
             Err(trailers) => {
                 if frames.send(Ok(trailers)).await.is_err() {
-                    return;
+                    return Pumped::Cut;
                 }
                 sent += 1;
                 continue;
@@ -164,7 +214,7 @@ async fn pump(
         };
         if mode == Fault::Pass || data.is_empty() {
             if frames.send(Ok(Frame::data(data))).await.is_err() {
-                return;
+                return Pumped::Cut;
             }
             sent += 1;
             continue;
@@ -173,7 +223,7 @@ async fn pump(
             let mut head = data;
             let tail = head.split_off(head.len().div_ceil(2));
             if frames.send(Ok(Frame::data(head))).await.is_err() {
-                return;
+                return Pumped::Cut;
             }
             sent += 1;
             tail
@@ -183,11 +233,11 @@ async fn pump(
             tokio::select! {
                 changed = fault.changed() => {
                     if changed.is_err() {
-                        return;
+                        return Pumped::Cut;
                     }
                     mode = *fault.borrow_and_update();
                 }
-                _ = frames.closed() => return,
+                _ = frames.closed() => return Pumped::Cut,
             }
         }
         if mode == Fault::ResetMidBody {
@@ -195,28 +245,30 @@ async fn pump(
             // the body before the RST, not a RST racing the head.
             tokio::select! {
                 _ = progress.wait_for(|p| p.taken >= sent && p.hungry) => {}
-                _ = frames.closed() => return,
+                _ = frames.closed() => return Pumped::Cut,
             }
-            // hyper asks for more before it flushes, and a RST discards what the kernel has
-            // not sent yet: wait until the client's kernel has acknowledged every byte.
-            for _ in 0..400 {
-                if unacknowledged(client_fd) == 0 {
-                    break;
+            if let Some(client_fd) = client_fd {
+                // hyper asks for more before it flushes, and a RST discards what the kernel has
+                // not sent yet: wait until the client's kernel has acknowledged every byte.
+                for _ in 0..400 {
+                    if unacknowledged(client_fd) == 0 {
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
                 }
-                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                reset_on_close(client_fd);
             }
-            reset_on_close(client_fd);
             let _ = frames
                 .send(Err(io::Error::new(
                     io::ErrorKind::ConnectionReset,
                     "fault: reset mid-body",
                 )))
                 .await;
-            return;
+            return Pumped::Cut;
         }
         if !tail.is_empty() {
             if frames.send(Ok(Frame::data(tail))).await.is_err() {
-                return;
+                return Pumped::Cut;
             }
             sent += 1;
         }

@@ -12,8 +12,8 @@ use tokio_rustls::{TlsAcceptor, TlsConnector};
 
 use super::proxy::{Backend, Upstream};
 
-/// The acceptor and the certificate (PEM) clients must trust.
-pub(super) fn self_signed() -> (TlsAcceptor, String) {
+/// The acceptor, offering `protocols` by ALPN, and the certificate (PEM) clients must trust.
+pub(super) fn self_signed(protocols: &[&[u8]]) -> (TlsAcceptor, String) {
     let certified =
         rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string(), "localhost".to_string()])
             .expect("generate a self-signed certificate");
@@ -27,8 +27,7 @@ pub(super) fn self_signed() -> (TlsAcceptor, String) {
         .with_no_client_auth()
         .with_single_cert(vec![cert], key)
         .expect("rustls accepts the generated certificate");
-    // HTTP/1.1 only: the proxy serves http1, and a client offered h2 would not get it anyway.
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = protocols.iter().map(|p| p.to_vec()).collect();
     (TlsAcceptor::from(Arc::new(config)), certified.cert.pem())
 }
 
@@ -55,5 +54,6 @@ pub(super) fn upstream(backend: &Backend) -> Upstream {
         authority,
         connector: TlsConnector::from(Arc::new(config)),
         tokens: backend.tokens.clone(),
+        idle: Default::default(),
     }
 }
