@@ -2,9 +2,9 @@
 //!
 //! 500 fake downstream API servers (HTTPS, each with its own CA; 3 k3s servers, 2 Leases, 3
 //! ETCDSnapshotFiles, the snapshot ConfigMaps), every request answered after 50 ms, behind one
-//! Rancher proxy as `c-m-000` … `c-m-499`; the management cluster behind it as `local` is a
-//! real apiserver with Rancher's CRDs and what Rancher 2.11.4 keeps for those clusters
-//! (`rancher_seed.rs`). A Rancher-generated kubeconfig has one context per cluster plus `local`.
+//! Rancher proxy (HTTP/2 by ALPN, as Rancher) as `c-m-000` … `c-m-499`; the management
+//! cluster behind it as `local` is a real apiserver with Rancher's CRDs and what Rancher
+//! 2.11.4 keeps for those clusters (`rancher_seed.rs`). A Rancher-generated kubeconfig has one context per cluster plus `local`.
 //! Measured with the release binary (and, with `K3SDOCTOR_BENCH_BEFORE=PATH`, another build
 //! the same way, rounds interleaved), one warm-up and then interleaved rounds:
 //! - `--context local check --rancher-clusters --parallel 500`, and with the default parallelism,
@@ -165,8 +165,9 @@ fn main() {
         LATENCY.as_millis()
     );
     println!(
-        "- Rancher: one TLS proxy (HTTP/1.1) routing /k8s/clusters/<id> (a fresh TLS connection \
-         to the backend per request, as the test proxy does); `local` a real kube-apiserver \
+        "- Rancher: one TLS proxy routing /k8s/clusters/<id>, HTTP/2 to a client that offers \
+         it by ALPN and HTTP/1.1 otherwise, as Rancher's listener; its connections to each \
+         backend reused, as Rancher reuses its tunnel to an agent; `local` a real kube-apiserver \
          v1.24 with Rancher's CRDs: {clusters} management and provisioning Clusters (Connected, \
          administrated, {}), {clusters} RKEControlPlanes, {} Machines, {} records as Rancher \
          {RANCHER_VERSION} writes them, the backpopulate Feature, the server-version Setting",
