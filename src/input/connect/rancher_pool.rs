@@ -16,7 +16,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -43,11 +43,19 @@ use crate::input::read_error::causes::ClusterSilent;
 /// a time where it had sent a few per cluster: 2.2× slower than a client per cluster.
 pub(crate) const REQUESTS_PER_CLUSTER: usize = 8;
 
+/// The streams one HTTP/2 connection to Rancher carries at once: Go's HTTP/2 server allows
+/// 250 (`http2.Server.MaxConcurrentStreams`' default), which Rancher keeps. Past that a client
+/// queues its requests, so a fleet with more in flight spreads them over more connections.
+const STREAMS_PER_CONNECTION: usize = 250;
+
 /// The client of one Rancher, at its origin (`https://H`), and the bound on the requests
 /// it has in flight.
 #[derive(Clone)]
 pub(crate) struct RancherPool {
-    client: kube::Client,
+    /// One client per [`STREAMS_PER_CONNECTION`] requests in flight, each cluster on one of
+    /// them in turn; their connections share one bound.
+    clients: Arc<[kube::Client]>,
+    next: Arc<AtomicUsize>,
     in_flight: Arc<Semaphore>,
     /// The plugin's token, when it expires: each cluster's connection keeps it for its peers.
     refresh: Option<RefreshingToken>,
@@ -82,19 +90,24 @@ impl RancherPool {
             })?;
         config.cluster_url = origin;
         settle_config(&mut config, prepared.request_timeout)?;
-        let client = match config.proxy_url {
+        let clients = match config.proxy_url {
             // kube's own stack, which knows the proxies; it bounds the requests in flight,
             // not the connections.
-            Some(_) => base_client(config, refresh.clone())?,
+            Some(_) => vec![base_client(config, refresh.clone())?],
             None => {
                 let connections = Arc::new(Semaphore::new(bound(parallel)));
-                let client = gated_client(&config, connections)
-                    .map_err(|e| client_error(&prepared.server, &e))?;
-                token_on(client, refresh.clone())
+                (0..bound(parallel).div_ceil(STREAMS_PER_CONNECTION))
+                    .map(|_| {
+                        let client = gated_client(&config, connections.clone())
+                            .map_err(|e| client_error(&prepared.server, &e))?;
+                        Ok(token_on(client, refresh.clone()))
+                    })
+                    .collect::<Result<_, ReadError>>()?
             }
         };
         Ok(RancherPool {
-            client,
+            clients: clients.into(),
+            next: Arc::default(),
             in_flight: Arc::new(Semaphore::new(bound(parallel))),
             refresh,
             serving: Arc::default(),
@@ -113,7 +126,9 @@ impl RancherPool {
         let path = http::Uri::try_from(prepared.server.as_str())
             .map(|uri| uri.path().trim_end_matches('/').to_string())
             .map_err(|_| ReadError::new(format!("{} is not a URL", prepared.server)))?;
+        let turn = self.next.fetch_add(1, Ordering::Relaxed);
         let route = ClusterRoute {
+            client: self.clients[turn % self.clients.len()].clone(),
             pool: self.clone(),
             path: Arc::from(path),
             request_timeout: prepared.request_timeout,
@@ -125,7 +140,7 @@ impl RancherPool {
                 })
             }),
         };
-        let namespace = self.client.default_namespace().to_string();
+        let namespace = route.client.default_namespace().to_string();
         let client = kube::Client::new(route, namespace);
         let mut config = prepared.config.clone();
         settle_config(&mut config, prepared.request_timeout)?;
@@ -153,6 +168,8 @@ struct FirstAnswer {
 /// One cluster's requests: its path in front of theirs, sent on the Rancher's pool.
 #[derive(Clone)]
 struct ClusterRoute {
+    /// The pool's client this cluster's requests go out on.
+    client: kube::Client,
     pool: RancherPool,
     path: Arc<str>,
     /// For the answer's head, and between the parts of its body (`None`: no limit).
@@ -176,7 +193,7 @@ impl tower::Service<Request<Body>> for ClusterRoute {
             *request.uri_mut() = routed(&this.path, request.uri())?;
             let waiting = async {
                 let permit = this.pool.in_flight.clone().acquire_owned().await?;
-                let sent = this.pool.client.send(request);
+                let sent = this.client.send(request);
                 let response = match this.request_timeout {
                     Some(limit) => tokio::time::timeout(limit, sent).await??,
                     None => sent.await?,
