@@ -7,6 +7,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -110,9 +111,14 @@ impl<T: Write + Unpin> Write for Gated<T> {
 /// Where Rancher speaks HTTP/2 (its dynamiclistener offers h2 by ALPN) every cluster's
 /// requests share one connection; kube's own connector offers http/1.1 only, one request per
 /// connection at a time.
+/// `speaks_h2` is set when a connection negotiates h2. With `h2_only` the client speaks HTTP/2
+/// without waiting for the answer to its offer, so that requests sent together wait for its
+/// one connection instead of each opening another: for a Rancher known to speak it.
 pub(super) fn gated_client(
     config: &kube::Config,
     permits: Arc<Semaphore>,
+    speaks_h2: Arc<AtomicBool>,
+    h2_only: bool,
 ) -> Result<kube::Client, kube::Error> {
     use kube::client::ConfigExt;
     let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -126,7 +132,12 @@ pub(super) fn gated_client(
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
+    let connector = NegotiationWatch {
+        inner: connector,
+        speaks_h2,
+    };
     let pool = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .http2_only(h2_only)
         .timer(hyper_util::rt::TokioTimer::new())
         .http2_keep_alive_interval(keep_alive_interval(config.read_timeout))
         .http2_keep_alive_while_idle(true)
@@ -138,6 +149,40 @@ pub(super) fn gated_client(
         .map_err(BoxError::from)
         .service(pool);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// A connector that notes when one of its connections negotiated h2.
+#[derive(Clone)]
+struct NegotiationWatch<C> {
+    inner: C,
+    speaks_h2: Arc<AtomicBool>,
+}
+
+impl<C> tower::Service<Uri> for NegotiationWatch<C>
+where
+    C: tower::Service<Uri>,
+    C::Future: Send + 'static,
+    C::Response: Connection,
+    C::Error: Into<BoxError>,
+{
+    type Response = C::Response;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<C::Response, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let (connecting, speaks_h2) = (self.inner.call(uri), self.speaks_h2.clone());
+        Box::pin(async move {
+            let connection = connecting.await.map_err(Into::into)?;
+            if connection.connected().is_negotiated_h2() {
+                speaks_h2.store(true, Ordering::Relaxed);
+            }
+            Ok(connection)
+        })
+    }
 }
 
 /// kube's TLS for `config` (its CA, client certificate and tls-server-name, as

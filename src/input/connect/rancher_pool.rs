@@ -15,8 +15,8 @@
 //! tells one request's silence, as the other clusters' answers keep the connection busy.
 
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -52,9 +52,12 @@ const STREAMS_PER_CONNECTION: usize = 250;
 /// it has in flight.
 #[derive(Clone)]
 pub(crate) struct RancherPool {
-    /// One client per [`STREAMS_PER_CONNECTION`] requests in flight, each cluster on one of
-    /// them in turn; their connections share one bound.
-    clients: Arc<[kube::Client]>,
+    client: kube::Client,
+    /// Whether `client`'s connection to Rancher negotiated h2.
+    speaks_h2: Arc<AtomicBool>,
+    /// More clients, for more connections, once Rancher is known to speak HTTP/2.
+    spares: Option<Arc<SpareClients>>,
+    /// Which client the next cluster's requests go out on.
     next: Arc<AtomicUsize>,
     in_flight: Arc<Semaphore>,
     /// The plugin's token, when it expires: each cluster's connection keeps it for its peers.
@@ -90,23 +93,29 @@ impl RancherPool {
             })?;
         config.cluster_url = origin;
         settle_config(&mut config, prepared.request_timeout)?;
-        let clients = match config.proxy_url {
+        let speaks_h2 = Arc::new(AtomicBool::new(false));
+        let (client, spares) = match config.proxy_url {
             // kube's own stack, which knows the proxies; it bounds the requests in flight,
             // not the connections.
-            Some(_) => vec![base_client(config, refresh.clone())?],
+            Some(_) => (base_client(config, refresh.clone())?, None),
             None => {
                 let connections = Arc::new(Semaphore::new(bound(parallel)));
-                (0..bound(parallel).div_ceil(STREAMS_PER_CONNECTION))
-                    .map(|_| {
-                        let client = gated_client(&config, connections.clone())
-                            .map_err(|e| client_error(&prepared.server, &e))?;
-                        Ok(token_on(client, refresh.clone()))
-                    })
-                    .collect::<Result<_, ReadError>>()?
+                let client = gated_client(&config, connections.clone(), speaks_h2.clone(), false)
+                    .map_err(|e| client_error(&prepared.server, &e))?;
+                let spares = SpareClients {
+                    count: bound(parallel).div_ceil(STREAMS_PER_CONNECTION) - 1,
+                    config,
+                    connections,
+                    refresh: refresh.clone(),
+                    built: OnceLock::new(),
+                };
+                (token_on(client, refresh.clone()), Some(Arc::new(spares)))
             }
         };
         Ok(RancherPool {
-            clients: clients.into(),
+            client,
+            speaks_h2,
+            spares,
             next: Arc::default(),
             in_flight: Arc::new(Semaphore::new(bound(parallel))),
             refresh,
@@ -126,9 +135,8 @@ impl RancherPool {
         let path = http::Uri::try_from(prepared.server.as_str())
             .map(|uri| uri.path().trim_end_matches('/').to_string())
             .map_err(|_| ReadError::new(format!("{} is not a URL", prepared.server)))?;
-        let turn = self.next.fetch_add(1, Ordering::Relaxed);
         let route = ClusterRoute {
-            client: self.clients[turn % self.clients.len()].clone(),
+            client: self.next_client(),
             pool: self.clone(),
             path: Arc::from(path),
             request_timeout: prepared.request_timeout,
@@ -155,6 +163,46 @@ impl RancherPool {
         conn.user = prepared.user.clone();
         conn.serving_certificate = Some(self.serving.clone());
         Ok(conn)
+    }
+}
+
+impl RancherPool {
+    /// The client for the next cluster: the first one, or over HTTP/2 each in turn.
+    fn next_client(&self) -> kube::Client {
+        let spares = match &self.spares {
+            Some(spares) if spares.count > 0 && self.speaks_h2.load(Ordering::Relaxed) => {
+                spares.clients()
+            }
+            _ => return self.client.clone(),
+        };
+        let turn = self.next.fetch_add(1, Ordering::Relaxed) % (spares.len() + 1);
+        spares.get(turn).unwrap_or(&self.client).clone()
+    }
+}
+
+/// The clients beyond the first for a fleet with more requests in flight than one HTTP/2
+/// connection carries, built once Rancher is known to speak HTTP/2 (`h2_only`, so that each
+/// opens one connection however many requests it is sent at once).
+struct SpareClients {
+    count: usize,
+    config: kube::Config,
+    connections: Arc<Semaphore>,
+    refresh: Option<RefreshingToken>,
+    built: OnceLock<Vec<kube::Client>>,
+}
+
+impl SpareClients {
+    fn clients(&self) -> &[kube::Client] {
+        self.built.get_or_init(|| {
+            // The first client was built from the same configuration, so none fails here.
+            (0..self.count)
+                .filter_map(|_| {
+                    let speaks_h2 = Arc::new(AtomicBool::new(true));
+                    gated_client(&self.config, self.connections.clone(), speaks_h2, true).ok()
+                })
+                .map(|client| token_on(client, self.refresh.clone()))
+                .collect()
+        })
     }
 }
 
