@@ -4,7 +4,8 @@
 //! all). Each cluster's requests keep their own path, `/k8s/clusters/<id>/…`, on that pool.
 //!
 //! Rancher speaks HTTP/2, and then one connection carries every cluster's requests: one TLS
-//! handshake per Rancher. Over HTTP/1.1 (a proxy in front of Rancher that offers no h2) a
+//! handshake per Rancher, and one more per 250 requests in flight beyond the first 250 (the
+//! streams Rancher's Go server allows on a connection) once it is known to speak it. Over HTTP/1.1 (a proxy in front of Rancher that offers no h2) a
 //! connection carries one request at a time. Either way at most [`REQUESTS_PER_CLUSTER`] ×
 //! `--parallel` requests are sent at once, each holding its place until its answer's body has
 //! been read, and as many connections are open at most (`gated_connector`), so a Rancher sees
