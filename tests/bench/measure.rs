@@ -54,6 +54,9 @@ pub struct Sample {
     pub wall: Duration,
     /// `ru_maxrss` of the child (KiB on Linux).
     pub max_rss_kib: i64,
+    /// The child's CPU time, user and system (`ru_utime` + `ru_stime`): on a machine whose
+    /// cores the test bed shares, what the run itself cost.
+    pub cpu: Duration,
     /// The exit code; `-signal` when killed by a signal.
     pub exit: i32,
 }
@@ -206,6 +209,7 @@ fn spawn_and_wait(request: &Request) -> Sample {
             return Sample {
                 wall: started.elapsed(),
                 max_rss_kib: 0,
+                cpu: Duration::ZERO,
                 exit: 127,
             };
         }
@@ -250,8 +254,13 @@ fn spawn_and_wait(request: &Request) -> Sample {
     Sample {
         wall,
         max_rss_kib: usage.ru_maxrss,
+        cpu: cpu_time(&usage.ru_utime) + cpu_time(&usage.ru_stime),
         exit,
     }
+}
+
+fn cpu_time(t: &libc::timeval) -> Duration {
+    Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000)
 }
 
 /// Block until `pid` has exited, leaving it a zombie.

@@ -80,12 +80,14 @@ fn measure(
     let mut total = Sample {
         wall: Duration::ZERO,
         max_rss_kib: 0,
+        cpu: Duration::ZERO,
         exit: 0,
     };
     let mut exits = Vec::new();
     for step in &subject.steps {
         let s = launcher.run(step, env, stdout);
         total.wall += s.wall;
+        total.cpu += s.cpu;
         total.max_rss_kib = total.max_rss_kib.max(s.max_rss_kib);
         exits.push(s.exit);
     }

@@ -116,6 +116,34 @@ impl FakeApi {
         FakeApi::launch_on(Some(tls::ca_signed_for(ips)), ips)
     }
 
+    /// Like [`FakeApi::start_tls`], served by `runtime` instead of a thread and runtime of its
+    /// own: a benchmark of hundreds of clusters runs them all on one runtime, as a thread pool
+    /// per fake would spend the cores k3sdoctor is measured on in context switches.
+    #[allow(dead_code)] // Used by the Rancher benchmark, not by every test binary.
+    pub(crate) fn start_tls_in(runtime: &tokio::runtime::Handle) -> FakeApi {
+        let material = tls::ca_signed();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let addr = listener.local_addr().expect("local address");
+        let state = Arc::new(Mutex::new(State::new(addr.to_string())));
+        let shutdown = Arc::new(Notify::new());
+        let (task_state, task_shutdown) = (state.clone(), shutdown.clone());
+        let acceptor = Some(material.acceptor);
+        runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("tokio listener");
+            server::serve(listener, task_state, task_shutdown, acceptor).await;
+        });
+        FakeApi {
+            state,
+            addr,
+            ca: Some(material.ca),
+            shutdown,
+            thread: None,
+        }
+    }
+
     fn launch(tls: Option<tls::TlsMaterial>, ip: &str) -> FakeApi {
         FakeApi::launch_on(tls, &[ip])
     }
