@@ -105,7 +105,11 @@ impl Git {
 
     /// The command's trimmed stdout, empty included; `None` when git is missing or fails.
     fn run_status(&self, args: &[&str]) -> Option<String> {
+        // Without optional locks `git status` does not refresh the index: on a fresh clone it
+        // would rewrite it, a file this script watches, and so make its own output stale and
+        // the next build compile the crate again.
         let out = Command::new("git")
+            .env("GIT_OPTIONAL_LOCKS", "0")
             .arg("-C")
             .arg(&self.dir)
             .args(args)
