@@ -263,6 +263,17 @@ fn cpu_time(t: &libc::timeval) -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000)
 }
 
+/// This process's CPU time so far, user and system: what a benchmark's own bed (its proxies and
+/// fake servers) spends beside the runs it measures.
+#[allow(dead_code)] // Used by the benchmarks whose bed runs in their own process.
+pub fn own_cpu() -> Duration {
+    // SAFETY: all-zero is a valid `rusage`, which getrusage fills.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid out-pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    cpu_time(&usage.ru_utime) + cpu_time(&usage.ru_stime)
+}
+
 /// Block until `pid` has exited, leaving it a zombie.
 fn wait_exited(pid: libc::pid_t) {
     // Retries only on EINTR, which needs a signal delivered to this thread each time.

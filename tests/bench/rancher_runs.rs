@@ -76,12 +76,12 @@ impl Bench<'_> {
 
     fn run(&mut self, inv: &Invocation, stdout: Stdout) -> Run {
         let before = self.proxy.handshakes();
-        let bed_before = own_cpu();
+        let bed_before = measure::own_cpu();
         let sample = self.launcher.run(inv, self.env, stdout);
         Run {
             sample,
             handshakes: self.proxy.handshakes() - before,
-            bed_cpu: own_cpu().saturating_sub(bed_before),
+            bed_cpu: measure::own_cpu().saturating_sub(bed_before),
         }
     }
 
@@ -248,17 +248,6 @@ impl Bench<'_> {
             );
         }
     }
-}
-
-/// This process's CPU time so far, user and system.
-fn own_cpu() -> std::time::Duration {
-    // SAFETY: all-zero is a valid `rusage`, which getrusage fills.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: RUSAGE_SELF with a valid out-pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    let time =
-        |t: libc::timeval| std::time::Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
-    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 /// How many entries of the kept report are errors, and the first error's words.

@@ -122,11 +122,7 @@ impl FakeApi {
     #[allow(dead_code)] // Used by the Rancher benchmark, not by every test binary.
     pub(crate) fn start_tls_in(runtime: &tokio::runtime::Handle) -> FakeApi {
         let material = tls::ca_signed();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
-        let addr = listener.local_addr().expect("local address");
+        let (listener, addr) = bind_nonblocking("127.0.0.1");
         let state = Arc::new(Mutex::new(State::new(addr.to_string())));
         let shutdown = Arc::new(Notify::new());
         let (task_state, task_shutdown) = (state.clone(), shutdown.clone());
@@ -153,13 +149,7 @@ impl FakeApi {
             Some(tls) => (Some(tls.acceptor), Some(tls.ca)),
             None => (None, None),
         };
-        let ip = ips[0];
-        let listener =
-            std::net::TcpListener::bind((ip, 0)).unwrap_or_else(|e| panic!("bind {ip}:0: {e}"));
-        listener
-            .set_nonblocking(true)
-            .expect("non-blocking listener");
-        let addr = listener.local_addr().expect("local address");
+        let (listener, addr) = bind_nonblocking(ips[0]);
         let others: Vec<std::net::TcpListener> = ips[1..]
             .iter()
             .map(|other| {
@@ -562,6 +552,17 @@ impl Drop for FakeApi {
             let _ = thread.join();
         }
     }
+}
+
+/// A listener on a free port of `ip`, ready for tokio's `from_std`.
+fn bind_nonblocking(ip: &str) -> (std::net::TcpListener, SocketAddr) {
+    let listener =
+        std::net::TcpListener::bind((ip, 0)).unwrap_or_else(|e| panic!("bind {ip}:0: {e}"));
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    let addr = listener.local_addr().expect("local address");
+    (listener, addr)
 }
 
 fn write_kubeconfig_file(path: &Path, server: &str, user: &str, token: &str, ca_pem: Option<&str>) {
