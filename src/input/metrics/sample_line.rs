@@ -1,6 +1,11 @@
 //! One line of the Prometheus text format (version 0.0.4, what kube-apiserver, etcd and kine
 //! serve): `name{label="value",…} value [timestamp]`. Comments and blank lines are skipped.
 //! Labels are read only when asked, so the many lines k3sdoctor skips cost a name comparison.
+//! The scans run over bytes: every delimiter of the format is ASCII, and no byte of a
+//! multi-byte UTF-8 character is, so a byte index found here is a character boundary. An
+//! apiserver's answer is ~4,000 lines, and `check --rancher-clusters` reads one per cluster.
+
+use std::borrow::Cow;
 
 /// A sample line, borrowed from the text.
 #[derive(Debug, PartialEq)]
@@ -24,7 +29,10 @@ pub(super) fn parse_sample(line: &str) -> Option<Result<Sample<'_>, String>> {
 }
 
 fn sample(line: &str) -> Option<Sample<'_>> {
-    let name_end = line.find(['{', ' ', '\t']).unwrap_or(line.len());
+    let name_end = line
+        .bytes()
+        .position(|b| matches!(b, b'{' | b' ' | b'\t'))
+        .unwrap_or(line.len());
     let name = &line[..name_end];
     if name.is_empty() {
         return None;
@@ -46,15 +54,24 @@ fn sample(line: &str) -> Option<Sample<'_>> {
 
 /// The brace that ends the label set: the first `}` outside a quoted value.
 fn closing_brace(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
     let mut quoted = false;
-    let mut escaped = false;
-    for (at, c) in text.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            '}' if !quoted => return Some(at),
-            _ => {}
+    let mut at = 0;
+    while let Some(found) = memchr::memchr3(b'\\', b'"', b'}', &bytes[at..]) {
+        let here = at + found;
+        match bytes[here] {
+            // The byte after a backslash is its escaped character (or that character's first
+            // byte, whose other bytes match nothing here).
+            b'\\' if quoted => at = here + 2,
+            b'"' => {
+                quoted = !quoted;
+                at = here + 1;
+            }
+            b'}' if !quoted => return Some(here),
+            _ => at = here + 1,
+        }
+        if at >= bytes.len() {
+            return None;
         }
     }
     None
@@ -69,31 +86,41 @@ fn parse_value(text: &str) -> Option<f64> {
     }
 }
 
-impl Sample<'_> {
-    /// The value of label `key`, unescaped; `None` when the sample has no such label.
-    pub(super) fn label(&self, key: &str) -> Option<String> {
+impl<'a> Sample<'a> {
+    /// The value of label `key`, unescaped (borrowed from the line unless it had escapes);
+    /// `None` when the sample has no such label.
+    pub(super) fn label(&self, key: &str) -> Option<Cow<'a, str>> {
         let mut rest = self.labels.trim_start_matches([',', ' ']);
         while !rest.is_empty() {
             let (name, after) = rest.split_once('=')?;
             let after = after.trim_start().strip_prefix('"')?;
-            let mut value = String::new();
-            let mut chars = after.char_indices();
-            let end = loop {
-                match chars.next()? {
-                    (at, '"') => break at,
-                    (_, '\\') => match chars.next()?.1 {
-                        'n' => value.push('\n'),
-                        other => value.push(other),
-                    },
-                    (_, c) => value.push(c),
-                }
-            };
+            let (value, end) = quoted_value(after)?;
             if name.trim() == key {
                 return Some(value);
             }
             rest = after[end + 1..].trim_start_matches([',', ' ']);
         }
         None
+    }
+}
+
+/// A label's value up to its closing quote (at the returned index), unescaped.
+fn quoted_value(text: &str) -> Option<(Cow<'_, str>, usize)> {
+    let first = memchr::memchr2(b'"', b'\\', text.as_bytes())?;
+    if text.as_bytes()[first] == b'"' {
+        return Some((Cow::Borrowed(&text[..first]), first));
+    }
+    let mut value = String::from(&text[..first]);
+    let mut chars = text[first..].char_indices();
+    loop {
+        match chars.next()? {
+            (at, '"') => return Some((Cow::Owned(value), first + at)),
+            (_, '\\') => match chars.next()?.1 {
+                'n' => value.push('\n'),
+                other => value.push(other),
+            },
+            (_, c) => value.push(c),
+        }
     }
 }
 

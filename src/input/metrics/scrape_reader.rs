@@ -64,13 +64,20 @@ impl ScrapeReader {
         if self.read > self.limit {
             return Err(over_cap(self.limit));
         }
-        while let Some(end) = bytes.iter().position(|b| *b == b'\n') {
-            self.line.extend_from_slice(&bytes[..end]);
-            bytes = &bytes[end + 1..];
+        while let Some(end) = memchr::memchr(b'\n', bytes) {
+            let (head, tail) = (&bytes[..end], &bytes[end + 1..]);
+            bytes = tail;
+            if self.line.is_empty() {
+                // A line whole in this piece is read where it lies, not copied.
+                self.line_done(head)?;
+                continue;
+            }
+            self.line.extend_from_slice(head);
             let line = std::mem::take(&mut self.line);
-            self.line_done(&line)?;
+            let done = self.line_done(&line);
             self.line = line;
             self.line.clear();
+            done?;
         }
         self.line.extend_from_slice(bytes);
         if self.line.len() > MOST_LINE_BYTES {
@@ -119,7 +126,7 @@ impl ScrapeReader {
         match s.name {
             "etcd_request_duration_seconds_bucket" => {
                 let operation = s.label("operation").unwrap_or_default();
-                if OBJECT_OPERATIONS.contains(&operation.as_str()) {
+                if OBJECT_OPERATIONS.contains(&&*operation) {
                     bucket(&mut scrape.object_requests);
                 }
             }

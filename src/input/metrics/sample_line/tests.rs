@@ -48,6 +48,46 @@ proptest::proptest! {
         let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
         let line = format!("m{{a=\"x\",b=\"{escaped}\"}} 1");
         let sample = parse_sample(&line).unwrap().unwrap();
-        proptest::prop_assert_eq!(sample.label("b"), Some(value));
+        proptest::prop_assert_eq!(sample.label("b").map(|v| v.into_owned()), Some(value));
+    }
+}
+
+/// The label set's end as the format defines it, one character at a time: the oracle for the
+/// byte scan of `closing_brace`.
+fn closing_brace_by_chars(text: &str) -> Option<usize> {
+    let (mut quoted, mut escaped) = (false, false);
+    for (at, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            '}' if !quoted => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_byte_scan_ends_the_label_set_where_the_characters_do(
+        text in "[a-z\"\\\\}{=,é€😀 ]{0,40}"
+    ) {
+        proptest::prop_assert_eq!(closing_brace(&text), closing_brace_by_chars(&text));
+    }
+
+    #[test]
+    fn escaped_and_plain_values_read_back_beside_other_labels(
+        first in "[a-z\"\\\\é€ ]{0,12}",
+        second in "[a-z\"\\\\}é€ ]{0,12}",
+    ) {
+        let quote = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
+        let line = format!("m{{a=\"{}\",b=\"{}\",le=\"+Inf\"}} 2", quote(&first), quote(&second));
+        let sample = parse_sample(&line).unwrap().unwrap();
+        let (a, b, le) = (sample.label("a"), sample.label("b"), sample.label("le"));
+        proptest::prop_assert_eq!(a.as_deref(), Some(first.as_str()));
+        proptest::prop_assert_eq!(b.as_deref(), Some(second.as_str()));
+        proptest::prop_assert_eq!(le.as_deref(), Some("+Inf"));
+        proptest::prop_assert_eq!(sample.value, 2.0);
     }
 }
