@@ -113,12 +113,14 @@ impl<T: Write + Unpin> Write for Gated<T> {
 /// connection at a time.
 /// `speaks_h2` is set when a connection negotiates h2. With `h2_only` the client speaks HTTP/2
 /// without waiting for the answer to its offer, so that requests sent together wait for its
-/// one connection instead of each opening another: for a Rancher known to speak it.
+/// one connection instead of each opening another: for a Rancher known to speak it. Each h2
+/// connection lets Rancher send `window` bytes ahead of what was read (`unread_window`).
 pub(super) fn gated_client(
     config: &kube::Config,
     permits: Arc<Semaphore>,
     speaks_h2: Arc<AtomicBool>,
     h2_only: bool,
+    window: u32,
 ) -> Result<kube::Client, kube::Error> {
     use kube::client::ConfigExt;
     let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -138,6 +140,7 @@ pub(super) fn gated_client(
     };
     let pool = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .http2_only(h2_only)
+        .http2_initial_connection_window_size(window)
         .timer(hyper_util::rt::TokioTimer::new())
         .http2_keep_alive_interval(keep_alive_interval(config.read_timeout))
         .http2_keep_alive_while_idle(true)

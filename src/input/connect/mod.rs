@@ -23,6 +23,7 @@ pub(crate) mod rancher_pool;
 pub(crate) mod rancher_proxy;
 pub(crate) mod redact;
 mod shared_serving;
+mod unread_window;
 
 use std::path::PathBuf;
 use std::time::Duration;

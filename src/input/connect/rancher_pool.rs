@@ -34,6 +34,7 @@ use super::gated_connector::gated_client;
 use super::plugin_credential::use_plugin_credential;
 use super::rancher_proxy::proxy_url;
 use super::shared_serving::SharedServing;
+use super::unread_window::connection_window;
 use super::{Connection, Prepared};
 use crate::input::ReadError;
 use crate::input::read_error::causes::ClusterSilent;
@@ -101,10 +102,19 @@ impl RancherPool {
             Some(_) => (base_client(config, refresh.clone())?, None),
             None => {
                 let connections = Arc::new(Semaphore::new(bound(parallel)));
-                let client = gated_client(&config, connections.clone(), speaks_h2.clone(), false)
-                    .map_err(|e| client_error(&prepared.server, &e))?;
+                let clients = bound(parallel).div_ceil(STREAMS_PER_CONNECTION);
+                let window = connection_window(clients);
+                let client = gated_client(
+                    &config,
+                    connections.clone(),
+                    speaks_h2.clone(),
+                    false,
+                    window,
+                )
+                .map_err(|e| client_error(&prepared.server, &e))?;
                 let spares = SpareClients {
-                    count: bound(parallel).div_ceil(STREAMS_PER_CONNECTION) - 1,
+                    count: clients - 1,
+                    window,
                     config,
                     connections,
                     refresh: refresh.clone(),
@@ -186,6 +196,8 @@ impl RancherPool {
 /// opens one connection however many requests it is sent at once).
 struct SpareClients {
     count: usize,
+    /// Each connection's receive window, the same as the first client's.
+    window: u32,
     config: kube::Config,
     connections: Arc<Semaphore>,
     refresh: Option<RefreshingToken>,
@@ -199,7 +211,14 @@ impl SpareClients {
             (0..self.count)
                 .filter_map(|_| {
                     let speaks_h2 = Arc::new(AtomicBool::new(true));
-                    gated_client(&self.config, self.connections.clone(), speaks_h2, true).ok()
+                    gated_client(
+                        &self.config,
+                        self.connections.clone(),
+                        speaks_h2,
+                        true,
+                        self.window,
+                    )
+                    .ok()
                 })
                 .map(|client| token_on(client, self.refresh.clone()))
                 .collect()
