@@ -10,6 +10,7 @@ mod build_info;
 mod byte_size;
 pub mod cli;
 mod commands;
+pub(crate) mod const_regex;
 mod diagnose;
 mod distro;
 mod events;

@@ -9,18 +9,19 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::const_regex::const_regex;
+
 /// A plain scalar that is an RFC 3339 timestamp, as a mapping value or a list item. Its
 /// characters need no escaping, so quoting is wrapping it in `"`.
 static PLAIN_TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    const_regex(
         r##"^(\s*(?:- )*(?:[^\s:'"#\-][^:]*: )?)(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))$"##,
     )
-    .expect("a valid pattern")
 });
 
 /// The header of a block scalar (`key: |-`, `- >`): the lines under it are text, not YAML.
 static BLOCK_SCALAR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?:^|: |- )[|>][+-]?[0-9]?$").expect("a valid pattern"));
+    LazyLock::new(|| const_regex(r"(?:^|: |- )[|>][+-]?[0-9]?$"));
 
 pub(crate) fn quote_timestamps(yaml: &str) -> String {
     let mut out = String::with_capacity(yaml.len() + 64);

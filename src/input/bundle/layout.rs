@@ -2,9 +2,9 @@
 //! collector lets the user rename it), and where its top folder ends.
 
 use jiff::Timestamp;
-use regex::Regex;
 
 use super::tree::Tree;
+use crate::const_regex::const_regex;
 use crate::model::bundle_provenance::Collector;
 
 /// A collector's layout found in a tree: `root` is the path prefix (with its `/`) above
@@ -20,8 +20,7 @@ pub(super) struct Found {
 pub(super) fn detect(tree: &Tree) -> Option<Found> {
     // `<distro>/kubectl/` on a server with a reachable API server; `crictl/` and `podlogs/`
     // on an agent or with the API server down.
-    let rancher =
-        Regex::new(r"^(.*/)?(k3s|rke2|rke|kubeadm|pod)/(kubectl|crictl|podlogs)/[^/]+$").ok()?;
+    let rancher = const_regex(r"^(.*/)?(k3s|rke2|rke|kubeadm|pod)/(kubectl|crictl|podlogs)/[^/]+$");
     let prefix_of = |marker: &str| {
         tree.files.keys().find_map(|path| {
             let at = path.find(marker)?;
@@ -80,7 +79,7 @@ pub(super) fn collection_time(folder: &str) -> Option<(Timestamp, String)> {
         ),
     ];
     patterns.iter().find_map(|(pattern, caveat)| {
-        let c = Regex::new(pattern).ok()?.captures(folder)?;
+        let c = const_regex(pattern).captures(folder)?;
         let time: Timestamp = format!("{}T{}:{}:{}Z", &c[1], &c[2], &c[3], &c[4])
             .parse()
             .ok()?;

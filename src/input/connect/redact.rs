@@ -6,6 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::const_regex::const_regex;
+
 pub(crate) const REDACTED: &str = "[redacted]";
 
 /// Shorter pieces of a plugin's stdout are kept: words such as `exit` or `401` say what went
@@ -22,12 +24,11 @@ pub(crate) struct Redactor {
 /// `Bearer <token>`, JWTs (`eyJ….….…`), and `token=…` / `password: …` style assignments.
 static PATTERNS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
     [
-        Regex::new(r"(?i)\b(bearer|basic)\s+([^\s,;]+)").expect("valid regex"),
-        Regex::new(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*").expect("valid regex"),
-        Regex::new(
+        const_regex(r"(?i)\b(bearer|basic)\s+([^\s,;]+)"),
+        const_regex(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
+        const_regex(
             r#"(?i)\b([a-z_-]*(token|secret|password|passwd|apikey|api_key|credential)[a-z_-]*)\s*([=:])\s*"?[^\s",;()\[\]]+"?"#,
-        )
-        .expect("valid regex"),
+        ),
     ]
 });
 

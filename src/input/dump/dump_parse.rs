@@ -119,11 +119,10 @@ pub(crate) fn drop_null_strings(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(drop_null_strings),
         Value::String(text) if text.contains(":\"null\",") => {
-            static EMBEDDED: std::sync::LazyLock<Option<regex::Regex>> =
-                std::sync::LazyLock::new(|| regex::Regex::new(r#"("[a-zA-Z]+":)"null","#).ok());
-            if let Some(re) = EMBEDDED.as_ref() {
-                *text = re.replace_all(text, "${1}null,").into_owned();
-            }
+            static EMBEDDED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                crate::const_regex::const_regex(r#"("[a-zA-Z]+":)"null","#)
+            });
+            *text = EMBEDDED.replace_all(text, "${1}null,").into_owned();
         }
         _ => {}
     }
@@ -262,6 +261,13 @@ mod tests {
             v,
             serde_json::json!({"spec": {"leaseDurationSeconds": 15},
             "metadata": {"labels": {"b": "x"}}, "list": [{}, "null"]})
+        );
+        // JSON held in a string (an annotation) gets its nulls back too.
+        let mut embedded = serde_json::json!({"a": r#"{"holderIdentity":"null","x":1}"#});
+        drop_null_strings(&mut embedded);
+        assert_eq!(
+            embedded,
+            serde_json::json!({"a": r#"{"holderIdentity":null,"x":1}"#})
         );
     }
 }

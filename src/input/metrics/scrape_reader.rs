@@ -126,7 +126,7 @@ impl ScrapeReader {
         match s.name {
             "etcd_request_duration_seconds_bucket" => {
                 let operation = s.label("operation").unwrap_or_default();
-                if OBJECT_OPERATIONS.contains(&&*operation) {
+                if OBJECT_OPERATIONS.contains(&operation.as_ref()) {
                     bucket(&mut scrape.object_requests);
                 }
             }
