@@ -71,6 +71,7 @@ mod pending_snapshots;
 mod pipes;
 mod proxies;
 mod quorum_heartbeats;
+mod rancher_cached_lists;
 mod rancher_dumps;
 mod rancher_fleet_pool;
 mod rancher_machine_plans;

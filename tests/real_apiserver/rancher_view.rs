@@ -67,6 +67,41 @@ fn only_reads_on_local(bed: &RancherBed) {
     }
 }
 
+/// Every list of the workspace went to the watch cache in one answer (`resourceVersion=0`, no
+/// page size); with `fleet`, the clusters Rancher manages were listed consistently.
+#[track_caller]
+fn workspace_read_from_the_watch_cache(bed: &RancherBed, fleet: bool) {
+    let lists: Vec<String> = bed
+        .proxy()
+        .requests_to("local")
+        .into_iter()
+        .filter(|r| r.verb() == "list")
+        .map(|r| r.path)
+        .collect();
+    let in_workspace = format!("/namespaces/{WORKSPACE}/");
+    for path in &lists {
+        let cached = path.contains("resourceVersion=0") && !path.contains("limit=");
+        let consistent = path.contains("limit=500") && !path.contains("resourceVersion");
+        if path.contains(&in_workspace) {
+            assert!(cached, "{path} is not a watch-cache read: {lists:#?}");
+        } else {
+            assert!(consistent, "{path} is not a consistent read: {lists:#?}");
+        }
+    }
+    let clusters = lists
+        .iter()
+        .any(|p| p.starts_with("/apis/management.cattle.io/v3/clusters?"));
+    assert_eq!(clusters, fleet, "{lists:#?}");
+    for kind in ["etcdsnapshots", "machines", "rkecontrolplanes", "clusters"] {
+        assert!(
+            lists
+                .iter()
+                .any(|p| p.contains(&format!("{in_workspace}{kind}?"))),
+            "no list of {kind} in {WORKSPACE}: {lists:#?}"
+        );
+    }
+}
+
 #[test]
 fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     let Some(bed) = RancherBed::start("rancher view", "v2.11.4") else {
@@ -110,6 +145,7 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
         "{healthy:#}"
     );
     only_reads_on_local(&bed);
+    workspace_read_from_the_watch_cache(&bed, false);
 
     // Broken as the spec lists: a record of a gone snapshot, one nobody manages, a duplicate.
     let mgmt = bed.management().admin();
@@ -248,6 +284,7 @@ fn rancher_records_are_compared_through_the_proxy_and_only_read() {
     );
     assert!(bed.proxy().requests_to(GONE_ID).is_empty());
     only_reads_on_local(&bed);
+    workspace_read_from_the_watch_cache(&bed, true);
 
     // serve --rancher-clusters: the same verdicts, every series labelled with its cluster.
     bed.proxy().clear_requests();

@@ -3,6 +3,7 @@
 
 mod admission_webhooks;
 mod apiserver_endpoints;
+mod cached_list;
 mod chain_trust;
 pub(crate) mod cluster_identity;
 pub(crate) mod connection_certificates;
@@ -32,6 +33,7 @@ use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
 pub(crate) use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
+pub(crate) use self::cached_list::{Consistency, list_as};
 pub(crate) use self::control_plane_reads::ControlPlaneReads;
 pub(crate) use self::node_events::read_node_events;
 pub(crate) use self::node_heartbeats::{fill_heartbeats, read_node_heartbeats};

@@ -8,7 +8,7 @@ use kube::api::{Api, ListParams};
 
 use crate::input::ReadError;
 use crate::input::connect::Connection;
-use crate::input::live::{PAGE_SIZE, Trace, list_with};
+use crate::input::live::{Consistency, Trace, list_as};
 use crate::model::rancher::machine_plan::{MachinePlan, PLAN_SECRET_TYPE};
 
 /// What the machine-plan check says when the opt-in Role is not granted.
@@ -16,7 +16,7 @@ pub(crate) const NEEDS_ROLE: &str = "needs list secrets in the workspace: the op
      k3sdoctor-rancher-machine-plans (`k3sdoctor rbac rancher` prints it)";
 
 /// `LIST secrets` of type `rke.cattle.io/machine-plan` in `workspace` (of one cluster when
-/// `cluster` names it), each reduced to a [`MachinePlan`] at once.
+/// `cluster` names it), each reduced to a [`MachinePlan`] at once, from the watch cache.
 pub(super) async fn read_machine_plans(
     conn: &Connection,
     workspace: &str,
@@ -24,9 +24,7 @@ pub(super) async fn read_machine_plans(
     trace: Trace<'_>,
 ) -> Result<Vec<MachinePlan>, ReadError> {
     let api: Api<Secret> = Api::namespaced(conn.client.clone(), workspace);
-    let mut params = ListParams::default()
-        .fields(&format!("type={PLAN_SECRET_TYPE}"))
-        .limit(PAGE_SIZE);
+    let mut params = ListParams::default().fields(&format!("type={PLAN_SECRET_TYPE}"));
     let mut action = format!("list secrets of type {PLAN_SECRET_TYPE} in {workspace}");
     if let Some(cluster) = cluster {
         params = params.labels(&format!("rke.cattle.io/cluster-name={cluster}"));
@@ -39,9 +37,17 @@ pub(super) async fn read_machine_plans(
         drop(json);
         plan
     };
-    let plans = list_with(&api, &action, conn, trace, keep, params)
-        .await
-        .map_err(|e| without_data(e, &action))?;
+    let plans = list_as(
+        &api,
+        &action,
+        conn,
+        trace,
+        keep,
+        params,
+        Consistency::Cached,
+    )
+    .await
+    .map_err(|e| without_data(e, &action))?;
     Ok(plans.into_iter().flatten().collect())
 }
 

@@ -16,7 +16,7 @@ use crate::input::ReadError;
 use crate::input::connect::rancher_pool::RancherPool;
 use crate::input::connect::rancher_proxy::{PROXY_PATH, proxy_url};
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
-use crate::input::live::Trace;
+use crate::input::live::{Consistency, Trace};
 use crate::model::rancher::management::ManagementCluster;
 
 /// One downstream cluster of the Rancher fleet.
@@ -119,6 +119,7 @@ pub(crate) async fn members_of(
         None,
         None,
         "clusters.management.cattle.io",
+        Consistency::Now,
         trace,
     )
     .await?;

@@ -4,14 +4,14 @@
 
 use std::time::Instant;
 
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use serde_json::Value;
 
 use super::machine_plans::{NEEDS_ROLE, read_machine_plans};
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
-use crate::input::live::{Trace, list_selected};
+use crate::input::live::{Consistency, Trace, list_as};
 use crate::model::rancher::{BACKPOPULATE_FEATURE, SERVER_VERSION_SETTING};
 
 fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
@@ -54,14 +54,15 @@ fn forbidden_message(action: &str, namespace: Option<&str>) -> String {
     )
 }
 
-/// Every page of `resource` in `namespace` (all namespaces or cluster-scoped: `None`), as JSON
-/// with its kind and apiVersion.
+/// Every object of `resource` in `namespace` (all namespaces or cluster-scoped: `None`) that
+/// `selector` matches, as JSON with its kind and apiVersion, read as `consistency` says.
 pub(super) async fn list(
     conn: &Connection,
     resource: &ApiResource,
     namespace: Option<&str>,
     selector: Option<&str>,
     shown: &str,
+    consistency: Consistency,
     trace: Trace<'_>,
 ) -> Result<Vec<Value>, ReadError> {
     let api: Api<DynamicObject> = match namespace {
@@ -85,7 +86,11 @@ pub(super) async fn list(
         }
         value
     };
-    list_selected(&api, &action, conn, trace, keep, selector)
+    let mut selectors = ListParams::default();
+    if let Some(selector) = selector {
+        selectors = selectors.labels(selector);
+    }
+    list_as(&api, &action, conn, trace, keep, selectors, consistency)
         .await
         .map_err(|e| refused_on_rancher(e, namespace))
 }
@@ -127,7 +132,7 @@ pub(super) async fn get(
     }))
 }
 
-/// The provisioning Clusters of `workspace`.
+/// The provisioning Clusters of `workspace`, from the watch cache.
 pub(super) async fn read_provisioning(
     conn: &Connection,
     workspace: &str,
@@ -141,6 +146,7 @@ pub(super) async fn read_provisioning(
         Some(workspace),
         None,
         "clusters.provisioning.cattle.io",
+        Consistency::Cached,
         trace,
     )
     .await?;
@@ -152,7 +158,7 @@ pub(super) async fn read_provisioning(
 }
 
 /// The records, Machines and control planes of `workspace` (of one cluster when `cluster`
-/// names it). Only the records must be read.
+/// names it), from the watch cache. Only the records must be read.
 pub(super) async fn read_workspace(
     conn: &Connection,
     workspace: &str,
@@ -176,6 +182,7 @@ pub(super) async fn read_workspace(
             ws,
             records_selector.as_deref(),
             "etcdsnapshots.rke.cattle.io",
+            Consistency::Cached,
             trace
         ),
         list(
@@ -184,6 +191,7 @@ pub(super) async fn read_workspace(
             ws,
             machines_selector.as_deref(),
             "machines.cluster.x-k8s.io",
+            Consistency::Cached,
             trace
         ),
         list(
@@ -192,6 +200,7 @@ pub(super) async fn read_workspace(
             ws,
             None,
             "rkecontrolplanes.rke.cattle.io",
+            Consistency::Cached,
             trace
         ),
         read_machine_plans(conn, workspace, cluster, trace),

@@ -77,6 +77,12 @@ impl ReadError {
     }
 }
 
+/// Whether `err` is an answer past the bound on one answer
+/// ([`MOST_BODY_BYTES`](crate::input::limits::MOST_BODY_BYTES)).
+pub(crate) fn answer_too_large(err: &kube::Error) -> bool {
+    matches!(TransportCause::of(err), TransportCause::TooLarge(_))
+}
+
 fn status_kind(code: u16) -> ReadFailureKind {
     match code {
         401 => ReadFailureKind::Unauthorized,

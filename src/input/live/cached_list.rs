@@ -1,0 +1,78 @@
+//! Lists that may come from the API server's watch cache.
+//!
+//! A consistent list (no `resourceVersion`) with a page size is read from etcd page by page
+//! on every Kubernetes before 1.33, the versions Rancher's local cluster runs. Etcd decodes
+//! every object of the namespace for it, even under a label selector that matches three. A
+//! list at `resourceVersion=0` is answered whole from the watch cache, the selector applied in
+//! memory: at 1,500 Machines one answer in a sixth of the time of three pages, and no read of
+//! etcd at all. The cache is fed by a watch on etcd and runs behind it by the time an event
+//! takes to arrive, milliseconds on a healthy server; it is what the informers of the
+//! server's own controllers (Rancher's among them) read.
+//!
+//! An answer past the bound on one answer is read again consistently, page by page, which
+//! keeps each answer under it.
+
+use std::fmt::Debug;
+use std::time::Instant;
+
+use kube::api::{Api, ListParams};
+use serde::de::DeserializeOwned;
+
+use super::{PAGE_SIZE, Trace, list_with};
+use crate::input::ReadError;
+use crate::input::connect::Connection;
+use crate::input::connect::paging::Paging;
+use crate::input::read_error::answer_too_large;
+
+/// Where a list is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Consistency {
+    /// As etcd holds it now: a consistent read, page by page.
+    Now,
+    /// As the API server's watch cache holds it (`resourceVersion=0`): one answer.
+    Cached,
+}
+
+/// Every object `selectors` (label and field selectors, no page size) matches, read as
+/// `consistency` says.
+pub(crate) async fn list_as<K, T>(
+    api: &Api<K>,
+    action: &str,
+    conn: &Connection,
+    trace: Trace<'_>,
+    keep: impl Fn(K) -> T,
+    selectors: ListParams,
+    consistency: Consistency,
+) -> Result<Vec<T>, ReadError>
+where
+    K: kube::Resource + Clone + DeserializeOwned + Debug,
+{
+    let paged = selectors.clone().limit(PAGE_SIZE);
+    if consistency == Consistency::Now {
+        return list_with(api, action, conn, trace, keep, paged).await;
+    }
+    let started = Instant::now();
+    let in_flight = conn.activity.begin(action);
+    let answer = api.list(&selectors.match_any()).await;
+    drop(in_flight);
+    let list = match answer {
+        Ok(list) => list,
+        Err(e) if answer_too_large(&e) => {
+            trace(&format!(
+                "{action}: the watch cache's answer is too large, reading it page by page"
+            ));
+            return list_with(api, action, conn, trace, keep, paged).await;
+        }
+        Err(e) => return Err(ReadError::from_kube(&e, action, &conn.server)),
+    };
+    trace(&format!(
+        "{action}: {} items in {} ms (from the watch cache)",
+        list.items.len(),
+        started.elapsed().as_millis()
+    ));
+    // One answer is one page, under the same bound on what a list may hold.
+    Paging::default()
+        .after_page(list.items.len(), None)
+        .map_err(|lie| lie.refusal(action, &conn.server))?;
+    Ok(list.items.into_iter().map(keep).collect())
+}
