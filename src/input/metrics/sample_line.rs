@@ -29,10 +29,7 @@ pub(super) fn parse_sample(line: &str) -> Option<Result<Sample<'_>, String>> {
 }
 
 fn sample(line: &str) -> Option<Sample<'_>> {
-    let name_end = line
-        .bytes()
-        .position(|b| matches!(b, b'{' | b' ' | b'\t'))
-        .unwrap_or(line.len());
+    let name_end = memchr::memchr3(b'{', b' ', b'\t', line.as_bytes()).unwrap_or(line.len());
     let name = &line[..name_end];
     if name.is_empty() {
         return None;
@@ -92,7 +89,8 @@ impl<'a> Sample<'a> {
     pub(super) fn label(&self, key: &str) -> Option<Cow<'a, str>> {
         let mut rest = self.labels.trim_start_matches([',', ' ']);
         while !rest.is_empty() {
-            let (name, after) = rest.split_once('=')?;
+            let equals = memchr::memchr(b'=', rest.as_bytes())?;
+            let (name, after) = (&rest[..equals], &rest[equals + 1..]);
             let after = after.trim_start().strip_prefix('"')?;
             let (value, end) = quoted_value(after)?;
             if name.trim() == key {
