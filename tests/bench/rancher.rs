@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use measure::{Env, Launcher};
 use rancher_runs::{Bench, Build};
 use support::envtest::{self, EnvTest, User};
-use support::fake_api::{FakeApi, Fault, FaultAction, Role};
+use support::fake_api::{FakeApi, Fault, FaultAction};
 use support::fleet::{FleetContext, write_fleet_kubeconfig};
 use support::objects::{extra_metadata, lease, server, snapshot_configmap, snapshot_cr};
 use support::rancher::proxy::{Backend, Disconnected, RancherProxy};
@@ -148,7 +148,7 @@ fn main() {
     proxy.add_user(USER, RANCHER_TOKEN);
     proxy.register("local", &envtest_backend(&management));
     for (fake, id) in fakes.iter().zip(&ids) {
-        proxy.register(id, &backend_of(fake));
+        proxy.register(id, &Backend::fake_admin(fake, USER));
         fake.inject(Fault::new(None, "", FaultAction::Delay(LATENCY)));
     }
     let kubeconfig = rancher_kubeconfig(work.path(), &proxy, &ids);
@@ -215,15 +215,6 @@ fn main() {
     }
     let disconnected = bench.measure_disconnected(&gone);
     bench.print(&disconnected);
-}
-
-fn backend_of(fake: &FakeApi) -> Backend {
-    let tokens = HashMap::from([(USER.to_string(), Role::Admin.token().to_string())]);
-    Backend {
-        server: fake.url(),
-        ca_pem: fake.ca_pem().unwrap_or_default().to_string(),
-        tokens,
-    }
 }
 
 /// The management apiserver as the proxy's backend: its URL, CA and static tokens.

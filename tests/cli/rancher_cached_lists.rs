@@ -4,13 +4,12 @@
 //! Management and downstream are fake API servers behind the test Rancher proxy; the real
 //! apiserver's answers to these reads are checked in the real tier (`rancher_view`).
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::fake_api::{FakeApi, Fault, Role};
-use crate::support::faults::exec_plugin::{ExecPlugin, Mode, PluginContext, write_kubeconfig};
+use crate::support::fake_api::{FakeApi, Fault};
+use crate::support::faults::exec_plugin::{ExecPlugin, Mode};
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{renewed_now, server};
 use crate::support::rancher::proxy::{Backend, RancherProxy};
@@ -21,14 +20,6 @@ const ID: &str = "c-m-1";
 const WORKSPACE: &str = "fleet-default";
 /// Far beyond the runs here: a run that hangs fails instead of blocking the suite.
 const ENDS: Duration = Duration::from_secs(120);
-
-fn backend(fake: &FakeApi) -> Backend {
-    Backend {
-        server: fake.url(),
-        ca_pem: fake.ca_pem().unwrap_or_default().to_string(),
-        tokens: HashMap::from([(USER.to_string(), Role::Admin.token().to_string())]),
-    }
-}
 
 struct Bed {
     proxy: RancherProxy,
@@ -55,8 +46,8 @@ fn bed() -> Bed {
     downstream.put(server("s1", "v1.29.6+k3s1"));
     downstream.put(renewed_now("k3s", "s1"));
     downstream.put(renewed_now("k3s-etcd", "s1"));
-    proxy.register(ID, &backend(&downstream));
-    proxy.register("local", &backend(&management));
+    proxy.register(ID, &Backend::fake_admin(&downstream, USER));
+    proxy.register("local", &Backend::fake_admin(&management, USER));
     Bed {
         proxy,
         management,
@@ -67,20 +58,8 @@ fn bed() -> Bed {
 /// `leases --rancher-clusters -o json -v` as the Rancher context.
 fn fleet_leases(bed: &Bed) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    use base64::Engine as _;
-    let ca = base64::engine::general_purpose::STANDARD.encode(bed.proxy.ca_pem());
-    let server = bed.proxy.cluster_url("local");
     let plugin = ExecPlugin::new(Mode::Token(RANCHER_TOKEN.into()));
-    let config = write_kubeconfig(
-        dir.path(),
-        "rancher.json",
-        &[PluginContext {
-            name: "local",
-            server: &server,
-            ca_data: Some(&ca),
-            plugin: &plugin,
-        }],
-    );
+    let config = bed.proxy.local_kubeconfig(dir.path(), &plugin);
     let args = ["leases", "--rancher-clusters", "-o", "json", "-v"];
     k3sdoctor(args)
         .kubeconfig(&config)

@@ -6,13 +6,12 @@
 //! is cut off at `--cluster-timeout` while the others get their verdicts. Management and
 //! downstream clusters are fake API servers behind the test Rancher proxy.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::fake_api::{FakeApi, Role};
-use crate::support::faults::exec_plugin::{ExecPlugin, Mode, PluginContext, write_kubeconfig};
+use crate::support::fake_api::FakeApi;
+use crate::support::faults::exec_plugin::{ExecPlugin, Mode};
 use crate::support::harness::{Output, k3sdoctor};
 use crate::support::objects::{renewed_now, server};
 use crate::support::rancher::Fault;
@@ -22,14 +21,6 @@ const USER: &str = "admin";
 const RANCHER_TOKEN: &str = "kubeconfig-u-admin:pool0123456789abcdef";
 /// Far beyond the runs here: a run that hangs fails instead of blocking the suite.
 const ENDS: Duration = Duration::from_secs(120);
-
-fn backend(fake: &FakeApi) -> Backend {
-    Backend {
-        server: fake.url(),
-        ca_pem: fake.ca_pem().unwrap_or_default().to_string(),
-        tokens: HashMap::from([(USER.to_string(), Role::Admin.token().to_string())]),
-    }
-}
 
 fn management_cluster(id: &str) -> Value {
     json!({
@@ -62,11 +53,11 @@ fn bed(proxy: RancherProxy, ids: &[&str]) -> Bed {
             fake.put(server("s1", "v1.29.6+k3s1"));
             fake.put(renewed_now("k3s", "s1"));
             fake.put(renewed_now("k3s-etcd", "s1"));
-            proxy.register(id, &backend(&fake));
+            proxy.register(id, &Backend::fake_admin(&fake, USER));
             fake
         })
         .collect();
-    proxy.register("local", &backend(&management));
+    proxy.register("local", &Backend::fake_admin(&management, USER));
     Bed {
         proxy,
         _management: management,
@@ -199,19 +190,7 @@ fn only_unreachable(out: &Output, cluster: &str, words: &str) {
 /// context whose exec plugin is `plugin`.
 fn leases_through_rancher(bed: &Bed, plugin: &ExecPlugin, args: &[&str]) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    use base64::Engine as _;
-    let ca = base64::engine::general_purpose::STANDARD.encode(bed.proxy.ca_pem());
-    let server = bed.proxy.cluster_url("local");
-    let config = write_kubeconfig(
-        dir.path(),
-        "rancher.json",
-        &[PluginContext {
-            name: "local",
-            server: &server,
-            ca_data: Some(&ca),
-            plugin,
-        }],
-    );
+    let config = bed.proxy.local_kubeconfig(dir.path(), plugin);
     let fleet = [
         "leases",
         "--rancher-clusters",

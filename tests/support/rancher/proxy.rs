@@ -67,6 +67,18 @@ pub(crate) struct Backend {
     pub tokens: HashMap<String, String>,
 }
 
+impl Backend {
+    /// A fake API server (TLS) as the backend, `user` mapped to its admin.
+    pub(crate) fn fake_admin(fake: &crate::support::fake_api::FakeApi, user: &str) -> Backend {
+        let admin = crate::support::fake_api::Role::Admin.token();
+        Backend {
+            server: fake.url(),
+            ca_pem: fake.ca_pem().unwrap_or_default().to_string(),
+            tokens: HashMap::from([(user.to_string(), admin.to_string())]),
+        }
+    }
+}
+
 pub(super) struct Upstream {
     pub address: SocketAddr,
     pub authority: String,
@@ -170,6 +182,28 @@ impl RancherProxy {
     /// The proxy's self-signed certificate, PEM: it is its own CA.
     pub(crate) fn ca_pem(&self) -> &str {
         &self.ca_pem
+    }
+
+    /// A kubeconfig in `dir` whose one context, `local`, reaches this proxy's `local` with the
+    /// credentials `plugin` prints, as a Rancher-generated one.
+    pub(crate) fn local_kubeconfig(
+        &self,
+        dir: &std::path::Path,
+        plugin: &crate::support::faults::exec_plugin::ExecPlugin,
+    ) -> std::path::PathBuf {
+        use base64::Engine as _;
+        let ca = base64::engine::general_purpose::STANDARD.encode(self.ca_pem());
+        let server = self.cluster_url("local");
+        crate::support::faults::exec_plugin::write_kubeconfig(
+            dir,
+            "rancher.json",
+            &[crate::support::faults::exec_plugin::PluginContext {
+                name: "local",
+                server: &server,
+                ca_data: Some(&ca),
+                plugin,
+            }],
+        )
     }
 
     /// Accepts `rancher_token` as user `user` on every cluster that has a token for that user.
