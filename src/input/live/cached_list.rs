@@ -1,13 +1,14 @@
 //! Lists that may come from the API server's watch cache.
 //!
-//! A consistent list (no `resourceVersion`) with a page size is read from etcd page by page
-//! on every Kubernetes before 1.33, the versions Rancher's local cluster runs. Etcd decodes
-//! every object of the namespace for it, even under a label selector that matches three. A
-//! list at `resourceVersion=0` is answered whole from the watch cache, the selector applied in
-//! memory: at 1,500 Machines one answer in a sixth of the time of three pages, and no read of
-//! etcd at all. The cache is fed by a watch on etcd and runs behind it by the time an event
-//! takes to arrive, milliseconds on a healthy server; it is what the informers of the
-//! server's own controllers (Rancher's among them) read.
+//! A consistent list (no `resourceVersion`) with a page size is read from etcd page by page,
+//! unless the apiserver is recent enough to serve pages from its cache; under a label selector
+//! it decodes every object of the namespace to find the few the selector matches. A list at
+//! `resourceVersion=0` is answered whole from the watch cache, the selector applied in memory:
+//! on the Rancher benchmark's Kubernetes 1.24, 1,500 Machines came in one answer in 0.15–0.25
+//! s against three pages of 0.2–0.45 s each, and etcd read nothing. The cache is fed by a
+//! watch on etcd and runs behind it by the time an event takes to arrive, milliseconds on a
+//! healthy server; it is what the informers of the server's own controllers (Rancher's among
+//! them) read.
 //!
 //! An answer past the bound on one answer is read again consistently, page by page, which
 //! keeps each answer under it.
