@@ -243,26 +243,15 @@ async fn list_all_mapped<K, T>(
 where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
-    list_selected(api, action, conn, trace, keep, None).await
-}
-
-/// [`list_all_mapped`] of the objects `selector` (a label selector) matches.
-pub(crate) async fn list_selected<K, T>(
-    api: &Api<K>,
-    action: &str,
-    conn: &Connection,
-    trace: Trace<'_>,
-    keep: impl Fn(K) -> T,
-    selector: Option<&str>,
-) -> Result<Vec<T>, ReadError>
-where
-    K: kube::Resource + Clone + DeserializeOwned + Debug,
-{
-    let mut params = ListParams::default().limit(PAGE_SIZE);
-    if let Some(selector) = selector {
-        params = params.labels(selector);
-    }
-    list_with(api, action, conn, trace, keep, params).await
+    list_with(
+        api,
+        action,
+        conn,
+        trace,
+        keep,
+        ListParams::default().limit(PAGE_SIZE),
+    )
+    .await
 }
 
 /// Every page of the list `params` asks for (selectors, page size).
