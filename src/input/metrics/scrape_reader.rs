@@ -3,7 +3,7 @@
 //! runs to megabytes, and a hostile or broken one may not end. What is past the cap is not
 //! read and the read fails, rather than judging a half answer (the histograms would be short).
 
-use super::sample_line::{Sample, parse_sample};
+use super::sample_line::{Line, Sample, read_line};
 use crate::model::server_metrics::{DatastoreScrape, KineCompactions, StorageSize};
 
 /// The most of one answer read: an apiserver with every resource's latency buckets answers
@@ -59,26 +59,40 @@ impl ScrapeReader {
     }
 
     /// The next bytes of the answer, in any split.
-    pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.read += bytes.len();
         if self.read > self.limit {
             return Err(over_cap(self.limit));
         }
-        while let Some(end) = memchr::memchr(b'\n', bytes) {
-            let (head, tail) = (&bytes[..end], &bytes[end + 1..]);
-            bytes = tail;
-            if self.line.is_empty() {
-                // A line whole in this piece is read where it lies, not copied.
-                self.line_done(head)?;
-                continue;
-            }
-            self.line.extend_from_slice(head);
+        let Some(last) = memchr::memrchr(b'\n', bytes) else {
+            return self.carry(bytes);
+        };
+        let (mut whole, rest) = bytes.split_at(last + 1);
+        if !self.line.is_empty() {
+            // The line an earlier piece began ends at this piece's first newline.
+            let end = memchr::memchr(b'\n', whole).unwrap_or(last);
+            self.line.extend_from_slice(&whole[..end]);
             let line = std::mem::take(&mut self.line);
-            let done = self.line_done(&line);
+            let done = utf8(&line).and_then(|text| self.line_done(text));
             self.line = line;
             self.line.clear();
             done?;
+            whole = &whole[end + 1..];
         }
+        // No byte of a multi-byte character is a newline, so the piece's whole lines are text
+        // or not as one: checked at once, not line by line.
+        let text = utf8(whole)?;
+        let mut start = 0;
+        while let Some(end) = memchr::memchr(b'\n', &text.as_bytes()[start..]) {
+            // Read where it lies, not copied.
+            self.line_done(&text[start..start + end])?;
+            start += end + 1;
+        }
+        self.carry(rest)
+    }
+
+    /// The start of a line the next piece goes on with.
+    fn carry(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.line.extend_from_slice(bytes);
         if self.line.len() > MOST_LINE_BYTES {
             return Err(format!(
@@ -92,7 +106,7 @@ impl ScrapeReader {
     /// The series read; an answer with none of them is an error saying so.
     pub(crate) fn finish(mut self) -> Result<DatastoreScrape, String> {
         let last = std::mem::take(&mut self.line);
-        self.line_done(&last)?;
+        self.line_done(utf8(&last)?)?;
         if self.scrape.etcd_total_bytes.is_none() {
             self.scrape.etcd_total_bytes = self.etcd_debugging_total;
         }
@@ -102,70 +116,69 @@ impl ScrapeReader {
         Ok(self.scrape)
     }
 
-    fn line_done(&mut self, line: &[u8]) -> Result<(), String> {
-        let Ok(text) = std::str::from_utf8(line) else {
-            return Err("its metrics answer is not UTF-8 text".into());
-        };
-        match parse_sample(text) {
-            None => Ok(()),
-            Some(Ok(sample)) => {
-                self.sample(&sample);
-                Ok(())
-            }
-            Some(Err(e)) => Err(e),
+    fn line_done(&mut self, line: &str) -> Result<(), String> {
+        match read_line(line, is_read)? {
+            Line::Sample(sample) => self.sample(&sample),
+            Line::Blank | Line::Skipped => Ok(()),
         }
     }
 
-    fn sample(&mut self, s: &Sample) {
+    /// A sample of a series read: its labels first, and its value only when they say it counts
+    /// (most of an apiserver's lines are list latencies, which do not).
+    fn sample(&mut self, s: &Sample) -> Result<(), String> {
         let scrape = &mut self.scrape;
-        let bucket = |h: &mut crate::model::histogram::Histogram| {
+        let bucket = |h: &mut crate::model::histogram::Histogram| -> Result<(), String> {
             if let Some(le) = s.label("le").and_then(|le| parse_bound(&le)) {
-                h.add(le, s.value);
+                h.add(le, s.value()?);
             }
+            Ok(())
         };
-        match s.name {
+        match s.name() {
             "etcd_request_duration_seconds_bucket" => {
                 let operation = s.label("operation").unwrap_or_default();
                 if OBJECT_OPERATIONS.contains(&operation.as_ref()) {
-                    bucket(&mut scrape.object_requests);
+                    bucket(&mut scrape.object_requests)?;
                 }
             }
-            "etcd_disk_wal_fsync_duration_seconds_bucket" => bucket(&mut scrape.wal_fsync),
+            "etcd_disk_wal_fsync_duration_seconds_bucket" => bucket(&mut scrape.wal_fsync)?,
             "etcd_disk_backend_commit_duration_seconds_bucket" => {
-                bucket(&mut scrape.backend_commit)
+                bucket(&mut scrape.backend_commit)?
             }
             "kine_compact_total" => {
                 let counts = scrape
                     .kine_compactions
                     .get_or_insert_with(KineCompactions::default);
                 match s.label("result").as_deref() {
-                    Some("success") => counts.success += s.value,
-                    Some("error") => counts.error += s.value,
+                    Some("success") => counts.success += s.value()?,
+                    Some("error") => counts.error += s.value()?,
                     _ => {}
                 }
             }
-            "process_start_time_seconds" => scrape.process_start = Some(s.value),
-            "etcd_mvcc_db_total_size_in_bytes" => scrape.etcd_total_bytes = Some(s.value),
+            "process_start_time_seconds" => scrape.process_start = Some(s.value()?),
+            "etcd_mvcc_db_total_size_in_bytes" => scrape.etcd_total_bytes = Some(s.value()?),
             "etcd_debugging_mvcc_db_total_size_in_bytes" => {
-                self.etcd_debugging_total = Some(s.value)
+                self.etcd_debugging_total = Some(s.value()?)
             }
-            "etcd_mvcc_db_total_size_in_use_in_bytes" => scrape.etcd_in_use_bytes = Some(s.value),
-            "etcd_server_quota_backend_bytes" => scrape.etcd_quota_bytes = Some(s.value),
+            "etcd_mvcc_db_total_size_in_use_in_bytes" => {
+                scrape.etcd_in_use_bytes = Some(s.value()?)
+            }
+            "etcd_server_quota_backend_bytes" => scrape.etcd_quota_bytes = Some(s.value()?),
             name => {
                 if let Some(rank) = SIZE_METRICS.iter().position(|m| *m == name) {
-                    self.size(rank, s);
+                    self.size(rank, s.value()?);
                 }
             }
         }
+        Ok(())
     }
 
     /// The newest era's size wins; -1 (the apiserver could not ask) counts only when no
     /// newer metric has a value.
-    fn size(&mut self, rank: usize, s: &Sample) {
+    fn size(&mut self, rank: usize, value: f64) {
         if rank > self.size_rank {
             return;
         }
-        if s.value < 0.0 || !s.value.is_finite() {
+        if value < 0.0 || !value.is_finite() {
             if self.scrape.storage_size.is_none() {
                 self.scrape.storage_size_failed = true;
             }
@@ -174,10 +187,30 @@ impl ScrapeReader {
         self.size_rank = rank;
         self.scrape.storage_size_failed = false;
         self.scrape.storage_size = Some(StorageSize {
-            bytes: s.value,
+            bytes: value,
             metric: SIZE_METRICS[rank],
         });
     }
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(bytes).map_err(|_| "its metrics answer is not UTF-8 text".to_string())
+}
+
+/// The series [`ScrapeReader::sample`] takes: the other lines are only checked.
+fn is_read(name: &str) -> bool {
+    matches!(
+        name,
+        "etcd_request_duration_seconds_bucket"
+            | "etcd_disk_wal_fsync_duration_seconds_bucket"
+            | "etcd_disk_backend_commit_duration_seconds_bucket"
+            | "kine_compact_total"
+            | "process_start_time_seconds"
+            | "etcd_mvcc_db_total_size_in_bytes"
+            | "etcd_debugging_mvcc_db_total_size_in_bytes"
+            | "etcd_mvcc_db_total_size_in_use_in_bytes"
+            | "etcd_server_quota_backend_bytes"
+    ) || SIZE_METRICS.contains(&name)
 }
 
 fn parse_bound(le: &str) -> Option<f64> {

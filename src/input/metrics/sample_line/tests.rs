@@ -7,18 +7,18 @@ fn samples_comments_and_labels_read_as_the_text_format_says() {
     let plain = parse_sample("process_start_time_seconds 1.7e+09")
         .unwrap()
         .unwrap();
-    assert_eq!(plain.name, "process_start_time_seconds");
-    assert_eq!(plain.value, 1.7e9);
+    assert_eq!(plain.name(), "process_start_time_seconds");
+    assert_eq!(plain.value().unwrap(), 1.7e9);
     let line = r#"etcd_request_duration_seconds_bucket{operation="get",type="a,b\"}c\\",le="+Inf"} 42 1700000000000"#;
     let s = parse_sample(line).unwrap().unwrap();
-    assert_eq!(s.name, "etcd_request_duration_seconds_bucket");
-    assert_eq!(s.value, 42.0);
+    assert_eq!(s.name(), "etcd_request_duration_seconds_bucket");
+    assert_eq!(s.value().unwrap(), 42.0);
     assert_eq!(s.label("operation").as_deref(), Some("get"));
     assert_eq!(s.label("type").as_deref(), Some("a,b\"}c\\"));
     assert_eq!(s.label("le").as_deref(), Some("+Inf"));
     assert_eq!(s.label("resource"), None);
     let inf = parse_sample(r#"x{le="1"} +Inf"#).unwrap().unwrap();
-    assert!(inf.value.is_infinite());
+    assert!(inf.value().unwrap().is_infinite());
 }
 
 #[test]
@@ -35,12 +35,53 @@ fn lines_that_are_not_samples_are_errors_that_quote_them() {
     }
 }
 
+#[test]
+fn a_line_of_a_series_not_read_is_checked_for_its_shape_only() {
+    let nothing = |_: &str| false;
+    for skipped in [
+        "noise_total 1",
+        "apiserver_request_total{code=\"200\",verb=\"GET\"} 3 1700000000000",
+        ":colon_name NaN",
+        // Not parsed past the name: a line of a series nobody reads costs a few bytes.
+        "x{a=\"1\" 3",
+    ] {
+        assert_eq!(read_line(skipped, nothing), Ok(Line::Skipped), "{skipped}");
+    }
+    // What a proxy or a plain HTTP server answers in place of metrics.
+    for bad in [
+        "<html><body>Bad Gateway</body></html>",
+        "404 page not found",
+        "Client sent an HTTP request to an HTTPS server.",
+        "{\"kind\":\"Status\",\"code\":401}",
+        "Unauthorized",
+    ] {
+        let e = read_line(bad, nothing).unwrap_err();
+        assert!(e.contains("not a metrics line"), "{bad}: {e}");
+    }
+    assert_eq!(read_line("  # TYPE x counter", nothing), Ok(Line::Blank));
+}
+
+#[test]
+fn a_label_is_read_without_the_rest_of_the_line() {
+    // The value is read only when asked: a line whose labels say it does not count costs no
+    // number parsing, and is not refused for its value.
+    let line = r#"etcd_request_duration_seconds_bucket{operation="list",type="pods",le="1"} oops"#;
+    let Ok(Line::Sample(sample)) = read_line(line, |_| true) else {
+        panic!("{line} is a sample by its name");
+    };
+    assert_eq!(sample.label("operation").as_deref(), Some("list"));
+    assert_eq!(sample.label("absent"), None);
+    assert!(sample.value().unwrap_err().contains("not a metrics line"));
+}
+
 proptest::proptest! {
     #[test]
     fn any_line_is_read_or_refused_never_a_panic(line in "\\PC{0,120}") {
         if let Some(Ok(sample)) = parse_sample(&line) {
             let _ = sample.label("le");
+            let _ = sample.value();
         }
+        let _ = read_line(&line, |name| name.len() % 2 == 0);
     }
 
     #[test]
@@ -88,6 +129,6 @@ proptest::proptest! {
         proptest::prop_assert_eq!(a.as_deref(), Some(first.as_str()));
         proptest::prop_assert_eq!(b.as_deref(), Some(second.as_str()));
         proptest::prop_assert_eq!(le.as_deref(), Some("+Inf"));
-        proptest::prop_assert_eq!(sample.value, 2.0);
+        proptest::prop_assert_eq!(sample.value().unwrap(), 2.0);
     }
 }

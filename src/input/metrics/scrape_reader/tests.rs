@@ -103,6 +103,32 @@ fn any_split_of_the_answer_reads_the_same() {
 }
 
 #[test]
+fn a_character_split_between_pieces_is_read_whole() {
+    let text = "kine_compact_total{result=\"success\",note=\"é€𝄞\"} 2\nup{x=\"ü\"} 1\n";
+    for split in 0..=text.len() {
+        let mut reader = ScrapeReader::default();
+        reader.feed(&text.as_bytes()[..split]).unwrap();
+        reader.feed(&text.as_bytes()[split..]).unwrap();
+        let counts = reader.finish().unwrap().kine_compactions.unwrap();
+        assert_eq!(counts.success, 2.0, "split at {split}");
+    }
+    // Bytes that are no character are refused on a line of any series, read or not.
+    for bad in [
+        &b"up{x=\"\xc3\"} 1\n"[..],
+        b"kine_compact_total{result=\"\xff\"} 1",
+    ] {
+        for split in 0..=bad.len() {
+            let mut reader = ScrapeReader::default();
+            let read = reader
+                .feed(&bad[..split])
+                .and_then(|()| reader.feed(&bad[split..]))
+                .and_then(|()| reader.finish().map(|_| ()));
+            assert!(read.unwrap_err().contains("UTF-8"), "split at {split}");
+        }
+    }
+}
+
+#[test]
 fn an_answer_past_the_cap_or_not_metrics_is_an_error_that_says_so() {
     let mut reader = ScrapeReader::with_limit(1 << 20);
     let line = "noise_total 1\n".repeat(1000);
