@@ -1,6 +1,8 @@
-//! Rancher's workspaces are read from the management apiserver's watch cache: one answer per
-//! kind at `resourceVersion=0`, no page size, while the clusters Rancher manages are listed
-//! consistently, page by page. A cache answer too large to hold is read again page by page.
+//! Rancher's management cluster is read from its apiserver's watch cache: one answer per kind
+//! at `resourceVersion=0`, no page size, for the clusters Rancher manages and for each
+//! workspace's objects. A cache answer too large to hold is read again page by page.
+//! `fleet-default` is read beside the clusters list, before the list says whether any cluster
+//! is there: read for nothing, it is dropped, and its refusal with it.
 //! Management and downstream are fake API servers behind the test Rancher proxy; the real
 //! apiserver's answers to these reads are checked in the real tier (`rancher_view`).
 
@@ -27,8 +29,13 @@ struct Bed {
     _downstream: FakeApi,
 }
 
-/// One cluster `c-m-1` with one k3s server.
+/// One cluster `c-m-1` with one k3s server, in `fleet-default`.
 fn bed() -> Bed {
+    bed_in(WORKSPACE)
+}
+
+/// One cluster `c-m-1` with one k3s server, in `workspace`.
+fn bed_in(workspace: &str) -> Bed {
     let proxy = RancherProxy::start();
     proxy.add_user(USER, RANCHER_TOKEN);
     let management = FakeApi::start_tls();
@@ -37,7 +44,7 @@ fn bed() -> Bed {
         management.put(json!({
             "apiVersion": "management.cattle.io/v3", "kind": "Cluster",
             "metadata": {"name": id},
-            "spec": {"fleetWorkspaceName": WORKSPACE},
+            "spec": {"fleetWorkspaceName": workspace},
             "status": {"conditions": [{"type": "Connected", "status": "True"},
                                       {"type": "Ready", "status": "True"}]},
         }));
@@ -92,28 +99,48 @@ fn checked(out: &Output) {
 const PROVISIONING: &str = "/apis/provisioning.cattle.io/v1/namespaces/fleet-default/clusters?";
 
 #[test]
-fn workspaces_are_read_from_the_watch_cache_and_the_clusters_consistently() {
+fn the_clusters_and_the_workspaces_are_read_from_the_watch_cache() {
     let bed = bed();
     checked(&fleet_leases(&bed));
     let lists = lists_on_local(&bed);
-    let clusters: Vec<&String> = lists
-        .iter()
-        .filter(|p| p.starts_with("/apis/management.cattle.io/v3/clusters?"))
-        .collect();
-    assert_eq!(clusters.len(), 1, "{lists:#?}");
-    assert!(
-        clusters[0].contains("limit=500") && !clusters[0].contains("resourceVersion"),
-        "the clusters are listed consistently, page by page: {lists:#?}"
-    );
-    let workspace: Vec<&String> = lists
-        .iter()
-        .filter(|p| p.starts_with(PROVISIONING))
-        .collect();
-    assert_eq!(workspace.len(), 1, "{lists:#?}");
-    assert!(
-        workspace[0].contains("resourceVersion=0") && !workspace[0].contains("limit="),
-        "a workspace is read from the watch cache in one answer: {lists:#?}"
-    );
+    for prefix in ["/apis/management.cattle.io/v3/clusters?", PROVISIONING] {
+        let reads: Vec<&String> = lists.iter().filter(|p| p.starts_with(prefix)).collect();
+        assert_eq!(reads.len(), 1, "{prefix}: {lists:#?}");
+        assert!(
+            reads[0].contains("resourceVersion=0") && !reads[0].contains("limit="),
+            "{prefix} is read from the watch cache in one answer: {lists:#?}"
+        );
+    }
+}
+
+#[test]
+fn fleet_default_read_for_nothing_is_dropped_with_its_refusal() {
+    // Every cluster is in another workspace, and this user may read only that one.
+    let bed = bed_in("team-a");
+    bed.management
+        .inject(Fault::status("GET", "/namespaces/fleet-default/", 403));
+    let out = fleet_leases(&bed);
+    checked(&out);
+    let lists = lists_on_local(&bed);
+    for workspace in [WORKSPACE, "team-a"] {
+        let read = format!("/apis/provisioning.cattle.io/v1/namespaces/{workspace}/clusters?");
+        assert!(
+            lists.iter().any(|p| p.starts_with(&read)),
+            "{workspace} was not read: {lists:#?}"
+        );
+    }
+    assert!(!out.stderr.contains("refused"), "{}", out.stderr);
+}
+
+#[test]
+fn fleet_default_refused_where_clusters_are_is_the_run_s_error() {
+    let bed = bed();
+    bed.management
+        .inject(Fault::status("GET", "/namespaces/fleet-default/", 403));
+    let out = fleet_leases(&bed);
+    // docs/exit-codes.md: 3, the cluster could not be read.
+    out.code(3);
+    out.stderr_has("Rancher's management cluster refused to list clusters.provisioning.cattle.io in fleet-default (403 Forbidden)");
 }
 
 #[test]

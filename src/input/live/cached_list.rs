@@ -1,4 +1,5 @@
-//! Lists that may come from the API server's watch cache.
+//! Lists read from the API server's watch cache: everything k3sdoctor lists on Rancher's
+//! management cluster.
 //!
 //! A consistent list (no `resourceVersion`) with a page size is read from etcd page by page,
 //! unless the apiserver is recent enough to serve pages from its cache; under a label selector
@@ -25,36 +26,22 @@ use crate::input::connect::Connection;
 use crate::input::connect::paging::Paging;
 use crate::input::read_error::answer_too_large;
 
-/// Where a list is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Consistency {
-    /// As etcd holds it now: a consistent read, page by page.
-    Now,
-    /// As the API server's watch cache holds it (`resourceVersion=0`): one answer.
-    Cached,
-}
-
-/// Every object `selectors` (label and field selectors, no page size) matches, read as
-/// `consistency` says.
-pub(crate) async fn list_as<K, T>(
+/// Every object `selectors` (label and field selectors, no page size) matches, as the API
+/// server's watch cache holds it (`resourceVersion=0`): one answer.
+pub(crate) async fn list_cached<K, T>(
     api: &Api<K>,
     action: &str,
     conn: &Connection,
     trace: Trace<'_>,
     keep: impl Fn(K) -> T,
     selectors: ListParams,
-    consistency: Consistency,
 ) -> Result<Vec<T>, ReadError>
 where
     K: kube::Resource + Clone + DeserializeOwned + Debug,
 {
-    let paged = selectors.clone().limit(PAGE_SIZE);
-    if consistency == Consistency::Now {
-        return list_with(api, action, conn, trace, keep, paged).await;
-    }
     let started = Instant::now();
     let in_flight = conn.activity.begin(action);
-    let answer = api.list(&selectors.match_any()).await;
+    let answer = api.list(&selectors.clone().match_any()).await;
     drop(in_flight);
     let list = match answer {
         Ok(list) => list,
@@ -62,6 +49,7 @@ where
             trace(&format!(
                 "{action}: the watch cache's answer is too large, reading it page by page"
             ));
+            let paged = selectors.limit(PAGE_SIZE);
             return list_with(api, action, conn, trace, keep, paged).await;
         }
         Err(e) => return Err(ReadError::from_kube(&e, action, &conn.server)),

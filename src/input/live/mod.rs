@@ -33,7 +33,7 @@ use kube::api::{Api, ListParams};
 use serde::de::DeserializeOwned;
 
 pub(crate) use self::apiserver_endpoints::{EndpointsRead, read_apiserver_endpoints};
-pub(crate) use self::cached_list::{Consistency, list_as};
+pub(crate) use self::cached_list::list_cached;
 pub(crate) use self::control_plane_reads::ControlPlaneReads;
 pub(crate) use self::node_events::read_node_events;
 pub(crate) use self::node_heartbeats::{fill_heartbeats, read_node_heartbeats};

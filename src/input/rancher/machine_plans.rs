@@ -8,7 +8,7 @@ use kube::api::{Api, ListParams};
 
 use crate::input::ReadError;
 use crate::input::connect::Connection;
-use crate::input::live::{Consistency, Trace, list_as};
+use crate::input::live::{Trace, list_cached};
 use crate::model::rancher::machine_plan::{MachinePlan, PLAN_SECRET_TYPE};
 
 /// What the machine-plan check says when the opt-in Role is not granted.
@@ -37,17 +37,9 @@ pub(super) async fn read_machine_plans(
         drop(json);
         plan
     };
-    let plans = list_as(
-        &api,
-        &action,
-        conn,
-        trace,
-        keep,
-        params,
-        Consistency::Cached,
-    )
-    .await
-    .map_err(|e| without_data(e, &action))?;
+    let plans = list_cached(&api, &action, conn, trace, keep, params)
+        .await
+        .map_err(|e| without_data(e, &action))?;
     Ok(plans.into_iter().flatten().collect())
 }
 

@@ -16,7 +16,8 @@ use crate::input::ReadError;
 use crate::input::connect::rancher_pool::RancherPool;
 use crate::input::connect::rancher_proxy::{PROXY_PATH, proxy_url};
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
-use crate::input::live::{Consistency, Trace};
+use crate::input::live::Trace;
+use crate::model::rancher::DEFAULT_WORKSPACE;
 use crate::model::rancher::management::ManagementCluster;
 
 /// One downstream cluster of the Rancher fleet.
@@ -113,16 +114,29 @@ pub(crate) async fn members_of(
         kubectl_target: format!("--server {local_url}"),
         ..ManagementObjects::default()
     };
-    let clusters = list(
-        conn,
-        &management_clusters(),
-        None,
-        None,
-        "clusters.management.cattle.io",
-        Consistency::Now,
-        trace,
-    )
-    .await?;
+    // Which workspaces to read is known only from the clusters list, but Rancher puts every
+    // downstream cluster in `fleet-default` unless told otherwise: that one is read beside
+    // the list, with Rancher's Feature and version, instead of one round trip after it.
+    let clusters_resource = management_clusters();
+    let (clusters, early, globals) = tokio::join!(
+        list(
+            conn,
+            &clusters_resource,
+            None,
+            None,
+            "clusters.management.cattle.io",
+            trace,
+        ),
+        workspace_objects(conn, DEFAULT_WORKSPACE, with_records, trace),
+        async {
+            if with_records {
+                read_globals(conn, trace).await
+            } else {
+                Vec::new()
+            }
+        }
+    );
+    let clusters = clusters?;
     let managed: Vec<ManagementCluster> = clusters
         .iter()
         .map(ManagementCluster::from_json)
@@ -135,24 +149,28 @@ pub(crate) async fn members_of(
     let mut workspaces: Vec<&str> = managed.iter().map(|c| c.workspace.as_str()).collect();
     workspaces.sort_unstable();
     workspaces.dedup();
-    // The workspaces `parallel` at a time beside Rancher's Feature and version: a few round
-    // trips, not one per workspace, yet not the thousands of requests at once that 3,000
-    // workspaces would send.
-    let each = workspaces
+    // The other workspaces `parallel` at a time: a few round trips, not one per workspace,
+    // yet not the thousands of requests at once that 3,000 workspaces would send.
+    let others = workspaces
         .iter()
+        .filter(|ws| **ws != DEFAULT_WORKSPACE)
         .map(|ws| workspace_objects(conn, ws, with_records, trace));
-    let each = futures::stream::iter(each)
+    let mut others = futures::stream::iter(others)
         .buffered(parallel.max(1))
-        .try_collect::<Vec<_>>();
-    let (parts, globals) = tokio::join!(each, async {
-        if with_records {
-            read_globals(conn, trace).await
-        } else {
-            Vec::new()
+        .try_collect::<Vec<_>>()
+        .await?
+        .into_iter();
+    // In the workspaces' order. `fleet-default` read for nothing is dropped, and so is
+    // its error: a user may read only the workspaces that hold clusters.
+    let mut early = Some(early);
+    for workspace in &workspaces {
+        let part = match *workspace == DEFAULT_WORKSPACE {
+            true => early.take(),
+            false => others.next().map(Ok),
+        };
+        if let Some(part) = part {
+            objects.absorb(part?);
         }
-    });
-    for part in parts? {
-        objects.absorb(part);
     }
     for object in &globals {
         objects.add(object);

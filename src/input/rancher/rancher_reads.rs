@@ -11,7 +11,7 @@ use super::machine_plans::{NEEDS_ROLE, read_machine_plans};
 use super::rancher_selection::ManagementObjects;
 use crate::input::ReadError;
 use crate::input::connect::Connection;
-use crate::input::live::{Consistency, Trace, list_as};
+use crate::input::live::{Trace, list_cached};
 use crate::model::rancher::{BACKPOPULATE_FEATURE, SERVER_VERSION_SETTING};
 
 fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
@@ -55,14 +55,13 @@ fn forbidden_message(action: &str, namespace: Option<&str>) -> String {
 }
 
 /// Every object of `resource` in `namespace` (all namespaces or cluster-scoped: `None`) that
-/// `selector` matches, as JSON with its kind and apiVersion, read as `consistency` says.
+/// `selector` matches, as JSON with its kind and apiVersion, from the watch cache.
 pub(super) async fn list(
     conn: &Connection,
     resource: &ApiResource,
     namespace: Option<&str>,
     selector: Option<&str>,
     shown: &str,
-    consistency: Consistency,
     trace: Trace<'_>,
 ) -> Result<Vec<Value>, ReadError> {
     let api: Api<DynamicObject> = match namespace {
@@ -90,7 +89,7 @@ pub(super) async fn list(
     if let Some(selector) = selector {
         selectors = selectors.labels(selector);
     }
-    list_as(&api, &action, conn, trace, keep, selectors, consistency)
+    list_cached(&api, &action, conn, trace, keep, selectors)
         .await
         .map_err(|e| refused_on_rancher(e, namespace))
 }
@@ -146,7 +145,6 @@ pub(super) async fn read_provisioning(
         Some(workspace),
         None,
         "clusters.provisioning.cattle.io",
-        Consistency::Cached,
         trace,
     )
     .await?;
@@ -182,7 +180,6 @@ pub(super) async fn read_workspace(
             ws,
             records_selector.as_deref(),
             "etcdsnapshots.rke.cattle.io",
-            Consistency::Cached,
             trace
         ),
         list(
@@ -191,7 +188,6 @@ pub(super) async fn read_workspace(
             ws,
             machines_selector.as_deref(),
             "machines.cluster.x-k8s.io",
-            Consistency::Cached,
             trace
         ),
         list(
@@ -200,7 +196,6 @@ pub(super) async fn read_workspace(
             ws,
             None,
             "rkecontrolplanes.rke.cattle.io",
-            Consistency::Cached,
             trace
         ),
         read_machine_plans(conn, workspace, cluster, trace),
