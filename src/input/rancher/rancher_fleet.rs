@@ -16,7 +16,7 @@ use crate::input::ReadError;
 use crate::input::connect::rancher_pool::RancherPool;
 use crate::input::connect::rancher_proxy::{PROXY_PATH, proxy_url};
 use crate::input::connect::{ConnectOptions, Connection, Prepared, prepare};
-use crate::input::live::Trace;
+use crate::input::live::{Trace, server_time};
 use crate::model::rancher::DEFAULT_WORKSPACE;
 use crate::model::rancher::management::ManagementCluster;
 
@@ -85,6 +85,11 @@ pub(crate) async fn connect_management(
         &prepared.at_server(&format!("{rancher}{PROXY_PATH}local"))?,
         None,
     )?;
+    // Requests sent together before the first connection is up open one each: the pool
+    // cannot know yet that Rancher speaks HTTP/2 and shares one. A request alone opens the
+    // connection the management cluster's reads then share (a failure here is left to them
+    // to tell).
+    server_time(&conn, &|_| {}).await;
     Ok(Management {
         conn,
         rancher,
