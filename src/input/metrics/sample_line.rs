@@ -7,10 +7,10 @@
 //! (a line of another series is only checked for the shape of a sample), then a label, then
 //! its value.
 //!
-//! The scans run over bytes, one at a time: every delimiter of the format is ASCII, and no
-//! byte of a multi-byte UTF-8 character is, so a byte index found here is a character
-//! boundary. The spans are a few dozen bytes, too short for a vector search to pay for its
-//! set-up.
+//! The scans run over bytes: every delimiter of the format is ASCII, and no byte of a
+//! multi-byte UTF-8 character is, so a byte index found here is a character boundary. The
+//! name's end is found with a vector search; the spans after it (a label, a value), a few
+//! dozen bytes each, are scanned one byte at a time.
 
 use std::borrow::Cow;
 
