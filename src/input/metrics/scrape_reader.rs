@@ -197,20 +197,22 @@ fn utf8(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|_| "its metrics answer is not UTF-8 text".to_string())
 }
 
-/// The series [`ScrapeReader::sample`] takes: the other lines are only checked.
+/// The series [`ScrapeReader::sample`] takes, besides [`SIZE_METRICS`]: the other lines are
+/// only checked.
+const READ_SERIES: [&str; 9] = [
+    "etcd_request_duration_seconds_bucket",
+    "etcd_disk_wal_fsync_duration_seconds_bucket",
+    "etcd_disk_backend_commit_duration_seconds_bucket",
+    "kine_compact_total",
+    "process_start_time_seconds",
+    "etcd_mvcc_db_total_size_in_bytes",
+    "etcd_debugging_mvcc_db_total_size_in_bytes",
+    "etcd_mvcc_db_total_size_in_use_in_bytes",
+    "etcd_server_quota_backend_bytes",
+];
+
 fn is_read(name: &str) -> bool {
-    matches!(
-        name,
-        "etcd_request_duration_seconds_bucket"
-            | "etcd_disk_wal_fsync_duration_seconds_bucket"
-            | "etcd_disk_backend_commit_duration_seconds_bucket"
-            | "kine_compact_total"
-            | "process_start_time_seconds"
-            | "etcd_mvcc_db_total_size_in_bytes"
-            | "etcd_debugging_mvcc_db_total_size_in_bytes"
-            | "etcd_mvcc_db_total_size_in_use_in_bytes"
-            | "etcd_server_quota_backend_bytes"
-    ) || SIZE_METRICS.contains(&name)
+    READ_SERIES.contains(&name) || SIZE_METRICS.contains(&name)
 }
 
 fn parse_bound(le: &str) -> Option<f64> {
