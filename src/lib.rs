@@ -28,6 +28,7 @@ mod settings;
 mod snapshots;
 mod version;
 
+#[cfg(test)]
 mod proptests;
 
 use std::io::{IsTerminal, Write as _};

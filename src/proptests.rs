@@ -1,8 +1,8 @@
 //! Property tests: no parser panics on any input, and every encoder round-trips through its
 //! decoder. Case counts are bounded so `cargo test` stays fast.
 
-// Test-only: its panics are assertions, never reached on bad input.
-#![cfg(test)]
+// Test-only (declared under `#[cfg(test)]`): its panics are assertions, never reached on
+// bad input.
 
 use std::collections::BTreeMap;
 

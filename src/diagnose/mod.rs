@@ -21,4 +21,5 @@ pub(crate) mod suppression;
 pub(crate) mod upgrades;
 pub(crate) mod version_advice;
 
+#[cfg(test)]
 pub(crate) mod test_cluster;

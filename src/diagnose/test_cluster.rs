@@ -1,7 +1,7 @@
 //! Builds `ClusterState`s for unit tests, the way a real k3s/RKE2 cluster shapes its objects.
 
-// Test-only: its panics are assertions, never reached on bad input.
-#![cfg(test)]
+// Test-only (declared under `#[cfg(test)]`): its panics are assertions, never reached on
+// bad input.
 
 use jiff::{SignedDuration, Timestamp};
 use k8s_openapi::api::coordination::v1::Lease;

@@ -244,5 +244,4 @@ fn judging_version(state: &ClusterState, distro: Distro) -> Option<ProductVersio
 }
 
 #[cfg(test)]
-#[path = "apiserver_endpoints/tests.rs"]
 mod tests;

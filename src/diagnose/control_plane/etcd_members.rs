@@ -275,5 +275,4 @@ pub(crate) fn voter_not_published(nodes: &[NodeFacts]) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "etcd_members_tests.rs"]
 mod tests;
