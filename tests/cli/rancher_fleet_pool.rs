@@ -78,6 +78,19 @@ fn over_http2_the_clusters_of_one_rancher_share_one_connection() {
         "{handshakes} TLS handshakes with the proxy for {} requests at --parallel 2",
         bed.proxy.requests().len()
     );
+    // The management cluster's reads go out together: one request first, alone, opens the
+    // connection they share (sent together before it is up, each would open its own).
+    let local: Vec<String> = bed
+        .proxy
+        .requests_to("local")
+        .into_iter()
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(
+        local.first().map(String::as_str),
+        Some("/version"),
+        "{local:#?}"
+    );
 }
 
 #[test]

@@ -75,16 +75,7 @@ pub(super) async fn list(
     if let Some(s) = selector {
         action.push_str(&format!(" labelled {s}"));
     }
-    let (api_version, kind) = (resource.api_version.clone(), resource.kind.clone());
-    let keep = move |object: DynamicObject| {
-        let mut value = serde_json::to_value(&object).unwrap_or(Value::Null);
-        if let Some(map) = value.as_object_mut() {
-            map.entry("apiVersion")
-                .or_insert_with(|| api_version.clone().into());
-            map.entry("kind").or_insert_with(|| kind.clone().into());
-        }
-        value
-    };
+    let keep = |object: DynamicObject| typed_json(&object, resource);
     let mut selectors = ListParams::default();
     if let Some(selector) = selector {
         selectors = selectors.labels(selector);
@@ -119,16 +110,20 @@ pub(super) async fn get(
         },
         started.elapsed().as_millis()
     ));
-    Ok(found.map(|o| {
-        let mut value = serde_json::to_value(&o).unwrap_or(Value::Null);
-        if let Some(map) = value.as_object_mut() {
-            map.entry("apiVersion")
-                .or_insert_with(|| resource.api_version.clone().into());
-            map.entry("kind")
-                .or_insert_with(|| resource.kind.clone().into());
-        }
-        value
-    }))
+    Ok(found.map(|o| typed_json(&o, resource)))
+}
+
+/// `object` as JSON with its apiVersion and kind: a list's items come without them, and
+/// [`ManagementObjects::add`] tells the kinds apart by them.
+fn typed_json(object: &DynamicObject, resource: &ApiResource) -> Value {
+    let mut value = serde_json::to_value(object).unwrap_or(Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        map.entry("apiVersion")
+            .or_insert_with(|| resource.api_version.clone().into());
+        map.entry("kind")
+            .or_insert_with(|| resource.kind.clone().into());
+    }
+    value
 }
 
 /// The provisioning Clusters of `workspace`, from the watch cache.
